@@ -1,0 +1,16 @@
+"""The dialects of xdsl-exir, registered lazily by name."""
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+
+
+def get_exir() -> Dialect:
+    from xdsl_exir.dialects.exir import Exir
+
+    return Exir
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    """Name -> factory; a dialect's module is imported only when first used."""
+    return {"exir": get_exir}

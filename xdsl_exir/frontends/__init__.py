@@ -1,0 +1,1 @@
+"""Frontends of xdsl-exir."""

@@ -1,0 +1,1 @@
+"""Interpreters of xdsl-exir."""

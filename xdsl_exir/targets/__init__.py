@@ -1,0 +1,1 @@
+"""Targets of xdsl-exir."""
