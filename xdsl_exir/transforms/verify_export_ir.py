@@ -1,0 +1,384 @@
+"""
+`verify-export-ir`: the contract of seed 001 that the op verifiers do not cover.
+
+The dialect's own verifiers check that each op is well formed (a cond's branches
+agree with its results, a getitem indexes in range, ...). This pass checks what
+makes a well-formed program *Export IR*, one rule at a time, each with its own
+diagnostic naming the rule:
+
+- `get-attr`: get_attr reads only subgraphs; parameters and buffers are lifted
+  to placeholders (graph inputs are the entry-block arguments, so placeholders
+  always come first).
+- `single-output`: every graph and region ends in exactly one `exir.output`.
+- `known-operator`: call_function targets only operators of the registry,
+  higher-order ops and FX's SymInt callables (plus `allow-namespaces`).
+- `no-promotion`: pointwise operators see one dtype: no mixed tensor dtypes, no
+  float scalar on an integral tensor, no result dtype changed behind the user's
+  back (comparisons give bool).
+- `declared-symbols`: every symbol in a type has a range constraint.
+- `signature`: the graph signature agrees with the entry graph and the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from xdsl_exir.dialects.exir import (
+    CallFunctionOp,
+    CustomObjType,
+    DType,
+    GetAttrOp,
+    GraphOp,
+    InputKind,
+    InputSpecAttr,
+    ListType,
+    OptionalType,
+    OutputKind,
+    OutputOp,
+    ProgramOp,
+    StateOp,
+    TensorType,
+    TokenType,
+    TupleType,
+    _SymScalarType,  # pyright: ignore[reportPrivateUsage]
+)
+from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.function_schema import FunctionSchema
+
+_KIND_ORDER = {k: i for i, k in enumerate(InputKind)}
+
+
+def _symbols_of_type(t: Attribute) -> Iterator[sympy.Symbol]:
+    if isinstance(t, TensorType):
+        for s in t.sizes:
+            if not isinstance(s, int):
+                yield from s.free_symbols  # pyright: ignore
+    elif isinstance(t, _SymScalarType) and t.value is not None:
+        yield from t.value.free_symbols  # pyright: ignore
+    elif isinstance(t, ListType | OptionalType):
+        yield from _symbols_of_type(t.element_type)
+    elif isinstance(t, TupleType):
+        for e in t.types.data:
+            yield from _symbols_of_type(e)
+
+
+def _values_of(op: Operation) -> Iterator[SSAValue]:
+    yield from op.results
+    for region in op.regions:
+        for block in region.blocks:
+            yield from block.args
+
+
+@dataclass(frozen=True)
+class VerifyExportIRPass(ModulePass):
+    """Checks that every `exir.program` (or free graph) obeys Export IR's contract."""
+
+    name = "verify-export-ir"
+
+    allow_namespaces: tuple[str, ...] = ()
+    """Custom-operator namespaces to accept in call_function (e.g. `mylib`)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for child in op.walk():
+            if isinstance(child, ProgramOp):
+                self.verify_program(child)
+            elif isinstance(child, GraphOp) and not isinstance(
+                child.parent_op(), ProgramOp
+            ):
+                self.verify_graph(child, None)
+
+    # -- programs -----------------------------------------------------------
+
+    def verify_program(self, program: ProgramOp) -> None:
+        declared: set[sympy.Symbol] = {
+            e for e in program.ranges() if isinstance(e, sympy.Symbol)
+        }
+        for graph in program.body.block.ops:
+            if isinstance(graph, GraphOp):
+                self.verify_graph(graph, declared)
+        self.verify_signature(program)
+
+    def verify_graph(self, graph: GraphOp, declared: set[sympy.Symbol] | None) -> None:
+        self._check_single_output(graph, graph.body)
+        if declared is not None:
+            for arg in graph.body.block.args:
+                self._check_symbols(graph, arg.type, declared)
+        for op in graph.walk():
+            if op is graph:
+                continue
+            for region in op.regions:
+                self._check_single_output(op, region)
+            if isinstance(op, GetAttrOp):
+                self._check_get_attr(op)
+            elif isinstance(op, CallFunctionOp):
+                self._check_call(op)
+            if declared is not None:
+                for value in _values_of(op):
+                    self._check_symbols(op, value.type, declared)
+
+    def _check_single_output(self, op: Operation, region: Region) -> None:
+        for block in region.blocks:
+            outputs = [o for o in block.ops if isinstance(o, OutputOp)]
+            if len(outputs) != 1 or block.last_op is not outputs[0]:
+                raise ExirDiagnostic(
+                    op,
+                    f"a graph has exactly one output node, and it is last; this one "
+                    f"has {len(outputs)}"
+                    + ("" if not outputs or block.last_op is outputs[0] else ", not last"),
+                    "single-output",
+                )
+
+    def _check_get_attr(self, op: GetAttrOp) -> None:
+        program = op.parent_op()
+        while program is not None and not isinstance(program, ProgramOp):
+            program = program.parent_op()
+        if program is None:
+            return
+        name = op.target.root_reference.data
+        if name in program.state():
+            raise ExirDiagnostic(
+                op,
+                f"get_attr reads '{name}', which is program state: in Export IR "
+                "parameters, buffers and constants are lifted to graph inputs and "
+                "get_attr reads only subgraphs",
+                "get-attr",
+            )
+        if program.lookup_graph(name) is None:
+            raise ExirDiagnostic(op, f"get_attr of unknown subgraph '{name}'", "get-attr")
+
+    def _check_call(self, op: CallFunctionOp) -> None:
+        target = op.target.data
+        namespace = target.split(".", 1)[0]
+        if not op_registry.is_known_target(target) and namespace not in (
+            self.allow_namespaces
+        ):
+            raise ExirDiagnostic(
+                op,
+                f"call_function of unknown operator '{target}': Export IR calls only "
+                "ATen operators, registered custom operators and higher-order ops "
+                f"(accept a custom namespace with allow-namespaces={namespace})",
+                "known-operator",
+            )
+        entry = op_registry.lookup(target)
+        if entry is not None and "pointwise" in entry.tags:
+            self._check_promotion(op, entry)
+
+    def _check_promotion(
+        self, op: CallFunctionOp, entry: op_registry.OperatorEntry
+    ) -> None:
+        schema = entry.schema
+        bound = _bind(schema, op.get_args(), op.get_kwargs())
+        dtypes: dict[DType, str] = {}
+        float_scalar: str | None = None
+        for arg_name, value in bound.items():
+            if arg_name in ("condition", "mask"):
+                continue
+            if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+                dtypes.setdefault(value.type.element_dtype, arg_name)
+            elif isinstance(value, float) and not isinstance(value, bool):
+                float_scalar = arg_name
+        if len(dtypes) > 1:
+            listing = ", ".join(f"{n} is {d.value}" for d, n in dtypes.items())
+            raise ExirDiagnostic(
+                op,
+                f"implicit type promotion in '{op.target.data}': {listing}; insert "
+                "an explicit aten._to_copy so both sides have one dtype",
+                "no-promotion",
+            )
+        if len(dtypes) == 1:
+            (common,) = dtypes
+            if float_scalar is not None and not (
+                common.is_floating_point or common.is_complex
+            ):
+                raise ExirDiagnostic(
+                    op,
+                    f"implicit type promotion in '{op.target.data}': float scalar "
+                    f"'{float_scalar}' applied to a {common.value} tensor",
+                    "no-promotion",
+                )
+            for result in op.results:
+                t = result.type
+                if isinstance(t, TensorType) and t.element_dtype not in (
+                    common,
+                    DType.bool,
+                ):
+                    raise ExirDiagnostic(
+                        op,
+                        f"implicit type promotion in '{op.target.data}': "
+                        f"{common.value} inputs give a {t.element_dtype.value} result",
+                        "no-promotion",
+                    )
+
+    def _check_symbols(
+        self, op: Operation, t: Attribute, declared: set[sympy.Symbol]
+    ) -> None:
+        for sym in _symbols_of_type(t):
+            if sym not in declared:
+                raise ExirDiagnostic(
+                    op,
+                    f"symbol '{sym}' in type {t} has no range constraint; declare it "
+                    f"in the program's ranges, e.g. <{sym} in [0, inf]>",
+                    "declared-symbols",
+                )
+
+    # -- signature ----------------------------------------------------------
+
+    def verify_signature(self, program: ProgramOp) -> None:
+        graph = program.entry
+        assert graph is not None  # the op verifier guarantees an entry graph
+        inputs: Sequence[InputSpecAttr] = program.inputs.data
+        args = graph.body.block.args
+        rule = "signature"
+        if len(inputs) != len(args):
+            raise ExirDiagnostic(
+                program,
+                f"the signature lists {len(inputs)} inputs but @forward has "
+                f"{len(args)} placeholders",
+                rule,
+            )
+        state = program.state()
+        names: set[str] = set()
+        last_kind = 0
+        for spec, arg in zip(inputs, args):
+            kind = spec.input_kind
+            name = spec.arg_name.data
+            if name in names:
+                raise ExirDiagnostic(program, f"input name '{name}' appears twice", rule)
+            names.add(name)
+            if _KIND_ORDER[kind] < last_kind:
+                raise ExirDiagnostic(
+                    program,
+                    f"input '{name}' ({kind.value}) is out of order: placeholders come "
+                    "as tokens, parameters, buffers, constants, custom objects, then "
+                    "user inputs",
+                    rule,
+                )
+            last_kind = _KIND_ORDER[kind]
+            self._check_input_type(program, spec, arg.type, state)
+        self._check_outputs(program, graph, inputs)
+
+    def _check_input_type(
+        self,
+        program: ProgramOp,
+        spec: InputSpecAttr,
+        arg_type: Attribute,
+        state: dict[str, StateOp],
+    ) -> None:
+        kind = spec.input_kind
+        name = spec.arg_name.data
+        rule = "signature"
+        expected: type[Attribute] | None = {
+            InputKind.parameter: TensorType,
+            InputKind.buffer: TensorType,
+            InputKind.constant_tensor: TensorType,
+            InputKind.custom_obj: CustomObjType,
+            InputKind.token: TokenType,
+        }.get(kind)
+        if expected is not None and not isinstance(arg_type, expected):
+            raise ExirDiagnostic(
+                program,
+                f"input '{name}' is a {kind.value} but its placeholder has type "
+                f"{arg_type}",
+                rule,
+            )
+        target = spec.target_name
+        if target is None:
+            return
+        if target not in state:
+            raise ExirDiagnostic(
+                program,
+                f"input '{name}' reads state '{target}', which the program does not "
+                "hold (no exir.state @" + target + ")",
+                rule,
+            )
+        if state[target].state_type != arg_type:
+            raise ExirDiagnostic(
+                state[target],
+                f"state '{target}' has type {state[target].state_type} but placeholder "
+                f"'{name}' has type {arg_type}",
+                rule,
+            )
+
+    def _check_outputs(
+        self, program: ProgramOp, graph: GraphOp, inputs: Sequence[InputSpecAttr]
+    ) -> None:
+        rule = "signature"
+        outputs = program.outputs.data
+        out_op = graph.output
+        assert out_op is not None
+        values = out_op.values
+        if len(outputs) != len(values):
+            raise ExirDiagnostic(
+                out_op,
+                f"the signature lists {len(outputs)} outputs but @forward returns "
+                f"{len(values)} values",
+                rule,
+            )
+        by_target = {
+            s.target_name: (s, arg)
+            for s, arg in zip(inputs, graph.body.block.args)
+            if s.target_name is not None
+        }
+        by_name = {
+            s.arg_name.data: (s, arg)
+            for s, arg in zip(inputs, graph.body.block.args)
+        }
+        seen_user_output = False
+        for spec, value in zip(outputs, values):
+            kind = spec.output_kind
+            target = spec.target_name
+            if kind in (OutputKind.buffer_mutation, OutputKind.user_input_mutation):
+                if seen_user_output:
+                    raise ExirDiagnostic(
+                        out_op,
+                        f"mutation output '{spec.arg_name.data}' comes after a user "
+                        "output: mutated state is returned first",
+                        rule,
+                    )
+                if kind == OutputKind.buffer_mutation:
+                    found = by_target.get(target)
+                    want = InputKind.buffer
+                else:
+                    found = by_name.get(target or "")
+                    want = InputKind.user_input
+                if found is None or found[0].input_kind != want:
+                    raise ExirDiagnostic(
+                        out_op,
+                        f"output '{spec.arg_name.data}' mutates '{target}', which is "
+                        f"not a {want.value} input",
+                        rule,
+                    )
+                if found[1].type != value.type:
+                    raise ExirDiagnostic(
+                        out_op,
+                        f"output '{spec.arg_name.data}' writes {value.type} into "
+                        f"'{target}' of type {found[1].type}",
+                        rule,
+                    )
+            elif kind == OutputKind.gradient_to_parameter:
+                found = by_target.get(target)
+                if found is None or found[0].input_kind != InputKind.parameter:
+                    raise ExirDiagnostic(
+                        out_op, f"gradient of '{target}', which is not a parameter", rule
+                    )
+            else:
+                seen_user_output = True
+
+
+def _bind(
+    schema: FunctionSchema, args: Sequence[object], kwargs: dict[str, object]
+) -> dict[str, object]:
+    """Map call arguments to schema argument names (positional, then keyword)."""
+    bound: dict[str, object] = {}
+    for arg, value in zip(schema.arguments, args):
+        bound[arg.name] = value
+    bound.update(kwargs)
+    return bound

@@ -1,0 +1,71 @@
+"""
+Located diagnostics: every error names the place it is about.
+
+Ops parsed by `exir-opt` carry the `file:line:col` they were read from, ops
+imported from PyTorch carry their stack trace; failing that, an op is named by
+its path in the IR (`@forward: %add = exir.call_function`).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import VerifyException
+
+
+def format_location(loc: Attribute) -> str | None:
+    """`file:line:col` for the innermost known frame of a location."""
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    if isinstance(loc, CallSiteLoc):
+        return format_location(loc.callee) or format_location(loc.caller)
+    if isinstance(loc, NameLoc):
+        inner = format_location(loc.location)
+        return f"{loc.desc.data} at {inner}" if inner else loc.desc.data
+    if isinstance(loc, FusedLoc):
+        for inner in loc.locations:  # pyright: ignore[reportUnknownVariableType]
+            if (text := format_location(inner)) is not None:  # pyright: ignore
+                return text
+    return None
+
+
+def describe_op(op: Operation) -> str:
+    """`'exir.call_function' (%add) in @forward`: how a person finds the op."""
+    text = f"'{op.name}'"
+    if op.results and op.results[0].name_hint:
+        text += f" (%{op.results[0].name_hint})"
+    parent = op.parent_op()
+    while parent is not None:
+        if (sym := symbol_name(parent)) is not None:
+            text += f" in @{sym}"
+            break
+        parent = parent.parent_op()
+    return text
+
+
+def locate(op: Operation) -> str:
+    """The best place to report about `op`: source location, else its IR path."""
+    loc = format_location(op.location) if not isinstance(op.location, UnknownLoc) else None
+    return f"{loc}: {describe_op(op)}" if loc else describe_op(op)
+
+
+class ExirDiagnostic(VerifyException):
+    """A verification failure tied to the op it is about."""
+
+    def __init__(self, op: Operation, message: str, rule: str | None = None) -> None:
+        self.op = op
+        self.rule = rule
+        prefix = f"[{rule}] " if rule else ""
+        super().__init__(f"{locate(op)}: {prefix}{message}")
+
+
+def symbol_name(op: Operation) -> str | None:
+    attr = op.properties.get("sym_name")
+    return attr.data if isinstance(attr, StringAttr) else None
