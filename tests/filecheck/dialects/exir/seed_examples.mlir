@@ -108,10 +108,10 @@ exir.program inputs [<buffer "b_count" -> "count">, <user_input "x">] outputs [<
   exir.graph @forward(%b_count: !exir.tensor<[], int64>, %x: !exir.tensor<[4], int64>) -> (!exir.tensor<[], int64>, !exir.tensor<[4], int64>) {
     %add = exir.call_function "aten.add.Tensor"(%b_count, 1) : (!exir.tensor<[], int64>) -> !exir.tensor<[], int64>
     %mul = exir.call_function "aten.mul.Tensor"(%x, %add) : (!exir.tensor<[4], int64>, !exir.tensor<[], int64>) -> !exir.tensor<[4], int64>
-    exir.output %add, %mul: !exir.tensor<[], int64>, !exir.tensor<[4], int64>
+    exir.output %add, %mul : !exir.tensor<[], int64>, !exir.tensor<[4], int64>
   }
 }
 
 // CHECK:      exir.program inputs [<buffer "b_count" -> "count">, <user_input "x">] outputs [<buffer_mutation "add" -> "count">, <user_output "mul">] {
 // CHECK-NEXT:   exir.state @count : !exir.tensor<[], int64>
-// CHECK:          exir.output %add, %mul: !exir.tensor<[], int64>, !exir.tensor<[4], int64>
+// CHECK:          exir.output %add, %mul : !exir.tensor<[], int64>, !exir.tensor<[4], int64>
