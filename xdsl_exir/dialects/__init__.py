@@ -11,6 +11,12 @@ def get_exir() -> Dialect:
     return Exir
 
 
+def get_aten() -> Dialect:
+    from xdsl_exir.dialects.aten import Aten
+
+    return Aten
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """Name -> factory; a dialect's module is imported only when first used."""
-    return {"exir": get_exir}
+    return {"exir": get_exir, "aten": get_aten}

@@ -282,7 +282,10 @@ def parse_sym_expr(
         elif tok.kind == MLIRTokenKind.BARE_IDENT:
             tokens.append(Tok("name", tok.text))
         elif tok.kind.is_punctuation() or tok.kind == MLIRTokenKind.STAR:
-            tokens.append(Tok("op", tok.text))
+            if tok.text == "*" and tokens and tokens[-1] == Tok("op", "*"):
+                tokens[-1] = Tok("op", "**")  # MLIR lexes `**` as two stars
+            else:
+                tokens.append(Tok("op", tok.text))
         else:
             parser.raise_error(f"'{tok.text}' cannot appear in a symbolic size", tok.span)
         spans.append(tok.span)
@@ -292,8 +295,9 @@ def parse_sym_expr(
     try:
         return parse_tokens(tokens, allow_infinity)
     except SymExprError as e:
-        span = spans[min(e.index, len(spans) - 1)]
-        parser.raise_error(str(e), span)
+        if e.index < len(spans):
+            parser.raise_error(str(e), spans[e.index])
+        parser.raise_error(str(e))  # ran out of tokens: point at what follows
     except (TypeError, ZeroDivisionError) as e:
         parser.raise_error(f"invalid symbolic size: {e}", spans[0])
 

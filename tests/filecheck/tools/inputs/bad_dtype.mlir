@@ -1,0 +1,3 @@
+exir.graph @g(%x: !exir.tensor<[2], float33>) -> () {
+  exir.output
+}

@@ -1,0 +1,3 @@
+exir.graph @g(%x: !exir.tensor<[s0 +], float32>) -> () {
+  exir.output
+}

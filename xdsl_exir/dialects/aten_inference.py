@@ -1,0 +1,1990 @@
+"""
+Result-type inference for the `aten` dialect, the FakeTensor computation of
+torch done on `exir` types: shapes may be sympy expressions, dtypes follow
+PyTorch's type promotion, devices follow the first tensor argument.
+
+Rules are grouped by family (pointwise, reductions, views, shape ops,
+convolution and pooling, matmul, indexing, creation, norms) and registered by
+operator name, so one rule serves every overload that shares semantics.
+Mutating overloads need no rule: an in-place or `out=` result has the type of
+the argument it aliases (in-place *view* ops, `squeeze_` and friends, use the
+functional rule instead since they change the metadata of `self`).
+
+Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import cast
+
+import sympy
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xdsl_exir.dialects.exir import (
+    BoolType,
+    DeviceAttr,
+    DType,
+    DTypeAttr,
+    FloatType,
+    IntType,
+    ListType,
+    MemoryFormat,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    SymShapeAttr,
+    TensorType,
+    TupleType,
+)
+from xdsl_exir.utils.function_schema import FunctionSchema, SchemaType, TypeKind
+from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.symbolic import FloorDiv, SymSize, make_symbol
+
+__all__ = [
+    "BindError",
+    "Bound",
+    "InferenceError",
+    "NoInference",
+    "bind_arguments",
+    "infer_result_types",
+    "has_inference",
+    "promote_types",
+    "make_tensor",
+]
+
+
+class InferenceError(ValueError):
+    """The arguments are invalid for the operator (torch would raise too)."""
+
+
+class BindError(InferenceError):
+    """The arguments do not bind to the operator's schema."""
+
+
+class NoInference(Exception):
+    """The result type cannot be computed from the argument types alone."""
+
+
+# ---------------------------------------------------------------------------
+# Cheap type construction
+# ---------------------------------------------------------------------------
+
+_DTYPE_ATTRS: dict[DType, DTypeAttr] = {}
+_DEVICES: dict[str, StringAttr] = {}
+_EMPTY_ORDER: ArrayAttr[Attribute] = ArrayAttr(())
+
+
+def _norm(value: SymSize) -> SymSize:
+    """Plain int for constant sizes, sympy otherwise (fast path for ints)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, sympy.Basic) and value.is_Integer:
+        return int(value)
+    return value
+
+
+def make_tensor(
+    shape: Sequence[SymSize],
+    dtype: DType,
+    device: str = "cpu",
+    dim_order: Sequence[int] | None = None,
+) -> TensorType:
+    """A TensorType built without re-normalizing already normalized sizes."""
+    if dim_order is not None and list(dim_order) != list(range(len(shape))):
+        return TensorType([_norm(s) for s in shape], dtype, device, dim_order)
+    dattr = _DTYPE_ATTRS.get(dtype)
+    if dattr is None:
+        dattr = _DTYPE_ATTRS[dtype] = DTypeAttr(dtype)
+    dev = _DEVICES.get(device)
+    if dev is None:
+        dev = _DEVICES[device] = StringAttr(device)
+    sizes = tuple(_norm(s) for s in shape)
+    for s in sizes:
+        if type(s) is int and s < 0:
+            raise InferenceError(f"negative size {s} in inferred shape {list(sizes)}")
+    return TensorType.new((SymShapeAttr(sizes), dattr, dev, _EMPTY_ORDER))
+
+
+# ---------------------------------------------------------------------------
+# Argument binding
+# ---------------------------------------------------------------------------
+
+
+class Bound(dict[str, object]):
+    """Schema argument name -> value (SSAValue, Python constant or list), defaults filled."""
+
+    schema: FunctionSchema
+
+    def __init__(self, schema: FunctionSchema, values: dict[str, object]) -> None:
+        super().__init__(values)
+        self.schema = schema
+
+    # -- typed accessors ---------------------------------------------------
+
+    def tensor(self, name: str) -> TensorType:
+        return tensor_type(self[name], name)
+
+    def opt_tensor(self, name: str) -> TensorType | None:
+        value = self.get(name)
+        return None if value is None else tensor_type(value, name)
+
+    def tensors(self, name: str) -> list[TensorType]:
+        return [tensor_type(v, name) for v in _as_list(self[name])]
+
+    def size(self, name: str) -> SymSize:
+        return as_size(self[name], name)
+
+    def opt_size(self, name: str) -> SymSize | None:
+        value = self.get(name)
+        return None if value is None else as_size(value, name)
+
+    def sizes(self, name: str, n: int | None = None) -> list[SymSize]:
+        value = self[name]
+        if n is not None and not isinstance(value, list | tuple):
+            value = [value] * n
+        sizes = [as_size(v, name) for v in _as_list(value)]
+        if n is not None and len(sizes) == 1 and n > 1:
+            sizes = sizes * n
+        return sizes
+
+    def int(self, name: str) -> int:
+        value = self[name]
+        if isinstance(value, int):
+            return int(value)
+        size = as_size(value, name)
+        if isinstance(size, int):
+            return size
+        raise NoInference(f"argument '{name}' must be a constant, got {size}")
+
+    def ints(self, name: str, n: int | None = None) -> list[int]:
+        out: list[int] = []
+        for s in self.sizes(name, n):
+            if not isinstance(s, int):
+                raise NoInference(f"argument '{name}' must be constants")
+            out.append(s)
+        return out
+
+    def dtype(self, name: str) -> DType | None:
+        return as_dtype(self.get(name))
+
+    def device(self, name: str) -> str | None:
+        value = self.get(name)
+        if value is None:
+            return None
+        if isinstance(value, DeviceAttr):
+            return value.device.data
+        if isinstance(value, str):
+            return value
+        raise InferenceError(f"argument '{name}' is not a device: {value!r}")
+
+
+def _as_list(value: object) -> list[object]:
+    if isinstance(value, list | tuple):
+        return list(cast(Sequence[object], value))
+    if isinstance(value, SSAValue) and isinstance(value.type, ListType):
+        raise NoInference("a list passed as one SSA value has unknown elements")
+    return [value]
+
+
+def _value(v: object) -> object:
+    return v.results[0] if isinstance(v, Operation) else v
+
+
+def tensor_type(value: object, what: str = "argument") -> TensorType:
+    value = _value(value)
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return value.type
+    raise InferenceError(f"'{what}' must be a tensor, got {_describe(value)}")
+
+
+def as_size(value: object, what: str = "argument") -> SymSize:
+    """An int-like argument as a size: int constant or a SymInt with known value."""
+    value = _value(value)
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, SSAValue):
+        t = value.type
+        if isinstance(t, SymIntType):
+            if t.value is None:
+                raise NoInference(f"'{what}' is a SymInt of unknown value")
+            return _norm(t.value)
+        if isinstance(t, IntType):
+            raise NoInference(f"'{what}' is an int known only at run time")
+    if isinstance(value, sympy.Expr):
+        return _norm(value)
+    raise InferenceError(f"'{what}' must be an int, got {_describe(value)}")
+
+
+_DTYPE_CODES = {
+    0: DType.uint8, 1: DType.int8, 2: DType.int16, 3: DType.int32, 4: DType.int64,
+    5: DType.float16, 6: DType.float32, 7: DType.float64, 8: DType.complex32,
+    9: DType.complex64, 10: DType.complex128, 11: DType.bool, 15: DType.bfloat16,
+}  # fmt: skip
+"""torch's ScalarType numbering, used by integer defaults such as `dtype=4`."""
+
+
+def as_dtype(value: object) -> DType | None:
+    if value is None:
+        return None
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, DTypeAttr):
+        return value.data
+    if isinstance(value, int) and value in _DTYPE_CODES:
+        return _DTYPE_CODES[value]
+    raise InferenceError(f"{_describe(value)} is not a dtype")
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, SSAValue):
+        return f"a value of type {value.type}"
+    return repr(value)
+
+
+def bind_arguments(
+    schema: FunctionSchema, args: Sequence[object], kwargs: dict[str, object]
+) -> Bound:
+    """Bind FX args/kwargs to the schema's arguments: positional then keyword."""
+    formal = schema.arguments
+    values: dict[str, object] = {}
+    positional = [a for a in formal if not a.kwarg_only]
+    if len(args) > len(positional) and not schema.is_vararg:
+        raise BindError(
+            f"{schema.op_name} takes {len(positional)} positional arguments, "
+            f"got {len(args)}"
+        )
+    for a, v in zip(positional, args):
+        values[a.name] = v
+    names = {a.name for a in formal}
+    for k, v in kwargs.items():
+        if k not in names:
+            raise BindError(f"{schema.op_name} has no argument '{k}'")
+        if k in values:
+            raise BindError(f"argument '{k}' of {schema.op_name} given twice")
+        values[k] = v
+    for a in formal:
+        if a.name not in values:
+            if not a.has_default:
+                raise BindError(f"{schema.op_name} is missing argument '{a.name}'")
+            values[a.name] = a.default_value
+    return Bound(schema, values)
+
+
+# ---------------------------------------------------------------------------
+# dtypes and type promotion
+# ---------------------------------------------------------------------------
+
+DEFAULT_FLOAT = DType.float32
+_INT_BITS = {
+    DType.uint8: 8, DType.int8: 8, DType.int16: 16, DType.int32: 32,
+    DType.int64: 64, DType.uint16: 16, DType.uint32: 32, DType.uint64: 64,
+}  # fmt: skip
+_FLOAT_RANK = {
+    DType.float8_e5m2: 0, DType.float8_e4m3fn: 0, DType.float8_e5m2fnuz: 0,
+    DType.float8_e4m3fnuz: 0, DType.float16: 1, DType.bfloat16: 1,
+    DType.float32: 2, DType.float64: 3,
+}  # fmt: skip
+_COMPLEX_OF = {
+    DType.float16: DType.complex32, DType.bfloat16: DType.complex64,
+    DType.float32: DType.complex64, DType.float64: DType.complex128,
+}  # fmt: skip
+_REAL_OF = {
+    DType.complex32: DType.float16,
+    DType.complex64: DType.float32,
+    DType.complex128: DType.float64,
+}
+ITEMSIZE = {
+    DType.bool: 1, DType.uint8: 1, DType.int8: 1, DType.int16: 2, DType.int32: 4,
+    DType.int64: 8, DType.uint16: 2, DType.uint32: 4, DType.uint64: 8,
+    DType.float16: 2, DType.bfloat16: 2, DType.float32: 4, DType.float64: 8,
+    DType.complex32: 4, DType.complex64: 8, DType.complex128: 16,
+}  # fmt: skip
+
+
+def category(d: DType) -> int:
+    """0 bool, 1 integral, 2 floating, 3 complex: the order promotion respects."""
+    if d is DType.bool:
+        return 0
+    if d.is_complex:
+        return 3
+    if d.is_floating_point:
+        return 2
+    return 1
+
+
+def _promote_int(a: DType, b: DType) -> DType:
+    bits = max(_INT_BITS.get(a, 64), _INT_BITS.get(b, 64))
+    a_unsigned, b_unsigned = a.value.startswith("u"), b.value.startswith("u")
+    if a_unsigned == b_unsigned:
+        return DType(("uint" if a_unsigned else "int") + str(bits))
+    unsigned, signed = (a, b) if a_unsigned else (b, a)
+    if _INT_BITS[signed] > _INT_BITS[unsigned]:
+        return signed
+    # A signed type wide enough for the unsigned one.
+    return DType("int" + str(min(64, 2 * _INT_BITS[unsigned])))
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """torch.promote_types: the smallest dtype both convert to without losing kind."""
+    if a is b:
+        return a
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        hi, lo = (a, b) if ca > cb else (b, a)
+        if category(hi) == 3 and category(lo) == 2:
+            real = promote_types(_REAL_OF[hi], lo)
+            return _COMPLEX_OF[real]
+        return hi
+    if ca == 1:
+        return _promote_int(a, b)
+    if ca == 2:
+        if {a, b} == {DType.float16, DType.bfloat16}:
+            return DType.float32
+        return a if _FLOAT_RANK.get(a, 2) >= _FLOAT_RANK.get(b, 2) else b
+    if ca == 3:
+        return _COMPLEX_OF[promote_types(_REAL_OF[a], _REAL_OF[b])]
+    return a
+
+
+def _promote_all(dtypes: Sequence[DType]) -> DType | None:
+    result: DType | None = None
+    for d in dtypes:
+        result = d if result is None else promote_types(result, d)
+    return result
+
+
+def _combine(higher: DType | None, lower: DType | None) -> DType | None:
+    """Let a lower-priority group raise the result's category, never its width."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = category(higher), category(lower)
+    if ch >= cl:
+        return higher
+    # The lower-priority group has the higher category: it decides, except that
+    # a floating group keeps its width when a complex one makes it complex.
+    if cl == 3 and ch == 2:
+        return _COMPLEX_OF[higher]
+    return lower
+
+
+def scalar_dtype(value: object) -> DType | None:
+    """The dtype a Python number or symbolic scalar takes part in promotion as."""
+    value = _value(value)
+    if isinstance(value, bool):
+        return DType.bool
+    if isinstance(value, int):
+        return DType.int64
+    if isinstance(value, float):
+        return DType.float64
+    if isinstance(value, complex):
+        return DType.complex128
+    if isinstance(value, SSAValue):
+        t = value.type
+        if isinstance(t, SymBoolType | BoolType):
+            return DType.bool
+        if isinstance(t, SymIntType | IntType):
+            return DType.int64
+        if isinstance(t, SymFloatType | FloatType):
+            return DType.float64
+    return None
+
+
+def result_type(operands: Sequence[object]) -> DType:
+    """
+    Type promotion over tensors and scalars: dimensioned tensors win over 0-d
+    tensors, which win over Python scalars, unless a lower group has a higher
+    category (bool < integral < floating < complex); scalars then contribute
+    their category's default dtype only.
+    """
+    dim: list[DType] = []
+    zero: list[DType] = []
+    wrapped: list[DType] = []
+    for v in operands:
+        v = _value(v)
+        if v is None:
+            continue
+        if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
+            (dim if v.type.rank else zero).append(v.type.element_dtype)
+            continue
+        d = scalar_dtype(v)
+        if d is None:
+            raise InferenceError(f"{_describe(v)} cannot take part in type promotion")
+        wrapped.append(d)
+    w = _promote_all(wrapped)
+    if w is not None:
+        c = category(w)
+        w = {0: DType.bool, 1: DType.int64, 2: DEFAULT_FLOAT}.get(
+            c, _COMPLEX_OF[DEFAULT_FLOAT]
+        )
+    result = _combine(_promote_all(dim), _combine(_promote_all(zero), w))
+    if result is None:
+        raise InferenceError("type promotion needs at least one operand")
+    return result
+
+
+def _to_float(d: DType) -> DType:
+    return DEFAULT_FLOAT if category(d) < 2 else d
+
+
+def _real(d: DType) -> DType:
+    return _REAL_OF.get(d, d)
+
+
+# ---------------------------------------------------------------------------
+# Shape helpers
+# ---------------------------------------------------------------------------
+
+
+def _sym(v: SymSize) -> sympy.Expr:
+    return sympy.Integer(v) if isinstance(v, int) else v
+
+
+def floordiv(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return a // b
+    return _norm(FloorDiv(_sym(a), _sym(b)))
+
+
+def ceildiv(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return -(-a // b)
+    return _norm(-FloorDiv(-_sym(a), _sym(b)))
+
+
+def add(*values: SymSize) -> SymSize:
+    if all(type(v) is int for v in values):
+        return sum(cast(Sequence[int], values))
+    return _norm(sympy.Add(*(_sym(v) for v in values)))
+
+
+def mul(*values: SymSize) -> SymSize:
+    if all(type(v) is int for v in values):
+        return math.prod(cast(Sequence[int], values))
+    return _norm(sympy.Mul(*(_sym(v) for v in values)))
+
+
+def sym_max(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return max(a, b)
+    return _norm(sympy.Max(_sym(a), _sym(b)))
+
+
+def sym_min(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    return _norm(sympy.Min(_sym(a), _sym(b)))
+
+
+def _same(a: SymSize, b: SymSize) -> bool:
+    return a == b or (not isinstance(a, int) or not isinstance(b, int)) and (
+        sympy.expand(_sym(a) - _sym(b)) == 0
+    )
+
+
+def wrap_dim(dim: int, rank: int) -> int:
+    """Negative dims count from the end; a 0-d tensor accepts dims 0 and -1."""
+    r = max(rank, 1)
+    if not -r <= dim < r:
+        raise InferenceError(f"dimension {dim} out of range for a {rank}-d tensor")
+    return dim % r
+
+
+def broadcast_shapes(*shapes: Sequence[SymSize]) -> list[SymSize]:
+    rank = max((len(s) for s in shapes), default=0)
+    out: list[SymSize] = [1] * rank
+    for shape in shapes:
+        offset = rank - len(shape)
+        for i, s in enumerate(shape):
+            cur = out[offset + i]
+            if cur == 1:
+                out[offset + i] = s
+            elif s == 1 or _same(cur, s):
+                continue
+            elif isinstance(cur, int) and isinstance(s, int):
+                raise InferenceError(
+                    f"shapes {[list(x) for x in shapes]} do not broadcast"
+                )
+            elif isinstance(s, int):
+                out[offset + i] = s  # torch would guard the symbol to this value
+            elif not isinstance(cur, int):
+                raise NoInference(f"cannot decide whether {cur} and {s} broadcast")
+    return out
+
+
+def _device_of(tensors: Sequence[TensorType]) -> str:
+    for t in tensors:
+        if t.rank:
+            return t.device.data
+    return tensors[0].device.data if tensors else "cpu"
+
+
+_unbacked = itertools.count()
+
+
+def unbacked_symbol() -> sympy.Symbol:
+    """A fresh data-dependent size, named `u<n>` as torch names them."""
+    return make_symbol(f"u{next(_unbacked)}")
+
+
+def _numel(shape: Sequence[SymSize]) -> SymSize:
+    return mul(*shape) if shape else 1
+
+
+def _infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
+    """Resolve one `-1` in a view size from the element count."""
+    sizes = list(sizes)
+    holes = [i for i, s in enumerate(sizes) if s == -1]
+    if len(holes) > 1:
+        raise InferenceError("only one dimension can be inferred (-1)")
+    known = _numel([s for s in sizes if s != -1])
+    if holes:
+        if isinstance(numel, int) and isinstance(known, int):
+            if known == 0 or numel % known:
+                raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
+            sizes[holes[0]] = numel // known
+        else:
+            q = sympy.cancel(_sym(numel) / _sym(known))
+            num, den = sympy.fraction(q)
+            sizes[holes[0]] = _norm(num) if den == 1 else floordiv(numel, known)
+    elif isinstance(numel, int) and isinstance(known, int) and numel != known:
+        raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
+    return sizes
+
+
+# ---------------------------------------------------------------------------
+# Rule registry
+# ---------------------------------------------------------------------------
+
+Rule = Callable[[Bound], Attribute | Sequence[Attribute]]
+_RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Register a rule for operator names (`add`) or overloads (`add.Scalar`)."""
+
+    def register(fn: Rule) -> Rule:
+        for n in names:
+            _RULES[n] = fn
+        return fn
+
+    return register
+
+
+_INPLACE_VIEW = frozenset(
+    {"squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided_", "resize_", "detach_"}
+)
+
+
+def _find_rule(schema: FunctionSchema) -> Rule | None:
+    overload = schema.overload_name or "default"
+    name = schema.name
+    if name.endswith("_") and name in _INPLACE_VIEW:
+        name = name[:-1]
+    return _RULES.get(f"{name}.{overload}") or _RULES.get(name)
+
+
+def has_inference(op_name: str) -> bool:
+    """Whether result types of `op_name` can be inferred (for some arguments)."""
+    entry = lookup(op_name)
+    if entry is None:
+        return False
+    schema = entry.schema
+    return _aliasing_returns(schema) is not None or _find_rule(schema) is not None
+
+
+def _aliasing_returns(schema: FunctionSchema) -> list[str] | None:
+    """For a mutating op whose every result is a written argument: those arguments."""
+    if not schema.is_mutable or schema.name in _INPLACE_VIEW:
+        return None
+    amap = schema.return_alias_map()
+    names: list[str] = []
+    for i in range(len(schema.returns)):
+        hits = amap.get(i)
+        if not hits or not schema.arguments[hits[0]].is_write:
+            return None
+        names.append(schema.arguments[hits[0]].name)
+    return names
+
+
+def infer_result_types(
+    op_name: str, args: Sequence[object], kwargs: dict[str, object] | None = None
+) -> list[Attribute]:
+    """The result types of `op_name` applied to FX-style args and kwargs."""
+    entry = lookup(op_name)
+    if entry is None:
+        raise NoInference(f"unknown operator {op_name}")
+    return infer_bound(bind_arguments(entry.schema, args, kwargs or {}))
+
+
+def infer_bound(bound: Bound) -> list[Attribute]:
+    schema = bound.schema
+    aliased = _aliasing_returns(schema)
+    if aliased is not None:
+        return [_arg_type(bound[n], n) for n in aliased]
+    fn = _find_rule(schema)
+    if fn is None:
+        raise NoInference(f"no inference rule for {schema.op_name}")
+    try:
+        result = fn(bound)
+    except (KeyError, TypeError, AttributeError) as e:
+        # Arguments outside what the rule models (a Dict overload, varargs).
+        raise NoInference(f"{schema.op_name}: {e!r}") from e
+    if isinstance(result, Attribute):
+        return [result]
+    return list(result)
+
+
+def _arg_type(value: object, name: str) -> Attribute:
+    value = _value(value)
+    if isinstance(value, SSAValue):
+        return value.type
+    if isinstance(value, list | tuple):
+        types = [_arg_type(v, name) for v in cast(Sequence[object], value)]
+        return list_type(types)
+    raise InferenceError(f"written argument '{name}' must be a value")
+
+
+def list_type(types: Sequence[Attribute]) -> Attribute:
+    """`!exir.list<T>` for homogeneous elements, `!exir.tuple<...>` otherwise."""
+    if types and all(t == types[0] for t in types):
+        return ListType(types[0])
+    return TupleType(types)
+
+
+# ---------------------------------------------------------------------------
+# Pointwise
+# ---------------------------------------------------------------------------
+
+
+def _pointwise(
+    b: Bound, names: Sequence[str], promote: Sequence[str] | None = None
+) -> tuple[list[SymSize], DType, str]:
+    """Broadcast the tensor arguments among `names`; promote those in `promote`."""
+    tensors: list[TensorType] = []
+    for n in names:
+        v = _value(b.get(n))
+        if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
+            tensors.append(v.type)
+    shape = broadcast_shapes(*(t.sizes for t in tensors))
+    dtype = result_type([b[n] for n in (names if promote is None else promote)])
+    return shape, dtype, _device_of(tensors)
+
+
+_UNARY_SAME = (
+    "abs", "neg", "ceil", "floor", "round", "trunc", "sign", "relu", "relu6",
+    "hardtanh", "leaky_relu", "elu", "gelu", "silu", "mish", "hardswish",
+    "hardsigmoid", "softplus", "clone", "contiguous", "alias", "detach",
+    "bitwise_not", "dropout", "tril", "triu", "flip", "roll", "nan_to_num",
+    "fill", "copy", "index_put", "scatter", "scatter_add", "scatter_reduce",
+    "select_scatter", "slice_scatter", "avg_pool2d_backward",
+    "max_pool2d_with_indices_backward", "_adaptive_avg_pool2d_backward",
+)  # fmt: skip
+_UNARY_FLOAT = (
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "erf",
+    "exp", "expm1", "log", "log10", "log1p", "log2", "reciprocal", "rsqrt",
+    "sigmoid", "sin", "sinh", "sqrt", "tan", "tanh",
+)  # fmt: skip
+
+
+def _first_tensor_name(b: Bound) -> str:
+    for a in b.schema.arguments:
+        if a.type.is_base("Tensor"):
+            return a.name
+    raise NoInference("no tensor argument")
+
+
+_MEMORY_FORMAT_CODES = {
+    0: MemoryFormat.contiguous_format,
+    1: MemoryFormat.preserve_format,
+    2: MemoryFormat.channels_last,
+    3: MemoryFormat.channels_last_3d,
+}
+
+
+def _dim_order(fmt: object, self_type: TensorType | None, rank: int) -> list[int] | None:
+    if isinstance(fmt, int) and not isinstance(fmt, bool):
+        fmt = _MEMORY_FORMAT_CODES.get(fmt)
+    if fmt is MemoryFormat.channels_last and rank == 4:
+        return [0, 2, 3, 1]
+    if fmt is MemoryFormat.channels_last_3d and rank == 5:
+        return [0, 2, 3, 4, 1]
+    if fmt in (None, MemoryFormat.preserve_format) and self_type is not None:
+        order = self_type.get_dim_order()
+        return list(order) if len(order) == rank else None
+    return None
+
+
+@rule(*_UNARY_SAME)
+def _same_as_self(b: Bound) -> Attribute:
+    t = b.tensor(_first_tensor_name(b))
+    fmt = b.get("memory_format")
+    if fmt is not None:
+        return make_tensor(t.sizes, t.element_dtype, t.device.data, _dim_order(fmt, t, t.rank))
+    return t
+
+
+@rule(*_UNARY_FLOAT)
+def _unary_float(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
+
+
+@rule("isnan", "isinf", "logical_not")
+def _unary_bool(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, DType.bool, t.device.data)
+
+
+_BINARY = {
+    "add": ("self", "other"), "sub": ("self", "other"), "mul": ("self", "other"),
+    "rsub": ("self", "other"), "maximum": ("self", "other"),
+    "minimum": ("self", "other"), "max.other": ("self", "other"),
+    "min.other": ("self", "other"), "remainder": ("self", "other"),
+    "fmod": ("self", "other"), "bitwise_and": ("self", "other"),
+    "bitwise_or": ("self", "other"), "bitwise_xor": ("self", "other"),
+    "pow.Tensor_Scalar": ("self", "exponent"), "pow.Tensor_Tensor": ("self", "exponent"),
+    "pow.Scalar": ("self", "exponent"), "clamp": ("self", "min", "max"),
+    "clamp.Tensor": ("self", "min", "max"), "clamp_min": ("self", "min"),
+    "clamp_max": ("self", "max"), "where.self": ("condition", "self", "other"),
+    "where.ScalarOther": ("condition", "self", "other"),
+    "where.ScalarSelf": ("condition", "self", "other"),
+    "where.Scalar": ("condition", "self", "other"),
+    "lerp": ("self", "end", "weight"), "addcmul": ("self", "tensor1", "tensor2"),
+}  # fmt: skip
+
+
+def _binary_rule(names: tuple[str, ...]) -> Rule:
+    def infer(b: Bound) -> Attribute:
+        promote = [n for n in names if n != "condition"]
+        shape, dtype, device = _pointwise(b, names, promote)
+        return make_tensor(shape, dtype, device)
+
+    return infer
+
+
+for _name, _names in _BINARY.items():
+    _RULES[_name] = _binary_rule(_names)
+
+
+@rule("div", "atan2", "addcdiv")
+def _true_divide(b: Bound) -> Attribute:
+    names = {"div": ("self", "other"), "atan2": ("self", "other")}.get(
+        b.schema.name.rstrip("_"), ("self", "tensor1", "tensor2")
+    )
+    shape, dtype, device = _pointwise(b, names)
+    if b.get("rounding_mode") is None:
+        dtype = _to_float(dtype)
+    return make_tensor(shape, dtype, device)
+
+
+@rule("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
+def _compare(b: Bound) -> Attribute:
+    shape, _, device = _pointwise(b, ("self", "other"))
+    return make_tensor(shape, DType.bool, device)
+
+
+@rule("eq.Tensor_list", "ne.Tensor_list")
+def _list_compare(b: Bound) -> Attribute:
+    return BoolType()
+
+
+@rule("masked_fill")
+def _masked_fill(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape, _, device = _pointwise(b, ("self", "mask"), ("self",))
+    return make_tensor(shape, t.element_dtype, device)
+
+
+@rule("masked_scatter")
+def _masked_scatter(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = broadcast_shapes(t.sizes, b.tensor("mask").sizes)
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("type_as")
+def _type_as(b: Bound) -> Attribute:
+    t, o = b.tensor("self"), b.tensor("other")
+    return make_tensor(t.sizes, o.element_dtype, t.device.data)
+
+
+@rule("cumsum")
+def _cumsum(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    wrap_dim(b.int("dim"), t.rank)
+    dtype = b.dtype("dtype") or (DType.int64 if category(t.element_dtype) < 2 else t.element_dtype)
+    return make_tensor(t.sizes, dtype, t.device.data)
+
+
+# ---------------------------------------------------------------------------
+# Reductions and normalizations over a dim
+# ---------------------------------------------------------------------------
+
+
+def _reduce_shape(t: TensorType, dims: Sequence[int] | None, keepdim: bool) -> list[SymSize]:
+    if dims is None or len(dims) == 0:
+        reduced = set(range(t.rank))
+    else:
+        reduced = {wrap_dim(d, t.rank) for d in dims}
+    if keepdim:
+        return [1 if i in reduced else s for i, s in enumerate(t.sizes)]
+    return [s for i, s in enumerate(t.sizes) if i not in reduced]
+
+
+def _dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
+    value = b.get(name)
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return [value]
+    return b.ints(name)
+
+
+def _sum_dtype(t: TensorType, dtype: DType | None) -> DType:
+    if dtype is not None:
+        return dtype
+    return DType.int64 if category(t.element_dtype) < 2 else t.element_dtype
+
+
+@rule("sum", "prod")
+def _sum(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    return make_tensor(shape, _sum_dtype(t, b.dtype("dtype")), t.device.data)
+
+
+@rule("mean")
+def _mean(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dtype = b.dtype("dtype") or t.element_dtype
+    if category(dtype) < 2:
+        raise InferenceError(f"mean of a {dtype.value} tensor needs a floating dtype")
+    return make_tensor(shape, dtype, t.device.data)
+
+
+@rule("amax", "amin", "max.default", "min.default")
+def _amax(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("all", "any")
+def _all(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dtype = DType.uint8 if t.element_dtype is DType.uint8 else DType.bool
+    return make_tensor(shape, dtype, t.device.data)
+
+
+@rule("argmax", "argmin")
+def _argmax(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b)
+    keepdim = bool(b["keepdim"])
+    if dims is None and keepdim:
+        shape: list[SymSize] = [1] * t.rank
+    else:
+        shape = _reduce_shape(t, dims, keepdim)
+    return make_tensor(shape, DType.int64, t.device.data)
+
+
+@rule("max.dim", "min.dim")
+def _max_dim(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    shape = _reduce_shape(t, [b.int("dim")], bool(b["keepdim"]))
+    return [
+        make_tensor(shape, t.element_dtype, t.device.data),
+        make_tensor(shape, DType.int64, t.device.data),
+    ]
+
+
+@rule("std", "var")
+def _var(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    return make_tensor(shape, _real(_to_float(t.element_dtype)), t.device.data)
+
+
+@rule("var_mean")
+def _var_mean(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    v = cast(TensorType, _var(b))
+    return [v, make_tensor(v.sizes, _to_float(t.element_dtype), t.device.data)]
+
+
+@rule("softmax", "log_softmax", "_softmax", "_log_softmax")
+def _softmax(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    wrap_dim(b.int("dim"), t.rank)
+    if "half_to_float" in b:
+        dtype = DType.float32 if b["half_to_float"] else t.element_dtype
+    else:
+        dtype = b.dtype("dtype") or t.element_dtype
+    if category(dtype) < 2:
+        raise InferenceError(f"softmax of a {dtype.value} tensor")
+    return make_tensor(t.sizes, dtype, t.device.data)
+
+
+@rule("sort", "topk")
+def _sort(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    shape = list(t.sizes)
+    if "k" in b and t.rank:
+        shape[wrap_dim(b.int("dim"), t.rank)] = b.size("k")
+    return [
+        make_tensor(shape, t.element_dtype, t.device.data),
+        make_tensor(shape, DType.int64, t.device.data),
+    ]
+
+
+# ---------------------------------------------------------------------------
+# Views and shape manipulation
+# ---------------------------------------------------------------------------
+
+
+@rule("view", "_unsafe_view", "reshape")
+def _view(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    sizes = b.sizes("size" if "size" in b else "shape")
+    return make_tensor(_infer_minus_one(sizes, t.numel()), t.element_dtype, t.device.data)
+
+
+@rule("view.dtype")
+def _view_dtype(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dtype = cast(DType, b.dtype("dtype"))
+    old, new = ITEMSIZE.get(t.element_dtype, 1), ITEMSIZE.get(dtype, 1)
+    shape = list(t.sizes)
+    if old != new:
+        if not shape:
+            raise InferenceError("view.dtype of a 0-d tensor needs equal item sizes")
+        shape[-1] = floordiv(mul(shape[-1], old), new)
+    return make_tensor(shape, dtype, t.device.data)
+
+
+@rule("view_as_real")
+def _view_as_real(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if not t.element_dtype.is_complex:
+        raise InferenceError("view_as_real needs a complex tensor")
+    return make_tensor([*t.sizes, 2], _real(t.element_dtype), t.device.data)
+
+
+@rule("resize", "as_strided")
+def _resize(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(b.sizes("size"), t.element_dtype, t.device.data)
+
+
+@rule("expand")
+def _expand(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    sizes = b.sizes("size")
+    if len(sizes) < t.rank:
+        raise InferenceError(f"expand to {sizes} has fewer dims than the tensor")
+    offset = len(sizes) - t.rank
+    out: list[SymSize] = []
+    for i, s in enumerate(sizes):
+        if i < offset:
+            out.append(s)
+            continue
+        cur = t.sizes[i - offset]
+        if s == -1:
+            out.append(cur)
+        elif cur == 1 or _same(cur, s):
+            out.append(s)
+        elif isinstance(cur, int) and isinstance(s, int):
+            raise InferenceError(f"cannot expand size {cur} to {s}")
+        else:
+            out.append(s)
+    return make_tensor(out, t.element_dtype, t.device.data)
+
+
+@rule("expand_as")
+def _expand_as(b: Bound) -> Attribute:
+    t, o = b.tensor("self"), b.tensor("other")
+    broadcast_shapes(t.sizes, o.sizes)
+    return make_tensor(o.sizes, t.element_dtype, t.device.data)
+
+
+@rule("permute")
+def _permute(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = [wrap_dim(d, t.rank) for d in b.ints("dims")]
+    if sorted(dims) != list(range(t.rank)):
+        raise InferenceError(f"permute dims {dims} are not a permutation")
+    return make_tensor([t.sizes[d] for d in dims], t.element_dtype, t.device.data)
+
+
+@rule("transpose")
+def _transpose(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank == 0:
+        wrap_dim(b.int("dim0"), 0), wrap_dim(b.int("dim1"), 0)
+        return t
+    d0, d1 = wrap_dim(b.int("dim0"), t.rank), wrap_dim(b.int("dim1"), t.rank)
+    shape = list(t.sizes)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("t")
+def _t(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank > 2:
+        raise InferenceError("t() expects a tensor with <= 2 dimensions")
+    return make_tensor(list(reversed(t.sizes)), t.element_dtype, t.device.data)
+
+
+@rule("squeeze")
+def _squeeze(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if "dim" not in b:
+        dims = set(range(t.rank))
+    else:
+        dims = {wrap_dim(d, t.rank) for d in (_dims_arg(b) or [])}
+    shape = [s for i, s in enumerate(t.sizes) if not (i in dims and s == 1)]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("unsqueeze")
+def _unsqueeze(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank + 1)
+    shape = list(t.sizes)
+    shape.insert(d, 1)
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("flatten")
+def _flatten(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank == 0:
+        return make_tensor([1], t.element_dtype, t.device.data)
+    start, end = wrap_dim(b.int("start_dim"), t.rank), wrap_dim(b.int("end_dim"), t.rank)
+    if start > end:
+        raise InferenceError("flatten() has start_dim after end_dim")
+    shape = [*t.sizes[:start], _numel(t.sizes[start : end + 1]), *t.sizes[end + 1 :]]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("unflatten")
+def _unflatten(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank)
+    sizes = _infer_minus_one(b.sizes("sizes"), t.sizes[d])
+    shape = [*t.sizes[:d], *sizes, *t.sizes[d + 1 :]]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("movedim")
+def _movedim(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    src = [wrap_dim(d, t.rank) for d in (_dims_arg(b, "source") or [])]
+    dst = [wrap_dim(d, t.rank) for d in (_dims_arg(b, "destination") or [])]
+    order: list[int | None] = [None] * t.rank
+    for s, d in zip(src, dst, strict=True):
+        order[d] = s
+    rest = iter(i for i in range(t.rank) if i not in src)
+    perm = [o if o is not None else next(rest) for o in order]
+    return make_tensor([t.sizes[p] for p in perm], t.element_dtype, t.device.data)
+
+
+@rule("select")
+def _select(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank == 0:
+        raise InferenceError("select() on a 0-d tensor")
+    d = wrap_dim(b.int("dim"), t.rank)
+    index, size = b.size("index"), t.sizes[d]
+    if isinstance(index, int) and isinstance(size, int) and not -size <= index < size:
+        raise InferenceError(f"select index {index} out of range for size {size}")
+    return make_tensor(
+        [s for i, s in enumerate(t.sizes) if i != d], t.element_dtype, t.device.data
+    )
+
+
+_BIG = 2**62
+
+
+def _clamp_index(value: SymSize | None, size: SymSize, default: SymSize) -> SymSize:
+    """Python slice semantics; symbolic sizes are assumed large enough, as torch guards."""
+    if value is None:
+        return default
+    if isinstance(value, int):
+        if value >= _BIG:
+            return size
+        if value < 0:
+            value = add(size, value)
+            return max(value, 0) if isinstance(value, int) else value
+        return min(value, size) if isinstance(size, int) else value
+    return value
+
+
+def slice_length(
+    size: SymSize, start: SymSize | None, end: SymSize | None, step: SymSize
+) -> SymSize:
+    s = _clamp_index(start, size, 0)
+    e = _clamp_index(end, size, size)
+    if isinstance(s, int) and isinstance(e, int) and e < s:
+        return 0
+    length = add(e, -_sym(s) if not isinstance(s, int) else -s)
+    if step == 1:
+        return length
+    return floordiv(add(length, step, -1), step)
+
+
+@rule("slice")
+def _slice(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank)
+    step = b.size("step")
+    if isinstance(step, int) and step <= 0:
+        raise InferenceError("slice step must be positive")
+    shape = list(t.sizes)
+    shape[d] = slice_length(shape[d], b.opt_size("start"), b.opt_size("end"), step)
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("narrow")
+def _narrow(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank)
+    shape = list(t.sizes)
+    shape[d] = b.size("length")
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("diagonal")
+def _diagonal(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d1, d2 = wrap_dim(b.int("dim1"), t.rank), wrap_dim(b.int("dim2"), t.rank)
+    if d1 == d2:
+        raise InferenceError("diagonal dimensions cannot be identical")
+    off = b.int("offset")
+    s1, s2 = t.sizes[d1], t.sizes[d2]
+    if off >= 0:
+        n = sym_max(sym_min(s1, add(s2, -off)), 0)
+    else:
+        n = sym_max(sym_min(add(s1, off), s2), 0)
+    shape = [s for i, s in enumerate(t.sizes) if i not in (d1, d2)] + [n]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("cat")
+def _cat(b: Bound) -> Attribute:
+    tensors = [t for t in b.tensors("tensors") if not (t.rank == 1 and t.sizes[0] == 0)]
+    if not tensors:
+        ts = b.tensors("tensors")
+        if not ts:
+            raise InferenceError("cat of an empty list")
+        return ts[0]
+    ref = tensors[0]
+    d = wrap_dim(b.int("dim"), ref.rank)
+    shape = list(ref.sizes)
+    total: list[SymSize] = []
+    for t in tensors:
+        if t.rank != ref.rank:
+            raise InferenceError("cat of tensors of different ranks")
+        for i in range(ref.rank):
+            if i != d and isinstance(t.sizes[i], int) and isinstance(shape[i], int):
+                if t.sizes[i] != shape[i]:
+                    raise InferenceError(f"cat sizes differ in dim {i}")
+        total.append(t.sizes[d])
+    shape[d] = add(*total)
+    dtype = cast(DType, _promote_all([t.element_dtype for t in b.tensors("tensors")]))
+    return make_tensor(shape, dtype, ref.device.data)
+
+
+@rule("stack")
+def _stack(b: Bound) -> Attribute:
+    tensors = b.tensors("tensors")
+    if not tensors:
+        raise InferenceError("stack of an empty list")
+    ref = tensors[0]
+    d = wrap_dim(b.int("dim"), ref.rank + 1)
+    shape = list(broadcast_shapes(*(t.sizes for t in tensors)))
+    for t in tensors:
+        if t.rank != ref.rank:
+            raise InferenceError("stack expects tensors of equal shape")
+    shape.insert(d, len(tensors))
+    dtype = cast(DType, _promote_all([t.element_dtype for t in tensors]))
+    return make_tensor(shape, dtype, ref.device.data)
+
+
+def _pieces(t: TensorType, d: int, lengths: Sequence[SymSize]) -> Attribute:
+    types: list[Attribute] = []
+    for n in lengths:
+        shape = list(t.sizes)
+        shape[d] = n
+        types.append(make_tensor(shape, t.element_dtype, t.device.data))
+    return list_type(types)
+
+
+@rule("split.Tensor")
+def _split(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank)
+    size, step = t.sizes[d], b.size("split_size")
+    if not isinstance(size, int) or not isinstance(step, int):
+        raise NoInference("split of a symbolic size into a data-dependent count")
+    if step == 0:
+        return _pieces(t, d, [size])
+    return _pieces(t, d, [min(step, size - i) for i in range(0, max(size, 1), step)])
+
+
+@rule("split", "split.sizes", "split_with_sizes")
+def _split_sizes(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank)
+    names = [a.name for a in b.schema.arguments]
+    lengths = b.sizes(names[1])
+    total = add(*lengths) if lengths else 0
+    if isinstance(total, int) and isinstance(t.sizes[d], int) and total != t.sizes[d]:
+        raise InferenceError(f"split sizes {lengths} do not sum to {t.sizes[d]}")
+    return _pieces(t, d, lengths)
+
+
+@rule("chunk")
+def _chunk(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank)
+    size, chunks = t.sizes[d], b.int("chunks")
+    if chunks <= 0:
+        raise InferenceError("chunk expects a positive number of chunks")
+    if not isinstance(size, int):
+        raise NoInference("chunk of a symbolic size")
+    step = -(-size // chunks)
+    if step == 0:
+        return _pieces(t, d, [0] * chunks)
+    return _pieces(t, d, [min(step, size - i) for i in range(0, size, step)])
+
+
+@rule("unbind")
+def _unbind(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    d = wrap_dim(b.int("dim"), t.rank)
+    n = t.sizes[d]
+    if not isinstance(n, int):
+        raise NoInference("unbind of a symbolic size")
+    shape = [s for i, s in enumerate(t.sizes) if i != d]
+    return list_type([make_tensor(shape, t.element_dtype, t.device.data)] * n)
+
+
+@rule("repeat")
+def _repeat(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    reps = b.sizes("repeats")
+    if len(reps) < t.rank:
+        raise InferenceError("repeat needs at least as many repeats as dims")
+    padded = [1] * (len(reps) - t.rank) + list(t.sizes)
+    return make_tensor([mul(s, r) for s, r in zip(padded, reps)], t.element_dtype, t.device.data)
+
+
+def _padded(t: TensorType, pads: Sequence[SymSize]) -> list[SymSize]:
+    if len(pads) % 2 or len(pads) // 2 > t.rank:
+        raise InferenceError(f"padding {list(pads)} does not fit a {t.rank}-d tensor")
+    shape = list(t.sizes)
+    for i in range(len(pads) // 2):
+        d = t.rank - 1 - i
+        shape[d] = add(shape[d], pads[2 * i], pads[2 * i + 1])
+    return shape
+
+
+@rule("constant_pad_nd", "pad", "reflection_pad1d", "reflection_pad2d",
+      "reflection_pad3d", "replication_pad2d", "replication_pad3d")  # fmt: skip
+def _pad(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    pads = b.sizes("pad" if "pad" in b else "padding")
+    return make_tensor(_padded(t, pads), t.element_dtype, t.device.data)
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+
+def conv_out(
+    size: SymSize, kernel: SymSize, stride: SymSize, pad: SymSize, dilation: SymSize
+) -> SymSize:
+    """floor((in + 2p - d(k-1) - 1) / s) + 1"""
+    reach = mul(dilation, add(kernel, -1))
+    span = add(size, mul(2, pad), mul(-1, reach), -1)
+    return add(floordiv(span, stride), 1)
+
+
+def pool_out(
+    size: SymSize,
+    kernel: int,
+    stride: int,
+    pad: int,
+    dilation: int,
+    ceil_mode: bool,
+) -> SymSize:
+    """Pooling output size; with ceil_mode a window may not start in the padding."""
+    span = add(size, 2 * pad, -dilation * (kernel - 1) - 1)
+    if not ceil_mode:
+        return add(floordiv(span, stride), 1)
+    out = add(floordiv(add(span, stride - 1), stride), 1)
+    last_start = mul(add(out, -1), stride)
+    limit = add(size, pad)
+    if isinstance(last_start, int) and isinstance(limit, int):
+        return out - 1 if last_start >= limit else out
+    return out
+
+
+def _spatial(b: Bound, name: str, n: int, default: Sequence[int] | None = None) -> list[int]:
+    value = b.get(name)
+    if value is None or (isinstance(value, list | tuple) and len(value) == 0):
+        if default is None:
+            raise InferenceError(f"argument '{name}' is required")
+        return list(default)
+    return b.ints(name, n)
+
+
+@rule("convolution", "conv1d", "conv2d", "conv3d")
+def _conv(b: Bound) -> Attribute:
+    x, w = b.tensor("input"), b.tensor("weight")
+    n = w.rank - 2
+    if n < 1:
+        raise InferenceError("convolution weight must have at least 3 dims")
+    batched = x.rank == n + 2
+    if not batched and x.rank != n + 1:
+        raise InferenceError(f"expected a {n + 1}-d or {n + 2}-d input, got {x.rank}-d")
+    xs = list(x.sizes) if batched else [1, *x.sizes]
+    stride = b.sizes("stride", n)
+    dilation = b.sizes("dilation", n)
+    groups = b.size("groups")
+    transposed = bool(b.get("transposed", False))
+    padding_arg = b["padding"]
+    same = padding_arg == "same"
+    pad: list[SymSize] = [0] * n if isinstance(padding_arg, str) else b.sizes("padding", n)
+    out: list[SymSize] = [xs[0]]
+    if transposed:
+        out_pad = b.sizes("output_padding", n)
+        out.append(mul(w.sizes[1], groups))
+        for i in range(n):
+            k = add(mul(dilation[i], add(w.sizes[i + 2], -1)), 1)
+            out.append(add(mul(add(xs[i + 2], -1), stride[i]), mul(-2, pad[i]), k, out_pad[i]))
+    else:
+        cin, wc = xs[1], w.sizes[1]
+        if isinstance(cin, int) and isinstance(wc, int) and isinstance(groups, int):
+            if cin != wc * groups:
+                raise InferenceError(
+                    f"input has {cin} channels, weight expects {wc} x {groups} groups"
+                )
+        out.append(w.sizes[0])
+        for i in range(n):
+            if same:
+                out.append(xs[i + 2])
+            else:
+                out.append(conv_out(xs[i + 2], w.sizes[i + 2], stride[i], pad[i], dilation[i]))
+    if not batched:
+        out = out[1:]
+    dtype = x.element_dtype
+    return make_tensor(out, dtype, x.device.data)
+
+
+def _pool(b: Bound, n: int, with_dilation: bool) -> list[SymSize]:
+    t = b.tensor("self")
+    if t.rank not in (n + 1, n + 2):
+        raise InferenceError(f"expected a {n + 1}-d or {n + 2}-d input, got {t.rank}-d")
+    kernel = _spatial(b, "kernel_size", n)
+    stride = _spatial(b, "stride", n, kernel)
+    pad = _spatial(b, "padding", n, [0] * n)
+    dilation = _spatial(b, "dilation", n, [1] * n) if with_dilation else [1] * n
+    ceil_mode = bool(b["ceil_mode"])
+    lead = list(t.sizes[: t.rank - n])
+    for i in range(n):
+        if pad[i] * 2 > kernel[i]:
+            raise InferenceError("pad should be at most half of the kernel size")
+        lead.append(pool_out(t.sizes[t.rank - n + i], kernel[i], stride[i], pad[i], dilation[i], ceil_mode))
+    return lead
+
+
+@rule("avg_pool1d", "avg_pool2d", "avg_pool3d")
+def _avg_pool(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = int(b.schema.name[-2])
+    return make_tensor(_pool(b, n, False), t.element_dtype, t.device.data)
+
+
+@rule("max_pool2d", "max_pool2d_with_indices", "max_pool3d_with_indices")
+def _max_pool(b: Bound) -> Attribute | list[Attribute]:
+    t = b.tensor("self")
+    n = 3 if "3d" in b.schema.name else 2
+    shape = _pool(b, n, True)
+    values = make_tensor(shape, t.element_dtype, t.device.data)
+    if b.schema.name.endswith("indices"):
+        return [values, make_tensor(shape, DType.int64, t.device.data)]
+    return values
+
+
+@rule("_adaptive_avg_pool2d", "_adaptive_avg_pool3d", "adaptive_avg_pool1d",
+      "adaptive_avg_pool2d")  # fmt: skip
+def _adaptive(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = int(b.schema.name[-2])
+    out = b.sizes("output_size", n)
+    if t.rank not in (n + 1, n + 2):
+        raise InferenceError(f"expected a {n + 1}-d or {n + 2}-d input")
+    return make_tensor([*t.sizes[: t.rank - n], *out], t.element_dtype, t.device.data)
+
+
+def _upsample(b: Bound, input_name: str) -> Attribute:
+    t = b.tensor(input_name)
+    if t.rank != 4:
+        raise InferenceError("upsample2d expects a 4-d input")
+    if b.get("output_size") is not None:
+        out = b.sizes("output_size", 2)
+    else:
+        scales = cast(Sequence[float], b.get("scale_factors"))
+        if scales is None:
+            raise InferenceError("either output_size or scale_factors is required")
+        out = []
+        for s, f in zip(t.sizes[2:], scales):
+            if isinstance(s, int):
+                out.append(int(math.floor(s * float(f))))
+            else:
+                out.append(_norm(sympy.floor(s * sympy.nsimplify(f))))
+    return make_tensor([*t.sizes[:2], *out], t.element_dtype, t.device.data)
+
+
+@rule("upsample_bilinear2d", "upsample_nearest2d")
+def _upsample_default(b: Bound) -> Attribute:
+    return _upsample(b, "self")
+
+
+@rule("upsample_bilinear2d.vec", "upsample_nearest2d.vec")
+def _upsample_vec(b: Bound) -> Attribute:
+    return _upsample(b, "input")
+
+
+@rule("col2im")
+def _col2im(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    out = b.sizes("output_size", 2)
+    k = b.ints("kernel_size", 2)
+    batched = t.rank == 3
+    c = floordiv(t.sizes[-2], k[0] * k[1])
+    shape = ([t.sizes[0]] if batched else []) + [c, *out]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("grid_sampler_2d")
+def _grid_sampler(b: Bound) -> Attribute:
+    x, g = b.tensor("input"), b.tensor("grid")
+    return make_tensor([x.sizes[0], x.sizes[1], g.sizes[1], g.sizes[2]], x.element_dtype, x.device.data)
+
+
+# ---------------------------------------------------------------------------
+# Matmul family
+# ---------------------------------------------------------------------------
+
+
+def _check_inner(a: SymSize, b: SymSize, what: str) -> None:
+    if isinstance(a, int) and isinstance(b, int) and a != b:
+        raise InferenceError(f"{what}: inner sizes {a} and {b} differ")
+
+
+def _mm_dtype(b: Bound, a: TensorType, c: TensorType) -> DType:
+    out = b.dtype("out_dtype") if "out_dtype" in b else None
+    if out is not None:
+        return out
+    if a.element_dtype is not c.element_dtype:
+        raise InferenceError(
+            f"expected both operands to have the same dtype, got "
+            f"{a.element_dtype.value} and {c.element_dtype.value}"
+        )
+    return a.element_dtype
+
+
+@rule("mm", "addmm")
+def _mm(b: Bound) -> Attribute:
+    names = ("mat1", "mat2") if "mat1" in b else ("self", "mat2")
+    a, c = b.tensor(names[0]), b.tensor(names[1])
+    if a.rank != 2 or c.rank != 2:
+        raise InferenceError("mm expects 2-d tensors")
+    _check_inner(a.sizes[1], c.sizes[0], "mm")
+    return make_tensor([a.sizes[0], c.sizes[1]], _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("bmm", "baddbmm")
+def _bmm(b: Bound) -> Attribute:
+    names = ("batch1", "batch2") if "batch1" in b else ("self", "mat2")
+    a, c = b.tensor(names[0]), b.tensor(names[1])
+    if a.rank != 3 or c.rank != 3:
+        raise InferenceError("bmm expects 3-d tensors")
+    _check_inner(a.sizes[2], c.sizes[1], "bmm")
+    return make_tensor([a.sizes[0], a.sizes[1], c.sizes[2]], _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("dot")
+def _dot(b: Bound) -> Attribute:
+    a, c = b.tensor("self"), b.tensor("tensor")
+    if a.rank != 1 or c.rank != 1:
+        raise InferenceError("dot expects 1-d tensors")
+    return make_tensor([], _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("outer")
+def _outer(b: Bound) -> Attribute:
+    a, c = b.tensor("self"), b.tensor("vec2")
+    return make_tensor([a.sizes[0], c.sizes[0]], result_type([b["self"], b["vec2"]]), a.device.data)
+
+
+def matmul_shape(a: Sequence[SymSize], c: Sequence[SymSize]) -> list[SymSize]:
+    if not a or not c:
+        raise InferenceError("matmul needs tensors of at least one dimension")
+    if len(a) == 1 and len(c) == 1:
+        _check_inner(a[0], c[0], "matmul")
+        return []
+    if len(c) == 1:
+        _check_inner(a[-1], c[0], "matmul")
+        return list(a[:-1])
+    if len(a) == 1:
+        _check_inner(a[0], c[-2], "matmul")
+        return [*c[:-2], c[-1]]
+    _check_inner(a[-1], c[-2], "matmul")
+    batch = broadcast_shapes(a[:-2], c[:-2])
+    return [*batch, a[-2], c[-1]]
+
+
+@rule("matmul")
+def _matmul(b: Bound) -> Attribute:
+    a, c = b.tensor("self"), b.tensor("other")
+    return make_tensor(matmul_shape(a.sizes, c.sizes), _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("linear")
+def _linear(b: Bound) -> Attribute:
+    x, w = b.tensor("input"), b.tensor("weight")
+    if w.rank == 1:
+        shape = matmul_shape(x.sizes, w.sizes)
+    else:
+        shape = matmul_shape(x.sizes, [w.sizes[1], w.sizes[0]])
+    bias = b.opt_tensor("bias")
+    if bias is not None:
+        shape = broadcast_shapes(shape, bias.sizes)
+    return make_tensor(shape, _mm_dtype(b, x, w), x.device.data)
+
+
+@rule("einsum")
+def _einsum(b: Bound) -> Attribute:
+    eq = cast(str, b["equation"]).replace(" ", "")
+    tensors = b.tensors("tensors")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(tensors):
+        raise InferenceError("einsum equation and operand count differ")
+    sizes: dict[str, SymSize] = {}
+    ell: list[SymSize] = []
+    for term, t in zip(terms, tensors):
+        letters = term.replace("...", "")
+        n_ell = t.rank - len(letters)
+        head, has_ell, tail = term.partition("...")
+        dims = list(t.sizes)
+        if has_ell:
+            ell = broadcast_shapes(ell, dims[len(head) : len(head) + n_ell])
+            dims = dims[: len(head)] + dims[len(head) + n_ell :]
+            letters = head + tail
+        elif len(letters) != t.rank:
+            raise InferenceError(f"einsum term '{term}' does not fit a {t.rank}-d tensor")
+        for ch, s in zip(letters, dims):
+            cur = sizes.get(ch)
+            sizes[ch] = s if cur is None or cur == 1 else cur
+    if not arrow:
+        counts = {ch: lhs.count(ch) for ch in sizes}
+        rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, k in counts.items() if k == 1))
+    head, has_ell, tail = rhs.partition("...")
+    shape = [sizes[c] for c in head] + (ell if has_ell else []) + [sizes[c] for c in tail]
+    dtype = cast(DType, _promote_all([t.element_dtype for t in tensors]))
+    return make_tensor(shape, dtype, tensors[0].device.data)
+
+
+@rule("scaled_dot_product_attention")
+def _sdpa(b: Bound) -> Attribute:
+    q, v = b.tensor("query"), b.tensor("value")
+    return make_tensor([*q.sizes[:-1], v.sizes[-1]], q.element_dtype, q.device.data)
+
+
+@rule("_cdist_forward")
+def _cdist(b: Bound) -> Attribute:
+    a, c = b.tensor("x1"), b.tensor("x2")
+    batch = broadcast_shapes(a.sizes[:-2], c.sizes[:-2])
+    return make_tensor([*batch, a.sizes[-2], c.sizes[-2]], a.element_dtype, a.device.data)
+
+
+@rule("_pdist_forward")
+def _pdist(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = t.sizes[0]
+    return make_tensor([floordiv(mul(n, add(n, -1)), 2)], t.element_dtype, t.device.data)
+
+
+# ---------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------
+
+
+@rule("index.Tensor", "index.Tensor_hacked_twin")
+def _index(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    raw = _as_list(b["indices"])
+    if len(raw) > t.rank:
+        raise InferenceError("too many indices for the tensor")
+    # Boolean masks index as many dims as they have, with a data-dependent count.
+    index_shapes: list[list[SymSize] | None] = []
+    for v in raw:
+        if v is None:
+            index_shapes.append(None)
+            continue
+        it = tensor_type(v, "indices")
+        if it.element_dtype in (DType.bool, DType.uint8):
+            u = unbacked_symbol()
+            index_shapes.extend([[u]] * max(it.rank, 1))
+        else:
+            index_shapes.append(list(it.sizes))
+    positions = [i for i, s in enumerate(index_shapes) if s is not None]
+    if not positions:
+        return t
+    bshape = broadcast_shapes(*(s for s in index_shapes if s is not None))
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    rest_after = list(t.sizes[len(index_shapes) :])
+    if adjacent:
+        before = [t.sizes[i] for i in range(positions[0])]
+        middle = [t.sizes[i] for i in range(positions[-1] + 1, len(index_shapes))]
+        shape = [*before, *bshape, *middle, *rest_after]
+    else:
+        kept = [t.sizes[i] for i, s in enumerate(index_shapes) if s is None]
+        shape = [*bshape, *kept, *rest_after]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("index.list_Tensor")
+def _index_list(b: Bound) -> Attribute:
+    return IntType()
+
+
+@rule("index_select")
+def _index_select(b: Bound) -> Attribute:
+    t, i = b.tensor("self"), b.tensor("index")
+    if i.rank > 1:
+        raise InferenceError("index_select index must be 0-d or 1-d")
+    if t.rank == 0:
+        return t
+    d = wrap_dim(b.int("dim"), t.rank)
+    shape = list(t.sizes)
+    shape[d] = i.sizes[0] if i.rank else 1
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("gather")
+def _gather(b: Bound) -> Attribute:
+    t, i = b.tensor("self"), b.tensor("index")
+    wrap_dim(b.int("dim"), t.rank)
+    return make_tensor(i.sizes, t.element_dtype, t.device.data)
+
+
+@rule("embedding")
+def _embedding(b: Bound) -> Attribute:
+    w, i = b.tensor("weight"), b.tensor("indices")
+    if w.rank != 2:
+        raise InferenceError("embedding weight must be 2-d")
+    return make_tensor([*i.sizes, w.sizes[1]], w.element_dtype, w.device.data)
+
+
+@rule("embedding_dense_backward")
+def _embedding_backward(b: Bound) -> Attribute:
+    g = b.tensor("grad_output")
+    return make_tensor([b.size("num_weights"), g.sizes[-1]], g.element_dtype, g.device.data)
+
+
+@rule("_embedding_bag")
+def _embedding_bag(b: Bound) -> list[Attribute]:
+    w, i, o = b.tensor("weight"), b.tensor("indices"), b.tensor("offsets")
+    bags = add(o.sizes[0], -1) if b["include_last_offset"] else o.sizes[0]
+    dev = w.device.data
+    mode = b.int("mode")
+    offset2bag = [i.sizes[0]] if mode != 1 or b.get("per_sample_weights") is not None else [0]
+    if mode == 1:
+        offset2bag = [0]
+    return [
+        make_tensor([bags, w.sizes[1]], w.element_dtype, dev),
+        make_tensor(offset2bag, i.element_dtype, dev),
+        make_tensor([bags], i.element_dtype, dev),
+        make_tensor([bags, w.sizes[1]] if mode == 2 else [bags], i.element_dtype, dev),
+    ]
+
+
+@rule("nonzero")
+def _nonzero(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor([unbacked_symbol(), t.rank], DType.int64, t.device.data)
+
+
+@rule("masked_select")
+def _masked_select(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    broadcast_shapes(t.sizes, b.tensor("mask").sizes)
+    return make_tensor([unbacked_symbol()], t.element_dtype, t.device.data)
+
+
+@rule("where.default")
+def _where_nonzero(b: Bound) -> Attribute:
+    t = b.tensor("condition")
+    u = unbacked_symbol()
+    return list_type([make_tensor([u], DType.int64, t.device.data)] * t.rank)
+
+
+# ---------------------------------------------------------------------------
+# Creation and conversion
+# ---------------------------------------------------------------------------
+
+
+def _factory(b: Bound, shape: Sequence[SymSize], default: DType) -> Attribute:
+    dtype = b.dtype("dtype") or default
+    device = b.device("device") or "cpu"
+    order = _dim_order(b.get("memory_format"), None, len(shape))
+    return make_tensor(shape, dtype, device, order)
+
+
+@rule("empty", "zeros", "ones", "rand", "randn", "empty_strided")
+def _empty(b: Bound) -> Attribute:
+    return _factory(b, b.sizes("size"), DEFAULT_FLOAT)
+
+
+@rule("full")
+def _full(b: Bound) -> Attribute:
+    fill = scalar_dtype(b["fill_value"]) or DEFAULT_FLOAT
+    default = {DType.float64: DEFAULT_FLOAT}.get(fill, fill)
+    return _factory(b, b.sizes("size"), default)
+
+
+@rule("randperm")
+def _randperm(b: Bound) -> Attribute:
+    return _factory(b, [b.size("n")], DType.int64)
+
+
+@rule("scalar_tensor")
+def _scalar_tensor(b: Bound) -> Attribute:
+    return _factory(b, [], DEFAULT_FLOAT)
+
+
+def _number(value: object) -> float | int | sympy.Expr:
+    value = _value(value)
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, SSAValue):
+        t = value.type
+        if isinstance(t, SymIntType | SymFloatType) and t.value is not None:
+            return t.value
+    raise NoInference(f"arange bound {_describe(value)} is not known")
+
+
+@rule("arange")
+def _arange(b: Bound) -> Attribute:
+    start = b.get("start", 0)
+    end, step = b["end"], b.get("step", 1)
+    floating = any(scalar_dtype(v) in (DType.float64,) for v in (start, end, step))
+    s, e, st = _number(start), _number(end), _number(step)
+    if all(isinstance(v, int | float) for v in (s, e, st)):
+        if st == 0:
+            raise InferenceError("arange step must be nonzero")
+        n: SymSize = max(0, math.ceil((float(e) - float(s)) / float(st)))
+    elif all(isinstance(v, int | sympy.Expr) and not isinstance(v, float) for v in (s, e, st)):
+        n = ceildiv(add(_norm(cast(SymSize, e)), -_sym(cast(SymSize, s))), cast(SymSize, st))
+    else:
+        n = _norm(sympy.ceiling((_sym(e) - _sym(s)) / _sym(st)))  # type: ignore[arg-type]
+    return _factory(b, [n], DEFAULT_FLOAT if floating else DType.int64)
+
+
+@rule("new_empty", "new_zeros", "new_ones", "new_full")
+def _new(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dtype = b.dtype("dtype") or t.element_dtype
+    device = b.device("device") or t.device.data
+    return make_tensor(b.sizes("size"), dtype, device)
+
+
+@rule("zeros_like", "ones_like", "full_like", "_to_copy", "to.dtype_layout")
+def _like(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dtype = b.dtype("dtype") or t.element_dtype
+    device = b.device("device") or t.device.data
+    return make_tensor(t.sizes, dtype, device, _dim_order(b.get("memory_format"), t, t.rank))
+
+
+@rule("to.dtype", "to.device", "to.prim_dtype", "to.prim_Device")
+def _to(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dtype = b.dtype("dtype") or t.element_dtype
+    device = b.device("device") if "device" in b else None
+    return make_tensor(t.sizes, dtype, device or t.device.data, _dim_order(b.get("memory_format"), t, t.rank))
+
+
+@rule("to.other")
+def _to_other(b: Bound) -> Attribute:
+    t, o = b.tensor("self"), b.tensor("other")
+    return make_tensor(t.sizes, o.element_dtype, o.device.data)
+
+
+@rule("to.prim_other")
+def _to_prim_other(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+# ---------------------------------------------------------------------------
+# Normalization, dropout and backward ops
+# ---------------------------------------------------------------------------
+
+
+def _stats(x: TensorType, shape: Sequence[SymSize]) -> TensorType:
+    dtype = DType.float32 if x.element_dtype in (DType.float16, DType.bfloat16) else x.element_dtype
+    return make_tensor(shape, dtype, x.device.data)
+
+
+@rule("native_layer_norm")
+def _native_layer_norm(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    axis = x.rank - len(b.sizes("normalized_shape"))
+    if axis < 0:
+        raise InferenceError("normalized_shape has more dims than the input")
+    stat = [*x.sizes[:axis], *([1] * (x.rank - axis))]
+    return [x, _stats(x, stat), _stats(x, stat)]
+
+
+@rule("layer_norm", "batch_norm", "group_norm")
+def _norm_same(b: Bound) -> Attribute:
+    return b.tensor("input")
+
+
+def _channels(x: TensorType) -> SymSize:
+    return x.sizes[1] if x.rank > 1 else x.sizes[0]
+
+
+@rule("native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit.no_stats")
+def _native_batch_norm(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    training = bool(b["training"])
+    c: SymSize = _channels(x) if training or b.schema.name == "_native_batch_norm_legit" else 0
+    return [x, _stats(x, [c]), _stats(x, [c])]
+
+
+@rule("_native_batch_norm_legit_no_training")
+def _bn_no_training(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    return [x, _stats(x, [0]), _stats(x, [0])]
+
+
+@rule("native_group_norm")
+def _native_group_norm(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    stat = [b.size("N"), b.int("group")]
+    return [x, _stats(x, stat), _stats(x, stat)]
+
+
+@rule("native_dropout")
+def _native_dropout(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    return [x, make_tensor(x.sizes, DType.bool, x.device.data)]
+
+
+@rule("native_layer_norm_backward")
+def _layer_norm_backward(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    ns = b.sizes("normalized_shape")
+    w, bias = b.opt_tensor("weight"), b.opt_tensor("bias")
+    return [x, w or make_tensor(ns, x.element_dtype, x.device.data),
+            bias or make_tensor(ns, x.element_dtype, x.device.data)]  # fmt: skip
+
+
+@rule("native_group_norm_backward")
+def _group_norm_backward(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    c = make_tensor([b.size("C")], x.element_dtype, x.device.data)
+    return [x, c, c]
+
+
+@rule("convolution_backward")
+def _conv_backward(b: Bound) -> list[Attribute]:
+    x, w = b.tensor("input"), b.tensor("weight")
+    bias_sizes = b.get("bias_sizes")
+    nb = b.sizes("bias_sizes") if bias_sizes is not None else [w.sizes[0]]
+    return [x, w, make_tensor(nb, w.element_dtype, w.device.data)]
+
+
+# ---------------------------------------------------------------------------
+# Scalars and metadata queries
+# ---------------------------------------------------------------------------
+
+
+@rule("_local_scalar_dense")
+def _local_scalar(b: Bound) -> Attribute:
+    c = category(b.tensor("self").element_dtype)
+    return (SymBoolType() if c == 0 else SymIntType() if c == 1 else SymFloatType())
+
+
+@rule("sym_size.int")
+def _sym_size(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return SymIntType(t.sizes[wrap_dim(b.int("dim"), t.rank)])
+
+
+@rule("sym_stride.int")
+def _sym_stride(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return SymIntType(t.strides()[wrap_dim(b.int("dim"), t.rank)])
+
+
+@rule("sym_numel")
+def _sym_numel(b: Bound) -> Attribute:
+    return SymIntType(b.tensor("self").numel())
+
+
+@rule("sym_storage_offset")
+def _sym_storage_offset(b: Bound) -> Attribute:
+    b.tensor("self")
+    return SymIntType(0)
+
+
+@rule("sym_is_contiguous")
+def _sym_is_contiguous(b: Bound) -> Attribute:
+    b.tensor("self")
+    return SymBoolType()
+
+
+@rule("_fft_r2c")
+def _fft_r2c(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = list(t.sizes)
+    dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
+    if b["onesided"] and dims:
+        shape[dims[-1]] = add(floordiv(shape[dims[-1]], 2), 1)
+    return make_tensor(shape, _COMPLEX_OF[_to_float(t.element_dtype)], t.device.data)
+
+
+@rule("_fft_c2r")
+def _fft_c2r(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = list(t.sizes)
+    dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
+    shape[dims[-1]] = b.size("last_dim_size")
+    return make_tensor(shape, _real(t.element_dtype), t.device.data)
