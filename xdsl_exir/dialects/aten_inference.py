@@ -686,8 +686,7 @@ _UNARY_SAME = (
     "hardsigmoid", "softplus", "clone", "contiguous", "alias", "detach",
     "bitwise_not", "dropout", "tril", "triu", "flip", "roll", "nan_to_num",
     "fill", "copy", "index_put", "scatter", "scatter_add", "scatter_reduce",
-    "select_scatter", "slice_scatter", "avg_pool2d_backward",
-    "max_pool2d_with_indices_backward", "_adaptive_avg_pool2d_backward",
+    "select_scatter", "slice_scatter",
 )  # fmt: skip
 _UNARY_FLOAT = (
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "erf",
@@ -731,6 +730,13 @@ def _same_as_self(b: Bound) -> Attribute:
     if fmt is not None:
         return make_tensor(t.sizes, t.element_dtype, t.device.data, _dim_order(fmt, t, t.rank))
     return t
+
+
+@rule("avg_pool2d_backward", "max_pool2d_with_indices_backward",
+      "_adaptive_avg_pool2d_backward")  # fmt: skip
+def _grad_input(b: Bound) -> Attribute:
+    """Pooling backward: the gradient has the forward input's type."""
+    return b.tensor("self")
 
 
 @rule(*_UNARY_FLOAT)
@@ -917,6 +923,8 @@ def _max_dim(b: Bound) -> list[Attribute]:
 @rule("std", "var")
 def _var(b: Bound) -> Attribute:
     t = b.tensor("self")
+    if category(t.element_dtype) < 2:
+        raise InferenceError("std and var need a floating point or complex tensor")
     dims = _dims_arg(b) if "dim" in b else None
     shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
     return make_tensor(shape, _real(_to_float(t.element_dtype)), t.device.data)
@@ -1723,9 +1731,8 @@ def _embedding_bag(b: Bound) -> list[Attribute]:
     bags = add(o.sizes[0], -1) if b["include_last_offset"] else o.sizes[0]
     dev = w.device.data
     mode = b.int("mode")
-    offset2bag = [i.sizes[0]] if mode != 1 or b.get("per_sample_weights") is not None else [0]
-    if mode == 1:
-        offset2bag = [0]
+    # offset2bag is only materialized for the mean and max modes.
+    offset2bag: list[SymSize] = [i.sizes[0]] if mode in (1, 2) else [0]
     return [
         make_tensor([bags, w.sizes[1]], w.element_dtype, dev),
         make_tensor(offset2bag, i.element_dtype, dev),

@@ -13,7 +13,7 @@ that are integers or sympy expressions, a torch dtype, a device and a dim order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set as AbstractSet
 from enum import auto
 from typing import ClassVar, cast
 
@@ -67,7 +67,9 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import (
+    EffectInstance,
     HasParent,
+    MemoryEffect,
     IsolatedFromAbove,
     IsTerminator,
     NoTerminator,
@@ -1476,6 +1478,28 @@ class OutputOp(IRDLOperation):
         super().__init__(operands=[values])
 
 
+class _CallFunctionEffects(MemoryEffect):
+    """
+    A call of a registered functional, deterministic operator has no effects
+    (so DCE and CSE may touch it); anything else has unknown effects.
+    """
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance] | None:
+        from xdsl_exir.utils import op_registry
+
+        assert isinstance(op, CallFunctionOp)
+        entry = op_registry.lookup(op.target.data)
+        if (
+            entry is None
+            or "nondeterministic_seeded" in entry.tags
+            or "nondeterministic_bitwise" in entry.tags
+            or not entry.schema.is_functional
+        ):
+            return None
+        return frozenset()
+
+
 @irdl_op_definition
 class CallFunctionOp(ArgsOpMixin, IRDLOperation):
     """
@@ -1494,6 +1518,8 @@ class CallFunctionOp(ArgsOpMixin, IRDLOperation):
     kwargs = prop_def(DictionaryAttr)
     arguments = var_operand_def()
     res = var_result_def()
+
+    traits = traits_def(_CallFunctionEffects())
 
     def __init__(
         self,

@@ -43,6 +43,13 @@ class ExirUserError(Exception):
     """An error in what the user gave us; printed without a traceback."""
 
 
+class _KeptBuffer(StringIO):
+    """An output buffer that survives xDSL closing its output stream."""
+
+    def close(self) -> None:
+        pass
+
+
 class LocatingParser(Parser):
     """A parser that gives each op without an explicit `loc(...)` its position."""
 
@@ -153,7 +160,7 @@ class ExirOptMain(xDSLOptMain):
         # An output file is written only on success: buffer, commit at the end.
         if self.args.output_file is None:
             return sys.stdout
-        self.buffer = StringIO()
+        self.buffer = _KeptBuffer()
         return self.buffer
 
     def commit_output(self) -> None:
