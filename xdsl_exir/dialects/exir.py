@@ -181,48 +181,36 @@ class MemoryFormat(StrEnum):
     preserve_format = auto()
 
 
+class _AngleEnumSyntax:
+    """`#exir.name<value>` syntax shared by the enum attributes."""
+
+    enum_type: ClassVar[type[StrEnum]]
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> StrEnum:
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(cls.enum_type)
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(cast(Data[StrEnum], self).data.value)
+
+
 @irdl_attr_definition
-class DTypeAttr(EnumAttribute[DType]):
+class DTypeAttr(_AngleEnumSyntax, EnumAttribute[DType]):
     """A `torch.dtype` constant, `#exir.dtype<float32>`."""
 
     name = "exir.dtype"
 
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> DType:
-        with parser.in_angle_brackets():
-            return parser.parse_str_enum(DType)
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)
-
 
 @irdl_attr_definition
-class LayoutAttr(EnumAttribute[Layout]):
+class LayoutAttr(_AngleEnumSyntax, EnumAttribute[Layout]):
     name = "exir.layout_value"
 
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> Layout:
-        with parser.in_angle_brackets():
-            return parser.parse_str_enum(Layout)
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)
-
 
 @irdl_attr_definition
-class MemoryFormatAttr(EnumAttribute[MemoryFormat]):
+class MemoryFormatAttr(_AngleEnumSyntax, EnumAttribute[MemoryFormat]):
     name = "exir.memory_format_value"
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> MemoryFormat:
-        with parser.in_angle_brackets():
-            return parser.parse_str_enum(MemoryFormat)
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)
 
 
 @irdl_attr_definition
