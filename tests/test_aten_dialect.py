@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
-import sympy
 from xdsl.context import Context
 from xdsl.dialects.test import TestOp as _TestOp
 from xdsl.ir import Attribute, SSAValue
@@ -29,7 +28,6 @@ from xdsl_exir.dialects.aten import (
 )
 from xdsl_exir.dialects.aten_inference import (
     InferenceError,
-    NoInference,
     has_inference,
     infer_result_types,
     promote_types,
@@ -251,7 +249,7 @@ def test_symbolic_views_and_slices() -> None:
     v = build("aten.view.default", x, [-1, 3]).result_types[0]
     assert isinstance(v, TensorType) and v.sizes == (2 * s0, 3)
     v = build("aten.view.default", tensor([s0, 4]), [2, -1]).result_types[0]
-    assert isinstance(v, TensorType) and v.sizes == (2 * s0,)[:0] + (2, 2 * s0)
+    assert isinstance(v, TensorType) and v.sizes == (2, 2 * s0)
     sl = build("aten.slice.Tensor", x, 0, 1).result_types[0]
     assert isinstance(sl, TensorType) and sl.sizes == (s0 - 1, 6)
     sl = build("aten.slice.Tensor", x, 0, 1, None, 2).result_types[0]
@@ -277,7 +275,7 @@ def test_symbolic_views_and_slices() -> None:
     assert isinstance(r, TensorType) and r.sizes == (6 * s0,)
     ar = build("aten.arange.start_step", 0, value(SymIntType(s0)), 2).result_types[0]
     assert isinstance(ar, TensorType) and ar.element_dtype is DType.int64
-    assert sympy.simplify(ar.sizes[0] - sympy.ceiling(s0 / 2)) == 0 or ar.sizes[0] == -FloorDiv(-s0, 2)
+    assert ar.sizes[0] == -FloorDiv(-s0, 2)  # ceil(s0 / 2)
 
 
 def test_data_dependent_sizes_match_any() -> None:

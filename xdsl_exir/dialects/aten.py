@@ -88,10 +88,9 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
     TupleType,
-    _ArgParser,  # pyright: ignore[reportPrivateUsage]
-    _iter_refs,  # pyright: ignore[reportPrivateUsage]
-    _parse_operand_and_result_types,  # pyright: ignore[reportPrivateUsage]
-    decode_arg,
+    ArgParser,  # pyright: ignore[reportPrivateUsage]
+    iter_refs,  # pyright: ignore[reportPrivateUsage]
+    parse_operand_and_result_types,  # pyright: ignore[reportPrivateUsage]
     encode_arg,
     print_call_args,
     sym_equal,
@@ -318,18 +317,18 @@ def _schema_of(name: str) -> FunctionSchema:
     return entry.schema
 
 
+_REFS: list[RefAttr] = [RefAttr(i) for i in range(32)]
+_ARRAYS: dict[tuple[Attribute, ...], ArrayAttr[Attribute]] = {}
 _INT_ATTRS: dict[int, IntegerAttr] = {}
 _FLOAT_ATTRS: dict[float, FloatAttr] = {}
 
 
 def _encode(value: object, operands: list[SSAValue]) -> Attribute:
     """`encode_arg` with the common leaves (values, small ints) on a fast path."""
-    if isinstance(value, SSAValue):
-        operands.append(value)
-        return RefAttr(len(operands) - 1)
-    if isinstance(value, Operation):
-        operands.append(value.results[0])
-        return RefAttr(len(operands) - 1)
+    if isinstance(value, SSAValue | Operation):
+        operands.append(value if isinstance(value, SSAValue) else value.results[0])
+        n = len(operands) - 1
+        return _REFS[n] if n < 32 else RefAttr(n)
     if type(value) is int:
         attr = _INT_ATTRS.get(value)
         if attr is None:
@@ -341,8 +340,66 @@ def _encode(value: object, operands: list[SSAValue]) -> Attribute:
             fattr = _FLOAT_ATTRS[value] = FloatAttr(value, f64)
         return fattr
     if isinstance(value, list | tuple):
-        return ArrayAttr(tuple(_encode(v, operands) for v in cast(Sequence[object], value)))
+        return _array(tuple(_encode(v, operands) for v in cast(Sequence[object], value)))
     return encode_arg(value, operands)
+
+
+_CALLS: dict[object, tuple[ArrayAttr[Attribute], DictionaryAttr]] = {}
+
+
+def _key(value: object, operands: list[SSAValue]) -> object:
+    """A hashable image of an argument tree (values replaced by their operand index)."""
+    if isinstance(value, SSAValue):
+        operands.append(value)
+        return (SSAValue, len(operands) - 1)
+    if isinstance(value, Operation):
+        operands.append(value.results[0])
+        return (SSAValue, len(operands) - 1)
+    if isinstance(value, list | tuple):
+        return (list, tuple(_key(v, operands) for v in cast(Sequence[object], value)))
+    if type(value) is float:
+        return (float, repr(value))  # tells -0.0 from 0.0
+    return (type(value), value)
+
+
+def _encode_call(
+    args: Sequence[object], kwargs: dict[str, object], operands: list[SSAValue]
+) -> tuple[ArrayAttr[Attribute], DictionaryAttr]:
+    """
+    The `args`/`kwargs` properties of a call, collecting operands. Attribute
+    trees are memoized by the tree's shape and constants, since hashing Python
+    values is much cheaper than building (or hashing) attributes.
+    """
+    key: object = (
+        tuple(_key(a, operands) for a in args),
+        tuple((k, _key(v, operands)) for k, v in kwargs.items()),
+    )
+    try:
+        cached = _CALLS.get(key)
+    except TypeError:  # an unhashable constant
+        cached, key = None, None
+    if cached is not None:
+        return cached
+    scratch: list[SSAValue] = []
+    arg_attrs = _array(tuple(_encode(a, scratch) for a in args))
+    kw_attrs = (
+        DictionaryAttr({k: _encode(v, scratch) for k, v in kwargs.items()})
+        if kwargs
+        else _EMPTY_KWARGS
+    )
+    if key is not None and len(_CALLS) < 1 << 16:
+        _CALLS[key] = (arg_attrs, kw_attrs)
+    return arg_attrs, kw_attrs
+
+
+def _array(elements: tuple[Attribute, ...]) -> ArrayAttr[Attribute]:
+    """ArrayAttr, memoized: argument trees repeat (`(#ref<0>, #ref<1>)`, `[-1, 32]`)."""
+    attr = _ARRAYS.get(elements)
+    if attr is None:
+        attr = ArrayAttr(elements)
+        if len(_ARRAYS) < 1 << 16:
+            _ARRAYS[elements] = attr
+    return attr
 
 
 _EMPTY_KWARGS = DictionaryAttr({})
@@ -379,18 +436,13 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
         call `verify()` when the arguments may be wrong.
         """
         operands: list[SSAValue] = []
-        arg_attrs = tuple(_encode(a, operands) for a in args)
-        kw_attrs = (
-            DictionaryAttr({k: _encode(v, operands) for k, v in kwargs.items()})
-            if kwargs
-            else _EMPTY_KWARGS
-        )
+        arg_attrs, kw_attrs = _encode_call(args, kwargs, operands)
         if result_types is None:
             result_types = infer_bound(bind_arguments(cls.SCHEMA, args, kwargs))
         return cls.create(
             operands=operands,
             result_types=result_types,
-            properties={"args": ArrayAttr(arg_attrs), "kwargs": kw_attrs},
+            properties={"args": arg_attrs, "kwargs": kw_attrs},
         )
 
     # -- schema queries -------------------------------------------------------
@@ -407,7 +459,7 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
         attr = self._argument_attrs().get(arg_name)
         if attr is None:
             return []
-        return [self.operands[i] for i in _iter_refs(attr)]
+        return [self.operands[i] for i in iter_refs(attr)]
 
     def alias_sets(self) -> dict[str, AliasSet]:
         """The schema's named alias sets with their argument and result indices."""
@@ -473,10 +525,10 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        arg_parser = _ArgParser(parser)
+        arg_parser = ArgParser(parser)
         args, kwargs = arg_parser.parse_call()
         attrs = parser.parse_optional_attr_dict()
-        operands, results = _parse_operand_and_result_types(parser, arg_parser.operands)
+        operands, results = parse_operand_and_result_types(parser, arg_parser.operands)
         return cls.create(
             operands=operands,
             result_types=results,

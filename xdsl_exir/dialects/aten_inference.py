@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import cast
 
 import sympy
@@ -40,7 +41,7 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     TupleType,
 )
-from xdsl_exir.utils.function_schema import FunctionSchema, SchemaType, TypeKind
+from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import FloorDiv, SymSize, make_symbol
 
@@ -89,26 +90,40 @@ def _norm(value: SymSize) -> SymSize:
     return value
 
 
+_TENSOR_CACHE: dict[tuple[tuple[SymSize, ...], DType, str], TensorType] = {}
+_TENSOR_CACHE_LIMIT = 1 << 16
+
+
 def make_tensor(
     shape: Sequence[SymSize],
     dtype: DType,
     device: str = "cpu",
     dim_order: Sequence[int] | None = None,
 ) -> TensorType:
-    """A TensorType built without re-normalizing already normalized sizes."""
-    if dim_order is not None and list(dim_order) != list(range(len(shape))):
-        return TensorType([_norm(s) for s in shape], dtype, device, dim_order)
+    """
+    A TensorType, memoized: graphs repeat a few shapes many times, and building
+    (and verifying) the attribute is most of the cost of inference.
+    """
+    sizes = tuple(_norm(s) for s in shape)
+    if dim_order is not None and list(dim_order) != list(range(len(sizes))):
+        return TensorType(sizes, dtype, device, dim_order)
+    key = (sizes, dtype, device)
+    cached = _TENSOR_CACHE.get(key)
+    if cached is not None:
+        return cached
+    for s in sizes:
+        if type(s) is int and s < 0:
+            raise InferenceError(f"negative size {s} in inferred shape {list(sizes)}")
     dattr = _DTYPE_ATTRS.get(dtype)
     if dattr is None:
         dattr = _DTYPE_ATTRS[dtype] = DTypeAttr(dtype)
     dev = _DEVICES.get(device)
     if dev is None:
         dev = _DEVICES[device] = StringAttr(device)
-    sizes = tuple(_norm(s) for s in shape)
-    for s in sizes:
-        if type(s) is int and s < 0:
-            raise InferenceError(f"negative size {s} in inferred shape {list(sizes)}")
-    return TensorType.new((SymShapeAttr(sizes), dattr, dev, _EMPTY_ORDER))
+    t = TensorType.new((SymShapeAttr(sizes), dattr, dev, _EMPTY_ORDER))
+    if len(_TENSOR_CACHE) < _TENSOR_CACHE_LIMIT:
+        _TENSOR_CACHE[key] = t
+    return t
 
 
 # ---------------------------------------------------------------------------
@@ -249,32 +264,60 @@ def _describe(value: object) -> str:
     return repr(value)
 
 
+@dataclass(frozen=True)
+class _Signature:
+    """What binding needs from a schema, computed once per schema."""
+
+    positional: tuple[str, ...]
+    names: frozenset[str]
+    defaults: tuple[tuple[str, object], ...]
+    required: tuple[str, ...]
+
+
+_SIGNATURES: dict[int, _Signature] = {}
+
+
+def _signature(schema: FunctionSchema) -> _Signature:
+    sig = _SIGNATURES.get(id(schema))
+    if sig is None:
+        formal = schema.arguments
+        sig = _Signature(
+            tuple(a.name for a in formal if not a.kwarg_only),
+            frozenset(a.name for a in formal),
+            tuple((a.name, a.default_value) for a in formal if a.has_default),
+            tuple(a.name for a in formal if not a.has_default),
+        )
+        # Schemas are cached for the life of the process, so their id is stable.
+        _SIGNATURES[id(schema)] = sig
+    return sig
+
+
 def bind_arguments(
     schema: FunctionSchema, args: Sequence[object], kwargs: dict[str, object]
 ) -> Bound:
     """Bind FX args/kwargs to the schema's arguments: positional then keyword."""
-    formal = schema.arguments
-    values: dict[str, object] = {}
-    positional = [a for a in formal if not a.kwarg_only]
+    sig = _signature(schema)
+    positional = sig.positional
     if len(args) > len(positional) and not schema.is_vararg:
         raise BindError(
             f"{schema.op_name} takes {len(positional)} positional arguments, "
             f"got {len(args)}"
         )
-    for a, v in zip(positional, args):
-        values[a.name] = v
-    names = {a.name for a in formal}
+    values: dict[str, object] = dict(zip(positional, args))
     for k, v in kwargs.items():
-        if k not in names:
+        if k not in sig.names:
             raise BindError(f"{schema.op_name} has no argument '{k}'")
         if k in values:
             raise BindError(f"argument '{k}' of {schema.op_name} given twice")
         values[k] = v
-    for a in formal:
-        if a.name not in values:
-            if not a.has_default:
-                raise BindError(f"{schema.op_name} is missing argument '{a.name}'")
-            values[a.name] = a.default_value
+    for name, default in sig.defaults:
+        if name not in values:
+            # Defaults are shared: rules must not mutate argument lists.
+            values[name] = default
+    if len(values) != len(sig.names):
+        missing = [n for n in sig.required if n not in values]
+        if missing:
+            raise BindError(f"{schema.op_name} is missing argument '{missing[0]}'")
     return Bound(schema, values)
 
 
@@ -485,10 +528,19 @@ def sym_min(a: SymSize, b: SymSize) -> SymSize:
     return _norm(sympy.Min(_sym(a), _sym(b)))
 
 
+def _is(value: SymSize, n: int) -> bool:
+    """`value == n` without sympy's slow comparison of an expression with an int."""
+    return type(value) is int and value == n
+
+
 def _same(a: SymSize, b: SymSize) -> bool:
-    return a == b or (not isinstance(a, int) or not isinstance(b, int)) and (
-        sympy.expand(_sym(a) - _sym(b)) == 0
-    )
+    if a is b:
+        return True
+    if type(a) is int and type(b) is int:
+        return a == b
+    if type(a) is int or type(b) is int:
+        return False  # normalized: a constant is never a non-constant expression
+    return a == b or sympy.expand(_sym(a) - _sym(b)) == 0
 
 
 def wrap_dim(dim: int, rank: int) -> int:
@@ -506,9 +558,9 @@ def broadcast_shapes(*shapes: Sequence[SymSize]) -> list[SymSize]:
         offset = rank - len(shape)
         for i, s in enumerate(shape):
             cur = out[offset + i]
-            if cur == 1:
+            if _is(cur, 1):
                 out[offset + i] = s
-            elif s == 1 or _same(cur, s):
+            elif _is(s, 1) or _same(cur, s):
                 continue
             elif isinstance(cur, int) and isinstance(s, int):
                 raise InferenceError(
@@ -543,15 +595,21 @@ def _numel(shape: Sequence[SymSize]) -> SymSize:
 def _infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
     """Resolve one `-1` in a view size from the element count."""
     sizes = list(sizes)
-    holes = [i for i, s in enumerate(sizes) if s == -1]
+    holes = [i for i, s in enumerate(sizes) if _is(s, -1)]
     if len(holes) > 1:
         raise InferenceError("only one dimension can be inferred (-1)")
-    known = _numel([s for s in sizes if s != -1])
+    known = _numel([s for s in sizes if not _is(s, -1)])
     if holes:
         if isinstance(numel, int) and isinstance(known, int):
             if known == 0 or numel % known:
                 raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
             sizes[holes[0]] = numel // known
+        elif isinstance(known, int) and known != 0 and (
+            (split := numel.as_coeff_Mul())[0].is_Integer  # type: ignore[union-attr]
+            and int(split[0]) % known == 0
+        ):
+            # The common case `[k*s0, ...] -> [-1, m]`: divide the coefficient.
+            sizes[holes[0]] = _norm(sympy.Integer(int(split[0]) // known) * split[1])
         else:
             q = sympy.cancel(_sym(numel) / _sym(known))
             num, den = sympy.fraction(q)
@@ -626,12 +684,17 @@ def infer_result_types(
     return infer_bound(bind_arguments(entry.schema, args, kwargs or {}))
 
 
+_PLANS: dict[int, tuple[list[str] | None, Rule | None]] = {}
+
+
 def infer_bound(bound: Bound) -> list[Attribute]:
     schema = bound.schema
-    aliased = _aliasing_returns(schema)
+    plan = _PLANS.get(id(schema))
+    if plan is None:
+        plan = _PLANS[id(schema)] = (_aliasing_returns(schema), _find_rule(schema))
+    aliased, fn = plan
     if aliased is not None:
         return [_arg_type(bound[n], n) for n in aliased]
-    fn = _find_rule(schema)
     if fn is None:
         raise NoInference(f"no inference rule for {schema.op_name}")
     try:
@@ -1014,9 +1077,9 @@ def _expand(b: Bound) -> Attribute:
             out.append(s)
             continue
         cur = t.sizes[i - offset]
-        if s == -1:
+        if _is(s, -1):
             out.append(cur)
-        elif cur == 1 or _same(cur, s):
+        elif _is(cur, 1) or _same(cur, s):
             out.append(s)
         elif isinstance(cur, int) and isinstance(s, int):
             raise InferenceError(f"cannot expand size {cur} to {s}")
@@ -1068,7 +1131,7 @@ def _squeeze(b: Bound) -> Attribute:
         dims = set(range(t.rank))
     else:
         dims = {wrap_dim(d, t.rank) for d in (_dims_arg(b) or [])}
-    shape = [s for i, s in enumerate(t.sizes) if not (i in dims and s == 1)]
+    shape = [s for i, s in enumerate(t.sizes) if not (i in dims and _is(s, 1))]
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
@@ -1154,7 +1217,7 @@ def slice_length(
     if isinstance(s, int) and isinstance(e, int) and e < s:
         return 0
     length = add(e, -_sym(s) if not isinstance(s, int) else -s)
-    if step == 1:
+    if _is(step, 1):
         return length
     return floordiv(add(length, step, -1), step)
 

@@ -472,7 +472,7 @@ def _print_optional_expr_param(printer: Printer, expr: Attribute) -> None:
         printer.print_string(f"<{print_expr(expr.data)}>")
 
 
-class _SymScalarType(ParametrizedAttribute, TypeAttribute):
+class SymScalarType(ParametrizedAttribute, TypeAttribute):
     """A symbolic scalar; its value expression is known when `meta["val"]` was."""
 
     expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
@@ -497,19 +497,19 @@ class _SymScalarType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class SymIntType(_SymScalarType):
+class SymIntType(SymScalarType):
     """`!exir.sym_int` or, with its known value, `!exir.sym_int<2*s0>`."""
 
     name = "exir.sym_int"
 
 
 @irdl_attr_definition
-class SymFloatType(_SymScalarType):
+class SymFloatType(SymScalarType):
     name = "exir.sym_float"
 
 
 @irdl_attr_definition
-class SymBoolType(_SymScalarType):
+class SymBoolType(SymScalarType):
     name = "exir.sym_bool"
 
 
@@ -758,15 +758,15 @@ def decode_arg(attr: Attribute, operands: Sequence[SSAValue]) -> ArgValue:
     return cast(ArgValue, attr)
 
 
-def _iter_refs(attr: Attribute) -> Iterator[int]:
+def iter_refs(attr: Attribute) -> Iterator[int]:
     if isinstance(attr, RefAttr):
         yield attr.index.data
     elif isinstance(attr, ArrayAttr):
         for a in attr.data:
-            yield from _iter_refs(a)
+            yield from iter_refs(a)
     elif isinstance(attr, DictionaryAttr):
         for a in attr.data.values():
-            yield from _iter_refs(a)
+            yield from iter_refs(a)
 
 
 _ARG_ENUM_PREFIX = "torch."
@@ -820,7 +820,7 @@ _ENUM_BY_NAME: dict[str, Attribute] = {
 }
 
 
-class _ArgParser:
+class ArgParser:
     """Parses an FX argument list, collecting unresolved operands in order."""
 
     def __init__(self, parser: Parser) -> None:
@@ -916,12 +916,12 @@ def parse_call_with_types(
     parser: Parser,
 ) -> tuple[list[Attribute], dict[str, Attribute], list[SSAValue], list[Attribute]]:
     """`(args) attr-dict? : (operand types) -> result types`, resolving operands."""
-    arg_parser = _ArgParser(parser)
+    arg_parser = ArgParser(parser)
     args, kwargs = arg_parser.parse_call()
-    return args, kwargs, *_parse_operand_and_result_types(parser, arg_parser.operands)
+    return args, kwargs, *parse_operand_and_result_types(parser, arg_parser.operands)
 
 
-def _parse_operand_and_result_types(
+def parse_operand_and_result_types(
     parser: Parser, unresolved: Sequence[UnresolvedOperand]
 ) -> tuple[list[SSAValue], list[Attribute]]:
     parser.parse_punctuation(":")
@@ -958,9 +958,9 @@ class ArgsOpMixin:
     def verify_refs(self) -> None:
         """Every operand is referenced exactly once, and every reference exists."""
         op = cast(IRDLOperation, self)
-        seen: list[int] = list(_iter_refs(op.properties["args"]))
+        seen: list[int] = list(iter_refs(op.properties["args"]))
         if "kwargs" in op.properties:
-            seen += _iter_refs(op.properties["kwargs"])
+            seen += iter_refs(op.properties["kwargs"])
         if sorted(seen) != list(range(len(op.operands))):
             raise VerifyException(
                 f"argument references {sorted(seen)} do not match the "
@@ -1535,10 +1535,10 @@ class CallFunctionOp(ArgsOpMixin, IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> CallFunctionOp:
         target = parser.parse_str_literal("call_function target")
-        arg_parser = _ArgParser(parser)
+        arg_parser = ArgParser(parser)
         args, kwargs = arg_parser.parse_call()
         attrs = parser.parse_optional_attr_dict()
-        operands, results = _parse_operand_and_result_types(
+        operands, results = parse_operand_and_result_types(
             parser, arg_parser.operands
         )
         op = cls.create(
@@ -1678,7 +1678,7 @@ def _tensor_operand_type(value: SSAValue, what: str) -> TensorType:
 def _check_sym_result(op: Operation, expected: SymSize | None) -> None:
     """A result's recorded value must agree with what its operands imply."""
     rtype = op.results[0].type
-    if expected is None or not isinstance(rtype, _SymScalarType):
+    if expected is None or not isinstance(rtype, SymScalarType):
         return
     recorded = rtype.value
     if recorded is not None and not sym_equal(recorded, to_sym(expected)):
@@ -1843,7 +1843,7 @@ class SymArithOp(ArgsOpMixin, IRDLOperation):
             arg = arg.results[0]
         if isinstance(arg, SSAValue):
             t = arg.type
-            return t.value if isinstance(t, _SymScalarType) else None
+            return t.value if isinstance(t, SymScalarType) else None
         if isinstance(arg, bool):
             return sympy.true if arg else sympy.false
         if isinstance(arg, int):
@@ -1925,12 +1925,12 @@ class SymArithOp(ArgsOpMixin, IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> SymArithOp:
-        arg_parser = _ArgParser(parser)
+        arg_parser = ArgParser(parser)
         args, kwargs = arg_parser.parse_call()
         if kwargs:
             parser.raise_error(f"{cls.name} takes no keyword arguments")
         attrs = parser.parse_optional_attr_dict()
-        operands, results = _parse_operand_and_result_types(parser, arg_parser.operands)
+        operands, results = parse_operand_and_result_types(parser, arg_parser.operands)
         return cls.create(
             operands=operands,
             result_types=results,

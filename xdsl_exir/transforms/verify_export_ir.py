@@ -31,6 +31,7 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xdsl_exir.dialects.exir import (
+    ArgsOpMixin,
     CallFunctionOp,
     CustomObjType,
     DType,
@@ -47,7 +48,7 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     TokenType,
     TupleType,
-    _SymScalarType,  # pyright: ignore[reportPrivateUsage]
+    SymScalarType,
 )
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
@@ -61,7 +62,7 @@ def _symbols_of_type(t: Attribute) -> Iterator[sympy.Symbol]:
         for s in t.sizes:
             if not isinstance(s, int):
                 yield from s.free_symbols  # pyright: ignore
-    elif isinstance(t, _SymScalarType) and t.value is not None:
+    elif isinstance(t, SymScalarType) and t.value is not None:
         yield from t.value.free_symbols  # pyright: ignore
     elif isinstance(t, ListType | OptionalType):
         yield from _symbols_of_type(t.element_type)
@@ -120,6 +121,11 @@ class VerifyExportIRPass(ModulePass):
                 self._check_get_attr(op)
             elif isinstance(op, CallFunctionOp):
                 self._check_call(op)
+            elif op.name.startswith("aten.") and isinstance(op, ArgsOpMixin):
+                # Ops of the aten dialect are known by construction.
+                entry = op_registry.lookup(op.name)
+                if entry is not None and "pointwise" in entry.tags:
+                    self._check_promotion(op, op.name, entry)
             if declared is not None:
                 for value in _values_of(op):
                     self._check_symbols(op, value.type, declared)
@@ -169,11 +175,12 @@ class VerifyExportIRPass(ModulePass):
             )
         entry = op_registry.lookup(target)
         if entry is not None and "pointwise" in entry.tags:
-            self._check_promotion(op, entry)
+            self._check_promotion(op, target, entry)
 
     def _check_promotion(
-        self, op: CallFunctionOp, entry: op_registry.OperatorEntry
+        self, op: Operation, target: str, entry: op_registry.OperatorEntry
     ) -> None:
+        assert isinstance(op, ArgsOpMixin)
         schema = entry.schema
         bound = _bind(schema, op.get_args(), op.get_kwargs())
         dtypes: dict[DType, str] = {}
@@ -189,7 +196,7 @@ class VerifyExportIRPass(ModulePass):
             listing = ", ".join(f"{n} is {d.value}" for d, n in dtypes.items())
             raise ExirDiagnostic(
                 op,
-                f"implicit type promotion in '{op.target.data}': {listing}; insert "
+                f"implicit type promotion in '{target}': {listing}; insert "
                 "an explicit aten._to_copy so both sides have one dtype",
                 "no-promotion",
             )
@@ -200,7 +207,7 @@ class VerifyExportIRPass(ModulePass):
             ):
                 raise ExirDiagnostic(
                     op,
-                    f"implicit type promotion in '{op.target.data}': float scalar "
+                    f"implicit type promotion in '{target}': float scalar "
                     f"'{float_scalar}' applied to a {common.value} tensor",
                     "no-promotion",
                 )
@@ -212,7 +219,7 @@ class VerifyExportIRPass(ModulePass):
                 ):
                     raise ExirDiagnostic(
                         op,
-                        f"implicit type promotion in '{op.target.data}': "
+                        f"implicit type promotion in '{target}': "
                         f"{common.value} inputs give a {t.element_dtype.value} result",
                         "no-promotion",
                     )

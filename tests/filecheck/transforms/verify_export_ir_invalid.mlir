@@ -184,3 +184,14 @@ exir.program inputs [<user_input "x">] outputs [<user_input_mutation "r" -> "y">
   }
 }
 // CHECK: [signature] output 'r' mutates 'y', which is not a user_input input
+
+// -----
+
+// no-promotion also holds for ops of the aten dialect.
+exir.program inputs [<user_input "x">, <user_input "y">] outputs [<user_output "r">] {
+  exir.graph @forward(%x: !exir.tensor<[2], float16>, %y: !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32> {
+    %r = aten.mul.Tensor(%x, %y) : (!exir.tensor<[2], float16>, !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32>
+    exir.output %r : !exir.tensor<[2], float32>
+  }
+}
+// CHECK: [no-promotion] implicit type promotion in 'aten.mul.Tensor': self is float16, other is float32
