@@ -32,6 +32,7 @@ do not reproduce torch's random streams.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
-from xdsl_exir.dialects.exir import DType, Layout, MemoryFormat
+from xdsl_exir.dialects.exir import DType, MemoryFormat
 from xdsl_exir.utils.function_schema import Argument, FunctionSchema
 from xdsl_exir.utils.op_registry import lookup
 
@@ -691,7 +692,7 @@ def _prod(self: np.ndarray, dim: object = None, keepdim: bool = False, dtype: ob
     return _finish(np.prod(a, axis=_dims(dim, a.ndim), keepdims=keepdim), dt)
 
 
-def _nan_extreme(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+def _checked_extreme(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     def red(a: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
         if a.size == 0 and axis:
             raise ValueError("max/min of an empty tensor is not defined")
@@ -703,13 +704,13 @@ def _nan_extreme(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 @_reg("aten.amax.default")
 def _amax(self: np.ndarray, dim: object = (), keepdim: bool = False) -> np.ndarray:
     a = np.asarray(self)
-    return _nan_extreme(np.max)(a, _dims(dim, a.ndim), keepdim)
+    return _checked_extreme(np.max)(a, _dims(dim, a.ndim), keepdim)
 
 
 @_reg("aten.amin.default")
 def _amin(self: np.ndarray, dim: object = (), keepdim: bool = False) -> np.ndarray:
     a = np.asarray(self)
-    return _nan_extreme(np.min)(a, _dims(dim, a.ndim), keepdim)
+    return _checked_extreme(np.min)(a, _dims(dim, a.ndim), keepdim)
 
 
 @_reg("aten.max.default")
@@ -1524,7 +1525,7 @@ def _index_select(self: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
     a = np.asarray(self)
     idx = np.asarray(index).reshape(-1).astype(np.intp)
     if a.ndim == 0:
-        return a[idx * 0] .reshape(()) if np.ndim(index) == 0 else a.reshape(1)[idx]
+        return a.reshape(1)[idx].reshape(() if np.ndim(index) == 0 else (-1,))
     return np.take(a, idx, axis=_wrap(dim, a.ndim))
 
 
@@ -1680,18 +1681,32 @@ def _embedding_bag(
     rows = _cast(w[idx], _compute_dtype(w.dtype))
     if per_sample_weights is not None:
         rows = rows * np.asarray(per_sample_weights).reshape(-1, 1)
-    sizes = np.bincount(bag_of[valid], minlength=nbags)[:nbags]
-    max_idx = np.zeros((nbags, w.shape[1]), dtype=np.int64)
+    sizes = np.bincount(bag_of[valid], minlength=nbags)[:nbags].astype(np.int64)
     if mode == 2:
         out = np.full((nbags, w.shape[1]), -np.inf, dtype=rows.dtype)
         np.maximum.at(out, bag_of[valid], rows[valid])
         out[sizes == 0] = 0
+        # the first position holding each bag's maximum, reported as its weight row
+        pos = np.full(out.shape, idx.size, dtype=np.int64)
+        vpos = np.nonzero(valid)[0]
+        hit = rows[vpos] == out[bag_of[vpos]]
+        cand = np.where(hit, vpos[:, None], idx.size)
+        np.minimum.at(pos, bag_of[vpos], cand)
+        max_idx = np.where(pos < idx.size, np.append(idx, 0)[np.minimum(pos, idx.size)], 0).astype(np.int64)
     else:
         out = np.zeros((nbags, w.shape[1]), dtype=rows.dtype)
         np.add.at(out, bag_of[valid], rows[valid])
         if mode == 1:
             out = out / np.maximum(sizes, 1)[:, None]
-    return _finish(out, w.dtype), bag_of.astype(np.int64), sizes.astype(np.int64), max_idx
+        max_idx = sizes.copy() if mode == 1 else np.zeros(nbags, dtype=np.int64)
+    # torch's CPU sum fast path (float/half weights, no padding_idx) skips offset2bag and bag_size
+    if mode == 0:
+        fast = padding_idx < 0 and w.dtype in (_F32, _F16)
+        offset2bag = np.zeros(0, dtype=np.int64) if fast else bag_of.astype(np.int64)
+        sizes = np.zeros(nbags, dtype=np.int64)
+    else:
+        offset2bag = bag_of.astype(np.int64)
+    return _finish(out, w.dtype), offset2bag, sizes, max_idx
 
 
 # ---------------------------------------------------------------------------
@@ -1844,6 +1859,21 @@ def _layer_norm(
     return _native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
+def _norm_input_grad(gw: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Input gradient of a normalisation from the *given* mean/rstd.
+
+    Written in terms of sums of ``gw`` and ``gw * x`` (not of x-hat) so that,
+    like torch's kernels, the result depends on the statistics passed in even
+    when they are not the input's own.
+    """
+    count = int(np.prod([x.shape[a] for a in axes]))
+    ds = np.sum(gw * x, axis=axes, keepdims=True)
+    db = np.sum(gw, axis=axes, keepdims=True)
+    b = (db * mean - ds) * rstd**3 / count
+    c = -b * mean - db * rstd / count
+    return rstd * gw + b * x + c
+
+
 @_reg("aten.native_layer_norm_backward.default")
 def _native_layer_norm_backward(
     grad_out: np.ndarray, input: np.ndarray, normalized_shape: Sequence[int], mean: np.ndarray, rstd: np.ndarray,  # noqa: A002
@@ -1856,9 +1886,10 @@ def _native_layer_norm_backward(
     k = len(normalized_shape)
     axes = tuple(range(a.ndim - k, a.ndim))
     batch = tuple(range(a.ndim - k))
-    xhat = (x - _cast(mean, cdt)) * _cast(rstd, cdt)
+    m, r = _cast(mean, cdt), _cast(rstd, cdt)
+    xhat = (x - m) * r
     gw = g * _cast(weight, cdt) if weight is not None else g
-    dx = _cast(rstd, cdt) * (gw - np.mean(gw, axis=axes, keepdims=True) - xhat * np.mean(gw * xhat, axis=axes, keepdims=True))
+    dx = _norm_input_grad(gw, x, m, r, axes)
     dw = np.sum(g * xhat, axis=batch) if weight is not None else None
     db = np.sum(g, axis=batch) if bias is not None else None
     return (
@@ -1913,9 +1944,7 @@ def _native_group_norm_backward(
     xg = x.reshape(n, g_, c // g_, -1)
     xhat = (xg - m) * r
     gg = g if weight is None else g * _cast(weight, cdt).reshape(1, c, 1)
-    gg = gg.reshape(n, g_, c // g_, -1)
-    ax = (2, 3)
-    dx = r * (gg - np.mean(gg, axis=ax, keepdims=True) - xhat * np.mean(gg * xhat, axis=ax, keepdims=True))
+    dx = _norm_input_grad(gg.reshape(n, g_, c // g_, -1), xg, m, r, (2, 3))
     xhat_c = xhat.reshape(n, c, -1)
     dw = np.sum(g * xhat_c, axis=(0, 2))
     db = np.sum(g, axis=(0, 2))
@@ -2034,6 +2063,8 @@ def _sdpa(
         m = np.asarray(attn_mask)
         scores = np.where(m, scores, -np.inf) if m.dtype == _BOOL else scores + _cast(m, cdt)
     attn = _softmax_impl(scores, -1, False, None)
+    # a fully masked row attends to nothing: torch's safe softmax yields zeros there, not NaN
+    attn = np.where(np.all(scores == -np.inf, axis=-1, keepdims=True), 0, attn).astype(attn.dtype)
     if dropout_p > 0:
         attn = _native_dropout(attn, dropout_p, True)[0]
     return _finish(np.matmul(attn, v), dt)
@@ -2650,8 +2681,15 @@ _HANDWRITTEN_MUTATING: dict[str, Kernel] = {
     "aten.t_.default": _inplace_view(_t),
     "aten.transpose_.default": _inplace_view(_transpose),
     "aten.as_strided_.default": _inplace_view(_as_strided),
-    "aten.detach_.default": lambda self: self,
 }
+
+
+def _detach_inplace(self: np.ndarray) -> np.ndarray:
+    """No autograd here: detaching in place changes nothing."""
+    return self
+
+
+_HANDWRITTEN_MUTATING["aten.detach_.default"] = _detach_inplace
 
 
 def _copy_inplace(self: np.ndarray, src: object = None, other: object = None, non_blocking: bool = False) -> np.ndarray:
@@ -2736,9 +2774,9 @@ def _write_into(dst: np.ndarray, value: object) -> np.ndarray:
     return dst
 
 
-def _derive_inplace(functional: Kernel) -> Kernel:
+def _derive_inplace(functional: Kernel, self_name: str) -> Kernel:
     def kernel(self: np.ndarray, **kw: object) -> np.ndarray:
-        res = functional(self=self, **kw)
+        res = functional(**{self_name: self}, **kw)
         np.copyto(self, np.asarray(res), casting="unsafe")
         return self
 
@@ -2784,7 +2822,8 @@ def _build() -> dict[str, Kernel]:
         if schema.is_inplace:
             f = _find_functional(name, set())
             if f is not None:
-                kernels[name] = _derive_inplace(_FUNCTIONAL[f])
+                fnames = [a.name for a in _schema(f).arguments]
+                kernels[name] = _derive_inplace(_FUNCTIONAL[f], "self" if "self" in fnames else fnames[0])
                 continue
         elif out_names:
             f = _find_functional(name, set(out_names))
@@ -2799,6 +2838,22 @@ _FUNCTIONAL["aten.resize.default"] = _resize  # functional base for aten.resize.
 _FUNCTIONAL["aten.index_put.hacked_twin"] = _index_put
 
 KERNELS: dict[str, Kernel] = _build()
+
+
+def _accepts(fn: Kernel, schema: FunctionSchema) -> bool:
+    """Whether a kernel's parameters cover the schema's argument names."""
+    params = inspect.signature(fn).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return True
+    return all(a.name in params for a in schema.arguments)
+
+
+# functional kernels of overloads outside the list (e.g. bitwise_xor.Scalar_Tensor) are usable
+# too, unless the name belongs to an unrelated overload (aten::eq(Scalar a, Scalar b) -> bool)
+for _name, _fn in _FUNCTIONAL.items():
+    _entry = lookup(_name)
+    if _name not in KERNELS and _entry is not None and _accepts(_fn, _entry.schema):
+        KERNELS[_name] = _fn
 """Kernel of every listed operator, keyed by IR name (``aten.add.Tensor``)."""
 
 
