@@ -857,6 +857,10 @@ def _describe(token: _Token) -> str:
     return repr(token.text)
 
 
+_MULTI_PUNCT = ("...", "->", "::")
+"""Punctuation longer than one character."""
+
+
 def _tokenize(text: str) -> list[_Token]:
     """Split ``text`` into tokens with one left-to-right scan."""
     tokens: list[_Token] = []
@@ -882,27 +886,11 @@ def _tokenize(text: str) -> list[_Token]:
             i = _scan_number(text, i)
             word = text[start:i]
             append(_Token("number", word, start, i, word))
-        elif c == ".":
-            if text.startswith("...", i):
-                i += 3
-                append(_Token("...", "...", start, i, "..."))
-            else:
-                i += 1
-                append(_Token(".", ".", start, i, "."))
-        elif c == "-":
-            if i + 1 < n and text[i + 1] == ">":
-                i += 2
-                append(_Token("->", "->", start, i, "->"))
-            else:
-                i += 1
-                append(_Token("-", "-", start, i, "-"))
-        elif c == ":":
-            if i + 1 < n and text[i + 1] == ":":
-                i += 2
-                append(_Token("::", "::", start, i, "::"))
-            else:
-                i += 1
-                append(_Token(":", ":", start, i, ":"))
+        elif c in ".-:":
+            # `...`, `->` and `::` before their one-character prefixes.
+            punct = next((m for m in _MULTI_PUNCT if text.startswith(m, i)), c)
+            i += len(punct)
+            append(_Token(punct, punct, start, i, punct))
         elif c == '"' or c == "'":
             i, decoded = _scan_string(text, i)
             append(_Token("string", text[start:i], start, i, decoded))
