@@ -684,6 +684,34 @@ class RefAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
+class DenseBlobAttr(Data[bytes]):
+    """
+    The raw bytes of a tensor, `#exir.blob<"0x0000803F...">`: little-endian,
+    contiguous in the identity dim order, bfloat16 as its 16-bit patterns.
+
+    The element type and shape come from the type of the op holding it (an
+    `exir.state`), so a module printed with its weights parses back unchanged.
+    """
+
+    name = "exir.blob"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> bytes:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            text = parser.parse_str_literal()
+            if not text.startswith("0x"):
+                parser.raise_error("expected a hex string starting with 0x", pos)
+            try:
+                return bytes.fromhex(text[2:])
+            except ValueError:
+                parser.raise_error("malformed hex data in blob", pos)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f'<"0x{self.data.hex().upper()}">')
+
+
+@irdl_attr_definition
 class NoneValueAttr(ParametrizedAttribute):
     """Python `None` as an argument, `#exir.none`."""
 
@@ -2417,6 +2445,7 @@ Exir = Dialect(
         TupleType,
         RefAttr,
         NoneValueAttr,
+        DenseBlobAttr,
         InputSpecAttr,
         OutputSpecAttr,
         RangeConstraintAttr,

@@ -1,0 +1,147 @@
+"""
+Tensor bytes <-> numpy arrays, shared by the `.pt2` reader, the `#exir.blob`
+weights of a printed module and the interpreter.
+
+Archives and blobs hold raw little-endian element bytes. numpy has no
+bfloat16, so a bf16 tensor is stored as its 16-bit patterns and lives in
+numpy as float32 holding bf16 values (the kernels' convention).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from xdsl_exir.dialects.exir import DenseBlobAttr, DType, TensorType
+
+STORAGE_DTYPES: dict[DType, np.dtype[Any]] = {
+    DType.bool: np.dtype("?"),
+    DType.uint8: np.dtype("<u1"),
+    DType.int8: np.dtype("<i1"),
+    DType.int16: np.dtype("<i2"),
+    DType.int32: np.dtype("<i4"),
+    DType.int64: np.dtype("<i8"),
+    DType.uint16: np.dtype("<u2"),
+    DType.uint32: np.dtype("<u4"),
+    DType.uint64: np.dtype("<u8"),
+    DType.float16: np.dtype("<f2"),
+    DType.bfloat16: np.dtype("<u2"),  # bit patterns, widened on load
+    DType.float32: np.dtype("<f4"),
+    DType.float64: np.dtype("<f8"),
+    DType.complex64: np.dtype("<c8"),
+    DType.complex128: np.dtype("<c16"),
+}
+"""How each supported torch dtype is laid out in bytes."""
+
+
+class TensorDataError(ValueError):
+    """Bytes that cannot back the tensor they are said to hold."""
+
+
+def element_size(dtype: DType) -> int:
+    """Bytes per element of `dtype` in storage."""
+    return storage_dtype(dtype).itemsize
+
+
+def storage_dtype(dtype: DType) -> np.dtype[Any]:
+    try:
+        return STORAGE_DTYPES[dtype]
+    except KeyError:
+        raise TensorDataError(f"tensors of dtype {dtype} cannot be loaded (no numpy representation)") from None
+
+
+def _widen(raw: np.ndarray, dtype: DType) -> np.ndarray:
+    """From the storage representation to the one the kernels compute on."""
+    if dtype is DType.bfloat16:
+        return (raw.astype(np.uint32) << 16).view(np.float32)
+    return raw.astype(raw.dtype.newbyteorder("="), copy=False)
+
+
+def array_from_bytes(
+    data: bytes | memoryview,
+    dtype: DType,
+    sizes: Sequence[int],
+    strides: Sequence[int] | None = None,
+    storage_offset: int = 0,
+) -> np.ndarray:
+    """
+    The tensor `sizes`/`strides`/`storage_offset` (in elements) views in the
+    storage `data`, as a fresh contiguous array.
+
+    Raises `TensorDataError` when the storage is too small for the view, or
+    a stride or offset is negative.
+    """
+    sdt = storage_dtype(dtype)
+    sizes = [int(s) for s in sizes]
+    if any(s < 0 for s in sizes):
+        raise TensorDataError(f"negative size in {sizes}")
+    if strides is None:
+        strides = contiguous_strides(sizes)
+    strides = [int(s) for s in strides]
+    if len(strides) != len(sizes):
+        raise TensorDataError(f"{len(sizes)} sizes but {len(strides)} strides")
+    if storage_offset < 0 or any(s < 0 for s in strides):
+        raise TensorDataError("negative strides or storage offsets are not valid tensor views")
+    n_storage = len(data) // sdt.itemsize
+    if len(data) % sdt.itemsize:
+        raise TensorDataError(f"storage of {len(data)} bytes is not a whole number of {dtype} elements")
+    numel = math.prod(sizes)
+    if numel == 0:
+        return _widen(np.zeros(sizes, dtype=sdt), dtype)
+    last = storage_offset + sum((n - 1) * s for n, s in zip(sizes, strides))
+    if last >= n_storage:
+        raise TensorDataError(
+            f"a {dtype} tensor of sizes {sizes}, strides {strides} and offset {storage_offset} "
+            f"needs {last + 1} elements but its storage holds {n_storage}"
+        )
+    flat = np.frombuffer(data, dtype=sdt, count=n_storage)
+    view = np.lib.stride_tricks.as_strided(
+        flat[storage_offset:],
+        shape=sizes,
+        strides=[s * sdt.itemsize for s in strides],
+        writeable=False,
+    )
+    return np.ascontiguousarray(_widen(np.array(view), dtype))
+
+
+def contiguous_strides(sizes: Sequence[int]) -> list[int]:
+    strides: list[int] = []
+    acc = 1
+    for n in reversed(sizes):
+        strides.append(acc)
+        acc *= max(int(n), 1)
+    return strides[::-1]
+
+
+def bytes_from_array(array: np.ndarray, dtype: DType) -> bytes:
+    """The contiguous little-endian storage bytes of `array` as a `dtype` tensor."""
+    sdt = storage_dtype(dtype)
+    a = np.ascontiguousarray(array)
+    if dtype is DType.bfloat16:
+        from xdsl_exir.interpreters.aten_kernels import round_to_bfloat16
+
+        bits = round_to_bfloat16(a).view(np.uint32) >> 16
+        return bits.astype(sdt).tobytes()
+    return a.astype(sdt, copy=False).tobytes()
+
+
+def blob_from_array(array: np.ndarray, dtype: DType) -> DenseBlobAttr:
+    return DenseBlobAttr(bytes_from_array(array, dtype))
+
+
+def array_from_blob(blob: DenseBlobAttr, tensor_type: TensorType) -> np.ndarray:
+    """The array a blob holds, shaped by the (static) sizes of `tensor_type`."""
+    sizes = tensor_type.sizes
+    if not all(isinstance(s, int) for s in sizes):
+        raise TensorDataError(f"state data needs static sizes, got {tensor_type}")
+    sdt = storage_dtype(tensor_type.element_dtype)
+    expected = math.prod(sizes) * sdt.itemsize  # type: ignore[arg-type]
+    if len(blob.data) != expected:
+        raise TensorDataError(
+            f"blob of {len(blob.data)} bytes does not hold a {tensor_type.element_dtype} tensor "
+            f"of sizes {list(sizes)} ({expected} bytes)"
+        )
+    return array_from_bytes(blob.data, tensor_type.element_dtype, sizes)  # type: ignore[arg-type]
