@@ -2938,3 +2938,24 @@ def run_kernel(
         if isinstance(result, list):
             return [_apply_dtype(r, result_dtypes[0]) for r in result]
         return _apply_dtype(result, result_dtypes[0])
+
+
+def bind_kernel(
+    op_name: str, args: Sequence[object], kwargs: Mapping[str, object]
+) -> tuple[Kernel, dict[str, object], list[object]]:
+    """Bind once, call many times: the kernel of `op_name`, its arguments by name
+    (defaults filled in) and the extra positional ones of a vararg schema.
+
+    The interpreter binds each node when it compiles a graph, with placeholders
+    for the values only known at run time, and then calls the kernel directly.
+    """
+    kernel = KERNELS.get(op_name)
+    if kernel is None:
+        raise NotImplementedError(f"no numpy kernel for {op_name}")
+    bound, extra = _bind(_schema(op_name), args, kwargs)
+    return kernel, bound, extra
+
+
+def apply_result_dtype(value: object, dtype: DType | None) -> object:
+    """Give a kernel result the dtype the IR says it has (bf16 rounding included)."""
+    return _apply_dtype(value, dtype)

@@ -1,0 +1,263 @@
+"""
+Compile a graph once into a flat list of steps over a frame of slots.
+
+Walking the IR per op (xDSL's `Interpreter`) pays for operand lookup in
+dictionaries, implementation dispatch and argument decoding on every op of
+every run. Here each op is *prepared* once: its implementation is chosen, its
+constant arguments are decoded and bound to the schema, and what is left is a
+callable taking the op's operand values. A graph becomes a list of
+`(prepared, operand slots, result slots)` run over one Python list.
+
+Implementations are registered per op class with `register_op`; a compiler
+function sees the op and the `CompileContext` and returns the prepared
+callable. Ops with regions compile their regions through the context: the
+values of nested regions live in the same frame as the enclosing graph, so a
+region may use values defined above it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from xdsl_exir.dialects.exir import GraphOp, OutputOp, ProgramOp
+from xdsl_exir.utils.diagnostics import locate
+
+Prepared = Callable[..., tuple[Any, ...]]
+"""Called with an op's operand values; returns one value per result."""
+
+OpCompiler = Callable[[Operation, "CompileContext"], Prepared]
+"""Called once per op when its graph is compiled."""
+
+_COMPILERS: dict[type[Operation], OpCompiler] = {}
+_RESOLVED: dict[type[Operation], OpCompiler | None] = {}
+
+_EXTENSION_MODULES = (
+    "xdsl_exir.interpreters.exir_functions",
+    "xdsl_exir.interpreters.fx_functions",
+)
+"""Modules whose import registers implementations (imported on first use)."""
+_extensions_loaded = False
+
+
+class InterpreterError(Exception):
+    """A failure while compiling or running a program, tied to an op if known."""
+
+    def __init__(self, message: str, op: Operation | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.op = op
+
+    def __str__(self) -> str:
+        return f"{locate(self.op)}: {self.message}" if self.op is not None else self.message
+
+
+def register_op(*op_types: type[Operation]) -> Callable[[OpCompiler], OpCompiler]:
+    """Register the compiler of `op_types` (subclasses inherit it)."""
+
+    def register(fn: OpCompiler) -> OpCompiler:
+        for t in op_types:
+            _COMPILERS[t] = fn
+        _RESOLVED.clear()
+        return fn
+
+    return register
+
+
+def _load_extensions() -> None:
+    global _extensions_loaded
+    if _extensions_loaded:
+        return
+    _extensions_loaded = True
+    for name in _EXTENSION_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise
+
+
+def compiler_for(op_type: type[Operation]) -> OpCompiler | None:
+    """The registered compiler of `op_type` or of its nearest base class."""
+    _load_extensions()
+    if op_type in _RESOLVED:
+        return _RESOLVED[op_type]
+    found = None
+    for base in op_type.__mro__:
+        if base in _COMPILERS:
+            found = _COMPILERS[base]
+            break
+    _RESOLVED[op_type] = found
+    return found
+
+
+class _Step:
+    """One prepared op and where its operands and results live in the frame."""
+
+    __slots__ = ("prepared", "ins", "outs", "op")
+
+    def __init__(self, prepared: Prepared, ins: tuple[int, ...], outs: tuple[int, ...], op: Operation):
+        self.prepared = prepared
+        self.ins = ins
+        self.outs = outs
+        self.op = op
+
+
+class CompiledRegion:
+    """A single-block region compiled to steps; called with its block arguments."""
+
+    def __init__(self, ctx: CompileContext, arg_slots: tuple[int, ...], steps: list[_Step], out_slots: tuple[int, ...]):
+        self._ctx = ctx
+        self.arg_slots = arg_slots
+        self.steps = steps
+        self.out_slots = out_slots
+        self._plan = [(s.prepared, s.ins, s.outs) for s in steps]
+
+    def run_in(self, frame: list[Any], args: Sequence[Any]) -> tuple[Any, ...]:
+        if len(args) != len(self.arg_slots):
+            raise InterpreterError(f"expected {len(self.arg_slots)} arguments, got {len(args)}")
+        for slot, value in zip(self.arg_slots, args):
+            frame[slot] = value
+        i = 0
+        try:
+            for i, (prepared, ins, outs) in enumerate(self._plan):
+                results = prepared(*[frame[j] for j in ins])
+                if len(outs) == 1:
+                    frame[outs[0]] = results[0]
+                else:
+                    for slot, value in zip(outs, results):
+                        frame[slot] = value
+        except InterpreterError as e:
+            if e.op is None:
+                e.op = self.steps[i].op
+            raise
+        except Exception as e:
+            raise InterpreterError(_describe(e), self.steps[i].op) from e
+        return tuple([frame[j] for j in self.out_slots])
+
+    def __call__(self, *args: Any) -> tuple[Any, ...]:
+        """Run in the frame of the innermost running graph (for nested regions)."""
+        return self.run_in(self._ctx.frames[-1], args)
+
+
+def _describe(e: Exception) -> str:
+    text = str(e) or type(e).__name__
+    if isinstance(e, (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, FloatingPointError)):
+        return text
+    return f"{type(e).__name__}: {text}"
+
+
+class CompiledGraph:
+    """An `exir.graph` compiled once; each call gets a fresh frame."""
+
+    def __init__(self, ctx: CompileContext, body: CompiledRegion, n_slots: int, name: str):
+        self._ctx = ctx
+        self.body = body
+        self.n_slots = n_slots
+        self.name = name
+
+    def __call__(self, *args: Any) -> tuple[Any, ...]:
+        frame: list[Any] = [None] * self.n_slots
+        frames = self._ctx.frames
+        frames.append(frame)
+        try:
+            return self.body.run_in(frame, args)
+        finally:
+            frames.pop()
+
+    @property
+    def num_steps(self) -> int:
+        return len(self.body.steps)
+
+
+class CompileContext:
+    """
+    What op compilers see: the program's state, its graphs, and a way to
+    compile the regions of the op being compiled.
+    """
+
+    def __init__(self, program: ProgramOp | None = None, state: dict[str, Any] | None = None):
+        self.program = program
+        self.state: dict[str, Any] = state if state is not None else {}
+        self.frames: list[list[Any]] = []
+        self._graphs: dict[str, CompiledGraph] = {}
+        self._slots: dict[SSAValue, int] | None = None
+
+    # -- graphs ---------------------------------------------------------------
+
+    def lookup_graph(self, name: str) -> GraphOp:
+        graph = self.program.lookup_graph(name) if self.program is not None else None
+        if graph is None:
+            raise InterpreterError(f"no graph named @{name} in the program")
+        return graph
+
+    def compile_graph(self, graph: GraphOp | str) -> CompiledGraph:
+        """Compile a graph with its own frame (cached per name)."""
+        if isinstance(graph, str):
+            graph = self.lookup_graph(graph)
+        name = graph.sym_name.data
+        if name in self._graphs:
+            return self._graphs[name]
+        outer = self._slots
+        self._slots = {}
+        try:
+            body = self._compile_block(graph.body.block)
+            compiled = CompiledGraph(self, body, len(self._slots), name)
+        finally:
+            self._slots = outer
+        self._graphs[name] = compiled
+        return compiled
+
+    def compile_region(self, region: Region) -> CompiledRegion:
+        """Compile a region of the op being compiled, in the enclosing frame."""
+        if self._slots is None:
+            raise InterpreterError("compile_region called outside of a graph compilation")
+        if len(region.blocks) != 1:
+            raise InterpreterError(f"only single-block regions can run, got {len(region.blocks)} blocks")
+        return self._compile_block(region.block)
+
+    # -- internals ------------------------------------------------------------
+
+    def _slot(self, value: SSAValue) -> int:
+        assert self._slots is not None
+        slot = self._slots.get(value)
+        if slot is None:
+            slot = self._slots[value] = len(self._slots)
+        return slot
+
+    def _compile_block(self, block: Block) -> CompiledRegion:
+        assert self._slots is not None
+        arg_slots = tuple(self._slot(a) for a in block.args)
+        steps: list[_Step] = []
+        out_slots: tuple[int, ...] = ()
+        for op in block.ops:
+            if isinstance(op, OutputOp):
+                out_slots = tuple(self._lookup(v, op) for v in op.operands)
+                break
+            compile_fn = compiler_for(type(op))
+            if compile_fn is None:
+                raise InterpreterError(f"the interpreter has no implementation of '{op.name}'", op)
+            ins = tuple(self._lookup(v, op) for v in op.operands)
+            try:
+                prepared = compile_fn(op, self)
+            except InterpreterError as e:
+                if e.op is None:
+                    e.op = op
+                raise
+            except Exception as e:
+                raise InterpreterError(f"cannot prepare this op: {_describe(e)}", op) from e
+            outs = tuple(self._slot(r) for r in op.results)
+            steps.append(_Step(prepared, ins, outs, op))
+        else:
+            raise InterpreterError("block does not end with exir.output", block.parent_op())
+        return CompiledRegion(self, arg_slots, steps, out_slots)
+
+    def _lookup(self, value: SSAValue, user: Operation) -> int:
+        assert self._slots is not None
+        slot = self._slots.get(value)
+        if slot is None:
+            raise InterpreterError("uses a value defined in another graph or after its use", user)
+        return slot

@@ -1,0 +1,480 @@
+"""
+Implementations of the `exir` and `aten` ops for the graph compiler.
+
+Operator calls (`aten.*` ops and `exir.call_function` of an ATen target) bind
+their arguments to the schema once, at compile time; what is left per run is
+filling in the operand values and calling the numpy kernel. Pointwise ops whose
+operands and result share one floating dtype skip the kernels' type-promotion
+logic and call the numpy ufunc directly (the result is the same; the IR types
+prove that no promotion happens).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+import numpy as np
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
+from xdsl.ir import Attribute, Operation
+
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.exir import (
+    SYM_ARITH_OPS,
+    AssertScalarOp,
+    CallFunctionOp,
+    CondOp,
+    DType,
+    GetAttrOp,
+    GetItemOp,
+    MapOp,
+    SymArithOp,
+    SymNumelOp,
+    SymSizeOp,
+    SymStrideOp,
+    TensorType,
+    WhileLoopOp,
+    decode_arg,
+)
+from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.interpreters.compiler import (
+    CompiledGraph,
+    CompileContext,
+    InterpreterError,
+    Prepared,
+    register_op,
+)
+from xdsl_exir.utils.tensor_data import contiguous_strides
+
+
+class _Ref:
+    """Stands for operand `index` in an argument tree bound at compile time."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"<operand {self.index}>"
+
+
+def _has_ref(value: object) -> bool:
+    if isinstance(value, _Ref):
+        return True
+    if isinstance(value, list):
+        return any(_has_ref(v) for v in cast(list[object], value))
+    return False
+
+
+def _filler(value: object) -> Callable[[Sequence[Any]], Any]:
+    """A function of the operand values rebuilding `value` with its refs filled in."""
+    if isinstance(value, _Ref):
+        index = value.index
+        return lambda ops: ops[index]
+    if isinstance(value, list):
+        parts = [_filler(v) for v in cast(list[object], value)]
+        return lambda ops: [p(ops) for p in parts]
+    return lambda ops: value
+
+
+def decode_call_args(op: Operation) -> tuple[list[object], dict[str, object]]:
+    """The FX args and kwargs of `op` with `_Ref` placeholders for its operands."""
+    refs = cast(Sequence[Any], [_Ref(i) for i in range(len(op.operands))])
+    args_attr = op.properties.get("args")
+    args = [decode_arg(a, refs) for a in cast(ArrayAttr[Attribute], args_attr).data] if args_attr else []
+    kwargs_attr = op.properties.get("kwargs")
+    kwargs = (
+        {k: decode_arg(v, refs) for k, v in kwargs_attr.data.items()}
+        if isinstance(kwargs_attr, DictionaryAttr)
+        else {}
+    )
+    return cast(list[object], args), cast(dict[str, object], kwargs)
+
+
+def _result_dtypes(op: Operation) -> list[DType | None]:
+    return [r.type.element_dtype if isinstance(r.type, TensorType) else None for r in op.results]
+
+
+def target_of(op: Operation) -> str:
+    """The operator an op calls, in IR spelling (`aten.add.Tensor`)."""
+    if isinstance(op, AtenOp):
+        return op.name
+    target = cast(StringAttr, op.properties["target"]).data
+    return target.removeprefix("torch.ops.")
+
+
+# ---------------------------------------------------------------------------
+# fast paths: same-dtype pointwise ops
+# ---------------------------------------------------------------------------
+
+_FAST_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "aten.add.Tensor": np.add,
+    "aten.sub.Tensor": np.subtract,
+    "aten.mul.Tensor": np.multiply,
+    "aten.div.Tensor": np.true_divide,
+    "aten.maximum.default": np.maximum,
+    "aten.minimum.default": np.minimum,
+}
+_FAST_UNARY: dict[str, Callable[[Any], Any]] = {
+    "aten.neg.default": np.negative,
+    "aten.exp.default": np.exp,
+    "aten.tanh.default": np.tanh,
+    "aten.sqrt.default": np.sqrt,
+    "aten.abs.default": np.abs,
+    "aten.relu.default": lambda x: np.maximum(x, x.dtype.type(0)),
+    "aten.sigmoid.default": lambda x: 1 / (1 + np.exp(-x)),
+}
+_FAST_DTYPES = (DType.float32, DType.float64)
+
+
+def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
+    """A direct ufunc call when the IR proves every tensor has one float dtype."""
+    if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType):
+        return None
+    dtype = rt.element_dtype
+    if dtype not in _FAST_DTYPES or any(
+        not isinstance(o.type, TensorType) or o.type.element_dtype != dtype for o in op.operands
+    ):
+        return None
+    if target in _FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
+        fn1 = _FAST_UNARY[target]
+
+        def unary(x: Any) -> tuple[Any, ...]:
+            r = fn1(x)
+            return (r if type(r) is np.ndarray else np.asarray(r),)
+
+        return unary
+    if target not in _FAST_BINARY or len(args) != 2 or kwargs.get("alpha", 1) != 1:
+        return None
+    if set(kwargs) - {"alpha"}:
+        return None
+    a, b = args
+    fn2 = _FAST_BINARY[target]
+    np_dtype = aten_kernels.numpy_dtype(dtype)
+    if isinstance(a, _Ref) and isinstance(b, _Ref):
+        ia, ib = a.index, b.index
+
+        def binary(*ops: Any) -> tuple[Any, ...]:
+            r = fn2(ops[ia], ops[ib])
+            return (r if type(r) is np.ndarray else np.asarray(r),)
+
+        return binary
+    if isinstance(a, _Ref) and isinstance(b, (int, float)) and not isinstance(b, bool):
+        scalar = np_dtype.type(b)  # a Python scalar takes the tensor's float dtype
+
+        def with_scalar(x: Any) -> tuple[Any, ...]:
+            r = fn2(x, scalar)
+            return (r if type(r) is np.ndarray else np.asarray(r),)
+
+        return with_scalar
+    return None
+
+
+# ---------------------------------------------------------------------------
+# operator calls
+# ---------------------------------------------------------------------------
+
+
+def _compile_kernel(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared:
+    fast = _fast_pointwise(op, target, args, kwargs)
+    if fast is not None:
+        return fast
+    kernel, bound, extra = aten_kernels.bind_kernel(target, args, kwargs)
+    dtypes = _result_dtypes(op)
+    n_results = len(op.results)
+    fix = aten_kernels.apply_result_dtype
+
+    if extra:
+        fill_args, fill_kwargs = _filler(args), _filler(list(kwargs.values()))
+        names = list(kwargs)
+
+        def vararg_call(*ops: Any) -> tuple[Any, ...]:
+            kw = dict(zip(names, fill_kwargs(ops)))
+            res = aten_kernels.run_kernel(target, fill_args(ops), kw, dtypes)
+            return _split(res, n_results)
+
+        return vararg_call
+
+    constants = {k: v for k, v in bound.items() if not _has_ref(v)}
+    direct = [(k, v.index) for k, v in bound.items() if isinstance(v, _Ref)]
+    nested = [(k, _filler(v)) for k, v in bound.items() if _has_ref(v) and not isinstance(v, _Ref)]
+    single_dtype = dtypes[0] if n_results == 1 else None
+
+    def call(*ops: Any) -> tuple[Any, ...]:
+        kw = dict(constants)
+        for name, index in direct:
+            kw[name] = ops[index]
+        for name, fill in nested:
+            kw[name] = fill(ops)
+        with np.errstate(all="ignore"):
+            res = kernel(**kw)
+        if n_results == 1:
+            return (fix(res, single_dtype),)
+        return _split(res, n_results, dtypes)
+
+    return call
+
+
+def _split(res: Any, n: int, dtypes: Sequence[DType | None] = ()) -> tuple[Any, ...]:
+    if n == 1:
+        return (res,)
+    if not isinstance(res, (tuple, list)) or len(cast(Sequence[Any], res)) != n:
+        raise InterpreterError(f"the kernel returned {type(res).__name__}, expected {n} results")
+    items = list(cast(Sequence[Any], res))
+    if dtypes:
+        items = [aten_kernels.apply_result_dtype(v, d) for v, d in zip(items, dtypes)]
+    return tuple(items)
+
+
+def _check_assert(cond: object, message: str) -> None:
+    if isinstance(cond, np.ndarray):
+        cond = bool(cond.all())
+    if not cond:
+        raise InterpreterError(f"runtime assertion failed: {message}")
+
+
+def _assert_tensor_metadata(
+    a: Any, size: Any = None, stride: Any = None, dtype: Any = None, *_: Any, **__: Any
+) -> tuple[Any, ...]:
+    """`aten._assert_tensor_metadata`: the dtype and sizes export saw."""
+    if dtype is not None and isinstance(a, np.ndarray):
+        want = aten_kernels.numpy_dtype(DType(dtype) if isinstance(dtype, str) else dtype)
+        if a.dtype != want:
+            raise InterpreterError(f"tensor metadata assertion failed: dtype is {a.dtype}, expected {dtype}")
+    if size is not None and isinstance(a, np.ndarray) and list(a.shape) != list(size):
+        raise InterpreterError(f"tensor metadata assertion failed: sizes are {list(a.shape)}, expected {list(size)}")
+    return (None,)
+
+
+def _constrain_range(size: Any, min: Any = None, max: Any = None) -> tuple[Any, ...]:  # noqa: A002
+    value = int(size)
+    if min is not None and value < min or max is not None and value > max:
+        raise InterpreterError(f"runtime assertion failed: {value} is outside [{min}, {max}]")
+    return (None,)
+
+
+def _call_graph(g: Any, args: Sequence[Any]) -> tuple[Any, ...]:
+    if not isinstance(g, CompiledGraph):
+        raise InterpreterError("a higher-order op was given something that is not a graph")
+    return g(*args)
+
+
+def _hop_cond(pred: Any, true_g: Any, false_g: Any, operands: Sequence[Any]) -> tuple[Any, ...]:
+    return (list(_call_graph(true_g if _truth(pred) else false_g, operands)),)
+
+
+def _hop_while(cond_g: Any, body_g: Any, carried: Sequence[Any], additional: Sequence[Any] = ()) -> tuple[Any, ...]:
+    values = list(carried)
+    while _truth(_call_graph(cond_g, [*values, *additional])[0]):
+        values = list(_call_graph(body_g, [*values, *additional]))
+    return (values,)
+
+
+def _hop_map(body_g: Any, xs: Sequence[Any], extra: Sequence[Any] = ()) -> tuple[Any, ...]:
+    return (_map_over(lambda *a: _call_graph(body_g, a), list(xs), list(extra)),)
+
+
+_BUILTIN_TARGETS: dict[str, Callable[..., tuple[Any, ...]]] = {
+    "aten._assert_scalar.default": lambda cond, msg: (_check_assert(cond, msg), None)[1:],
+    "aten._assert_async.msg": lambda cond, msg: (_check_assert(cond, msg), None)[1:],
+    "aten._assert_async.default": lambda cond: (_check_assert(cond, "assert_async"), None)[1:],
+    "aten._assert_tensor_metadata.default": _assert_tensor_metadata,
+    "aten.sym_constrain_range_for_size.default": _constrain_range,
+    "aten.sym_constrain_range.default": _constrain_range,
+    "aten.sym_size.int": lambda a, dim: (int(a.shape[dim]),),
+    "aten.sym_numel.default": lambda a: (int(a.size),),
+    "aten.sym_stride.int": lambda a, dim: (contiguous_strides(a.shape)[dim],),
+    "aten.sym_storage_offset.default": lambda a: (0,),
+    "_operator.getitem": lambda seq, i: (seq[i],),
+    "operator.getitem": lambda seq, i: (seq[i],),
+    "higher_order.cond": _hop_cond,
+    "higher_order.while_loop": _hop_while,
+    "higher_order.map_impl": _hop_map,
+}
+"""Targets that are not numpy kernels: asserts, SymInt queries, higher-order calls."""
+
+
+def _compile_builtin(op: Operation, fn: Callable[..., tuple[Any, ...]], args: list[object], kwargs: dict[str, object]) -> Prepared:
+    fill_args = _filler(args)
+    fill_kwargs = _filler(list(kwargs.values()))
+    names = list(kwargs)
+    n_results = len(op.results)
+
+    def call(*ops: Any) -> tuple[Any, ...]:
+        res = fn(*fill_args(ops), **dict(zip(names, fill_kwargs(ops))))
+        return res[:n_results] if n_results < len(res) else res
+
+    return call
+
+
+@register_op(AtenOp, CallFunctionOp)
+def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
+    target = target_of(op)
+    args, kwargs = decode_call_args(op)
+    if target in _BUILTIN_TARGETS:
+        return _compile_builtin(op, _BUILTIN_TARGETS[target], args, kwargs)
+    if aten_kernels.has_kernel(target):
+        return _compile_kernel(op, target, args, kwargs)
+    try:
+        from xdsl_exir.interpreters import fx_functions
+    except ModuleNotFoundError:
+        fx_functions = None
+    python_call = getattr(fx_functions, "compile_python_call", None)
+    if python_call is not None and not target.startswith("aten."):
+        return cast(Prepared, python_call(op, ctx))
+    raise InterpreterError(f"the interpreter has no implementation of the operator '{target}'", op)
+
+
+# ---------------------------------------------------------------------------
+# structure, SymInt and asserts
+# ---------------------------------------------------------------------------
+
+
+@register_op(GetItemOp)
+def compile_getitem(op: Operation, ctx: CompileContext) -> Prepared:
+    index = cast(GetItemOp, op).index.data
+    return lambda seq: (seq[index],)
+
+
+@register_op(GetAttrOp)
+def compile_get_attr(op: Operation, ctx: CompileContext) -> Prepared:
+    name = cast(GetAttrOp, op).target.root_reference.data
+    if name in ctx.state:
+        state = ctx.state
+        return lambda: (state[name],)
+    graph = ctx.compile_graph(name)
+    return lambda: (graph,)
+
+
+@register_op(SymSizeOp)
+def compile_sym_size(op: Operation, ctx: CompileContext) -> Prepared:
+    dim = cast(SymSizeOp, op).dim.data
+    return lambda a: (int(a.shape[dim]),)
+
+
+@register_op(SymStrideOp)
+def compile_sym_stride(op: Operation, ctx: CompileContext) -> Prepared:
+    dim = cast(SymStrideOp, op).dim.data
+    return lambda a: (contiguous_strides(a.shape)[dim],)
+
+
+@register_op(SymNumelOp)
+def compile_sym_numel(op: Operation, ctx: CompileContext) -> Prepared:
+    return lambda a: (int(a.size),)
+
+
+def _sym_float(a: Any) -> float:
+    return float(a)
+
+
+_PYTHON_SEMANTICS: dict[str, Callable[..., Any]] = {
+    "operator.add": operator.add,
+    "operator.sub": operator.sub,
+    "operator.mul": operator.mul,
+    "operator.floordiv": operator.floordiv,
+    "operator.mod": operator.mod,
+    "operator.pow": operator.pow,
+    "operator.truediv": operator.truediv,
+    "operator.neg": operator.neg,
+    "torch.sym_max": max,
+    "torch.sym_min": min,
+    "operator.eq": operator.eq,
+    "operator.ne": operator.ne,
+    "operator.lt": operator.lt,
+    "operator.le": operator.le,
+    "operator.gt": operator.gt,
+    "operator.ge": operator.ge,
+    "operator.and_": lambda a, b: bool(a) and bool(b),
+    "operator.or_": lambda a, b: bool(a) or bool(b),
+    "torch.sym_not": operator.not_,
+    "torch.sym_float": _sym_float,
+    "torch.sym_int": lambda a: int(math.trunc(a)),
+}
+"""What each generated SymInt op computes on concrete Python numbers."""
+
+assert set(_PYTHON_SEMANTICS) == set(SYM_ARITH_OPS), "every SymInt op needs its runtime semantics"
+
+
+@register_op(SymArithOp)
+def compile_sym_arith(op: Operation, ctx: CompileContext) -> Prepared:
+    fn = _PYTHON_SEMANTICS[cast(SymArithOp, op).PYTHON_TARGET]
+    args, _ = decode_call_args(op)
+    if all(isinstance(a, _Ref) for a in args):
+        order = [cast(_Ref, a).index for a in args]
+        if order == list(range(len(order))):
+            return lambda *ops: (fn(*ops),)
+    fill = _filler(args)
+    return lambda *ops: (fn(*fill(ops)),)
+
+
+@register_op(AssertScalarOp)
+def compile_assert_scalar(op: Operation, ctx: CompileContext) -> Prepared:
+    message = cast(AssertScalarOp, op).message.data
+
+    def check(cond: Any) -> tuple[Any, ...]:
+        _check_assert(cond, message)
+        return ()
+
+    return check
+
+
+# ---------------------------------------------------------------------------
+# higher-order ops
+# ---------------------------------------------------------------------------
+
+
+def _truth(pred: Any) -> bool:
+    if isinstance(pred, np.ndarray):
+        if pred.size != 1:
+            raise InterpreterError(f"a predicate must have one element, got shape {list(pred.shape)}")
+        return bool(pred.reshape(()))
+    return bool(pred)
+
+
+@register_op(CondOp)
+def compile_cond(op: Operation, ctx: CompileContext) -> Prepared:
+    cond = cast(CondOp, op)
+    true_branch = ctx.compile_region(cond.true_branch)
+    false_branch = ctx.compile_region(cond.false_branch)
+
+    def run(pred: Any, *inputs: Any) -> tuple[Any, ...]:
+        return (true_branch if _truth(pred) else false_branch)(*inputs)
+
+    return run
+
+
+@register_op(WhileLoopOp)
+def compile_while_loop(op: Operation, ctx: CompileContext) -> Prepared:
+    loop = cast(WhileLoopOp, op)
+    cond = ctx.compile_region(loop.cond_region)
+    body = ctx.compile_region(loop.body_region)
+    n_carried = len(loop.carried)
+
+    def run(*values: Any) -> tuple[Any, ...]:
+        carried, additional = values[:n_carried], values[n_carried:]
+        while _truth(cond(*carried, *additional)[0]):
+            carried = body(*carried, *additional)
+        return tuple(carried)
+
+    return run
+
+
+def _map_over(body: Callable[..., tuple[Any, ...]], xs: list[Any], extra: list[Any]) -> list[Any]:
+    n = int(xs[0].shape[0])
+    if any(int(x.shape[0]) != n for x in xs):
+        raise InterpreterError(f"map inputs disagree on the leading dimension: {[list(x.shape) for x in xs]}")
+    if n == 0:
+        raise InterpreterError("map over an empty leading dimension")
+    rows = [body(*[x[i] for x in xs], *extra) for i in range(n)]
+    return [np.stack([np.asarray(r[j]) for r in rows]) for j in range(len(rows[0]))]
+
+
+@register_op(MapOp)
+def compile_map(op: Operation, ctx: CompileContext) -> Prepared:
+    map_op = cast(MapOp, op)
+    body = ctx.compile_region(map_op.body)
+    n_xs = len(map_op.xs)
+    return lambda *values: tuple(_map_over(body, list(values[:n_xs]), list(values[n_xs:])))

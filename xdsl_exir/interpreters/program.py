@@ -1,0 +1,260 @@
+"""
+Run an `exir.program` the way `ExportedProgram.module()(*args)` would.
+
+`ProgramRunner` compiles the entry graph once (see `compiler.py`) and then, per
+call: checks the user inputs against the placeholder types, binding the
+symbolic sizes (`s0`, ...) from the actual shapes and checking them against
+the program's range constraints; feeds parameters, buffers and constants from
+the program state; runs the graph; applies the signature's mutations (buffer
+mutations update the state, user-input mutations write into the caller's
+arrays); and returns the user outputs, pytree-flattened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import sympy
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+
+from xdsl_exir.dialects.exir import (
+    BoolType,
+    DenseBlobAttr,
+    DType,
+    FloatType,
+    InputKind,
+    IntType,
+    OutputKind,
+    ProgramOp,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    TensorType,
+)
+from xdsl_exir.interpreters.aten_kernels import numpy_dtype, round_to_bfloat16
+from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError
+from xdsl_exir.utils.symbolic import print_python_expr
+from xdsl_exir.utils.tensor_data import TensorDataError, array_from_blob
+
+
+def find_program(module: ModuleOp | ProgramOp) -> ProgramOp:
+    """The one `exir.program` of a module."""
+    if isinstance(module, ProgramOp):
+        return module
+    programs = [op for op in module.ops if isinstance(op, ProgramOp)]
+    if len(programs) != 1:
+        raise InterpreterError(f"expected one exir.program in the module, found {len(programs)}")
+    return programs[0]
+
+
+def load_state(program: ProgramOp) -> dict[str, Any]:
+    """The data of every `exir.state` that has some, as numpy arrays."""
+    state: dict[str, Any] = {}
+    for name, op in program.state().items():
+        if op.value is None:
+            continue
+        if not isinstance(op.value, DenseBlobAttr) or not isinstance(op.state_type, TensorType):
+            raise InterpreterError(f"state @{name}: only tensor data (#exir.blob) can be loaded", op)
+        try:
+            state[name] = array_from_blob(op.value, op.state_type)
+        except TensorDataError as e:
+            raise InterpreterError(f"state @{name}: {e}", op) from None
+    return state
+
+
+@dataclass
+class _Input:
+    """How one placeholder of the entry graph gets its value."""
+
+    kind: InputKind
+    name: str
+    type: Attribute
+    target: str | None
+    user_index: int
+
+
+class ProgramRunner:
+    """An `exir.program` compiled once, callable many times on numpy inputs."""
+
+    def __init__(self, module: ModuleOp | ProgramOp, state: dict[str, Any] | None = None) -> None:
+        self.program = find_program(module)
+        self.state: dict[str, Any] = load_state(self.program) if state is None else state
+        entry = self.program.entry
+        if entry is None:
+            raise InterpreterError("the program has no @forward graph", self.program)
+        self.ctx = CompileContext(self.program, self.state)
+        self.graph: CompiledGraph = self.ctx.compile_graph(entry)
+        specs = self.program.inputs.data
+        types = entry.function_type.inputs.data
+        if len(specs) != len(types):
+            raise InterpreterError(
+                f"the signature has {len(specs)} inputs but @forward has {len(types)} placeholders", self.program
+            )
+        self._inputs: list[_Input] = []
+        n_user = 0
+        for spec, t in zip(specs, types):
+            kind = spec.input_kind
+            self._inputs.append(_Input(kind, spec.arg_name.data, t, spec.target_name, n_user))
+            if kind is InputKind.user_input:
+                n_user += 1
+            elif kind is not InputKind.token and spec.target_name not in self.state:
+                raise InterpreterError(f"the program state has no data for @{spec.target_name}", self.program)
+        self._deferred: list[tuple[sympy.Expr, int, str]] = []
+        self.user_input_names = [i.name for i in self._inputs if i.kind is InputKind.user_input]
+        self._ranges = [
+            (expr, lower, upper, sorted(expr.free_symbols, key=str))
+            for expr, (lower, upper) in self.program.ranges().items()
+        ]
+
+    @property
+    def num_steps(self) -> int:
+        return self.graph.num_steps
+
+    # -- running --------------------------------------------------------------
+
+    def __call__(self, *user_inputs: Any) -> list[Any]:
+        return self.run(user_inputs)
+
+    def run(self, user_inputs: Sequence[Any]) -> list[Any]:
+        """Run on the flattened user inputs; returns the flattened user outputs."""
+        if len(user_inputs) != len(self.user_input_names):
+            raise InterpreterError(
+                f"the program takes {len(self.user_input_names)} user inputs "
+                f"({', '.join(self.user_input_names) or 'none'}), got {len(user_inputs)}"
+            )
+        env: dict[sympy.Symbol, tuple[int, str]] = {}
+        self._deferred = []
+        args: list[Any] = []
+        user_values: list[Any] = []
+        for inp in self._inputs:
+            if inp.kind is InputKind.user_input:
+                value = self._convert(inp, user_inputs[inp.user_index], env)
+                user_values.append(value)
+                args.append(value)
+            elif inp.kind is InputKind.token:
+                args.append(None)
+            else:
+                args.append(self.state[cast(str, inp.target)])
+        deferred, self._deferred = self._deferred, []
+        for expr, actual, where in deferred:
+            if expr.free_symbols <= env.keys():
+                self._bind(expr, actual, where, env)
+        self._check_ranges(env)
+        with np.errstate(all="ignore"):
+            results = self.graph(*args)
+        return self._apply_outputs(results, user_inputs, user_values)
+
+    def _convert(self, inp: _Input, value: Any, env: dict[sympy.Symbol, tuple[int, str]]) -> Any:
+        t = inp.type
+        where = f"input '{inp.name}' (arg{inp.user_index})"
+        if isinstance(t, TensorType):
+            return self._convert_tensor(t, value, where, env)
+        scalar = np.asarray(value)
+        if scalar.shape != ():
+            raise InterpreterError(f"{where}: expected a scalar, got an array of shape {list(scalar.shape)}")
+        if isinstance(t, (IntType, SymIntType)):
+            if scalar.dtype.kind not in "iub":
+                raise InterpreterError(f"{where}: expected an int, got {scalar.dtype}")
+            number = int(scalar)
+            if isinstance(t, SymIntType) and t.value is not None:
+                self._bind(t.value, number, f"{where}", env)
+            return number
+        if isinstance(t, (FloatType, SymFloatType)):
+            return float(scalar)
+        if isinstance(t, (BoolType, SymBoolType)):
+            return bool(scalar)
+        return value
+
+    def _convert_tensor(
+        self, t: TensorType, value: Any, where: str, env: dict[sympy.Symbol, tuple[int, str]]
+    ) -> np.ndarray:
+        if not isinstance(value, np.ndarray):
+            value = np.asarray(value)
+        dtype = t.element_dtype
+        want = numpy_dtype(dtype)
+        if value.dtype != want:
+            raise InterpreterError(f"{where}: expected a {dtype} tensor, got numpy {value.dtype}")
+        if dtype is DType.bfloat16:
+            value = round_to_bfloat16(value)
+        sizes = t.sizes
+        if value.ndim != len(sizes):
+            raise InterpreterError(
+                f"{where}: expected {len(sizes)} dimensions {_show(sizes)}, got shape {list(value.shape)}"
+            )
+        for d, (size, actual) in enumerate(zip(sizes, value.shape)):
+            if isinstance(size, int):
+                if size != actual:
+                    raise InterpreterError(
+                        f"{where}: dimension {d} must be {size} (shape {_show(sizes)}), got shape {list(value.shape)}"
+                    )
+            else:
+                self._bind(size, int(actual), f"{where} dimension {d}", env)
+        return value
+
+    def _bind(self, expr: sympy.Expr, actual: int, where: str, env: dict[sympy.Symbol, tuple[int, str]]) -> None:
+        if isinstance(expr, sympy.Symbol):
+            if expr in env and env[expr][0] != actual:
+                first, first_where = env[expr]
+                raise InterpreterError(
+                    f"{where} is {actual}, but {expr} = {first} from {first_where}; they must be equal"
+                )
+            env.setdefault(expr, (actual, where))
+            return
+        if not expr.free_symbols <= env.keys():
+            # A derived size is checked once every symbol it uses is bound.
+            self._deferred.append((expr, actual, where))
+            return
+        expected = expr.xreplace({s: sympy.Integer(v) for s, (v, _) in env.items()})
+        if expected.is_number and int(expected) != actual:
+            raise InterpreterError(f"{where} is {actual}, but it must be {print_python_expr(expr)} = {int(expected)}")
+
+    def _check_ranges(self, env: dict[sympy.Symbol, tuple[int, str]]) -> None:
+        for expr, lower, upper, symbols in self._ranges:
+            if not all(s in env for s in symbols):
+                continue
+            value = expr.xreplace({s: sympy.Integer(env[s][0]) for s in symbols})
+            if not value.is_number:
+                continue
+            if (lower.is_finite and value < lower) or (upper.is_finite and value > upper):
+                origin = "; ".join(f"{s} = {env[s][0]} from {env[s][1]}" for s in symbols)
+                raise InterpreterError(
+                    f"{origin}: {print_python_expr(expr)} = {value} is outside the range "
+                    f"[{_bound(lower)}, {_bound(upper)}] the program was exported for"
+                )
+
+    def _apply_outputs(self, results: Sequence[Any], user_inputs: Sequence[Any], user_values: list[Any]) -> list[Any]:
+        outputs: list[Any] = []
+        for spec, value in zip(self.program.outputs.data, results):
+            kind = spec.output_kind
+            if kind in (OutputKind.user_output, OutputKind.loss_output):
+                outputs.append(value)
+            elif kind is OutputKind.buffer_mutation:
+                target = cast(str, spec.target_name)
+                current = self.state.get(target)
+                if isinstance(current, np.ndarray) and isinstance(value, np.ndarray) and current.shape == value.shape:
+                    np.copyto(current, value, casting="unsafe")
+                else:
+                    self.state[target] = value
+            elif kind is OutputKind.user_input_mutation:
+                name = spec.target_name
+                if name in self.user_input_names:
+                    dest = user_inputs[self.user_input_names.index(name)]
+                    if isinstance(dest, np.ndarray) and dest.flags.writeable:
+                        np.copyto(dest, value, casting="unsafe")
+        return outputs
+
+
+def _show(sizes: Sequence[Any]) -> str:
+    return "[" + ", ".join(str(s) if isinstance(s, int) else print_python_expr(s) for s in sizes) + "]"
+
+
+def _bound(b: sympy.Expr) -> str:
+    if b == sympy.oo:
+        return "inf"
+    if b == -sympy.oo:
+        return "-inf"
+    return str(b)
