@@ -11,6 +11,7 @@ prove that no promotion happens).
 
 from __future__ import annotations
 
+import importlib
 import math
 import operator
 from collections.abc import Callable, Sequence
@@ -319,7 +320,7 @@ def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
     if aten_kernels.has_kernel(target):
         return _compile_kernel(op, target, args, kwargs)
     try:
-        from xdsl_exir.interpreters import fx_functions
+        fx_functions = importlib.import_module("xdsl_exir.interpreters.fx_functions")
     except ModuleNotFoundError:
         fx_functions = None
     python_call = getattr(fx_functions, "compile_python_call", None)

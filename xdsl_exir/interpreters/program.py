@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 import sympy
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
@@ -57,13 +57,30 @@ def load_state(program: ProgramOp) -> dict[str, Any]:
     for name, op in program.state().items():
         if op.value is None:
             continue
-        if not isinstance(op.value, DenseBlobAttr) or not isinstance(op.state_type, TensorType):
-            raise InterpreterError(f"state @{name}: only tensor data (#exir.blob) can be loaded", op)
+        t = op.state_type
+        if not isinstance(t, TensorType) or not isinstance(op.value, (DenseBlobAttr, DenseIntOrFPElementsAttr)):
+            raise InterpreterError(f"state @{name}: only tensor data (#exir.blob or dense<...>) can be loaded", op)
         try:
-            state[name] = array_from_blob(op.value, op.state_type)
+            if isinstance(op.value, DenseBlobAttr):
+                state[name] = array_from_blob(op.value, t)
+            else:
+                state[name] = _from_dense(op.value, t)
         except TensorDataError as e:
             raise InterpreterError(f"state @{name}: {e}", op) from None
     return state
+
+
+def _from_dense(attr: DenseIntOrFPElementsAttr, t: TensorType) -> np.ndarray:
+    """Builtin `dense<...>` data (splat or full) shaped as the state type."""
+    if not all(isinstance(s, int) for s in t.sizes):
+        raise TensorDataError(f"state data needs static sizes, got {t}")
+    shape = cast(tuple[int, ...], tuple(t.sizes))
+    values = np.asarray(attr.get_values(), dtype=numpy_dtype(t.element_dtype))
+    if values.size == 1:
+        return np.full(shape, values.reshape(()), dtype=values.dtype)
+    if values.size != int(np.prod(shape)):
+        raise TensorDataError(f"dense data has {values.size} elements, the state type needs {int(np.prod(shape))}")
+    return values.reshape(shape).copy()
 
 
 @dataclass
