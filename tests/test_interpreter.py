@@ -279,3 +279,62 @@ def test_exir_run_console_script(tmp_path: Path) -> None:
     assert (tmp_path / "o.npz").exists()
     done = subprocess.run([str(script), prog], capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.startswith("exir-run: error: the program takes user inputs (x, y)")
+
+
+# -- IR-typed fast paths agree with the general kernels ------------------------
+
+FAST_CASES: list[tuple[str, list[tuple[int, ...]], list[object], dict[str, object]]] = [
+    ("aten.add.Tensor", [(3, 4), (4,)], ["$0", "$1"], {}),
+    ("aten.add.Tensor", [(3, 4)], ["$0", 2], {}),
+    ("aten.sub.Tensor", [(3, 4), (3, 1)], ["$0", "$1"], {}),
+    ("aten.mul.Tensor", [(3, 4)], ["$0", 0.5], {}),
+    ("aten.div.Tensor", [(3, 4), (3, 4)], ["$0", "$1"], {}),
+    ("aten.maximum.default", [(3, 4), (3, 4)], ["$0", "$1"], {}),
+    ("aten.relu.default", [(3, 4)], ["$0"], {}),
+    ("aten.tanh.default", [(5,)], ["$0"], {}),
+    ("aten.sigmoid.default", [(5,)], ["$0"], {}),
+    ("aten.exp.default", [(2, 2)], ["$0"], {}),
+    ("aten.neg.default", [()], ["$0"], {}),
+    ("aten.linear.default", [(2, 5, 4), (3, 4), (3,)], ["$0", "$1", "$2"], {}),
+    ("aten.linear.default", [(2, 4), (3, 4)], ["$0", "$1"], {}),
+    ("aten.addmm.default", [(3,), (2, 4), (4, 3)], ["$0", "$1", "$2"], {}),
+    ("aten.mm.default", [(2, 4), (4, 3)], ["$0", "$1"], {}),
+    ("aten._softmax.default", [(3, 5)], ["$0", -1, False], {}),
+    ("aten._softmax.default", [(3, 5, 2)], ["$0", 1, False], {}),
+    ("aten.softmax.int", [(4, 3)], ["$0", 0], {}),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, shapes, args, kwargs", FAST_CASES)
+def test_fast_paths_match_kernels(
+    name: str, shapes: list[tuple[int, ...]], args: list[object], kwargs: dict[str, object], dtype: type
+) -> None:
+    from xdsl.dialects.test import TestOp
+
+    from xdsl_exir.dialects import aten
+    from xdsl_exir.dialects.exir import DType
+    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.interpreters.compiler import CompileContext
+    from xdsl_exir.interpreters.exir_functions import _fast_dense, _fast_pointwise, compile_call, decode_call_args
+
+    dt = DType.float32 if dtype is np.float32 else DType.float64
+    from xdsl_exir.dialects.exir import TensorType
+
+    src = TestOp(result_types=[TensorType(list(s), dt) for s in shapes])
+    fx_args = [src.results[int(a[1:])] if isinstance(a, str) else a for a in args]
+    op = aten.build(name, *fx_args, **kwargs)
+    dec_args, dec_kwargs = decode_call_args(op)
+    assert (_fast_pointwise(op, name, dec_args, dec_kwargs) or _fast_dense(op, name, dec_args, dec_kwargs)) is not None
+    rng = np.random.default_rng(7)
+    values = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    if name.endswith("softmax.default") or name == "aten.softmax.int":
+        values[0][0, 0] = np.inf  # rows with infinities follow torch
+        values[0][1, :] = -np.inf
+    with np.errstate(all="ignore"):
+        (fast,) = compile_call(op, CompileContext())(*values)
+    real_args = [values[int(a[1:])] if isinstance(a, str) else a for a in args]
+    with np.errstate(all="ignore"):
+        slow = aten_kernels.run_kernel(name, real_args, kwargs, [dt])
+    assert isinstance(fast, np.ndarray) and fast.dtype == slow.dtype and fast.shape == slow.shape
+    np.testing.assert_allclose(fast, slow, rtol=1e-6 if dtype is np.float32 else 1e-12, equal_nan=True)

@@ -129,6 +129,63 @@ _FAST_UNARY: dict[str, Callable[[Any], Any]] = {
     "aten.sigmoid.default": lambda x: 1 / (1 + np.exp(-x)),
 }
 _FAST_DTYPES = (DType.float32, DType.float64)
+_DENSE_TARGETS = frozenset(
+    {"aten.linear.default", "aten.addmm.default", "aten.mm.default", "aten._softmax.default", "aten.softmax.int"}
+)
+
+
+def _softmax_rows(x: np.ndarray, dim: int) -> np.ndarray:
+    m = x.max(axis=dim, keepdims=True)
+    if not np.isfinite(m).all():
+        m = np.where(np.isfinite(m), m, 0)  # rows of +-inf: torch's NaN/0 pattern
+    e = x - m
+    np.exp(e, out=e)
+    e /= e.sum(axis=dim, keepdims=True)
+    return e
+
+
+def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
+    """linear / addmm / mm / softmax on one float dtype: BLAS and ufuncs, no promotion logic."""
+    if kwargs and target != "aten.addmm.default":
+        return None
+    if target == "aten.linear.default" and len(args) in (2, 3) and all(isinstance(a, _Ref) for a in args):
+        ix, iw = cast(_Ref, args[0]).index, cast(_Ref, args[1]).index
+        if cast(TensorType, op.operands[iw].type).rank != 2:
+            return None
+        if len(args) == 2:
+            return lambda *ops: (np.matmul(ops[ix], ops[iw].T),)
+        ib = cast(_Ref, args[2]).index
+
+        def linear(*ops: Any) -> tuple[Any, ...]:
+            r = np.matmul(ops[ix], ops[iw].T)
+            r += ops[ib]
+            return (r,)
+
+        return linear
+    if target == "aten.addmm.default" and len(args) == 3 and all(isinstance(a, _Ref) for a in args):
+        if kwargs.get("beta", 1) != 1 or kwargs.get("alpha", 1) != 1 or set(kwargs) - {"beta", "alpha"}:
+            return None
+        ib, ix, iw = (cast(_Ref, a).index for a in args)
+
+        def addmm(*ops: Any) -> tuple[Any, ...]:
+            r = np.matmul(ops[ix], ops[iw])
+            r += ops[ib]
+            return (r,)
+
+        return addmm
+    if target == "aten.mm.default" and len(args) == 2 and all(isinstance(a, _Ref) for a in args):
+        ia, ib2 = (cast(_Ref, a).index for a in args)
+        return lambda *ops: (np.matmul(ops[ia], ops[ib2]),)
+    if target in ("aten._softmax.default", "aten.softmax.int") and isinstance(args[0], _Ref) and len(args) >= 2:
+        if len(args) == 3 and args[2] not in (False, None):
+            return None
+        dim = args[1]
+        rank = cast(TensorType, op.operands[0].type).rank
+        if not isinstance(dim, int) or rank == 0:
+            return None
+        dim %= rank
+        return lambda x: (_softmax_rows(x, dim),)
+    return None
 
 
 def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
@@ -140,6 +197,8 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         not isinstance(o.type, TensorType) or o.type.element_dtype != dtype for o in op.operands
     ):
         return None
+    if target in _DENSE_TARGETS:
+        return _fast_dense(op, target, args, kwargs)
     if target in _FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
         fn1 = _FAST_UNARY[target]
 
