@@ -144,7 +144,9 @@ def test_verifier_rejects_bad_arguments() -> None:
     with pytest.raises(VerifyException, match="missing argument 'other'"):
         aten_op_class("aten.add.Tensor").build(x, result_types=[x.type]).verify()
     with pytest.raises(VerifyException, match="expected a tensor"):
-        aten_op_class("aten.add.Tensor").build(x, 1, result_types=[x.type]).verify()
+        aten_op_class("aten.add.Tensor").build(x, "one", result_types=[x.type]).verify()
+    # A number for a Tensor is a wrapped number, as torch.export records `x + 1`.
+    aten_op_class("aten.add.Tensor").build(x, 1, result_types=[x.type]).verify()
     with pytest.raises(VerifyException, match="positional arguments"):
         # alpha is keyword-only in add.Tensor
         aten_op_class("aten.add.Tensor").build(x, x, 2, result_types=[x.type]).verify()

@@ -829,6 +829,10 @@ _BINARY = {
     "where.ScalarSelf": ("condition", "self", "other"),
     "where.Scalar": ("condition", "self", "other"),
     "lerp": ("self", "end", "weight"), "addcmul": ("self", "tensor1", "tensor2"),
+    "__and__": ("self", "other"), "__or__": ("self", "other"), "__xor__": ("self", "other"),
+    "__lshift__": ("self", "other"), "__rshift__": ("self", "other"),
+    "bitwise_left_shift": ("self", "other"), "bitwise_right_shift": ("self", "other"),
+    "floor_divide": ("self", "other"),
 }  # fmt: skip
 
 

@@ -545,6 +545,11 @@ def _div(self: object, other: object, rounding_mode: str | None = None) -> np.nd
     return _pointwise(lambda a, b: np.trunc(a / b), self, other)
 
 
+@_reg("aten.floor_divide.default", "aten.floor_divide.Scalar")
+def _floor_divide(self: object, other: object) -> np.ndarray:
+    return _div(self, other, rounding_mode="floor")
+
+
 def _binary(fn: Callable[..., Any], to_float: bool = False, result: np.dtype[Any] | None = None) -> Kernel:
     def kernel(self: object, other: object) -> np.ndarray:
         return _pointwise(fn, self, other, to_float=to_float, result=result)
@@ -595,6 +600,37 @@ for _name, (_fn, _tf, _res) in _BINARY_TABLE.items():
     for _ov in ("default", "Tensor", "Scalar", "Scalar_Tensor"):
         _reg(f"aten.{_name}.{_ov}")(_k)
 _reg("aten.max.other")(_binary(np.maximum))
+
+
+def _shift_fn(left: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """torch's shifts: a shift by a negative count or by the bit width or more
+    gives 0 (left) or the sign fill (right) instead of C's undefined result."""
+
+    def shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype.kind not in "iub":
+            raise TypeError(f"shifts need integer tensors, got {a.dtype}")
+        bits = 8 * a.dtype.itemsize
+        b = np.asarray(b)
+        out_of_range = (b < 0) | (b >= bits)
+        safe = np.where(out_of_range, 0, b).astype(a.dtype, copy=False)
+        if left:
+            return np.where(out_of_range, a.dtype.type(0), np.left_shift(a, safe))
+        return np.where(out_of_range, np.right_shift(a, a.dtype.type(bits - 1)), np.right_shift(a, safe))
+
+    return shift
+
+
+for _dunder, (_fn, _tf, _res) in {
+    "__and__": _BINARY_TABLE["bitwise_and"],
+    "__or__": _BINARY_TABLE["bitwise_or"],
+    "__xor__": _BINARY_TABLE["bitwise_xor"],
+}.items():
+    _reg(f"aten.{_dunder}.Tensor", f"aten.{_dunder}.Scalar")(_binary(_fn, _tf, _res))
+for _names, _left in ((("__lshift__", "bitwise_left_shift"), True), (("__rshift__", "bitwise_right_shift"), False)):
+    _k = _binary(_shift_fn(_left))
+    for _n in _names:
+        for _ov in ("Tensor", "Scalar", "Tensor_Scalar", "Scalar_Tensor"):
+            _reg(f"aten.{_n}.{_ov}")(_k)
 _reg("aten.min.other")(_binary(np.minimum))
 
 

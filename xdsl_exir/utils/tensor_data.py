@@ -104,7 +104,9 @@ def array_from_bytes(
         strides=[s * sdt.itemsize for s in strides],
         writeable=False,
     )
-    return np.ascontiguousarray(_widen(np.array(view), dtype))
+    out = _widen(np.array(view), dtype)
+    # (np.ascontiguousarray would turn a 0-d tensor into a 1-d one)
+    return out if out.flags.c_contiguous else out.copy(order="C")
 
 
 def contiguous_strides(sizes: Sequence[int]) -> list[int]:

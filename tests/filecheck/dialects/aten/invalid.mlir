@@ -34,10 +34,10 @@ exir.graph @g(%x: !exir.tensor<[2, 3], float32>) -> () {
 // -----
 
 exir.graph @g(%x: !exir.tensor<[2, 3], float32>) -> () {
-  %r = aten.add.Tensor(%x, 1) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[2, 3], float32>
+  %r = aten.add.Tensor(%x, "one") : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[2, 3], float32>
   exir.output
 }
-// CHECK: argument 'other' of aten.add.Tensor: expected a tensor, got 1
+// CHECK: argument 'other' of aten.add.Tensor: expected a tensor, got 'one'
 
 // -----
 
