@@ -1,0 +1,884 @@
+"""
+Generate the model zoo in `tests/zoo/`: small real `torch.export` programs with
+inputs and torch eager outputs, for testing the `.pt2` frontend and `exir-run`
+end to end.
+
+For every model `<name>` this writes
+
+- `<name>.train.pt2`  `torch.export.save` of `torch.export.export(...)` (training IR),
+- `<name>.core.pt2`   the same after `.run_decompositions()` (core ATen IR),
+- `<name>.inputs.npz` the pytree-flattened user inputs `arg0 ..` (Python scalars as
+  0-d arrays),
+- `<name>.expected.npz` torch eager's pytree-flattened outputs `out0 ..` on them,
+
+plus further input sets where a model needs them (`inputs2`/`expected2`: another batch
+size of a dynamic model or the other branch of a `cond`; `inputs3`, `inputs4`: sizes
+outside a dynamic range, which must be refused), and `manifest.json` describing all of
+it. Run from anywhere with torch 2.13 installed: `python scripts/gen_zoo.py`.
+
+The output is byte-stable: seeds are fixed, `.npz` files are written with fixed zip
+timestamps, stack traces in the archives name files relative to the repository (and
+to site-packages for torch's own frames), and the random `.data/serialization_id`
+that torch's archive writer puts in every `.pt2` is replaced in place by a digest of
+the archive's other records (same length, CRC updated; torch loads it unchanged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import io
+import json
+import operator
+import os
+import pathlib
+import re
+import struct
+import sys
+import zipfile
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+import torch.utils._pytree as pytree
+from torch import nn
+from torch._higher_order_ops.map import map as hop_map
+from torch._higher_order_ops.while_loop import while_loop
+from torch.export import Dim, ExportedProgram
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+ZOO = ROOT / "tests" / "zoo"
+TORCH_SITE = pathlib.Path(torch.__file__).resolve().parents[1]
+
+DEFAULT_RTOL = 1e-5
+DEFAULT_ATOL = 1e-6
+
+Args = tuple[Any, ...]
+
+
+# ---------------------------------------------------------------------------
+# Models
+# ---------------------------------------------------------------------------
+
+
+class MLP(nn.Module):
+    """Three linear layers with ReLU and tanh-approximated GELU."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(16, 32)
+        self.fc2 = nn.Linear(32, 32)
+        self.fc3 = nn.Linear(32, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.fc1(x))
+        x = F.gelu(self.fc2(x), approximate="tanh")
+        return self.fc3(x)
+
+
+def _randomize_bn(bn: nn.BatchNorm2d, gen: torch.Generator) -> None:
+    """Give a batch norm non-trivial affine parameters and running statistics."""
+    with torch.no_grad():
+        n = bn.num_features
+        bn.weight.copy_(1.0 + 0.2 * torch.randn(n, generator=gen))
+        bn.bias.copy_(0.1 * torch.randn(n, generator=gen))
+        assert bn.running_mean is not None and bn.running_var is not None
+        bn.running_mean.copy_(0.1 * torch.randn(n, generator=gen))
+        bn.running_var.copy_(0.5 + torch.rand(n, generator=gen))
+
+
+class ConvBN(nn.Module):
+    """A CNN: conv-bn-relu, max pool, conv-bn-relu, average pool, linear (eval mode)."""
+
+    def __init__(self, gen: torch.Generator) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 12, 3, stride=1, padding=0, bias=False)
+        self.bn2 = nn.BatchNorm2d(12)
+        self.pool1 = nn.MaxPool2d(2)
+        self.pool2 = nn.AvgPool2d(kernel_size=3, stride=2, padding=1)
+        self.fc = nn.Linear(12 * 3 * 3, 10)
+        _randomize_bn(self.bn1, gen)
+        _randomize_bn(self.bn2, gen)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.pool1(F.relu(self.bn1(self.conv1(x))))
+        x = self.pool2(F.relu(self.bn2(self.conv2(x))))
+        return self.fc(torch.flatten(x, 1))
+
+
+class BasicBlock(nn.Module):
+    """A ResNet basic block: two conv-bn with ReLU and a (projected) skip."""
+
+    def __init__(self, cin: int, cout: int, stride: int, gen: torch.Generator) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.downsample: nn.Module | None = None
+        if stride != 1 or cin != cout:
+            bn = nn.BatchNorm2d(cout)
+            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False), bn)
+            _randomize_bn(bn, gen)
+        _randomize_bn(self.bn1, gen)
+        _randomize_bn(self.bn2, gen)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = x if self.downsample is None else self.downsample(x)
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + identity)
+
+
+class ResNetTiny(nn.Module):
+    """A stem, two basic blocks (the second downsampling), global pooling, a classifier."""
+
+    def __init__(self, gen: torch.Generator) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        _randomize_bn(self.bn, gen)
+        self.layer1 = BasicBlock(8, 8, 1, gen)
+        self.layer2 = BasicBlock(8, 16, 2, gen)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.bn(self.stem(x)))
+        x = self.layer2(self.layer1(x))
+        return self.fc(torch.flatten(self.pool(x), 1))
+
+
+class CausalSelfAttention(nn.Module):
+    """Pre-norm causal multi-head self-attention with a residual connection."""
+
+    def __init__(self, dim: int = 16, heads: int = 2) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm = nn.LayerNorm(dim)
+        self.q = nn.Linear(dim, dim)
+        self.k = nn.Linear(dim, dim)
+        self.v = nn.Linear(dim, dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        hd = d // self.heads
+        h = self.norm(x)
+        q = self.q(h).view(b, t, self.heads, hd).transpose(1, 2)
+        k = self.k(h).view(b, t, self.heads, hd).transpose(1, 2)
+        v = self.v(h).view(b, t, self.heads, hd).transpose(1, 2)
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / hd**0.5)
+        mask = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+        scores = scores.masked_fill(mask, float("-inf"))
+        attn = torch.softmax(scores, dim=-1)
+        out = (attn @ v).transpose(1, 2).reshape(b, t, d)
+        return x + self.proj(out)
+
+
+class EmbeddingMean(nn.Module):
+    """Token embedding, mean over the sequence, a linear classifier (int64 input)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(50, 16)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.embed(tokens).mean(dim=1))
+
+
+class CondBranch(nn.Module):
+    """`torch.cond` on a data-dependent predicate; each branch uses its own weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos = nn.Linear(6, 6)
+        self.neg = nn.Linear(6, 6)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def true_fn(x: torch.Tensor) -> torch.Tensor:
+            return torch.tanh(self.pos(x)) * 2.0
+
+        def false_fn(x: torch.Tensor) -> torch.Tensor:
+            return torch.sigmoid(self.neg(x)) - x
+
+        return torch.cond(x.sum() > 0, true_fn, false_fn, (x,))
+
+
+class WhileLoop(nn.Module):
+    """A `while_loop` iterating a recurrent cell until a counter reaches `n`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cell = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor, n: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        def cond_fn(i: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+            return i < n
+
+        def body_fn(i: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return i + 1, torch.tanh(self.cell(h)) + 0.5 * h
+
+        i0 = torch.zeros((), dtype=torch.int64)
+        i, h = while_loop(cond_fn, body_fn, (i0, x))
+        return i, h
+
+
+class DynamicBatch(nn.Module):
+    """A model over a dynamic batch: the batch size is used in view and arithmetic."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(12, 6)
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        b = x.shape[0]
+        flat = x.reshape(b, -1)  # [b, 3, 4] -> [b, 12]
+        y = torch.relu(self.fc(flat)) + bias
+        scale = y.new_full((b, 1), 1.0) / b
+        return y * scale, y.sum(dim=0)
+
+
+class BufferMutation(nn.Module):
+    """Buffers updated in forward: a counter (`add_`), a running mean, a last-input copy."""
+
+    def __init__(self, gen: torch.Generator) -> None:
+        super().__init__()
+        self.register_buffer("count", torch.zeros((), dtype=torch.int64))
+        self.register_buffer("running_mean", 0.5 * torch.randn(8, generator=gen))
+        self.register_buffer("last", torch.zeros(8))
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.count.add_(1)
+        self.running_mean.mul_(0.9).add_(x.mean(dim=0), alpha=0.1)
+        self.last.copy_(x[-1])
+        y = self.proj(x - self.running_mean) + self.last
+        return y, self.count * 10
+
+
+class NestedIO(nn.Module):
+    """Nested inputs (tuple, dict, Python scalars) and nested outputs (tuple, list, dict)."""
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        pair: tuple[torch.Tensor, torch.Tensor],
+        cfg: dict[str, torch.Tensor],
+        scale: float,
+        k: int,
+    ) -> tuple[torch.Tensor, list[torch.Tensor], dict[str, torch.Tensor]]:
+        a, b = pair
+        first = x * scale
+        middle = [a + cfg["w"], b * k]
+        # Keys deliberately not in sorted order: pytree keeps insertion order.
+        last = {"z": x.sum(dim=0), "a": cfg["v"] - 1.0}
+        return first, middle, last
+
+
+class ShapeOps(nn.Module):
+    """A spread of shape, view, indexing and reduction operators."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        # x: [2, 6, 4], y: [2, 4]
+        c = torch.cat([x, x * 2.0], dim=1)  # [2, 12, 4]
+        p0, p1, p2 = torch.chunk(c, 3, dim=1)  # 3 x [2, 4, 4]
+        perm = p1.permute(2, 0, 1)  # [4, 2, 4]
+        stepped = c[:, 1::3, ::2]  # [2, 4, 2]
+        w = torch.where(p0 > 0, p0, p2 * 0.5)
+        s = w.sum(dim=(0, 2))  # [4]
+        m = w.mean(dim=-1, keepdim=True)  # [2, 4, 1]
+        mx = torch.amax(x, dim=1)  # [2, 4]
+        am = torch.argmax(x, dim=1)  # int64 [2, 4]
+        v = x.view(2, 24).reshape(4, 3, 4)
+        t = v.transpose(0, 2).contiguous()  # [4, 3, 4]
+        u = y.unsqueeze(1).expand(2, 3, 4)  # [2, 3, 4]
+        sq = m.squeeze(-1) + u[:, 0, :]  # [2, 4]
+        flip = stepped.flip(1)
+        return perm, stepped + flip, s, mx, am, t * 0.5, u.sum(1), sq
+
+
+class MapHop(nn.Module):
+    """`torch.ops.higher_order.map` applying a small network to each row."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(5, 5)
+
+    def forward(self, xs: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        def body(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return torch.relu(self.fc(x)) + y.sin()
+
+        return hop_map(body, xs, y)
+
+
+class IntOps(nn.Module):
+    """Integer arithmetic with PyTorch's integer semantics (floor division, bitwise, casts)."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        # a: int32 [3, 5], b: int64 [5] with no zeros.
+        s = a * 3 + b  # int64 by promotion
+        fd = torch.floor_divide(a, b)  # floor toward -inf
+        rem = torch.remainder(a, b)  # sign of the divisor
+        bits = (a & 0x0F) | (b << 2)
+        cmp = (a > b) & (a % 2 == 0)
+        total = a.sum(dim=1)  # int32 sums to int64
+        mean = (a.to(torch.float32) / b).mean(dim=0)
+        clamped = torch.clamp(a, min=-7, max=7).to(torch.int8)
+        return s, fd, rem, bits, cmp, total, mean, clamped
+
+
+class HalfPrecision(nn.Module):
+    """bfloat16 and float16 computation between float32 inputs and outputs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        xb = x.to(torch.bfloat16)
+        wb = self.fc.weight.to(torch.bfloat16)
+        yb = torch.relu(xb @ wb.t()) * 1.5 + xb
+        xh = x.to(torch.float16)
+        yh = torch.tanh(xh) * xh - 0.25
+        return yb.to(torch.float32), yh.to(torch.float32)
+
+
+# ---------------------------------------------------------------------------
+# Zoo entries
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Entry:
+    """One zoo model: how to build it, its inputs and its documentation."""
+
+    name: str
+    description: str
+    make: Callable[[torch.Generator], nn.Module]
+    args: Callable[[torch.Generator], Args]
+    dynamic_shapes: Any = None
+    dynamic: list[dict[str, Any]] = field(default_factory=list)
+    more_args: list[tuple[Callable[[torch.Generator], Args], str]] = field(default_factory=list)
+    bad_args: list[tuple[Callable[[torch.Generator], Args], list[str], str]] = field(
+        default_factory=list
+    )
+    rtol: float = DEFAULT_RTOL
+    atol: float = DEFAULT_ATOL
+    tolerance_note: str = ""
+    mutates_buffers: bool = False
+    float64_reference: bool = True
+
+
+def _randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen)
+
+
+def _cond_args(sign: float) -> Callable[[torch.Generator], Args]:
+    """Inputs for CondBranch whose sum is clearly positive (sign 1) or negative (-1)."""
+
+    def make(gen: torch.Generator) -> Args:
+        x = _randn(gen, 3, 6)
+        return (x - x.mean() + sign * 0.5,)
+
+    return make
+
+
+def _dyn_args(batch: int) -> Callable[[torch.Generator], Args]:
+    def make(gen: torch.Generator) -> Args:
+        return (_randn(gen, batch, 3, 4), _randn(gen, 6))
+
+    return make
+
+
+def _int_args(gen: torch.Generator) -> Args:
+    a = torch.randint(-20, 20, (3, 5), generator=gen, dtype=torch.int32)
+    b = torch.tensor([3, -4, 5, -2, 7], dtype=torch.int64)
+    return (a, b)
+
+
+ENTRIES: list[Entry] = [
+    Entry(
+        "mlp",
+        "Linear-ReLU-Linear-GELU(tanh)-Linear.",
+        lambda g: MLP(),
+        lambda g: (_randn(g, 4, 16),),
+    ),
+    Entry(
+        "cnn_bn",
+        "Conv2d + BatchNorm2d (eval) + ReLU + MaxPool2d, Conv2d + BatchNorm2d + ReLU + "
+        "AvgPool2d(3, stride 2, padding 1), flatten, Linear.",
+        ConvBN,
+        lambda g: (_randn(g, 2, 3, 16, 16),),
+    ),
+    Entry(
+        "resnet_blocks",
+        "ResNet-style stem and two basic blocks (conv-bn-relu, skip; the second with a "
+        "strided 1x1 conv-bn projection), AdaptiveAvgPool2d(1), Linear.",
+        ResNetTiny,
+        lambda g: (_randn(g, 2, 3, 12, 12),),
+    ),
+    Entry(
+        "attention",
+        "Pre-norm causal self-attention: LayerNorm, q/k/v Linear, 2 heads, triu causal "
+        "mask with masked_fill(-inf), softmax, output projection, residual.",
+        lambda g: CausalSelfAttention(),
+        lambda g: (_randn(g, 2, 8, 16),),
+    ),
+    Entry(
+        "embedding",
+        "nn.Embedding(50, 16) on int64 tokens, mean over the sequence, Linear.",
+        lambda g: EmbeddingMean(),
+        lambda g: (torch.randint(0, 50, (3, 7), generator=g),),
+    ),
+    Entry(
+        "cond",
+        "torch.cond on x.sum() > 0; the true branch uses one Linear and tanh, the false "
+        "branch another Linear and sigmoid. inputs takes the true branch, inputs2 the false.",
+        lambda g: CondBranch(),
+        _cond_args(1.0),
+        more_args=[(_cond_args(-1.0), "sum < 0: takes the false branch")],
+    ),
+    Entry(
+        "while_loop",
+        "torch._higher_order_ops.while_loop: i from 0 while i < n (n a 0-d int64 input), "
+        "h = tanh(Linear(h)) + 0.5 h; returns (i, h). The Linear's weights are lifted "
+        "into the loop as additional inputs.",
+        lambda g: WhileLoop(),
+        lambda g: (_randn(g, 2, 8), torch.tensor(5)),
+        more_args=[(lambda g: (_randn(g, 2, 8), torch.tensor(0)), "n = 0: zero iterations")],
+    ),
+    Entry(
+        "dynamic_batch",
+        "Dynamic batch Dim('batch', min=2, max=64) on arg0 dim 0: reshape by the symbolic "
+        "batch size, Linear, division by the batch size, a reduction over the batch.",
+        lambda g: DynamicBatch(),
+        _dyn_args(4),
+        dynamic_shapes=({0: Dim("batch", min=2, max=64)}, None),
+        dynamic=[{"input": "arg0", "dim": 0, "name": "batch", "min": 2, "max": 64}],
+        more_args=[(_dyn_args(37), "batch 37")],
+        bad_args=[
+            (_dyn_args(80), ["64", "80"], "batch 80 is above the maximum 64"),
+        ],
+    ),
+    Entry(
+        "dynamic_attention",
+        "The attention block with two dynamic dims: Dim('batch', min=1, max=16) and "
+        "Dim('seq', min=2, max=32) on arg0; the causal mask is built from the symbolic "
+        "sequence length (triu of ones(seq, seq); arange/ge/logical_and in core IR).",
+        lambda g: CausalSelfAttention(),
+        lambda g: (_randn(g, 3, 8, 16),),
+        dynamic_shapes=({0: Dim("batch", min=1, max=16), 1: Dim("seq", min=2, max=32)},),
+        dynamic=[
+            {"input": "arg0", "dim": 0, "name": "batch", "min": 1, "max": 16},
+            {"input": "arg0", "dim": 1, "name": "seq", "min": 2, "max": 32},
+        ],
+        more_args=[(lambda g: (_randn(g, 1, 5, 16),), "batch 1, seq 5")],
+        bad_args=[(lambda g: (_randn(g, 2, 33, 16),), ["32", "33"], "seq 33 is above the maximum 32")],
+    ),
+    Entry(
+        "buffer_mutation",
+        "Buffers mutated in forward: count.add_(1), running_mean.mul_(0.9).add_(mean, "
+        "alpha=0.1), last.copy_(x[-1]); outputs use the updated buffers. expected is the "
+        "first call on a fresh model; state_after holds the buffers after that call and "
+        "expected_call2 the outputs of a second call on the same inputs.",
+        BufferMutation,
+        lambda g: (_randn(g, 4, 8),),
+        mutates_buffers=True,
+    ),
+    Entry(
+        "nested_io",
+        "Inputs (x, (a, b), {'w': w, 'v': v}, 0.5, 3) and outputs "
+        "(x * 0.5, [a + w, b * 3], {'z': x.sum(0), 'a': v - 1}). Pytree order: tuples "
+        "and lists in order, dicts in insertion order (not sorted): arg0=x, arg1=a, "
+        "arg2=b, arg3=w, arg4=v, arg5=0.5 (float64 0-d), arg6=3 (int64 0-d); out3 is "
+        "'z', out4 is 'a'. torch.export specializes the Python scalars to constants.",
+        lambda g: NestedIO(),
+        lambda g: (
+            _randn(g, 2, 3),
+            (_randn(g, 2, 3), _randn(g, 3)),
+            {"w": _randn(g, 3), "v": _randn(g, 2)},
+            0.5,
+            3,
+        ),
+    ),
+    Entry(
+        "shape_ops",
+        "cat, chunk, permute, step slicing, where, sum/mean/amax, argmax (int64 output), "
+        "view/reshape, transpose + contiguous, unsqueeze/squeeze, expand, flip.",
+        lambda g: ShapeOps(),
+        lambda g: (_randn(g, 2, 6, 4), _randn(g, 2, 4)),
+    ),
+    Entry(
+        "map",
+        "torch.ops.higher_order.map of relu(Linear(x)) + sin(y) over the rows of xs.",
+        lambda g: MapHop(),
+        lambda g: (_randn(g, 4, 5), _randn(g, 5)),
+    ),
+    Entry(
+        "int_ops",
+        "int32/int64 arithmetic: promotion, floor_divide and remainder with negative "
+        "operands, bitwise and/or/shift, comparisons to bool, int sum to int64, "
+        "true division to float32, clamp and cast to int8.",
+        lambda g: IntOps(),
+        _int_args,
+        float64_reference=False,
+    ),
+    Entry(
+        "half_precision",
+        "float32 in and out; inside, a bfloat16 matmul/relu/mul/add and float16 "
+        "tanh/mul/sub.",
+        lambda g: HalfPrecision(),
+        lambda g: (_randn(g, 4, 8),),
+        rtol=1e-2,
+        atol=1e-2,
+        tolerance_note="bf16/fp16 intermediates: one bf16 ulp is 2^-8 relative, and "
+        "matmul accumulation order may change the rounding of a result",
+        float64_reference=False,
+    ),
+]
+
+
+# ---------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------
+
+
+def _to_numpy(leaf: Any) -> np.ndarray:
+    """A pytree leaf as numpy (Python scalars as 0-d arrays)."""
+    if isinstance(leaf, torch.Tensor):
+        t = leaf.detach()
+        if t.dtype == torch.bfloat16:
+            raise ValueError("bfloat16 tensors cannot be stored in .npz")
+        return t.contiguous().numpy().copy()
+    if isinstance(leaf, bool):
+        return np.asarray(leaf, dtype=np.bool_)
+    if isinstance(leaf, int):
+        return np.asarray(leaf, dtype=np.int64)
+    if isinstance(leaf, float):
+        return np.asarray(leaf, dtype=np.float64)
+    raise TypeError(f"unsupported pytree leaf {type(leaf).__name__}")
+
+
+def write_npz(path: pathlib.Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write an uncompressed `.npz` with fixed timestamps (byte-stable)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        for key, arr in arrays.items():
+            data = io.BytesIO()
+            np.lib.format.write_array(data, np.array(arr, order="C"), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data.getvalue())
+    with np.load(io.BytesIO(buf.getvalue()), allow_pickle=False) as back:
+        for key, arr in arrays.items():
+            if back[key].shape != arr.shape or back[key].dtype != arr.dtype:
+                raise AssertionError(f"{path}: {key} does not round-trip")
+    path.write_bytes(buf.getvalue())
+
+
+def flat_npz(tree: Any, prefix: str) -> dict[str, np.ndarray]:
+    """Flatten a pytree the way torch does into `prefix0, prefix1, ...`."""
+    leaves, _ = pytree.tree_flatten(tree)
+    return {f"{prefix}{i}": _to_numpy(leaf) for i, leaf in enumerate(leaves)}
+
+
+def _all_graph_modules(ep: ExportedProgram) -> list[torch.fx.GraphModule]:
+    return [m for m in ep.graph_module.modules() if isinstance(m, torch.fx.GraphModule)]
+
+
+def normalize_metadata(ep: ExportedProgram) -> None:
+    """Make node metadata independent of the machine and the process.
+
+    Stack-trace file names become relative to site-packages or the repository;
+    the process-wide counters in `<eval_with_key>.N` file names and the
+    `graph_id`s of `from_node` provenance (Python object ids) are renumbered in
+    order of first appearance.
+    """
+    prefixes = [f"{TORCH_SITE}{os.sep}", f"{ROOT}{os.sep}"]
+    graph_ids: dict[int, int] = {}
+    eval_keys: dict[str, int] = {}
+
+    def renumber(sources: list[Any]) -> None:
+        for source in sources:
+            info = getattr(source, "node_info", None)
+            if info is not None:
+                info.graph_id = graph_ids.setdefault(info.graph_id, len(graph_ids))
+            source._dict = None  # the cached dict representation
+            renumber(getattr(source, "from_node", []))
+
+    for gm in _all_graph_modules(ep):
+        for node in gm.graph.nodes:
+            trace = node.meta.get("stack_trace")
+            if isinstance(trace, str):
+                for prefix in prefixes:
+                    trace = trace.replace(prefix, "")
+                trace = re.sub(
+                    r"<eval_with_key>\.(\d+)",
+                    lambda m: f"<eval_with_key>.{eval_keys.setdefault(m[1], len(eval_keys))}",
+                    trace,
+                )
+                node.meta["stack_trace"] = trace
+            renumber(node.meta.get("from_node", []))
+
+
+def _central_entries(data: bytes | bytearray) -> dict[str, int]:
+    """Offsets of the central-directory entries of a zip, by name."""
+    eocd = bytes(data).rfind(b"PK\x05\x06")
+    if eocd == -1:
+        raise ValueError("not a zip archive")
+    count, _, start = struct.unpack_from("<HII", data, eocd + 10)
+    if start == 0xFFFFFFFF:  # zip64: the real offset is in the zip64 end record
+        locator = bytes(data).rfind(b"PK\x06\x07", 0, eocd)
+        (end64,) = struct.unpack_from("<Q", data, locator + 8)
+        (count,) = struct.unpack_from("<Q", data, end64 + 32)
+        (start,) = struct.unpack_from("<Q", data, end64 + 48)
+    entries: dict[str, int] = {}
+    off = start
+    for _ in range(count):
+        if bytes(data[off : off + 4]) != b"PK\x01\x02":
+            raise ValueError("malformed central directory")
+        n_len, x_len, c_len = struct.unpack_from("<HHH", data, off + 28)
+        entries[bytes(data[off + 46 : off + 46 + n_len]).decode()] = off
+        off += 46 + n_len + x_len + c_len
+    return entries
+
+
+def _replace_stored_record(data: bytes, name: str, content: bytes) -> bytes:
+    """Replace the bytes of an uncompressed zip record by as many others, fixing CRCs."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        info = zf.getinfo(name)
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size != len(content):
+        raise ValueError(f"{name}: cannot be replaced in place")
+    crc = zlib.crc32(content) & 0xFFFFFFFF
+    out = bytearray(data)
+    off = info.header_offset
+    name_len, extra_len = struct.unpack_from("<HH", out, off + 26)
+    data_off = off + 30 + name_len + extra_len
+    out[data_off : data_off + len(content)] = content
+    if info.flag_bits & 0x08:  # CRC in a data descriptor after the data
+        desc = data_off + len(content)
+        if bytes(out[desc : desc + 4]) == b"PK\x07\x08":
+            desc += 4
+        struct.pack_into("<I", out, desc, crc)
+    else:
+        struct.pack_into("<I", out, off + 14, crc)
+    struct.pack_into("<I", out, _central_entries(out)[name] + 16, crc)
+    return bytes(out)
+
+
+def stabilize_archive(data: bytes) -> bytes:
+    """Replace every random `serialization_id` (nested torch.save zips too) by a digest."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        names = zf.namelist()
+        records = {n: zf.read(n) for n in names}
+    for name in names:
+        content = records[name]
+        if content.startswith(b"PK\x03\x04") and name.endswith(".pt"):
+            data = _replace_stored_record(data, name, stabilize_archive(content))
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        records = {n: zf.read(n) for n in zf.namelist()}
+    for name in names:
+        if name.endswith(".data/serialization_id"):
+            digest = hashlib.sha256()
+            for other in sorted(records):
+                if other != name:
+                    digest.update(other.encode() + b"\0" + records[other])
+            size = len(records[name])
+            stable = str(int(digest.hexdigest(), 16)).rjust(size, "0")[-size:].encode()
+            data = _replace_stored_record(data, name, stable)
+    return data
+
+
+def save_program(ep: ExportedProgram, path: pathlib.Path) -> None:
+    """`torch.export.save` to bytes, made byte-stable, written and checked to load."""
+    normalize_metadata(ep)
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    data = stabilize_archive(buf.getvalue())
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        bad = zf.testzip()
+        if bad is not None:
+            raise ValueError(f"{path}: bad CRC for {bad}")
+    torch.export.load(io.BytesIO(data))
+    path.write_bytes(data)
+
+
+def op_names(ep: ExportedProgram) -> list[str]:
+    """The sorted call_function targets of every graph of a program."""
+    names: set[str] = set()
+    for gm in _all_graph_modules(ep):
+        for node in gm.graph.nodes:
+            if node.op == "call_function":
+                target = node.target
+                name = target.__name__ if target is operator.getitem else str(target)
+                names.add(name.removeprefix("torch.ops.").removeprefix("aten."))
+    return sorted(names)
+
+
+def _eager(model: nn.Module, args: Args) -> Any:
+    with torch.no_grad():
+        return model(*args)
+
+
+def _max_error_vs_float64(model: nn.Module, args: Args, out: Any) -> float | None:
+    """Largest |float32 eager - float64 eager| / (|float64| + 1) over float outputs."""
+    if not all(
+        not isinstance(a, torch.Tensor) or a.dtype in (torch.float32, torch.int64, torch.int32)
+        for a in pytree.tree_leaves(args)
+    ):
+        return None
+    try:
+        m64 = copy.deepcopy(model).double()
+        args64 = pytree.tree_map(
+            lambda a: a.double() if isinstance(a, torch.Tensor) and a.dtype == torch.float32 else a,
+            args,
+        )
+        ref = pytree.tree_leaves(_eager(m64, args64))
+    except Exception:  # noqa: BLE001 (a model with fixed-dtype internals)
+        return None
+    worst = 0.0
+    for got, want in zip(pytree.tree_leaves(out), ref, strict=True):
+        if isinstance(got, torch.Tensor) and got.dtype == torch.float32:
+            err = ((got.double() - want).abs() / (want.abs() + 1.0)).max().item()
+            worst = max(worst, err)
+    return worst
+
+
+def generate(entry: Entry, out_dir: pathlib.Path) -> dict[str, Any]:
+    """Export one model in both IRs, write its files, return its manifest record."""
+    gen = torch.Generator().manual_seed(0)
+    torch.manual_seed(0)
+    model = entry.make(gen).eval()
+    fresh = copy.deepcopy(model)
+    args = entry.args(gen)
+    more = [(make(gen), note) for make, note in entry.more_args]
+    bad = [(make(gen), needles, note) for make, needles, note in entry.bad_args]
+
+    eager_model = copy.deepcopy(fresh)
+    expected = _eager(eager_model, args)
+    record: dict[str, Any] = {"name": entry.name, "description": entry.description}
+
+    files: dict[str, str] = {}
+    ep = torch.export.export(copy.deepcopy(fresh), args, dynamic_shapes=entry.dynamic_shapes)
+    core = copy.deepcopy(ep).run_decompositions()
+    for ir, program in (("train", ep), ("core", core)):
+        files[ir] = f"{entry.name}.{ir}.pt2"
+        save_program(program, out_dir / files[ir])
+        # The exported program must agree with eager before we trust the expectation.
+        got = pytree.tree_leaves(program.module()(*copy.deepcopy(args)))
+        for g, w in zip(got, pytree.tree_leaves(expected), strict=True):
+            torch.testing.assert_close(g, w, rtol=entry.rtol, atol=entry.atol)
+    record["programs"] = files
+
+    sets: list[dict[str, str]] = []
+    for index, (set_args, set_expected, note) in enumerate(
+        [(args, expected, "")]
+        + [(a, _eager(copy.deepcopy(fresh), a), note) for a, note in more]
+    ):
+        suffix = "" if index == 0 else str(index + 1)
+        in_name = f"{entry.name}.inputs{suffix}.npz"
+        out_name = f"{entry.name}.expected{suffix}.npz"
+        write_npz(out_dir / in_name, flat_npz(set_args, "arg"))
+        write_npz(out_dir / out_name, flat_npz(set_expected, "out"))
+        item = {"inputs": in_name, "expected": out_name}
+        if note:
+            item["note"] = note
+        sets.append(item)
+    record["input_sets"] = sets
+
+    if entry.dynamic:
+        record["dynamic"] = entry.dynamic
+    if bad:
+        bad_sets: list[dict[str, Any]] = []
+        for offset, (bad_args, needles, note) in enumerate(bad):
+            in_name = f"{entry.name}.inputs{len(sets) + 1 + offset}.npz"
+            write_npz(out_dir / in_name, flat_npz(bad_args, "arg"))
+            try:
+                ep.module()(*bad_args)
+            except Exception:  # noqa: BLE001 (torch refuses it too: that is the point)
+                pass
+            else:
+                raise AssertionError(f"{entry.name}: torch accepted {in_name}")
+            bad_sets.append({"inputs": in_name, "error_mentions": needles, "note": note})
+        record["invalid_input_sets"] = bad_sets
+
+    if entry.mutates_buffers:
+        state = {name: buf.detach().clone() for name, buf in eager_model.named_buffers()}
+        write_npz(
+            out_dir / f"{entry.name}.state_after.npz",
+            {name: _to_numpy(t) for name, t in state.items()},
+        )
+        second = _eager(eager_model, args)
+        write_npz(out_dir / f"{entry.name}.expected_call2.npz", flat_npz(second, "out"))
+        # The training IR keeps the in-place ops in the graph; the core IR is
+        # functional and returns the new buffer values as BUFFER_MUTATION outputs.
+        record["buffer_mutation_outputs"] = {
+            ir: [
+                str(spec.target)
+                for spec in program.graph_signature.output_specs
+                if spec.kind == torch.export.graph_signature.OutputKind.BUFFER_MUTATION
+            ]
+            for ir, program in (("train", ep), ("core", core))
+        }
+        record["state_after"] = f"{entry.name}.state_after.npz"
+        record["expected_call2"] = f"{entry.name}.expected_call2.npz"
+
+    tolerance = {"rtol": entry.rtol, "atol": entry.atol}
+    if tolerance != {"rtol": DEFAULT_RTOL, "atol": DEFAULT_ATOL}:
+        record["tolerance"] = tolerance | {"why": entry.tolerance_note}
+    err = _max_error_vs_float64(fresh, args, expected) if entry.float64_reference else None
+    if err is not None:
+        record["float32_vs_float64_error"] = float(f"{err:.3g}")
+    record["ops"] = {"train": op_names(ep), "core": op_names(core)}
+    return record
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Generate the zoo (all models, or those named) and its manifest."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip())
+    parser.add_argument("models", nargs="*", help="only these models (default: all)")
+    parser.add_argument("--out", type=pathlib.Path, default=ZOO, help="output directory")
+    opts = parser.parse_args(argv)
+    known = {e.name for e in ENTRIES}
+    unknown = sorted(set(opts.models) - known)
+    if unknown:
+        parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    if not torch.__version__.startswith("2.13."):
+        print(f"warning: generated with torch {torch.__version__}, not 2.13", file=sys.stderr)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    opts.out.mkdir(parents=True, exist_ok=True)
+
+    manifest_path = opts.out / "manifest.json"
+    old: dict[str, Any] = {}
+    if opts.models and manifest_path.exists():
+        old = {m["name"]: m for m in json.loads(manifest_path.read_text())["models"]}
+    records: list[dict[str, Any]] = []
+    for entry in ENTRIES:
+        if opts.models and entry.name not in opts.models:
+            if entry.name in old:
+                records.append(old[entry.name])
+            continue
+        print(f"{entry.name} ...", file=sys.stderr, flush=True)
+        records.append(generate(entry, opts.out))
+    manifest = {
+        "generator": "scripts/gen_zoo.py",
+        "torch": torch.__version__,
+        "default_tolerance": {"rtol": DEFAULT_RTOL, "atol": DEFAULT_ATOL},
+        "models": records,
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
