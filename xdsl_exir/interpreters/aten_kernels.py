@@ -2126,11 +2126,30 @@ def _windows(x: np.ndarray, k: Sequence[int], stride: Sequence[int], dilation: S
     return win[sel]
 
 
+def _offset_slices(
+    xp: np.ndarray, k: Sequence[int], stride: Sequence[int], dilation: Sequence[int], out: Sequence[int], lead: int = 2
+) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
+    """For each kernel offset (row-major): its flat index, its position and the
+    strided view of the (already padded) input it meets, shaped (*lead, *out).
+
+    Looping over the few kernel offsets with whole-array ops is much faster in
+    numpy than reducing over a strided window view or copying im2col columns.
+    """
+    views = []
+    for flat, pos in enumerate(np.ndindex(*k)):
+        sel = (slice(None),) * lead + tuple(
+            slice(q * d, q * d + (o - 1) * st + 1, st) for q, d, o, st in zip(pos, dilation, out, stride)
+        )
+        views.append((flat, tuple(pos), xp[sel]))
+    return views
+
+
 def _conv_nd(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
     dilation: Sequence[int], groups: int,
 ) -> np.ndarray:
-    """Cross-correlation via im2col + matmul; x, w already in the compute dtype."""
+    """Cross-correlation as one GEMM per kernel offset on a channels-last view;
+    x, w already in the compute dtype."""
     n = w.ndim - 2
     xp = np.pad(x, [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in zip(pad_lo, pad_hi)])
     crop = (slice(None), slice(None)) + tuple(
@@ -2139,20 +2158,23 @@ def _conv_nd(
     xp = xp[crop]
     k = w.shape[2:]
     out = [(xp.shape[2 + i] - (k[i] - 1) * dilation[i] - 1) // stride[i] + 1 for i in range(n)]
-    win = _windows(xp, k, stride, dilation, out)  # N, C, *out, *k
     N, C = x.shape[:2]
-    cg = C // groups
     oc = w.shape[0]
-    ocg = oc // groups
-    P = int(np.prod(out))
-    K = int(np.prod(k))
-    win = win.reshape((N, groups, cg) + tuple(out) + tuple(k))
-    perm = (0, 1) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
-    cols = np.transpose(win, perm).reshape(N, groups, P, cg * K)
-    wm = w.reshape(groups, ocg, cg * K)
-    res = np.matmul(cols, np.swapaxes(wm, -1, -2))  # N, G, P, ocg
-    res = np.moveaxis(res, 2, 3).reshape((N, oc) + tuple(out))
-    return res
+    cg, ocg = C // groups, oc // groups
+    xl = np.moveaxis(xp, 1, -1)  # N, *spatial, C
+    acc = np.zeros((N, *out, oc), dtype=np.result_type(x.dtype, w.dtype))
+    if min(out, default=1) > 0 and N > 0:
+        for _, pos, view in _offset_slices(xl, k, stride, dilation, out, lead=1):
+            wk = w[(slice(None), slice(None)) + pos]  # oc, cg
+            if groups == 1:
+                acc += view @ wk.T
+            elif cg == 1 and ocg == 1:  # depthwise
+                acc += view * wk[:, 0]
+            else:
+                vg = view.reshape(*view.shape[:-1], groups, cg)
+                wg = wk.reshape(groups, ocg, cg)
+                acc += np.einsum("...gc,goc->...go", vg, wg).reshape(*view.shape[:-1], oc)
+    return np.ascontiguousarray(np.moveaxis(acc, -1, 1))
 
 
 def _conv_transpose_nd(
@@ -2368,15 +2390,17 @@ def _max_pool_nd(
     k, s, p, d, out = _pool_setup(x, n, kernel_size, stride, padding, dilation, ceil_mode)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min if x.dtype.kind in "iu" else False
     xp = _pad_for_pool(x, n, k, s, p, d, out, low)
-    win = _windows(xp, k, s, d, out)
-    flatwin = win.reshape(win.shape[: 2 + n] + (-1,))
-    # NaN wins like in torch: argmax of (isnan, value) lexicographic via nan-first trick
-    if x.dtype.kind == "f":
-        nanmask = np.isnan(flatwin)
-        arg = np.where(nanmask.any(-1), np.argmax(nanmask, -1), np.argmax(np.where(nanmask, -np.inf, flatwin), -1))
-    else:
-        arg = np.argmax(flatwin, -1)
-    vals = np.take_along_axis(flatwin, arg[..., None], -1)[..., 0]
+    views = _offset_slices(xp, k, s, d, out)
+    vals = views[0][2].copy()
+    arg = np.zeros(vals.shape, dtype=np.int64)
+    floating = x.dtype.kind == "f"
+    for flat, _, view in views[1:]:
+        # the first maximum wins, and a NaN beats any number, as in torch
+        better = view > vals
+        if floating:
+            better |= np.isnan(view) & ~np.isnan(vals)
+        np.copyto(vals, view, where=better)
+        arg[better] = flat
     # flat index into the unpadded input spatial plane
     kidx = np.unravel_index(arg, k)
     spatial = x.shape[2:]
@@ -2461,8 +2485,10 @@ def _avg_pool_nd(
     cdt = _compute_dtype(_to_float(dt)) if dt.kind == "f" else np.dtype(np.float64)
     k, s, p, d, out = _pool_setup(x, n, kernel_size, stride, padding, [1] * n, ceil_mode)
     xp = _pad_for_pool(_cast(x, cdt), n, k, s, p, d, out, 0)
-    win = _windows(xp, k, s, d, out)
-    sums = np.sum(win, axis=tuple(range(2 + n, 2 + 2 * n)))
+    views = _offset_slices(xp, k, s, d, out)
+    sums = views[0][2].copy()
+    for _, _, view in views[1:]:
+        sums += view
     res = sums / _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
     if dt.kind in "iu":
         res = np.trunc(res)
