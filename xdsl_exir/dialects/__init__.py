@@ -17,6 +17,12 @@ def get_aten() -> Dialect:
     return Aten
 
 
+def get_fx() -> Dialect:
+    from xdsl_exir.dialects.fx import FX
+
+    return FX
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """Name -> factory; a dialect's module is imported only when first used."""
-    return {"exir": get_exir, "aten": get_aten}
+    return {"exir": get_exir, "aten": get_aten, "fx": get_fx}

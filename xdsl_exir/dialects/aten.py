@@ -181,6 +181,10 @@ def _check_value(st: SchemaType, value: object) -> str | None:
         return None
     name = st.name
     if name == "Tensor":
+        # A Python number where a Tensor is expected is a wrapped number: FX
+        # records `aten.add.Tensor(x, 1)` and torch makes `1` a 0-d tensor.
+        if isinstance(value, int | float | complex):
+            return None
         return f"expected a tensor, got {value!r}"
     if name in ("int", "SymInt", "DeviceIndex"):
         ok = isinstance(value, int)
@@ -217,7 +221,7 @@ def _check_ssa(st: SchemaType, t: Attribute) -> str | None:
     if st.kind is not TypeKind.BASE:
         return None
     expected: tuple[type[Attribute], ...] | None = {
-        "Tensor": (TensorType,),
+        "Tensor": (TensorType, *_SCALAR_TYPES),  # SymInts are wrapped numbers too
         "int": _INT_TYPES,
         "SymInt": _INT_TYPES,
         "float": _FLOAT_TYPES,

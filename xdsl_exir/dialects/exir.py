@@ -749,14 +749,15 @@ def encode_arg(value: object, operands: list[SSAValue]) -> Attribute:
         return IntegerAttr(value, i64)
     if isinstance(value, float):
         return FloatAttr(value, f64)
-    if isinstance(value, str):
-        return StringAttr(value)
+    # The enums are StrEnums: test them before plain strings.
     if isinstance(value, DType):
         return DTypeAttr(value)
     if isinstance(value, Layout):
         return LayoutAttr(value)
     if isinstance(value, MemoryFormat):
         return MemoryFormatAttr(value)
+    if isinstance(value, str):
+        return StringAttr(value)
     if isinstance(value, DeviceAttr):
         return value
     if isinstance(value, list | tuple):
@@ -1020,6 +1021,7 @@ class OutputKind(StrEnum):
     loss_output = auto()
     gradient_to_parameter = auto()
     gradient_to_user_input = auto()
+    parameter_mutation = auto()
 
 
 STATE_INPUT_KINDS = (
@@ -1030,6 +1032,7 @@ STATE_INPUT_KINDS = (
 )
 TARGETED_OUTPUT_KINDS = (
     OutputKind.buffer_mutation,
+    OutputKind.parameter_mutation,
     OutputKind.user_input_mutation,
     OutputKind.gradient_to_parameter,
     OutputKind.gradient_to_user_input,

@@ -370,11 +370,17 @@ def _compile_builtin(op: Operation, fn: Callable[..., tuple[Any, ...]], args: li
     return call
 
 
+_GETITEM_TARGETS = ("operator.getitem", "_operator.getitem")
+"""On a list or tuple these index it; on a tensor they are indexing (`x[:, 0:2]`), which
+the fx module implements."""
+
+
 @register_op(AtenOp, CallFunctionOp)
 def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
     target = target_of(op)
     args, kwargs = decode_call_args(op)
-    if target in _BUILTIN_TARGETS:
+    tensor_index = target in _GETITEM_TARGETS and op.operands and isinstance(op.operands[0].type, TensorType)
+    if target in _BUILTIN_TARGETS and not tensor_index:
         return _compile_builtin(op, _BUILTIN_TARGETS[target], args, kwargs)
     if aten_kernels.has_kernel(target):
         return _compile_kernel(op, target, args, kwargs)

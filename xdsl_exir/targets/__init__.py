@@ -1,1 +1,30 @@
-"""Targets of xdsl-exir."""
+"""
+Targets of xdsl-exir: what `exir-opt --emit FORMAT` (or `-t FORMAT`) writes.
+
+* `fx`: the FX graph text torch prints for the program (`fx_text`);
+* `python`: a standalone numpy module computing the program (`python_source`).
+
+Each is an xDSL `Target`, registered by name with a factory that imports its
+module only when the target is used.
+"""
+
+from collections.abc import Callable
+
+from xdsl.utils.target import Target
+
+
+def get_fx_target() -> type[Target]:
+    from xdsl_exir.targets.fx_text import FxTarget
+
+    return FxTarget
+
+
+def get_python_target() -> type[Target]:
+    from xdsl_exir.targets.python_source import PythonTarget
+
+    return PythonTarget
+
+
+def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
+    """Target name -> factory of its `Target` class (xDSL's registration shape)."""
+    return {"fx": get_fx_target, "python": get_python_target}

@@ -122,6 +122,12 @@ class ExirOptMain(xDSLOptMain):
             + ", ".join(sorted(self.available_targets)),
         )
 
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        from xdsl_exir.targets import get_all_targets
+
+        self.available_targets.update(get_all_targets())
+
     def register_all_frontends(self) -> None:
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
             text = io.read().decode("utf-8", errors="replace")
@@ -131,6 +137,16 @@ class ExirOptMain(xDSLOptMain):
             return parser.parse_module(not self.args.no_implicit_module)
 
         self.available_frontends["mlir"] = parse_mlir
+
+        def parse_pt2(io: IO[bytes]) -> ModuleOp:
+            from xdsl_exir.frontends.pt2 import Pt2Error, load_pt2
+
+            try:
+                return load_pt2(io.read(), self.get_input_name())
+            except Pt2Error as e:
+                raise ExirUserError(str(e)) from None
+
+        self.available_frontends["pt2"] = parse_pt2
 
     # -- running ------------------------------------------------------------
 

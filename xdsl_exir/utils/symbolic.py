@@ -270,6 +270,8 @@ def _print(expr: sympy.Expr, python: bool) -> tuple[str, int]:
         return str(value), (_PREC_ATOM if value >= 0 else _PREC_UNARY)
     if expr is sympy.oo:
         return ("int_oo" if python else "inf"), _PREC_ATOM
+    if expr is sympy.S.NegativeInfinity:  # an unbounded range's lower end
+        return ("-int_oo" if python else "-inf"), _PREC_UNARY
     if expr.is_Symbol:
         return expr.name, _PREC_ATOM  # pyright: ignore
     if expr.is_Add:
