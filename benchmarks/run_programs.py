@@ -12,12 +12,18 @@ against its PyTorch peer measured in the same run.
    their `.pt2`, against torch eager on the same input. Target: <= 2x. The
    first call (import + compile + run) is reported too.
 
-Run: `python benchmarks/run_programs.py` (needs the torch extra for the peers).
-Times are the median of several repetitions; the machine is noisy, so compare
-ratios, not absolute figures.
+Run: `python benchmarks/run_programs.py [interpreter] [import] [e2e]` (needs the
+torch extra for the peers). Both sides run single-threaded (torch intra-op threads
+and the BLAS under numpy), so that a busy machine does not favour either side; the
+timings of the two sides are interleaved and each figure is a median.
 """
 
 from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # before numpy and torch load their BLAS
 
 import io
 import statistics
@@ -40,14 +46,22 @@ N_OPS = 1000
 
 def median_time(fn: Callable[[], Any], repeat: int = 7, number: int = 1) -> float:
     """Median seconds per call over `repeat` batches of `number` calls."""
-    fn()  # warm up
-    times = []
+    return compare([fn], repeat, number)[0]
+
+
+def compare(fns: list[Callable[[], Any]], repeat: int = 9, number: int = 1) -> list[float]:
+    """Median seconds per call of each function, their batches interleaved so that
+    load changes on the machine hit all of them alike."""
+    for fn in fns:
+        fn()  # warm up
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+        for fn, acc in zip(fns, times):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            acc.append((time.perf_counter() - t0) / number)
+    return [statistics.median(t) for t in times]
 
 
 class Chain(nn.Module):
@@ -135,9 +149,7 @@ def bench_interpreter() -> None:
     gm = torch.fx.symbolic_trace(model)
     fx_interp = torch.fx.Interpreter(gm)
     with torch.no_grad():
-        t_eager = median_time(lambda: model(x), number=5)
-        t_fx = median_time(lambda: fx_interp.run(x), number=2)
-    t_ours = median_time(lambda: runner.run([x_np]), number=5)
+        t_ours, t_eager, t_fx = compare([lambda: runner.run([x_np]), lambda: model(x), lambda: fx_interp.run(x)], number=3)
     print(f"interpreter, {n_ops}-op graph of 4x16 tensors ({runner.num_steps} compiled steps):")
     print(f"  ours            {t_ours / n_ops * 1e6:8.2f} us/op")
     print(f"  torch eager     {t_eager / n_ops * 1e6:8.2f} us/op   ratio ours/eager = {t_ours / t_eager:.2f}  (target <= 1)")
@@ -148,8 +160,7 @@ def bench_import() -> None:
     torch.manual_seed(0)
     data = archive(Chain(N_OPS), (torch.randn(4, 16),))
     _, n_nodes = count_call_nodes(data)
-    t_ours = median_time(lambda: load_pt2(data, "chain.pt2"), repeat=5)
-    t_torch = median_time(lambda: torch.export.load(io.BytesIO(data)), repeat=5)
+    t_ours, t_torch = compare([lambda: load_pt2(data, "chain.pt2"), lambda: torch.export.load(io.BytesIO(data))], 5)
     print(f".pt2 import, {n_nodes} nodes ({len(data) // 1024} KiB archive):")
     print(f"  ours (load_pt2)     {t_ours / n_nodes * 1e6:8.2f} us/node  (target <= 50)")
     print(f"  torch.export.load   {t_torch / n_nodes * 1e6:8.2f} us/node  ratio ours/torch = {t_ours / t_torch:.2f}")
@@ -170,11 +181,11 @@ def bench_end_to_end() -> None:
             runner = ProgramRunner(load_pt2(data, "m.pt2"))
             out = runner.run([x.numpy()])[0]
             cold = time.perf_counter() - t0
+            x_np = x.numpy()
             with torch.no_grad():
                 expected = model(x).numpy()
-                t_eager = median_time(lambda: model(x), number=5)
-            assert np.allclose(out, expected, rtol=1e-4, atol=1e-4), f"{name}: results differ from eager"
-            t_ours = median_time(lambda: runner.run([x.numpy()]), number=5)
+                assert np.allclose(out, expected, rtol=1e-4, atol=1e-4), f"{name}: results differ from eager"
+                t_ours, t_eager = compare([lambda: runner.run([x_np]), lambda: model(x)], number=5)
             print(
                 f"  {name}, {ir}: ours {t_ours * 1e3:7.3f} ms, eager {t_eager * 1e3:7.3f} ms, "
                 f"ratio {t_ours / t_eager:5.2f} (target <= 2); first call incl. import {cold * 1e3:.1f} ms"
@@ -182,6 +193,7 @@ def bench_end_to_end() -> None:
 
 
 def main() -> None:
+    torch.set_num_threads(1)
     which = sys.argv[1:] or ["interpreter", "import", "e2e"]
     if "interpreter" in which:
         bench_interpreter()

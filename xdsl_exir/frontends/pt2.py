@@ -26,6 +26,14 @@ map become `exir.cond`/`exir.while_loop`/`exir.map` with their subgraphs inlined
 as regions; other higher-order ops keep their subgraphs as sibling `exir.graph`s
 read by `exir.get_attr`.
 
+The archive elides FX's `getitem` nodes. A node with several outputs becomes an
+op with several results; a `Tensor[]` output is one list (or tuple, when the
+elements differ) result followed by an `exir.getitem` per element, as in FX.
+Graph inputs that are Python constants (`constant_input`) are placeholders of
+type `!exir.int`, `!exir.none`, ... with the value as the `exir.constant`
+argument attribute; graph outputs that are constants cannot be represented by
+`exir.output` and are refused.
+
 This module never imports torch and never unpickles. An archive is refused with
 a `Pt2Error` (one paragraph naming the place) when it is not a sound zip, has
 entry names that are absolute or climb out with `..`, declares implausible
