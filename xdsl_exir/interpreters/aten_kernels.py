@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
@@ -2018,6 +2018,14 @@ def _batch_norm_core(
         mean = _cast(running_mean, x.dtype)
         invstd = 1.0 / np.sqrt(_cast(running_var, x.dtype) + np.asarray(eps).astype(x.dtype))
         save_mean = save_invstd = np.zeros((0,), dtype=x.dtype)
+        # Inference folds the statistics into one scale and shift per channel,
+        # as torch's CPU kernel does: two passes over the input instead of four.
+        scale = invstd if weight is None else invstd * _cast(weight, x.dtype)
+        shift = -mean * scale if bias is None else _cast(bias, x.dtype) - mean * scale
+        y = x * scale.reshape(shape)
+        y += shift.reshape(shape)
+        stat_dt = dt if dt != _F16 else _F32
+        return _finish(y, dt), _finish(save_mean, stat_dt), _finish(save_invstd, stat_dt)
     y = (x - mean.reshape(shape)) * invstd.reshape(shape)
     if weight is not None:
         y = y * _cast(weight, x.dtype).reshape(shape)
@@ -2148,33 +2156,44 @@ def _conv_nd(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
     dilation: Sequence[int], groups: int,
 ) -> np.ndarray:
-    """Cross-correlation as one GEMM per kernel offset on a channels-last view;
-    x, w already in the compute dtype."""
+    """Cross-correlation; x, w already in the compute dtype.
+
+    The padded input is built channel-major (C, N, *spatial) in one zero buffer
+    (np.pad is slow), so that each kernel offset copies whole rows into the
+    column matrix; then one GEMM (or one per group) does the arithmetic.
+    """
     n = w.ndim - 2
-    xp = np.pad(x, [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in zip(pad_lo, pad_hi)])
+    N, C = x.shape[:2]
+    spatial = x.shape[2:]
+    lo = [max(p, 0) for p in pad_lo]
+    padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(spatial)]
+    xp = np.zeros((C, N, *padded), dtype=x.dtype)
+    xp[(slice(None), slice(None), *(slice(lo[i], lo[i] + spatial[i]) for i in range(n)))] = np.swapaxes(x, 0, 1)
     crop = (slice(None), slice(None)) + tuple(
-        slice(max(-lo, 0), xp.shape[2 + i] - max(-hi, 0)) for i, (lo, hi) in enumerate(zip(pad_lo, pad_hi))
+        slice(max(-a, 0), padded[i] - max(-b, 0)) for i, (a, b) in enumerate(zip(pad_lo, pad_hi))
     )
     xp = xp[crop]
     k = w.shape[2:]
     out = [(xp.shape[2 + i] - (k[i] - 1) * dilation[i] - 1) // stride[i] + 1 for i in range(n)]
-    N, C = x.shape[:2]
     oc = w.shape[0]
     cg, ocg = C // groups, oc // groups
-    xl = np.moveaxis(xp, 1, -1)  # N, *spatial, C
-    acc = np.zeros((N, *out, oc), dtype=np.result_type(x.dtype, w.dtype))
-    if min(out, default=1) > 0 and N > 0:
-        for _, pos, view in _offset_slices(xl, k, stride, dilation, out, lead=1):
-            wk = w[(slice(None), slice(None)) + pos]  # oc, cg
-            if groups == 1:
-                acc += view @ wk.T
-            elif cg == 1 and ocg == 1:  # depthwise
-                acc += view * wk[:, 0]
-            else:
-                vg = view.reshape(*view.shape[:-1], groups, cg)
-                wg = wk.reshape(groups, ocg, cg)
-                acc += np.einsum("...gc,goc->...go", vg, wg).reshape(*view.shape[:-1], oc)
-    return np.ascontiguousarray(np.moveaxis(acc, -1, 1))
+    kk = int(np.prod(k))
+    dt = np.result_type(x.dtype, w.dtype)
+    if min(out, default=1) <= 0 or N == 0 or C == 0:
+        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=dt)
+    cols = np.empty((kk, C, N, *out), dtype=x.dtype)
+    for flat, _, view in _offset_slices(xp, k, stride, dilation, out):
+        cols[flat] = view
+    p = N * int(np.prod(out))
+    # columns ordered (offset, channel); weights to (out channel, offset, channel)
+    if groups == 1:
+        wm = np.moveaxis(w.reshape(oc, C, kk), 1, 2).reshape(oc, kk * C)
+        res = wm @ cols.reshape(kk * C, p)
+    else:
+        cols_g = np.moveaxis(cols.reshape(kk, groups, cg, p), 1, 0).reshape(groups, kk * cg, p)
+        wg = np.moveaxis(w.reshape(groups, ocg, cg, kk), 2, 3).reshape(groups, ocg, kk * cg)
+        res = np.matmul(wg, cols_g).reshape(oc, p)
+    return np.ascontiguousarray(np.swapaxes(res.reshape(oc, N, *out), 0, 1)).astype(dt, copy=False)
 
 
 def _conv_transpose_nd(
@@ -2382,8 +2401,8 @@ def _pad_for_pool(x: np.ndarray, n: int, k: Sequence[int], s: Sequence[int], p: 
 
 def _max_pool_nd(
     self: np.ndarray, n: int, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
-    dilation: Sequence[int], ceil_mode: bool,
-) -> tuple[np.ndarray, np.ndarray]:
+    dilation: Sequence[int], ceil_mode: bool, with_indices: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None]:
     a = np.asarray(self)
     unb = a.ndim == n + 1
     x = a[None] if unb else a
@@ -2392,15 +2411,19 @@ def _max_pool_nd(
     xp = _pad_for_pool(x, n, k, s, p, d, out, low)
     views = _offset_slices(xp, k, s, d, out)
     vals = views[0][2].copy()
-    arg = np.zeros(vals.shape, dtype=np.int64)
     floating = x.dtype.kind == "f"
+    if not with_indices:
+        for _, _, view in views[1:]:
+            np.maximum(vals, view, out=vals)  # propagates NaN, as torch does
+        return (vals[0] if unb else vals), None
+    arg = np.zeros(vals.shape, dtype=np.int64)
     for flat, _, view in views[1:]:
         # the first maximum wins, and a NaN beats any number, as in torch
         better = view > vals
         if floating:
             better |= np.isnan(view) & ~np.isnan(vals)
         np.copyto(vals, view, where=better)
-        arg[better] = flat
+        np.copyto(arg, flat, where=better)
     # flat index into the unpadded input spatial plane
     kidx = np.unravel_index(arg, k)
     spatial = x.shape[2:]
@@ -2436,7 +2459,7 @@ def _max_pool2d(
     self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
     dilation: Sequence[int] = (1,), ceil_mode: bool = False,
 ) -> np.ndarray:
-    return _max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    return cast(np.ndarray, _max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode, False)[0])
 
 
 @_reg("aten.max_pool2d_with_indices_backward.default")

@@ -238,13 +238,16 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
 # ---------------------------------------------------------------------------
 
 
-def _compile_kernel(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared:
+def _compile_kernel(
+    op: Operation, target: str, args: list[object], kwargs: dict[str, object], n_results: int | None = None
+) -> Prepared:
+    """Bind the kernel of `target` once; `n_results` limits the results it returns."""
     fast = _fast_pointwise(op, target, args, kwargs)
     if fast is not None:
         return fast
     kernel, bound, extra = aten_kernels.bind_kernel(target, args, kwargs)
-    dtypes = _result_dtypes(op)
-    n_results = len(op.results)
+    n_results = len(op.results) if n_results is None else n_results
+    dtypes = _result_dtypes(op)[:n_results]
     fix = aten_kernels.apply_result_dtype
 
     if extra:
@@ -370,6 +373,9 @@ def _compile_builtin(op: Operation, fn: Callable[..., tuple[Any, ...]], args: li
     return call
 
 
+_VALUES_ONLY = {"aten.max_pool2d_with_indices.default": "aten.max_pool2d.default"}
+"""Ops whose second result (indices) is often dead, and the overload computing only the first."""
+
 _GETITEM_TARGETS = ("operator.getitem", "_operator.getitem")
 """On a list or tuple these index it; on a tensor they are indexing (`x[:, 0:2]`), which
 the fx module implements."""
@@ -383,6 +389,10 @@ def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
     if target in _BUILTIN_TARGETS and not tensor_index:
         return _compile_builtin(op, _BUILTIN_TARGETS[target], args, kwargs)
     if aten_kernels.has_kernel(target):
+        cheaper = _VALUES_ONLY.get(target)
+        if cheaper is not None and len(op.results) == 2 and not op.results[1].uses:
+            values = _compile_kernel(op, cheaper, args, kwargs, n_results=1)
+            return lambda *ops: (*values(*ops), None)
         return _compile_kernel(op, target, args, kwargs)
     try:
         fx_functions = importlib.import_module("xdsl_exir.interpreters.fx_functions")
