@@ -15,6 +15,8 @@ case.
 
 from __future__ import annotations
 
+import math
+
 import itertools
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -388,6 +390,9 @@ CASES += [
     C("aten.remainder.Scalar_Tensor", 5, t(3, 4, dist="nonzero"), dtypes=(I64, F32)),
     # Python-operator spellings: `a & b`, `a | 3`, `a ^ b`, shifts (counts past the
     # bit width and negative counts included), `a // b`
+    # rows with +inf, only -inf, and a masked (-inf) entry, as causal attention makes
+    C("aten._softmax.default", V((math.inf, 1.0, -math.inf, -math.inf, 2.0, -math.inf), F32), 0, False),
+    C("aten._log_softmax.default", V((math.inf, 1.0, -math.inf, 0.5), F32), 0, False),
     C("aten.__and__.Tensor", t(3, 4), t(4), dtypes=(I64, I32, BOOL)),
     C("aten.__and__.Scalar", t(3, 4), 6, dtypes=(I64,)),
     C("aten.__or__.Tensor", t(3, 4), t(3, 4), dtypes=(I64, BOOL)),

@@ -871,8 +871,8 @@ def _softmax_impl(x: np.ndarray, dim: int, log: bool, dtype: np.dtype[Any] | Non
     if c.ndim == 0:
         return _finish(np.zeros_like(c) if log else np.ones_like(c), out_dt)
     d = _wrap(dim, c.ndim)
+    # Rows holding +inf or only -inf come out NaN, as in torch.
     m = np.max(c, axis=d, keepdims=True) if c.size else c
-    m = np.where(np.isfinite(m), m, 0)
     shifted = c - m
     if log:
         res = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from types import TracebackType
 from typing import Any
 
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -107,36 +108,82 @@ class _Step:
 
 
 class CompiledRegion:
-    """A single-block region compiled to steps; called with its block arguments."""
+    """
+    A single-block region compiled to steps; called with its block arguments.
 
-    def __init__(self, ctx: CompileContext, arg_slots: tuple[int, ...], steps: list[_Step], out_slots: tuple[int, ...]):
+    The steps become one straight-line Python function over the frame
+    (`f[5] = p3(f[1], f[2])[0]`, ...), generated from slot numbers only, so the
+    per-op cost is a call and a few list accesses. A failure is mapped back to
+    its op through the line number of the generated code.
+    """
+
+    _counter = 0
+
+    def __init__(
+        self,
+        ctx: CompileContext,
+        arg_slots: tuple[int, ...],
+        steps: list[_Step],
+        out_slots: tuple[int, ...],
+        shared: set[int] | None = None,
+    ):
         self._ctx = ctx
         self.arg_slots = arg_slots
         self.steps = steps
         self.out_slots = out_slots
-        self._plan = [(s.prepared, s.ins, s.outs) for s in steps]
+        self._shared = shared or set()
+        self._fn, self._filename, self._first_line = self._generate()
+
+    def _generate(self) -> tuple[Callable[[list[Any], Sequence[Any]], tuple[Any, ...]], str, int]:
+        CompiledRegion._counter += 1
+        filename = f"<exir-region-{CompiledRegion._counter}>"
+        own = set(self.arg_slots) | {j for step in self.steps for j in step.outs}
+
+        def read(j: int) -> str:
+            return f"v{j}" if j in own else f"f[{j}]"  # captured values come from the frame
+
+        def store(slots: Sequence[int]) -> list[str]:
+            return [f"; f[{j}] = v{j}" for j in slots if j in self._shared]
+
+        lines = ["def run(f, args):"]
+        if self.arg_slots:
+            lines.append("    " + "".join(f"v{j}, " for j in self.arg_slots) + "= args" + "".join(store(self.arg_slots)))
+        first_line = len(lines) + 1
+        namespace: dict[str, Any] = {}
+        for i, step in enumerate(self.steps):
+            namespace[f"p{i}"] = step.prepared
+            call = f"p{i}(" + ", ".join(read(j) for j in step.ins) + ")"
+            if len(step.outs) == 1:
+                line = f"v{step.outs[0]} = {call}[0]"
+            elif step.outs:
+                line = "".join(f"v{j}, " for j in step.outs) + f"= {call}"
+            else:
+                line = call
+            lines.append("    " + line + "".join(store(step.outs)))
+        lines.append("    return (" + "".join(f"{read(j)}, " for j in self.out_slots) + ")")
+        exec(compile("\n".join(lines), filename, "exec"), namespace)
+        return namespace["run"], filename, first_line
+
+    def _failing_op(self, tb: TracebackType | None) -> Operation | None:
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self._filename:
+                index = tb.tb_lineno - self._first_line
+                if 0 <= index < len(self.steps):
+                    return self.steps[index].op
+            tb = tb.tb_next
+        return None
 
     def run_in(self, frame: list[Any], args: Sequence[Any]) -> tuple[Any, ...]:
         if len(args) != len(self.arg_slots):
             raise InterpreterError(f"expected {len(self.arg_slots)} arguments, got {len(args)}")
-        for slot, value in zip(self.arg_slots, args):
-            frame[slot] = value
-        i = 0
         try:
-            for i, (prepared, ins, outs) in enumerate(self._plan):
-                results = prepared(*[frame[j] for j in ins])
-                if len(outs) == 1:
-                    frame[outs[0]] = results[0]
-                else:
-                    for slot, value in zip(outs, results):
-                        frame[slot] = value
+            return self._fn(frame, args)
         except InterpreterError as e:
             if e.op is None:
-                e.op = self.steps[i].op
+                e.op = self._failing_op(e.__traceback__)
             raise
         except Exception as e:
-            raise InterpreterError(_describe(e), self.steps[i].op) from e
-        return tuple([frame[j] for j in self.out_slots])
+            raise InterpreterError(_describe(e), self._failing_op(e.__traceback__)) from e
 
     def __call__(self, *args: Any) -> tuple[Any, ...]:
         """Run in the frame of the innermost running graph (for nested regions)."""
@@ -253,7 +300,13 @@ class CompileContext:
             steps.append(_Step(prepared, ins, outs, op))
         else:
             raise InterpreterError("block does not end with exir.output", block.parent_op())
-        return CompiledRegion(self, arg_slots, steps, out_slots)
+        # Values used only in this block live in locals of the generated code;
+        # those a nested region reads also go to the frame.
+        defined = [*block.args, *(r for op in block.ops for r in op.results)]
+        shared = {
+            self._slots[v] for v in defined if any(u.operation.parent_block() is not block for u in v.uses)
+        }
+        return CompiledRegion(self, arg_slots, steps, out_slots, shared)
 
     def _lookup(self, value: SSAValue, user: Operation) -> int:
         assert self._slots is not None

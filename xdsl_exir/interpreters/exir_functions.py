@@ -135,10 +135,7 @@ _DENSE_TARGETS = frozenset(
 
 
 def _softmax_rows(x: np.ndarray, dim: int) -> np.ndarray:
-    m = x.max(axis=dim, keepdims=True)
-    if not np.isfinite(m).all():
-        m = np.where(np.isfinite(m), m, 0)  # rows of +-inf: torch's NaN/0 pattern
-    e = x - m
+    e = x - x.max(axis=dim, keepdims=True)  # rows with +inf or only -inf give NaN, as in torch
     np.exp(e, out=e)
     e /= e.sum(axis=dim, keepdims=True)
     return e
