@@ -1,5 +1,5 @@
 # Two entry points, each working on a fresh clone:
-#   make demo   create the venv, install, run exir-opt on the bundled example
+#   make demo   create the venv, install, import a bundled torch.export archive and run it
 #   make test   create the venv, install with the test and torch extras, run pytest and lit
 PYTHON ?= python3
 VENV ?= .venv
@@ -14,9 +14,21 @@ $(BIN)/activate:
 venv: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e .
 
+DEMO := tests/zoo/cnn_bn
+
 demo: venv
-	@echo "== exir-opt examples/mlp.mlir -p verify-export-ir,cse,dce --print-between-passes"
-	$(BIN)/exir-opt examples/mlp.mlir -p verify-export-ir,cse,dce --print-between-passes
+	@mkdir -p build
+	@echo "== import the archive (no torch involved), check it is Export IR, write self-contained IR"
+	$(BIN)/exir-opt $(DEMO).train.pt2 -p verify-export-ir -o build/cnn_bn.mlir
+	@echo "== run the archive and the printed IR on the same inputs"
+	$(BIN)/exir-run $(DEMO).train.pt2 --inputs $(DEMO).inputs.npz -o build/from_pt2.npz
+	$(BIN)/exir-run build/cnn_bn.mlir --inputs $(DEMO).inputs.npz -o build/from_mlir.npz
+	$(BIN)/python -c "import numpy as np; a, b, e = (np.load(f) for f in ('build/from_pt2.npz', 'build/from_mlir.npz', '$(DEMO).expected.npz')); \
+	  print('pt2 == mlir:', all((a[k] == b[k]).all() for k in a.files), '| max |ours - torch eager|:', max(float(abs(a[k] - e[k]).max()) for k in a.files))"
+	@echo "== the same program as FX prints it (core ATen IR)"
+	$(BIN)/exir-opt $(DEMO).core.pt2 --emit fx | head -24
+	@echo "== a pass pipeline on hand-written IR"
+	$(BIN)/exir-opt examples/mlp.mlir -p verify-export-ir,cse,dce
 
 test: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[test,torch]'

@@ -62,13 +62,14 @@ def test_frontend_detection() -> None:
     assert detect_frontend(None, b"builtin.module {}") == "mlir"
 
 
-def test_missing_frontend_is_a_diagnostic(tmp_path: pathlib.Path) -> None:
+def test_truncated_archive_is_a_diagnostic(tmp_path: pathlib.Path) -> None:
     src = tmp_path / "model.pt2"
     src.write_bytes(b"PK\x03\x04")
     result = exir_opt(str(src))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "exir-opt: error:" in result.stderr
+    assert "model.pt2" in result.stderr
 
 
 def test_stock_xdsl_opt_sees_dialect_and_pass() -> None:

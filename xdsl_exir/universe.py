@@ -1,11 +1,15 @@
 """
 The `xdsl.universe` entry point: makes every dialect and pass of xdsl-exir
-available to the stock `xdsl-opt` (and to anything using xDSL's Multiverse).
+and the `fx` / `python` targets available to the stock `xdsl-opt` (and to anything
+using xDSL's Multiverse).
 """
 
 from xdsl.universe import Universe
 
 from xdsl_exir.dialects import get_all_dialects
+from xdsl_exir.targets import get_all_targets
 from xdsl_exir.transforms import get_all_passes
 
-EXIR_UNIVERSE = Universe(all_dialects=get_all_dialects(), all_passes=get_all_passes())
+EXIR_UNIVERSE = Universe(
+    all_dialects=get_all_dialects(), all_passes=get_all_passes(), all_targets=get_all_targets()
+)

@@ -185,6 +185,7 @@ class ExirOptMain(xDSLOptMain):
             return
         directory = os.path.dirname(os.path.abspath(out))
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".exir-opt-")
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
         with os.fdopen(fd, "w") as f:
             f.write(self.buffer.getvalue())
         os.replace(tmp, out)
@@ -267,3 +268,9 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

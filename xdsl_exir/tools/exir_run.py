@@ -150,6 +150,7 @@ def _flatten(value: Any, out: list[np.ndarray]) -> None:
 def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".exir-run-", suffix=".npz")
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **{f"out{i}": o for i, o in enumerate(outputs)})
@@ -250,3 +251,9 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
