@@ -338,3 +338,22 @@ def test_fast_paths_match_kernels(
         slow = aten_kernels.run_kernel(name, real_args, kwargs, [dt])
     assert isinstance(fast, np.ndarray) and fast.dtype == slow.dtype and fast.shape == slow.shape
     np.testing.assert_allclose(fast, slow, rtol=1e-6 if dtype is np.float32 else 1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("sizes", [[6, 2], [-1, 4], [3, -1, 2], [12]])
+def test_fast_reshape_matches_kernel(sizes: list[int]) -> None:
+    from xdsl.dialects.test import TestOp
+
+    from xdsl_exir.dialects import aten
+    from xdsl_exir.dialects.exir import DType, TensorType
+    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.interpreters.compiler import CompileContext
+    from xdsl_exir.interpreters.exir_functions import _fast_reshape, compile_call, decode_call_args
+
+    src = TestOp(result_types=[TensorType([3, 4], DType.int64)])
+    op = aten.build("aten.view.default", src.results[0], sizes)
+    assert _fast_reshape("aten.view.default", *decode_call_args(op)) is not None
+    x = np.arange(12).reshape(3, 4)
+    (fast,) = compile_call(op, CompileContext())(x)
+    np.testing.assert_array_equal(fast, aten_kernels.run_kernel("aten.view.default", [x, sizes], {}))
+    assert np.shares_memory(fast, x)  # a view stays a view

@@ -950,7 +950,7 @@ def _infer_shape(size: Sequence[int], numel: int) -> tuple[int, ...]:
     shape = [int(s) for s in size]
     if -1 in shape:
         i = shape.index(-1)
-        rest = int(np.prod([s for j, s in enumerate(shape) if j != i]))
+        rest = math.prod(s for j, s in enumerate(shape) if j != i)
         shape[i] = numel // rest if rest else 0
     return tuple(shape)
 

@@ -185,8 +185,26 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
     return None
 
 
+_RESHAPES = frozenset({"aten.view.default", "aten._unsafe_view.default", "aten.reshape.default"})
+
+
+def _fast_reshape(target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
+    """A view to sizes fixed at compile time is a numpy reshape (which reads -1 as torch does)."""
+    if target not in _RESHAPES or kwargs or len(args) != 2 or not isinstance(args[0], _Ref):
+        return None
+    sizes = args[1]
+    if not isinstance(sizes, list) or not all(type(v) is int for v in sizes) or sizes.count(-1) > 1:
+        return None
+    shape = tuple(cast(list[int], sizes))
+    if 0 in shape:
+        return None  # -1 next to a zero size is ambiguous for numpy; the kernel handles it
+    return lambda x: (x.reshape(shape),)
+
+
 def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
     """A direct ufunc call when the IR proves every tensor has one float dtype."""
+    if (reshape := _fast_reshape(target, args, kwargs)) is not None:
+        return reshape
     if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType):
         return None
     dtype = rt.element_dtype
