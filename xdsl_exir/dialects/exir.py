@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence, Set as AbstractSet
 from enum import auto
-from typing import ClassVar, cast
+from typing import ClassVar, Self, cast
 
 import sympy
 
@@ -1519,8 +1519,54 @@ class _CallFunctionEffects(MemoryEffect):
         return frozenset()
 
 
+class TargetCallMixin(ArgsOpMixin):
+    """
+    The syntax of calls with a string target, FX args and kwargs:
+    `"target"(%x, 2, alpha = 1.5) {attrs} : (operand types) -> result types`.
+    The op has `target`, `args` and `kwargs` properties.
+    """
+
+    TARGET_KIND: ClassVar[str] = "target"
+    """What the target string is, for parse errors."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        target = parser.parse_str_literal(cls.TARGET_KIND)
+        arg_parser = ArgParser(parser)
+        args, kwargs = arg_parser.parse_call()
+        attrs = parser.parse_optional_attr_dict()
+        operands, results = parse_operand_and_result_types(parser, arg_parser.operands)
+        return cast(
+            Self,
+            cast(type[IRDLOperation], cls).create(
+                operands=operands,
+                result_types=results,
+                properties={
+                    "target": StringAttr(target),
+                    "args": ArrayAttr(args),
+                    "kwargs": DictionaryAttr(kwargs),
+                },
+                attributes=attrs,
+            ),
+        )
+
+    def print(self, printer: Printer) -> None:
+        op = cast(IRDLOperation, self)
+        printer.print_string(" ")
+        printer.print_string_literal(cast(StringAttr, op.properties["target"]).data)
+        print_call_args(
+            printer,
+            cast(ArrayAttr[Attribute], op.properties["args"]).data,
+            cast(DictionaryAttr, op.properties["kwargs"]),
+            op.operands,
+        )
+        printer.print_op_attributes(op.attributes)
+        printer.print_string(" : ")
+        printer.print_function_type(op.operand_types, op.result_types)
+
+
 @irdl_op_definition
-class CallFunctionOp(ArgsOpMixin, IRDLOperation):
+class CallFunctionOp(TargetCallMixin, IRDLOperation):
     """
     An FX `call_function` node the operator registry does not model:
     any target, FX args and kwargs with constants embedded.
@@ -1531,6 +1577,7 @@ class CallFunctionOp(ArgsOpMixin, IRDLOperation):
     """
 
     name = "exir.call_function"
+    TARGET_KIND: ClassVar[str] = "call_function target"
 
     target = prop_def(StringAttr)
     args = prop_def(ArrayAttr)
@@ -1563,34 +1610,6 @@ class CallFunctionOp(ArgsOpMixin, IRDLOperation):
     def verify_(self) -> None:
         self.verify_refs()
 
-    @classmethod
-    def parse(cls, parser: Parser) -> CallFunctionOp:
-        target = parser.parse_str_literal("call_function target")
-        arg_parser = ArgParser(parser)
-        args, kwargs = arg_parser.parse_call()
-        attrs = parser.parse_optional_attr_dict()
-        operands, results = parse_operand_and_result_types(
-            parser, arg_parser.operands
-        )
-        op = cls.create(
-            operands=operands,
-            result_types=results,
-            properties={
-                "target": StringAttr(target),
-                "args": ArrayAttr(args),
-                "kwargs": DictionaryAttr(kwargs),
-            },
-            attributes=attrs,
-        )
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.target.data)
-        print_call_args(printer, self.args.data, self.kwargs, self.operands)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_function_type(self.operand_types, self.result_types)
 
 
 @irdl_op_definition

@@ -35,7 +35,7 @@ arguments may be nodes (`x[:, :n]`), so they are values here: `fx.slice` and
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -69,6 +69,7 @@ from xdsl_exir.dialects.exir import (
     RefAttr,
     StateOp,
     SymIntType,
+    TargetCallMixin,
     decode_arg,
     encode_arg,
     parse_operand_and_result_types,
@@ -313,13 +314,14 @@ def _parse_config_tail(parser: Parser) -> dict[str, Attribute]:
 
 
 @irdl_op_definition
-class CallMethodOp(ArgsOpMixin, IRDLOperation):
+class CallMethodOp(TargetCallMixin, IRDLOperation):
     """
     FX `call_method`: `args[0].<target>(*args[1:], **kwargs)`, e.g.
     `%v = fx.call_method "view"(%x, %n, -1) : (T, !exir.int) -> U`.
     """
 
     name = "fx.call_method"
+    TARGET_KIND: ClassVar[str] = "method name"
 
     target = prop_def(StringAttr)
     args = prop_def(ArrayAttr)
@@ -353,32 +355,6 @@ class CallMethodOp(ArgsOpMixin, IRDLOperation):
             raise VerifyException(
                 "call_method needs the object it is called on as first argument"
             )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> CallMethodOp:
-        method = parser.parse_str_literal("method name")
-        arg_parser = ArgParser(parser)
-        args, kwargs = arg_parser.parse_call()
-        attrs = parser.parse_optional_attr_dict()
-        operands, results = parse_operand_and_result_types(parser, arg_parser.operands)
-        return cls.create(
-            operands=operands,
-            result_types=results,
-            properties={
-                "target": StringAttr(method),
-                "args": ArrayAttr(args),
-                "kwargs": DictionaryAttr(kwargs),
-            },
-            attributes=attrs,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.target.data)
-        print_call_args(printer, self.args.data, self.kwargs, self.operands)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_function_type(self.operand_types, self.result_types)
 
 
 # ---------------------------------------------------------------------------

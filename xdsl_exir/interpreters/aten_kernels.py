@@ -2951,7 +2951,12 @@ def has_kernel(name: str) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _bind(schema: FunctionSchema, args: Sequence[object], kwargs: Mapping[str, object]) -> tuple[dict[str, object], list[object]]:
+def bind_schema(
+    schema: FunctionSchema, args: Sequence[object], kwargs: Mapping[str, object]
+) -> tuple[dict[str, object], list[object]]:
+    """The kernels' calling convention: arguments by schema name (defaults filled
+    in, missing optionals and out= arguments None) plus a vararg schema's extra
+    positional ones. Raises TypeError on a call the schema does not accept."""
     positional = [a for a in schema.arguments if not a.kwarg_only]
     bound: dict[str, object] = {}
     extra: list[object] = []
@@ -3008,7 +3013,7 @@ def run_kernel(
     if kernel is None:
         raise NotImplementedError(f"no numpy kernel for {op_name}")
     schema = _schema(op_name)
-    bound, extra = _bind(schema, args, kwargs)
+    bound, extra = bind_schema(schema, args, kwargs)
     with np.errstate(all="ignore"):
         if extra:
             lead = [bound.pop(a.name) for a in schema.arguments if not a.kwarg_only]
@@ -3037,7 +3042,7 @@ def bind_kernel(
     kernel = KERNELS.get(op_name)
     if kernel is None:
         raise NotImplementedError(f"no numpy kernel for {op_name}")
-    bound, extra = _bind(_schema(op_name), args, kwargs)
+    bound, extra = bind_schema(_schema(op_name), args, kwargs)
     return kernel, bound, extra
 
 

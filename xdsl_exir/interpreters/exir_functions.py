@@ -518,9 +518,12 @@ def compile_assert_scalar(op: Operation, ctx: CompileContext) -> Prepared:
 
 
 def _truth(pred: Any) -> bool:
+    """Python truth of a predicate: a one-element tensor or a scalar."""
     if isinstance(pred, np.ndarray):
         if pred.size != 1:
-            raise InterpreterError(f"a predicate must have one element, got shape {list(pred.shape)}")
+            raise InterpreterError(
+                f"the truth value of a tensor of shape {list(pred.shape)} is ambiguous (a predicate needs one element)"
+            )
         return bool(pred.reshape(()))
     return bool(pred)
 

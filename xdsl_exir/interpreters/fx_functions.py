@@ -20,10 +20,8 @@ statistics (and `num_batches_tracked`) in the state, as torch does; dropout in
 training mode draws from the kernels' generator, not torch's.
 
 The core compiler (`exir_functions.compile_call`) calls `compile_python_call`
-here for every `exir.call_function` whose target is not an ATen operator.
-`operator.getitem` on a tensor is indexing, not the core's `seq[i]`: this
-module registers a compiler for `exir.call_function` that takes those calls
-and hands every other one to the core's.
+here for every `exir.call_function` whose target is not an ATen operator,
+including `operator.getitem` on a tensor (indexing, not the core's `seq[i]`).
 """
 
 from __future__ import annotations
@@ -50,19 +48,16 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.dialects.fx import CallMethodOp, CallModuleOp, EllipsisOp, GetAttrOp, SliceOp
 from xdsl_exir.interpreters import aten_kernels
-from xdsl_exir.interpreters import exir_functions as _exir_functions  # registers first; see below
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
     InterpreterError,
     Prepared,
-    compiler_for,
     register_op,
 )
+from xdsl_exir.interpreters.exir_functions import _truth  # pyright: ignore[reportPrivateUsage]
 from xdsl_exir.utils.overloads import Implicit, OverloadError, Typed, apply_implicit, overloads_of, resolve
 
 __all__ = ["compile_python_call", "module_classes", "python_targets"]
-
-del _exir_functions
 
 Env = Sequence[Any]
 """The values a prepared step reads: the op's operands, or intermediate results."""
@@ -552,14 +547,6 @@ def _compile_operator(op: Operation, ctx: CompileContext, name: str, args: list[
         negate = name == "not_"
         return lambda *ops: (_truth(read(ops)) != negate,)
     return None
-
-
-def _truth(value: Any) -> bool:
-    if isinstance(value, np.ndarray):
-        if value.size != 1:
-            raise InterpreterError(f"the truth value of a tensor of shape {list(value.shape)} is ambiguous")
-        return bool(value.reshape(()))
-    return bool(value)
 
 
 def _python_call(

@@ -94,6 +94,40 @@ class _Input:
     user_index: int
 
 
+class _Bindings:
+    """The sizes one call binds: each symbol's value and where it came from, plus
+    derived sizes waiting for their symbols."""
+
+    def __init__(self) -> None:
+        self.env: dict[sympy.Symbol, tuple[int, str]] = {}
+        self._deferred: list[tuple[sympy.Expr, int, str]] = []
+
+    def bind(self, expr: sympy.Expr, actual: int, where: str) -> None:
+        env = self.env
+        if isinstance(expr, sympy.Symbol):
+            if expr in env and env[expr][0] != actual:
+                first, first_where = env[expr]
+                raise InterpreterError(
+                    f"{where} is {actual}, but {expr} = {first} from {first_where}; they must be equal"
+                )
+            env.setdefault(expr, (actual, where))
+            return
+        if not expr.free_symbols <= env.keys():
+            # A derived size is checked once every symbol it uses is bound.
+            self._deferred.append((expr, actual, where))
+            return
+        expected = expr.xreplace({s: sympy.Integer(v) for s, (v, _) in env.items()})
+        if expected.is_number and int(expected) != actual:
+            raise InterpreterError(f"{where} is {actual}, but it must be {print_python_expr(expr)} = {int(expected)}")
+
+    def check_deferred(self) -> None:
+        """Check the derived sizes whose symbols are now all bound."""
+        deferred, self._deferred = self._deferred, []
+        for expr, actual, where in deferred:
+            if expr.free_symbols <= self.env.keys():
+                self.bind(expr, actual, where)
+
+
 class ProgramRunner:
     """An `exir.program` compiled once, callable many times on numpy inputs."""
 
@@ -120,7 +154,6 @@ class ProgramRunner:
                 n_user += 1
             elif kind is not InputKind.token and spec.target_name not in self.state:
                 raise InterpreterError(f"the program state has no data for @{spec.target_name}", self.program)
-        self._deferred: list[tuple[sympy.Expr, int, str]] = []
         self.user_input_names = [i.name for i in self._inputs if i.kind is InputKind.user_input]
         self._ranges = [
             (expr, lower, upper, sorted(expr.free_symbols, key=str))
@@ -143,33 +176,29 @@ class ProgramRunner:
                 f"the program takes {len(self.user_input_names)} user inputs "
                 f"({', '.join(self.user_input_names) or 'none'}), got {len(user_inputs)}"
             )
-        env: dict[sympy.Symbol, tuple[int, str]] = {}
-        self._deferred = []
+        bindings = _Bindings()
         args: list[Any] = []
         user_values: list[Any] = []
         for inp in self._inputs:
             if inp.kind is InputKind.user_input:
-                value = self._convert(inp, user_inputs[inp.user_index], env)
+                value = self._convert(inp, user_inputs[inp.user_index], bindings)
                 user_values.append(value)
                 args.append(value)
             elif inp.kind is InputKind.token:
                 args.append(None)
             else:
                 args.append(self.state[cast(str, inp.target)])
-        deferred, self._deferred = self._deferred, []
-        for expr, actual, where in deferred:
-            if expr.free_symbols <= env.keys():
-                self._bind(expr, actual, where, env)
-        self._check_ranges(env)
+        bindings.check_deferred()
+        self._check_ranges(bindings.env)
         with np.errstate(all="ignore"):
             results = self.graph(*args)
         return self._apply_outputs(results, user_inputs, user_values)
 
-    def _convert(self, inp: _Input, value: Any, env: dict[sympy.Symbol, tuple[int, str]]) -> Any:
+    def _convert(self, inp: _Input, value: Any, bindings: _Bindings) -> Any:
         t = inp.type
         where = f"input '{inp.name}' (arg{inp.user_index})"
         if isinstance(t, TensorType):
-            return self._convert_tensor(t, value, where, env)
+            return self._convert_tensor(t, value, where, bindings)
         scalar = np.asarray(value)
         if scalar.shape != ():
             raise InterpreterError(f"{where}: expected a scalar, got an array of shape {list(scalar.shape)}")
@@ -178,7 +207,7 @@ class ProgramRunner:
                 raise InterpreterError(f"{where}: expected an int, got {scalar.dtype}")
             number = int(scalar)
             if isinstance(t, SymIntType) and t.value is not None:
-                self._bind(t.value, number, f"{where}", env)
+                bindings.bind(t.value, number, where)
             return number
         if isinstance(t, (FloatType, SymFloatType)):
             return float(scalar)
@@ -187,7 +216,7 @@ class ProgramRunner:
         return value
 
     def _convert_tensor(
-        self, t: TensorType, value: Any, where: str, env: dict[sympy.Symbol, tuple[int, str]]
+        self, t: TensorType, value: Any, where: str, bindings: _Bindings
     ) -> np.ndarray:
         if not isinstance(value, np.ndarray):
             value = np.asarray(value)
@@ -209,25 +238,8 @@ class ProgramRunner:
                         f"{where}: dimension {d} must be {size} (shape {_show(sizes)}), got shape {list(value.shape)}"
                     )
             else:
-                self._bind(size, int(actual), f"{where} dimension {d}", env)
+                bindings.bind(size, int(actual), f"{where} dimension {d}")
         return value
-
-    def _bind(self, expr: sympy.Expr, actual: int, where: str, env: dict[sympy.Symbol, tuple[int, str]]) -> None:
-        if isinstance(expr, sympy.Symbol):
-            if expr in env and env[expr][0] != actual:
-                first, first_where = env[expr]
-                raise InterpreterError(
-                    f"{where} is {actual}, but {expr} = {first} from {first_where}; they must be equal"
-                )
-            env.setdefault(expr, (actual, where))
-            return
-        if not expr.free_symbols <= env.keys():
-            # A derived size is checked once every symbol it uses is bound.
-            self._deferred.append((expr, actual, where))
-            return
-        expected = expr.xreplace({s: sympy.Integer(v) for s, (v, _) in env.items()})
-        if expected.is_number and int(expected) != actual:
-            raise InterpreterError(f"{where} is {actual}, but it must be {print_python_expr(expr)} = {int(expected)}")
 
     def _check_ranges(self, env: dict[sympy.Symbol, tuple[int, str]]) -> None:
         for expr, lower, upper, symbols in self._ranges:

@@ -231,30 +231,13 @@ def _bind(
     op: Operation, schema: FunctionSchema, args: Sequence[FxArg], kwargs: dict[str, FxArg]
 ) -> tuple[dict[str, FxArg], list[FxArg]]:
     """Schema names -> arguments with defaults, as the kernels' calling convention wants."""
-    positional = [a for a in schema.arguments if not a.kwarg_only]
-    bound: dict[str, FxArg] = {}
-    extra: list[FxArg] = []
-    for i, v in enumerate(args):
-        if i < len(positional):
-            bound[positional[i].name] = v
-        elif schema.is_vararg:
-            extra.append(v)
-        else:
-            raise ExirDiagnostic(op, f"{schema.op_name} takes {len(positional)} positional arguments")
-    for k, v in kwargs.items():
-        if k in bound:
-            raise ExirDiagnostic(op, f"{schema.op_name}: argument '{k}' given twice")
-        bound[k] = v
-    for a in schema.arguments:
-        if a.name in bound:
-            continue
-        if a.has_default:
-            bound[a.name] = cast(FxArg, a.default_value)
-        elif a.type.is_optional or a.is_out:
-            bound[a.name] = None
-        else:
-            raise ExirDiagnostic(op, f"{schema.op_name}: missing argument '{a.name}'")
-    return bound, extra
+    from xdsl_exir.interpreters.aten_kernels import bind_schema
+
+    try:
+        bound, extra = bind_schema(schema, args, kwargs)
+    except TypeError as e:
+        raise ExirDiagnostic(op, str(e)) from None
+    return cast(dict[str, FxArg], bound), cast(list[FxArg], extra)
 
 
 def _keyword_args(items: dict[str, FxArg]) -> list[str]:

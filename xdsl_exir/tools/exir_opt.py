@@ -43,6 +43,23 @@ class ExirUserError(Exception):
     """An error in what the user gave us; printed without a traceback."""
 
 
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `path` whole or not at all: a temporary file beside it, then a rename."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".exir-")
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; give the usual mode
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 class _KeptBuffer(StringIO):
     """An output buffer that survives xDSL closing its output stream."""
 
@@ -183,12 +200,7 @@ class ExirOptMain(xDSLOptMain):
         out = self.args.output_file
         if out is None or self.buffer is None:
             return
-        directory = os.path.dirname(os.path.abspath(out))
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".exir-opt-")
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-        with os.fdopen(fd, "w") as f:
-            f.write(self.buffer.getvalue())
-        os.replace(tmp, out)
+        write_atomically(out, self.buffer.getvalue().encode())
 
 
 def _fail(message: str) -> NoReturn:
@@ -268,9 +280,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -16,9 +16,9 @@ success.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
@@ -148,17 +148,11 @@ def _flatten(value: Any, out: list[np.ndarray]) -> None:
 
 
 def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".exir-run-", suffix=".npz")
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **{f"out{i}": o for i, o in enumerate(outputs)})
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from xdsl_exir.tools.exir_opt import write_atomically
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **{f"out{i}": o for i, o in enumerate(outputs)})
+    write_atomically(path, buffer.getvalue())
 
 
 def _summarise(outputs: Sequence[np.ndarray]) -> str:
@@ -251,9 +245,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
