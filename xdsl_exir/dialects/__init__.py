@@ -23,6 +23,18 @@ def get_fx() -> Dialect:
     return FX
 
 
+def get_ts() -> Dialect:
+    from xdsl_exir.dialects.ts import TS
+
+    return TS
+
+
+def get_prim() -> Dialect:
+    from xdsl_exir.dialects.prim import Prim
+
+    return Prim
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """Name -> factory; a dialect's module is imported only when first used."""
-    return {"exir": get_exir, "aten": get_aten, "fx": get_fx}
+    return {"exir": get_exir, "aten": get_aten, "fx": get_fx, "ts": get_ts, "prim": get_prim}

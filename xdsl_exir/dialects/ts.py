@@ -1,0 +1,1159 @@
+"""
+The `ts` dialect: TorchScript's types and program structure.
+
+TorchScript (seed 004) keeps a program as a Module of slots (parameters,
+buffers, attributes, submodules) and Methods, each a Graph of Nodes in Blocks.
+Here a Module is `ts.module`, a Method (or a free function) is `ts.method`
+whose region is its graph, a slot is `ts.slot`, and a Node whose kind has no
+dedicated op is `ts.node` (the universe of node kinds is open). The prim ops
+with structure of their own live in the `prim` dialect (`dialects/prim.py`).
+
+Types spell TorchScript's own: `!ts.tensor<Float(2, 3, strides=[3, 1],
+requires_grad=0, device=cpu)>`, `!ts.tensor` (plain `Tensor`), `!ts.int`,
+`!ts.list<!ts.tensor>`, `!ts.optional<!ts.int>`, `!ts.class<"__torch__.M">`.
+`ts_type_str` / `parse_ts_type` convert to and from the spelling of graph
+dumps (`Float(*, *)`, `int[]`, `(Tensor, int)`, `Tensor?`, `Dict(str, Tensor)`),
+and `is_subtype` gives TorchScript's subtyping.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    SymbolNameConstraint,
+    ArrayAttr,
+    DictionaryAttr,
+    IntAttr,
+    NoneAttr,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+    var_operand_def,
+    var_region_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsolatedFromAbove,
+    NoTerminator,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from xdsl_exir.dialects.exir import DenseBlobAttr, DType
+
+# ---------------------------------------------------------------------------
+# Scalar types of tensors, as TorchScript names them
+# ---------------------------------------------------------------------------
+
+SCALAR_TYPES: dict[str, DType] = {
+    "Byte": DType.uint8,
+    "Char": DType.int8,
+    "Short": DType.int16,
+    "Int": DType.int32,
+    "Long": DType.int64,
+    "UInt16": DType.uint16,
+    "UInt32": DType.uint32,
+    "UInt64": DType.uint64,
+    "Half": DType.float16,
+    "Float": DType.float32,
+    "Double": DType.float64,
+    "ComplexHalf": DType.complex32,
+    "ComplexFloat": DType.complex64,
+    "ComplexDouble": DType.complex128,
+    "Bool": DType.bool,
+    "QInt8": DType.qint8,
+    "QUInt8": DType.quint8,
+    "QInt32": DType.qint32,
+    "BFloat16": DType.bfloat16,
+    "Float8_e5m2": DType.float8_e5m2,
+    "Float8_e4m3fn": DType.float8_e4m3fn,
+    "Float8_e5m2fnuz": DType.float8_e5m2fnuz,
+    "Float8_e4m3fnuz": DType.float8_e4m3fnuz,
+}
+"""TorchScript's scalar-type names (`Float`, `Long`) and the dtypes they mean."""
+
+SCALAR_TYPE_OF: dict[DType, str] = {v: k for k, v in SCALAR_TYPES.items()}
+
+# The integer codes torch gives dtypes (`c10::ScalarType`), which TorchScript
+# passes around as plain ints (`dtype=6` is float32).
+DTYPE_CODES: tuple[DType | None, ...] = (
+    DType.uint8, DType.int8, DType.int16, DType.int32, DType.int64,
+    DType.float16, DType.float32, DType.float64, DType.complex32,
+    DType.complex64, DType.complex128, DType.bool, DType.qint8, DType.quint8,
+    DType.qint32, DType.bfloat16, DType.quint4x2, DType.quint2x4,
+    DType.bits1x8, DType.bits2x4, DType.bits4x2, DType.bits8, DType.bits16,
+    DType.float8_e5m2, DType.float8_e4m3fn, DType.float8_e5m2fnuz,
+    DType.float8_e4m3fnuz, DType.uint16, DType.uint32, DType.uint64,
+)
+
+
+# ---------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------
+
+
+UNKNOWN = -1
+"""A size, stride or requires_grad flag the type does not know."""
+
+
+@irdl_attr_definition
+class TensorType(ParametrizedAttribute, TypeAttribute):
+    """
+    A tensor with what is known of it: scalar type, sizes (per dimension,
+    `*` when unknown, none at all when the rank is unknown), strides,
+    requires_grad and device. `!ts.tensor` knows nothing.
+    """
+
+    name = "ts.tensor"
+
+    scalar: StringAttr
+    sizes: ArrayAttr[IntAttr] | NoneAttr
+    strides: ArrayAttr[IntAttr] | NoneAttr
+    requires_grad: IntAttr
+    device: StringAttr
+
+    def __init__(
+        self,
+        scalar: str | None = None,
+        sizes: Sequence[int | None] | None = None,
+        strides: Sequence[int | None] | None = None,
+        requires_grad: bool | None = None,
+        device: str | None = None,
+    ) -> None:
+        def dims(v: Sequence[int | None] | None) -> ArrayAttr[IntAttr] | NoneAttr:
+            if v is None:
+                return NoneAttr()
+            return ArrayAttr(IntAttr(UNKNOWN if d is None else d) for d in v)
+
+        super().__init__(
+            StringAttr(scalar or ""),
+            dims(sizes),
+            dims(strides),
+            IntAttr(UNKNOWN if requires_grad is None else int(requires_grad)),
+            StringAttr(device or ""),
+        )
+
+    # -- queries ---------------------------------------------------------
+    @property
+    def scalar_type(self) -> str | None:
+        return self.scalar.data or None
+
+    @property
+    def dtype(self) -> DType | None:
+        s = self.scalar.data
+        return SCALAR_TYPES.get(s) if s else None
+
+    @property
+    def rank(self) -> int | None:
+        return None if isinstance(self.sizes, NoneAttr) else len(self.sizes.data)
+
+    @property
+    def shape(self) -> tuple[int | None, ...] | None:
+        if isinstance(self.sizes, NoneAttr):
+            return None
+        return tuple(None if d.data == UNKNOWN else d.data for d in self.sizes.data)
+
+    @property
+    def stride_list(self) -> tuple[int | None, ...] | None:
+        if isinstance(self.strides, NoneAttr):
+            return None
+        return tuple(None if d.data == UNKNOWN else d.data for d in self.strides.data)
+
+    @property
+    def grad(self) -> bool | None:
+        return None if self.requires_grad.data == UNKNOWN else bool(self.requires_grad.data)
+
+    @property
+    def device_name(self) -> str | None:
+        return self.device.data or None
+
+    def is_complete(self) -> bool:
+        """Dtype, device and every size known (what fusers require)."""
+        shape = self.shape
+        return (
+            self.dtype is not None
+            and self.device_name is not None
+            and shape is not None
+            and all(d is not None for d in shape)
+        )
+
+    def verify(self) -> None:
+        s = self.scalar.data
+        if s and s not in SCALAR_TYPES:
+            raise VerifyException(f"unknown scalar type '{s}'")
+        for d in (self.shape or ()):
+            if d is not None and d < 0:
+                raise VerifyException(f"negative size {d} in {ts_type_str(self)}")
+        strides = self.stride_list
+        if strides is not None and (self.rank is None or len(strides) != self.rank):
+            raise VerifyException(f"strides of {ts_type_str(self)} do not match its rank")
+        if self.requires_grad.data not in (UNKNOWN, 0, 1):
+            raise VerifyException("requires_grad must be 0, 1 or unknown")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        if not parser.parse_optional_punctuation("<"):
+            return TensorType().parameters
+        text = _raw_until_close(parser)
+        try:
+            t = parse_ts_type(text)
+        except TSTypeError as e:
+            parser.raise_error(str(e))
+        if not isinstance(t, TensorType):
+            parser.raise_error(f"'{text}' is not a tensor type")
+        return t.parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        if self != TensorType():
+            printer.print_string(f"<{ts_type_str(self)}>")
+
+
+def _raw_until_close(parser: AttrParser) -> str:
+    """The raw text up to the `>` closing an angle bracket already consumed."""
+    pos = parser.pos
+    content = parser.lexer.input.content
+    depth = 0
+    i = pos
+    while i < len(content):
+        c = content[i]
+        if c in "([{<":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ">":
+            if depth == 0:
+                break
+            depth -= 1
+        i += 1
+    else:
+        parser.raise_error("expected '>'", pos)
+    text = content[pos:i].strip()
+    parser._resume_from(i + 1)  # pyright: ignore[reportPrivateUsage]
+    return text
+
+
+class _Leaf(ParametrizedAttribute, TypeAttribute):
+    """A TorchScript type without parameters; `TS_NAME` is its dump spelling."""
+
+    TS_NAME: ClassVar[str]
+
+
+@irdl_attr_definition
+class IntType(_Leaf):
+    name = "ts.int"
+    TS_NAME: ClassVar[str] = "int"
+
+
+@irdl_attr_definition
+class FloatType(_Leaf):
+    name = "ts.float"
+    TS_NAME: ClassVar[str] = "float"
+
+
+@irdl_attr_definition
+class ComplexType(_Leaf):
+    name = "ts.complex"
+    TS_NAME: ClassVar[str] = "complex"
+
+
+@irdl_attr_definition
+class BoolType(_Leaf):
+    name = "ts.bool"
+    TS_NAME: ClassVar[str] = "bool"
+
+
+@irdl_attr_definition
+class StrType(_Leaf):
+    name = "ts.str"
+    TS_NAME: ClassVar[str] = "str"
+
+
+@irdl_attr_definition
+class NoneType(_Leaf):
+    name = "ts.none"
+    TS_NAME: ClassVar[str] = "NoneType"
+
+
+@irdl_attr_definition
+class DeviceType(_Leaf):
+    name = "ts.device"
+    TS_NAME: ClassVar[str] = "Device"
+
+
+@irdl_attr_definition
+class NumberType(_Leaf):
+    """`Scalar` in schemas: an int, float or complex."""
+
+    name = "ts.number"
+    TS_NAME: ClassVar[str] = "Scalar"
+
+
+@irdl_attr_definition
+class AnyType(_Leaf):
+    name = "ts.any"
+    TS_NAME: ClassVar[str] = "Any"
+
+
+@irdl_attr_definition
+class GeneratorType(_Leaf):
+    name = "ts.generator"
+    TS_NAME: ClassVar[str] = "Generator"
+
+
+class _Container(ParametrizedAttribute, TypeAttribute):
+    """A type over element types, printed `!ts.list<!ts.int>`."""
+
+    elements: ArrayAttr[Attribute]
+
+    def __init__(self, *elements: Attribute) -> None:
+        super().__init__(ArrayAttr(elements))
+
+    ARITY: ClassVar[int | None] = 1
+
+    @property
+    def element_types(self) -> tuple[Attribute, ...]:
+        return self.elements.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        types = parser.parse_optional_comma_separated_list(parser.Delimiter.ANGLE, parser.parse_type)
+        return (ArrayAttr(types or ()),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_list(self.elements.data, printer.print_attribute)
+
+    def verify(self) -> None:
+        if self.ARITY is not None and len(self.elements.data) != self.ARITY:
+            raise VerifyException(f"{self.name} takes {self.ARITY} element type(s), got {len(self.elements.data)}")
+
+
+@irdl_attr_definition
+class ListType(_Container):
+    name = "ts.list"
+
+    @property
+    def element(self) -> Attribute:
+        return self.elements.data[0]
+
+
+@irdl_attr_definition
+class OptionalType(_Container):
+    name = "ts.optional"
+
+    @property
+    def element(self) -> Attribute:
+        return self.elements.data[0]
+
+
+@irdl_attr_definition
+class FutureType(_Container):
+    name = "ts.future"
+
+    @property
+    def element(self) -> Attribute:
+        return self.elements.data[0]
+
+
+@irdl_attr_definition
+class TupleType(_Container):
+    name = "ts.tuple"
+    ARITY: ClassVar[int | None] = None
+
+
+@irdl_attr_definition
+class UnionType(_Container):
+    name = "ts.union"
+    ARITY: ClassVar[int | None] = None
+
+
+@irdl_attr_definition
+class DictType(_Container):
+    name = "ts.dict"
+    ARITY: ClassVar[int | None] = 2
+
+    @property
+    def key(self) -> Attribute:
+        return self.elements.data[0]
+
+    @property
+    def value(self) -> Attribute:
+        return self.elements.data[1]
+
+
+class _Named(ParametrizedAttribute, TypeAttribute):
+    """A type known by a qualified name, `!ts.class<"__torch__.M">`."""
+
+    qualname: StringAttr
+
+    def __init__(self, qualname: str) -> None:
+        super().__init__(StringAttr(qualname))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (StringAttr(parser.parse_str_literal()),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.qualname.data)
+
+
+@irdl_attr_definition
+class ClassType(_Named):
+    """A TorchScript class (a scripted module's type, `__torch__.M`)."""
+
+    name = "ts.class"
+
+
+@irdl_attr_definition
+class FunctionType(_Named):
+    """A reference to a function, what `prim::Constant[name="f"]` returns."""
+
+    name = "ts.function"
+
+
+@irdl_attr_definition
+class OpaqueType(_Named):
+    """A type this project does not model (`Stream`, `Storage`, custom classes); kept by name."""
+
+    name = "ts.opaque"
+
+
+TS_TYPES: tuple[type[ParametrizedAttribute], ...] = (
+    TensorType, IntType, FloatType, ComplexType, BoolType, StrType, NoneType,
+    DeviceType, NumberType, AnyType, GeneratorType, ListType, OptionalType,
+    FutureType, TupleType, UnionType, DictType, ClassType, FunctionType, OpaqueType,
+)
+
+_LEAVES: dict[str, type[_Leaf]] = {
+    c.TS_NAME: c for c in (IntType, FloatType, ComplexType, BoolType, StrType, NoneType,
+                           DeviceType, NumberType, AnyType, GeneratorType)
+}
+_LEAVES["number"] = NumberType
+# Enum-like arguments TorchScript passes as ints.
+for _alias in ("ScalarType", "Layout", "MemoryFormat", "SymInt"):
+    _LEAVES[_alias] = IntType
+_LEAVES["SymFloat"] = FloatType
+_LEAVES["SymBool"] = BoolType
+
+
+# ---------------------------------------------------------------------------
+# The dump spelling of types
+# ---------------------------------------------------------------------------
+
+
+def ts_type_str(t: Attribute) -> str:
+    """A type as TorchScript prints it in graph dumps (`Float(2, 3)`, `int[]`, `(Tensor, int)`)."""
+    if isinstance(t, TensorType):
+        return _tensor_str(t)
+    if isinstance(t, _Leaf):
+        return t.TS_NAME
+    if isinstance(t, ListType):
+        return f"{ts_type_str(t.element)}[]"
+    if isinstance(t, OptionalType):
+        return f"{ts_type_str(t.element)}?"
+    if isinstance(t, FutureType):
+        return f"Future({ts_type_str(t.element)})"
+    if isinstance(t, TupleType):
+        return "(" + ", ".join(ts_type_str(e) for e in t.element_types) + ")"
+    if isinstance(t, UnionType):
+        return "Union(" + ", ".join(ts_type_str(e) for e in t.element_types) + ")"
+    if isinstance(t, DictType):
+        return f"Dict({ts_type_str(t.key)}, {ts_type_str(t.value)})"
+    if isinstance(t, FunctionType):
+        return "Function"
+    if isinstance(t, ClassType | OpaqueType):
+        return t.qualname.data
+    raise TypeError(f"not a TorchScript type: {t}")
+
+
+def _tensor_str(t: TensorType) -> str:
+    head = t.scalar_type or "Tensor"
+    parts: list[str] = []
+    shape = t.shape
+    if shape is not None:
+        parts.extend("*" if d is None else str(d) for d in shape)
+        strides = t.stride_list
+        if strides is not None:
+            parts.append("strides=[" + ", ".join("*" if s is None else str(s) for s in strides) + "]")
+    if t.grad is not None:
+        parts.append(f"requires_grad={int(t.grad)}")
+    if t.device_name is not None:
+        parts.append(f"device={t.device_name}")
+    if not parts and shape is None:
+        return head
+    return f"{head}({', '.join(parts)})"
+
+
+def ts_annotation_str(t: Attribute) -> str:
+    """A type as Python source annotates it (`List[int]`, `Optional[Tensor]`), for the Python printer."""
+    if isinstance(t, TensorType):
+        return "Tensor"
+    if isinstance(t, NoneType):
+        return "NoneType"
+    if isinstance(t, _Leaf):
+        return t.TS_NAME
+    if isinstance(t, ListType):
+        return f"List[{ts_annotation_str(t.element)}]"
+    if isinstance(t, OptionalType):
+        return f"Optional[{ts_annotation_str(t.element)}]"
+    if isinstance(t, FutureType):
+        return f"Future[{ts_annotation_str(t.element)}]"
+    if isinstance(t, TupleType):
+        return "Tuple[" + ", ".join(ts_annotation_str(e) for e in t.element_types) + "]"
+    if isinstance(t, UnionType):
+        return "Union[" + ", ".join(ts_annotation_str(e) for e in t.element_types) + "]"
+    if isinstance(t, DictType):
+        return f"Dict[{ts_annotation_str(t.key)}, {ts_annotation_str(t.value)}]"
+    if isinstance(t, FunctionType):
+        return "Callable"
+    return ts_type_str(t)
+
+
+class TSTypeError(ValueError):
+    """A type spelling that does not parse; `pos` is the offset in the text."""
+
+    def __init__(self, message: str, pos: int = 0) -> None:
+        super().__init__(message)
+        self.pos = pos
+
+
+_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_.]*)|(?P<num>-?\d+)|(?P<p>[()\[\],=*?:]))")
+
+
+@dataclass
+class _TypeLexer:
+    text: str
+    pos: int = 0
+
+    def peek(self) -> str | None:
+        m = _TOKEN.match(self.text, self.pos)
+        return m.group(m.lastgroup or "p") if m and m.lastgroup else None
+
+    def next(self) -> str:
+        m = _TOKEN.match(self.text, self.pos)
+        if not m or not m.lastgroup:
+            raise TSTypeError(f"unexpected text '{self.text[self.pos:self.pos + 10]}' in type", self.pos)
+        self.pos = m.end()
+        return m.group(m.lastgroup)
+
+    def accept(self, tok: str) -> bool:
+        if self.peek() == tok:
+            self.next()
+            return True
+        return False
+
+    def expect(self, tok: str) -> None:
+        got = self.peek()
+        if got != tok:
+            raise TSTypeError(f"expected '{tok}' in type, got '{got or 'end of text'}'", self.pos)
+        self.next()
+
+
+def parse_ts_type(text: str) -> Attribute:
+    """Parse the dump spelling of a type (the inverse of `ts_type_str`)."""
+    lex = _TypeLexer(text)
+    t = _parse_type(lex)
+    if lex.text[lex.pos:].strip():
+        raise TSTypeError(f"unexpected '{lex.text[lex.pos:].strip()}' after type", lex.pos)
+    return t
+
+
+def parse_ts_type_prefix(text: str, pos: int) -> tuple[Attribute, int]:
+    """Parse a type starting at `pos`; return it and the offset after it."""
+    lex = _TypeLexer(text, pos)
+    return _parse_type(lex), lex.pos
+
+
+def _parse_type(lex: _TypeLexer) -> Attribute:
+    t = _parse_primary(lex)
+    while True:
+        if lex.peek() == "[" and lex.text[lex.pos:].lstrip().startswith("[]"):
+            lex.next()
+            lex.expect("]")
+            t = ListType(t)
+        elif lex.accept("?"):
+            t = OptionalType(t)
+        else:
+            return t
+
+
+def _parse_list(lex: _TypeLexer, close: str) -> list[Attribute]:
+    items: list[Attribute] = []
+    if lex.accept(close):
+        return items
+    while True:
+        items.append(_parse_type(lex))
+        if lex.accept(close):
+            return items
+        lex.expect(",")
+
+
+_GENERIC = {"List": ListType, "Optional": OptionalType, "Future": FutureType}
+
+
+def _parse_primary(lex: _TypeLexer) -> Attribute:
+    start = lex.pos
+    tok = lex.next()
+    if tok == "(":
+        return TupleType(*_parse_list(lex, ")"))
+    if tok in ("Tensor",) or tok in SCALAR_TYPES:
+        return _parse_tensor(lex, None if tok == "Tensor" else tok)
+    if tok in ("Dict", "Tuple", "Union") or tok in _GENERIC:
+        if lex.peek() not in ("(", "["):
+            raise TSTypeError(f"'{tok}' needs element types", start)
+        close = ")" if lex.next() == "(" else "]"
+        items = _parse_list(lex, close)
+        if tok == "Dict":
+            if len(items) != 2:
+                raise TSTypeError("Dict takes a key and a value type", start)
+            return DictType(*items)
+        if tok == "Tuple":
+            return TupleType(*items)
+        if tok == "Union":
+            return UnionType(*items)
+        if len(items) != 1:
+            raise TSTypeError(f"{tok} takes one element type", start)
+        return _GENERIC[tok](items[0])
+    if tok in _LEAVES:
+        return _LEAVES[tok]()
+    if tok == "Function":
+        return FunctionType("")
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", tok):
+        if tok.startswith("__torch__."):
+            return ClassType(tok)
+        return OpaqueType(tok)
+    raise TSTypeError(f"expected a type, got '{tok}'", start)
+
+
+def _parse_tensor(lex: _TypeLexer, scalar: str | None) -> TensorType:
+    if not lex.accept("("):
+        return TensorType(scalar)
+    sizes: list[int | None] | None = None
+    strides: list[int | None] | None = None
+    grad: bool | None = None
+    device: str | None = None
+    if lex.accept(")"):
+        return TensorType(scalar, [])
+    while True:
+        tok = lex.next()
+        if tok == "*":
+            sizes = (sizes or []) + [None]
+        elif re.fullmatch(r"-?\d+", tok):
+            sizes = (sizes or []) + [int(tok)]
+        elif tok == "strides":
+            lex.expect("=")
+            lex.expect("[")
+            strides = []
+            if not lex.accept("]"):
+                while True:
+                    s = lex.next()
+                    strides.append(None if s == "*" else int(s))
+                    if lex.accept("]"):
+                        break
+                    lex.expect(",")
+        elif tok == "requires_grad":
+            lex.expect("=")
+            grad = bool(int(lex.next()))
+        elif tok == "device":
+            lex.expect("=")
+            device = lex.next()
+            if lex.accept(":"):
+                device += ":" + lex.next()
+        elif tok in ("seen_none", "undefined"):
+            lex.expect("=")
+            lex.next()
+        else:
+            raise TSTypeError(f"unexpected '{tok}' in tensor type", lex.pos)
+        if lex.accept(")"):
+            break
+        lex.expect(",")
+    if sizes is None and strides is not None:
+        raise TSTypeError("strides without sizes in tensor type", lex.pos)
+    # `Float(requires_grad=0, device=cpu)` is how TorchScript prints a 0-d tensor.
+    return TensorType(scalar, sizes if sizes is not None else ([] if grad is not None or device else None),
+                      strides, grad, device)
+
+
+# ---------------------------------------------------------------------------
+# Subtyping
+# ---------------------------------------------------------------------------
+
+
+def _tensor_subtype(a: TensorType, b: TensorType) -> bool:
+    """`a` refines `b`: every property `b` knows, `a` knows the same."""
+    if b.scalar_type is not None and a.scalar_type != b.scalar_type:
+        return False
+    if b.device_name is not None and a.device_name != b.device_name:
+        return False
+    if b.grad is not None and a.grad != b.grad:
+        return False
+    bs, as_ = b.shape, a.shape
+    if bs is not None:
+        if as_ is None or len(as_) != len(bs):
+            return False
+        if any(y is not None and x != y for x, y in zip(as_, bs)):
+            return False
+    bst, ast = b.stride_list, a.stride_list
+    if bst is not None:
+        if ast is None or len(ast) != len(bst):
+            return False
+        if any(y is not None and x != y for x, y in zip(ast, bst)):
+            return False
+    return True
+
+
+def unrefined(t: Attribute) -> Attribute:
+    """`t` with tensor refinements dropped (`Float(2)[]` -> `Tensor[]`), as lists compare elements."""
+    if isinstance(t, TensorType):
+        return TensorType()
+    if isinstance(t, _Container):
+        return type(t)(*(unrefined(e) for e in t.element_types))
+    return t
+
+
+def is_subtype(a: Attribute, b: Attribute) -> bool:
+    """TorchScript's `a.isSubtypeOf(b)`: may a value of type `a` stand where `b` is expected."""
+    if a == b or isinstance(b, AnyType):
+        return True
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return _tensor_subtype(a, b)
+    if isinstance(b, OptionalType):
+        return isinstance(a, NoneType) or is_subtype(a, b.element) or (
+            isinstance(a, OptionalType) and is_subtype(a.element, b.element)
+        )
+    if isinstance(b, UnionType):
+        members = a.element_types if isinstance(a, UnionType) else (a,)
+        return all(any(is_subtype(m, o) for o in b.element_types) for m in members)
+    if isinstance(b, NumberType):
+        return isinstance(a, IntType | FloatType | ComplexType)
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.element_types) == len(b.element_types) and all(
+            is_subtype(x, y) for x, y in zip(a.element_types, b.element_types)
+        )
+    if isinstance(a, ListType) and isinstance(b, ListType):
+        # Lists are invariant (they are mutable), but tensor refinements do not count.
+        return unrefined(a.element) == unrefined(b.element)
+    if isinstance(a, DictType) and isinstance(b, DictType):
+        return unrefined(a) == unrefined(b)
+    if isinstance(a, FutureType) and isinstance(b, FutureType):
+        return is_subtype(a.element, b.element)
+    if isinstance(a, FunctionType) and isinstance(b, FunctionType):
+        return not b.qualname.data or a.qualname == b.qualname
+    return False
+
+
+def join_types(a: Attribute, b: Attribute) -> Attribute | None:
+    """The least type both fit (TorchScript's `unifyTypes`), or None."""
+    if is_subtype(a, b):
+        return b
+    if is_subtype(b, a):
+        return a
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        def same(x: object, y: object) -> object:
+            return x if x == y else None
+
+        sa, sb = a.shape, b.shape
+        sizes = None
+        if sa is not None and sb is not None and len(sa) == len(sb):
+            sizes = [x if x == y else None for x, y in zip(sa, sb)]
+        return TensorType(
+            same(a.scalar_type, b.scalar_type),  # type: ignore[arg-type]
+            sizes,
+            None,
+            same(a.grad, b.grad),  # type: ignore[arg-type]
+            same(a.device_name, b.device_name),  # type: ignore[arg-type]
+        )
+    if isinstance(a, NoneType):
+        return OptionalType(b)
+    if isinstance(b, NoneType):
+        return OptionalType(a)
+    if isinstance(a, OptionalType) and not isinstance(b, OptionalType):
+        j = join_types(a.element, b)
+        return OptionalType(j) if j is not None else None
+    if isinstance(b, OptionalType) and not isinstance(a, OptionalType):
+        return join_types(b, a)
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.element_types) == len(b.element_types):
+        items = [join_types(x, y) for x, y in zip(a.element_types, b.element_types)]
+        if all(i is not None for i in items):
+            return TupleType(*(i for i in items if i is not None))
+    if isinstance(a, ListType) and isinstance(b, ListType) and unrefined(a) == unrefined(b):
+        return unrefined(a)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Attributes: tensor constants
+# ---------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class TensorValueAttr(ParametrizedAttribute):
+    """
+    A tensor constant: `#ts.tensor_value<Float, [2, 2], #exir.blob<"0x...">>`.
+    Dumps print only 0-d tensor values (`value={2}`); larger ones appear as
+    `<Tensor>`, whose data is unknown (`data` is then an empty blob).
+    """
+
+    name = "ts.tensor_value"
+
+    scalar: StringAttr
+    sizes: ArrayAttr[IntAttr]
+    data: DenseBlobAttr
+
+    def __init__(self, scalar: str, sizes: Sequence[int], data: bytes | None) -> None:
+        super().__init__(StringAttr(scalar), ArrayAttr(IntAttr(s) for s in sizes), DenseBlobAttr(data or b""))
+
+    @property
+    def known(self) -> bool:
+        return bool(self.data.data) or any(s.data == 0 for s in self.sizes.data)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(s.data for s in self.sizes.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            scalar = parser.parse_identifier()
+            parser.parse_punctuation(",")
+            sizes = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+            parser.parse_punctuation(",")
+            data = parser.parse_attribute()
+        if not isinstance(data, DenseBlobAttr):
+            parser.raise_error("expected an #exir.blob")
+        return (StringAttr(scalar), ArrayAttr(IntAttr(s) for s in sizes), data)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(f"{self.scalar.data}, [{', '.join(str(s.data) for s in self.sizes.data)}], ")
+            printer.print_attribute(self.data)
+
+    def verify(self) -> None:
+        if self.scalar.data not in SCALAR_TYPES:
+            raise VerifyException(f"unknown scalar type '{self.scalar.data}'")
+
+
+# ---------------------------------------------------------------------------
+# Structure: modules, methods, slots, the open node op
+# ---------------------------------------------------------------------------
+
+SLOT_KINDS = ("parameter", "buffer", "attribute")
+
+
+@irdl_op_definition
+class ModuleOp(IRDLOperation):
+    """
+    A TorchScript Module: slots, methods and submodules (nested `ts.module`s,
+    named by the attribute holding them). `class_name` is its class type.
+    """
+
+    name = "ts.module"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    class_name = prop_def(StringAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator(), SymbolOpInterface(), SymbolTable(), IsolatedFromAbove())
+
+    assembly_format = "$sym_name `class` $class_name attr-dict-with-keyword $body"
+
+    def __init__(self, name: str, class_name: str) -> None:
+        from xdsl.ir import Block, Region
+
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "class_name": StringAttr(class_name)},
+            regions=[Region(Block())],
+        )
+
+    @property
+    def class_type(self) -> ClassType:
+        return ClassType(self.class_name.data)
+
+    def slots(self) -> list[SlotOp]:
+        return [op for op in self.body.ops if isinstance(op, SlotOp)]
+
+    def submodules(self) -> list[ModuleOp]:
+        return [op for op in self.body.ops if isinstance(op, ModuleOp)]
+
+    def methods(self) -> list[MethodOp]:
+        return [op for op in self.body.ops if isinstance(op, MethodOp)]
+
+    def member(self, name: str) -> SlotOp | ModuleOp | None:
+        for op in self.body.ops:
+            if isinstance(op, SlotOp | ModuleOp) and op.sym_name.data == name:
+                return op
+        return None
+
+    def method(self, name: str) -> MethodOp | None:
+        for op in self.body.ops:
+            if isinstance(op, MethodOp) and op.sym_name.data == name:
+                return op
+        return None
+
+    def verify_(self) -> None:
+        seen: set[str] = set()
+        for op in self.body.ops:
+            if not isinstance(op, SlotOp | ModuleOp | MethodOp):
+                raise VerifyException(f"'{op.name}' cannot appear directly in a ts.module")
+            name = op.sym_name.data
+            if name in seen:
+                raise VerifyException(f"ts.module @{self.sym_name.data} defines '{name}' twice")
+            seen.add(name)
+
+
+@irdl_op_definition
+class SlotOp(IRDLOperation):
+    """
+    A named slot of a module: a parameter, a buffer (tensors, with their data
+    as a `#ts.tensor_value`) or another attribute (ints, floats, bools,
+    strings, None, lists and tuples of them as builtin attributes).
+    """
+
+    name = "ts.slot"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    kind = prop_def(StringAttr)
+    slot_type = prop_def(Attribute, prop_name="type")
+    value = opt_prop_def(Attribute)
+
+    def __init__(self, name: str, kind: str, slot_type: Attribute, value: Attribute | None = None) -> None:
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "kind": StringAttr(kind),
+                "type": slot_type,
+                "value": value,
+            }
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SlotOp:
+        pos = parser.pos
+        kind = parser.parse_identifier()
+        if kind not in SLOT_KINDS:
+            parser.raise_error(f"expected one of {', '.join(SLOT_KINDS)}", pos)
+        name = parser.parse_symbol_name().data
+        parser.parse_punctuation(":")
+        slot_type = parser.parse_type()
+        value = parser.parse_attribute() if parser.parse_optional_punctuation("=") else None
+        op = cls(name, kind, slot_type, value)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.slot_type)
+        if self.value is not None:
+            printer.print_string(" = ")
+            printer.print_attribute(self.value)
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.attributes)
+
+    def verify_(self) -> None:
+        if self.kind.data not in SLOT_KINDS:
+            raise VerifyException(f"slot kind must be one of {', '.join(SLOT_KINDS)}, got '{self.kind.data}'")
+        if self.kind.data != "attribute" and not isinstance(self.slot_type, TensorType):
+            raise VerifyException(f"a {self.kind.data} must be a tensor, got {self.slot_type}")
+        if isinstance(self.value, TensorValueAttr) and isinstance(self.slot_type, TensorType):
+            st = self.slot_type
+            if st.scalar_type is not None and st.scalar_type != self.value.scalar.data:
+                raise VerifyException(
+                    f"slot @{self.sym_name.data} holds {self.value.scalar.data} data but is typed {ts_type_str(st)}"
+                )
+            if st.shape is not None and any(d is not None and d != v for d, v in zip(st.shape, self.value.shape)):
+                raise VerifyException(f"slot @{self.sym_name.data} holds data of sizes {list(self.value.shape)}"
+                                      f" but is typed {ts_type_str(st)}")
+
+
+@irdl_op_definition
+class MethodOp(IRDLOperation):
+    """
+    A Method (inside a `ts.module`) or a free function: its region is the
+    Graph, entry-block arguments are the graph inputs (`self` first for
+    methods), the block ends with `prim.Return`. `schema` is its
+    FunctionSchema, `forward(__torch__.M self, Tensor x) -> Tensor`.
+    """
+
+    name = "ts.method"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    schema = opt_prop_def(StringAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+
+    def __init__(self, name: str, body: "Region", schema: str | None = None) -> None:  # noqa: F821
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "schema": StringAttr(schema) if schema else None},
+            regions=[body],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MethodOp:
+        name = parser.parse_symbol_name().data
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        body = parser.parse_region()
+        props: dict[str, Attribute] = {"sym_name": StringAttr(name)}
+        if attrs is not None:
+            schema = attrs.data.get("schema")
+            if schema is not None:
+                props["schema"] = schema
+        op = cls.create(properties=props, regions=[body])
+        if attrs is not None:
+            op.attributes.update({k: v for k, v in attrs.data.items() if k != "schema"})
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        extra: dict[str, Attribute] = dict(self.attributes)
+        if self.schema is not None:
+            extra = {"schema": self.schema, **extra}
+        if extra:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(extra)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=True, print_empty_block=True)
+
+    @property
+    def arg_types(self) -> tuple[Attribute, ...]:
+        return tuple(a.type for a in self.body.block.args)
+
+    @property
+    def result_types(self) -> tuple[Attribute, ...]:
+        last = self.body.block.last_op
+        return tuple(v.type for v in last.operands) if last is not None else ()
+
+    def verify_(self) -> None:
+        from xdsl_exir.dialects.prim import ReturnOp
+
+        last = self.body.block.last_op
+        if not isinstance(last, ReturnOp):
+            raise VerifyException(f"ts.method @{self.sym_name.data} must end with prim.Return")
+        if self.schema is not None:
+            from xdsl_exir.utils.function_schema import SchemaParseError, parse_schema
+
+            try:
+                schema = parse_schema(self.schema.data)
+            except SchemaParseError as e:
+                raise VerifyException(f"malformed schema of @{self.sym_name.data}: {e}") from e
+            if len(schema.arguments) != len(self.body.block.args):
+                raise VerifyException(
+                    f"schema of @{self.sym_name.data} has {len(schema.arguments)} arguments "
+                    f"but the graph has {len(self.body.block.args)} inputs"
+                )
+            if len(schema.returns) != len(last.operands) and not (
+                len(schema.returns) == 0 and len(last.operands) == 1 and isinstance(last.operands[0].type, NoneType)
+            ):
+                raise VerifyException(
+                    f"schema of @{self.sym_name.data} has {len(schema.returns)} returns "
+                    f"but the graph returns {len(last.operands)} values"
+                )
+
+
+@irdl_op_definition
+class NodeOp(IRDLOperation):
+    """
+    A Node of any kind without an op of its own, `aten::add` included
+    (TorchScript resolves the overload from the input types, and so do the
+    interpreter and the lowering, against the same schema list as the aten
+    dialect). `attrs` holds the node's attributes (`[name="x"]`), and any
+    blocks are its regions.
+    """
+
+    name = "ts.node"
+
+    kind = prop_def(StringAttr)
+    node_attrs = opt_prop_def(DictionaryAttr, prop_name="attrs")
+    args = var_operand_def()
+    res = var_result_def()
+    blocks = var_region_def()
+
+    def __init__(
+        self,
+        kind: str,
+        operands: Sequence["SSAValue"],  # noqa: F821
+        result_types: Sequence[Attribute],
+        attrs: dict[str, Attribute] | None = None,
+        regions: Sequence["Region"] = (),  # noqa: F821
+    ) -> None:
+        super().__init__(
+            operands=[list(operands)],
+            result_types=[list(result_types)],
+            properties={"kind": StringAttr(kind), "attrs": DictionaryAttr(attrs) if attrs else None},
+            regions=[list(regions)],
+        )
+
+    @property
+    def namespace(self) -> str:
+        return self.kind.data.partition("::")[0]
+
+    @property
+    def op_name(self) -> str:
+        return self.kind.data.partition("::")[2]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NodeOp:
+        kind = parser.parse_str_literal()
+        operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        regions: list[Region] = []  # noqa: F821
+        if parser.parse_optional_punctuation("("):
+            regions = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_region)
+            parser.parse_punctuation(")")
+        parser.parse_punctuation(":")
+        ftype = parser.parse_function_type()
+        ops = parser.resolve_operands(operands, ftype.inputs.data, parser.pos)
+        props: dict[str, Attribute] = {"kind": StringAttr(kind)}
+        if attrs is not None and attrs.data:
+            props["attrs"] = attrs
+        return cls.create(operands=ops, result_types=list(ftype.outputs.data), properties=props, regions=regions)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.kind.data)
+        printer.print_string("(")
+        printer.print_list(self.operands, printer.print_operand)
+        printer.print_string(")")
+        if self.node_attrs is not None and self.node_attrs.data:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.node_attrs.data)
+        if self.regions:
+            printer.print_string(" (")
+            printer.print_list(self.regions, printer.print_region)
+            printer.print_string(")")
+        printer.print_string(" : ")
+        printer.print_operation_type(self)
+
+    def verify_(self) -> None:
+        if "::" not in self.kind.data:
+            raise VerifyException(f"node kind '{self.kind.data}' must be namespace::name")
+
+
+TS = Dialect(
+    "ts",
+    [ModuleOp, SlotOp, MethodOp, NodeOp],
+    [*TS_TYPES, TensorValueAttr],
+)
