@@ -469,7 +469,7 @@ def ts_type_str(t: Attribute) -> str:
     if isinstance(t, OptionalType):
         return f"{ts_type_str(t.element)}?"
     if isinstance(t, FutureType):
-        return f"Future({ts_type_str(t.element)})"
+        return f"Future[{ts_type_str(t.element)}]"
     if isinstance(t, TupleType):
         return "(" + ", ".join(ts_type_str(e) for e in t.element_types) + ")"
     if isinstance(t, UnionType):
@@ -650,7 +650,7 @@ def _parse_tensor(lex: _TypeLexer, scalar: str | None) -> TensorType:
     grad: bool | None = None
     device: str | None = None
     if lex.accept(")"):
-        return TensorType(scalar, [])
+        return TensorType(scalar)
     while True:
         tok = lex.next()
         if tok == "*":
@@ -686,9 +686,9 @@ def _parse_tensor(lex: _TypeLexer, scalar: str | None) -> TensorType:
         lex.expect(",")
     if sizes is None and strides is not None:
         raise TSTypeError("strides without sizes in tensor type", lex.pos)
-    # `Float(requires_grad=0, device=cpu)` is how TorchScript prints a 0-d tensor.
-    return TensorType(scalar, sizes if sizes is not None else ([] if grad is not None or device else None),
-                      strides, grad, device)
+    # `Float(requires_grad=0, device=cpu)` is printed both for a 0-d tensor and
+    # for one of unknown rank; read it as the weaker claim.
+    return TensorType(scalar, sizes, strides, grad, device)
 
 
 # ---------------------------------------------------------------------------
@@ -1042,7 +1042,7 @@ class MethodOp(IRDLOperation):
         return tuple(a.type for a in self.body.block.args)
 
     @property
-    def result_types(self) -> tuple[Attribute, ...]:
+    def return_types(self) -> tuple[Attribute, ...]:
         last = self.body.block.last_op
         return tuple(v.type for v in last.operands) if last is not None else ()
 
