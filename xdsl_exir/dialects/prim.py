@@ -220,7 +220,8 @@ class ConstantOp(PrimOp):
                 raise VerifyException("prim.Constant with a name must have a !ts.function type")
             return
         if not constant_matches(self.value, t):
-            shown = "None" if self.value is None else str(self.value)
+            v = self.value
+            shown = "None" if v is None else repr(v.value.data) if isinstance(v, IntegerAttr | FloatAttr) else str(v)
             raise VerifyException(f"prim.Constant: value {shown} does not fit type {ts_type_str(t)}")
 
 

@@ -526,6 +526,14 @@ def ts_annotation_str(t: Attribute) -> str:
     return ts_type_str(t)
 
 
+def _type_name(t: Attribute) -> str:
+    """The dump spelling of `t` when it is a TorchScript type, else its MLIR form."""
+    try:
+        return ts_type_str(t)
+    except TypeError:
+        return str(t)
+
+
 class TSTypeError(ValueError):
     """A type spelling that does not parse; `pos` is the offset in the text."""
 
@@ -975,7 +983,7 @@ class SlotOp(IRDLOperation):
         if self.kind.data not in SLOT_KINDS:
             raise VerifyException(f"slot kind must be one of {', '.join(SLOT_KINDS)}, got '{self.kind.data}'")
         if self.kind.data != "attribute" and not isinstance(self.slot_type, TensorType):
-            raise VerifyException(f"a {self.kind.data} must be a tensor, got {self.slot_type}")
+            raise VerifyException(f"a {self.kind.data} must be a tensor, got {_type_name(self.slot_type)}")
         if isinstance(self.value, TensorValueAttr) and isinstance(self.slot_type, TensorType):
             st = self.slot_type
             if st.scalar_type is not None and st.scalar_type != self.value.scalar.data:
