@@ -346,6 +346,7 @@ class _Container(ParametrizedAttribute, TypeAttribute):
 @irdl_attr_definition
 class ListType(_Container):
     name = "ts.list"
+    elements: ArrayAttr[Attribute]
 
     @property
     def element(self) -> Attribute:
@@ -355,6 +356,7 @@ class ListType(_Container):
 @irdl_attr_definition
 class OptionalType(_Container):
     name = "ts.optional"
+    elements: ArrayAttr[Attribute]
 
     @property
     def element(self) -> Attribute:
@@ -364,6 +366,7 @@ class OptionalType(_Container):
 @irdl_attr_definition
 class FutureType(_Container):
     name = "ts.future"
+    elements: ArrayAttr[Attribute]
 
     @property
     def element(self) -> Attribute:
@@ -373,18 +376,21 @@ class FutureType(_Container):
 @irdl_attr_definition
 class TupleType(_Container):
     name = "ts.tuple"
+    elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = None
 
 
 @irdl_attr_definition
 class UnionType(_Container):
     name = "ts.union"
+    elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = None
 
 
 @irdl_attr_definition
 class DictType(_Container):
     name = "ts.dict"
+    elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = 2
 
     @property
@@ -419,6 +425,7 @@ class ClassType(_Named):
     """A TorchScript class (a scripted module's type, `__torch__.M`)."""
 
     name = "ts.class"
+    qualname: StringAttr
 
 
 @irdl_attr_definition
@@ -433,6 +440,7 @@ class OpaqueType(_Named):
     """A type this project does not model (`Stream`, `Storage`, custom classes); kept by name."""
 
     name = "ts.opaque"
+    qualname: StringAttr
 
 
 TS_TYPES: tuple[type[ParametrizedAttribute], ...] = (
