@@ -15,6 +15,8 @@ venv: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e .
 
 DEMO := tests/zoo/cnn_bn
+TS := tests/torchscript/dumps
+LSTM_LOWERING := torchscript-to-exir{input-types="x=f32[s0,10];hx=f32[s0,20];cx=f32[s0,20];w_ih=f32[80,10];w_hh=f32[80,20];b_ih=f32[80];b_hh=f32[80]"}
 
 demo: venv
 	@mkdir -p build
@@ -29,6 +31,11 @@ demo: venv
 	$(BIN)/exir-opt $(DEMO).core.pt2 --emit fx | head -24
 	@echo "== a pass pipeline on hand-written IR"
 	$(BIN)/exir-opt examples/mlp.mlir -p verify-export-ir,cse,dce
+	@echo "== TorchScript: torch's fused LSTM cell (a prim::FusionGroup) run on random inputs"
+	$(BIN)/exir-run $(TS)/fuse_lstm_cell.fused.txt --random-inputs 0
+	@echo "== the unfused dump printed as TorchScript Python, then lowered to Export IR"
+	$(BIN)/exir-opt $(TS)/lstm_cell.txt --emit torchscript-python
+	$(BIN)/exir-opt $(TS)/lstm_cell.txt -p '$(LSTM_LOWERING),verify-export-ir' --emit fx | head -12
 
 test: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[test,torch]'

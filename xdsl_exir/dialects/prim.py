@@ -33,6 +33,7 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     opt_prop_def,
+    opt_region_def,
     prop_def,
     region_def,
     traits_def,
@@ -66,6 +67,7 @@ from xdsl_exir.dialects.ts import (
     TupleType,
     is_subtype,
     ts_type_str,
+    unrefined,
 )
 
 INT64_MAX = 2**63 - 1
@@ -108,7 +110,7 @@ class PrimOp(IRDLOperation):
             printer.print_list(self.regions, printer.print_region)
             printer.print_string(")")
         printer.print_string(" : ")
-        printer.print_operation_type(self)
+        printer.print_function_type(self.operand_types, self.result_types)
 
     @classmethod
     def make(
@@ -260,6 +262,11 @@ class LoopOp(PrimOp):
     `prim::Loop(%max_trip_count, %initial_condition, %carried...)`. The body
     block takes the iteration number and the carried values and yields the
     next condition and the new carried values.
+
+    The script frontend emits loops before their condition is inlined (seed
+    004, "Conversion To SSA"): `prim::Loop(%max_trip_count)` with the body
+    and a second block computing the condition (no arguments, yields one
+    bool); `convert-to-ssa` inlines it into the form above.
     """
 
     name = "prim.Loop"
@@ -267,8 +274,12 @@ class LoopOp(PrimOp):
     args = var_operand_def()
     res = var_result_def()
     body = region_def("single_block")
+    cond_block = opt_region_def("single_block")
 
     def verify_(self) -> None:
+        if self.cond_block is not None:
+            self._verify_with_condition_block()
+            return
         if len(self.operands) < 2:
             raise VerifyException("prim.Loop: needs a max trip count and an initial condition")
         n = len(self.operands) - 2
@@ -288,6 +299,23 @@ class LoopOp(PrimOp):
         for i in range(n):
             _check_subtype(self, f"carried value {i}", self.operands[2 + i].type, self.results[i].type)
             _check_subtype(self, f"body output {i + 1}", outs[1 + i].type, self.results[i].type)
+
+    def _verify_with_condition_block(self) -> None:
+        """The frontend's form: `(%max_trip_count, %carried...)`, body yields the carried values."""
+        assert self.cond_block is not None
+        if not self.operands or not isinstance(self.operands[0].type, IntType | AnyType):
+            raise VerifyException("prim.Loop: needs a max trip count (an int)")
+        n = len(self.operands) - 1
+        _check_count(self, "results", len(self.results), n)
+        _check_count(self, "body block arguments", len(self.body.block.args), n + 1)
+        _check_count(self, "body outputs", len(_terminator_operands(self.body)), n)
+        cond = self.cond_block.block
+        if cond.args:
+            raise VerifyException("prim.Loop: the condition block takes no arguments")
+        outs = _terminator_operands(self.cond_block)
+        _check_count(self, "condition block outputs", len(outs), 1)
+        if not _is_ts_bool(outs[0].type):
+            raise VerifyException("prim.Loop: the condition block must yield a bool")
 
     @property
     def carried(self) -> tuple[SSAValue, ...]:
@@ -471,7 +499,8 @@ class TupleConstructOp(_Simple):
             raise VerifyException(f"prim.TupleConstruct must return a tuple, got {ts_type_str(t)}")
         _check_count(self, "elements", len(self.operands), len(t.element_types))
         for i, (v, e) in enumerate(zip(self.operands, t.element_types)):
-            _check_subtype(self, f"element {i}", v.type, e)
+            # torch's fusers leave the tuple type more refined than its tensors (texpr_lstm_cell)
+            _check_subtype(self, f"element {i}", unrefined(v.type), unrefined(e))
 
 
 @irdl_op_definition
@@ -630,8 +659,18 @@ class FusionGroupOp(_SubgraphOp):
 
 @irdl_op_definition
 class DifferentiableGraphOp(_SubgraphOp):
+    """Its subgraph returns the node's outputs, then the values it saves for the backward pass."""
+
     name = "prim.DifferentiableGraph"
     KIND: ClassVar[str] = "prim::DifferentiableGraph"
+
+    def verify_(self) -> None:
+        _check_count(self, "subgraph inputs", len(self.subgraph.block.args), len(self.operands))
+        outs = _terminator_operands(self.subgraph)
+        if len(outs) < len(self.results):
+            raise VerifyException(
+                f"{self.name}: the subgraph returns {len(outs)} values, fewer than the {len(self.results)} results"
+            )
 
 
 @irdl_op_definition

@@ -498,7 +498,7 @@ def _tensor_str(t: TensorType) -> str:
     if shape is not None:
         parts.extend("*" if d is None else str(d) for d in shape)
         strides = t.stride_list
-        if strides is not None:
+        if strides is not None and shape:  # torch prints no strides for a 0-d tensor
             parts.append("strides=[" + ", ".join("*" if s is None else str(s) for s in strides) + "]")
     if t.grad is not None:
         parts.append(f"requires_grad={int(t.grad)}")
@@ -1161,7 +1161,7 @@ class NodeOp(IRDLOperation):
             printer.print_list(self.regions, printer.print_region)
             printer.print_string(")")
         printer.print_string(" : ")
-        printer.print_operation_type(self)
+        printer.print_function_type(self.operand_types, self.result_types)
 
     def verify_(self) -> None:
         if "::" not in self.kind.data:

@@ -39,6 +39,7 @@ _RESOLVED: dict[type[Operation], OpCompiler | None] = {}
 _EXTENSION_MODULES = (
     "xdsl_exir.interpreters.exir_functions",
     "xdsl_exir.interpreters.fx_functions",
+    "xdsl_exir.interpreters.ts_functions",
 )
 """Modules whose import registers implementations (imported on first use)."""
 _extensions_loaded = False
@@ -66,6 +67,17 @@ def register_op(*op_types: type[Operation]) -> Callable[[OpCompiler], OpCompiler
         return fn
 
     return register
+
+
+_TERMINATORS: list[type[Operation]] = [OutputOp]
+"""Ops ending a block whose operands are the block's results (`exir.output`, `prim.Return`)."""
+
+
+def register_terminator(*op_types: type[Operation]) -> None:
+    """Let blocks of another dialect end with `op_types` (their operands are the block's results)."""
+    for t in op_types:
+        if t not in _TERMINATORS:
+            _TERMINATORS.append(t)
 
 
 def _load_extensions() -> None:
@@ -248,15 +260,19 @@ class CompileContext:
         name = graph.sym_name.data
         if name in self._graphs:
             return self._graphs[name]
+        compiled = self.compile_function(graph.body.block, name)
+        self._graphs[name] = compiled
+        return compiled
+
+    def compile_function(self, block: Block, name: str) -> CompiledGraph:
+        """Compile a block with a frame of its own: a graph, a method, an isolated subgraph."""
         outer = self._slots
         self._slots = {}
         try:
-            body = self._compile_block(graph.body.block)
-            compiled = CompiledGraph(self, body, len(self._slots), name)
+            body = self._compile_block(block)
+            return CompiledGraph(self, body, len(self._slots), name)
         finally:
             self._slots = outer
-        self._graphs[name] = compiled
-        return compiled
 
     def compile_region(self, region: Region) -> CompiledRegion:
         """Compile a region of the op being compiled, in the enclosing frame."""
@@ -277,11 +293,13 @@ class CompileContext:
 
     def _compile_block(self, block: Block) -> CompiledRegion:
         assert self._slots is not None
+        _load_extensions()
+        terminators = tuple(_TERMINATORS)
         arg_slots = tuple(self._slot(a) for a in block.args)
         steps: list[_Step] = []
         out_slots: tuple[int, ...] = ()
         for op in block.ops:
-            if isinstance(op, OutputOp):
+            if isinstance(op, terminators):
                 out_slots = tuple(self._lookup(v, op) for v in op.operands)
                 break
             compile_fn = compiler_for(type(op))
@@ -299,7 +317,8 @@ class CompileContext:
             outs = tuple(self._slot(r) for r in op.results)
             steps.append(_Step(prepared, ins, outs, op))
         else:
-            raise InterpreterError("block does not end with exir.output", block.parent_op())
+            ends = " or ".join(t.name for t in terminators)  # pyright: ignore[reportAttributeAccessIssue]
+            raise InterpreterError(f"block does not end with {ends}", block.parent_op())
         # Values used only in this block live in locals of the generated code;
         # those a nested region reads also go to the frame.
         defined = [*block.args, *(r for op in block.ops for r in op.results)]

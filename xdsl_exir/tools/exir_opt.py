@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -35,7 +36,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 
-FRONTEND_EXTENSIONS: dict[str, str] = {"mlir": "mlir", "pt2": "pt2", "txt": "torchscript"}
+FRONTEND_EXTENSIONS: dict[str, str] = {"mlir": "mlir", "pt2": "pt2", "txt": "torchscript", "py": "script"}
 """File extension -> frontend name."""
 
 
@@ -96,6 +97,10 @@ class LocatingParser(Parser):
         return op
 
 
+# A graph dump: `graph(`, maybe after `#` comment lines (what --emit torchscript writes for modules).
+_TORCHSCRIPT_HEAD = re.compile(rb"\s*(?:#[^\n]*\n\s*)*graph\(")
+
+
 def detect_frontend(path: str | None, head: bytes) -> str:
     """Choose a frontend from the extension, else from the first bytes."""
     if path is not None:
@@ -104,7 +109,7 @@ def detect_frontend(path: str | None, head: bytes) -> str:
             return FRONTEND_EXTENSIONS[ext]
     if head.startswith(b"PK\x03\x04"):
         return "pt2"
-    if head.lstrip().startswith(b"graph("):
+    if _TORCHSCRIPT_HEAD.match(head):
         return "torchscript"
     return "mlir"
 
@@ -164,6 +169,29 @@ class ExirOptMain(xDSLOptMain):
                 raise ExirUserError(str(e)) from None
 
         self.available_frontends["pt2"] = parse_pt2
+
+        def parse_torchscript(io: IO[bytes]) -> ModuleOp:
+            from xdsl_exir.frontends.torchscript_text import TorchScriptParseError
+            from xdsl_exir.frontends.torchscript_text import parse_torchscript as parse
+
+            name = self.get_input_name()
+            try:
+                return parse(io.read().decode("utf-8", errors="replace"), name)
+            except TorchScriptParseError as e:
+                raise ExirUserError(f"{name}:{e.line + self._chunk_line_offset}:{e.col}: {e.message}") from None
+
+        self.available_frontends["torchscript"] = parse_torchscript
+
+        def parse_script(io: IO[bytes]) -> ModuleOp:
+            # Every top-level function of a Python file, compiled as torch.jit.script does.
+            from xdsl_exir.frontends.torchscript_script import ScriptError, script_file
+
+            try:
+                return script_file(io.read().decode("utf-8", errors="replace"), self.get_input_name())
+            except ScriptError as e:
+                raise ExirUserError(str(e)) from None
+
+        self.available_frontends["script"] = parse_script
 
     # -- running ------------------------------------------------------------
 
@@ -270,7 +298,7 @@ def _sniff(tool: ExirOptMain) -> str:
     head = b""
     if path is not None and os.path.isfile(path):
         with open(path, "rb") as f:
-            head = f.read(64)
+            head = f.read(4096)
     return detect_frontend(path, head)
 
 

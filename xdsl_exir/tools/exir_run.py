@@ -7,6 +7,10 @@ INPUT is anything `exir-opt` reads (textual IR, a `.pt2` archive, a
 TorchScript dump), through the same frontends; `-p` runs a pass pipeline
 first. `IN.npz` holds the user inputs `arg0 ..` (pytree-flattened, Python
 scalars as 0-d arrays) and `OUT.npz` receives the user outputs `out0 ..`.
+A module holding TorchScript (`ts.module` / `ts.method` ops, as the
+TorchScript frontend makes from a graph dump) runs through
+`TorchScriptRunner` (`--entry NAME` picks the method or function to call);
+any other through `ProgramRunner`.
 Without `-o` the outputs are summarised on stdout. Input files are read with
 `allow_pickle=False`. Every failure is one located paragraph on stderr and
 exit code 1 (`EXIR_DEBUG=1` shows the traceback); `-o` is written only on
@@ -174,7 +178,39 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--random-inputs", type=int, metavar="SEED", help="draw the user inputs from their types with this seed"
     )
     parser.add_argument("-o", "--output", help="npz file to write the user outputs out0 .. to")
+    parser.add_argument("--entry", help="TorchScript: the method or function to run (default: forward)")
     return parser.parse_args(argv)
+
+
+def _run_torchscript(module: ModuleOp, args: argparse.Namespace) -> list[np.ndarray]:
+    """Run a TorchScript program with exir-run's npz contract (see `ts_runner`)."""
+    from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
+
+    runner = TorchScriptRunner(module, entry=args.entry)
+    if args.inputs is not None:
+        names = runner.flat_input_names
+        inputs = _read_inputs(args.inputs, names) if names is not None else _read_all_inputs(args.inputs)
+    elif args.random_inputs is not None:
+        inputs = runner.random_flat_inputs(args.random_inputs)
+    elif runner.input_types:
+        raise InterpreterError(
+            f"the graph takes inputs ({', '.join(runner.input_names)}); "
+            "give them with --inputs IN.npz (or --random-inputs SEED)"
+        )
+    else:
+        inputs = []
+    return runner.run_flat(inputs)
+
+
+def _read_all_inputs(path: str) -> list[Any]:
+    """Every `arg<i>` of an npz, in order (when a list input makes their number vary)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            keys = list(data.files)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        keys = []  # _read_inputs says what is wrong with the file
+    count = sum(1 for k in keys if k.startswith("arg") and k[3:].isdigit())
+    return _read_inputs(path, [f"arg{i}" for i in range(count)])
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -193,6 +229,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         except (ValueError, KeyError) as e:  # an unknown pass or a bad pass option
             raise InterpreterError(f"-p {args.pipeline}: {e}") from None
         module = loader.load()
+        if _is_torchscript(module):
+            flat_ts = _run_torchscript(module, args)
+            if args.output:
+                _write_outputs(args.output, flat_ts)
+            else:
+                print(_summarise(flat_ts))
+            return 0
         runner = ProgramRunner(module)
         if args.inputs is not None:
             inputs = _read_inputs(args.inputs, runner.user_input_names)
@@ -213,11 +256,21 @@ def run(argv: Sequence[str] | None = None) -> int:
             print(_summarise(flat))
     except SystemExit:
         raise
+    except BrokenPipeError:
+        # The reader went away (`exir-run m.txt | head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:
         if debug:
             raise
         _fail(_message(e, loader.tool.last_module if loader is not None else None))
     return 0
+
+
+def _is_torchscript(module: ModuleOp) -> bool:
+    from xdsl_exir.interpreters.ts_runner import is_torchscript
+
+    return is_torchscript(module)
 
 
 def _message(e: Exception, module: ModuleOp | None) -> str:

@@ -253,6 +253,7 @@ def _try(
     arg_types: Sequence[Attribute],
     kwarg_names: Sequence[str],
     conversions: bool,
+    keyword_only: bool = False,
 ) -> tuple[ResolvedNode, int] | None:
     n_pos = len(arg_types) - len(kwarg_names)
     args = schema.arguments
@@ -270,7 +271,7 @@ def _try(
             filled[i] = i
         bindings = tuple(filled)
     else:
-        positional = [i for i, a in enumerate(args)]
+        positional = [i for i, a in enumerate(args) if not (keyword_only and a.kwarg_only)]
         if n_pos > len(positional):
             return None
         for i in range(n_pos):
@@ -303,10 +304,14 @@ def _try(
     return ResolvedNode(name, schema, results, bindings, tuple(conv)), state.cost
 
 
-def resolve_node(kind: str, arg_types: Sequence[Attribute], kwarg_names: Sequence[str] = ()) -> ResolvedNode:
+def resolve_node(
+    kind: str, arg_types: Sequence[Attribute], kwarg_names: Sequence[str] = (), *, keyword_only: bool = False
+) -> ResolvedNode:
     """
     The overload of `kind` (`aten::add`) that inputs of `arg_types` call.
     With `kwarg_names`, the last `len(kwarg_names)` types are keyword arguments.
+    With `keyword_only` (a call written in source, not a node's complete
+    inputs), positional arguments cannot fill keyword-only parameters.
     """
     cands = candidates(kind)
     if not cands:
@@ -314,7 +319,7 @@ def resolve_node(kind: str, arg_types: Sequence[Attribute], kwarg_names: Sequenc
     for conversions in (False, True):
         best: tuple[int, ResolvedNode] | None = None
         for schema in cands:
-            r = _try(schema, arg_types, kwarg_names, conversions)
+            r = _try(schema, arg_types, kwarg_names, conversions, keyword_only)
             if r is not None and (best is None or r[1] < best[0]):
                 best = (r[1], r[0])
         if best is not None:
