@@ -737,6 +737,9 @@ def test_program_classes_match_the_archive() -> None:
     archive = _archive_methods(scripted)
     for key in ("Composed.forward", "Composed.other", "Sub.forward", "Linear.forward"):
         assert archive[key] in text, key
+    # torch mangles a class name it has seen before (`___torch_mangle_3.Linear`),
+    # which depends on what else this process scripted.
+    text = re.sub(r"[./]___torch_mangle_\d+", "", text)
     assert text.startswith(
         "# code/__torch__/test_torchscript_python.py\n"
         "class Composed(Module):\n"

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     ArrayAttr,
@@ -843,6 +844,19 @@ class TensorValueAttr(ParametrizedAttribute):
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(s.data for s in self.sizes.data)
+
+    def to_array(self) -> np.ndarray:
+        """The data as an array (bfloat16 widened to float32); raises `TensorDataError` if it does not fit."""
+        from xdsl_exir.utils.tensor_data import array_from_bytes
+
+        return array_from_bytes(self.data.data, SCALAR_TYPES[self.scalar.data], self.shape)
+
+    @staticmethod
+    def from_array(array: np.ndarray, scalar: str) -> TensorValueAttr:
+        """`array` stored as a tensor of TorchScript scalar type `scalar` (bfloat16 rounded to nearest even)."""
+        from xdsl_exir.utils.tensor_data import bytes_from_array
+
+        return TensorValueAttr(scalar, array.shape, bytes_from_array(array, SCALAR_TYPES[scalar]))
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:

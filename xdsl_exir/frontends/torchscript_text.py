@@ -1169,11 +1169,10 @@ def _constant_value(v: object, t: Attribute) -> Attribute | None:
     return None
 
 
-_NUMPY_DTYPES = {
-    "Byte": "<u1", "Char": "<i1", "Short": "<i2", "Int": "<i4", "Long": "<i8", "UInt16": "<u2",
-    "UInt32": "<u4", "UInt64": "<u8", "Half": "<f2", "Float": "<f4", "Double": "<f8", "Bool": "?",
-    "BFloat16": "bf16",
-}
+_STORABLE = frozenset(
+    {"Byte", "Char", "Short", "Int", "Long", "UInt16", "UInt32", "UInt64", "Half", "Float", "Double", "Bool", "BFloat16"}
+)
+"""Scalar types whose printed values the reader stores."""
 
 
 def _tensor_value(v: _TensorText, t: Attribute | None) -> TensorValueAttr:
@@ -1189,7 +1188,7 @@ def _tensor_value(v: _TensorText, t: Attribute | None) -> TensorValueAttr:
             dims = [int(d) for d in shape]  # type: ignore[arg-type]
         else:
             dims = []
-    if values is None or scalar not in _NUMPY_DTYPES:
+    if values is None or scalar not in _STORABLE:
         return TensorValueAttr(scalar, dims, None)
     return TensorValueAttr(scalar, dims, tensor_bytes(values, scalar))
 
@@ -1198,20 +1197,20 @@ def tensor_bytes(values: Sequence[float | int], scalar: str) -> bytes:
     """Little-endian contiguous bytes of `values` as a tensor of TorchScript scalar type `scalar`."""
     import numpy as np
 
-    code = _NUMPY_DTYPES[scalar]
-    if code == "bf16":
-        bits = np.asarray(values, dtype=np.float32).view(np.uint32)
-        rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16  # round to nearest even
-        nan = np.isnan(np.asarray(values, dtype=np.float32))
-        rounded = np.where(nan, 0x7FC0, rounded)
-        return rounded.astype("<u2").tobytes()
-    if code == "?":
-        return np.asarray([bool(x) for x in values], dtype="?").tobytes()
-    if code[1] in "iu":  # clamped: a print like -9.2234e+18 rounds past the range
-        info = np.iinfo(code)
+    from xdsl_exir.dialects.exir import DType
+    from xdsl_exir.dialects.ts import SCALAR_TYPES
+    from xdsl_exir.utils.tensor_data import bytes_from_array, storage_dtype
+
+    dtype = SCALAR_TYPES[scalar]
+    if dtype is DType.bool:
+        array = np.asarray([bool(x) for x in values], dtype=np.bool_)
+    elif dtype.is_integral:  # clamped: a print like -9.2234e+18 rounds past the range
+        info = np.iinfo(storage_dtype(dtype))
         ints = [min(max(int(x), int(info.min)), int(info.max)) if math.isfinite(x) else 0 for x in values]
-        return np.asarray(ints, dtype=object).astype(code).tobytes()
-    return np.asarray(values, dtype=np.float64).astype(code).tobytes()
+        array = np.asarray(ints, dtype=object).astype(storage_dtype(dtype))
+    else:
+        array = np.asarray(values, dtype=np.float32 if dtype is DType.bfloat16 else np.float64)
+    return bytes_from_array(array, dtype)
 
 
 # ---------------------------------------------------------------------------

@@ -51,7 +51,6 @@ from xdsl_exir.dialects import prim
 from xdsl_exir.dialects.exir import DType
 from xdsl_exir.dialects.ts import (
     DTYPE_CODES,
-    SCALAR_TYPES,
     ClassType,
     ComplexType,
     MethodOp,
@@ -78,7 +77,7 @@ from xdsl_exir.interpreters.ts_builtins import (
     implicit_conversion,
 )
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
-from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
+from xdsl_exir.utils.tensor_data import TensorDataError
 from xdsl_exir.utils.ts_overloads import TSOverloadError, resolve_node
 
 __all__ = [
@@ -245,9 +244,8 @@ def tensor_constant(value: TensorValueAttr) -> np.ndarray:
             "the data of this tensor constant is not in the input (a dump prints it as <Tensor>); "
             "import the module or function live to run it"
         )
-    dtype = SCALAR_TYPES[value.scalar.data]
     try:
-        return array_from_bytes(value.data.data, dtype, value.shape)
+        return value.to_array()
     except TensorDataError as e:
         raise InterpreterError(f"bad tensor constant: {e}") from None
 

@@ -138,27 +138,14 @@ def _tensor_elements(v: TensorValueAttr) -> list[float] | None:
     """The elements of a tensor constant as doubles (what at::print formats), or None if unknown."""
     import numpy as np
 
-    scalar = v.scalar.data
-    n = math.prod(v.shape)
-    data = v.data.data
-    if scalar == "BFloat16":
-        if len(data) != 2 * n:
-            return None
-        bits = np.frombuffer(data, dtype="<u2").astype(np.uint32) << 16
-        return [float(x) for x in bits.view(np.float32)]
-    code = _NUMPY_CODES.get(scalar)
-    if code is None:
-        return None
-    arr = np.frombuffer(data, dtype=code)
-    if arr.size != n or len(data) != n * arr.dtype.itemsize:
-        return None
-    return [float(x) for x in arr.astype(np.float64)]
+    from xdsl_exir.utils.tensor_data import TensorDataError
 
-
-_NUMPY_CODES = {
-    "Byte": "<u1", "Char": "<i1", "Short": "<i2", "Int": "<i4", "Long": "<i8", "UInt16": "<u2",
-    "UInt32": "<u4", "UInt64": "<u8", "Half": "<f2", "Float": "<f4", "Double": "<f8", "Bool": "?",
-}
+    if v.scalar.data.startswith(("Complex", "Q")):
+        return None
+    try:
+        return [float(x) for x in v.to_array().reshape(-1).astype(np.float64)]
+    except TensorDataError:
+        return None
 _FLOATING = frozenset({"Half", "Float", "Double", "BFloat16", "Float8_e5m2", "Float8_e4m3fn",
                        "Float8_e5m2fnuz", "Float8_e4m3fnuz"})
 

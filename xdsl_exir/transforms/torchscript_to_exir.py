@@ -2088,10 +2088,7 @@ def _h_tensor(low: _Lowering, op: ts.NodeOp, args: list[LV]) -> object:
     from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 
     array = np.asarray(_plain(data), dtype=numpy_dtype(dtype))
-    from xdsl_exir.utils.tensor_data import blob_from_array
-
-    scalar = ts.SCALAR_TYPE_OF[dtype]
-    value = ts.TensorValueAttr(scalar, list(array.shape), blob_from_array(array, dtype).data)
+    value = ts.TensorValueAttr.from_array(array, ts.SCALAR_TYPE_OF[dtype])
     return [low.lift_constant(value, None)]
 
 
