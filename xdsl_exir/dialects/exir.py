@@ -502,15 +502,24 @@ class SymIntType(SymScalarType):
 
     name = "exir.sym_int"
 
+    # Declared on each class: xDSL compares and hashes only the parameters a class declares.
+    expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
+
 
 @irdl_attr_definition
 class SymFloatType(SymScalarType):
     name = "exir.sym_float"
 
+    # Declared on each class: xDSL compares and hashes only the parameters a class declares.
+    expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
+
 
 @irdl_attr_definition
 class SymBoolType(SymScalarType):
     name = "exir.sym_bool"
+
+    # Declared on each class: xDSL compares and hashes only the parameters a class declares.
+    expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
 
 
 @irdl_attr_definition
@@ -1488,7 +1497,7 @@ class OutputOp(IRDLOperation):
     values = var_operand_def()
 
     traits = lazy_traits_def(
-        lambda: (IsTerminator(), HasParent(GraphOp, CondOp, WhileLoopOp, MapOp), Pure())
+        lambda: (IsTerminator(), HasParent(GraphOp, CondOp, WhileLoopOp, MapOp, FusionGroupOp), Pure())
     )
 
     assembly_format = "attr-dict ($values^ `:` type($values))?"
@@ -1511,6 +1520,7 @@ class _CallFunctionEffects(MemoryEffect):
         entry = op_registry.lookup(op.target.data)
         if (
             entry is None
+            or not op.results  # returns nothing, so it is called for its effect (an assert)
             or "nondeterministic_seeded" in entry.tags
             or "nondeterministic_bitwise" in entry.tags
             or not entry.schema.is_functional
@@ -2419,6 +2429,68 @@ class MapOp(IRDLOperation):
         printer.print_region(self.body)
 
 
+@irdl_op_definition
+class FusionGroupOp(IRDLOperation):
+    """
+    A group of pointwise ops that runs as one kernel (seed 004's
+    `prim::FusionGroup`), made by `fuse-pointwise`. The region is isolated:
+    its block arguments are the operands, in order, and its `exir.output`
+    gives the results. The interpreter compiles the region once into one
+    function that reuses temporaries in place.
+
+    %r = exir.fusion_group(%a, %b) : (T, T) -> T {
+    ^0(%x : T, %y : T):
+      ...
+      exir.output %z : T
+    }
+    """
+
+    name = "exir.fusion_group"
+
+    inputs = var_operand_def()
+    res = var_result_def()
+    body = region_def("single_block")
+
+    traits = traits_def(IsolatedFromAbove(), RecursiveMemoryEffect())
+
+    def __init__(self, inputs: Sequence[SSAValue | Operation], body: Region) -> None:
+        super().__init__(
+            operands=[inputs],
+            result_types=[_region_outputs(body, "fusion group body")],
+            regions=[body],
+        )
+
+    def verify_(self) -> None:
+        _check_region_args(self.body, self.inputs.types, "fusion group body")
+        if _region_outputs(self.body, "fusion group body") != tuple(self.result_types):
+            raise VerifyException("fusion group results must be the types its body outputs")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FusionGroupOp:
+        inputs = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        parser.parse_punctuation(":")
+        ftype = parser.parse_function_type()
+        if len(ftype.inputs) != len(inputs):
+            parser.raise_error("operand count does not match the operand types")
+        operands = [parser.resolve_operand(u, t) for u, t in zip(inputs, ftype.inputs.data)]
+        body = parser.parse_region()
+        op = cls.create(operands=operands, result_types=ftype.outputs.data, regions=[body])
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_typed_operands(printer, self.inputs)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" : ")
+        printer.print_function_type(self.inputs.types, self.result_types)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+
+
 Exir = Dialect(
     "exir",
     [
@@ -2437,6 +2509,7 @@ Exir = Dialect(
         CondOp,
         WhileLoopOp,
         MapOp,
+        FusionGroupOp,
     ],
     [
         DTypeAttr,
