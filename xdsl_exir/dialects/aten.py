@@ -554,13 +554,20 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
 _BASE_DEF: OpDef = AtenOp.get_irdl_definition()
 
 
+def _canonicalization_traits(op_name: str) -> tuple[OpTrait, ...]:
+    """The peepholes of `aten_canonicalization` (imported on first use), for xDSL's `canonicalize`."""
+    from xdsl_exir.dialects.aten_canonicalization import canonicalization_traits
+
+    return canonicalization_traits(op_name)
+
+
 def _class_name(op_name: str) -> str:
     parts = op_name.split(".")[1:]
     return "Aten_" + "_".join(p for p in parts) + "_Op"
 
 
 def _make_op_class(op_name: str) -> type[AtenOp]:
-    traits = OpTraits(lambda: _traits_of(_schema_of(op_name)))
+    traits = OpTraits(lambda: (*_traits_of(_schema_of(op_name)), *_canonicalization_traits(op_name)))
     op_def = dataclasses.replace(_BASE_DEF, name=op_name, traits=traits)
 
     def get_irdl_definition(cls: type[AtenOp]) -> OpDef:

@@ -46,6 +46,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xdsl_exir.dialects.prim_canonicalization import TSCanonicalization
+
 from xdsl_exir.dialects.ts import (
     AnyType,
     BoolType,
@@ -241,6 +243,7 @@ class IfOp(PrimOp):
     cond = var_operand_def()
     res = var_result_def()
     blocks = var_region_def("single_block")
+    traits = traits_def(TSCanonicalization())
 
     def verify_(self) -> None:
         _check_count(self, "condition", len(self.operands), 1)
@@ -473,7 +476,7 @@ class ListConstructOp(_Simple):
 class ListUnpackOp(_Simple):
     name = "prim.ListUnpack"
     KIND: ClassVar[str] = "prim::ListUnpack"
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TSCanonicalization())
 
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 1)
@@ -507,7 +510,7 @@ class TupleConstructOp(_Simple):
 class TupleUnpackOp(_Simple):
     name = "prim.TupleUnpack"
     KIND: ClassVar[str] = "prim::TupleUnpack"
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TSCanonicalization())
 
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 1)
@@ -525,7 +528,7 @@ class TupleIndexOp(_Simple):
 
     name = "prim.TupleIndex"
     KIND: ClassVar[str] = "prim::TupleIndex"
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), TSCanonicalization())
 
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 2)

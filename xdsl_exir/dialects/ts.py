@@ -56,6 +56,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.dialects.exir import DenseBlobAttr, DType
+from xdsl_exir.dialects.prim_canonicalization import TSCanonicalization
 
 # ---------------------------------------------------------------------------
 # Scalar types of tensors, as TorchScript names them
@@ -1120,6 +1121,8 @@ class NodeOp(IRDLOperation):
     args = var_operand_def()
     res = var_result_def()
     blocks = var_region_def()
+
+    traits = traits_def(TSCanonicalization())
 
     def __init__(
         self,

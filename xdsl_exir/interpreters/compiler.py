@@ -40,6 +40,7 @@ _EXTENSION_MODULES = (
     "xdsl_exir.interpreters.exir_functions",
     "xdsl_exir.interpreters.fx_functions",
     "xdsl_exir.interpreters.ts_functions",
+    "xdsl_exir.interpreters.fusion_functions",
 )
 """Modules whose import registers implementations (imported on first use)."""
 _extensions_loaded = False

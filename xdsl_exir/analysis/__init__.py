@@ -1,0 +1,1 @@
+"""Analyses over xdsl-exir IR that passes share (alias analysis: `alias_db`)."""

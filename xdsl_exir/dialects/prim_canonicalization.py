@@ -1,0 +1,246 @@
+"""
+Canonicalization patterns of the TorchScript dialects (`ts.node`, `prim.*`),
+the list, tuple and shape idioms of TorchScript's peephole pass (seed 004).
+
+`TSCanonicalization` is a trait of `ts.node` and of the prim ops below, so the
+stock `canonicalize` pass applies the rules; the module imports the dialects
+only when a pattern first runs (the dialects import the trait).
+
+* `prim.If` on a constant condition becomes the taken block;
+* `prim.TupleUnpack` / `prim.TupleIndex` (constant index) of a
+  `prim.TupleConstruct` forward its elements (tuples are immutable);
+* `prim.ListUnpack`, `aten::len` and `aten::__getitem__` (constant index) of a
+  `prim.ListConstruct` forward the elements or the length, but only while the
+  list is not mutated: lists have reference semantics, so every use of the
+  list must be a reading node (no `append`, `_set_item`, in-place `add_`, no
+  escape into a call, a loop or a block output);
+* `aten::size(x)`, `aten::size(x, dim)` and `aten::dim(x)` of a tensor whose
+  refined type fixes the answer become constants;
+* `aten::t(aten::t(x))` is `x` when the rank (at most 2) is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
+
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import HasCanonicalizationPatternsTrait
+
+if TYPE_CHECKING:
+    from xdsl_exir.dialects.prim import ConstantOp
+
+_LIST_MUTATORS = frozenset(
+    {"append", "insert", "pop", "clear", "extend", "remove", "_set_item", "reverse", "sort", "__setitem__", "__delitem__"}
+)
+_LIST_READERS = frozenset({"prim.ListUnpack"})
+
+
+def constant_of(value: SSAValue) -> ConstantOp | None:
+    """The `prim.Constant` defining `value` (not a function reference), if any."""
+    from xdsl_exir.dialects.prim import ConstantOp
+
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and owner.fn_name is None:
+        return owner
+    return None
+
+
+def constant_int(value: SSAValue) -> int | None:
+    """The value of an int or bool `prim.Constant`."""
+    const = constant_of(value)
+    if const is not None and isinstance(const.value, IntegerAttr):
+        return cast(int, const.value.value.data)
+    return None
+
+
+def list_is_unmutated(value: SSAValue) -> bool:
+    """Every use of the list `value` only reads it (see the module docstring)."""
+    from xdsl_exir.dialects.ts import NodeOp
+
+    for use in value.uses:
+        user = use.operation
+        if user.name in _LIST_READERS:
+            continue
+        if not isinstance(user, NodeOp) or user.regions:
+            return False
+        name = user.op_name
+        if name in _LIST_MUTATORS or name.endswith("_") and not name.endswith("__"):
+            return False
+    return True
+
+
+def _list_construct(value: SSAValue) -> Operation | None:
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "prim.ListConstruct" and list_is_unmutated(value):
+        return owner
+    return None
+
+
+def _tuple_construct(value: SSAValue) -> Operation | None:
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "prim.TupleConstruct":
+        return owner
+    return None
+
+
+def make_constant(value: int | list[int], result_type: object) -> Operation:
+    """A `prim.Constant` of an int or an int list."""
+    from xdsl_exir.dialects.prim import ConstantOp
+
+    attr = (
+        ArrayAttr([IntegerAttr(v, i64) for v in value]) if isinstance(value, list) else IntegerAttr(value, i64)
+    )
+    return ConstantOp.make(result_types=[cast(object, result_type)], properties={"value": attr})  # type: ignore[list-item]
+
+
+# ---------------------------------------------------------------------------
+# Rules
+# ---------------------------------------------------------------------------
+
+Rule = Callable[[Operation, PatternRewriter], None]
+
+
+def _if(op: Operation, rewriter: PatternRewriter) -> None:
+    cond = constant_int(op.operands[0])
+    if cond is None:
+        return
+    block = op.regions[0 if cond else 1].block
+    rewriter.inline_block(block, InsertPoint.before(op))
+    ret = op.prev_op
+    assert ret is not None and ret.name == "prim.Return"
+    values = list(ret.operands)
+    rewriter.erase_op(ret)
+    rewriter.replace(op, [], values)
+
+
+def _tuple_unpack(op: Operation, rewriter: PatternRewriter) -> None:
+    tup = _tuple_construct(op.operands[0])
+    if tup is not None and len(tup.operands) == len(op.results):
+        rewriter.replace(op, [], list(tup.operands))
+
+
+def _tuple_index(op: Operation, rewriter: PatternRewriter) -> None:
+    tup = _tuple_construct(op.operands[0])
+    index = constant_int(op.operands[1])
+    if tup is None or index is None or not -len(tup.operands) <= index < len(tup.operands):
+        return
+    rewriter.replace(op, [], [tup.operands[index]])
+
+
+def _list_unpack(op: Operation, rewriter: PatternRewriter) -> None:
+    lst = _list_construct(op.operands[0])
+    if lst is not None and len(lst.operands) == len(op.results):
+        rewriter.replace(op, [], list(lst.operands))
+
+
+def _len(op: Operation, rewriter: PatternRewriter) -> None:
+    if len(op.operands) != 1 or (lst := _list_construct(op.operands[0])) is None:
+        return
+    rewriter.replace(op, make_constant(len(lst.operands), op.result_types[0]))
+
+
+def _getitem(op: Operation, rewriter: PatternRewriter) -> None:
+    if len(op.operands) != 2 or (lst := _list_construct(op.operands[0])) is None:
+        return
+    index = constant_int(op.operands[1])
+    if index is None or not -len(lst.operands) <= index < len(lst.operands):
+        return  # out of range raises at run time: keep it
+    rewriter.replace(op, [], [lst.operands[index]])
+
+
+def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
+    from xdsl_exir.dialects.ts import TensorType
+
+    t = value.type
+    if not isinstance(t, TensorType):
+        return None
+    shape = t.shape
+    if shape is None or any(s is None for s in shape):
+        return None
+    return cast(tuple[int, ...], shape)
+
+
+def _rank_of(value: SSAValue) -> int | None:
+    from xdsl_exir.dialects.ts import TensorType
+
+    t = value.type
+    if not isinstance(t, TensorType) or t.shape is None:
+        return None
+    return t.rank
+
+
+def _size(op: Operation, rewriter: PatternRewriter) -> None:
+    shape = _static_shape(op.operands[0])
+    if shape is None:
+        return
+    if len(op.operands) == 1:
+        rewriter.replace(op, make_constant(list(shape), op.result_types[0]))
+        return
+    dim = constant_int(op.operands[1])
+    if len(op.operands) == 2 and dim is not None and -len(shape) <= dim < len(shape):
+        rewriter.replace(op, make_constant(shape[dim], op.result_types[0]))
+
+
+def _dim(op: Operation, rewriter: PatternRewriter) -> None:
+    rank = _rank_of(op.operands[0])
+    if rank is not None and len(op.operands) == 1:
+        rewriter.replace(op, make_constant(rank, op.result_types[0]))
+
+
+def _t(op: Operation, rewriter: PatternRewriter) -> None:
+    inner = op.operands[0].owner
+    if not (isinstance(inner, Operation) and inner.name == "ts.node"):
+        return
+    from xdsl_exir.dialects.ts import NodeOp
+
+    if cast(NodeOp, inner).kind.data != "aten::t":
+        return
+    x = inner.operands[0]
+    rank = _rank_of(x)
+    if rank is not None and rank <= 2:
+        rewriter.replace(op, [], [x])
+
+
+_PRIM_RULES: dict[str, Rule] = {
+    "prim.If": _if,
+    "prim.TupleUnpack": _tuple_unpack,
+    "prim.TupleIndex": _tuple_index,
+    "prim.ListUnpack": _list_unpack,
+}
+
+_NODE_RULES: dict[str, Rule] = {
+    "aten::len": _len,
+    "aten::__getitem__": _getitem,
+    "aten::size": _size,
+    "aten::dim": _dim,
+    "aten::t": _t,
+}
+
+
+class TSPeephole(RewritePattern):
+    """Dispatch a prim op by name, a `ts.node` by kind."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.name == "ts.node":
+            from xdsl_exir.dialects.ts import NodeOp
+
+            rule = _NODE_RULES.get(cast(NodeOp, op).kind.data)
+        else:
+            rule = _PRIM_RULES.get(op.name)
+        if rule is not None:
+            rule(op, rewriter)
+
+
+_PATTERNS: tuple[RewritePattern, ...] = (TSPeephole(),)
+
+
+class TSCanonicalization(HasCanonicalizationPatternsTrait):
+    """The canonicalization trait of `ts.node` and of the prim ops with peepholes."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return _PATTERNS

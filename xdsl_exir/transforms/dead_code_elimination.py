@@ -1,0 +1,120 @@
+"""
+`exir-dce`: dead code elimination that respects mutation and aliasing
+(TorchScript's `EliminateDeadCode` with an AliasDb, seed 004).
+
+An op stays when its results are used by a live op, when it has effects the
+analysis cannot see (no schema, unknown target, random ops), or when it writes
+memory that is observable: memory that escapes the graph (inputs, state,
+outputs, the wildcard) or that a live op reads. Everything else is removed,
+in Export IR (`exir.graph`, nested `cond` / `while_loop` / `map` bodies) and in
+TorchScript IR (`ts.method`, `prim.If` / `prim.Loop` bodies).
+
+It is one mark phase from the roots (terminators, effectful ops, writers of
+escaping memory) over operands and, when the graph writes at all, over the
+writers of the locations live ops read; then one sweep. The alias analysis is
+only built for graphs that contain a writing or effectful op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from xdsl_exir.analysis.alias_db import AliasDb, OpKind, classify
+from xdsl_exir.dialects import exir, ts
+
+
+def graph_roots(module: Operation) -> list[Operation]:
+    """The graphs a whole-graph pass works on: every `exir.graph` and `ts.method`."""
+    return [op for op in module.walk() if isinstance(op, exir.GraphOp | ts.MethodOp)]
+
+
+def needs_alias_db(root: Operation) -> bool:
+    """Whether some op of the graph writes, is random or has unknown effects."""
+    for op in root.walk():
+        if op is root:
+            continue
+        c = classify(op)
+        if c.kind is OpKind.UNKNOWN:
+            return True
+        if c.kind is OpKind.SCHEMA:
+            info = c.info
+            assert info is not None
+            if info.written or info.random or info.wildcard_args:
+                return True
+    return False
+
+
+def eliminate_dead_code(root: Operation) -> int:
+    """Remove the dead ops of one graph; returns how many top-level dead ops were erased."""
+    db = AliasDb(root) if needs_alias_db(root) else None
+    live: set[Operation] = set()
+    work: list[Operation] = []
+    top = root.regions[0].blocks[0]
+
+    def mark(op: Operation) -> None:
+        if op not in live:
+            live.add(op)
+            work.append(op)
+
+    last = top.last_op
+    if last is not None:
+        mark(last)
+    writer_index: dict[int, list[Operation]] = {}
+    if db is not None:
+        escaping = db.escaping_locations()
+        writer_index = db._writer_map()  # pyright: ignore[reportPrivateUsage]
+        for op in db._unknown | db._random:  # pyright: ignore[reportPrivateUsage]
+            mark(op)
+        for op, elements in db._own_writes.items():  # pyright: ignore[reportPrivateUsage]
+            if not db._elements_locations(elements).isdisjoint(escaping):  # pyright: ignore[reportPrivateUsage]
+                mark(op)
+    live_locations: set[int] = set()
+    while work:
+        op = work.pop()
+        parent = op.parent_op()
+        if classify(op).kind is not OpKind.TERMINATOR:
+            if parent is not None and parent is not root:
+                mark(parent)
+        for region in op.regions:
+            for block in region.blocks:
+                t = block.last_op
+                if t is not None and classify(t).kind is OpKind.TERMINATOR:
+                    mark(t)
+        for v in op.operands:
+            owner = v.owner
+            if isinstance(owner, Operation):
+                mark(owner)
+        if db is not None:
+            for v in op.operands:
+                for loc in db.locations(v, True):
+                    if loc not in live_locations:
+                        live_locations.add(loc)
+                        for w in writer_index.get(loc, ()):
+                            mark(w)
+    dead = [op for op in root.walk() if op is not root and op not in live]
+    erased = 0
+    for op in reversed(dead):
+        parent = op.parent_op()
+        if parent is not root and parent not in live:
+            continue  # goes with its dead parent
+        block = op.parent_block()
+        assert block is not None
+        block.erase_op(op, safe_erase=False)
+        erased += 1
+    return erased
+
+
+@dataclass(frozen=True)
+class ExirDCEPass(ModulePass):
+    """Dead code elimination aware of in-place ops and views (see the module docstring)."""
+
+    name = "exir-dce"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for root in graph_roots(op):
+            eliminate_dead_code(root)

@@ -1,0 +1,180 @@
+"""
+`decompose`: lower every ATen operator outside the core opset to core ATen,
+as `ExportedProgram.run_decompositions()` does, and the `to-core-aten`
+pipeline around it.
+
+The rules live in `decompositions.py`. An op is rewritten when it is not
+legal (the core-tagged overloads, plus the `legal-ops` option) and a rule
+exists; rules may emit non-core ops, which are rewritten in turn until a
+fixpoint. `exir.call_function "aten.*"` calls are handled like the aten ops
+they name. Operators without a rule stay (torch keeps them too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.utils.exceptions import PassFailedException
+
+from xdsl_exir.dialects.aten import AtenOp, aten_op_class
+from xdsl_exir.dialects.aten_inference import InferenceError, NoInference, bind_arguments
+from xdsl_exir.dialects.exir import CallFunctionOp
+from xdsl_exir.transforms.decompositions import (
+    RULES,
+    Decline,
+    Emitter,
+    Layouts,
+    SymValues,
+    default_legal_ops,
+)
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.op_registry import all_operators, lookup
+
+
+@dataclass
+class DecomposePattern(RewritePattern):
+    """Rewrites one non-legal aten op (or aten `call_function`) by its rule."""
+
+    legal: frozenset[str]
+    layouts: Layouts = field(default_factory=Layouts)
+    syms: SymValues = field(default_factory=SymValues)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, AtenOp):
+            name = op.name
+        elif isinstance(op, CallFunctionOp):
+            entry = lookup(op.target.data)
+            if entry is None:
+                return
+            name = entry.op_name
+        else:
+            return
+        if name in self.legal or name not in RULES:
+            return
+        try:
+            if isinstance(op, AtenOp):
+                bound = op.bound_arguments()
+            else:
+                schema = all_operators()[name].schema
+                bound = bind_arguments(schema, op.get_args(), op.get_kwargs())
+        except (InferenceError, NoInference):
+            return
+        emitter = Emitter(rewriter, op, self.layouts, self.syms)
+        try:
+            values = RULES[name](emitter, bound, op)
+        except (Decline, NoInference):
+            values = None
+        except InferenceError as e:
+            raise ExirDiagnostic(op, f"decompose: cannot decompose {name}: {e}") from e
+        if values is None:
+            return
+        self._replace(op, values, rewriter)
+
+    @staticmethod
+    def _replace(op: Operation, values: Sequence[SSAValue], rewriter: PatternRewriter) -> None:
+        if len(values) != len(op.results):
+            raise ExirDiagnostic(
+                op, f"decompose: rule gave {len(values)} value(s) for {len(op.results)} result(s)"
+            )
+        for old, new in zip(op.results, values):
+            if old.name_hint and not new.name_hint and new.owner is not op:
+                new.name_hint = old.name_hint
+        rewriter.replace(op, [], list(values))
+
+
+@dataclass(frozen=True)
+class DecomposePass(ModulePass):
+    """Lowers non-core ATen operators to the core ATen opset (torch's `run_decompositions`)."""
+
+    name = "decompose"
+
+    legal_ops: tuple[str, ...] = ()
+    """
+    Extra overloads to keep; `aten.linear.default`, `aten::linear` and
+    `torch.ops.aten.linear.default` all work. Quote them in a pipeline
+    (`decompose{legal-ops="aten.linear.default","aten.gelu.default"}`): the
+    pipeline syntax does not read dots in bare words.
+    """
+
+    def legal(self) -> frozenset[str]:
+        extra: set[str] = set()
+        for raw in self.legal_ops:
+            text = raw.strip()
+            if not text:
+                continue
+            cls = aten_op_class(text)
+            entry = lookup(text) if cls is None else None
+            if cls is None and entry is None:
+                raise PassFailedException(
+                    f"decompose: legal-ops names '{text}', which is not an ATen "
+                    "overload (write it as aten.linear.default, aten::linear or "
+                    "torch.ops.aten.linear.default)"
+                )
+            extra.add(cls.name if cls is not None else entry.op_name)  # type: ignore[union-attr]
+        return default_legal_ops() | extra
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pattern = DecomposePattern(self.legal())
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([pattern], dce_enabled=False),
+            apply_recursively=True,
+        ).rewrite_module(op)
+
+
+@dataclass(frozen=True)
+class ToCoreAtenPass(ModulePass):
+    """
+    The `to-core-aten` pipeline: `functionalize` (when that pass is available,
+    as `run_decompositions` functionalizes), `decompose`, `dce`; then
+    `verify-export-ir`: a program that obeyed its rules must still obey them
+    (torch's own core IR breaks `no-promotion` on mixed int widths, so a
+    program that already broke a rule is not held to it).
+    """
+
+    name = "to-core-aten"
+
+    legal_ops: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+        from xdsl_exir.transforms import get_all_passes
+
+        factory = get_all_passes().get("functionalize")
+        try:
+            functionalize = factory() if factory is not None else None
+        except ImportError:  # registered but not importable: decompose what is functional
+            functionalize = None
+        if functionalize is not None:
+            functionalize().apply(ctx, op)
+        valid_before = self._verifies(ctx, op) is None
+        DecomposePass(self.legal_ops).apply(ctx, op)
+        DeadCodeElimination().apply(ctx, op)
+        if valid_before and (error := self._verifies(ctx, op)) is not None:
+            raise PassFailedException(f"to-core-aten produced invalid Export IR: {error}")
+
+    @staticmethod
+    def _verifies(ctx: Context, op: ModuleOp) -> str | None:
+        """verify-export-ir's first complaint, None when the module obeys every rule."""
+        from xdsl.utils.exceptions import VerifyException
+
+        from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
+
+        try:
+            VerifyExportIRPass().apply(ctx, op)
+        except (VerifyException, PassFailedException) as e:
+            return str(e)
+        return None
+
+__all__ = ["DecomposePass", "DecomposePattern", "ToCoreAtenPass"]

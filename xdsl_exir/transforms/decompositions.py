@@ -1,0 +1,956 @@
+"""
+The decomposition table of the `decompose` pass: how each non-core ATen
+overload is written in core ATen, following torch's own decompositions
+(`torch/_decomp/decompositions.py`, `torch/_refs`, the CompositeImplicit
+kernels) so that the operator set after `decompose` equals what
+`ExportedProgram.run_decompositions()` produces.
+
+A rule receives an `Emitter` (which builds aten ops before the op being
+replaced, with inferred result types) and the op's arguments bound to its
+schema; it returns the replacement values of the op's results, or None to
+leave the op alone. Families that only rename the operator and rearrange its
+arguments are data (`CALLS`); the rest are small functions.
+
+Some decompositions depend on memory layout, which Export IR types do not
+record: `reshape` is a `view` when the strides allow it and `clone` + `view`
+otherwise, `contiguous` is a no-op on a contiguous tensor. `Layouts`
+recomputes strides the way torch's FakeTensors would, from view ops.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import cast
+
+import sympy
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import IsolatedFromAbove
+
+from xdsl_exir.dialects.aten import AtenOp, aten_op_class
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import (
+    SYM_ARITH_OPS,
+    DeviceAttr,
+    DType,
+    GetItemOp,
+    Layout,
+    MemoryFormat,
+    SymIntType,
+    SymScalarType,
+    SymSizeOp,
+    TensorType,
+)
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.op_registry import all_operators
+from xdsl_exir.utils.symbolic import FloorDiv
+
+SymSize = int | sympy.Expr
+Strides = tuple[SymSize, ...]
+
+
+class Decline(Exception):
+    """A rule does not apply to these arguments (the op is left as it is)."""
+
+
+# ---------------------------------------------------------------------------
+# Symbolic helpers
+# ---------------------------------------------------------------------------
+
+
+def _eq(a: SymSize, b: SymSize) -> bool:
+    """Provably equal (symbolic sizes compare by simplification)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    return sympy.simplify(sympy.sympify(a) - sympy.sympify(b)) == 0
+
+
+def _norm(e: SymSize) -> SymSize:
+    e = sympy.sympify(e)
+    return int(e) if e.is_Integer else e
+
+
+def _prod(xs: Sequence[SymSize]) -> SymSize:
+    out: SymSize = 1
+    for x in xs:
+        out = _norm(out * x)
+    return out
+
+
+def contiguous_strides(sizes: Sequence[SymSize]) -> Strides:
+    out: list[SymSize] = [1] * len(sizes)
+    running: SymSize = 1
+    for d in reversed(range(len(sizes))):
+        out[d] = running
+        running = _norm(running * sizes[d])
+    return tuple(out)
+
+
+def is_contiguous(sizes: Sequence[SymSize], strides: Strides) -> bool:
+    expected: SymSize = 1
+    for size, stride in zip(reversed(sizes), reversed(strides)):
+        if _eq(size, 1):
+            continue
+        if not _eq(stride, expected):
+            return False
+        expected = _norm(expected * size)
+    return True
+
+
+def view_strides(old: Sequence[SymSize], old_strides: Strides, new: Sequence[SymSize]) -> Strides | None:
+    """torch's `computeStride`: the strides of `view(new)`, None when it needs a copy."""
+    if is_contiguous(old, old_strides):
+        return contiguous_strides(new)
+    if not old:
+        return contiguous_strides(new)
+    new_strides: list[SymSize] = [0] * len(new)
+    view_d = len(new) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel: SymSize = 1
+    view_numel: SymSize = 1
+    for tensor_d in reversed(range(len(old))):
+        tensor_numel = _norm(tensor_numel * old[tensor_d])
+        if tensor_d == 0 or (
+            not _eq(old[tensor_d - 1], 1)
+            and not _eq(old_strides[tensor_d - 1], tensor_numel * chunk_base)
+        ):
+            while view_d >= 0 and (not _eq(view_numel, tensor_numel) or _eq(new[view_d], 1)):
+                new_strides[view_d] = _norm(view_numel * chunk_base)
+                view_numel = _norm(view_numel * new[view_d])
+                view_d -= 1
+                if view_d >= 0 and _eq(view_numel, tensor_numel) and not _eq(new[view_d], 1):
+                    break
+            if not _eq(view_numel, tensor_numel):
+                return None
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel, view_numel = 1, 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _tensor(value: object) -> TensorType:
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return value.type
+    raise Decline()
+
+
+# ---------------------------------------------------------------------------
+# Layouts: the strides torch would give each value
+# ---------------------------------------------------------------------------
+
+_VIEW_KINDS = {
+    "permute", "transpose", "t", "expand", "unsqueeze", "squeeze", "select",
+    "slice", "view", "_unsafe_view", "alias", "detach",
+}
+
+
+@dataclass
+class Layouts:
+    """Strides of tensor values, computed on demand from the ops that made them."""
+
+    memo: dict[SSAValue, Strides] = field(default_factory=lambda: {})
+
+    def strides(self, value: SSAValue) -> Strides:
+        # Iterative over chains of views and pointwise ops (graphs can be long).
+        pending = [value]
+        while pending:
+            v = pending[-1]
+            if v in self.memo:
+                pending.pop()
+                continue
+            source = self._source(v)
+            if source is not None and source not in self.memo:
+                pending.append(source)
+                continue
+            pending.pop()
+            self.memo[v] = self._compute(v, source, self.memo.get(source) if source else None)
+        return self.memo[value]
+
+    def is_contiguous(self, value: SSAValue) -> bool:
+        return is_contiguous(_tensor(value).sizes, self.strides(value))
+
+    @staticmethod
+    def _kind(op: Operation) -> str:
+        return op.name.split(".")[1] if op.name.startswith("aten.") else op.name
+
+    def _source(self, v: SSAValue) -> SSAValue | None:
+        """The value whose strides `v`'s strides derive from, if any."""
+        if not isinstance(v, OpResult) or not isinstance(v.type, TensorType):
+            return None
+        op = v.op
+        if isinstance(op, GetItemOp):
+            producer = op.input.owner
+            if isinstance(producer, AtenOp) and self._kind(producer) in ("split_with_sizes", "split", "chunk"):
+                return producer.operands[0] if producer.operands else None
+            return None
+        if not isinstance(op, AtenOp) or not op.operands:
+            return None
+        kind = self._kind(op)
+        first = op.operands[0]
+        if not isinstance(first.type, TensorType):
+            return None
+        if kind in _VIEW_KINDS:
+            return first
+        entry = all_operators().get(op.name)
+        if entry is not None and "pointwise" in entry.tags and op.SCHEMA.is_functional:
+            for operand in op.operands:
+                if isinstance(operand.type, TensorType) and operand.type.sizes == v.type.sizes:
+                    return operand
+        return None
+
+    def _compute(self, v: SSAValue, source: SSAValue | None, base: Strides | None) -> Strides:
+        t = cast(TensorType, v.type) if isinstance(v.type, TensorType) else None
+        if t is None:
+            return ()
+        dense = contiguous_strides(t.sizes)
+        if base is None or not isinstance(v, OpResult):
+            if t.get_dim_order() != tuple(range(t.rank)):
+                return t.strides()
+            return dense
+        op = v.op
+        if isinstance(op, GetItemOp):
+            return base
+        assert isinstance(op, AtenOp)
+        kind = self._kind(op)
+        src = _tensor(source)
+        try:
+            b = op.bound_arguments()
+            return self._view(kind, b, src, base, t) or dense
+        except Exception:  # noqa: BLE001 - unknown argument shapes: assume dense
+            return dense
+
+    @staticmethod
+    def _view(kind: str, b: Bound, src: TensorType, base: Strides, t: TensorType) -> Strides | None:
+        rank = src.rank
+        if kind == "permute":
+            return tuple(base[d % rank] for d in b.ints("dims"))
+        if kind in ("transpose", "t"):
+            if rank < 2:
+                return base
+            d0, d1 = (b.int("dim0") % rank, b.int("dim1") % rank) if kind == "transpose" else (0, 1)
+            out = list(base)
+            out[d0], out[d1] = out[d1], out[d0]
+            return tuple(out)
+        if kind == "expand":
+            lead = t.rank - rank
+            out: list[SymSize] = [0] * lead
+            for i in range(rank):
+                out.append(0 if _eq(src.sizes[i], 1) and not _eq(t.sizes[lead + i], 1) else base[i])
+            return tuple(out)
+        if kind == "unsqueeze":
+            d = b.int("dim") % (rank + 1)
+            inner = _norm(src.sizes[d] * base[d]) if d < rank else 1
+            return tuple([*base[:d], inner, *base[d:]])
+        if kind in ("squeeze", "select"):
+            if kind == "select":
+                dims = {b.int("dim") % rank}
+            else:
+                dims = {d for d in range(rank) if _eq(src.sizes[d], 1)}
+                if "dim" in b and b["dim"] is not None:
+                    dims &= {x % rank for x in (b.ints("dim") if isinstance(b["dim"], list) else [b.int("dim")])}
+            return tuple(s for d, s in enumerate(base) if d not in dims)
+        if kind == "slice":
+            d = b.int("dim") % rank
+            out = list(base)
+            out[d] = _norm(out[d] * b.int("step"))
+            return tuple(out)
+        if kind in ("view", "_unsafe_view"):
+            return view_strides(src.sizes, base, t.sizes)
+        if kind in ("alias", "detach") or t.sizes == src.sizes:
+            if kind == "clone" and b.get("memory_format") == MemoryFormat.contiguous_format:
+                return None
+            # pointwise ops follow a dense, non-overlapping input's layout
+            if any(_eq(s, 0) for s in base):
+                return None
+            return base
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Emitting replacement ops
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class SymValues:
+    """SSA values of symbolic sizes seen or made so far, to reuse them."""
+
+    by_expr: dict[sympy.Expr, list[SSAValue]] = field(default_factory=lambda: {})
+    scanned: set[Operation] = field(default_factory=lambda: set())
+
+    def scan(self, root: Operation) -> None:
+        if root in self.scanned:
+            return
+        self.scanned.add(root)
+        for op in root.walk():
+            for r in op.results:
+                self.add(r)
+
+    def add(self, value: SSAValue) -> None:
+        t = value.type
+        if isinstance(t, SymIntType) and (e := t.value) is not None:
+            self.by_expr.setdefault(sympy.sympify(e), []).append(value)
+
+
+def _isolating_ancestor(op: Operation) -> Operation | None:
+    p = op.parent_op()
+    while p is not None and not p.has_trait(IsolatedFromAbove):
+        p = p.parent_op()
+    return p
+
+
+def dominates(value: SSAValue, op: Operation) -> bool:
+    """`value` is visible at `op` (defined before it in an enclosing block)."""
+    if isinstance(value, BlockArgument):
+        target = value.block
+        cur: Operation | None = op
+        while cur is not None:
+            block = cur.parent_block()
+            if block is target:
+                return True
+            if cur.has_trait(IsolatedFromAbove) and cur is not op:
+                return False
+            cur = cur.parent_op()
+        return False
+    if not isinstance(value, OpResult):
+        return False
+    def_op = value.op
+    target = def_op.parent_block()
+    cur = op
+    while cur is not None:
+        if cur.parent_block() is target:
+            return cur is not def_op and def_op.is_before_in_block(cur)
+        if cur.has_trait(IsolatedFromAbove) and cur is not op:
+            return False
+        cur = cur.parent_op()
+    return False
+
+
+@dataclass
+class Emitter:
+    """Builds the replacement of `op`, inserting new ops just before it."""
+
+    rewriter: PatternRewriter
+    op: Operation
+    layouts: Layouts
+    syms: SymValues
+
+    def insert(self, new: Operation) -> Operation:
+        self.rewriter.insert(new, InsertPoint.before(self.op))
+        for r in new.results:
+            self.syms.add(r)
+        return new
+
+    def call(self, name: str, *args: object, **kwargs: object) -> AtenOp:
+        cls = aten_op_class(name)
+        if cls is None:
+            raise Decline()
+        return cast(AtenOp, self.insert(cls.build(*args, **kwargs)))
+
+    def v(self, name: str, *args: object, **kwargs: object) -> SSAValue:
+        """The first result of a new `name` op."""
+        return self.call(name, *args, **kwargs).results[0]
+
+    @staticmethod
+    def item(op: Operation, index: int) -> SSAValue:
+        """Result `index` of a multi-result op (FX's `getitem` of a tuple-returning node)."""
+        return op.results[index]
+
+    # -- sizes ------------------------------------------------------------
+
+    def size(self, expr: SymSize) -> int | SSAValue:
+        """A size as an FX argument: an int, or a SymInt value (made if needed)."""
+        expr = _norm(expr)
+        if isinstance(expr, int):
+            return expr
+        root = _isolating_ancestor(self.op) or self.op
+        self.syms.scan(root)
+        for cand in self.syms.by_expr.get(expr, []):
+            if dominates(cand, self.op):
+                return cand
+        return self._make(expr)
+
+    def sizes(self, exprs: Sequence[SymSize]) -> list[int | SSAValue]:
+        return [self.size(e) for e in exprs]
+
+    def _make(self, expr: sympy.Expr) -> SSAValue:
+        if isinstance(expr, sympy.Symbol):
+            source = self._tensor_with(expr)
+            if source is None:
+                raise ExirDiagnostic(self.op, f"decompose: no tensor in scope has size {expr}")
+            value, dim = source
+            return self.insert(SymSizeOp(value, dim)).results[0]
+        if isinstance(expr, sympy.Mul | sympy.Add):
+            fn = SYM_ARITH_OPS["operator.mul" if isinstance(expr, sympy.Mul) else "operator.add"]
+            coeff, rest = expr.as_coeff_Mul() if isinstance(expr, sympy.Mul) else expr.as_coeff_Add()
+            parts = sympy.Mul.make_args(rest) if isinstance(expr, sympy.Mul) else sympy.Add.make_args(rest)
+            acc: SSAValue | int = self.size(parts[0])
+            for p in parts[1:]:
+                acc = self.insert(fn(acc, self.size(p))).results[0]
+            neutral = 1 if isinstance(expr, sympy.Mul) else 0
+            if coeff != neutral:
+                acc = self.insert(fn(acc, int(coeff))).results[0]
+            assert isinstance(acc, SSAValue)
+            return acc
+        if isinstance(expr, FloorDiv):
+            a, b = (self.size(x) for x in expr.args)
+            return self.insert(SYM_ARITH_OPS["operator.floordiv"](a, b)).results[0]
+        raise ExirDiagnostic(self.op, f"decompose: cannot compute the size {expr} in the graph")
+
+    def _tensor_with(self, symbol: sympy.Symbol) -> tuple[SSAValue, int] | None:
+        cur: Operation | None = self.op
+        while cur is not None:
+            block = cur.parent_block()
+            if block is None:
+                break
+            for arg in block.args:
+                if isinstance(arg.type, TensorType):
+                    for d, s in enumerate(arg.type.sizes):
+                        if s == symbol:
+                            return arg, d
+            if cur.has_trait(IsolatedFromAbove) and cur is not self.op:
+                break
+            cur = cur.parent_op()
+        return None
+
+    # -- shared pieces ----------------------------------------------------
+
+    def reshape(self, x: SSAValue, shape: Sequence[SymSize] | None = None, *, arg: object = None) -> SSAValue:
+        """torch's `reshape`: a `view` when the strides allow, else `clone` + `view`."""
+        t = _tensor(x)
+        target = list(shape) if shape is not None else None
+        size_arg = arg if arg is not None else self.sizes(cast(list[SymSize], target))
+        if target is None:
+            target = list(_resolve_shape(t, cast(list[object], size_arg)))
+        if view_strides(t.sizes, self.layouts.strides(x), target) is None:
+            x = self.v("aten.clone.default", x, memory_format=MemoryFormat.contiguous_format)
+        return self.v("aten.view.default", x, size_arg)
+
+
+def _resolve_shape(t: TensorType, shape: list[object]) -> list[SymSize]:
+    out: list[SymSize] = []
+    infer = -1
+    for i, s in enumerate(shape):
+        if isinstance(s, SSAValue):
+            if not isinstance(s.type, SymScalarType) or s.type.value is None:
+                raise Decline()
+            out.append(_norm(s.type.value))
+        elif s == -1:
+            infer = i
+            out.append(1)
+        else:
+            out.append(cast(int, s))
+    if infer >= 0:
+        out[infer] = _norm(sympy.sympify(t.numel()) / sympy.sympify(_prod(out)))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------
+
+Rule = Callable[[Emitter, Bound, Operation], Sequence[SSAValue] | None]
+
+RULES: dict[str, Rule] = {}
+"""Overload name (`aten.linear.default`) -> its decomposition."""
+
+DECOMPOSED_CORE: set[str] = set()
+"""Core-tagged overloads torch still decomposes (`squeeze.dim` -> `squeeze.dims`)."""
+
+
+def rule(*names: str, core: bool = False) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
+        for n in names:
+            RULES[n] = fn
+            if core:
+                DECOMPOSED_CORE.add(n)
+        return fn
+
+    return register
+
+
+# -- renames: one core op, arguments taken by schema name ---------------------
+
+
+@dataclass(frozen=True)
+class Arg:
+    """An argument of the replacement: a source argument by name, or a function of the bound arguments."""
+
+    name: str | None = None
+    fn: Callable[[Bound], object] | None = None
+
+    def value(self, b: Bound) -> object:
+        if self.fn is not None:
+            return self.fn(b)
+        assert self.name is not None
+        return b[self.name]
+
+
+@dataclass(frozen=True)
+class Call:
+    """Replace the op by `target(args..., kwargs...)`, returning result `result` (all if None)."""
+
+    target: str
+    args: tuple[Arg | str, ...]
+    kwargs: tuple[tuple[str, Arg | str], ...] = ()
+    result: int | None = None
+    core: bool = False
+
+
+def _a(x: Arg | str, b: Bound) -> object:
+    return x.value(b) if isinstance(x, Arg) else b[x]
+
+
+def _const(value: object) -> Arg:
+    return Arg(fn=lambda _b: value)
+
+
+def _listed(name: str) -> Arg:
+    return Arg(fn=lambda b: b[name] if isinstance(b[name], list) else [b[name]])
+
+
+_SAME2 = ("self", "other")
+
+CALLS: dict[str, Call] = {
+    # operator spellings of bitwise ops
+    **{
+        f"aten.__{py}__.{ov}": Call(f"aten.bitwise_{name}.{ov}", _SAME2)
+        for py, name in (("and", "and"), ("or", "or"), ("xor", "xor"))
+        for ov in ("Scalar", "Tensor")
+    },
+    "aten.floor_divide.default": Call(
+        "aten.div.Tensor_mode", _SAME2, (("rounding_mode", _const("floor")),)
+    ),
+    "aten.squeeze.dim": Call("aten.squeeze.dims", ("self", _listed("dim")), core=True),
+    "aten.sum.default": Call(
+        "aten.sum.dim_IntList", ("self", _const([])), (("dtype", "dtype"),)
+    ),
+    "aten.softmax.int": Call("aten._softmax.default", ("self", "dim", _const(False))),
+    "aten.log_softmax.int": Call("aten._log_softmax.default", ("self", "dim", _const(False))),
+    "aten.layer_norm.default": Call(
+        "aten.native_layer_norm.default",
+        ("input", "normalized_shape", "weight", "bias", "eps"),
+        result=0,
+    ),
+    "aten.max_pool2d.default": Call(
+        "aten.max_pool2d_with_indices.default",
+        ("self", "kernel_size", "stride", "padding", "dilation", "ceil_mode"),
+        result=0,
+    ),
+    "aten.native_batch_norm.default": Call(
+        "aten._native_batch_norm_legit_no_training.default",
+        ("input", "weight", "bias", "running_mean", "running_var", "momentum", "eps"),
+    ),
+    "aten.expand_as.default": Call(
+        "aten.expand.default", ("self", Arg(fn=lambda b: list(b.tensor("other").sizes)))
+    ),
+}
+
+
+def _from_call(spec: Call) -> Rule:
+    def apply(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
+        args = [_a(x, b) for x in spec.args]
+        kwargs = {k: v for k, x in spec.kwargs if (v := _a(x, b)) is not None}
+        # symbolic sizes in computed arguments become SymInt values
+        args = [e.sizes(a) if isinstance(a, list) and any(isinstance(s, sympy.Expr) for s in a) else a for a in args]
+        new = e.call(spec.target, *args, **kwargs)
+        if spec.result is not None:
+            return [e.item(new, spec.result)]
+        return list(new.results)
+
+    return apply
+
+
+for _name, _spec in CALLS.items():
+    rule(_name, core=_spec.core)(_from_call(_spec))
+
+
+# -- identities ----------------------------------------------------------------
+
+
+@rule("aten.dropout.default", "aten.feature_dropout.default", "aten.alpha_dropout.default")
+def _dropout(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
+    if b.get("train"):
+        return None
+    return [cast(SSAValue, b["input"])]
+
+
+# -- views and copies ------------------------------------------------------------
+
+
+@rule("aten.reshape.default")
+def _reshape(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.reshape(cast(SSAValue, b["self"]), arg=b["shape"])]
+
+
+@rule("aten._unsafe_view.default")
+def _unsafe_view(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.view.default", b["self"], b["size"])]
+
+
+@rule("aten.flatten.using_ints")
+def _flatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank == 0:
+        return [e.reshape(x, [1])]
+    start, end = b.int("start_dim") % t.rank, b.int("end_dim") % t.rank
+    if start == end:
+        return [x]
+    sizes = [*t.sizes[:start], _prod(t.sizes[start : end + 1]), *t.sizes[end + 1 :]]
+    return [e.reshape(x, sizes)]
+
+
+@rule("aten.contiguous.default")
+def _contiguous(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if e.layouts.is_contiguous(x):
+        return [x]
+    return [e.v("aten.clone.default", x, memory_format=MemoryFormat.contiguous_format)]
+
+
+@rule("aten.t.default", "aten.transpose.int")
+def _transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    if rank < 2:
+        return [x]
+    d0, d1 = (b.int("dim0") % rank, b.int("dim1") % rank) if "dim0" in b else (0, 1)
+    perm = list(range(rank))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return [e.v("aten.permute.default", x, perm)]
+
+
+def _split_sizes(total: SymSize, chunk: int) -> list[int]:
+    """Sizes of `split(chunk)` along a dimension of `total` elements (the last one shorter)."""
+    if not isinstance(total, int):
+        raise Decline()
+    sizes = [chunk] * (total // chunk) if chunk else [total]
+    if chunk and total % chunk:
+        sizes.append(total % chunk)
+    return sizes or [0]
+
+
+@rule("aten.chunk.default")
+def _chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    dim = b.int("dim") % t.rank
+    total = t.sizes[dim]
+    if not isinstance(total, int):
+        raise Decline()
+    chunks = b.int("chunks")
+    return [e.v("aten.split_with_sizes.default", x, _split_sizes(total, -(-total // chunks)), dim)]
+
+
+@rule("aten.split.Tensor")
+def _split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    dim = b.int("dim") % t.rank
+    return [e.v("aten.split_with_sizes.default", x, _split_sizes(t.sizes[dim], b.int("split_size")), dim)]
+
+
+@rule("aten.copy.default", core=True)
+def _copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp `copy`: `src.to(self)`, expanded (as a copy) when the sizes differ."""
+    dst, src = _tensor(b["self"]), cast(SSAValue, b["src"])
+    out = src
+    if _tensor(src).element_dtype != dst.element_dtype:
+        out = e.v("aten._to_copy.default", out, dtype=dst.element_dtype)
+    if _tensor(out).sizes != dst.sizes:
+        out = e.v("aten.expand.default", out, e.sizes(dst.sizes))
+        out = e.v("aten.clone.default", out, memory_format=MemoryFormat.contiguous_format)
+    return [out]
+
+
+@rule("aten.to.dtype", "aten.to.dtype_layout", "aten.type_as.default")
+def _to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    dtype = _tensor(b["other"]).element_dtype if "other" in b else b.dtype("dtype")
+    if (dtype is None or dtype == _tensor(x).element_dtype) and not b.get("copy"):
+        return [x]
+    return [e.v("aten._to_copy.default", x, dtype=dtype)]
+
+
+# -- creation ----------------------------------------------------------------
+
+
+def _fill_for(dtype: DType, value: object) -> object:
+    if dtype == DType.bool:
+        return bool(value)
+    if dtype.is_floating_point:
+        return float(cast(float, value))
+    return int(cast(int, value))
+
+
+def _full(e: Emitter, b: Bound, size: Sequence[SymSize] | object, value: object, like: TensorType | None) -> SSAValue:
+    dtype = b.dtype("dtype") or (like.element_dtype if like is not None else DType.float32)
+    device = b.get("device") or DeviceAttr(like.device.data if like is not None else "cpu")
+    size_arg = e.sizes(cast(Sequence[SymSize], size)) if like is not None and size is like.sizes else size
+    return e.v(
+        "aten.full.default",
+        size_arg,
+        _fill_for(dtype, value) if not isinstance(value, SSAValue) else value,
+        dtype=dtype,
+        layout=Layout.strided,
+        device=device,
+        pin_memory=False,
+    )
+
+
+_FILL = {"zeros": 0, "ones": 1}
+
+
+@rule("aten.zeros.default", "aten.ones.default")
+def _zeros_ones(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_full(e, b, b["size"], _FILL[op.name.split(".")[1]], None)]
+
+
+@rule("aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default")
+def _new_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    kind = op.name.split(".")[1]
+    value = b["fill_value"] if kind == "new_full" else _FILL[kind.removeprefix("new_")]
+    like = _tensor(b["self"])
+    dtype = b.dtype("dtype") or like.element_dtype
+    device = b.get("device") or DeviceAttr(like.device.data)
+    return [
+        e.v("aten.full.default", b["size"], _fill_for(dtype, value), dtype=dtype,
+            layout=Layout.strided, device=device, pin_memory=False)
+    ]
+
+
+@rule("aten.zeros_like.default", "aten.ones_like.default")
+def _zeros_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    like = _tensor(b["self"])
+    return [_full(e, b, like.sizes, _FILL[op.name.split(".")[1].removesuffix("_like")], like)]
+
+
+# -- masks -----------------------------------------------------------------------
+
+
+def _scalar_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
+    return e.v(
+        "aten.scalar_tensor.default", value, dtype=like.element_dtype,
+        layout=Layout.strided, device=DeviceAttr(like.device.data),
+    )
+
+
+@rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+def _masked_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    value = b["value"]
+    if not isinstance(value, SSAValue) or not isinstance(value.type, TensorType):
+        if isinstance(value, SSAValue):
+            raise Decline()
+        value = _scalar_tensor(e, _fill_for(t.element_dtype, value), t)
+    return [e.v("aten.where.self", b["mask"], value, x)]
+
+
+@rule("aten.triu.default", "aten.tril.default")
+def _triangle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.triu/tril: a mask from two aranges, then `logical_and` (bool) or `where`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank < 2:
+        raise Decline()
+    h, w = t.sizes[-2], t.sizes[-1]
+    device = DeviceAttr(t.device.data)
+    cols = e.v("aten.arange.start_step", 0, e.size(w), layout=Layout.strided, device=device, pin_memory=False)
+    cols = e.v("aten.unsqueeze.default", cols, -2)
+    rows = e.v("aten.arange.start_step", 0, e.size(h), layout=Layout.strided, device=device, pin_memory=False)
+    rows = e.v("aten.unsqueeze.default", rows, -1)
+    diff = e.v("aten.sub.Tensor", cols, rows)
+    cmp = "aten.ge.Scalar" if op.name.startswith("aten.triu") else "aten.le.Scalar"
+    mask = e.v(cmp, diff, b.int("diagonal"))
+    if t.element_dtype == DType.bool:
+        return [e.v("aten.logical_and.default", mask, x)]
+    return [e.v("aten.where.self", mask, x, _scalar_tensor(e, _fill_for(t.element_dtype, 0), t))]
+
+
+# -- linear algebra --------------------------------------------------------------
+
+
+@rule("aten.linear.default")
+def _linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's `linear`: `addmm(bias, x, w.permute(1, 0))`, n-d inputs viewed to 2-d and back."""
+    x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
+    t, wt = _tensor(x), _tensor(w)
+    if wt.rank != 2 or t.rank == 0:
+        raise Decline()
+    lead = list(t.sizes[:-1])
+    x2 = x if t.rank == 2 else e.reshape(x, [_prod(lead), t.sizes[-1]])
+    w_t = e.v("aten.permute.default", w, [1, 0])
+    if bias is not None:
+        out = e.v("aten.addmm.default", bias, x2, w_t)
+    else:
+        out = e.v("aten.mm.default", x2, w_t)
+    if t.rank != 2:
+        out = e.v("aten.view.default", out, e.sizes([*lead, wt.sizes[0]]))
+    return [out]
+
+
+@rule("aten.matmul.default")
+def _matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's `_matmul_impl`: `mm`, folded `mm` for (n-d, 2-d), else broadcast `bmm`."""
+    a, c = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    ta, tc = _tensor(a), _tensor(c)
+    da, dc = ta.rank, tc.rank
+    if da < 2 or dc < 2:
+        raise Decline()  # vector cases (dot, mv) are left to torch's own ops
+    if da == 2 and dc == 2:
+        return [e.v("aten.mm.default", a, c)]
+    if da >= 3 and dc == 2:
+        lead = list(ta.sizes[:-1])
+        a2 = e.reshape(a, [_prod(lead), ta.sizes[-1]])
+        out = e.v("aten.mm.default", a2, c)
+        return [e.v("aten.view.default", out, e.sizes([*lead, tc.sizes[-1]]))]
+    batch_a, batch_c = list(ta.sizes[:-2]), list(tc.sizes[:-2])
+    batch = _broadcast(batch_a, batch_c)
+    n, m, p = ta.sizes[-2], ta.sizes[-1], tc.sizes[-1]
+    bsz = _prod(batch)
+    ea = e.v("aten.expand.default", a, e.sizes([*batch, n, m]))
+    ea = e.reshape(ea, [bsz, n, m])
+    ec = e.v("aten.expand.default", c, e.sizes([*batch, m, p]))
+    ec = e.reshape(ec, [bsz, m, p])
+    out = e.v("aten.bmm.default", ea, ec)
+    return [e.v("aten.view.default", out, e.sizes([*batch, n, p]))]
+
+
+def _broadcast(x: list[SymSize], y: list[SymSize]) -> list[SymSize]:
+    n = max(len(x), len(y))
+    x = [1] * (n - len(x)) + x
+    y = [1] * (n - len(y)) + y
+    return [b if _eq(a, 1) else a for a, b in zip(x, y)]
+
+
+@rule("aten.baddbmm.default")
+def _baddbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's decomposition: `beta * self + alpha * bmm(batch1, batch2)`."""
+    out = e.v("aten.bmm.default", b["batch1"], b["batch2"])
+    if b["alpha"] != 1:
+        out = e.v("aten.mul.Tensor", out, b["alpha"])
+    s = b["self"]
+    if b["beta"] == 0:
+        return [out]
+    if b["beta"] != 1:
+        s = e.v("aten.mul.Tensor", s, b["beta"])
+    return [e.v("aten.add.Tensor", s, out)]
+
+
+# -- convolution, normalization, pooling -----------------------------------------
+
+
+@rule("aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default")
+def _conv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = int(op.name.split(".")[1][-2])
+    if _tensor(b["input"]).rank != n + 2:
+        raise Decline()  # unbatched input
+    return [
+        e.v(
+            "aten.convolution.default", b["input"], b["weight"], b.get("bias"),
+            b.ints("stride", n), b.ints("padding", n), b.ints("dilation", n),
+            False, [0] * n, b["groups"],
+        )
+    ]
+
+
+@rule("aten.batch_norm.default")
+def _batch_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Inference batch norm -> `_native_batch_norm_legit_no_training` + getitem 0."""
+    if b["training"] or b.get("running_mean") is None or b.get("running_var") is None:
+        raise Decline()  # training mode updates buffers: functionalization's business
+    new = e.call(
+        "aten._native_batch_norm_legit_no_training.default",
+        b["input"], b.get("weight"), b.get("bias"), b["running_mean"], b["running_var"],
+        b["momentum"], b["eps"],
+    )
+    return [e.item(new, 0)]
+
+
+@rule("aten.adaptive_avg_pool2d.default")
+def _adaptive_avg_pool2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Output 1x1 is a mean; evenly dividing windows an avg_pool2d; else the core op."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    out = b.ints("output_size", 2)
+    h, w = t.sizes[-2], t.sizes[-1]
+    if out == [1, 1]:
+        return [e.v("aten.mean.dim", x, [-1, -2], True)]
+    if isinstance(h, int) and isinstance(w, int) and h % out[0] == 0 and w % out[1] == 0:
+        k = [h // out[0], w // out[1]]
+        return [e.v("aten.avg_pool2d.default", x, k, k)]
+    return [e.v("aten._adaptive_avg_pool2d.default", x, out)]
+
+
+# -- activations (torch/_decomp) ----------------------------------------------------
+
+
+@rule("aten.silu.default")
+def _silu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    return [e.v("aten.mul.Tensor", x, e.v("aten.sigmoid.default", x))]
+
+
+@rule("aten.hardsigmoid.default")
+def _hardsigmoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = e.v("aten.add.Tensor", b["self"], 3)
+    x = e.v("aten.clamp.default", x, 0, 6)
+    return [e.v("aten.div.Tensor", x, 6)]
+
+
+@rule("aten.hardswish.default")
+def _hardswish(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    y = e.v("aten.add.Tensor", x, 3)
+    y = e.v("aten.clamp.default", y, 0, 6)
+    y = e.v("aten.mul.Tensor", x, y)
+    return [e.v("aten.div.Tensor", y, 6)]
+
+
+@rule("aten.relu6.default")
+def _relu6(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.hardtanh.default", b["self"], 0.0, 6.0)]
+
+
+@rule("aten.scaled_dot_product_attention.default")
+def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The math path of `scaled_dot_product_attention` (no dropout, no GQA)."""
+    if b.get("dropout_p") or b.get("enable_gqa"):
+        raise Decline()
+    q, k, v = (cast(SSAValue, b[n]) for n in ("query", "key", "value"))
+    tq, tk = _tensor(q), _tensor(k)
+    e_dim = tq.sizes[-1]
+    if not isinstance(e_dim, int):
+        raise Decline()
+    scale = b.get("scale")
+    scale = float(scale) if scale is not None else 1.0 / math.sqrt(e_dim)
+    kt = e.v("aten.transpose.int", k, -2, -1)
+    scores = e.v("aten.mul.Tensor", e.v("aten.matmul.default", q, kt), scale)
+    mask = b.get("attn_mask")
+    if b.get("is_causal"):
+        ones = e.v("aten.ones.default", e.sizes([tq.sizes[-2], tk.sizes[-2]]), dtype=DType.bool)
+        upper = e.v("aten.triu.default", ones, 1)
+        scores = e.v("aten.masked_fill.Scalar", scores, upper, float("-inf"))
+    if isinstance(mask, SSAValue):
+        if _tensor(mask).element_dtype == DType.bool:
+            inv = e.v("aten.logical_not.default", mask)
+            scores = e.v("aten.masked_fill.Scalar", scores, inv, float("-inf"))
+        else:
+            scores = e.v("aten.add.Tensor", scores, mask)
+    attn = e.v("aten.softmax.int", scores, -1)
+    return [e.v("aten.matmul.default", attn, v)]
+
+
+def default_legal_ops() -> frozenset[str]:
+    """The core ATen opset: overloads tagged `core`, minus those torch still decomposes."""
+    return frozenset(
+        n for n, entry in all_operators().items() if "core" in entry.tags
+    ) - DECOMPOSED_CORE
+

@@ -1,0 +1,289 @@
+"""
+`flop-count`: the floating-point operations of a program, per op and in total
+(seed 002, Exercise 4), computed from the result and operand types alone, so
+symbolic sizes give symbolic counts (`2*s0*768`).
+
+Two conventions (option `mode`):
+
+* `torch` (default) is `torch.utils.flop_counter.FlopCounterMode`'s: only
+  matrix products, convolutions and attention count. `mm`/`addmm`/`bmm`/
+  `baddbmm` are 2·M·N·K (the bias add of `addmm` is not counted); `linear`
+  and `matmul` count what they dispatch to on contiguous CPU tensors (`mm` or
+  `bmm`; a matrix-vector or dot product goes to `mv`/`dot`, which torch does
+  not count); a convolution is 2·batch·(output spatial)·C_out·(C_in/groups)·
+  (kernel) (input spatial for a transposed one), bias ignored; attention is its
+  two batched products.
+* `all` adds what `torch` leaves out: bias adds (one per output element),
+  matrix-vector products, every `pointwise`-tagged operator (one per output
+  element, transcendental ones included), reductions (one per input element)
+  and the fused normalizations and softmax, by the weights in `_WEIGHTS`.
+
+Higher-order ops: `cond` counts its more expensive branch (torch's upper
+bound, `Max(...)` when symbolic), `map` its body times the mapped size, a
+`while_loop` one iteration of its condition and body (the trip count is data;
+the op's count is marked `per_iteration`).
+
+Every counted op gets an `exir.flops` attribute (`#exir.sym<...>` when
+symbolic, an integer otherwise), the program the total, and a report (one
+line per op kind, then the total) goes to stderr, or to the file named by
+`report` (`report=none` disables it).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from xdsl_exir.dialects import exir
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.aten_inference import Bound, InferenceError, bind_arguments
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.symbolic import normalize, print_expr, to_sym
+
+__all__ = ["FlopCountPass", "count_program", "op_flops"]
+
+Expr = sympy.Expr
+_ZERO = sympy.Integer(0)
+
+_WEIGHTS: dict[str, tuple[int, str]] = {
+    # base name: (flops per element, of "in"put or "out"put) -- mode=all only
+    "sum": (1, "in"), "mean": (1, "in"), "amax": (1, "in"), "amin": (1, "in"), "max": (1, "in"),
+    "min": (1, "in"), "prod": (1, "in"), "argmax": (1, "in"), "argmin": (1, "in"), "any": (1, "in"),
+    "all": (1, "in"), "cumsum": (1, "in"), "cumprod": (1, "in"), "var": (3, "in"), "std": (3, "in"),
+    "var_mean": (3, "in"), "std_mean": (3, "in"), "norm": (2, "in"), "logsumexp": (3, "in"),
+    "softmax": (4, "in"), "_softmax": (4, "in"), "log_softmax": (4, "in"), "_log_softmax": (4, "in"),
+    "layer_norm": (5, "in"), "native_layer_norm": (5, "in"), "group_norm": (5, "in"),
+    "native_group_norm": (5, "in"), "batch_norm": (4, "in"), "_native_batch_norm_legit_no_training": (4, "in"),
+    "_native_batch_norm_legit": (6, "in"), "_native_batch_norm_legit_functional": (6, "in"),
+    "native_batch_norm": (4, "in"), "avg_pool2d": (1, "in"), "max_pool2d": (1, "in"),
+    "max_pool2d_with_indices": (1, "in"), "adaptive_avg_pool2d": (1, "in"), "_adaptive_avg_pool2d": (1, "in"),
+    "avg_pool1d": (1, "in"), "avg_pool3d": (1, "in"), "max_pool1d": (1, "in"), "max_pool3d": (1, "in"),
+}  # fmt: skip
+"""Operators that are not pointwise but do arithmetic, for `mode=all`: a documented convention."""
+
+
+def _t(b: Bound, name: str) -> exir.TensorType | None:
+    v = b.get(name)
+    if isinstance(v, SSAValue) and isinstance(v.type, exir.TensorType):
+        return v.type
+    return None
+
+
+def _sizes(t: exir.TensorType | None) -> list[Expr]:
+    return [to_sym(s) for s in t.sizes] if t is not None else []
+
+
+def _prod(values: Sequence[Expr]) -> Expr:
+    return sympy.Mul(*values) if values else sympy.Integer(1)
+
+
+def _numel(t: Attribute | None) -> Expr:
+    return _prod(_sizes(t)) if isinstance(t, exir.TensorType) else _ZERO
+
+
+def _matmul(a: exir.TensorType, b: exir.TensorType, mode: str) -> Expr:
+    """2·batch·M·N·K of a (broadcast) matrix product; torch's dispatch gives vector cases to mv/dot."""
+    sa, sb = _sizes(a), _sizes(b)
+    if (len(sa) == 1 or len(sb) == 1) and not (len(sa) == 1 and len(sb) == 2) and mode == "torch":
+        return _ZERO
+    if len(sa) == 1:
+        sa = [sympy.Integer(1), *sa]
+    if len(sb) == 1:
+        sb = [*sb, sympy.Integer(1)]
+    m, k, n = sa[-2], sa[-1], sb[-1]
+    batch_a, batch_b = sa[:-2], sb[:-2]
+    rank = max(len(batch_a), len(batch_b))
+    batch_a = [sympy.Integer(1)] * (rank - len(batch_a)) + batch_a
+    batch_b = [sympy.Integer(1)] * (rank - len(batch_b)) + batch_b
+    batch = [x if y == 1 else y for x, y in zip(batch_a, batch_b)]
+    return 2 * _prod(batch) * m * n * k
+
+
+def _conv(x: exir.TensorType, w: exir.TensorType, out: exir.TensorType, transposed: bool) -> Expr:
+    sx, sw, so = _sizes(x), _sizes(w), _sizes(out)
+    if len(sx) == len(sw) - 1:  # unbatched input
+        sx, so = [sympy.Integer(1), *sx], [sympy.Integer(1), *so]
+    spatial = (sx if transposed else so)[2:]
+    return 2 * sx[0] * _prod(spatial) * _prod(sw[2:]) * sw[0] * sw[1]
+
+
+def _sdpa(q: exir.TensorType, k: exir.TensorType, v: exir.TensorType) -> Expr:
+    sq, sk, sv = _sizes(q), _sizes(k), _sizes(v)
+    batch = _prod(sq[:-2])
+    return 2 * batch * sq[-2] * sq[-1] * sk[-2] + 2 * batch * sq[-2] * sk[-2] * sv[-1]
+
+
+def op_flops(name: str, bound: Bound, results: Sequence[Attribute], mode: str) -> Expr:
+    """The flops of operator `name` (`aten.mm.default`) with these bound arguments and result types."""
+    base = name.split(".")[1] if name.startswith("aten.") else name
+    out = results[0] if results else None
+    out_numel = _numel(out)
+    bias_add = _ZERO
+    flops: Expr = _ZERO
+    if base in ("mm", "addmm", "bmm", "baddbmm", "_scaled_mm", "matmul", "mv", "dot", "addmv"):
+        first, second = {
+            "mm": ("self", "mat2"), "bmm": ("self", "mat2"), "matmul": ("self", "other"),
+            "addmm": ("mat1", "mat2"), "baddbmm": ("batch1", "batch2"), "_scaled_mm": ("self", "mat2"),
+            "mv": ("self", "vec"), "dot": ("self", "tensor"), "addmv": ("mat", "vec"),
+        }[base]  # fmt: skip
+        a, b = _t(bound, first), _t(bound, second)
+        if a is not None and b is not None:
+            if base in ("mv", "dot", "addmv"):
+                flops = _matmul(a, b, "all") if mode == "all" else _ZERO
+            else:
+                flops = _matmul(a, b, mode)
+        if base in ("addmm", "baddbmm", "addmv"):
+            bias_add = out_numel
+    elif base == "linear":
+        x, w = _t(bound, "input"), _t(bound, "weight")
+        if x is not None and w is not None:
+            flops = 2 * _numel(x) * _sizes(w)[0]
+            if _t(bound, "bias") is not None:
+                bias_add = out_numel
+    elif base in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d", "_slow_conv2d_forward", "convolution_overrideable",
+                  "cudnn_convolution"):  # fmt: skip
+        x, w = _t(bound, "input") or _t(bound, "self"), _t(bound, "weight")
+        transposed = base.startswith("conv_transpose") or bool(bound.get("transposed", False))
+        if x is not None and w is not None and isinstance(out, exir.TensorType):
+            flops = _conv(x, w, out, transposed)
+            if _t(bound, "bias") is not None:
+                bias_add = out_numel
+    elif base in ("scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
+                  "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+                  "_scaled_dot_product_flash_attention_for_cpu"):  # fmt: skip
+        q, k, v = _t(bound, "query"), _t(bound, "key"), _t(bound, "value")
+        if q is not None and k is not None and v is not None:
+            flops = _sdpa(q, k, v)
+    elif mode == "all":
+        entry = lookup(name)
+        if base in _WEIGHTS:
+            weight, of = _WEIGHTS[base]
+            src = _t(bound, "input") or _t(bound, "self")
+            flops = weight * (_numel(src) if of == "in" else out_numel)
+        elif entry is not None and "pointwise" in entry.tags:
+            flops = out_numel
+    if mode == "all":
+        flops = flops + bias_add
+    return sympy.expand(flops) if flops.free_symbols else flops
+
+
+class _Counter:
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.by_kind: dict[str, Expr] = {}
+
+    def block(self, block: Block) -> Expr:
+        total: Expr = _ZERO
+        for op in block.ops:
+            total = total + self.op(op)
+        return total
+
+    def op(self, op: Operation) -> Expr:
+        if isinstance(op, exir.CondOp):
+            a, b = self.block(op.true_branch.block), self.block(op.false_branch.block)
+            flops = sympy.Max(a, b) if (a - b).free_symbols else max(a, b, key=int)  # pyright: ignore
+        elif isinstance(op, exir.MapOp):
+            lead = cast(exir.TensorType, op.xs.types[0]).sizes[0]
+            flops = to_sym(lead) * self.block(op.body.block)
+        elif isinstance(op, exir.WhileLoopOp):
+            flops = self.block(op.cond_region.block) + self.block(op.body_region.block)
+            op.attributes["per_iteration"] = UnitAttr()
+        elif op.regions:
+            flops = _ZERO
+            for region in op.regions:
+                for block in region.blocks:
+                    flops = flops + self.block(block)
+        else:
+            name = op.name if isinstance(op, AtenOp) else None
+            if isinstance(op, exir.CallFunctionOp):
+                name = op.target.data
+            if name is None or (entry := lookup(name)) is None:
+                return _ZERO
+            try:
+                bound = (
+                    op.bound_arguments()
+                    if isinstance(op, AtenOp)
+                    else bind_arguments(entry.schema, op.get_args(), op.get_kwargs())  # pyright: ignore
+                )
+            except InferenceError as e:
+                raise ExirDiagnostic(op, f"flop-count cannot bind the arguments: {e}") from None
+            flops = op_flops(entry.op_name, bound, op.result_types, self.mode)
+            if flops != 0:
+                key = entry.op_name
+                self.by_kind[key] = self.by_kind.get(key, _ZERO) + flops
+        if flops != 0:
+            op.attributes["exir.flops"] = _attr(flops)
+        return flops
+
+
+def _attr(value: Expr) -> Attribute:
+    v = normalize(sympy.expand(value)) if not value.has(sympy.Max) else value
+    return IntegerAttr(v, i64) if isinstance(v, int) else exir.SymExprAttr(to_sym(v))
+
+
+def count_program(program: exir.ProgramOp, mode: str = "torch") -> tuple[Expr, dict[str, Expr]]:
+    """Annotate `program`'s entry graph; returns the total and the flops per operator."""
+    entry = program.entry
+    if entry is None:
+        raise ExirDiagnostic(program, "program has no entry graph @forward")
+    counter = _Counter(mode)
+    total = counter.block(entry.body.block)
+    program.attributes["exir.flops"] = _attr(total)
+    return total, counter.by_kind
+
+
+def format_report(total: Expr, by_kind: dict[str, Expr], mode: str) -> str:
+    lines = [f"flop-count (mode={mode})"]
+    width = max((len(k) for k in by_kind), default=5)
+    for kind, flops in sorted(by_kind.items()):
+        lines.append(f"  {kind:<{width}}  {print_expr(normalize(to_sym(flops)))}")
+    lines.append(f"  {'total':<{width}}  {print_expr(normalize(to_sym(total)))}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class FlopCountPass(ModulePass):
+    """Annotate every op and the program with its floating-point operations and print a report."""
+
+    name = "flop-count"
+
+    mode: str = "torch"
+    """`torch` (FlopCounterMode's convention: matmul, convolution, attention) or `all` (plus pointwise, reductions, bias)."""
+
+    report: str = "stderr"
+    """Where the textual report goes: `stderr`, a file path, or `none`."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode not in ("torch", "all"):
+            raise DiagnosticException(f"flop-count: mode must be 'torch' or 'all', got '{self.mode}'")
+        text = ""
+        for program in [p for p in op.walk() if isinstance(p, exir.ProgramOp)]:
+            total, by_kind = count_program(program, self.mode)
+            text += format_report(total, by_kind, self.mode)
+        if not text:
+            raise DiagnosticException("flop-count: the module holds no exir.program (lower TorchScript first)")
+        if self.report == "none":
+            return
+        if self.report == "stderr":
+            sys.stderr.write(text)
+            return
+        try:
+            with open(self.report, "w") as f:
+                f.write(text)
+        except OSError as e:
+            raise DiagnosticException(f"flop-count: cannot write the report to '{self.report}': {e}") from None
+
+
+__all__ += ["format_report"]
+
