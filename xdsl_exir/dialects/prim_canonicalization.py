@@ -10,10 +10,11 @@ only when a pattern first runs (the dialects import the trait).
 * `prim.TupleUnpack` / `prim.TupleIndex` (constant index) of a
   `prim.TupleConstruct` forward its elements (tuples are immutable);
 * `prim.ListUnpack`, `aten::len` and `aten::__getitem__` (constant index) of a
-  `prim.ListConstruct` forward the elements or the length, but only while the
-  list is not mutated: lists have reference semantics, so every use of the
-  list must be a reading node (no `append`, `_set_item`, in-place `add_`, no
-  escape into a call, a loop or a block output);
+  `prim.ListConstruct` forward the elements or the length, and `l1 + l2` of
+  two literals is one literal, but only while the lists are not mutated:
+  lists have reference semantics, so every use must be a node of a kind known
+  to only read its list (`LIST_READERS`; no `append`, `_set_item`, in-place
+  `add_`, no escape into a call, a loop or a block output);
 * `aten::size(x)`, `aten::size(x, dim)` and `aten::dim(x)` of a tensor whose
   refined type fixes the answer become constants;
 * `aten::t(aten::t(x))` is `x` when the rank (at most 2) is known.
@@ -33,10 +34,23 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 if TYPE_CHECKING:
     from xdsl_exir.dialects.prim import ConstantOp
 
-_LIST_MUTATORS = frozenset(
-    {"append", "insert", "pop", "clear", "extend", "remove", "_set_item", "reverse", "sort", "__setitem__", "__delitem__"}
+LIST_READERS = frozenset(
+    {
+        "aten::len",
+        "aten::__getitem__",
+        "aten::add",
+        "aten::cat",
+        "aten::stack",
+        "aten::__contains__",
+        "aten::list",
+        "aten::eq",
+        "aten::ne",
+        "aten::format",
+        "aten::sum",
+    }
 )
-_LIST_READERS = frozenset({"prim.ListUnpack"})
+"""Node kinds that read a list argument without writing it or letting it escape
+(an allowlist: a kind not named here, known or not, may write the list)."""
 
 
 def constant_of(value: SSAValue) -> ConstantOp | None:
@@ -63,12 +77,9 @@ def list_is_unmutated(value: SSAValue) -> bool:
 
     for use in value.uses:
         user = use.operation
-        if user.name in _LIST_READERS:
+        if user.name == "prim.ListUnpack":
             continue
-        if not isinstance(user, NodeOp) or user.regions:
-            return False
-        name = user.op_name
-        if name in _LIST_MUTATORS or name.endswith("_") and not name.endswith("__"):
+        if not isinstance(user, NodeOp) or user.regions or user.kind.data not in LIST_READERS:
             return False
     return True
 
@@ -152,6 +163,19 @@ def _getitem(op: Operation, rewriter: PatternRewriter) -> None:
     rewriter.replace(op, [], [lst.operands[index]])
 
 
+def _list_add(op: Operation, rewriter: PatternRewriter) -> None:
+    """`l1 + l2` of two unmutated list literals is one literal."""
+    from xdsl_exir.dialects.prim import ListConstructOp
+    from xdsl_exir.dialects.ts import ListType
+
+    if len(op.operands) != 2 or not isinstance(op.result_types[0], ListType):
+        return
+    a, b = _list_construct(op.operands[0]), _list_construct(op.operands[1])
+    if a is None or b is None:
+        return
+    rewriter.replace(op, ListConstructOp.make([*a.operands, *b.operands], [op.result_types[0]]))
+
+
 def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
     from xdsl_exir.dialects.ts import TensorType
 
@@ -212,9 +236,18 @@ _PRIM_RULES: dict[str, Rule] = {
     "prim.ListUnpack": _list_unpack,
 }
 
+LIST_RULES: dict[str, Rule] = {
+    "prim.ListUnpack": _list_unpack,
+    "aten::len": _len,
+    "aten::__getitem__": _getitem,
+    "aten::add": _list_add,
+}
+"""TorchScript's list idioms (`PeepholeOptimizeListIdioms`), by op name or node kind; `list-peepholes` runs these alone."""
+
 _NODE_RULES: dict[str, Rule] = {
     "aten::len": _len,
     "aten::__getitem__": _getitem,
+    "aten::add": _list_add,
     "aten::size": _size,
     "aten::dim": _dim,
     "aten::t": _t,
