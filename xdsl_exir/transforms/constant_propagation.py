@@ -228,15 +228,24 @@ def _fold_torchscript(root: Operation, max_elements: int) -> None:
 def _may_be_mutated(value: SSAValue) -> bool:
     """
     A tensor or list constant is one object for every run: if any node may
-    write it (an in-place kind, or a use the analysis does not know), reading
-    it is not constant.
+    write it, reading it is not constant. Lists: every use must be a kind
+    known to only read lists. Tensors: the alias analysis of the method must
+    find no writer of its memory (through views too).
     """
+    from xdsl_exir.analysis.alias_db import AliasDb
     from xdsl_exir.dialects.prim_canonicalization import list_is_unmutated
-    from xdsl_exir.dialects.ts import ListType, TensorType
+    from xdsl_exir.dialects.ts import ListType, MethodOp, TensorType
 
-    if not isinstance(value.type, TensorType | ListType):
+    if isinstance(value.type, ListType):
+        return not list_is_unmutated(value)
+    if not isinstance(value.type, TensorType):
         return False
-    return not list_is_unmutated(value)
+    method = value.owner if isinstance(value.owner, Operation) else None
+    while method is not None and not isinstance(method, MethodOp):
+        method = method.parent_op()
+    if method is None:
+        return True
+    return AliasDb(method).has_writers(value)
 
 
 def _is_pure_builtin(resolved: Any) -> bool:
