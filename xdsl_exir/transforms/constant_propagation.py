@@ -21,12 +21,13 @@ tensor larger than `max-elements` is left to run time, which keeps the IR small.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, FloatAttr, FunctionType, IntegerAttr, ModuleOp, StringAttr, f64, i1, i64
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, ModuleOp, StringAttr, f64, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -60,18 +61,17 @@ def _numel(shape: tuple[int, ...]) -> int:
 
 def _fold_program(program: Any, max_elements: int) -> None:
     from xdsl_exir.dialects.aten import AtenOp
-    from xdsl_exir.dialects.exir import DenseBlobAttr, InputKind, InputSpecAttr, StateOp, TensorType
+    from xdsl_exir.dialects.exir import InputKind, TensorType
     from xdsl_exir.interpreters.aten_kernels import has_kernel, run_kernel
     from xdsl_exir.interpreters.program import load_state
-    from xdsl_exir.utils.tensor_data import bytes_from_array
+    from xdsl_exir.utils.program_state import add_state_input, remove_state_input
 
     graph = program.entry
     if graph is None:
         return
-    specs: list[InputSpecAttr] = list(program.inputs.data)
     state = load_state(program)
     known: dict[SSAValue, np.ndarray] = {}
-    for arg, spec in zip(graph.body.block.args, specs):
+    for arg, spec in zip(graph.body.block.args, program.inputs.data):
         if spec.input_kind is InputKind.constant_tensor and spec.target_name in state:
             known[arg] = state[cast(str, spec.target_name)]
     names = set(program.state())
@@ -107,40 +107,26 @@ def _fold_program(program: Any, max_elements: int) -> None:
         if len(outs) != len(op.results):
             continue
         new_values: list[SSAValue] = []
-        first_user = _first_user_input(specs)
+        first_user = _first_user_input(program.inputs.data)
         for r, value in zip(op.results, outs):
             t = cast(TensorType, r.type)
             arr = np.asarray(value).reshape(cast(tuple[int, ...], t.sizes))
             while (name := f"_folded_constant{next(counter)}") in names:
                 pass
             names.add(name)
-            Rewriter.insert_op(
-                StateOp(name, t, DenseBlobAttr(bytes_from_array(arr, t.element_dtype))),
-                _before(graph),
-            )
-            arg = graph.body.block.insert_arg(t, first_user)
-            arg.name_hint = f"c{name}"
-            specs.insert(first_user, InputSpecAttr(InputKind.constant_tensor, arg.name_hint, name))
+            arg = add_state_input(program, graph, name, InputKind.constant_tensor, t, arr, first_user, f"c{name}")
             first_user += 1
             known[arg] = arr
             created.add(arg)
             new_values.append(arg)
         rewriter.replace_op(op, [], new_values)
     # intermediate folds nobody reads any more leave with their state
-    state_ops = program.state()
     for arg in reversed(graph.body.block.args):
-        if arg.uses or arg not in created:
-            continue
-        spec = specs.pop(arg.index)
-        graph.body.block.erase_arg(arg)
-        rewriter.erase_op(state_ops[cast(str, spec.target_name)])
-    program.properties["inputs"] = ArrayAttr(specs)
-    graph.properties["function_type"] = FunctionType.from_lists(
-        [a.type for a in graph.body.block.args], list(graph.function_type.outputs.data)
-    )
+        if not arg.uses and arg in created:
+            remove_state_input(program, graph, arg)
 
 
-def _first_user_input(specs: list[Any]) -> int:
+def _first_user_input(specs: Sequence[Any]) -> int:
     """Lifted constants go after parameters, buffers and constants, before user inputs."""
     from xdsl_exir.dialects.exir import InputKind
 
@@ -148,12 +134,6 @@ def _first_user_input(specs: list[Any]) -> int:
         if s.input_kind not in (InputKind.parameter, InputKind.buffer, InputKind.constant_tensor):
             return i
     return len(specs)
-
-
-def _before(graph: Operation) -> Any:
-    from xdsl.rewriter import InsertPoint
-
-    return InsertPoint.before(graph)
 
 
 # ---------------------------------------------------------------------------

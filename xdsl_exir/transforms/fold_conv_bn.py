@@ -29,8 +29,8 @@ from typing import cast
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -43,10 +43,16 @@ from xdsl_exir.dialects.exir import (
     GetAttrOp,
     GraphOp,
     InputKind,
-    InputSpecAttr,
     ProgramOp,
     StateOp,
     TensorType,
+)
+from xdsl_exir.utils.program_state import (
+    add_state_input,
+    remove_state_input,
+    state_referenced,
+    symbol_of,
+    unique_state_name,
 )
 from xdsl_exir.utils.tensor_data import array_from_blob, blob_from_array
 
@@ -80,15 +86,6 @@ def fold_weights(
     w2 = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(dt)
     b2 = ((b.astype(dt) - mean.astype(dt)) * rsqrt * gamma.astype(dt) + beta.astype(dt)).astype(dt)
     return w2, b2
-
-
-def _unique_state_name(program: ProgramOp, base: str) -> str:
-    taken = set(program.state())
-    name, i = base, 0
-    while name in taken:
-        i += 1
-        name = f"{base}_{i}"
-    return name
 
 
 def _state_array(state: StateOp) -> np.ndarray | None:
@@ -184,12 +181,9 @@ class _AtenFolder:
         """A new parameter placeholder (after the other parameters) holding `data`."""
         spec = self.program.inputs.data[cast(BlockArgument, like).index]
         base = f"{spec.target_name}_{suffix}" if spec.target_name else suffix
-        name = _unique_state_name(self.program, base.rsplit(".", 1)[0] + "." + suffix if "." in base else base)
+        name = unique_state_name(self.program, base.rsplit(".", 1)[0] + "." + suffix if "." in base else base)
         t = cast(TensorType, like.type)
         new_type = TensorType(list(data.shape), t.element_dtype)
-        state = StateOp(name, new_type, blob_from_array(data, t.element_dtype))
-        first_graph = next(op for op in self.program.body.block.ops if isinstance(op, GraphOp))
-        Rewriter.insert_op(state, InsertPoint.before(first_graph))
         specs = list(self.program.inputs.data)
         # torch's order: tokens, parameters, buffers, constants, user inputs
         params = [i for i, s in enumerate(specs) if s.input_kind == InputKind.parameter]
@@ -200,53 +194,13 @@ class _AtenFolder:
         arg_name = "p_" + name.replace(".", "_")
         while arg_name in taken:
             arg_name += "_"
-        specs.insert(index, InputSpecAttr(InputKind.parameter, arg_name, name))
-        self.program.inputs = ArrayAttr(specs)
-        arg = self.block.insert_arg(new_type, index)
-        arg.name_hint = arg_name
-        self._sync_type()
-        return arg
+        return add_state_input(self.program, self.graph, name, InputKind.parameter, new_type, data, index, arg_name)
 
     def drop_unused(self) -> None:
         """Remove the placeholders (and state) that folding left unused."""
         for arg in sorted(set(self.touched), key=lambda a: -a.index):
-            if arg.uses:
-                continue
-            specs = list(self.program.inputs.data)
-            spec = specs.pop(arg.index)
-            self.program.inputs = ArrayAttr(specs)
-            self.block.erase_arg(arg)
-            target = spec.target_name
-            if target is not None and not _state_referenced(self.program, target):
-                state = self.program.state().get(target)
-                if state is not None:
-                    Rewriter.erase_op(state)
-        self._sync_type()
-
-    def _sync_type(self) -> None:
-        self.graph.function_type = FunctionType.from_lists(
-            list(self.block.arg_types), list(self.graph.function_type.outputs.data)
-        )
-
-
-def _state_referenced(program: ProgramOp, target: str) -> bool:
-    """Whether a signature entry or a graph op still names the state `target`."""
-    if any(s.target_name == target for s in (*program.inputs.data, *program.outputs.data)):
-        return True
-    for op in program.walk():
-        if isinstance(op, GetAttrOp | fx.GetAttrOp) and _symbol_of(op) == target:
-            return True
-        if isinstance(op, fx.CallModuleOp) and target in op.state_names():
-            return True
-    return False
-
-
-def _symbol_of(op: Operation) -> str | None:
-    """The dotted name a get_attr reads (`@fc.weight`, or nested `@fc::@weight`)."""
-    attr = op.properties.get("target")
-    if not isinstance(attr, SymbolRefAttr):
-        return None
-    return ".".join([attr.root_reference.data, *(r.data for r in attr.nested_references.data)])
+            if not arg.uses:
+                remove_state_input(self.program, self.graph, arg)
 
 
 def _fold_aten(program: ProgramOp) -> int:
@@ -273,7 +227,7 @@ def _module_users(program: ProgramOp, target: str) -> int:
     for op in program.walk():
         if isinstance(op, fx.CallModuleOp) and op.target.data == target:
             n += 1
-        elif isinstance(op, fx.GetAttrOp | GetAttrOp) and (_symbol_of(op) or "").startswith(prefix):
+        elif isinstance(op, fx.GetAttrOp | GetAttrOp) and (symbol_of(op) or "").startswith(prefix):
             n += 1
     return n
 
@@ -328,7 +282,7 @@ def _fold_fx(program: ProgramOp) -> int:
         bn.results[0].replace_all_uses_with(conv_op.results[0])
         Rewriter.erase_op(bn)
         for name in bn.state_names():
-            if not _state_referenced(program, name) and name in st:
+            if not state_referenced(program, name) and name in st:
                 Rewriter.erase_op(st[name])
         count += 1
     return count

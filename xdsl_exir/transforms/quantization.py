@@ -31,7 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -41,7 +41,6 @@ from xdsl_exir.dialects.exir import (
     DType,
     GraphOp,
     InputKind,
-    InputSpecAttr,
     OutputKind,
     OutputOp,
     OutputSpecAttr,
@@ -50,7 +49,8 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
-from xdsl_exir.utils.tensor_data import array_from_blob, blob_from_array
+from xdsl_exir.utils.program_state import add_state_input, remove_state_input, sync_function_type
+from xdsl_exir.utils.tensor_data import array_from_blob
 
 __all__ = ["InsertObserversPass", "QuantizePass", "OBSERVER_PREFIX", "observer_states"]
 
@@ -89,43 +89,15 @@ def _program(module: ModuleOp) -> tuple[ProgramOp, GraphOp]:
     return programs[0], entry
 
 
-def _sync_function_type(graph: GraphOp) -> None:
-    out = graph.body.block.last_op
-    assert isinstance(out, OutputOp)
-    graph.function_type = FunctionType.from_lists(graph.body.block.arg_types, out.operand_types)
-
-
 def _add_state_input(
     program: ProgramOp, graph: GraphOp, name: str, kind: InputKind, data: np.ndarray, dtype: DType
 ) -> BlockArgument:
     """A new `exir.state @name` with `data` and a placeholder for it before the user inputs."""
-    t = TensorType(list(data.shape), dtype)
-    program.body.block.insert_op_before(StateOp(name, t, blob_from_array(data, dtype)), graph)
-    specs = list(program.inputs.data)
+    specs = program.inputs.data
     index = next((i for i, s in enumerate(specs) if s.input_kind is InputKind.user_input), len(specs))
     prefix = {InputKind.buffer: "b_", InputKind.constant_tensor: "c_"}.get(kind, "p_")
-    arg_name = prefix + name.replace(".", "_")
-    specs.insert(index, InputSpecAttr(kind, arg_name, name))
-    program.inputs = type(program.inputs)(specs)
-    arg = graph.body.block.insert_arg(t, index)
-    arg.name_hint = arg_name
-    _sync_function_type(graph)
-    return arg
-
-
-def _remove_state_input(program: ProgramOp, graph: GraphOp, arg: BlockArgument) -> None:
-    """Drop an unused placeholder, its input spec and its state."""
-    assert not arg.uses
-    specs = list(program.inputs.data)
-    spec = specs.pop(arg.index)
-    program.inputs = type(program.inputs)(specs)
-    graph.body.block.erase_arg(arg)
-    _sync_function_type(graph)
-    target = spec.target_name
-    if target is not None and not any(s.target_name == target for s in specs):
-        state = program.state().get(target)
-        if state is not None:
-            program.body.block.erase_op(state)
+    t = TensorType(list(data.shape), dtype)
+    return add_state_input(program, graph, name, kind, t, data, index, prefix + name.replace(".", "_"))
 
 
 def _state_of(program: ProgramOp, graph: GraphOp, value: SSAValue) -> tuple[StateOp, BlockArgument] | None:
@@ -220,7 +192,7 @@ class InsertObserversPass(ModulePass):
         values = list(out.operands)
         values.insert(index, new.results[0])
         out.operands = values
-        _sync_function_type(graph)
+        sync_function_type(graph)
         return name
 
 
@@ -296,8 +268,8 @@ class QuantizePass(ModulePass):
         for arg in reversed(graph.body.block.args):
             spec = program.inputs.data[arg.index]
             if not arg.uses and (spec.target_name or "").startswith(OBSERVER_PREFIX):
-                _remove_state_input(program, graph, arg)
-        _sync_function_type(graph)
+                remove_state_input(program, graph, arg)
+        sync_function_type(graph)
 
 
 class _Quantizer:
@@ -396,7 +368,7 @@ class _Quantizer:
                     if not any(r.uses for r in o.results):
                         o.drop_all_references()
                 if not added.uses:
-                    _remove_state_input(self.program, self.graph, added)
+                    remove_state_input(self.program, self.graph, added)
             return
         Rewriter.insert_op(self.new_ops, InsertPoint.before(op))
         op.results[0].replace_all_uses_with(y)
@@ -406,5 +378,5 @@ class _Quantizer:
             if not any(r.uses for r in v.results):
                 Rewriter.erase_op(v)
         if not w_arg.uses:
-            _remove_state_input(self.program, self.graph, w_arg)
+            remove_state_input(self.program, self.graph, w_arg)
 

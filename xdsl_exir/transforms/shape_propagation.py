@@ -411,7 +411,7 @@ def _parse_options(input_types: str, ranges: str) -> tuple[dict[str, exir.Tensor
 
 @dataclass(frozen=True)
 class ShapePropagationPass(ModulePass):
-    """Recompute every result type from the inputs (Export IR programs and TorchScript graphs)."""
+    """Recompute every result type from the inputs of Export IR programs (TorchScript graphs are refused)."""
 
     name = "shape-propagation"
 
