@@ -77,6 +77,12 @@ def get_flop_count() -> type[ModulePass]:
     return FlopCountPass
 
 
+def get_convert_exir_to_linalg() -> type[ModulePass]:
+    from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass
+
+    return ConvertExirToLinalgPass
+
+
 def get_fuse_pointwise() -> type[ModulePass]:
     from xdsl_exir.transforms.fuse_pointwise import FusePointwisePass
 
@@ -165,6 +171,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "constant-propagation": get_constant_propagation,
         "constant-pooling": get_constant_pooling,
         "inline": get_inline,
+        "convert-exir-to-linalg": get_convert_exir_to_linalg,
         "fuse-pointwise": get_fuse_pointwise,
         "fold-conv-bn": get_fold_conv_bn,
         "replace-activation": get_replace_activation,

@@ -1,0 +1,406 @@
+"""
+`convert-exir-to-linalg`: lower a core-ATen `exir.program` to upstream MLIR
+dialects (func, arith, math, tensor, linalg, scf), the form every MLIR compiler
+consumes and IREE compiles to native code.
+
+Each program becomes `func.func @forward` (its other graphs are only reachable
+through higher-order ops, which are inlined as regions). The calling
+convention, which `exir-run --backend iree` maps back to the npz contract:
+
+- arguments: the entry graph's placeholders that change between calls, in
+  signature order: user inputs and the buffers some `buffer_mutation` output
+  writes. Each argument carries `{exir.kind = "user_input" | "buffer",
+  exir.name = ...}` (a buffer's name is its state target).
+- parameters, constant tensors and buffers nothing writes are constants in the
+  body: `arith.constant dense_resource<name>` with the bytes in the module's
+  `dialect_resources` section (MLIR's standard blob form; IREE reads it).
+- results: every `exir.output` operand, in signature order: buffer mutations,
+  user-input mutations, then user outputs, each with `{exir.kind = ...,
+  exir.name = ...}`. The caller feeds a returned buffer back in on the next call.
+- scalars: SymInt and int inputs and outputs are `i64`, floats `f64`, bools `i1`.
+
+Sizes stay dynamic: a symbolic size is a `?` dimension whose value is read with
+`tensor.dim` and combined with `arith` (see `linalg_lowering/state.py`). Range
+constraints are checked by the caller before the call (IREE has no portable
+upstream assertion op to carry them).
+
+The per-operator rules live in `linalg_lowering/` (one per overload, by
+family). An op without a rule stops the pass with a diagnostic that names it
+and where it is; the module is only changed when the whole program lowered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects import arith, func, scf, tensor
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Builtin,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    DictionaryAttr,
+    IndexType,
+    ModuleOp,
+    StringAttr,
+    TensorType as BuiltinTensorType,
+    f64,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.exir import (
+    AssertScalarOp,
+    BoolType,
+    CallFunctionOp,
+    CondOp,
+    DenseBlobAttr,
+    FloatType,
+    GetItemOp,
+    GraphOp,
+    InputKind,
+    IntType,
+    OutputKind,
+    OutputOp,
+    ProgramOp,
+    StateOp,
+    SymArithOp,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    SymNumelOp,
+    SymSizeOp,
+    TensorType,
+    WhileLoopOp,
+)
+from xdsl_exir.transforms.linalg_lowering import rule_for
+from xdsl_exir.transforms.linalg_lowering.state import (
+    LoweringError,
+    LoweringState,
+    element_type,
+    tensor_type,
+)
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
+
+RESOURCE_ALIGNMENT = 16
+"""Alignment word written before each blob (MLIR's blob format)."""
+
+_NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg", "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default"})
+"""Checks torch.export records that have nothing to compute (the runner checks inputs)."""
+
+
+def _scalar_type(t: Attribute) -> Attribute | None:
+    if isinstance(t, SymIntType | IntType):
+        return i64
+    if isinstance(t, SymFloatType | FloatType):
+        return f64
+    if isinstance(t, SymBoolType | BoolType):
+        return i1
+    return None
+
+
+def declare_blob(name: str, data: bytes) -> str:
+    """
+    Put `data` in the builtin dialect's resource storage under a key derived from
+    `name`; an equal blob already stored under that key is reused, so lowering the
+    same program twice prints the same text.
+    """
+    storage = Builtin.get_interface(OpAsmDialectInterface)
+    assert storage is not None
+    hex_blob = "0x" + RESOURCE_ALIGNMENT.to_bytes(4, "little").hex().upper() + data.hex().upper()
+    base = "".join(c if c.isalnum() or c in "_." else "_" for c in name) or "blob"
+    key, n = base, 0
+    existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage]  (no public lookup in xDSL 0.74)
+    while key in existing and existing[key] != hex_blob:
+        key = f"{base}_{n}"
+        n += 1
+    if key not in existing:
+        key = storage.declare_resource(key)
+        storage.parse_resource(key, hex_blob)
+    return key
+
+
+class _ProgramLowering:
+    """Lowers one program; nothing is attached to the module until it all worked."""
+
+    def __init__(self, program: ProgramOp) -> None:
+        self.program = program
+        entry = program.entry
+        if entry is None:
+            raise ExirDiagnostic(program, "the program has no @forward graph")
+        self.entry: GraphOp = entry
+
+    def lower(self) -> func.FuncOp:
+        program, entry = self.program, self.entry
+        state_ops = program.state()
+        mutated = {
+            spec.target_name
+            for spec in program.outputs.data
+            if spec.output_kind is OutputKind.buffer_mutation
+        }
+        block = Block()
+        st = LoweringState(block)
+        arg_attrs: list[DictionaryAttr] = []
+        placeholders = entry.body.block.args
+        specs = program.inputs.data
+        if len(specs) != len(placeholders):
+            raise ExirDiagnostic(program, "the signature and the @forward placeholders differ in number")
+        constants: list[tuple[SSAValue, StateOp]] = []
+        for spec, ph in zip(specs, placeholders):
+            kind = spec.input_kind
+            target = spec.target_name
+            if kind is InputKind.user_input or (kind is InputKind.buffer and target in mutated):
+                arg_type = tensor_type(ph.type) if isinstance(ph.type, TensorType) else _scalar_type(ph.type)
+                if arg_type is None:
+                    raise ExirDiagnostic(program, f"input '{spec.arg_name.data}' of type {ph.type} has no upstream form")
+                arg = block.insert_arg(arg_type, len(block.args))
+                arg.name_hint = spec.arg_name.data
+                name = spec.arg_name.data if kind is InputKind.user_input else cast(str, target)
+                arg_attrs.append(DictionaryAttr({"exir.kind": StringAttr(str(kind)), "exir.name": StringAttr(name)}))
+                self._bind_argument(st, ph, arg)
+            elif kind in (InputKind.parameter, InputKind.buffer, InputKind.constant_tensor):
+                state = state_ops.get(cast(str, target))
+                if state is None or state.value is None:
+                    raise ExirDiagnostic(program, f"state @{target} has no data to embed")
+                constants.append((ph, state))
+            else:
+                raise ExirDiagnostic(program, f"input '{spec.arg_name.data}' of kind {kind} cannot be lowered")
+        for ph, state in constants:
+            st.values[ph] = self._constant(st, ph, state)
+        results = self._lower_block(st, entry.body.block)
+        res_attrs = [
+            DictionaryAttr({"exir.kind": StringAttr(str(spec.output_kind)), "exir.name": StringAttr(spec.target_name or spec.arg_name.data)})
+            for spec in program.outputs.data
+        ]
+        returned = [self._returnable(st, v, r) for v, r in zip(cast(OutputOp, entry.body.block.last_op).operands, results)]
+        st.insert(func.ReturnOp(*returned))
+        fn = func.FuncOp(
+            "forward",
+            ([a.type for a in block.args], [v.type for v in returned]),
+            Region(block),
+            arg_attrs=ArrayAttr(arg_attrs),
+            res_attrs=ArrayAttr(res_attrs),
+        )
+        return fn
+
+    # -- arguments, constants, results ---------------------------------------
+
+    def _bind_argument(self, st: LoweringState, ph: SSAValue, arg: SSAValue) -> None:
+        t = ph.type
+        if isinstance(t, TensorType):
+            st.values[ph] = arg
+            st.bind_symbols(arg, t)
+        elif isinstance(t, SymIntType | IntType):
+            idx = st.emit(arith.IndexCastOp(arg, IndexType()))
+            st.values[ph] = idx
+            if isinstance(t, SymIntType):
+                st.bind_scalar(t.value, idx)
+        else:
+            st.values[ph] = arg
+
+    def _constant(self, st: LoweringState, ph: SSAValue, state: StateOp) -> SSAValue:
+        t = state.state_type
+        if not isinstance(t, TensorType) or not t.is_static:
+            raise ExirDiagnostic(state, "only tensors of static sizes can be embedded as constants")
+        bt = tensor_type(t)
+        value = state.value
+        if isinstance(value, DenseBlobAttr):
+            key = declare_blob(state.sym_name.data, value.data)
+            attr: Attribute = DenseResourceAttr.from_params(key, bt)
+        elif isinstance(value, DenseIntOrFPElementsAttr):
+            attr = DenseIntOrFPElementsAttr.from_list(bt, list(value.get_values()))
+        else:
+            raise ExirDiagnostic(state, f"state data {value} cannot be embedded")
+        const = st.emit(arith.ConstantOp(attr, bt))
+        const.name_hint = ph.name_hint
+        return const
+
+    def _returnable(self, st: LoweringState, value: SSAValue, lowered: object) -> SSAValue:
+        if isinstance(value.type, TensorType):
+            return cast(SSAValue, lowered)
+        if isinstance(lowered, SSAValue) and isinstance(lowered.type, IndexType):
+            return st.emit(arith.IndexCastOp(lowered, i64))
+        if isinstance(lowered, SSAValue):
+            return lowered
+        el = _scalar_type(value.type)
+        if el is None or not isinstance(lowered, bool | int | float):
+            raise ExirDiagnostic(self.program, f"output {value.name_hint} of type {value.type} cannot be returned")
+        return st.emit(arith.ConstantOp.from_int_and_width(int(lowered), 64) if el == i64 else arith.ConstantOp(_float_or_bool(lowered, el)))
+
+    # -- ops -----------------------------------------------------------------
+
+    def _lower_block(self, st: LoweringState, block: Block) -> list[object]:
+        """Lower a graph or region body; returns the lowered `exir.output` operands."""
+        for op in block.ops:
+            if isinstance(op, OutputOp):
+                return [st.lowered(v) for v in op.operands]
+            st.current_op = op
+            try:
+                self._lower_op(st, op)
+            except LoweringError as e:
+                raise ExirDiagnostic(e.op or op, f"convert-exir-to-linalg: {e}") from None
+        raise ExirDiagnostic(self.entry, "a graph region has no exir.output")
+
+    def _lower_op(self, st: LoweringState, op: Operation) -> None:
+        if isinstance(op, AtenOp):
+            if op.name in _NO_OPS:
+                return
+            rule = rule_for(op.name)
+            if rule is None:
+                raise LoweringError(f"{op.name} has no lowering to linalg", op)
+            results = rule(st, op, op.bound_arguments())
+            if len(results) != len(op.results):
+                raise LoweringError(f"{op.name}: the rule made {len(results)} values for {len(op.results)} results", op)
+            for r, v in zip(op.results, results):
+                st.values[r] = v
+                if isinstance(r.type, TensorType) and isinstance(v, SSAValue):
+                    st.bind_symbols(v, r.type)
+            return
+        if isinstance(op, SymSizeOp | SymNumelOp | SymArithOp):
+            self._lower_sym(st, op)
+            return
+        if isinstance(op, GetItemOp):
+            container = st.lowered(op.operands[0])
+            if not isinstance(container, list):
+                raise LoweringError("getitem of a value that is not a list", op)
+            st.values[op.results[0]] = cast(list[object], container)[op.index.value.data]
+            return
+        if isinstance(op, AssertScalarOp):
+            return
+        if isinstance(op, CondOp):
+            self._lower_cond(st, op)
+            return
+        if isinstance(op, WhileLoopOp):
+            self._lower_while(st, op)
+            return
+        if isinstance(op, CallFunctionOp):
+            raise LoweringError(f"{op.target.data} is not a core ATen operator with a lowering (run to-core-aten first?)", op)
+        raise LoweringError(f"'{op.name}' has no lowering to linalg", op)
+
+    def _lower_sym(self, st: LoweringState, op: Operation) -> None:
+        t = op.results[0].type
+        expr = t.value if isinstance(t, SymIntType | SymFloatType | SymBoolType) else None
+        if isinstance(t, SymIntType) and expr is not None and not expr.free_symbols - st.symbols.keys():
+            st.values[op.results[0]] = st.index(expr)
+            return
+        if isinstance(op, SymSizeOp):
+            src = st.tensor(op.operands[0])
+            v = st.emit(tensor.DimOp(src, st.index(op.dim.value.data)))
+            st.values[op.results[0]] = v
+            st.bind_scalar(expr, v)
+            return
+        raise LoweringError(f"'{op.name}' computes a symbolic value the lowering cannot express", op)
+
+    def _predicate(self, st: LoweringState, pred: SSAValue) -> SSAValue:
+        """An i1 from a 0-d bool tensor or a SymBool."""
+        lowered = st.lowered(pred)
+        if isinstance(pred.type, TensorType):
+            value = st.emit(tensor.ExtractOp(cast(SSAValue, lowered), []))
+            return st.cast(value, pred.type.element_dtype, _bool())
+        if isinstance(lowered, bool):
+            return st.constant(lowered, _bool())
+        return cast(SSAValue, lowered)
+
+    def _lower_region_into(self, st: LoweringState, region: Region, args: Sequence[object], block: Block) -> list[SSAValue]:
+        inner = region.block
+        for a, v in zip(inner.args, args):
+            st.values[a] = v
+        with st.at_block(block):
+            results = self._lower_block(st, inner)
+            return [self._as_value(st, r) for r in results]
+
+    def _as_value(self, st: LoweringState, v: object) -> SSAValue:
+        if isinstance(v, SSAValue):
+            return v
+        raise LoweringError(f"a region yields {v!r}, which is not a value")
+
+    def _lower_cond(self, st: LoweringState, op: CondOp) -> None:
+        pred = self._predicate(st, op.pred)
+        operands = [st.lowered(v) for v in op.inputs]
+        then_block, else_block = Block(), Block()
+        then_vals = self._lower_region_into(st, op.true_branch, operands, then_block)
+        else_vals = self._lower_region_into(st, op.false_branch, operands, else_block)
+        then_block.add_op(scf.YieldOp(*then_vals))
+        else_block.add_op(scf.YieldOp(*else_vals))
+        result_types = [tensor_type(r.type) if isinstance(r.type, TensorType) else v.type for r, v in zip(op.results, then_vals)]
+        if_op = scf.IfOp(pred, result_types, Region(then_block), Region(else_block))
+        st.insert(if_op)
+        for r, v in zip(op.results, if_op.results):
+            st.values[r] = v
+            if isinstance(r.type, TensorType):
+                st.bind_symbols(v, r.type)
+
+    def _lower_while(self, st: LoweringState, op: WhileLoopOp) -> None:
+        carried = [self._as_value(st, st.lowered(v)) for v in op.carried]
+        additional = [st.lowered(v) for v in op.additional]
+        types = [v.type for v in carried]
+        before = Block(arg_types=types)
+        after = Block(arg_types=types)
+        with st.at_block(before):
+            cond_vals = self._lower_region_values(st, op.cond_region, [*before.args, *additional])
+            pred = self._predicate_from_lowered(st, op.cond_region, cond_vals[0])
+            st.insert(scf.ConditionOp(pred, *before.args))
+        with st.at_block(after):
+            body_vals = self._lower_region_values(st, op.body_region, [*after.args, *additional])
+            st.insert(scf.YieldOp(*[self._as_value(st, v) for v in body_vals]))
+        loop = scf.WhileOp(carried, types, Region(before), Region(after))
+        st.insert(loop)
+        for r, v in zip(op.results, loop.results):
+            st.values[r] = v
+
+    def _lower_region_values(self, st: LoweringState, region: Region, args: Sequence[object]) -> list[object]:
+        inner = region.block
+        for a, v in zip(inner.args, args):
+            st.values[a] = v
+        return self._lower_block(st, inner)
+
+    def _predicate_from_lowered(self, st: LoweringState, region: Region, value: object) -> SSAValue:
+        out = cast(OutputOp, region.block.last_op).operands[0]
+        return self._predicate(st, out) if value is st.values.get(out) else cast(SSAValue, value)
+
+
+def _bool():  # noqa: ANN202  (local import of the enum member keeps the top tidy)
+    from xdsl_exir.dialects.exir import DType
+
+    return DType.bool
+
+
+def _float_or_bool(value: bool | int | float, el: Attribute) -> Attribute:
+    from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+
+    if el == i1:
+        return IntegerAttr(int(bool(value)), i1)
+    return FloatAttr(float(value), f64)
+
+
+def lower_program(program: ProgramOp) -> func.FuncOp:
+    """The `func.func @forward` of a core-ATen program (raises ExirDiagnostic)."""
+    return _ProgramLowering(program).lower()
+
+
+@dataclass(frozen=True)
+class ConvertExirToLinalgPass(ModulePass):
+    """Lower core-ATen `exir.program`s to func/arith/math/tensor/linalg/scf on tensors."""
+
+    name = "convert-exir-to-linalg"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        programs = [p for p in op.ops if isinstance(p, ProgramOp)]
+        if len(programs) > 1:
+            raise ExirDiagnostic(programs[1], "convert-exir-to-linalg lowers one program per module (each becomes @forward)")
+        lowered = [(p, lower_program(p)) for p in programs]
+        for program, fn in lowered:
+            Rewriter.replace_op(program, fn)
+
+
+__all__ = ["ConvertExirToLinalgPass", "LoweringError", "declare_blob", "element_type", "lower_program"]
+_ = (sympy, BuiltinTensorType)

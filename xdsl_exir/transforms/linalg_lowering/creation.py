@@ -1,0 +1,1 @@
+"""(rules of this family are being written)"""
