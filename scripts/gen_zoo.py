@@ -352,6 +352,173 @@ class HalfPrecision(nn.Module):
         return yb.to(torch.float32), yh.to(torch.float32)
 
 
+class ResNet18(nn.Module):
+    """ResNet-18's shape at reduced width: 7x7 stem, max pool, 4 stages of 2 basic blocks."""
+
+    def __init__(self, gen: torch.Generator, widths: tuple[int, ...] = (8, 16, 32, 64)) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, widths[0], 7, stride=2, padding=3, bias=False)
+        self.bn1 = nn.BatchNorm2d(widths[0])
+        _randomize_bn(self.bn1, gen)
+        self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, padding=1)
+        stages: list[nn.Module] = []
+        cin = widths[0]
+        for i, cout in enumerate(widths):
+            stride = 1 if i == 0 else 2
+            blocks = [BasicBlock(cin, cout, stride, gen), BasicBlock(cout, cout, 1, gen)]
+            stages.append(nn.Sequential(*blocks))
+            cin = cout
+        self.layer1, self.layer2, self.layer3, self.layer4 = stages
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(widths[-1], 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.maxpool(F.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
+class EncoderLayer(nn.Module):
+    """`nn.TransformerEncoderLayer(d, heads, ff, dropout=0, activation="gelu",
+    batch_first=True)` (post-norm) written out, so export sees plain ATen ops
+    instead of the fused fast path."""
+
+    def __init__(self, dim: int, heads: int, ff: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.q = nn.Linear(dim, dim)
+        self.k = nn.Linear(dim, dim)
+        self.v = nn.Linear(dim, dim)
+        self.out = nn.Linear(dim, dim)
+        self.norm1 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, ff)
+        self.fc2 = nn.Linear(ff, dim)
+        self.norm2 = nn.LayerNorm(dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        hd = d // self.heads
+        q = self.q(x).view(b, t, self.heads, hd).transpose(1, 2)
+        k = self.k(x).view(b, t, self.heads, hd).transpose(1, 2)
+        v = self.v(x).view(b, t, self.heads, hd).transpose(1, 2)
+        attn = torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / hd**0.5), dim=-1)
+        a = (attn @ v).transpose(1, 2).reshape(b, t, d)
+        x = self.norm1(x + self.out(a))
+        return self.norm2(x + self.fc2(F.gelu(self.fc1(x))))
+
+
+class TransformerEncoder(nn.Module):
+    """A stack of post-norm encoder layers."""
+
+    def __init__(self, layers: int = 4, dim: int = 32, heads: int = 4, ff: int = 64) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([EncoderLayer(dim, heads, ff) for _ in range(layers)])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+class RMSNorm(nn.Module):
+    """LLaMA's RMSNorm: `x * rsqrt(mean(x^2) + eps) * weight`, no mean subtraction."""
+
+    def __init__(self, dim: int, eps: float = 1e-6) -> None:
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class LlamaBlock(nn.Module):
+    """A LLaMA decoder block: RMSNorm, rotary q/k, causal attention, SiLU-gated MLP.
+
+    As in Hugging Face's implementation: the rotary cos/sin tables are
+    precomputed non-persistent buffers sliced to the sequence length, and the
+    causal mask is additive (-inf above the diagonal, from `torch.triu`).
+    """
+
+    def __init__(
+        self,
+        gen: torch.Generator,
+        dim: int = 32,
+        heads: int = 4,
+        hidden: int = 64,
+        max_seq: int = 32,
+    ) -> None:
+        super().__init__()
+        self.heads = heads
+        hd = dim // heads
+        self.input_norm = RMSNorm(dim)
+        self.post_attention_norm = RMSNorm(dim)
+        with torch.no_grad():  # non-trivial norm weights
+            self.input_norm.weight.copy_(1.0 + 0.2 * torch.randn(dim, generator=gen))
+            self.post_attention_norm.weight.copy_(1.0 + 0.2 * torch.randn(dim, generator=gen))
+        self.q_proj = nn.Linear(dim, dim, bias=False)
+        self.k_proj = nn.Linear(dim, dim, bias=False)
+        self.v_proj = nn.Linear(dim, dim, bias=False)
+        self.o_proj = nn.Linear(dim, dim, bias=False)
+        self.gate_proj = nn.Linear(dim, hidden, bias=False)
+        self.up_proj = nn.Linear(dim, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, dim, bias=False)
+        inv_freq = 1.0 / (10000.0 ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd))
+        freqs = torch.outer(torch.arange(max_seq, dtype=torch.float32), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)  # [max_seq, hd]
+        self.register_buffer("cos_cached", emb.cos(), persistent=False)
+        self.register_buffer("sin_cached", emb.sin(), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        hd = d // self.heads
+        h = self.input_norm(x)
+        q = self.q_proj(h).view(b, t, self.heads, hd).transpose(1, 2)
+        k = self.k_proj(h).view(b, t, self.heads, hd).transpose(1, 2)
+        v = self.v_proj(h).view(b, t, self.heads, hd).transpose(1, 2)
+        cos, sin = self.cos_cached[:t], self.sin_cached[:t]
+        q = q * cos + _rotate_half(q) * sin
+        k = k * cos + _rotate_half(k) * sin
+        mask = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        scores = q @ k.transpose(-2, -1) / hd**0.5 + mask
+        attn = torch.softmax(scores, dim=-1)
+        x = x + self.o_proj((attn @ v).transpose(1, 2).reshape(b, t, d))
+        h = self.post_attention_norm(x)
+        return x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
+def _conv_bn_relu6(
+    cin: int, cout: int, kernel: int, stride: int, groups: int, gen: torch.Generator
+) -> nn.Sequential:
+    bn = nn.BatchNorm2d(cout)
+    _randomize_bn(bn, gen)
+    conv = nn.Conv2d(cin, cout, kernel, stride, padding=kernel // 2, groups=groups, bias=False)
+    return nn.Sequential(conv, bn, nn.ReLU6())
+
+
+class DepthwiseSeparableCNN(nn.Module):
+    """MobileNet-v1 style: a strided stem, depthwise 3x3 + pointwise 1x1 blocks, mean pooling."""
+
+    def __init__(self, gen: torch.Generator) -> None:
+        super().__init__()
+        self.stem = _conv_bn_relu6(3, 8, 3, 2, 1, gen)
+        blocks: list[nn.Module] = []
+        for cin, cout, stride in ((8, 16, 1), (16, 32, 2), (32, 32, 1)):
+            blocks.append(_conv_bn_relu6(cin, cin, 3, stride, cin, gen))  # depthwise
+            blocks.append(_conv_bn_relu6(cin, cout, 1, 1, 1, gen))  # pointwise
+        self.blocks = nn.Sequential(*blocks)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.blocks(self.stem(x))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
 # ---------------------------------------------------------------------------
 # Zoo entries
 # ---------------------------------------------------------------------------
@@ -543,6 +710,49 @@ ENTRIES: list[Entry] = [
         tolerance_note="bf16/fp16 intermediates: one bf16 ulp is 2^-8 relative, and "
         "matmul accumulation order may change the rounding of a result",
         float64_reference=False,
+    ),
+    Entry(
+        "resnet18",
+        "ResNet-18 at reduced width (8/16/32/64): conv 7x7 stride 2 + BatchNorm2d (eval) + "
+        "ReLU + MaxPool2d(3, stride 2, padding 1), four stages of two basic blocks (the "
+        "first block of stages 2-4 strided with a 1x1 conv-bn projection), "
+        "AdaptiveAvgPool2d(1), flatten, Linear to 10 classes.",
+        ResNet18,
+        lambda g: (_randn(g, 1, 3, 32, 32),),
+    ),
+    Entry(
+        "transformer_encoder",
+        "Four post-norm transformer encoder layers (nn.TransformerEncoderLayer written "
+        "out: width 32, 4 heads, q/k/v/out Linear, softmax(q k^T / sqrt(8)) v, residual, "
+        "LayerNorm, Linear-GELU(erf)-Linear with 64 hidden, residual, LayerNorm), "
+        "seq 16, eval mode. Dynamic Dim('batch', min=1, max=16) on arg0 dim 0.",
+        lambda g: TransformerEncoder(),
+        lambda g: (_randn(g, 2, 16, 32),),
+        dynamic_shapes=({0: Dim("batch", min=1, max=16)},),
+        dynamic=[{"input": "arg0", "dim": 0, "name": "batch", "min": 1, "max": 16}],
+        more_args=[(lambda g: (_randn(g, 5, 16, 32),), "batch 5")],
+        bad_args=[
+            (lambda g: (_randn(g, 17, 16, 32),), ["16", "17"], "batch 17 is above the maximum 16"),
+        ],
+    ),
+    Entry(
+        "llama_block",
+        "A LLaMA decoder block, width 32, 4 heads: RMSNorm written out (x * rsqrt(mean(x^2) "
+        "+ eps) * w), q/k/v/o Linear without bias, rotary embedding from precomputed "
+        "non-persistent cos/sin buffers sliced to seq 16 (rotate_half with neg and cat), "
+        "additive causal mask triu(full(-inf), 1), softmax, residual; RMSNorm, "
+        "down(silu(gate(x)) * up(x)) with 64 hidden, residual. Batch 2.",
+        LlamaBlock,
+        lambda g: (_randn(g, 2, 16, 32),),
+    ),
+    Entry(
+        "dwsep_cnn",
+        "MobileNet-style depthwise-separable CNN: conv 3x3 stride 2 + BatchNorm2d (eval) + "
+        "ReLU6, three blocks of depthwise 3x3 conv (groups = channels) + BN + ReLU6 + "
+        "pointwise 1x1 conv + BN + ReLU6 (8->16, 16->32 with stride 2, 32->32), mean over "
+        "H and W, Linear to 10 classes.",
+        DepthwiseSeparableCNN,
+        lambda g: (_randn(g, 1, 3, 32, 32),),
     ),
 ]
 
