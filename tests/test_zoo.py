@@ -316,13 +316,15 @@ def test_manifest_files_and_sizes() -> None:
             assert path.is_file(), f"{m['name']}: {f} is missing"
             total += path.stat().st_size
         for f in m["programs"].values():
-            assert (ZOO / f).stat().st_size < 150_000, f"{f} is too large"
+            # Real architectures (resnet18, a 4-layer encoder) carry ~1.5 kB of node
+            # metadata per graph node whatever their width: well under 2 MB each.
+            assert (ZOO / f).stat().st_size < 1_200_000, f"{f} is too large"
         for s in m["input_sets"]:
             args = load_npz(ZOO / s["inputs"])
             assert list(args) == [f"arg{i}" for i in range(len(args))]
             outs = load_npz(ZOO / s["expected"])
             assert list(outs) == [f"out{i}" for i in range(len(outs))]
-    assert total < 2_000_000
+    assert total < 6_000_000
 
 
 def test_manifest_dynamic_models_have_extra_sets() -> None:

@@ -12,7 +12,7 @@ arrays); and returns the user outputs, pytree-flattened.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -37,6 +37,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype, round_to_bfloat16
 from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError
+from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
 from xdsl_exir.utils.symbolic import print_python_expr
 from xdsl_exir.utils.tensor_data import TensorDataError, array_from_blob
 
@@ -61,13 +62,27 @@ def load_state(program: ProgramOp) -> dict[str, Any]:
         if not isinstance(t, TensorType) or not isinstance(op.value, (DenseBlobAttr, DenseIntOrFPElementsAttr)):
             raise InterpreterError(f"state @{name}: only tensor data (#exir.blob or dense<...>) can be loaded", op)
         try:
+            _check_state_size(name, t)
             if isinstance(op.value, DenseBlobAttr):
                 state[name] = array_from_blob(op.value, t)
             else:
                 state[name] = _from_dense(op.value, t)
+        except TensorSizeError as e:
+            raise InterpreterError(str(e), op) from None
         except TensorDataError as e:
             raise InterpreterError(f"state @{name}: {e}", op) from None
     return state
+
+
+def _check_state_size(name: str, t: TensorType) -> None:
+    """Refuse state whose array would exceed the tensor size limit (a splat can claim any size)."""
+    if not all(isinstance(s, int) for s in t.sizes):
+        return  # refused when loaded
+    try:
+        itemsize = numpy_dtype(t.element_dtype).itemsize
+    except NotImplementedError:
+        return  # refused when loaded
+    check_tensor_bytes(f"state @{name}", cast(list[int], list(t.sizes)), itemsize)
 
 
 def _from_dense(attr: DenseIntOrFPElementsAttr, t: TensorType) -> np.ndarray:
@@ -128,17 +143,32 @@ class _Bindings:
                 self.bind(expr, actual, where)
 
 
-class ProgramRunner:
-    """An `exir.program` compiled once, callable many times on numpy inputs."""
+GraphExecutor = Callable[..., Sequence[Any]]
+"""Runs the entry graph: takes every placeholder's value in order, returns the outputs."""
 
-    def __init__(self, module: ModuleOp | ProgramOp, state: dict[str, Any] | None = None) -> None:
+
+class ProgramRunner:
+    """
+    An `exir.program` compiled once, callable many times on numpy inputs.
+
+    The graph runs on the numpy interpreter unless `executor` is given: another
+    backend (IREE's native code) then runs it, and this class keeps doing what
+    the contract asks around it (input and range checks, state, mutations).
+    """
+
+    def __init__(
+        self,
+        module: ModuleOp | ProgramOp,
+        state: dict[str, Any] | None = None,
+        executor: GraphExecutor | None = None,
+    ) -> None:
         self.program = find_program(module)
         self.state: dict[str, Any] = load_state(self.program) if state is None else state
         entry = self.program.entry
         if entry is None:
             raise InterpreterError("the program has no @forward graph", self.program)
         self.ctx = CompileContext(self.program, self.state)
-        self.graph: CompiledGraph = self.ctx.compile_graph(entry)
+        self.graph: GraphExecutor = self.ctx.compile_graph(entry) if executor is None else executor
         specs = self.program.inputs.data
         types = entry.function_type.inputs.data
         if len(specs) != len(types):
@@ -162,7 +192,7 @@ class ProgramRunner:
 
     @property
     def num_steps(self) -> int:
-        return self.graph.num_steps
+        return cast(CompiledGraph, self.graph).num_steps
 
     # -- running --------------------------------------------------------------
 

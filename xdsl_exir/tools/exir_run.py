@@ -179,6 +179,18 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("-o", "--output", help="npz file to write the user outputs out0 .. to")
     parser.add_argument("--entry", help="TorchScript: the method or function to run (default: forward)")
+    parser.add_argument(
+        "--backend",
+        choices=["interpreter", "iree"],
+        default="interpreter",
+        help="run on the numpy interpreter (default) or compile to native code with IREE (the 'iree' extra)",
+    )
+    parser.add_argument("--threads", type=int, help="IREE: worker threads (default: all cores, as eager PyTorch)")
+    parser.add_argument(
+        "--iree-device", default="cpu", help="IREE: target device, cpu (default), cuda, rocm or vulkan"
+    )
+    parser.add_argument("--iree-cache-dir", help="IREE: where compiled modules are cached (default ~/.cache/xdsl-exir/iree)")
+    parser.add_argument("--no-iree-cache", action="store_true", help="IREE: always compile, never read or write the cache")
     return parser.parse_args(argv)
 
 
@@ -236,7 +248,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             else:
                 print(_summarise(flat_ts))
             return 0
-        runner = ProgramRunner(module)
+        runner = _program_runner(module, args)
         if args.inputs is not None:
             inputs = _read_inputs(args.inputs, runner.user_input_names)
         elif args.random_inputs is not None:
@@ -265,6 +277,21 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise
         _fail(_message(e, loader.tool.last_module if loader is not None else None))
     return 0
+
+
+def _program_runner(module: ModuleOp, args: argparse.Namespace) -> ProgramRunner:
+    """The numpy interpreter, or the same contract around IREE's native code."""
+    if args.backend != "iree":
+        return ProgramRunner(module)
+    from xdsl_exir.targets.iree import IreeOptions, runner_for
+
+    options = IreeOptions(
+        device=args.iree_device,
+        threads=args.threads,
+        cache_dir=args.iree_cache_dir,
+        use_cache=not args.no_iree_cache,
+    )
+    return runner_for(module, options)
 
 
 def _is_torchscript(module: ModuleOp) -> bool:

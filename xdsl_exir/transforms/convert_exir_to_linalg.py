@@ -398,6 +398,9 @@ class ConvertExirToLinalgPass(ModulePass):
         if len(programs) > 1:
             raise ExirDiagnostic(programs[1], "convert-exir-to-linalg lowers one program per module (each becomes @forward)")
         lowered = [(p, lower_program(p)) for p in programs]
+        if lowered and all(d.name != "builtin" for d in ctx.loaded_dialects):
+            # The printer finds the weights' blob storage through the loaded builtin dialect.
+            ctx.load_registered_dialect("builtin") if "builtin" in ctx.registered_dialect_names else ctx.load_dialect(Builtin)
         for program, fn in lowered:
             Rewriter.replace_op(program, fn)
 
