@@ -273,7 +273,8 @@ class IreeExecutor:
         for slot in self._slots:
             value = args[slot.placeholder]
             if isinstance(value, np.ndarray):
-                call_args.append(np.ascontiguousarray(value))
+                # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
+                call_args.append(value if value.flags.c_contiguous else value.copy(order="C"))
             elif isinstance(value, bool | np.bool_):
                 call_args.append(bool(value))
             elif isinstance(value, int | np.integer):

@@ -80,6 +80,7 @@ from xdsl_exir.dialects.exir import (
     SymNumelOp,
     SymSizeOp,
     TensorType,
+    MapOp,
     WhileLoopOp,
 )
 from xdsl_exir.transforms.linalg_lowering import rule_for
@@ -272,7 +273,7 @@ class _ProgramLowering:
             container = st.lowered(op.operands[0])
             if not isinstance(container, list):
                 raise LoweringError("getitem of a value that is not a list", op)
-            st.values[op.results[0]] = cast(list[object], container)[op.index.value.data]
+            st.values[op.results[0]] = cast(list[object], container)[op.index.data]
             return
         if isinstance(op, AssertScalarOp):
             return
@@ -282,7 +283,12 @@ class _ProgramLowering:
         if isinstance(op, WhileLoopOp):
             self._lower_while(st, op)
             return
+        if isinstance(op, MapOp):
+            self._lower_map(st, op)
+            return
         if isinstance(op, CallFunctionOp):
+            if op.target.data in _NO_OPS:
+                return
             raise LoweringError(f"{op.target.data} is not a core ATen operator with a lowering (run to-core-aten first?)", op)
         raise LoweringError(f"'{op.name}' has no lowering to linalg", op)
 
@@ -304,7 +310,7 @@ class _ProgramLowering:
         """An i1 from a 0-d bool tensor or a SymBool."""
         lowered = st.lowered(pred)
         if isinstance(pred.type, TensorType):
-            value = st.emit(tensor.ExtractOp(cast(SSAValue, lowered), []))
+            value = st.emit(tensor.ExtractOp(cast(SSAValue, lowered), [], element_type(pred.type.element_dtype)))
             return st.cast(value, pred.type.element_dtype, _bool())
         if isinstance(lowered, bool):
             return st.constant(lowered, _bool())
@@ -353,6 +359,34 @@ class _ProgramLowering:
             body_vals = self._lower_region_values(st, op.body_region, [*after.args, *additional])
             st.insert(scf.YieldOp(*[self._as_value(st, v) for v in body_vals]))
         loop = scf.WhileOp(carried, types, Region(before), Region(after))
+        st.insert(loop)
+        for r, v in zip(op.results, loop.results):
+            st.values[r] = v
+
+    def _lower_map(self, st: LoweringState, op: MapOp) -> None:
+        """`map` as an `scf.for` over the leading dimension, slicing in and inserting out."""
+        xs = [(x, cast(TensorType, x.type)) for x in op.xs]
+        lead = xs[0][1].sizes[0]
+        inits = [st.empty(cast(TensorType, r.type)) for r in op.results]
+        body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        iv = body.args[0]
+        with st.at_block(body):
+            slices: list[object] = []
+            for x, t in xs:
+                rank = t.rank
+                offsets: list[SSAValue | int] = [iv, *([0] * (rank - 1))]
+                sizes: list[SSAValue | int] = [1, *(s if isinstance(s, int) else st.index(s) for s in t.sizes[1:])]
+                sliced = tensor.ExtractSliceOp(st.tensor(x), offsets, sizes, [1] * rank, tensor_type(TensorType(t.sizes[1:], t.element_dtype)))
+                slices.append(st.emit(sliced))
+            results = self._lower_region_values(st, op.body, [*slices, *(st.lowered(v) for v in op.extra)])
+            updated: list[SSAValue] = []
+            for acc, r, res in zip(body.args[1:], results, op.results):
+                rt = cast(TensorType, res.type)
+                offsets = [iv, *([0] * (rt.rank - 1))]
+                sizes = [1, *(s if isinstance(s, int) else st.index(s) for s in rt.sizes[1:])]
+                updated.append(st.insert_slice(self._as_value(st, r), acc, offsets, sizes))
+            st.insert(scf.YieldOp(*updated))
+        loop = scf.ForOp(st.index(0), st.index(lead), st.index(1), inits, body)
         st.insert(loop)
         for r, v in zip(op.results, loop.results):
             st.values[r] = v

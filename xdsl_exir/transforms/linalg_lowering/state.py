@@ -65,6 +65,8 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.utils.symbolic import FloorDiv, print_expr
 
 DYNAMIC = -1
+DYNAMIC_INDEX = -(2**63)
+"""MLIR's dynamic marker in static offset/size/stride lists."""
 
 _ELEMENT_TYPES: dict[DType, Attribute] = {
     DType.bool: i1,
@@ -451,6 +453,25 @@ class LoweringState:
             [PARALLEL] * rank,
             lambda args: [self.cast(args[0], src, dtype)],
         )[0]
+
+    def insert_slice(
+        self,
+        source: SSAValue,
+        dest: SSAValue,
+        offsets: Sequence[SSAValue | int],
+        sizes: Sequence[SSAValue | int],
+        strides: Sequence[SSAValue | int] | None = None,
+    ) -> SSAValue:
+        """`tensor.insert_slice` with each offset/size/stride static or an index value."""
+        strides = strides if strides is not None else [1] * len(sizes)
+        parts: list[tuple[list[int], list[SSAValue]]] = []
+        for values in (offsets, sizes, strides):
+            static = [v if isinstance(v, int) else DYNAMIC_INDEX for v in values]
+            parts.append((static, [v for v in values if not isinstance(v, int)]))
+        op = tensor.InsertSliceOp.get(
+            source, dest, parts[1][0], parts[0][0], parts[2][0], parts[0][1], parts[1][1], parts[2][1]
+        )
+        return self.emit(op)
 
     def dense_constant(self, values: Sequence[int | float], dtype: DType, shape: Sequence[int]) -> SSAValue:
         """A small literal tensor (`arith.constant dense<...>`)."""

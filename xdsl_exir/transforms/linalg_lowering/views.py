@@ -376,8 +376,7 @@ def _cat(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         offsets: list[SSAValue | int] = [0] * rank
         offsets[dim] = offset if isinstance(offset, int) else st.index(offset)
         sizes: list[SSAValue | int] = [s if isinstance(s, int) else st.index(s) for s in xt.sizes]
-        insert = tensor.InsertSliceOp.get(value, acc, offsets, sizes, [1] * rank)
-        acc = st.emit(insert)
+        acc = st.insert_slice(value, acc, offsets, sizes)
         size = xt.sizes[dim]
         offset = _add(offset, size)
     return [acc]
