@@ -1,6 +1,6 @@
 # Two entry points, each working on a fresh clone:
 #   make demo   create the venv, install, import a bundled torch.export archive and run it
-#   make test   create the venv, install with the test and torch extras, run pytest and lit
+#   make test   create the venv, install with the test, torch and iree extras, run pytest and lit
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -38,7 +38,7 @@ demo: venv
 	$(BIN)/exir-opt $(TS)/lstm_cell.txt -p '$(LSTM_LOWERING),verify-export-ir' --emit fx | head -12
 
 test: $(BIN)/activate
-	$(BIN)/python -m pip install --quiet -e '.[test,torch]'
+	$(BIN)/python -m pip install --quiet -e '.[test,torch,iree]'
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -v tests/filecheck
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from xdsl.dialects import arith, linalg
+from xdsl.dialects import arith
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 

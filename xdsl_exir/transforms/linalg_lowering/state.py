@@ -27,7 +27,8 @@ from typing import cast
 
 import sympy
 from xdsl.builder import Builder
-from xdsl.dialects import arith, linalg, tensor
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     BFloat16Type,

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import cast
 
 import sympy
-from xdsl.dialects import arith, linalg, tensor
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
