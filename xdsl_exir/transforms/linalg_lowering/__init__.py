@@ -25,18 +25,24 @@ if TYPE_CHECKING:
 LoweringRule = Callable[["LoweringState", "AtenOp", "Bound"], Sequence[SSAValue]]
 
 _RULES: dict[str, LoweringRule] = {}
+_NOTES: dict[str, str] = {}
 _FAMILIES = ("pointwise", "linear", "conv_pool", "reductions", "views", "creation")
 _loaded = False
 
 
-def lowers(*names: str) -> Callable[[LoweringRule], LoweringRule]:
-    """Register a rule for the given full overload names (`aten.add.Tensor`)."""
+def lowers(*names: str, note: str | None = None) -> Callable[[LoweringRule], LoweringRule]:
+    """
+    Register a rule for the given full overload names (`aten.add.Tensor`);
+    `note` says what the rule refuses, for the documentation table.
+    """
 
     def register(rule: LoweringRule) -> LoweringRule:
         for name in names:
             if name in _RULES:
                 raise ValueError(f"two linalg lowering rules for {name}")
             _RULES[name] = rule
+            if note:
+                _NOTES[name] = note
         return rule
 
     return register
@@ -60,3 +66,36 @@ def lowered_overloads() -> frozenset[str]:
     """Every overload that has a rule (for the documentation table)."""
     _load()
     return frozenset(_RULES)
+
+
+def status_table() -> str:
+    """
+    The Markdown table of every core ATen overload (tagged `core` in the schema
+    list) with its lowering status, then the other overloads that have rules.
+    """
+    from xdsl_exir.utils.op_registry import all_operators
+
+    _load()
+    ops = all_operators()
+    core = sorted(n for n, e in ops.items() if "core" in e.tags and n.startswith("aten."))
+    lines = [
+        "| overload | status |",
+        "|---|---|",
+    ]
+    for name in core:
+        if name in _RULES:
+            status = "lowered" + (f" ({_NOTES[name]})" if name in _NOTES else "")
+        else:
+            status = "refused: no rule"
+        lines.append(f"| `{name}` | {status} |")
+    extra = sorted(n for n in _RULES if n not in set(core))
+    lowered = sum(1 for n in core if n in _RULES)
+    head = [
+        f"{lowered} of the {len(core)} core ATen overloads of torch 2.13 have a rule;",
+        "an op without one stops `convert-exir-to-linalg` with a diagnostic naming",
+        "the overload and its source location, and nothing is lowered.",
+        "",
+    ]
+    tail = ["", f"Further overloads with a rule (training IR and aliases, {len(extra)}):", ""]
+    tail += [", ".join(f"`{n}`" for n in extra)]
+    return "\n".join(head + lines + tail) + "\n"
