@@ -37,23 +37,23 @@ argument attribute; graph outputs that are constants cannot be represented by
 This module never imports torch and never unpickles. An archive is refused with
 a `Pt2Error` (one paragraph naming the place) when it is not a sound zip, has
 entry names that are absolute or climb out with `..`, declares implausible
-uncompressed sizes (zip bombs), lacks an entry it needs, holds malformed JSON or
-an unknown schema major version, would need pickled data (`use_pickle: true`
+uncompressed sizes (zip bombs, by the rules of `utils/safe_zip.py`), holds more
+than `MAX_UNUSED_ENTRIES` entries the program does not refer to, lacks an entry it
+needs (`byteorder` and `archive_version` included), holds an `archive_version`
+other than torch 2.13's, malformed JSON (integers beyond Python's int-string
+limit included) or an unknown schema major version, would need pickled data (`use_pickle: true`
 payloads, TorchBind custom objects, legacy `.pt` weights), stores bytes that
-cannot back a tensor's sizes/strides/offset, uses an unknown dtype code, or
+cannot back a tensor's sizes/strides/offset (or a view whose copy would exceed
+the tensor size limit of `utils/limits.py`), uses an unknown dtype code, or
 refers to values that are not defined. Nothing is returned half-built.
 """
 
 from __future__ import annotations
 
 import gc
-import io
 import json
 import math
 import re
-import struct
-import zipfile
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
@@ -120,7 +120,9 @@ from xdsl_exir.dialects.exir import (
     encode_arg,
 )
 from xdsl_exir.frontends.sympy_repr import parse_sympy_repr
+from xdsl_exir.utils.limits import TensorSizeError
 from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.safe_zip import CheckedZip, ZipRefused
 from xdsl_exir.utils.symbolic import (
     SymExprError,
     SymSize,
@@ -141,19 +143,17 @@ class Pt2Error(Exception):
 # Limits and tables
 # ---------------------------------------------------------------------------
 
-MAX_ENTRIES = 200_000
-"""More zip entries than any real program has (one per weight storage)."""
-
-MAX_COMPRESSION_RATIO = 200
+MAX_UNUSED_ENTRIES = 1_000
 """
-torch stores entries uncompressed; deflate reaches ~1000:1 only on degenerate
-data. An entry claiming more than this ratio (and more than `SMALL_ENTRY`) is
-treated as a zip bomb, as is an archive whose entries together claim more than
-this ratio of its own size (plus `SMALL_ENTRY` of slack per archive).
+Entries the program does not refer to that an archive may hold. torch writes a
+handful (`archive_version`, `.data/*`, sample inputs, extra files); the storage
+files are counted by the payload configs that name them, so a real archive with
+many weights still passes, while one padded with thousands of stray entries is
+refused. (The zip rules of `safe_zip` cap the total beforehand.)
 """
 
-SMALL_ENTRY = 1 << 20
-"""Entries up to this size are cheap whatever their compression ratio."""
+_ARCHIVE_VERSION = "0"
+"""The `archive_version` record torch 2.13 writes and `torch.export.load` insists on."""
 
 _SCHEMA_MAJOR = 8
 _MODEL_JSON = "models/model.json"
@@ -322,83 +322,18 @@ def _union(obj: object, what: str) -> tuple[str, Any]:
 # The zip archive
 # ---------------------------------------------------------------------------
 
-_SUPPORTED_COMPRESSION = {
-    zipfile.ZIP_STORED,
-    zipfile.ZIP_DEFLATED,
-    zipfile.ZIP_BZIP2,
-    zipfile.ZIP_LZMA,
-}
-
-
-def _unsafe_name(name: str) -> str | None:
-    """Why a zip entry name may not be used, or None."""
-    if "\x00" in name:
-        return "contains a NUL character"
-    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
-        return "is an absolute path"
-    if ".." in re.split(r"[/\\]", name):
-        return "has a '..' component"
-    return None
-
 
 class _Archive:
-    """Checked, read-only access to the entries of a pt2 zip archive."""
+    """Checked, read-only access to the entries of a pt2 zip archive (the rules of `safe_zip`)."""
 
     def __init__(self, data: bytes, filename: str) -> None:
         self.filename = filename
         try:
-            self.zip = zipfile.ZipFile(io.BytesIO(data))
-            infos = self.zip.infolist()
-        except (
-            zipfile.BadZipFile,
-            zipfile.LargeZipFile,
-            OSError,
-            EOFError,
-            ValueError,
-            struct.error,
-            NotImplementedError,
-            RuntimeError,
-        ) as e:
-            raise Pt2Error(f"{filename}: not a readable zip archive ({e})") from None
-        if len(infos) > MAX_ENTRIES:
-            raise Pt2Error(
-                f"{filename}: {len(infos)} zip entries; more than {MAX_ENTRIES} is not "
-                "a plausible archive"
-            )
+            self.zip = CheckedZip(data)
+        except ZipRefused as e:
+            raise Pt2Error(f"{filename}: {e}") from None
         self.byte_order = "little"
-        seen: set[str] = set()
-        total = 0
-        for info in infos:
-            name = info.filename
-            if (why := _unsafe_name(name)) is not None:
-                raise Pt2Error(f"{filename}: zip entry {name!r} {why}; refusing the archive")
-            if name in seen:
-                raise Pt2Error(
-                    f"{filename}: zip entry {name!r} appears twice; refusing the archive"
-                )
-            seen.add(name)
-            if info.flag_bits & 0x1:
-                raise Pt2Error(f"{filename}: zip entry {name!r} is encrypted")
-            if info.compress_type not in _SUPPORTED_COMPRESSION:
-                raise Pt2Error(
-                    f"{filename}: zip entry {name!r} uses unsupported compression method "
-                    f"{info.compress_type}"
-                )
-            if (
-                info.file_size > SMALL_ENTRY
-                and info.file_size > info.compress_size * MAX_COMPRESSION_RATIO
-            ):
-                raise Pt2Error(
-                    f"{filename}: zip entry {name!r} claims {info.file_size} bytes from "
-                    f"{info.compress_size} compressed (more than {MAX_COMPRESSION_RATIO}:1); "
-                    "refusing a likely zip bomb"
-                )
-            total += info.file_size
-        if total > len(data) * MAX_COMPRESSION_RATIO + SMALL_ENTRY:
-            raise Pt2Error(
-                f"{filename}: entries claim {total} bytes in an archive of {len(data)} "
-                "bytes; refusing a likely zip bomb"
-            )
+        infos = list(self.zip.infos.values())
         files = [i.filename for i in infos if not i.is_dir()]
         roots = {n.split("/", 1)[0] for n in files if "/" in n}
         if not files:
@@ -410,8 +345,6 @@ class _Archive:
             )
         self.root = roots.pop() + "/"
         self.names = {n[len(self.root) :] for n in files}
-        self.data = data
-        self.infos = {i.filename: i for i in infos}
 
     def has(self, rel: str) -> bool:
         return rel in self.names
@@ -420,44 +353,10 @@ class _Archive:
         """The bytes of entry `rel` (relative to the archive's top folder)."""
         if rel not in self.names:
             raise _Fail(f"missing entry '{rel}'")
-        info = self.infos[self.root + rel]
-        if info.compress_type == zipfile.ZIP_STORED:
-            return self._read_stored(info, rel)
         try:
             return self.zip.read(self.root + rel)
-        except (
-            zipfile.BadZipFile,
-            zlib.error,
-            EOFError,
-            OSError,
-            ValueError,
-            RuntimeError,
-            NotImplementedError,
-        ) as e:
-            raise _Fail(f"{rel}: corrupt zip entry ({e})") from None
-
-    def _read_stored(self, info: zipfile.ZipInfo, rel: str) -> bytes:
-        """An uncompressed entry, sliced from the archive (what torch writes)."""
-        data = self.data
-        offset = info.header_offset
-        header = data[offset : offset + 30]
-        if len(header) != 30 or header[:4] != b"PK\x03\x04":
-            raise _Fail(f"{rel}: corrupt zip entry (bad local header)")
-        name_len, extra_len = struct.unpack("<HH", header[26:30])
-        name = data[offset + 30 : offset + 30 + name_len]
-        if (
-            name.decode("utf-8", "replace") != info.orig_filename
-            and name.decode("cp437") != info.orig_filename
-        ):
-            raise _Fail(f"{rel}: corrupt zip entry (file name in directory and header differ)")
-        start = offset + 30 + name_len + extra_len
-        end = start + info.compress_size
-        if info.file_size != info.compress_size or end > len(data):
-            raise _Fail(f"{rel}: corrupt zip entry (truncated or inconsistent sizes)")
-        raw = data[start:end]
-        if zlib.crc32(raw) != info.CRC:
-            raise _Fail(f"{rel}: corrupt zip entry (bad CRC-32)")
-        return raw
+        except ZipRefused as e:
+            raise _Fail(f"{rel}: {e}") from None
 
     def read_json(self, rel: str) -> dict[str, Any]:
         raw = self.read(rel)
@@ -471,6 +370,8 @@ class _Archive:
             ) from None
         except RecursionError:
             raise _Fail(f"{rel}: JSON nested too deeply") from None
+        except ValueError as e:  # an integer beyond Python's int-string limit
+            raise _Fail(f"{rel}: malformed JSON ({e})") from None
         if not isinstance(value, dict):
             raise _Fail(f"{rel}: expected a JSON object at the top level")
         return cast(dict[str, Any], value)
@@ -757,11 +658,23 @@ class _Importer:
                     "program 'model' is read)"
                 )
             _fail(f"missing entry '{_MODEL_JSON}': not a torch.export archive")
-        if archive.has("byteorder"):
-            order = archive.read("byteorder").decode("utf-8", "replace").strip()
-            if order not in ("little", "big"):
-                _fail(f"byteorder is {order!r}, not 'little' or 'big'")
-            archive.byte_order = order
+        if not archive.has("archive_version"):
+            _fail("missing entry 'archive_version' (torch 2.13 writes it; torch.export.load needs it)")
+        version = archive.read("archive_version").decode("utf-8", "replace").strip()
+        if version != _ARCHIVE_VERSION:
+            _fail(
+                f"archive_version is {version[:40]!r}; this reader knows version "
+                f"{_ARCHIVE_VERSION!r} (written by torch 2.13)"
+            )
+        if not archive.has("byteorder"):
+            _fail(
+                "missing entry 'byteorder' (torch 2.13 writes it); without it the byte order "
+                "of the stored weights is unknown"
+            )
+        order = archive.read("byteorder").decode("utf-8", "replace").strip()
+        if order not in ("little", "big"):
+            _fail(f"byteorder is {order[:40]!r}, not 'little' or 'big'")
+        archive.byte_order = order
 
     def _check_version(self, model: dict[str, Any]) -> None:
         version = _field(model, "schema_version", dict, "the program")
@@ -876,6 +789,7 @@ class _Importer:
         """Tensor payloads by FQN; pickled payloads are refused up front."""
         archive = self.archive
         found: dict[str, _StateData] = {}
+        used = {_MODEL_JSON, _WEIGHTS_CONFIG, _CONSTANTS_CONFIG}
         for directory, config_name in (
             (_WEIGHTS_DIR, _WEIGHTS_CONFIG),
             (_CONSTANTS_DIR, _CONSTANTS_CONFIG),
@@ -906,12 +820,19 @@ class _Importer:
                     if path.endswith((".pt", ".pkl", ".pickle")):
                         _fail(f"'{fqn}' refers to {path!r}, a pickle; pickled data is never loaded")
                     tensor_meta = _field(meta, "tensor_meta", dict, what)
+                    used.add(directory + path)
                     if fqn not in found:
                         found[fqn] = _StateData(directory, path, tensor_meta)
             except _Fail as e:
                 raise _Fail(f"{config_name}: {e.message}") from None
             except _JSON_ERRORS as e:
                 raise _Fail(f"{config_name}: {_malformed(e)}") from None
+        unused = len(archive.names - used)
+        if unused > MAX_UNUSED_ENTRIES:
+            _fail(
+                f"{unused} zip entries that the program does not refer to; more than "
+                f"{MAX_UNUSED_ENTRIES} is not a plausible torch.export archive"
+            )
         return found
 
     def _states(
@@ -987,7 +908,7 @@ class _Importer:
             return DenseBlobAttr(raw)  # the whole storage, already contiguous
         try:
             array = array_from_bytes(raw, _CARRIERS[width], sizes, strides, offset)
-        except TensorDataError as e:
+        except (TensorDataError, TensorSizeError) as e:
             _fail(f"'{rel}': {e}")
         return DenseBlobAttr(array.tobytes())
 

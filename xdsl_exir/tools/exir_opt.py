@@ -9,32 +9,49 @@ Everything `xdsl-opt` accepts works here (`-p` with pass options,
 - `--from {mlir,...}` picks the frontend; by default it is chosen from the file
   extension or, failing that, from the content.
 - `--emit FORMAT` picks the output format (an alias of `-t`).
+- `--pass-pipeline` is mlir-opt's spelling of `-p`; an mlir-opt style
+  `builtin.module(...)` anchor around the pipeline is accepted. A pipeline
+  error (syntax, an unknown pass or option, an option of the wrong type) is
+  one paragraph pointing into the pipeline text, with a "did you mean" for
+  near misses.
+- `--max-tensor-bytes N` (default 8G) bounds the size of any one tensor read
+  from an archive (`utils/limits.py`).
 - Ops parsed from text get their `file:line:col` as location, as with mlir-opt,
   so that verifier errors name the line they are about.
 - Any failure is one located paragraph on stderr and exit code 1, never a
   Python traceback (set `EXIR_DEBUG=1` to see one); `-o` is written only when
-  the whole run succeeded.
+  the whole run succeeded (an `-o` that names a directory or a file in a
+  missing directory is refused before any work). Ctrl-C ends the run with
+  exit code 130 and a one-line message.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import difflib
 import os
 import re
+import stat
 import sys
 import tempfile
+import typing
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import IO, NoReturn
+from typing import IO, Any, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
+from xdsl.utils.hints import isa
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
+from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 
 FRONTEND_EXTENSIONS: dict[str, str] = {"mlir": "mlir", "pt2": "pt2", "txt": "torchscript", "py": "script"}
 """File extension -> frontend name."""
@@ -44,20 +61,50 @@ class ExirUserError(Exception):
     """An error in what the user gave us; printed without a traceback."""
 
 
+def check_output_path(path: str) -> None:
+    """Refuse an `-o` target that cannot be written, before any work is done."""
+    if not path:
+        raise ExirUserError("-o needs a file name")
+    if os.path.isdir(path):
+        raise ExirUserError(f"-o {path}: is a directory; name a file to write")
+    real = os.path.realpath(path)
+    if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+        return  # a device or pipe (/dev/null): written in place, not renamed over
+    directory = os.path.dirname(real)
+    if not os.path.isdir(directory):
+        raise ExirUserError(f"-o {path}: the directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ExirUserError(f"-o {path}: the directory {directory} is not writable")
+
+
 def write_atomically(path: str, data: bytes) -> None:
-    """Write `path` whole or not at all: a temporary file beside it, then a rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".exir-")
+    """
+    Write `path` whole or not at all: a temporary file beside it, then a rename
+    (through a symlink to its target; a device such as /dev/null is written in
+    place). Raises `ExirUserError` naming the path if it cannot be written.
+    """
+    check_output_path(path)
+    real = os.path.realpath(path)
+    try:
+        if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+            with open(real, "wb") as out:
+                out.write(data)
+            return
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".exir-")
+    except OSError as e:
+        raise ExirUserError(f"-o {path}: cannot write it ({e.strerror or e})") from None
     mask = os.umask(0)
     os.umask(mask)
-    os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; give the usual mode
     try:
         with os.fdopen(fd, "wb") as f:
+            os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; give the usual mode
             f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, real)
+    except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise ExirUserError(f"-o {path}: cannot write it ({e.strerror or e})") from None
         raise
 
 
@@ -79,7 +126,8 @@ class LocatingParser(Parser):
         self._line_pos = 0
         self._line_no = 1
 
-    def _line_col(self, pos: int) -> tuple[int, int]:
+    def line_col(self, pos: int) -> tuple[int, int]:
+        """The 1-based line and column of offset `pos` (lines of earlier chunks counted)."""
         # Positions only move forward while parsing, so count lines incrementally.
         if pos < self._line_pos:
             self._line_pos, self._line_no = 0, 1
@@ -92,7 +140,7 @@ class LocatingParser(Parser):
         pos = self.pos
         op = super().parse_optional_operation()
         if op is not None and isinstance(op.location, UnknownLoc):
-            line, col = self._line_col(pos)
+            line, col = self.line_col(pos)
             op.location = FileLineColLoc(self._file, IntAttr(line), IntAttr(col))
         return op
 
@@ -112,6 +160,167 @@ def detect_frontend(path: str | None, head: bytes) -> str:
     if _TORCHSCRIPT_HEAD.match(head):
         return "torchscript"
     return "mlir"
+
+
+# ---------------------------------------------------------------------------
+# Pass pipelines
+# ---------------------------------------------------------------------------
+
+_ANCHOR = re.compile(r"\s*builtin\.module\((.*)\)\s*", re.DOTALL)
+"""mlir-opt's `builtin.module(...)` anchor: our passes all run on the module, so it is unwrapped."""
+
+
+class PipelineError(ExirUserError):
+    """A pass pipeline that cannot be built: one paragraph pointing into its text."""
+
+    def __init__(self, spec: str, column: int, message: str) -> None:
+        line = spec.replace("\n", " ")
+        super().__init__(f"pass pipeline:1:{column + 1}: {message}\n  {line}\n  {' ' * column}^")
+
+
+def build_pipeline(
+    available: dict[str, Callable[[], type[ModulePass]]],
+    spec: str,
+    callback: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None] | None = None,
+) -> PassPipeline:
+    """
+    `PassPipeline.parse_spec`, with the errors people make explained: a syntax
+    error with its column, an unknown pass or option with the nearest names,
+    an option value of the wrong type with the type it takes.
+    """
+    text, offset = spec, 0
+    if (m := _ANCHOR.fullmatch(spec)) is not None:
+        text, offset = m.group(1), m.start(1)
+    try:
+        specs = list(parse_pipeline(text))
+    except ArgSpecParseError as e:
+        raise _syntax_error(spec, text, offset, e) from None
+    passes: list[ModulePass] = []
+    search_from = offset
+    for arg_spec in specs:
+        column = _find_name(spec, arg_spec.name, search_from)
+        search_from = column + len(arg_spec.name)
+        if arg_spec.name not in available:
+            raise PipelineError(
+                spec,
+                column,
+                f"unknown pass '{arg_spec.name}'"
+                + _did_you_mean(arg_spec.name, available)
+                + " (`exir-opt --help` lists the passes)",
+            )
+        passes.append(_make_pass(available[arg_spec.name](), arg_spec, spec, column))
+    return PassPipeline(tuple(passes), callback)
+
+
+def _syntax_error(spec: str, text: str, offset: int, e: ArgSpecParseError) -> PipelineError:
+    """xDSL's message (`pass-pipeline:1:11`, the text, a caret, the message) as one of ours."""
+    message = str(e.args[0] if e.args else e)
+    m = re.search(r"pass-pipeline:(\d+):(\d+)", message)
+    column = int(m.group(2)) - 1 if m is not None else 0
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    what = lines[-1] if lines else "malformed pass pipeline"
+    what = what[:1].lower() + what[1:]
+    if "(" in text:
+        what += "; nested pipelines other than one outer builtin.module(...) are not supported"
+    elif "=" in text and "{" not in text:
+        what += "; options go in braces: pass-name{option=value}"
+    return PipelineError(spec, min(offset + column, len(spec)), what)
+
+
+def _find_name(spec: str, name: str, start: int) -> int:
+    """The column of pass `name` in the pipeline text (for the caret)."""
+    m = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])").search(spec, start)
+    return m.start() if m is not None else start
+
+
+def _did_you_mean(name: str, known: typing.Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+
+
+def _option_fields(cls: type[ModulePass]) -> dict[str, dataclasses.Field[Any]]:
+    return {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}
+
+
+def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int) -> ModulePass:
+    """Check a pass's options against its fields before xDSL builds it."""
+    where = f"pass '{arg_spec.name}'"
+    fields = _option_fields(cls)
+    hints = typing.get_type_hints(cls)
+    given = arg_spec.normalize_parameter_names().parameters
+    for option, values in given.items():
+        option_column = _find_name(spec, option.replace("_", "-"), column)
+        if option_column == column:
+            option_column = _find_name(spec, option, column)
+        if option not in fields:
+            known = ", ".join(sorted(fields)) or "none"
+            raise PipelineError(
+                spec,
+                option_column,
+                f"{where} has no option '{option}'" + _did_you_mean(option, fields) + f" (its options: {known})",
+            )
+        expected = hints.get(option, fields[option].type)
+        if not _fits(values, expected):
+            raise PipelineError(
+                spec,
+                option_column,
+                f"option '{option}' of {where} takes {_describe_type(expected)}, got "
+                + _show_values(values)
+                + _quote_hint(values, expected),
+            )
+    for name, field in fields.items():
+        if name not in given and field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            if not _fits((), hints.get(name, field.type)):
+                raise PipelineError(spec, column, f"{where} needs the option '{name}'")
+    try:
+        return cls.from_pass_spec(arg_spec)
+    except (ValueError, TypeError) as e:  # a pass's own check of its options
+        raise PipelineError(spec, column, f"{where}: {e}") from None
+
+
+def _fits(values: tuple[Any, ...], expected: Any) -> bool:
+    """What xDSL's option conversion accepts: nothing for an optional, one value, or a tuple."""
+    if not values:
+        return type(None) in typing.get_args(expected)
+    return (len(values) == 1 and isa(values[0], expected)) or isa(tuple(values), expected)
+
+
+_TYPE_WORDS: dict[Any, str] = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    type(None): "nothing",
+}
+
+
+def _describe_type(t: Any) -> str:
+    if t in _TYPE_WORDS:
+        return _TYPE_WORDS[t]
+    args = typing.get_args(t)
+    origin = typing.get_origin(t)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return f"a list of {_describe_type(args[0]).removeprefix('a ').removeprefix('an ')}s"
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if args:
+        return " or ".join(_describe_type(a) for a in args)
+    return getattr(t, "__name__", str(t))
+
+
+def _show_values(values: tuple[Any, ...]) -> str:
+    def one(v: Any) -> str:
+        return ("true" if v else "false") if isinstance(v, bool) else repr(v) if isinstance(v, str) else str(v)
+
+    return "nothing" if not values else ", ".join(one(v) for v in values)
+
+
+def _quote_hint(values: tuple[Any, ...], expected: Any) -> str:
+    if expected is str and len(values) == 1 and not isinstance(values[0], str):
+        return f' (quote it for the text: "{_show_values(values)}")'
+    return ""
 
 
 class ExirOptMain(xDSLOptMain):
@@ -143,6 +352,29 @@ class ExirOptMain(xDSLOptMain):
             help="output format, an alias of -t/--target: "
             + ", ".join(sorted(self.available_targets)),
         )
+        arg_parser.add_argument(
+            "--pass-pipeline",
+            dest="passes",
+            default=argparse.SUPPRESS,
+            help="the same as -p (mlir-opt's spelling; a builtin.module(...) anchor is accepted)",
+        )
+        arg_parser.add_argument(
+            "--max-tensor-bytes",
+            type=byte_size,
+            default=DEFAULT_MAX_TENSOR_BYTES,
+            metavar="N",
+            help="refuse any one tensor larger than this (e.g. 512M, 16G; default "
+            f"{format_bytes(DEFAULT_MAX_TENSOR_BYTES)})",
+        )
+
+    def setup_pipeline(self) -> None:
+        # xDSL's, with diagnostics for people (see `build_pipeline`).
+        spec = self.args.passes
+        self.args.passes = ""
+        super().setup_pipeline()  # an empty pipeline with xDSL's between-pass callback
+        self.args.passes = spec
+        if spec:
+            self.pipeline = build_pipeline(self.available_passes, spec, self.pipeline.callback)
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
@@ -156,7 +388,14 @@ class ExirOptMain(xDSLOptMain):
             parser = LocatingParser(
                 self.ctx, text, self.get_input_name(), self._chunk_line_offset
             )
-            return parser.parse_module(not self.args.no_implicit_module)
+            try:
+                return parser.parse_module(not self.args.no_implicit_module)
+            except RecursionError:
+                line, col = parser.line_col(parser.pos)
+                raise ExirUserError(
+                    f"{self.get_input_name()}:{line}:{col}: operations nested too deeply to read "
+                    "(Python's recursion limit)"
+                ) from None
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -236,10 +475,47 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(1)
 
 
+INTERRUPTED = 130
+"""The exit code of a run ended by Ctrl-C (128 + SIGINT), as shells report it."""
+
+
+def byte_size(text: str) -> int:
+    """argparse type of `--max-tensor-bytes`."""
+    try:
+        return parse_byte_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def format_parse_error(e: ParseError) -> str:
-    """`file:line:col: message`, then the source line with the span underlined."""
-    context = e.span.print_with_context(None).splitlines()[1:3]
-    return f"{e.span.get_location()}: {e.msg}\n" + "\n".join(context)
+    """
+    `file:line:col: message`, then the source line with the span underlined:
+    one paragraph, so a span at an empty line or the end of the input shows no
+    (blank) source line, and a message xDSL leaves without a subject gets one.
+    """
+    span = e.span
+    msg = e.msg.strip() or "syntax error"
+    if e.msg[:1].isspace():  # xDSL's "<token kind>" part is missing: say what was found
+        found = span.text.strip() if span.start < len(span.input.content) else ""
+        msg = f"unexpected {repr(found) if found else 'end of input'} {msg}"
+    context = [line for line in span.print_with_context(None).splitlines()[1:3]]
+    if len(context) < 2 or not context[0].strip():
+        return f"{span.get_location()}: {msg}"
+    return f"{span.get_location()}: {msg}\n" + "\n".join(context)
+
+
+def describe_unexpected(e: BaseException) -> str:
+    """The diagnostic for a failure no frontend, pass or interpreter check named."""
+    if isinstance(e, RecursionError):
+        return "the input is nested too deeply to process (Python's recursion limit)"
+    if isinstance(e, MemoryError):
+        return "out of memory: the input needs more memory than this machine has"
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.filename + ': ' if e.filename else ''}{e.strerror}"
+    return (
+        f"internal error ({type(e).__name__}: {e}); please report it with the input, "
+        "or rerun with EXIR_DEBUG=1 for a traceback"
+    )
 
 
 def _describe_verify_failure(module_error: Exception, root: Operation | None) -> str:
@@ -256,20 +532,35 @@ def _describe_verify_failure(module_error: Exception, root: Operation | None) ->
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the driver; returns the exit code (used by tests and `main`)."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("exir-opt: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _run(argv: Sequence[str] | None) -> int:
     debug = bool(os.environ.get("EXIR_DEBUG"))
     try:
         tool = ExirOptMain(args=argv)
     except SystemExit as e:  # argparse already printed its message
         return int(e.code or 0)
+    except ExirUserError as e:
+        _fail(str(e))
     except Exception as e:
         if debug:
             raise
         _fail(str(e))
-    if tool.args.emit:
-        tool.args.target = tool.args.emit
-    tool.frontend_name = tool.args.from_format or _sniff(tool)
     try:
-        tool.run()
+        if tool.args.emit:
+            check_target(tool, tool.args.emit)
+            tool.args.target = tool.args.emit
+        if tool.args.output_file is not None:
+            check_output_path(tool.args.output_file)
+        tool.frontend_name = tool.args.from_format or _sniff(tool)
+        with max_tensor_bytes(tool.args.max_tensor_bytes):
+            tool.run()
+        tool.commit_output()
     except SystemExit:
         raise
     except ParseError as e:
@@ -285,12 +576,21 @@ def run(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         if debug:
             raise
-        _fail(
-            f"internal error ({type(e).__name__}: {e}); please report it with the "
-            "input, or rerun with EXIR_DEBUG=1 for a traceback"
-        )
-    tool.commit_output()
+        _fail(describe_unexpected(e))
     return 0
+
+
+def check_target(tool: ExirOptMain, target: str) -> None:
+    """Refuse an unknown `--emit` before any work, naming the known formats."""
+    try:
+        name = parse_spec(target).name
+    except ArgSpecParseError:
+        name = target
+    if name not in tool.available_targets:
+        known = sorted(tool.available_targets)
+        raise ExirUserError(
+            f"--emit {target}: unknown output format" + _did_you_mean(name, known) + f" (known: {', '.join(known)})"
+        )
 
 
 def _sniff(tool: ExirOptMain) -> str:

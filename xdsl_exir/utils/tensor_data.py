@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from xdsl_exir.dialects.exir import DenseBlobAttr, DType, TensorType
+from xdsl_exir.utils.limits import check_tensor_bytes
 
 STORAGE_DTYPES: dict[DType, np.dtype[Any]] = {
     DType.bool: np.dtype("?"),
@@ -72,7 +73,8 @@ def array_from_bytes(
     storage `data`, as a fresh contiguous array.
 
     Raises `TensorDataError` when the storage is too small for the view, or
-    a stride or offset is negative.
+    a stride or offset is negative, and `TensorSizeError` when the copy would
+    exceed the tensor size limit (`utils/limits.py`).
     """
     sdt = storage_dtype(dtype)
     sizes = [int(s) for s in sizes]
@@ -97,6 +99,8 @@ def array_from_bytes(
             f"a {dtype} tensor of sizes {sizes}, strides {strides} and offset {storage_offset} "
             f"needs {last + 1} elements but its storage holds {n_storage}"
         )
+    # A view can repeat its storage (stride 0): the copy is what the sizes say.
+    check_tensor_bytes("tensor view", sizes, sdt.itemsize)
     flat = np.frombuffer(data, dtype=sdt, count=n_storage)
     view = np.lib.stride_tricks.as_strided(
         flat[storage_offset:],
