@@ -1,0 +1,616 @@
+"""
+The upstream-dialect interpreter (func/arith/math/tensor/linalg/scf on numpy)
+against numpy computed independently: naive loops for convolutions and
+pooling, Python's own integer and float semantics for arith.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pytest
+from xdsl.builder import ImplicitBuilder
+from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects import arith, builtin, func, math as mathd, scf, tensor
+from xdsl.dialects.linalg import Linalg, ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseResourceAttr,
+    Float32Type,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    f32,
+    i1,
+    i8,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.parser import Parser
+
+from xdsl_exir.interpreters.upstream import make_interpreter, run_lowered
+
+RNG = np.random.default_rng(0)
+
+
+def _ctx() -> Context:
+    ctx = Context()
+    for d in (arith.Arith, builtin.Builtin, func.Func, Linalg, mathd.Math, scf.Scf, tensor.Tensor):
+        ctx.load_dialect(d)
+    return ctx
+
+
+def _parse(src: str) -> ModuleOp:
+    module = Parser(_ctx(), src).parse_module()
+    module.verify()
+    return module
+
+
+def _build(
+    inputs: Sequence[Attribute], outputs: Sequence[Attribute], body: Callable[..., Sequence[SSAValue]]
+) -> ModuleOp:
+    """func.func @forward(inputs) -> outputs, its body made by `body(*block_args)` with xDSL's builders."""
+    block = Block(arg_types=inputs)
+    with ImplicitBuilder(block) as args:
+        func.ReturnOp(*body(*args))
+    module = ModuleOp([func.FuncOp("forward", FunctionType.from_lists(inputs, outputs), Region(block))])
+    module.verify()
+    return module
+
+
+def _rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------
+# linalg.generic
+# ---------------------------------------------------------------------------
+
+
+def test_broadcast_add_generic_with_dynamic_dim() -> None:
+    module = _parse(
+        """
+        func.func @forward(%a: tensor<?x4xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
+          %c0 = arith.constant 0 : index
+          %n = tensor.dim %a, %c0 : tensor<?x4xf32>
+          %e = tensor.empty(%n) : tensor<?x4xf32>
+          %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>,
+                                                affine_map<(i, j) -> (i, j)>],
+                               iterator_types = ["parallel", "parallel"]}
+              ins(%a, %b : tensor<?x4xf32>, tensor<4xf32>) outs(%e : tensor<?x4xf32>) {
+          ^bb0(%x: f32, %y: f32, %o: f32):
+            %s = arith.addf %x, %y : f32
+            linalg.yield %s : f32
+          } -> tensor<?x4xf32>
+          func.return %r : tensor<?x4xf32>
+        }
+        """
+    )
+    for rows in (1, 5):
+        a, b = _rand(rows, 4), _rand(4)
+        (r,) = run_lowered(module, [a, b])
+        assert r.dtype == np.float32 and r.shape == (rows, 4)
+        np.testing.assert_array_equal(r, a + b)
+
+
+_SUM_KEEPDIMS = """
+func.func @forward(%a: tensor<?x?xf32>) -> tensor<?x1xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %e = tensor.empty(%n) : tensor<?x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x1xf32>) -> tensor<?x1xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, 0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<?x?xf32>) outs(%init : tensor<?x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    BODY
+  } -> tensor<?x1xf32>
+  func.return %r : tensor<?x1xf32>
+}
+"""
+
+
+def test_reduction_generic_sum_keepdims() -> None:
+    """A pure fold (the accumulator feeds one addf): folded with numpy's sum."""
+    module = _parse(_SUM_KEEPDIMS.replace("BODY", "%s = arith.addf %x, %acc : f32\n    linalg.yield %s : f32"))
+    a = _rand(3, 17)
+    (r,) = run_lowered(module, [a])
+    assert r.shape == (3, 1)
+    np.testing.assert_allclose(r, a.astype(np.float64).sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def test_reduction_generic_sequential_body() -> None:
+    """A body that is not a fold (acc * 0.5 + x) runs the reduction loop in order."""
+    body = "%h = arith.constant 0.5 : f32\n    %m = arith.mulf %acc, %h : f32\n" \
+           "    %s = arith.addf %m, %x : f32\n    linalg.yield %s : f32"
+    module = _parse(_SUM_KEEPDIMS.replace("BODY", body))
+    a = _rand(2, 6)
+    (r,) = run_lowered(module, [a])
+    expected = np.zeros((2, 1), np.float32)
+    for j in range(6):
+        expected[:, 0] = expected[:, 0] * np.float32(0.5) + a[:, j]
+    np.testing.assert_array_equal(r, expected)
+
+
+def test_generic_with_linalg_index_and_permuted_output() -> None:
+    """out[j, i] = x[i, j] + 10*i + j: linalg.index over the grid, a transposing output map."""
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<3x5xf32>) -> tensor<5x3xf32> {
+          %e = tensor.empty() : tensor<5x3xf32>
+          %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>],
+                               iterator_types = ["parallel", "parallel"]}
+              ins(%x : tensor<3x5xf32>) outs(%e : tensor<5x3xf32>) {
+          ^bb0(%v: f32, %o: f32):
+            %i = linalg.index 0 : index
+            %j = linalg.index 1 : index
+            %ten = arith.constant 10 : index
+            %t = arith.muli %i, %ten : index
+            %k = arith.addi %t, %j : index
+            %k64 = arith.index_cast %k : index to i64
+            %kf = arith.sitofp %k64 : i64 to f32
+            %s = arith.addf %v, %kf : f32
+            linalg.yield %s : f32
+          } -> tensor<5x3xf32>
+          func.return %r : tensor<5x3xf32>
+        }
+        """
+    )
+    x = _rand(3, 5)
+    (r,) = run_lowered(module, [x])
+    i, j = np.meshgrid(np.arange(3), np.arange(5), indexing="ij")
+    np.testing.assert_array_equal(r, (x + (10 * i + j).astype(np.float32)).T)
+
+
+def test_matmul_named_and_generic() -> None:
+    module = _parse(
+        """
+        func.func @forward(%a: tensor<4x6xf32>, %b: tensor<6x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>) {
+          %zero = arith.constant 0.0 : f32
+          %e = tensor.empty() : tensor<4x5xf32>
+          %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+          %m = linalg.matmul ins(%a, %b : tensor<4x6xf32>, tensor<6x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+          %g = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+                                                affine_map<(i, j, k) -> (i, j)>],
+                               iterator_types = ["parallel", "parallel", "reduction"]}
+              ins(%a, %b : tensor<4x6xf32>, tensor<6x5xf32>) outs(%m : tensor<4x5xf32>) {
+          ^bb0(%x: f32, %y: f32, %acc: f32):
+            %p = arith.mulf %x, %y : f32
+            %s = arith.addf %p, %acc : f32
+            linalg.yield %s : f32
+          } -> tensor<4x5xf32>
+          func.return %m, %g : tensor<4x5xf32>, tensor<4x5xf32>
+        }
+        """
+    )
+    a, b = _rand(4, 6), _rand(6, 5)
+    m, g = run_lowered(module, [a, b])
+    reference = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(m, reference, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(g, 2 * reference, rtol=1e-5, atol=1e-5)  # accumulates onto %m
+
+
+# ---------------------------------------------------------------------------
+# convolution and pooling (references are naive loops)
+# ---------------------------------------------------------------------------
+
+
+def _naive_conv(x: np.ndarray, w: np.ndarray, groups: int, stride: int, dilation: int) -> np.ndarray:
+    """NCHW input, (F, C/groups, KH, KW) filter, no padding: out channel f sees group f // (F/groups)."""
+    n, c, h, wd = x.shape
+    f, cg, kh, kw = w.shape
+    oh = (h - dilation * (kh - 1) - 1) // stride + 1
+    ow = (wd - dilation * (kw - 1) - 1) // stride + 1
+    out = np.zeros((n, f, oh, ow), np.float64)
+    fg = f // groups
+    for b, o, y, z in itertools.product(range(n), range(f), range(oh), range(ow)):
+        g = o // fg
+        total = 0.0
+        for ci, ky, kx in itertools.product(range(cg), range(kh), range(kw)):
+            total += x[b, g * cg + ci, y * stride + ky * dilation, z * stride + kx * dilation] * w[o, ci, ky, kx]
+        out[b, o, y, z] = total
+    return out
+
+
+def test_conv_2d_nchw_fchw_with_stride_dilation_and_pad() -> None:
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<2x3x7x9xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x3x4xf32> {
+          %zero = arith.constant 0.0 : f32
+          %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+          ^bb0(%i: index, %j: index, %k: index, %l: index):
+            tensor.yield %zero : f32
+          } : tensor<2x3x7x9xf32> to tensor<2x3x9x11xf32>
+          %e = tensor.empty() : tensor<2x4x3x4xf32>
+          %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x3x4xf32>) -> tensor<2x4x3x4xf32>
+          %r = linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+              ins(%p, %w : tensor<2x3x9x11xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<2x4x3x4xf32>)
+              -> tensor<2x4x3x4xf32>
+          func.return %r : tensor<2x4x3x4xf32>
+        }
+        """
+    )
+    x, w = _rand(2, 3, 7, 9), _rand(4, 3, 3, 3)
+    (r,) = run_lowered(module, [x, w])
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    np.testing.assert_allclose(r, _naive_conv(padded, w, 1, 2, 2), rtol=1e-5, atol=1e-5)
+
+
+def test_grouped_conv_ngchw_fgchw() -> None:
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<1x2x3x6x6xf32>, %w: tensor<2x2x3x3x3xf32>, %init: tensor<1x2x2x4x4xf32>)
+            -> tensor<1x2x2x4x4xf32> {
+          %r = linalg.conv_2d_ngchw_fgchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+              ins(%x, %w : tensor<1x2x3x6x6xf32>, tensor<2x2x3x3x3xf32>) outs(%init : tensor<1x2x2x4x4xf32>)
+              -> tensor<1x2x2x4x4xf32>
+          func.return %r : tensor<1x2x2x4x4xf32>
+        }
+        """
+    )
+    x, w, init = _rand(1, 2, 3, 6, 6), _rand(2, 2, 3, 3, 3), _rand(1, 2, 2, 4, 4)
+    (r,) = run_lowered(module, [x, w, init])
+    # as an ungrouped-layout grouped conv: channels g*3+c, filters g*2+f
+    flat_w = w.transpose(1, 0, 2, 3, 4).reshape(4, 3, 3, 3)
+    expected = _naive_conv(x.reshape(1, 6, 6, 6), flat_w, 2, 1, 1).reshape(1, 2, 2, 4, 4) + init
+    np.testing.assert_allclose(r, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_max_pooling_nchw() -> None:
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<1x2x7x7xf32>) -> tensor<1x2x3x3xf32> {
+          %ninf = arith.constant 0xFF800000 : f32
+          %e = tensor.empty() : tensor<1x2x3x3xf32>
+          %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+          %k = tensor.empty() : tensor<3x3xf32>
+          %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+              ins(%x, %k : tensor<1x2x7x7xf32>, tensor<3x3xf32>) outs(%init : tensor<1x2x3x3xf32>)
+              -> tensor<1x2x3x3xf32>
+          func.return %r : tensor<1x2x3x3xf32>
+        }
+        """
+    )
+    x = _rand(1, 2, 7, 7)
+    x[0, 1, 0, 0] = np.nan  # NaN wins its window, as arith.maximumf says
+    (r,) = run_lowered(module, [x])
+    expected = np.empty((1, 2, 3, 3), np.float32)
+    for c, y, z in itertools.product(range(2), range(3), range(3)):
+        window = x[0, c, 2 * y : 2 * y + 3, 2 * z : 2 * z + 3]
+        expected[0, c, y, z] = np.nan if np.isnan(window).any() else max(window.ravel().tolist())
+    np.testing.assert_array_equal(r, expected)
+
+
+# ---------------------------------------------------------------------------
+# tensor
+# ---------------------------------------------------------------------------
+
+
+def test_expand_collapse_with_dynamic_dim() -> None:
+    module = _parse(
+        """
+        func.func @forward(%a: tensor<?x6xf32>) -> (tensor<?x2x3xf32>, tensor<?xf32>) {
+          %c0 = arith.constant 0 : index
+          %n = tensor.dim %a, %c0 : tensor<?x6xf32>
+          %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [%n, 2, 3] : tensor<?x6xf32> into tensor<?x2x3xf32>
+          %c = tensor.collapse_shape %e [[0, 1, 2]] : tensor<?x2x3xf32> into tensor<?xf32>
+          func.return %e, %c : tensor<?x2x3xf32>, tensor<?xf32>
+        }
+        """
+    )
+    a = _rand(5, 6)
+    e, c = run_lowered(module, [a])
+    np.testing.assert_array_equal(e, a.reshape(5, 2, 3))
+    np.testing.assert_array_equal(c, a.reshape(30))
+
+
+def test_extract_insert_slice_with_strides() -> None:
+    module = _parse(
+        """
+        func.func @forward(%a: tensor<6x8xf32>, %off: index)
+            -> (tensor<3x?xf32>, tensor<4xf32>, tensor<6x8xf32>, tensor<1x?xf32>) {
+          %two = arith.constant 2 : index
+          %s = tensor.extract_slice %a[1, %off] [3, %two] [2, 3] : tensor<6x8xf32> to tensor<3x?xf32>
+          %row = tensor.extract_slice %a[4, 0] [1, 4] [1, 2] : tensor<6x8xf32> to tensor<4xf32>
+          %i = tensor.insert_slice %row into %a[0, %off] [4, 1] [1, 2] : tensor<4xf32> into tensor<6x8xf32>
+          %e = tensor.expand_shape %a [[0, 1], [2]] output_shape [3, 2, 8] : tensor<6x8xf32> into tensor<3x2x8xf32>
+          %k = tensor.extract_slice %e[2, 1, %off] [1, 1, %two] [1, 1, 1] : tensor<3x2x8xf32> to tensor<1x?xf32>
+          func.return %s, %row, %i, %k : tensor<3x?xf32>, tensor<4xf32>, tensor<6x8xf32>, tensor<1x?xf32>
+        }
+        """
+    )
+    a = _rand(6, 8)
+    s, row, ins, k = run_lowered(module, [a, 1])
+    np.testing.assert_array_equal(k, a[5:6, 1:3])  # rank-reduced: a unit dim dropped, one kept
+    np.testing.assert_array_equal(s, a[1:7:2, 1:7:3])
+    np.testing.assert_array_equal(row, a[4, 0:8:2])
+    expected = a.copy()
+    expected[0:4, 1] = a[4, 0:8:2]
+    np.testing.assert_array_equal(ins, expected)
+
+
+def test_concat_pad_dynamic_and_elements() -> None:
+    module = _parse(
+        """
+        func.func @forward(%a: tensor<2x3xf32>, %b: tensor<?x3xf32>, %h: index) -> (tensor<?x3xf32>, tensor<?x5xf32>, f32) {
+          %c = tensor.concat dim(0) %a, %b : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+          %p = tensor.pad %a low[0, 1] high[%h, 1] {
+          ^bb0(%i: index, %j: index):
+            %ii = arith.index_cast %i : index to i32
+            %v = arith.sitofp %ii : i32 to f32
+            tensor.yield %v : f32
+          } : tensor<2x3xf32> to tensor<?x5xf32>
+          %c1 = arith.constant 1 : index
+          %x = tensor.extract %c[%c1, %c1] : tensor<?x3xf32>
+          func.return %c, %p, %x : tensor<?x3xf32>, tensor<?x5xf32>, f32
+        }
+        """
+    )
+    a, b = _rand(2, 3), _rand(4, 3)
+    c, p, x = run_lowered(module, [a, b, 2])
+    np.testing.assert_array_equal(c, np.concatenate([a, b]))
+    expected = np.repeat(np.arange(4, dtype=np.float32)[:, None], 5, axis=1)
+    expected[0:2, 1:4] = a
+    np.testing.assert_array_equal(p, expected)
+    assert x.shape == () and x == a[1, 1]
+
+
+# ---------------------------------------------------------------------------
+# scf
+# ---------------------------------------------------------------------------
+
+
+def test_scf_if_and_while() -> None:
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<4xf32>, %limit: f32) -> (tensor<4xf32>, i32) {
+          %zero = arith.constant 0 : i32
+          %one = arith.constant 1 : i32
+          %c0 = arith.constant 0 : index
+          %r:2 = scf.while (%t = %x, %n = %zero) : (tensor<4xf32>, i32) -> (tensor<4xf32>, i32) {
+            %v = tensor.extract %t[%c0] : tensor<4xf32>
+            %go = arith.cmpf olt, %v, %limit : f32
+            scf.condition(%go) %t, %n : tensor<4xf32>, i32
+          } do {
+          ^bb0(%t: tensor<4xf32>, %n: i32):
+            %d = linalg.add ins(%t, %t : tensor<4xf32>, tensor<4xf32>) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+            %m = arith.addi %n, %one : i32
+            scf.yield %d, %m : tensor<4xf32>, i32
+          }
+          %odd = arith.andi %r#1, %one : i32
+          %is_odd = arith.cmpi ne, %odd, %zero : i32
+          %out = scf.if %is_odd -> (tensor<4xf32>) {
+            %neg = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                                   iterator_types = ["parallel"]}
+                ins(%r#0 : tensor<4xf32>) outs(%r#0 : tensor<4xf32>) {
+            ^bb0(%v: f32, %o: f32):
+              %nv = arith.negf %v : f32
+              linalg.yield %nv : f32
+            } -> tensor<4xf32>
+            scf.yield %neg : tensor<4xf32>
+          } else {
+            scf.yield %r#0 : tensor<4xf32>
+          }
+          func.return %out, %r#1 : tensor<4xf32>, i32
+        }
+        """
+    )
+    x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    for limit, steps in ((1.5, 1), (7.0, 3), (0.5, 0), (20.0, 5)):
+        out, n = run_lowered(module, [x, limit])
+        assert int(n) == steps
+        np.testing.assert_array_equal(out, x * 2.0**steps * (-1 if steps % 2 else 1))
+
+
+# ---------------------------------------------------------------------------
+# arith semantics (modules made with builders)
+# ---------------------------------------------------------------------------
+
+_CMPF = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+         "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]  # fmt: skip
+
+
+def _cmpf_reference(predicate: str, a: float, b: float) -> bool:
+    if predicate in ("false", "true"):
+        return predicate == "true"
+    unordered = math.isnan(a) or math.isnan(b)
+    kind = predicate[1:] if predicate not in ("ord", "uno") else ""
+    relation = {"eq": a == b, "gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b, "ne": a != b, "": True}[kind]
+    if predicate == "uno":
+        return unordered
+    if predicate.startswith("o"):
+        return not unordered and relation
+    return unordered or relation
+
+
+def test_every_cmpf_predicate_with_nan() -> None:
+    """All 16 predicates on scalars and, through a generic body, on whole arrays."""
+    scalar = _build([f32, f32], [i1] * 16, lambda a, b: [arith.CmpfOp(a, b, p).result for p in _CMPF])
+    pairs = [(math.nan, 1.0), (1.0, math.nan), (math.nan, math.nan), (1.0, 1.0), (1.0, 2.0), (2.0, 1.0)]
+    for a, b in pairs:
+        got = [bool(v) for v in run_lowered(scalar, [a, b])]
+        assert got == [_cmpf_reference(p, a, b) for p in _CMPF], (a, b)
+
+    vec = TensorType(f32, [len(pairs)])
+    out = TensorType(i1, [len(pairs)])
+
+    def body(x: SSAValue, y: SSAValue) -> list[SSAValue]:
+        ident = builtin.AffineMapAttr(builtin.AffineMap.identity(1))
+        inits = [tensor.EmptyOp([], out).tensor for _ in _CMPF]
+        block = Block(arg_types=[f32, f32] + [i1] * len(_CMPF))
+        with ImplicitBuilder(block) as args:
+            linalg.YieldOp(*[arith.CmpfOp(args[0], args[1], p).result for p in _CMPF])
+        generic = linalg.GenericOp(
+            [x, y], inits, Region(block), [ident] * (2 + len(_CMPF)),
+            [IteratorTypeAttr.parallel()], [out] * len(_CMPF),
+        )  # fmt: skip
+        return list(generic.res)
+
+    vector = _build([vec, vec], [out] * 16, body)
+    a = np.array([p[0] for p in pairs], np.float32)
+    b = np.array([p[1] for p in pairs], np.float32)
+    for p, got in zip(_CMPF, run_lowered(vector, [a, b])):
+        assert got.dtype == np.bool_
+        assert got.tolist() == [_cmpf_reference(p, x, y) for x, y in pairs], p
+
+
+def _wrap(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def test_integer_wrap_around() -> None:
+    i64 = IntegerType(64)
+    module = _build(
+        [i8, i8, i32],
+        [i8, i8, i8, i32, i8, i32, i32, i64],
+        lambda a, b, c: [
+            arith.AddiOp(a, b).result,
+            arith.SubiOp(a, b).result,
+            arith.MuliOp(a, b).result,
+            arith.MuliOp(c, c).result,
+            arith.ShLIOp(a, arith.ConstantOp.from_int_and_width(3, 8)).result,
+            arith.ExtSIOp(a, i32).result,
+            arith.ExtUIOp(a, i32).result,
+            arith.ExtSIOp(arith.TruncIOp(c, i8), i64).result,
+        ],
+    )
+    for a, b, c in ((100, 100, 2**31 - 1), (-128, 1, -(2**31)), (-7, 57, 123456789)):
+        got = [int(v) for v in run_lowered(module, [a, b, c])]
+        expected = [_wrap(a + b, 8), _wrap(a - b, 8), _wrap(a * b, 8), _wrap(c * c, 32), _wrap(a << 3, 8),
+                    a, a & 0xFF, _wrap(c, 8)]  # fmt: skip
+        assert got == expected, (a, b, c)
+
+
+def test_unsigned_and_signed_division() -> None:
+    module = _build(
+        [i8, i8],
+        [i8, i8, i8, i8, i8, i8, i8, i8, i1, i8, f32],
+        lambda a, b: [
+            arith.DivUIOp(a, b).result,
+            arith.RemUIOp(a, b).result,
+            arith.DivSIOp(a, b).result,
+            arith.RemSIOp(a, b).result,
+            arith.FloorDivSIOp(a, b).result,
+            arith.CeilDivSIOp(a, b).result,
+            arith.ShRUIOp(a, arith.ConstantOp.from_int_and_width(2, 8)).result,
+            arith.ShRSIOp(a, arith.ConstantOp.from_int_and_width(2, 8)).result,
+            arith.CmpiOp(a, b, "ult").result,
+            arith.MaxUIOp(a, b).result,
+            arith.UIToFPOp(a, f32).result,
+        ],
+    )
+    for a, b in ((-1, 2), (-7, 2), (7, -2), (100, 7), (-128, 3)):
+        ua, ub = a & 0xFF, b & 0xFF
+        trunc = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        expected = [
+            _wrap(ua // ub, 8), _wrap(ua % ub, 8), trunc, a - trunc * b, a // b, -(-a // b),
+            _wrap(ua >> 2, 8), a >> 2, int(ua < ub), _wrap(max(ua, ub), 8), float(ua),
+        ]  # fmt: skip
+        got = [v.item() for v in run_lowered(module, [a, b])]
+        assert got == expected, (a, b)
+
+
+def test_math_and_casts_keep_dtype() -> None:
+    """erf against math.erf, round half away from zero, bf16 rounding to nearest even."""
+    bf16 = BFloat16Type()
+    vec = TensorType(f32, [6])
+    ident = builtin.AffineMapAttr(builtin.AffineMap.identity(1))
+
+    def pointwise(x: SSAValue, build: Callable[[SSAValue], SSAValue]) -> SSAValue:
+        block = Block(arg_types=[f32, f32])
+        with ImplicitBuilder(block) as (v, _):
+            linalg.YieldOp(build(v))
+        init = tensor.EmptyOp([], vec).tensor
+        return linalg.GenericOp([x], [init], Region(block), [ident, ident], [IteratorTypeAttr.parallel()],
+                                [vec]).res[0]  # fmt: skip
+
+    module = _build(
+        [vec],
+        [vec, vec, vec],
+        lambda x: [
+            pointwise(x, lambda v: mathd.ErfOp(v).result),
+            pointwise(x, lambda v: mathd.RoundOp(v).result),
+            pointwise(x, lambda v: arith.ExtFOp(arith.TruncFOp(v, bf16), Float32Type()).result),
+        ],
+    )
+    x = np.array([-2.5, -0.5, 0.5, 1.5, 1.00390625, 1.01171875], np.float32)
+    erf, rounded, via_bf16 = run_lowered(module, [x])
+    assert erf.dtype == rounded.dtype == np.float32
+    np.testing.assert_allclose(erf, [math.erf(float(v)) for v in x], rtol=1e-6)
+    np.testing.assert_array_equal(rounded, [-3.0, -1.0, 1.0, 2.0, 1.0, 1.0])
+    # 1 + 2^-8 is a bf16 tie (rounds to even: 1.0); 1 + 3 * 2^-8 rounds up to 1 + 2^-6
+    np.testing.assert_array_equal(via_bf16, [-2.5, -0.5, 0.5, 1.5, 1.0, 1.015625])
+
+
+def test_named_elementwise_reduce_broadcast_transpose() -> None:
+    module = _parse(
+        """
+        func.func @forward(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3x2xf32>) {
+          %e = tensor.empty() : tensor<2x3xf32>
+          %bb = linalg.broadcast ins(%b : tensor<3xf32>) outs(%e : tensor<2x3xf32>) dimensions = [0]
+          %m = linalg.max ins(%a, %bb : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+          %ninf = arith.constant 0xFF800000 : f32
+          %e1 = tensor.empty() : tensor<3xf32>
+          %init = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<3xf32>) -> tensor<3xf32>
+          %r = linalg.reduce ins(%m : tensor<2x3xf32>) outs(%init : tensor<3xf32>) dimensions = [0]
+            (%x: f32, %acc: f32) {
+              %y = arith.maximumf %x, %acc : f32
+              linalg.yield %y : f32
+            }
+          %e2 = tensor.empty() : tensor<3x2xf32>
+          %t = linalg.transpose ins(%m : tensor<2x3xf32>) outs(%e2 : tensor<3x2xf32>) permutation = [1, 0]
+          func.return %m, %r, %t : tensor<2x3xf32>, tensor<3xf32>, tensor<3x2xf32>
+        }
+        """
+    )
+    a, b = _rand(2, 3), _rand(3)
+    m, r, t = run_lowered(module, [a, b])
+    np.testing.assert_array_equal(m, np.maximum(a, b[None, :]))
+    np.testing.assert_array_equal(r, np.maximum(a, b[None, :]).max(axis=0))
+    np.testing.assert_array_equal(t, np.maximum(a, b[None, :]).T)
+
+
+def test_dense_resource_constant() -> None:
+    """The blob is declared in the builtin dialect's OpAsmDialectInterface storage."""
+    interface = builtin.Builtin.get_interface(OpAsmDialectInterface)
+    assert interface is not None
+    data = np.arange(6, dtype="<f4").reshape(2, 3) * np.float32(1.5) - 2
+    key = interface.declare_resource("upstream_interp_weight")
+    interface.parse_resource(key, "0x04000000" + data.tobytes().hex())
+    t = TensorType(f32, [2, 3])
+    module = _build(
+        [t],
+        [t, IndexType()],
+        lambda x: [
+            linalg.AddOp([x, arith.ConstantOp(DenseResourceAttr.from_params(key, t), t).result],
+                         [tensor.EmptyOp([], t).tensor], [t]).res[0],
+            arith.ConstantOp.from_int_and_width(7, IndexType()).result,
+        ],
+    )  # fmt: skip
+    x = _rand(2, 3)
+    for _ in range(2):  # the second run reads the cached array
+        r, seven = run_lowered(module, [x])
+        np.testing.assert_array_equal(r, x + data)
+        assert seven.dtype == np.int64 and int(seven) == 7
+
+
+def test_make_interpreter_runs_a_function_by_name() -> None:
+    module = _build([i32], [i32], lambda a: [arith.MuliOp(a, a).result])
+    interpreter = make_interpreter(module)
+    (r,) = interpreter.call_op("forward", (np.int32(9),))
+    assert r == 81 and isinstance(r, np.int32)
+
+
+def test_wrong_argument_shape_is_refused() -> None:
+    module = _build([TensorType(f32, [2])], [TensorType(f32, [2])], lambda a: [a])
+    with pytest.raises(ValueError, match="does not match"):
+        run_lowered(module, [np.zeros(3, np.float32)])
