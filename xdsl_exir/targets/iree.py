@@ -78,6 +78,8 @@ class IreeOptions:
         flags = list(TARGET_DEVICES[self.device])
         if self.device == "cpu":
             flags.append(f"--iree-llvmcpu-target-cpu={self.target_cpu}")
+        # float64 programs stay float64 (IREE demotes them to float32 by default).
+        flags.append("--iree-input-demote-f64-to-f32=false")
         return flags + list(self.extra_flags)
 
 

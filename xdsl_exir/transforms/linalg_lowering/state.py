@@ -29,6 +29,7 @@ import sympy
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.builtin import DYNAMIC_INDEX as DYNAMIC_INDEX_BUILTIN
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     BFloat16Type,
@@ -65,9 +66,9 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.utils.symbolic import FloorDiv, print_expr
 
-DYNAMIC = -1
-DYNAMIC_INDEX = -(2**63)
-"""MLIR's dynamic marker in static offset/size/stride lists."""
+DYNAMIC = DYNAMIC_INDEX_BUILTIN
+DYNAMIC_INDEX = DYNAMIC_INDEX_BUILTIN
+"""MLIR's dynamic marker (`?`) in shapes and static offset/size/stride lists."""
 
 _ELEMENT_TYPES: dict[DType, Attribute] = {
     DType.bool: i1,
