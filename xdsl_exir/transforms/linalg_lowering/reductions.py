@@ -1,1 +1,636 @@
-"""(rules of this family are being written)"""
+"""
+Reductions, softmax and the normalisations that reduce: one `linalg.generic`
+with `reduction` iterators per pass over the data.
+
+The iteration space of a reduction is the input's; the output's indexing map
+drops the reduced dimensions, or maps them to the constant 0 for `keepdim`
+(the result keeps a dimension of size 1). Accumulators start from a
+`linalg.fill` with the identity of the combiner (0, 1, -inf, +inf, the
+integer extremes). Sums of float16/bfloat16 accumulate in float32 and those of
+integers and bools in int64, as PyTorch's CPU kernels do (the result type,
+computed by torch, says which). `dim=None` or `[]` reduces every dimension,
+negative dims wrap, and a 0-d tensor reduces over nothing.
+
+Index-returning reductions (`argmax`, `max.dim`, the max-pool indices in
+`conv_pool`) use a combiner that does not depend on the order the compiler
+visits the window in: NaN beats every number, a larger value beats a smaller
+one, and on a tie the smaller index wins. That is torch's answer (the first
+maximum, the first NaN) whatever order IREE chooses to reduce in.
+
+Two-pass statistics (`var`, `native_layer_norm`, `native_group_norm`) compute
+the mean first and then the sum of squared deviations from it, which is what
+PyTorch's kernels compute too (Welford's algorithm is a one-pass way of
+getting the same numbers).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import cast
+
+import sympy
+from xdsl.dialects import arith, linalg, math, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    IntegerAttr,
+    i64,
+)
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.pointwise import add, compare, div, maximum, minimum, mul, select, sub
+from xdsl_exir.transforms.linalg_lowering.state import (
+    PARALLEL,
+    REDUCTION,
+    LoweringState,
+    broadcast_map,
+    identity_map,
+    is_unsigned,
+    opmath,
+    tensor_type,
+)
+
+Body = Callable[[Sequence[SSAValue]], Sequence[SSAValue]]
+
+INT64_MAX = 2**63 - 1
+
+
+def _t(v: object) -> TensorType:
+    return cast(TensorType, cast(SSAValue, v).type)
+
+
+def _out(op: AtenOp, i: int = 0) -> TensorType:
+    return cast(TensorType, op.results[i].type)
+
+
+def _d(i: int) -> AffineExpr:
+    return AffineExpr.dimension(i)
+
+
+# -- shapes and maps -----------------------------------------------------------
+
+
+def reduction_dims(dim: object, rank: int) -> list[int]:
+    """The reduced dims, sorted: None or [] mean all, negatives wrap, a 0-d tensor has none."""
+    if rank == 0:
+        return []
+    if dim is None:
+        return list(range(rank))
+    dims = [dim] if isinstance(dim, int) else list(cast(Sequence[int], dim))
+    if not dims:
+        return list(range(rank))
+    return sorted({int(d) % rank for d in dims})
+
+
+def reduced_sizes(sizes: Sequence[object], dims: Sequence[int], keepdim: bool) -> list[object]:
+    if keepdim:
+        return [1 if i in dims else s for i, s in enumerate(sizes)]
+    return [s for i, s in enumerate(sizes) if i not in dims]
+
+
+def reduced_map(rank: int, dims: Sequence[int], keepdim: bool) -> AffineMap:
+    """The map from the input's iteration space to the reduced tensor."""
+    if keepdim:
+        exprs = [AffineExpr.constant(0) if i in dims else _d(i) for i in range(rank)]
+    else:
+        exprs = [_d(i) for i in range(rank) if i not in dims]
+    return AffineMap(rank, 0, tuple(exprs))
+
+
+def lowest(dtype: DType) -> float | int:
+    """The identity of `max` over `dtype`."""
+    if dtype.is_floating_point:
+        return float("-inf")
+    if is_unsigned(dtype):
+        return 0
+    return -(2 ** (_bits(dtype) - 1))
+
+
+def highest(dtype: DType) -> float | int:
+    """The identity of `min` over `dtype`."""
+    if dtype.is_floating_point:
+        return float("inf")
+    if dtype is DType.bool:
+        return 1
+    if dtype is DType.uint8:
+        return 255
+    return 2 ** (_bits(dtype) - 1) - 1
+
+
+def _bits(dtype: DType) -> int:
+    return {DType.int8: 8, DType.int16: 16, DType.int32: 32, DType.int64: 64}[dtype]
+
+
+# -- builders shared by the rules (and by conv_pool) ---------------------------
+
+
+def reduce(
+    st: LoweringState,
+    sizes: Sequence[object],
+    dims: Sequence[int],
+    keepdim: bool,
+    inputs: Sequence[tuple[SSAValue, AffineMap]],
+    inits: Sequence[tuple[float | int | bool, DType]],
+    body: Body,
+) -> list[SSAValue]:
+    """
+    A reduction `linalg.generic` over the iteration space `sizes`: each output
+    starts filled with its `(identity, dtype)` and is indexed by `reduced_map`;
+    `body` gets the input elements then the accumulators and returns the new
+    accumulators.
+    """
+    rank = len(sizes)
+    out_map = reduced_map(rank, dims, keepdim)
+    out_sizes = reduced_sizes(sizes, dims, keepdim)
+    outputs = [(st.filled(TensorType(out_sizes, dt), value), out_map) for value, dt in inits]
+    iterators = [REDUCTION if i in dims else PARALLEL for i in range(rank)]
+    return st.generic(inputs, outputs, iterators, body)
+
+
+def pointwise(
+    st: LoweringState,
+    sizes: Sequence[object],
+    inputs: Sequence[tuple[SSAValue, AffineMap]],
+    out_dtype: DType,
+    body: Body,
+) -> SSAValue:
+    """A parallel `linalg.generic` over `sizes` making one tensor of `out_dtype`."""
+    rank = len(sizes)
+    init = st.empty(TensorType(sizes, out_dtype))
+    return st.generic(inputs, [(init, identity_map(rank))], [PARALLEL] * rank, body)[0]
+
+
+def count(st: LoweringState, sizes: Sequence[object], dims: Sequence[int], dtype: DType) -> SSAValue:
+    """The number of reduced elements as a scalar of `dtype` (index arithmetic when symbolic)."""
+    n = functools.reduce(operator.mul, (sizes[i] for i in dims), cast(object, 1))
+    if isinstance(n, sympy.Integer):
+        n = int(n)
+    if isinstance(n, int):
+        return st.constant(float(n) if dtype.is_floating_point else n, dtype)
+    as_i64 = st.emit(arith.IndexCastOp(st.index(n), i64))
+    return st.cast(as_i64, DType.int64, dtype)
+
+
+def finish(
+    st: LoweringState,
+    red: SSAValue,
+    dims: Sequence[int],
+    keepdim: bool,
+    red_dtype: DType,
+    out: TensorType,
+    fn: Callable[[SSAValue], SSAValue] | None = None,
+) -> SSAValue:
+    """
+    A reduced tensor (reduced dims dropped, elements of `red_dtype`) as the
+    result of type `out`: `fn` applied, converted to the result dtype, and with
+    the unit dims of `keepdim`.
+    """
+    if not keepdim and fn is None and red_dtype == out.element_dtype:
+        return red
+    rank = out.rank
+    in_map = reduced_map(rank, dims, False) if keepdim else identity_map(rank)
+
+    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        v = fn(args[0]) if fn is not None else args[0]
+        return [st.cast(v, red_dtype, out.element_dtype)]
+
+    return st.generic([(red, in_map)], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
+
+
+def better(st: LoweringState, val: SSAValue, i: SSAValue, cur: SSAValue, ci: SSAValue, dtype: DType, largest: bool) -> SSAValue:
+    """
+    Whether `val` at index `i` replaces `cur` at `ci` in an arg-reduction, in an
+    order-independent way: NaN first (the earlier of two NaNs), then the larger
+    (smaller) value, then the earlier index.
+    """
+    strict = compare(st, "gt" if largest else "lt", val, cur, dtype)
+    same = compare(st, "eq", val, cur, dtype)
+    earlier = st.emit(arith.CmpiOp(i, ci, "slt"))
+    plain = st.emit(arith.OrIOp(strict, st.emit(arith.AndIOp(same, earlier))))
+    if not dtype.is_floating_point:
+        return plain
+    nan_v = st.emit(arith.CmpfOp(val, val, "uno"))
+    nan_c = st.emit(arith.CmpfOp(cur, cur, "uno"))
+    number_c = st.emit(arith.XOrIOp(nan_c, st.constant(True, DType.bool)))
+    return select(st, nan_v, st.emit(arith.OrIOp(number_c, earlier)), st.emit(arith.AndIOp(number_c, plain)))
+
+
+def linear_index(st: LoweringState, sizes: Sequence[object], dims: Sequence[int]) -> SSAValue:
+    """Inside a generic body: the row-major index over `dims` (of `sizes`) as an i64."""
+    if not dims:
+        return st.constant(0, DType.int64)
+    acc = st.emit(linalg.IndexOp(dims[0]))
+    for d in dims[1:]:
+        acc = st.emit(arith.MuliOp(acc, st.index(sizes[d])))
+        acc = st.emit(arith.AddiOp(acc, st.emit(linalg.IndexOp(d))))
+    return st.emit(arith.IndexCastOp(acc, i64))
+
+
+def _shape(sizes: Sequence[object]) -> list[int]:
+    return [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+
+
+def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
+    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+
+
+def expand_shape(st: LoweringState, value: SSAValue, sizes: Sequence[object], groups: Sequence[Sequence[int]], dtype: DType) -> SSAValue:
+    """`tensor.expand_shape` of `value` to `sizes` (each source dim becomes the dims of its group)."""
+    op = tensor.ExpandShapeOp(
+        value,
+        st.dynamic_sizes(sizes),
+        _reassociation(groups),
+        _shape(sizes),
+        tensor_type(TensorType(sizes, dtype)),
+    )
+    return st.emit(op)
+
+
+def collapse_shape(st: LoweringState, value: SSAValue, sizes: Sequence[object], groups: Sequence[Sequence[int]], dtype: DType) -> SSAValue:
+    """`tensor.collapse_shape` of `value` to `sizes` (each group of source dims becomes one)."""
+    op = tensor.CollapseShapeOp.create(
+        operands=[value],
+        result_types=[tensor_type(TensorType(sizes, dtype))],
+        properties={"reassociation": _reassociation(groups)},
+    )
+    return st.emit(op)
+
+
+# -- sums, means, products -----------------------------------------------------
+
+
+def _sum(st: LoweringState, x: SSAValue, dims: Sequence[int], keepdim: bool, acc: DType) -> SSAValue:
+    xt = _t(x)
+    src = xt.element_dtype
+    rank = xt.rank
+    return reduce(
+        st, xt.sizes, dims, keepdim, [(st.tensor(x), identity_map(rank))], [(0, acc)],
+        lambda a: [add(st, st.cast(a[0], src, acc), a[1], acc)],
+    )[0]  # fmt: skip
+
+
+@lowers("aten.sum.dim_IntList", "aten.sum.default")
+def _sum_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    out = _out(op)
+    dims = reduction_dims(b.get("dim"), _t(x).rank)
+    keepdim = bool(b.get("keepdim", False))
+    acc = opmath(out.element_dtype)
+    red = _sum(st, x, dims, keepdim, acc)
+    return [st.convert(red, TensorType(out.sizes, acc), out.element_dtype)]
+
+
+@lowers("aten.mean.dim", "aten.mean.default")
+def _mean_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    if not out.element_dtype.is_floating_point:
+        raise st.error("mean of a non-floating-point result")
+    dims = reduction_dims(b.get("dim"), xt.rank)
+    keepdim = bool(b.get("keepdim", False))
+    acc = opmath(out.element_dtype)
+    red = _sum(st, x, dims, False, acc)
+    n = count(st, xt.sizes, dims, acc)
+    return [finish(st, red, dims, keepdim, acc, out, lambda v: div(st, v, n, acc))]
+
+
+@lowers("aten.prod.dim_int", "aten.prod.default")
+def _prod_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    dims = reduction_dims(b.get("dim"), xt.rank)
+    keepdim = bool(b.get("keepdim", False))
+    acc = opmath(out.element_dtype)
+    src = xt.element_dtype
+    red = reduce(
+        st, xt.sizes, dims, keepdim, [(st.tensor(x), identity_map(xt.rank))], [(1, acc)],
+        lambda a: [mul(st, st.cast(a[0], src, acc), a[1], acc)],
+    )[0]  # fmt: skip
+    return [st.convert(red, TensorType(out.sizes, acc), out.element_dtype)]
+
+
+# -- extremes ------------------------------------------------------------------
+
+
+def _extreme(st: LoweringState, op: AtenOp, b: Bound, largest: bool) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    dt = xt.element_dtype
+    dims = reduction_dims(b.get("dim"), xt.rank)
+    keepdim = bool(b.get("keepdim", False))
+    combine = maximum if largest else minimum
+    red = reduce(
+        st, xt.sizes, dims, keepdim, [(st.tensor(x), identity_map(xt.rank))],
+        [(lowest(dt) if largest else highest(dt), dt)],
+        lambda a: [combine(st, a[0], a[1], dt)],
+    )[0]  # fmt: skip
+    return [st.convert(red, TensorType(out.sizes, dt), out.element_dtype)]
+
+
+@lowers("aten.amax.default")
+def _amax(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _extreme(st, op, b, True)
+
+
+@lowers("aten.amin.default")
+def _amin(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _extreme(st, op, b, False)
+
+
+def arg_reduce(
+    st: LoweringState, x: SSAValue, dims: Sequence[int], keepdim: bool, largest: bool
+) -> tuple[SSAValue, SSAValue]:
+    """The extreme values and their int64 indices (row-major over `dims`) of `x`."""
+    xt = _t(x)
+    dt = xt.element_dtype
+    sizes = xt.sizes
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        val, cur, ci = a
+        i = linear_index(st, sizes, dims)
+        take = better(st, val, i, cur, ci, dt, largest)
+        return [select(st, take, val, cur), select(st, take, i, ci)]
+
+    vals, idx = reduce(
+        st, sizes, dims, keepdim, [(st.tensor(x), identity_map(xt.rank))],
+        [(lowest(dt) if largest else highest(dt), dt), (INT64_MAX, DType.int64)], body,
+    )  # fmt: skip
+    return vals, idx
+
+
+@lowers("aten.max.dim", "aten.min.dim")
+def _max_min_dim(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    dims = reduction_dims(b.int("dim"), _t(x).rank)
+    vals, idx = arg_reduce(st, x, dims, bool(b.get("keepdim", False)), op.name == "aten.max.dim")
+    return [vals, idx]
+
+
+@lowers("aten.argmax.default", "aten.argmin.default")
+def _argmax(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    dim = b.get("dim")
+    # dim=None: the index into the flattened tensor (all dims, row-major).
+    dims = reduction_dims(None if dim is None else int(cast(int, dim)), _t(x).rank)
+    _, idx = arg_reduce(st, x, dims, bool(b.get("keepdim", False)), op.name == "aten.argmax.default")
+    return [idx]
+
+
+# -- any / all -----------------------------------------------------------------
+
+
+def _any_all(st: LoweringState, op: AtenOp, b: Bound, is_any: bool) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    src = xt.element_dtype
+    dims = reduction_dims(b.get("dim"), xt.rank)
+    keepdim = bool(b.get("keepdim", False))
+    combine = arith.OrIOp if is_any else arith.AndIOp
+    red = reduce(
+        st, xt.sizes, dims, keepdim, [(st.tensor(x), identity_map(xt.rank))], [(not is_any, DType.bool)],
+        lambda a: [st.emit(combine(st.cast(a[0], src, DType.bool), a[1]))],
+    )[0]  # fmt: skip
+    return [st.convert(red, TensorType(out.sizes, DType.bool), out.element_dtype)]
+
+
+@lowers("aten.any.dim", "aten.any.dims", "aten.any.default")
+def _any(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _any_all(st, op, b, True)
+
+
+@lowers("aten.all.dim", "aten.all.dims", "aten.all.default")
+def _all(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _any_all(st, op, b, False)
+
+
+# -- variance ------------------------------------------------------------------
+
+
+def mean_and_sq_dev(
+    st: LoweringState, x: SSAValue, xt: TensorType, dims: Sequence[int], cd: DType
+) -> tuple[SSAValue, SSAValue]:
+    """The mean over `dims` and the sum of squared deviations from it (reduced dims dropped, in `cd`)."""
+    rank = xt.rank
+    src = xt.element_dtype
+    full = identity_map(rank)
+    rmap = reduced_map(rank, dims, False)
+    rsizes = reduced_sizes(xt.sizes, dims, False)
+    total = reduce(
+        st, xt.sizes, dims, False, [(x, full)], [(0, cd)],
+        lambda a: [add(st, st.cast(a[0], src, cd), a[1], cd)],
+    )[0]  # fmt: skip
+    n = count(st, xt.sizes, dims, cd)
+    mean = pointwise(st, rsizes, [(total, identity_map(len(rsizes)))], cd, lambda a: [div(st, a[0], n, cd)])
+
+    def sq(a: Sequence[SSAValue]) -> list[SSAValue]:
+        dev = sub(st, st.cast(a[0], src, cd), a[1], cd)
+        return [add(st, mul(st, dev, dev, cd), a[2], cd)]
+
+    ssd = reduce(st, xt.sizes, dims, False, [(x, full), (mean, rmap)], [(0, cd)], sq)[0]
+    return mean, ssd
+
+
+@lowers("aten.var.correction", "aten.var_mean.correction")
+def _var(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """var, and for `var_mean` the mean too (the op's results say which)."""
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    cd = opmath(out.element_dtype)
+    if not cd.is_floating_point:
+        raise st.error("var of a non-floating-point tensor")
+    dims = reduction_dims(b.get("dim"), xt.rank)
+    keepdim = bool(b.get("keepdim", False))
+    correction = b.get("correction")
+    c = 1.0 if correction is None else correction
+    if not isinstance(c, int | float):
+        raise st.error("var with a symbolic correction")
+    mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
+    # torch divides by max(N - correction, 0): a zero divisor gives inf or NaN.
+    n = count(st, xt.sizes, dims, cd)
+    divisor = maximum(st, sub(st, n, st.constant(float(c), cd), cd), st.constant(0.0, cd), cd)
+    var = finish(st, ssd, dims, keepdim, cd, out, lambda v: div(st, v, divisor, cd))
+    if len(op.results) == 1:
+        return [var]
+    return [var, finish(st, mean, dims, keepdim, cd, _out(op, 1))]
+
+
+# -- softmax -------------------------------------------------------------------
+
+
+def _softmax(st: LoweringState, op: AtenOp, b: Bound, log: bool) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    src = xt.element_dtype
+    cd = opmath(out.element_dtype)
+    rank = xt.rank
+    dims = reduction_dims(b.int("dim"), rank)
+    lx = st.tensor(x)
+    full, rmap = identity_map(rank), reduced_map(rank, dims, False)
+    # max-subtracted, as torch's kernels compute it
+    m = reduce(
+        st, xt.sizes, dims, False, [(lx, full)], [(float("-inf"), cd)],
+        lambda a: [maximum(st, st.cast(a[0], src, cd), a[1], cd)],
+    )[0]  # fmt: skip
+
+    def shifted(v: SSAValue, mx: SSAValue) -> SSAValue:
+        return sub(st, st.cast(v, src, cd), mx, cd)
+
+    s = reduce(
+        st, xt.sizes, dims, False, [(lx, full), (m, rmap)], [(0.0, cd)],
+        lambda a: [add(st, st.emit(math.ExpOp(shifted(a[0], a[1]))), a[2], cd)],
+    )[0]  # fmt: skip
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        z = shifted(a[0], a[1])
+        if log:
+            r = sub(st, z, st.emit(math.LogOp(a[2])), cd)
+        else:
+            r = div(st, st.emit(math.ExpOp(z)), a[2], cd)
+        return [st.cast(r, cd, out.element_dtype)]
+
+    init = st.empty(out)
+    return st.generic([(lx, full), (m, rmap), (s, rmap)], [(init, full)], [PARALLEL] * rank, body)
+
+
+@lowers("aten._softmax.default")
+def _softmax_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _softmax(st, op, b, False)
+
+
+@lowers("aten._log_softmax.default")
+def _log_softmax_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _softmax(st, op, b, True)
+
+
+# -- normalisations ------------------------------------------------------------
+
+
+def _rstd(st: LoweringState, ssd: SSAValue, sizes: Sequence[object], n: SSAValue, eps: object, cd: DType) -> SSAValue:
+    """`rsqrt(biased variance + eps)` from the sum of squared deviations."""
+    e = st.scalar(eps, cd)
+    rank = len(sizes)
+    return pointwise(
+        st, sizes, [(ssd, identity_map(rank))], cd,
+        lambda a: [st.emit(math.RsqrtOp(add(st, div(st, a[0], n, cd), e, cd)))],
+    )  # fmt: skip
+
+
+def _affine(
+    st: LoweringState,
+    x: SSAValue,
+    xt: TensorType,
+    out: TensorType,
+    stats: Sequence[tuple[SSAValue, AffineMap]],
+    params: Sequence[tuple[object, AffineMap]],
+    cd: DType,
+) -> SSAValue:
+    """`(x - mean) * rstd [* weight] [+ bias]` over `x`, the statistics and parameters read through their maps."""
+    rank = xt.rank
+    src = xt.element_dtype
+    weight, bias = params
+    present = [(p, m) for p, m in params if p is not None]
+    inputs = [(st.tensor(x), identity_map(rank)), *stats, *((st.tensor(p), m) for p, m in present)]
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        y = mul(st, sub(st, st.cast(a[0], src, cd), a[1], cd), a[2], cd)
+        k = 3
+        if weight[0] is not None:
+            y = mul(st, y, st.cast(a[k], _t(weight[0]).element_dtype, cd), cd)
+            k += 1
+        if bias[0] is not None:
+            y = add(st, y, st.cast(a[k], _t(bias[0]).element_dtype, cd), cd)
+        return [st.cast(y, cd, out.element_dtype)]
+
+    return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
+
+
+@lowers("aten.native_layer_norm.default")
+def _layer_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["input"])
+    xt, out = _t(x), _out(op)
+    rank = xt.rank
+    k = len(cast(Sequence[object], b["normalized_shape"]))
+    dims = list(range(rank - k, rank))
+    cd = opmath(xt.element_dtype)
+    mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
+    rsizes = reduced_sizes(xt.sizes, dims, False)
+    rstd = _rstd(st, ssd, rsizes, count(st, xt.sizes, dims, cd), b["eps"], cd)
+    rmap = reduced_map(rank, dims, False)
+    params: list[tuple[object, AffineMap]] = [
+        (p, broadcast_map(_t(p).sizes, xt.sizes) if p is not None else rmap) for p in (b.get("weight"), b.get("bias"))
+    ]
+    y = _affine(st, x, xt, out, [(mean, rmap), (rstd, rmap)], params, cd)
+    return [
+        y,
+        finish(st, mean, dims, True, cd, _out(op, 1)),
+        finish(st, rstd, dims, True, cd, _out(op, 2)),
+    ]
+
+
+@lowers("aten.native_group_norm.default")
+def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["input"])
+    xt, out = _t(x), _out(op)
+    rank = xt.rank
+    groups = b.int("group")
+    channels = xt.sizes[1] if rank >= 2 else None
+    if not isinstance(channels, int) or groups <= 0 or channels % groups:
+        raise st.error("native_group_norm needs a static channel count divisible by the groups")
+    per = channels // groups
+    cd = opmath(xt.element_dtype)
+    # [N, C, *S] -> [N, G, C/G, *S]; reduce over everything after G.
+    gsizes = [xt.sizes[0], groups, per, *xt.sizes[2:]]
+    grouped = expand_shape(st, st.tensor(x), gsizes, [[0], [1, 2], *([i + 1] for i in range(2, rank))], xt.element_dtype)
+    gt = TensorType(gsizes, xt.element_dtype)
+    dims = list(range(2, rank + 1))
+    mean, ssd = mean_and_sq_dev(st, grouped, gt, dims, cd)
+    stat_sizes = [xt.sizes[0], groups]
+    rstd = _rstd(st, ssd, stat_sizes, count(st, gsizes, dims, cd), b["eps"], cd)
+    smap = AffineMap(rank, 0, (_d(0), _d(1) // per))
+    cmap = AffineMap(rank, 0, (_d(1),))
+    y = _affine(st, x, xt, out, [(mean, smap), (rstd, smap)], [(b.get("weight"), cmap), (b.get("bias"), cmap)], cd)
+    return [
+        y,
+        st.convert(mean, TensorType(stat_sizes, cd), _out(op, 1).element_dtype),
+        st.convert(rstd, TensorType(stat_sizes, cd), _out(op, 2).element_dtype),
+    ]
+
+
+# -- scans ---------------------------------------------------------------------
+
+
+@lowers("aten.cumsum.default")
+def _cumsum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    A prefix sum as a reduction over a triangular window: output position `i`
+    adds the inputs at `j <= i` (quadratic in the scanned dimension's size, but
+    one parallel-friendly generic; IREE has no upstream scan op to target).
+    """
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    rank = xt.rank
+    acc = opmath(out.element_dtype)
+    src = xt.element_dtype
+    if rank == 0:
+        return [st.convert(st.tensor(x), xt, out.element_dtype)]
+    d = b.int("dim") % rank
+    # iteration space: the output's dims, then j (the scanned input position)
+    in_map = AffineMap(rank + 1, 0, tuple(_d(rank) if i == d else _d(i) for i in range(rank)))
+    out_map = AffineMap(rank + 1, 0, tuple(_d(i) for i in range(rank)))
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        inside = st.emit(arith.CmpiOp(st.emit(linalg.IndexOp(rank)), st.emit(linalg.IndexOp(d)), "ule"))
+        v = select(st, inside, st.cast(a[0], src, acc), st.constant(0, acc))
+        return [add(st, v, a[1], acc)]
+
+    init = st.filled(TensorType(out.sizes, acc), 0)
+    red = st.generic([(st.tensor(x), in_map)], [(init, out_map)], [PARALLEL] * rank + [REDUCTION], body)[0]
+    return [st.convert(red, TensorType(out.sizes, acc), out.element_dtype)]
+
