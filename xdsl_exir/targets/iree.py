@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
-from xdsl_exir.dialects.exir import DType, InputKind, OutputKind, ProgramOp, TensorType
+from xdsl_exir.dialects.exir import DType, ProgramOp, TensorType
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 
@@ -232,9 +232,6 @@ class _Slot:
     dtype: DType | None
 
 
-_NUMPY_ABI = {DType.bfloat16: None}
-
-
 class IreeExecutor:
     """
     Runs a lowered program in IREE with `ProgramRunner`'s executor contract: it
@@ -245,12 +242,14 @@ class IreeExecutor:
         _, runtime = _import_iree()
         entry = program.entry
         assert entry is not None
-        mutated = {s.target_name for s in program.outputs.data if s.output_kind is OutputKind.buffer_mutation}
-        self._slots: list[_Slot] = []
-        for i, (spec, t) in enumerate(zip(program.inputs.data, entry.function_type.inputs.data)):
-            kind = spec.input_kind
-            if kind is InputKind.user_input or (kind is InputKind.buffer and spec.target_name in mutated):
-                self._slots.append(_Slot(i, t.element_dtype if isinstance(t, TensorType) else None))
+        from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
+
+        types = entry.function_type.inputs.data
+        self._slots = [
+            _Slot(i, t.element_dtype if isinstance(t, TensorType) else None)
+            for i in function_arguments(program)
+            for t in (types[i],)
+        ]
         self._out_types: list[Attribute] = list(entry.function_type.outputs.data)
         for t in (*entry.function_type.inputs.data, *self._out_types):
             if isinstance(t, TensorType) and t.element_dtype is DType.bfloat16:

@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-import sympy
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects import arith, func, scf, tensor
@@ -45,10 +44,11 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     DictionaryAttr,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
-    TensorType as BuiltinTensorType,
     f64,
     i1,
     i64,
@@ -64,6 +64,7 @@ from xdsl_exir.dialects.exir import (
     CallFunctionOp,
     CondOp,
     DenseBlobAttr,
+    DType,
     FloatType,
     GetItemOp,
     GraphOp,
@@ -130,6 +131,21 @@ def declare_blob(name: str, data: bytes) -> str:
     return key
 
 
+def function_arguments(program: ProgramOp) -> list[int]:
+    """
+    The placeholders (by position) that become `@forward`'s arguments, in order:
+    user inputs and the buffers a `buffer_mutation` output writes. The one rule
+    both the lowering and every caller of the lowered function use.
+    """
+    mutated = {s.target_name for s in program.outputs.data if s.output_kind is OutputKind.buffer_mutation}
+    return [
+        i
+        for i, spec in enumerate(program.inputs.data)
+        if spec.input_kind is InputKind.user_input
+        or (spec.input_kind is InputKind.buffer and spec.target_name in mutated)
+    ]
+
+
 class _ProgramLowering:
     """Lowers one program; nothing is attached to the module until it all worked."""
 
@@ -143,11 +159,7 @@ class _ProgramLowering:
     def lower(self) -> func.FuncOp:
         program, entry = self.program, self.entry
         state_ops = program.state()
-        mutated = {
-            spec.target_name
-            for spec in program.outputs.data
-            if spec.output_kind is OutputKind.buffer_mutation
-        }
+        arguments = set(function_arguments(program))
         block = Block()
         st = LoweringState(block)
         arg_attrs: list[DictionaryAttr] = []
@@ -156,10 +168,10 @@ class _ProgramLowering:
         if len(specs) != len(placeholders):
             raise ExirDiagnostic(program, "the signature and the @forward placeholders differ in number")
         constants: list[tuple[SSAValue, StateOp]] = []
-        for spec, ph in zip(specs, placeholders):
+        for i, (spec, ph) in enumerate(zip(specs, placeholders)):
             kind = spec.input_kind
             target = spec.target_name
-            if kind is InputKind.user_input or (kind is InputKind.buffer and target in mutated):
+            if i in arguments:
                 arg_type = tensor_type(ph.type) if isinstance(ph.type, TensorType) else _scalar_type(ph.type)
                 if arg_type is None:
                     raise ExirDiagnostic(program, f"input '{spec.arg_name.data}' of type {ph.type} has no upstream form")
@@ -311,9 +323,9 @@ class _ProgramLowering:
         lowered = st.lowered(pred)
         if isinstance(pred.type, TensorType):
             value = st.emit(tensor.ExtractOp(cast(SSAValue, lowered), [], element_type(pred.type.element_dtype)))
-            return st.cast(value, pred.type.element_dtype, _bool())
+            return st.cast(value, pred.type.element_dtype, DType.bool)
         if isinstance(lowered, bool):
-            return st.constant(lowered, _bool())
+            return st.constant(lowered, DType.bool)
         return cast(SSAValue, lowered)
 
     def _lower_region_into(self, st: LoweringState, region: Region, args: Sequence[object], block: Block) -> list[SSAValue]:
@@ -402,15 +414,7 @@ class _ProgramLowering:
         return self._predicate(st, out) if value is st.values.get(out) else cast(SSAValue, value)
 
 
-def _bool():  # noqa: ANN202  (local import of the enum member keeps the top tidy)
-    from xdsl_exir.dialects.exir import DType
-
-    return DType.bool
-
-
 def _float_or_bool(value: bool | int | float, el: Attribute) -> Attribute:
-    from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
     if el == i1:
         return IntegerAttr(int(bool(value)), i1)
     return FloatAttr(float(value), f64)
@@ -439,5 +443,4 @@ class ConvertExirToLinalgPass(ModulePass):
             Rewriter.replace_op(program, fn)
 
 
-__all__ = ["ConvertExirToLinalgPass", "LoweringError", "declare_blob", "element_type", "lower_program"]
-_ = (sympy, BuiltinTensorType)
+__all__ = ["ConvertExirToLinalgPass", "LoweringError", "declare_blob", "element_type", "function_arguments", "lower_program"]
