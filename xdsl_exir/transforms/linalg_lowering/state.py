@@ -330,9 +330,9 @@ class LoweringState:
 
     def cast(self, v: SSAValue, src: DType, dst: DType) -> SSAValue:
         """Convert a scalar between dtypes as a C++ static_cast does (bool: != 0)."""
-        if src == dst or element_type(src) == element_type(dst) and src.is_floating_point == dst.is_floating_point:
-            if not (src is DType.bool) ^ (dst is DType.bool):
-                return v
+        same_bits = element_type(src) == element_type(dst) and DType.bool not in (src, dst)
+        if src == dst or same_bits:  # int8 <-> uint8 share their bits
+            return v
         dst_el = element_type(dst)
         if dst is DType.bool:
             if src.is_floating_point:
