@@ -1,1 +1,136 @@
-"""(rules of this family are being written)"""
+"""
+Factory ops: tensors made from sizes and scalars, not from other tensors' values.
+
+`full`/`zeros`/`ones` and their `_like`/`new_` forms are a `linalg.fill` of a
+`tensor.empty` of the result's sizes (the result type, which torch computed,
+gives them; symbolic ones become `index` values). `empty` is a bare
+`tensor.empty`: torch leaves its values unspecified. `arange` is a generic over
+`linalg.index` computing `start + step * i` the way torch's CPU kernel
+(`RangeFactoriesKernel.cpp`) does: in the accumulate type of the result
+(int64 for integers, double for float32/float64, float for float16/bfloat16),
+then converted once. `tril`/`triu` select on a comparison of the last two
+`linalg.index` values with the diagonal.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from xdsl.dialects import arith, linalg
+from xdsl.dialects.builtin import IndexType, i64
+from xdsl.ir import SSAValue
+
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.pointwise import add, mul
+from xdsl_exir.transforms.linalg_lowering.state import PARALLEL, LoweringState, identity_map
+
+
+def _result(op: AtenOp) -> TensorType:
+    return cast(TensorType, op.results[0].type)
+
+
+def fill(st: LoweringState, out: TensorType, value: object) -> SSAValue:
+    """A tensor of `out`'s sizes and dtype holding `value` (a number or a symbolic scalar)."""
+    if isinstance(value, bool | int | float):
+        return st.filled(out, value)
+    scalar = st.scalar(value, out.element_dtype)
+    init = st.empty(out)
+    op = linalg.FillOp((scalar,), (init,), (init.type,))
+    st.insert(op)
+    return op.results[0]
+
+
+def as_index(st: LoweringState, value: object) -> SSAValue:
+    """An `index` value for an int or a lowered SymInt argument."""
+    if isinstance(value, int):
+        return st.index(value)
+    lowered = st.lowered(value)
+    if not isinstance(lowered, SSAValue) or not isinstance(lowered.type, IndexType):
+        raise st.error(f"expected an integer, got {value!r}")
+    return lowered
+
+
+@lowers("aten.full.default", "aten.full_like.default", "aten.new_full.default")
+def _full(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return [fill(st, _result(op), b["fill_value"])]
+
+
+@lowers("aten.zeros.default", "aten.zeros_like.default", "aten.new_zeros.default")
+def _zeros(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return [st.filled(_result(op), 0)]
+
+
+@lowers("aten.ones.default", "aten.ones_like.default", "aten.new_ones.default")
+def _ones(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return [st.filled(_result(op), 1)]
+
+
+@lowers("aten.empty.memory_format", "aten.empty_strided.default", "aten.new_empty.default")
+def _empty(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """Values unspecified, as in torch; strides and memory formats do not exist on value tensors."""
+    return [st.empty(_result(op))]
+
+
+def _accumulate_dtype(dtype: DType) -> DType:
+    """`at::acc_type<T, /*is_cuda=*/false>`: what torch's CPU arange computes in."""
+    if dtype.is_floating_point:
+        return DType.float32 if dtype in (DType.float16, DType.bfloat16) else DType.float64
+    return DType.int64
+
+
+@lowers("aten.arange.default", "aten.arange.start", "aten.arange.start_step")
+def _arange(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    out = _result(op)
+    if out.rank != 1:
+        raise st.error(f"arange with a result of rank {out.rank}")
+    dtype = out.element_dtype
+    acc = _accumulate_dtype(dtype)
+    # Scalar.to<acc_t>(): a float start or step truncates toward zero for integer results.
+    start = st.scalar(b.get("start", 0), acc)
+    step = st.scalar(b.get("step", 1), acc)
+
+    def body(args: object) -> list[SSAValue]:
+        i = st.emit(arith.IndexCastOp(st.emit(linalg.IndexOp(0)), i64))
+        v = add(st, start, mul(st, step, st.cast(i, DType.int64, acc), acc), acc)
+        return [st.cast(v, acc, dtype)]
+
+    return st.generic([], [(st.empty(out), identity_map(1))], [PARALLEL], lambda args: body(args))
+
+
+def _triangle(st: LoweringState, op: AtenOp, b: Bound, lower: bool) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    out = _result(op)
+    rank = out.rank
+    if rank < 2:
+        raise st.error(f"{op.name} needs a tensor of at least 2 dimensions, got {rank}")
+    diagonal = as_index(st, b.get("diagonal", 0))
+    dtype = out.element_dtype
+    zero = st.constant(0, dtype)
+
+    def body(args: object) -> list[SSAValue]:
+        row = st.emit(linalg.IndexOp(rank - 2))
+        col = st.emit(linalg.IndexOp(rank - 1))
+        edge = st.emit(arith.AddiOp(row, diagonal))
+        # tril keeps col - row <= diagonal, triu keeps col - row >= diagonal.
+        keep = st.emit(arith.CmpiOp(col, edge, "sle" if lower else "sge"))
+        return [st.emit(arith.SelectOp(keep, cast(list[SSAValue], args)[0], zero))]
+
+    return st.generic(
+        [(st.tensor(x), identity_map(rank))],
+        [(st.empty(out), identity_map(rank))],
+        [PARALLEL] * rank,
+        lambda args: body(list(args)),
+    )
+
+
+@lowers("aten.tril.default")
+def _tril(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _triangle(st, op, b, lower=True)
+
+
+@lowers("aten.triu.default")
+def _triu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _triangle(st, op, b, lower=False)
