@@ -203,19 +203,22 @@ def test_matmul_named_and_generic() -> None:
 # ---------------------------------------------------------------------------
 
 
-def _naive_conv(x: np.ndarray, w: np.ndarray, groups: int, stride: int, dilation: int) -> np.ndarray:
+def _naive_conv(
+    x: np.ndarray, w: np.ndarray, groups: int, stride: tuple[int, int], dilation: tuple[int, int]
+) -> np.ndarray:
     """NCHW input, (F, C/groups, KH, KW) filter, no padding: out channel f sees group f // (F/groups)."""
     n, c, h, wd = x.shape
     f, cg, kh, kw = w.shape
-    oh = (h - dilation * (kh - 1) - 1) // stride + 1
-    ow = (wd - dilation * (kw - 1) - 1) // stride + 1
+    (sh, sw), (dh, dw) = stride, dilation
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd - dw * (kw - 1) - 1) // sw + 1
     out = np.zeros((n, f, oh, ow), np.float64)
     fg = f // groups
     for b, o, y, z in itertools.product(range(n), range(f), range(oh), range(ow)):
         g = o // fg
         total = 0.0
         for ci, ky, kx in itertools.product(range(cg), range(kh), range(kw)):
-            total += x[b, g * cg + ci, y * stride + ky * dilation, z * stride + kx * dilation] * w[o, ci, ky, kx]
+            total += x[b, g * cg + ci, y * sh + ky * dh, z * sw + kx * dw] * w[o, ci, ky, kx]
         out[b, o, y, z] = total
     return out
 
@@ -241,7 +244,7 @@ def test_conv_2d_nchw_fchw_with_stride_dilation_and_pad() -> None:
     x, w = _rand(2, 3, 7, 9), _rand(4, 3, 3, 3)
     (r,) = run_lowered(module, [x, w])
     padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    np.testing.assert_allclose(r, _naive_conv(padded, w, 1, 2, 2), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(r, _naive_conv(padded, w, 1, (2, 2), (2, 2)), rtol=1e-5, atol=1e-5)
 
 
 def test_grouped_conv_ngchw_fgchw() -> None:
@@ -260,7 +263,7 @@ def test_grouped_conv_ngchw_fgchw() -> None:
     (r,) = run_lowered(module, [x, w, init])
     # as an ungrouped-layout grouped conv: channels g*3+c, filters g*2+f
     flat_w = w.transpose(1, 0, 2, 3, 4).reshape(4, 3, 3, 3)
-    expected = _naive_conv(x.reshape(1, 6, 6, 6), flat_w, 2, 1, 1).reshape(1, 2, 2, 4, 4) + init
+    expected = _naive_conv(x.reshape(1, 6, 6, 6), flat_w, 2, (1, 1), (1, 1)).reshape(1, 2, 2, 4, 4) + init
     np.testing.assert_allclose(r, expected, rtol=1e-5, atol=1e-5)
 
 
@@ -614,3 +617,146 @@ def test_wrong_argument_shape_is_refused() -> None:
     module = _build([TensorType(f32, [2])], [TensorType(f32, [2])], lambda a: [a])
     with pytest.raises(ValueError, match="does not match"):
         run_lowered(module, [np.zeros(3, np.float32)])
+
+
+# (op name, image layout, filter layout, output layout) in terms of N G C H W / G F C KH KW / N G F OH OW
+_CONV_LAYOUTS = {
+    "conv_2d_nchw_fchw": ("NCHW", "FCKL", "NFHW"),
+    "conv_2d_nhwc_fhwc": ("NHWC", "FKLC", "NHWF"),
+    "conv_2d_nhwc_hwcf": ("NHWC", "KLCF", "NHWF"),
+    "conv_2d_ngchw_fgchw": ("NGCHW", "FGCKL", "NGFHW"),
+    "conv_2d_ngchw_gfchw": ("NGCHW", "GFCKL", "NGFHW"),
+    "conv_2d_nhwgc_gfhwc": ("NHWGC", "GFKLC", "NHWGF"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CONV_LAYOUTS))
+def test_every_conv_layout(name: str) -> None:
+    """Each layout against the naive NCHW conv of the same data, with stride 2 and dilation 1 x 2."""
+    image_l, filter_l, out_l = _CONV_LAYOUTS[name]
+    sizes = {"N": 2, "G": 2 if "G" in image_l else 1, "C": 2, "H": 7, "W": 9, "F": 3, "K": 3, "L": 2}
+    out_sizes = {**sizes, "H": 3, "W": 4}  # (7 - 1*2 - 1)//2 + 1, (9 - 2*1 - 1)//2 + 1
+    image_shape = [sizes[c] for c in image_l]
+    filter_shape = [sizes[c] for c in filter_l]
+    out_shape = [out_sizes[c] for c in out_l]
+
+    def ty(shape: list[int]) -> str:
+        return "tensor<" + "x".join(map(str, shape)) + "xf32>"
+
+    module = _parse(
+        f"""
+        func.func @forward(%x: {ty(image_shape)}, %w: {ty(filter_shape)}, %init: {ty(out_shape)}) -> {ty(out_shape)} {{
+          %r = linalg.{name} {{dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}}
+              ins(%x, %w : {ty(image_shape)}, {ty(filter_shape)}) outs(%init : {ty(out_shape)}) -> {ty(out_shape)}
+          func.return %r : {ty(out_shape)}
+        }}
+        """
+    )
+    x, w, init = _rand(*image_shape), _rand(*filter_shape), _rand(*out_shape)
+    (r,) = run_lowered(module, [x, w, init])
+    # ungrouped layouts get a leading G of 1; then to (N, G*C, H, W) and (G*F, C, K, L) for the naive conv
+    full_image, full_filter, full_out = (layout if "G" in layout else "G" + layout for layout in (image_l, filter_l, out_l))
+    xg = x if "G" in image_l else x[None]
+    wg = w if "G" in filter_l else w[None]
+    groups = sizes["G"]
+    image = np.transpose(xg, [full_image.index(c) for c in "NGCHW"]).reshape(2, groups * 2, 7, 9)
+    filters = np.transpose(wg, [full_filter.index(c) for c in "GFCKL"]).reshape(groups * 3, 2, 3, 2)
+    conv = _naive_conv(image, filters, groups, (2, 2), (1, 2)).reshape(2, groups, 3, 3, 4)  # N G F OH OW
+    expected = np.transpose(conv, ["NGFHW".index(c) for c in full_out]).reshape(out_shape) + init
+    np.testing.assert_allclose(r, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fold", [True, False])
+def test_generic_conv_with_general_affine_map(fold: bool) -> None:
+    """out[n, o] = sum_k x[n, 2*o + k] * w[k]: the input is gathered by `d1 * 2 + d2`."""
+    acc = "%s = arith.addf %p, %acc : f32" if fold else "%t = arith.addf %acc, %p : f32\n    %s = arith.addf %t, %zero : f32"
+    module = _parse(
+        f"""
+        func.func @forward(%x: tensor<2x11xf32>, %w: tensor<3xf32>) -> tensor<2x5xf32> {{
+          %zero = arith.constant 0.0 : f32
+          %e = tensor.empty() : tensor<2x5xf32>
+          %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x5xf32>) -> tensor<2x5xf32>
+          %r = linalg.generic {{indexing_maps = [affine_map<(n, o, k) -> (n, o * 2 + k)>, affine_map<(n, o, k) -> (k)>,
+                                                affine_map<(n, o, k) -> (n, o)>],
+                               iterator_types = ["parallel", "parallel", "reduction"]}}
+              ins(%x, %w : tensor<2x11xf32>, tensor<3xf32>) outs(%init : tensor<2x5xf32>) {{
+          ^bb0(%a: f32, %b: f32, %acc: f32):
+            %p = arith.mulf %a, %b : f32
+            {acc}
+            linalg.yield %s : f32
+          }} -> tensor<2x5xf32>
+          func.return %r : tensor<2x5xf32>
+        }}
+        """
+    )
+    x, w = _rand(2, 11), _rand(3)
+    (r,) = run_lowered(module, [x, w])
+    expected = [[sum(float(x[n, 2 * o + k]) * float(w[k]) for k in range(3)) for o in range(5)] for n in range(2)]
+    np.testing.assert_allclose(r, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_scf_for_f16_i1_and_splat_constants() -> None:
+    """f16 arithmetic stays f16; i1 tensors are bool arrays; splat dense constants broadcast."""
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<3xf16>, %n: index) -> (tensor<3xf16>, tensor<3xi1>, tensor<2x2xi32>) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %half = arith.constant dense<0.5> : tensor<3xf16>
+          %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<3xf16>) {
+            %m = linalg.mul ins(%acc, %half : tensor<3xf16>, tensor<3xf16>) outs(%acc : tensor<3xf16>) -> tensor<3xf16>
+            scf.yield %m : tensor<3xf16>
+          }
+          %e = tensor.empty() : tensor<3xi1>
+          %pos = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                                 iterator_types = ["parallel"]}
+              ins(%r : tensor<3xf16>) outs(%e : tensor<3xi1>) {
+          ^bb0(%v: f16, %o: i1):
+            %z = arith.constant 0.0 : f16
+            %b = arith.cmpf ogt, %v, %z : f16
+            linalg.yield %b : i1
+          } -> tensor<3xi1>
+          %k = arith.constant dense<[[1, -2], [3, 2147483647]]> : tensor<2x2xi32>
+          %one = arith.constant dense<1> : tensor<2x2xi32>
+          %s = linalg.add ins(%k, %one : tensor<2x2xi32>, tensor<2x2xi32>) outs(%k : tensor<2x2xi32>) -> tensor<2x2xi32>
+          func.return %r, %pos, %s : tensor<3xf16>, tensor<3xi1>, tensor<2x2xi32>
+        }
+        """
+    )
+    x = np.array([3.0, -1.5, 0.0], np.float16)
+    r, pos, s = run_lowered(module, [x, 3])
+    assert r.dtype == np.float16 and pos.dtype == np.bool_ and s.dtype == np.int32
+    np.testing.assert_array_equal(r, x / np.float16(8))
+    assert pos.tolist() == [True, False, False]
+    assert s.tolist() == [[2, -1], [4, -(2**31)]]
+
+
+_MATH = [
+    ("exp", np.exp), ("exp2", np.exp2), ("expm1", np.expm1), ("log", np.log), ("log2", np.log2),
+    ("log10", np.log10), ("log1p", np.log1p), ("sqrt", np.sqrt), ("rsqrt", lambda v: 1 / np.sqrt(v)),
+    ("tanh", np.tanh), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("atan", np.arctan),
+    ("sinh", np.sinh), ("cosh", np.cosh), ("asinh", np.arcsinh), ("cbrt", np.cbrt), ("absf", np.abs),
+    ("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc), ("roundeven", np.rint),
+]  # fmt: skip
+
+
+def test_math_unary_ops_on_tensors() -> None:
+    """Each unary op on a float32 tensor, against numpy in float64 rounded to float32."""
+    names = [name for name, _ in _MATH]
+    body = "\n".join(
+        f"%r{i} = math.{name} %x : tensor<5xf32>" for i, name in enumerate(names)
+    )
+    results = ", ".join(f"%r{i}" for i in range(len(names)))
+    types = ", ".join(["tensor<5xf32>"] * len(names))
+    module = _parse(
+        f"""
+        func.func @forward(%x: tensor<5xf32>) -> ({types}) {{
+          {body}
+          func.return {results} : {types}
+        }}
+        """
+    )
+    x = np.array([0.25, 0.5, 1.5, 2.5, 0.75], np.float32)
+    for (name, reference), got in zip(_MATH, run_lowered(module, [x])):
+        assert got.dtype == np.float32, name
+        np.testing.assert_allclose(got, reference(x.astype(np.float64)).astype(np.float32), rtol=2e-6, err_msg=name)

@@ -230,9 +230,10 @@ def run_structured(
     needs_index = _uses_index(block)
     stack: list[list[np.ndarray]] = interpreter.get_data(LinalgFunctions, _INDEX_STACK, list)
     reduced = [d for d in range(n) if reduction[d]]
+    wants_indices = needs_index or not all(map(_is_projection, maps))
 
     def evaluate(window: Sequence[slice], accumulators: Sequence[Any]) -> PythonValues:
-        indices = _index_arrays(window) if needs_index or not all(map(_is_projection, maps)) else None
+        indices = _index_arrays(window) if wants_indices else None
         args = [_gather(v, m, window, indices) for v, m in zip(inputs, maps)]
         if indices is not None:
             stack.append(indices)
@@ -246,15 +247,16 @@ def run_structured(
     # accumulators live on the parallel grid, size 1 along the reduction loops
     acc_window = [slice(0, 1) if reduction[d] else full[d] for d in range(n)]
     acc_shape = tuple(1 if reduction[d] else ranges[d] for d in range(n))
-    accumulators = [
-        np.array(np.broadcast_to(_gather(out, m, acc_window, None), acc_shape), copy=True)
-        for out, m in zip(outputs, out_maps)
-    ]
+    current = [_gather(out, m, acc_window, None) for out, m in zip(outputs, out_maps)]
 
     if not reduced:
-        results = evaluate(full, accumulators)
+        # one evaluation; the outputs' current values are only read
+        results = evaluate(full, current)
         accumulators = [finish(np.broadcast_to(r, acc_shape), t) for r, t in zip(results, output_types)]
-    elif math.prod(ranges) > 0:
+    elif math.prod(ranges) == 0:
+        accumulators = current
+    else:
+        accumulators = [np.array(np.broadcast_to(c, acc_shape), copy=True) for c in current]
         combiners = _combiners(block, len(inputs))
         if combiners is not None:
             accumulators = _fold_blocks(evaluate, combiners, ranges, reduction, accumulators, output_types)
@@ -265,7 +267,7 @@ def run_structured(
                     window[d] = slice(i, i + 1)
                 results = evaluate(window, accumulators)
                 accumulators = [
-                    np.array(np.broadcast_to(finish(r, t), acc_shape), dtype=a.dtype)
+                    np.broadcast_to(np.asarray(finish(r, t), dtype=a.dtype), acc_shape)
                     for r, t, a in zip(results, output_types, accumulators)
                 ]
 

@@ -19,8 +19,9 @@ How upstream-dialect values live in numpy, shared by every dialect's functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
 
 import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -72,48 +73,61 @@ def element_type(t: Attribute) -> Attribute:
     return t.get_element_type() if isinstance(t, ShapedType) else t  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
 
 
+@dataclass(frozen=True)
+class TypeInfo:
+    """What the value model needs to know about a (shaped or scalar) type."""
+
+    dtype: np.dtype[Any]
+    kind: Literal["float", "bf16", "i1", "int", "index"]
+    width: int
+    shaped: bool
+
+
+@cache
+def type_info(t: Attribute) -> TypeInfo:
+    """`t` described once: ops ask this on every run, so it is cached per type."""
+    et = element_type(t)
+    shaped = isinstance(t, ShapedType)
+    match et:
+        case BFloat16Type():
+            return TypeInfo(np.dtype(np.float32), "bf16", 16, shaped)
+        case Float16Type() | Float32Type() | Float64Type():
+            dtype = {16: np.float16, 32: np.float32, 64: np.float64}[et.bitwidth]
+            return TypeInfo(np.dtype(dtype), "float", et.bitwidth, shaped)
+        case IndexType():
+            return TypeInfo(_INT64, "index", 64, shaped)
+        case IntegerType():
+            width = et.width.data
+            if width == 1:
+                return TypeInfo(_BOOL, "i1", 1, shaped)
+            if width in _INT_DTYPES:
+                return TypeInfo(_INT_DTYPES[width], "int", width, shaped)
+    raise UnsupportedTypeError(f"no numpy representation for element type {et}")
+
+
 def numpy_dtype(t: Attribute) -> np.dtype[Any]:
     """The numpy dtype that holds values of element (or shaped) type `t`."""
-    t = element_type(t)
-    match t:
-        case Float32Type() | BFloat16Type():
-            return np.dtype(np.float32)
-        case Float64Type():
-            return np.dtype(np.float64)
-        case Float16Type():
-            return np.dtype(np.float16)
-        case IndexType():
-            return _INT64
-        case IntegerType():
-            width = t.width.data
-            if width == 1:
-                return _BOOL
-            if width in _INT_DTYPES:
-                return _INT_DTYPES[width]
-    raise UnsupportedTypeError(f"no numpy representation for element type {t}")
+    return type_info(t).dtype
 
 
 def bit_width(t: Attribute) -> int:
     """Bits of an integer-like element type (index counts as 64)."""
-    t = element_type(t)
-    if isinstance(t, IntegerType):
-        return t.width.data
-    if isinstance(t, IndexType):
-        return 64
-    raise UnsupportedTypeError(f"{t} is not an integer type")
+    info = type_info(t)
+    if info.kind not in ("i1", "int", "index"):
+        raise UnsupportedTypeError(f"{t} is not an integer type")
+    return info.width
 
 
 def is_bf16(t: Attribute) -> bool:
-    return isinstance(element_type(t), BFloat16Type)
+    return type_info(t).kind == "bf16"
 
 
 def is_index(t: Attribute) -> bool:
-    return isinstance(element_type(t), IndexType)
+    return type_info(t).kind == "index"
 
 
 def is_i1(t: Attribute) -> bool:
-    et = element_type(t)
-    return isinstance(et, IntegerType) and et.width.data == 1
+    return type_info(t).kind == "i1"
 
 
 def finish(value: Value, t: Attribute) -> Value:
@@ -121,11 +135,11 @@ def finish(value: Value, t: Attribute) -> Value:
     Bring a freshly computed value into the representation of type `t`:
     round bf16, hand back `index` scalars as Python ints.
     """
-    et = element_type(t)
-    if isinstance(et, BFloat16Type):
+    info = type_info(t)
+    if info.kind == "bf16":
         rounded = round_to_bfloat16(value)
         return rounded[()] if rounded.ndim == 0 else rounded
-    if isinstance(et, IndexType) and not isinstance(t, ShapedType) and np.ndim(value) == 0:
+    if info.kind == "index" and not info.shaped and np.ndim(value) == 0:
         return int(value)
     return value
 
@@ -135,11 +149,11 @@ def wrap_int(value: Value, t: Attribute) -> Value:
     Reduce an integer result modulo 2^N into the signed representation of `t`
     (i1 keeps the low bit, as a bool). `value` may be wider than `t`.
     """
-    et = element_type(t)
-    if isinstance(et, IndexType):
+    info = type_info(t)
+    if info.kind == "index":
         return finish(np.asarray(value).astype(_INT64, copy=False), t)
-    dtype = numpy_dtype(et)
-    if dtype == _BOOL:
+    dtype = info.dtype
+    if info.kind == "i1":
         return np.bitwise_and(np.asarray(value).astype(np.int64, copy=False), 1).astype(_BOOL)
     return np.asarray(value).astype(dtype, copy=False)[()]
 
@@ -176,9 +190,10 @@ def from_unsigned(value: Value, t: Attribute) -> Value:
 
 def scalar(value: int | float | bool, t: Attribute) -> Value:
     """A Python number as a scalar of element type `t`."""
-    if is_index(t):
+    kind = type_info(t).kind
+    if kind == "index":
         return int(value)
-    if isinstance(element_type(t), IntegerType):
+    if kind in ("i1", "int"):
         return wrap_int(int(value), t)
     return finish(numpy_dtype(t).type(value), t)
 
@@ -269,8 +284,7 @@ def constant_value(attr: Attribute, t: Attribute, cache: dict[Attribute, Value])
     if hit is not None:
         return hit
     if isinstance(attr, DenseIntOrFPElementsAttr) and isinstance(t, ShapedType):
-        arr = _array_from_bytes(attr.data.data, t)
-        arr = finish(arr.copy(), t)
+        arr = np.asarray(finish(_array_from_bytes(attr.data.data, t), t))
     else:
         raise NotImplementedError(f"arith.constant with value {attr} is not supported")
     arr.flags.writeable = False
@@ -284,11 +298,3 @@ def shaped_zeros(t: TensorType[Any], dynamic: list[int]) -> np.ndarray:
     shape = tuple(int(next(it)) if s < 0 else s for s in t.get_shape())
     return np.zeros(shape, dtype=numpy_dtype(t))
 
-
-def unary(fn: Callable[[Any], Any]) -> Callable[[Value, Attribute], Value]:
-    """`fn` applied elementwise, its result put into the representation of a type."""
-
-    def apply(x: Value, t: Attribute) -> Value:
-        return finish(fn(x), t)
-
-    return apply
