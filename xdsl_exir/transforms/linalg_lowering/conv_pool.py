@@ -1,1 +1,425 @@
-"""(rules of this family are being written)"""
+"""
+Convolution, pooling and inference batch norm on NCHW tensors.
+
+`convolution` pads its input with `tensor.pad` and becomes the named
+`linalg.conv_2d_nchw_fchw` (one group), `linalg.conv_2d_ngchw_gfchw` (several
+groups: PyTorch's weight `[G*F, C, kh, kw]` is `[G, F, C, kh, kw]` after an
+`expand_shape`, the input's and the output's channels split the same way) or,
+for depthwise convolutions, a `linalg.generic` (IREE compiles that form faster
+and to faster code than the grouped named op with G = C groups of one channel;
+see `_DEPTHWISE_GENERIC`). A 1-D convolution is a 2-D one over a unit height,
+an unbatched input gets a unit batch. The bias is the accumulator's initial
+value, broadcast along the channels, as `addmm`'s is in `linear.py`; float16
+and bfloat16 convolutions accumulate in float32.
+
+Pooling windows are reduction dimensions: `d2 * stride + d4 * dilation` reads
+the padded input. The padding is torch's on the low side; the high side gets
+whatever makes the output size torch computed (the result type) reachable,
+which is more than the padding in `ceil_mode`. Max pooling pads with -inf
+(the smallest integer), average pooling with 0 and then divides each window by
+the count torch uses: the whole window clipped to the padded input
+(`count_include_pad`), only the input elements in it (otherwise), or
+`divisor_override`; when every window is full that count is one constant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+import sympy
+from xdsl.dialects import arith, linalg, math, tensor
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    TensorType as BuiltinTensorType,
+    i64,
+)
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.pointwise import add, div, mul, select, sub
+from xdsl_exir.transforms.linalg_lowering.reductions import (
+    better,
+    collapse_shape,
+    count,
+    expand_shape,
+    finish,
+    lowest,
+    reduce,
+)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    PARALLEL,
+    REDUCTION,
+    LoweringState,
+    identity_map,
+    opmath,
+    tensor_type,
+)
+
+_DEPTHWISE_GENERIC = True
+"""Lower depthwise convolutions (one input channel per group) to a `linalg.generic`."""
+
+
+def _t(v: object) -> TensorType:
+    return cast(TensorType, cast(SSAValue, v).type)
+
+
+def _out(op: AtenOp, i: int = 0) -> TensorType:
+    return cast(TensorType, op.results[i].type)
+
+
+def _d(i: int) -> AffineExpr:
+    return AffineExpr.dimension(i)
+
+
+def _pair(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
+    """The `dense<[a, b]> : tensor<2xi64>` strides and dilations of the named ops."""
+    return DenseIntOrFPElementsAttr.from_list(BuiltinTensorType(i64, [len(values)]), list(values))
+
+
+def _plus(size: object, extra: int) -> object:
+    if extra == 0:
+        return size
+    if isinstance(size, int):
+        return size + extra
+    return cast(sympy.Expr, size) + extra
+
+
+def pad(
+    st: LoweringState, value: SSAValue, sizes: Sequence[object], low: Sequence[int], high: Sequence[int], fill: float | int, dtype: DType
+) -> tuple[SSAValue, list[object]]:
+    """`value` padded with the constant `fill` (`tensor.pad`), and its new sizes."""
+    if not any(low) and not any(high):
+        return value, list(sizes)
+    new = [_plus(s, lo + hi) for s, lo, hi in zip(sizes, low, high)]
+    block = Block(arg_types=[IndexType()] * len(sizes))
+    with st.at_block(block):
+        st.insert(tensor.YieldOp(st.constant(fill, dtype)))
+    op = tensor.PadOp(value, [], [], Region(block), list(low), list(high), tensor_type(TensorType(new, dtype)))
+    return st.emit(op), new
+
+
+# -- convolution ---------------------------------------------------------------
+
+
+def _channel_init(st: LoweringState, sizes: Sequence[object], bias: object | None, acc: DType) -> SSAValue:
+    """The accumulator: zeros, or the bias broadcast along dimension 1."""
+    t = TensorType(sizes, acc)
+    if bias is None:
+        return st.filled(t, 0)
+    bt = _t(bias)
+    rank = len(sizes)
+    return st.generic(
+        [(st.tensor(bias), AffineMap(rank, 0, (_d(1),)))],
+        [(st.empty(t), identity_map(rank))],
+        [PARALLEL] * rank,
+        lambda a: [st.cast(a[0], bt.element_dtype, acc)],
+    )[0]
+
+
+def _depthwise(
+    st: LoweringState, x: SSAValue, w: SSAValue, init: SSAValue, stride: Sequence[int], dilation: Sequence[int], acc: DType
+) -> SSAValue:
+    """A depthwise convolution (weight `[C, 1, kh, kw]`) as a generic over (n, c, oh, ow, kh, kw)."""
+    n, c, oh, ow, kh, kw = (_d(i) for i in range(6))
+    maps = (
+        AffineMap(6, 0, (n, c, oh * stride[0] + kh * dilation[0], ow * stride[1] + kw * dilation[1])),
+        AffineMap(6, 0, (c, AffineExpr.constant(0), kh, kw)),
+        AffineMap(6, 0, (n, c, oh, ow)),
+    )
+    return st.generic(
+        [(x, maps[0]), (w, maps[1])], [(init, maps[2])], [PARALLEL] * 4 + [REDUCTION] * 2,
+        lambda a: [add(st, mul(st, a[0], a[1], acc), a[2], acc)],
+    )[0]  # fmt: skip
+
+
+@lowers("aten.convolution.default")
+def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
+    xt, wt, out = _t(x), _t(w), _out(op)
+    nd = wt.rank - 2
+    if b["transposed"]:
+        raise st.error("transposed convolution (conv_transpose) has no linalg lowering yet")
+    if nd not in (1, 2):
+        raise st.error(f"{nd}-D convolution: only 1-D and 2-D convolutions are lowered to linalg")
+    stride, padding, dilation = b.ints("stride", nd), b.ints("padding", nd), b.ints("dilation", nd)
+    groups = b.int("groups")
+    acc = opmath(out.element_dtype)
+    lx = st.convert(st.tensor(x), xt, acc)
+    lw = st.convert(st.tensor(w), wt, acc)
+    xs, ws, os = list(xt.sizes), list(wt.sizes), list(out.sizes)
+    batched = xt.rank == nd + 2
+    if not batched:
+        lx = expand_shape(st, lx, [1, *xs], [[0, 1], *([i + 1] for i in range(1, len(xs)))], acc)
+        xs, os = [1, *xs], [1, *os]
+    if nd == 1:
+        lx = expand_shape(st, lx, [xs[0], xs[1], 1, xs[2]], [[0], [1], [2, 3]], acc)
+        lw = expand_shape(st, lw, [ws[0], ws[1], 1, ws[2]], [[0], [1], [2, 3]], acc)
+        xs, ws, os = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], [os[0], os[1], 1, os[2]]
+        stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
+    lx, xs = pad(st, lx, xs, [0, 0, *padding], [0, 0, *padding], 0, acc)
+    init = _channel_init(st, os, bias, acc)
+    strides, dilations = _pair(stride), _pair(dilation)
+    if groups == 1:
+        conv = linalg.Conv2DNchwFchwOp((lx, lw), (init,), (init.type,), strides=strides, dilations=dilations)
+        res = st.emit(conv)
+    elif _DEPTHWISE_GENERIC and ws[1] == 1 and xs[1] == groups == ws[0]:
+        res = _depthwise(st, lx, lw, init, stride, dilation, acc)
+    else:
+        cin, fout = xs[1], ws[0]
+        if not isinstance(cin, int) or not isinstance(fout, int):
+            raise st.error("grouped convolution with a symbolic channel count")
+        c, f = cin // groups, fout // groups
+        gx = expand_shape(st, lx, [xs[0], groups, c, xs[2], xs[3]], [[0], [1, 2], [3], [4]], acc)
+        gw = expand_shape(st, lw, [groups, f, *ws[1:]], [[0, 1], [2], [3], [4]], acc)
+        gsizes = [os[0], groups, f, os[2], os[3]]
+        ginit = expand_shape(st, init, gsizes, [[0], [1, 2], [3], [4]], acc)
+        conv = linalg.Conv2DNgchwGfchwOp((gx, gw), (ginit,), (ginit.type,), strides=strides, dilations=dilations)
+        res = collapse_shape(st, st.emit(conv), os, [[0], [1, 2], [3], [4]], acc)
+    if nd == 1:
+        os = [os[0], os[1], os[3]]
+        res = collapse_shape(st, res, os, [[0], [1], [2, 3]], acc)
+    if not batched:
+        os = os[1:]
+        res = collapse_shape(st, res, os, [[0, 1], *([i + 1] for i in range(1, len(os)))], acc)
+    return [st.convert(res, TensorType(out.sizes, acc), out.element_dtype)]
+
+
+# -- pooling -------------------------------------------------------------------
+
+
+class _Window:
+    """A 2-D pooling window over the last two dims (any leading dims): sizes, strides, padding."""
+
+    def __init__(
+        self, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+        ceil_mode: bool, xt: TensorType, out: TensorType,
+    ) -> None:  # fmt: skip
+        self.kernel, self.stride, self.padding, self.dilation = list(kernel), list(stride), list(padding), list(dilation)
+        self.ceil_mode = ceil_mode
+        self.lead = xt.rank - 2
+        self.in_sizes = list(xt.sizes[-2:])
+        self.out_sizes = list(out.sizes[-2:])
+
+    @classmethod
+    def of(cls, b: Bound, xt: TensorType, out: TensorType) -> _Window:
+        """The window of a pooling op's arguments (an empty stride means the kernel size)."""
+        kernel = b.ints("kernel_size", 2)
+        stride = b.ints("stride", 2) if cast(Sequence[object], b["stride"]) else kernel
+        dilation = b.ints("dilation", 2) if "dilation" in b else [1, 1]
+        return cls(kernel, stride, b.ints("padding", 2), dilation, bool(b["ceil_mode"]), xt, out)
+
+    def high_padding(self, i: int) -> int:
+        """Padding after the input that lets every output window fit."""
+        size, o, p = self.in_sizes[i], self.out_sizes[i], self.padding[i]
+        k, s, d = self.kernel[i], self.stride[i], self.dilation[i]
+        if isinstance(size, int) and isinstance(o, int):
+            return max((o - 1) * s + (k - 1) * d + 1 - size - p, 0)
+        # symbolic: ceil_mode adds at most one window starting inside the input
+        return p + (s - 1 if self.ceil_mode else 0)
+
+    def padded(self, st: LoweringState, x: SSAValue, xt: TensorType, fill: float | int, dtype: DType) -> SSAValue:
+        low = [0] * self.lead + self.padding
+        high = [0] * self.lead + [self.high_padding(0), self.high_padding(1)]
+        return pad(st, x, xt.sizes, low, high, fill, dtype)[0]
+
+    def maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
+        """Input, window and output maps over (*lead, oh, ow, kh, kw)."""
+        lead = self.lead
+        rank = lead + 4
+        oh, ow, kh, kw = (_d(lead + i) for i in range(4))
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        leading = tuple(_d(i) for i in range(lead))
+        return (
+            AffineMap(rank, 0, (*leading, oh * sh + kh * dh, ow * sw + kw * dw)),
+            AffineMap(rank, 0, (kh, kw)),
+            AffineMap(rank, 0, (*leading, oh, ow)),
+        )
+
+    def iterators(self) -> list[str]:
+        return [PARALLEL] * (self.lead + 2) + [REDUCTION] * 2
+
+    def window_tensor(self, st: LoweringState, dtype: DType) -> SSAValue:
+        """The `[kh, kw]` shape operand that gives the window loops their bounds."""
+        return st.empty_of(self.kernel, dtype)
+
+
+@lowers("aten.max_pool2d_with_indices.default")
+def _max_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    xt, out, idx_t = _t(x), _out(op), _out(op, 1)
+    dt = xt.element_dtype
+    win = _Window.of(b, xt, out)
+    xp = win.padded(st, st.tensor(x), xt, lowest(dt), dt)
+    init = st.filled(out, lowest(dt))
+    need_indices = bool(op.results[1].uses)
+    if not need_indices and xt.rank == 4 and dt.is_floating_point:
+        pool = linalg.PoolingNchwMaxOp(
+            (xp, win.window_tensor(st, dt)), (init,), (init.type,), strides=_pair(win.stride), dilations=_pair(win.dilation)
+        )
+        return [st.emit(pool), st.empty(idx_t)]
+    in_map, w_map, o_map = win.maps()
+    lead = win.lead
+    height, width = (st.index(s) for s in win.in_sizes)
+
+    def coordinate(i: int) -> SSAValue:
+        """The unpadded input coordinate a window element reads along spatial dim `i`."""
+        o = st.emit(linalg.IndexOp(lead + i))
+        k = st.emit(linalg.IndexOp(lead + 2 + i))
+        pos = st.emit(arith.AddiOp(st.emit(arith.MuliOp(o, st.index(win.stride[i]))), st.emit(arith.MuliOp(k, st.index(win.dilation[i])))))
+        return st.emit(arith.SubiOp(pos, st.index(win.padding[i])))
+
+    def inside(c: SSAValue, size: SSAValue) -> SSAValue:
+        nonneg = st.emit(arith.CmpiOp(c, st.index(0), "sge"))
+        return st.emit(arith.AndIOp(nonneg, st.emit(arith.CmpiOp(c, size, "slt"))))
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        val, _, cur, ci = a
+        h, w = coordinate(0), coordinate(1)
+        valid = st.emit(arith.AndIOp(inside(h, height), inside(w, width)))
+        flat = st.emit(arith.IndexCastOp(st.emit(arith.AddiOp(st.emit(arith.MuliOp(h, width)), w)), i64))
+        take = st.emit(arith.AndIOp(valid, better(st, val, flat, cur, ci, dt, True)))
+        return [select(st, take, val, cur), select(st, take, flat, ci)]
+
+    idx_init = st.filled(idx_t, 2**63 - 1)
+    vals, idx = st.generic(
+        [(xp, in_map), (win.window_tensor(st, dt), w_map)], [(init, o_map), (idx_init, o_map)], win.iterators(), body
+    )
+    return [vals, idx]
+
+
+def _window_sum(st: LoweringState, win: _Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType) -> SSAValue:
+    xp = win.padded(st, st.convert(st.tensor(x), xt, acc), xt, 0, acc)
+    in_map, w_map, o_map = win.maps()
+    init = st.filled(out, 0, acc)
+    return st.generic(
+        [(xp, in_map), (win.window_tensor(st, acc), w_map)], [(init, o_map)], win.iterators(),
+        lambda a: [add(st, a[0], a[2], acc)],
+    )[0]  # fmt: skip
+
+
+def _full_windows(win: _Window, count_include_pad: bool) -> bool:
+    """Whether every window counts kernel_h * kernel_w elements (known statically)."""
+    for i in range(2):
+        size, o, p, k, s = win.in_sizes[i], win.out_sizes[i], win.padding[i], win.kernel[i], win.stride[i]
+        if not isinstance(size, int) or not isinstance(o, int):
+            return False
+        last = (o - 1) * s - p
+        if count_include_pad:
+            if last + k > size + p:
+                return False
+        elif p != 0 or last + k > size:
+            return False
+    return True
+
+
+def _avg(st: LoweringState, win: _Window, x: SSAValue, out: TensorType, count_include_pad: bool, divisor_override: object) -> SSAValue:
+    xt = _t(x)
+    acc = opmath(out.element_dtype)
+    if not acc.is_floating_point:
+        raise st.error("integer average pooling has no linalg lowering")
+    total = _window_sum(st, win, x, xt, out, acc)
+    rank = out.rank
+    if divisor_override is not None or _full_windows(win, count_include_pad):
+        n = divisor_override if divisor_override is not None else win.kernel[0] * win.kernel[1]
+        divisor = st.scalar(n, acc)
+        return st.generic(
+            [(total, identity_map(rank))], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank,
+            lambda a: [st.cast(div(st, a[0], divisor, acc), acc, out.element_dtype)],
+        )[0]  # fmt: skip
+    sizes = [st.index(s) for s in win.in_sizes]
+
+    def extent(i: int) -> SSAValue:
+        """torch's window extent along spatial dim `i`: the pool size, or the input elements in it."""
+        o = st.emit(linalg.IndexOp(win.lead + i))
+        start = st.emit(arith.SubiOp(st.emit(arith.MuliOp(o, st.index(win.stride[i]))), st.index(win.padding[i])))
+        end = st.emit(arith.MinSIOp(st.emit(arith.AddiOp(start, st.index(win.kernel[i]))), st.emit(arith.AddiOp(sizes[i], st.index(win.padding[i])))))
+        if not count_include_pad:
+            start = st.emit(arith.MaxSIOp(start, st.index(0)))
+            end = st.emit(arith.MinSIOp(end, sizes[i]))
+        return st.emit(arith.SubiOp(end, start))
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        n = st.emit(arith.MuliOp(extent(0), extent(1)))
+        divisor = st.cast(st.emit(arith.IndexCastOp(n, i64)), DType.int64, acc)
+        return [st.cast(div(st, a[0], divisor, acc), acc, out.element_dtype)]
+
+    return st.generic([(total, identity_map(rank))], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
+
+
+@lowers("aten.avg_pool2d.default")
+def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    out = _out(op)
+    win = _Window.of(b, _t(x), out)
+    return [_avg(st, win, x, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
+
+
+@lowers("aten._adaptive_avg_pool2d.default")
+def _adaptive_avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """Uniform windows only: a 1x1 output (a mean), or an input that is a multiple of the output."""
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    acc = opmath(out.element_dtype)
+    oh, ow = out.sizes[-2:]
+    h, w = xt.sizes[-2:]
+    rank = xt.rank
+    if oh == 1 and ow == 1:
+        dims = [rank - 2, rank - 1]
+        src = xt.element_dtype
+        total = reduce(
+            st, xt.sizes, dims, False, [(st.tensor(x), identity_map(rank))], [(0, acc)],
+            lambda a: [add(st, st.cast(a[0], src, acc), a[1], acc)],
+        )[0]  # fmt: skip
+        n = count(st, xt.sizes, dims, acc)
+        return [finish(st, total, dims, True, acc, out, lambda v: div(st, v, n, acc))]
+    if not all(isinstance(s, int) for s in (oh, ow, h, w)) or cast(int, h) % cast(int, oh) or cast(int, w) % cast(int, ow):
+        raise st.error(
+            f"adaptive_avg_pool2d from {h}x{w} to {oh}x{ow}: only uniform windows (the input a multiple of the output) are lowered"
+        )
+    kernel = [cast(int, h) // cast(int, oh), cast(int, w) // cast(int, ow)]
+    win = _Window(kernel, kernel, [0, 0], [1, 1], False, xt, out)
+    return [_avg(st, win, x, out, True, None)]
+
+
+# -- batch norm ----------------------------------------------------------------
+
+
+@lowers("aten._native_batch_norm_legit_no_training.default")
+def _batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    Inference batch norm as one elementwise generic reading the per-channel
+    statistics along dimension 1: `x * scale + shift` with `scale = weight *
+    rsqrt(var + eps)` and `shift = bias - mean * scale`, the one scale and shift
+    torch's CPU kernel applies. The saved mean and rstd of training are empty.
+    """
+    x = cast(SSAValue, b["input"])
+    xt, out = _t(x), _out(op)
+    rank = xt.rank
+    cd = opmath(out.element_dtype)
+    channel = AffineMap(rank, 0, (_d(1),))
+    named = [("weight", b.get("weight")), ("bias", b.get("bias")), ("mean", b["running_mean"]), ("var", b["running_var"])]
+    present = [(k, v) for k, v in named if v is not None]
+    inputs = [(st.tensor(x), identity_map(rank)), *((st.tensor(v), channel) for _, v in present)]
+    dtypes = [xt.element_dtype, *(_t(v).element_dtype for _, v in present)]
+    eps = b["eps"]
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        vals = [st.cast(v, dt, cd) for v, dt in zip(a, dtypes)]
+        by_name = {k: vals[i + 1] for i, (k, _) in enumerate(present)}
+        scale = st.emit(math.RsqrtOp(add(st, by_name["var"], st.scalar(eps, cd), cd)))
+        if "weight" in by_name:
+            scale = mul(st, scale, by_name["weight"], cd)
+        shift = sub(st, st.constant(0.0, cd), mul(st, by_name["mean"], scale, cd), cd)
+        if "bias" in by_name:
+            shift = add(st, by_name["bias"], shift, cd)
+        return [st.cast(add(st, mul(st, vals[0], scale, cd), shift, cd), cd, out.element_dtype)]
+
+    y = st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
+    return [y, st.empty(_out(op, 1)), st.empty(_out(op, 2))]
+
