@@ -606,6 +606,55 @@ def test_dense_resource_constant() -> None:
         assert seven.dtype == np.int64 and int(seven) == 7
 
 
+def test_dense_resource_constant_from_text() -> None:
+    """The parser fills the same storage from a `dialect_resources` section; bf16 blobs hold bit patterns."""
+    ints = np.array([1, -2, 2**31 - 1], "<i4").tobytes().hex()
+    module = _parse(
+        """
+        func.func @forward() -> (tensor<3xi32>, tensor<2xbf16>) {
+          %c = arith.constant dense_resource<text_ints> : tensor<3xi32>
+          %b = arith.constant dense_resource<text_bf16> : tensor<2xbf16>
+          func.return %c, %b : tensor<3xi32>, tensor<2xbf16>
+        }
+        {-#
+          dialect_resources: {
+            builtin: {
+              text_ints: "0x04000000INTS",
+              text_bf16: "0x02000000803F40C0"
+            }
+          }
+        #-}
+        """.replace("INTS", ints)
+    )
+    ints_out, bf16_out = run_lowered(module, [])
+    assert ints_out.dtype == np.int32 and ints_out.tolist() == [1, -2, 2**31 - 1]
+    assert bf16_out.tolist() == [1.0, -3.0]  # 0x3F80, 0xC040
+
+
+def test_gather_through_tensor_extract_in_a_generic_body() -> None:
+    """An embedding lookup: tensor.extract with index arrays inside a vectorized body."""
+    module = _parse(
+        """
+        func.func @forward(%ids: tensor<3xi64>, %w: tensor<5x4xf32>) -> tensor<3x4xf32> {
+          %e = tensor.empty() : tensor<3x4xf32>
+          %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                               iterator_types = ["parallel", "parallel"]}
+              ins(%ids : tensor<3xi64>) outs(%e : tensor<3x4xf32>) {
+          ^bb0(%id: i64, %o: f32):
+            %row = arith.index_cast %id : i64 to index
+            %col = linalg.index 1 : index
+            %v = tensor.extract %w[%row, %col] : tensor<5x4xf32>
+            linalg.yield %v : f32
+          } -> tensor<3x4xf32>
+          func.return %r : tensor<3x4xf32>
+        }
+        """
+    )
+    ids, w = np.array([4, 0, 4]), _rand(5, 4)
+    (r,) = run_lowered(module, [ids, w])
+    np.testing.assert_array_equal(r, w[ids])
+
+
 def test_make_interpreter_runs_a_function_by_name() -> None:
     module = _build([i32], [i32], lambda a: [arith.MuliOp(a, a).result])
     interpreter = make_interpreter(module)
@@ -760,3 +809,62 @@ def test_math_unary_ops_on_tensors() -> None:
     for (name, reference), got in zip(_MATH, run_lowered(module, [x])):
         assert got.dtype == np.float32, name
         np.testing.assert_allclose(got, reference(x.astype(np.float64)).astype(np.float32), rtol=2e-6, err_msg=name)
+
+
+def test_argmax_generic_two_outputs_with_index() -> None:
+    """
+    Not a pure fold (each accumulator is read twice): the reduction loop runs in order, with linalg.index.
+    (xDSL 0.74 parses a multi-result generic's types without parentheses, though it prints them with.)
+    """
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<3x6xf32>) -> (tensor<3xf32>, tensor<3xi64>) {
+          %ninf = arith.constant 0xFF800000 : f32
+          %zero = arith.constant 0 : i64
+          %ev = tensor.empty() : tensor<3xf32>
+          %ei = tensor.empty() : tensor<3xi64>
+          %v0 = linalg.fill ins(%ninf : f32) outs(%ev : tensor<3xf32>) -> tensor<3xf32>
+          %i0 = linalg.fill ins(%zero : i64) outs(%ei : tensor<3xi64>) -> tensor<3xi64>
+          %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                                                  affine_map<(i, j) -> (i)>],
+                                 iterator_types = ["parallel", "reduction"]}
+              ins(%x : tensor<3x6xf32>) outs(%v0, %i0 : tensor<3xf32>, tensor<3xi64>) {
+          ^bb0(%v: f32, %best: f32, %at: i64):
+            %j = linalg.index 1 : index
+            %j64 = arith.index_cast %j : index to i64
+            %better = arith.cmpf ogt, %v, %best : f32
+            %nb = arith.select %better, %v, %best : f32
+            %na = arith.select %better, %j64, %at : i64
+            linalg.yield %nb, %na : f32, i64
+          } -> tensor<3xf32>, tensor<3xi64>
+          func.return %r#0, %r#1 : tensor<3xf32>, tensor<3xi64>
+        }
+        """
+    )
+    x = _rand(3, 6)
+    x[1, 2] = x[1, 4] = 10.0  # the first maximum wins
+    values, where = run_lowered(module, [x])
+    np.testing.assert_array_equal(values, x.max(axis=1))
+    np.testing.assert_array_equal(where, x.argmax(axis=1))
+
+
+def test_small_tensor_ops() -> None:
+    module = _parse(
+        """
+        func.func @forward(%a: f32, %b: f32, %n: index) -> (tensor<2x2xf32>, tensor<?x3xf32>, tensor<4xf32>, tensor<?x2xf32>) {
+          %t = tensor.from_elements %a, %b, %b, %a : tensor<2x2xf32>
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %u = tensor.insert %a into %t[%c1, %c0] : tensor<2x2xf32>
+          %s = tensor.splat %b[%n] : tensor<?x3xf32>
+          %shape = arith.constant dense<[4]> : tensor<1xi64>
+          %r = tensor.reshape %u(%shape) : (tensor<2x2xf32>, tensor<1xi64>) -> tensor<4xf32>
+          %d = tensor.cast %u : tensor<2x2xf32> to tensor<?x2xf32>
+          func.return %u, %s, %r, %d : tensor<2x2xf32>, tensor<?x3xf32>, tensor<4xf32>, tensor<?x2xf32>
+        }
+        """
+    )
+    u, s, r, d = run_lowered(module, [1.5, -2.0, 2])
+    assert u.tolist() == [[1.5, -2.0], [1.5, 1.5]]
+    assert s.shape == (2, 3) and (s == -2.0).all()
+    assert r.tolist() == [1.5, -2.0, 1.5, 1.5] and d.tolist() == u.tolist()

@@ -30,7 +30,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -361,8 +361,13 @@ def _strides_dilations(op: ConvOperation | linalg.PoolingNchwMaxOp) -> tuple[tup
     return (sh, sw), (dh, dw)
 
 
-def _windows(image: np.ndarray, out_hw: tuple[int, int], kernel_hw: tuple[int, int], strides: tuple[int, int],
-             dilations: tuple[int, int]) -> np.ndarray:
+def _windows(
+    image: np.ndarray,
+    out_hw: tuple[int, ...],
+    kernel_hw: tuple[int, ...],
+    strides: tuple[int, int],
+    dilations: tuple[int, int],
+) -> np.ndarray:
     """
     The strided, dilated windows of an (..., H, W) image as a view of shape
     (..., OH, OW, KH, KW), element [oh, ow, kh, kw] = image[oh*sh + kh*dh, ow*sw + kw*dw].
@@ -382,8 +387,9 @@ def _windows(image: np.ndarray, out_hw: tuple[int, int], kernel_hw: tuple[int, i
     )
 
 
-def _grouped_conv(image: np.ndarray, filters: np.ndarray, init: np.ndarray, strides: tuple[int, int],
-                  dilations: tuple[int, int]) -> np.ndarray:
+def _grouped_conv(
+    image: np.ndarray, filters: np.ndarray, init: np.ndarray, strides: tuple[int, int], dilations: tuple[int, int]
+) -> np.ndarray:
     """init + conv of image (N, G, C, H, W) with filters (G, F, C, KH, KW) into (N, G, F, OH, OW)."""
     windows = _windows(image, init.shape[-2:], filters.shape[-2:], strides, dilations)
     with np.errstate(all="ignore"):
@@ -391,23 +397,34 @@ def _grouped_conv(image: np.ndarray, filters: np.ndarray, init: np.ndarray, stri
         return (init + conv).astype(init.dtype, copy=False)
 
 
-# How each conv layout maps to the grouped NGCHW / GFCHW / NGFHW form:
-# (image transpose, filter transpose, output transpose from grouped form),
-# with a group axis inserted for the ungrouped layouts.
-_CONV_LAYOUTS: dict[type[Operation], tuple[tuple[int, ...] | None, tuple[int, ...] | None, tuple[int, ...] | None, bool]] = {
-    linalg.Conv2DNchwFchwOp: (None, None, None, False),
-    linalg.Conv2DNhwc_FhwcOp: ((0, 3, 1, 2), (0, 3, 1, 2), (0, 2, 3, 1), False),
-    linalg.Conv2DNhwc_HwcfOp: ((0, 3, 1, 2), (3, 2, 0, 1), (0, 2, 3, 1), False),
-    linalg.Conv2DNgchwFgchwOp: (None, (1, 0, 2, 3, 4), None, True),
-    linalg.Conv2DNgchwGfchwOp: (None, None, None, True),
-    linalg.Conv2DNhwgcGfhwcOp: ((0, 3, 4, 1, 2), (0, 1, 4, 2, 3), (0, 3, 4, 1, 2), True),
+class _ConvLayout(NamedTuple):
+    """How a conv op's operands map to the grouped (N, G, C, H, W) / (G, F, C, KH, KW) / (N, G, F, OH, OW) form."""
+
+    image: tuple[int, ...] | None
+    """Transpose of the image into N(G)CHW order."""
+    filter: tuple[int, ...] | None
+    """Transpose of the filter into (G)FCHW order."""
+    output: tuple[int, ...] | None
+    """Transpose from N(G)FHW order into the op's output layout."""
+    grouped: bool
+    """Whether the layout has a group axis (else one of size 1 is inserted)."""
+
+
+_CONV_LAYOUTS: dict[type[Operation], _ConvLayout] = {
+    linalg.Conv2DNchwFchwOp: _ConvLayout(None, None, None, False),
+    linalg.Conv2DNhwc_FhwcOp: _ConvLayout((0, 3, 1, 2), (0, 3, 1, 2), (0, 2, 3, 1), False),
+    linalg.Conv2DNhwc_HwcfOp: _ConvLayout((0, 3, 1, 2), (3, 2, 0, 1), (0, 2, 3, 1), False),
+    linalg.Conv2DNgchwFgchwOp: _ConvLayout(None, (1, 0, 2, 3, 4), None, True),
+    linalg.Conv2DNgchwGfchwOp: _ConvLayout(None, None, None, True),
+    linalg.Conv2DNhwgcGfhwcOp: _ConvLayout((0, 3, 4, 1, 2), (0, 1, 4, 2, 3), (0, 3, 4, 1, 2), True),
 }
 
 
 def _conv(op: ConvOperation, args: PythonValues) -> PythonValues:
     image, filters, init = args
     out_t = op.outputs[0].type
-    image, filters, init = _cast_to(image, out_t), _cast_to(filters, out_t), np.asarray(init, dtype=numpy_dtype(out_t))
+    image, filters = _cast_to(image, out_t), _cast_to(filters, out_t)
+    init = np.asarray(init, dtype=numpy_dtype(out_t))
     image_perm, filter_perm, out_perm, grouped = _CONV_LAYOUTS[type(op)]
     if image_perm is not None:
         image = image.transpose(image_perm)
@@ -426,7 +443,8 @@ def _conv(op: ConvOperation, args: PythonValues) -> PythonValues:
     return (finish(np.ascontiguousarray(result), out_t),) if op.res else ()
 
 
-_DEFAULT_MATMUL_MAPS = tuple(linalg.MatmulOp.get_irdl_definition().properties["indexing_maps"].default_value.data)  # pyright: ignore
+_DEFAULT_MATMUL_MAPS = linalg.MatmulOp.get_irdl_definition().properties["indexing_maps"].default_value
+"""linalg.matmul's own maps: any other `indexing_maps` (a transposed operand) runs as a generic."""
 
 
 @register_impls
@@ -531,14 +549,15 @@ class LinalgFunctions(InterpreterFunctions):
         source, init = args
         rank = np.ndim(source)
         dims = {int(d) for d in op.dimensions.get_values()}
-        maps = [AffineMap.identity(rank), AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in range(rank) if d not in dims))]
+        kept = tuple(AffineDimExpr(d) for d in range(rank) if d not in dims)
+        maps = [AffineMap.identity(rank), AffineMap(rank, 0, kept)]
         reduction = [d in dims for d in range(rank)]
         (result,) = run_structured(interpreter, maps, reduction, op.region, [source], [init], [op.init.type])
         return (result,) if op.result else ()
 
     @impl(linalg.MatmulOp)
     def run_matmul(self, interpreter: Interpreter, op: linalg.MatmulOp, args: PythonValues) -> PythonValues:
-        if tuple(op.indexing_maps.data) != _DEFAULT_MATMUL_MAPS:
+        if op.indexing_maps != _DEFAULT_MATMUL_MAPS:
             return _structured(interpreter, op, args)
         a, b, init = args
         t = op.outputs[0].type
@@ -561,7 +580,9 @@ class LinalgFunctions(InterpreterFunctions):
         return (result,) if op.res else ()
 
     @impl(linalg.Conv2DNchwFchwOp)
-    def run_conv_2d_nchw_fchw(self, interpreter: Interpreter, op: linalg.Conv2DNchwFchwOp, args: PythonValues) -> PythonValues:
+    def run_conv_2d_nchw_fchw(
+        self, interpreter: Interpreter, op: linalg.Conv2DNchwFchwOp, args: PythonValues
+    ) -> PythonValues:
         return _conv(op, args)
 
     @impl(linalg.Conv2DNgchwFgchwOp)
@@ -577,11 +598,15 @@ class LinalgFunctions(InterpreterFunctions):
         return _conv(op, args)
 
     @impl(linalg.Conv2DNhwc_FhwcOp)
-    def run_conv_2d_nhwc_fhwc(self, interpreter: Interpreter, op: linalg.Conv2DNhwc_FhwcOp, args: PythonValues) -> PythonValues:
+    def run_conv_2d_nhwc_fhwc(
+        self, interpreter: Interpreter, op: linalg.Conv2DNhwc_FhwcOp, args: PythonValues
+    ) -> PythonValues:
         return _conv(op, args)
 
     @impl(linalg.Conv2DNhwc_HwcfOp)
-    def run_conv_2d_nhwc_hwcf(self, interpreter: Interpreter, op: linalg.Conv2DNhwc_HwcfOp, args: PythonValues) -> PythonValues:
+    def run_conv_2d_nhwc_hwcf(
+        self, interpreter: Interpreter, op: linalg.Conv2DNhwc_HwcfOp, args: PythonValues
+    ) -> PythonValues:
         return _conv(op, args)
 
     @impl(linalg.Conv2DNhwgcGfhwcOp)

@@ -101,7 +101,9 @@ class TensorFunctions(InterpreterFunctions):
         return (source,)
 
     @impl(tensor.ExtractSliceOp)
-    def run_extract_slice(self, interpreter: Interpreter, op: tensor.ExtractSliceOp, args: PythonValues) -> PythonValues:
+    def run_extract_slice(
+        self, interpreter: Interpreter, op: tensor.ExtractSliceOp, args: PythonValues
+    ) -> PythonValues:
         source, offsets, sizes, strides = _split(args, 1, len(op.offsets), len(op.sizes), len(op.strides))
         offs = _mixed(op.static_offsets, offsets)
         szs = _mixed(op.static_sizes, sizes)
@@ -129,7 +131,9 @@ class TensorFunctions(InterpreterFunctions):
         return (np.reshape(source, _mixed(op.static_output_shape, dynamic)),)
 
     @impl(tensor.CollapseShapeOp)
-    def run_collapse_shape(self, interpreter: Interpreter, op: tensor.CollapseShapeOp, args: PythonValues) -> PythonValues:
+    def run_collapse_shape(
+        self, interpreter: Interpreter, op: tensor.CollapseShapeOp, args: PythonValues
+    ) -> PythonValues:
         (source,) = args
         shape = np.shape(source)
         sizes = [int(np.prod([shape[i] for i in group], dtype=np.int64)) for group in _groups(op.reassociation)]
@@ -177,8 +181,14 @@ class TensorFunctions(InterpreterFunctions):
 
     @impl(tensor.ExtractOp)
     def run_extract(self, interpreter: Interpreter, op: tensor.ExtractOp, args: PythonValues) -> PythonValues:
+        """
+        Inside a vectorized `linalg` body the indices are arrays over the
+        iteration grid: the extract is then a gather (fancy indexing).
+        """
         source, *indices = args
-        return (finish(np.asarray(source)[tuple(int(i) for i in indices)], op.result.type),)
+        if all(np.ndim(i) == 0 for i in indices):
+            return (finish(np.asarray(source)[tuple(int(i) for i in indices)], op.result.type),)
+        return (np.asarray(source)[tuple(np.asarray(i) for i in indices)],)
 
     @impl(tensor.InsertOp)
     def run_insert(self, interpreter: Interpreter, op: tensor.InsertOp, args: PythonValues) -> PythonValues:
@@ -188,7 +198,9 @@ class TensorFunctions(InterpreterFunctions):
         return (result,)
 
     @impl(tensor.FromElementsOp)
-    def run_from_elements(self, interpreter: Interpreter, op: tensor.FromElementsOp, args: PythonValues) -> PythonValues:
+    def run_from_elements(
+        self, interpreter: Interpreter, op: tensor.FromElementsOp, args: PythonValues
+    ) -> PythonValues:
         t = cast(TensorType[Any], op.result.type)
         return (np.array(args, dtype=numpy_dtype(t)).reshape(t.get_shape()),)
 
