@@ -868,3 +868,35 @@ def test_small_tensor_ops() -> None:
     assert u.tolist() == [[1.5, -2.0], [1.5, 1.5]]
     assert s.shape == (2, 3) and (s == -2.0).all()
     assert r.tolist() == [1.5, -2.0, 1.5, 1.5] and d.tolist() == u.tolist()
+
+
+def test_rank0_outputs() -> None:
+    """A full reduction into a 0-d tensor, and a parallel op over 0-d tensors."""
+    module = _parse(
+        """
+        func.func @forward(%x: tensor<4x5xi32>, %s: tensor<f32>) -> (tensor<i32>, tensor<f32>) {
+          %zero = arith.constant 0 : i32
+          %e = tensor.empty() : tensor<i32>
+          %init = linalg.fill ins(%zero : i32) outs(%e : tensor<i32>) -> tensor<i32>
+          %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+                                 iterator_types = ["reduction", "reduction"]}
+              ins(%x : tensor<4x5xi32>) outs(%init : tensor<i32>) {
+          ^bb0(%v: i32, %acc: i32):
+            %a = arith.addi %v, %acc : i32
+            linalg.yield %a : i32
+          } -> tensor<i32>
+          %f = tensor.empty() : tensor<f32>
+          %sq = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+              ins(%s : tensor<f32>) outs(%f : tensor<f32>) {
+          ^bb0(%v: f32, %o: f32):
+            %m = arith.mulf %v, %v : f32
+            linalg.yield %m : f32
+          } -> tensor<f32>
+          func.return %sum, %sq : tensor<i32>, tensor<f32>
+        }
+        """
+    )
+    x = RNG.integers(-(2**31), 2**31, size=(4, 5), dtype=np.int32)
+    total, square = run_lowered(module, [x, np.float32(3.0)])
+    assert total.shape == () and int(total) == _wrap(int(x.astype(np.int64).sum()), 32)
+    assert square.shape == () and float(square) == 9.0

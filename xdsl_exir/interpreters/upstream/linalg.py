@@ -82,7 +82,7 @@ def _grid_view(array: np.ndarray, amap: AffineMap, window: Sequence[slice]) -> n
             dims.append(expr.position)
         else:
             index.append(cast(AffineConstantExpr, expr).value)
-    view = array[tuple(index)]
+    view = array[(*index, ...)]  # the Ellipsis keeps even a 0-d result a (writable) view
     order = sorted(range(len(dims)), key=lambda k: dims[k])
     view = view.transpose(order)
     missing = [d for d in range(len(window)) if d not in dims]
