@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import cast
 
-from xdsl.dialects import arith, linalg
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, i64
+from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
@@ -25,7 +26,11 @@ from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.pointwise import add, mul
-from xdsl_exir.transforms.linalg_lowering.state import PARALLEL, LoweringState, identity_map
+from xdsl_exir.transforms.linalg_lowering.state import (
+    PARALLEL,
+    LoweringState,
+    identity_map,
+)
 
 
 def _result(op: AtenOp) -> TensorType:
@@ -38,7 +43,7 @@ def fill(st: LoweringState, out: TensorType, value: object) -> SSAValue:
         return st.filled(out, value)
     scalar = st.scalar(value, out.element_dtype)
     init = st.empty(out)
-    op = linalg.FillOp((scalar,), (init,), (init.type,))
+    op = FillOp((scalar,), (init,), (init.type,))
     st.insert(op)
     return op.results[0]
 
@@ -93,7 +98,7 @@ def _arange(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     step = st.scalar(b.get("step", 1), acc)
 
     def body(args: object) -> list[SSAValue]:
-        i = st.emit(arith.IndexCastOp(st.emit(linalg.IndexOp(0)), i64))
+        i = st.emit(arith.IndexCastOp(st.emit(IndexOp(0)), i64))
         v = add(st, start, mul(st, step, st.cast(i, DType.int64, acc), acc), acc)
         return [st.cast(v, acc, dtype)]
 
@@ -111,8 +116,8 @@ def _triangle(st: LoweringState, op: AtenOp, b: Bound, lower: bool) -> list[SSAV
     zero = st.constant(0, dtype)
 
     def body(args: object) -> list[SSAValue]:
-        row = st.emit(linalg.IndexOp(rank - 2))
-        col = st.emit(linalg.IndexOp(rank - 1))
+        row = st.emit(IndexOp(rank - 2))
+        col = st.emit(IndexOp(rank - 1))
         edge = st.emit(arith.AddiOp(row, diagonal))
         # tril keeps col - row <= diagonal, triu keeps col - row >= diagonal.
         keep = st.emit(arith.CmpiOp(col, edge, "sle" if lower else "sge"))

@@ -26,14 +26,10 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 import sympy
-from xdsl.dialects import arith, linalg, tensor
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    DenseArrayBase,
-    IndexType,
-    TensorType as BuiltinTensorType,
-    i64,
-)
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, i64
+from xdsl.dialects.builtin import TensorType as BuiltinTensorType
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -100,7 +96,11 @@ def _dims(rank: int, picks: Sequence[int | None]) -> AffineMap:
 def _broadcast_dims(sizes: Sequence[object], target: Sequence[object], first: int) -> list[int | None]:
     """Loop dims reading `sizes` right-aligned against `target`, whose dim 0 is loop dim `first`."""
     offset = len(target) - len(sizes)
-    return [None if s == 1 and target[j + offset] != 1 else first + j + offset for j, s in enumerate(sizes)]
+    # Extra leading dims (of size 1, torch checked) read index 0.
+    return [
+        None if j + offset < 0 or (s == 1 and target[j + offset] != 1) else first + j + offset
+        for j, s in enumerate(sizes)
+    ]
 
 
 def extract(st: LoweringState, source: SSAValue, coords: Sequence[SSAValue], dtype: DType) -> SSAValue:
@@ -119,7 +119,7 @@ def gather_generic(
 
 
 def loop_index(st: LoweringState, d: int) -> SSAValue:
-    return st.emit(linalg.IndexOp(d))
+    return st.emit(IndexOp(d))
 
 
 # -- gathers ---------------------------------------------------------------------
@@ -214,7 +214,7 @@ def _broadcast_sizes(shapes: Sequence[Sequence[object]]) -> list[object]:
     return out
 
 
-@lowers("aten.index.Tensor", "aten.index.Tensor_hacked_twin")
+@lowers("aten.index.Tensor", "aten.index.Tensor_hacked_twin", note="boolean masks (data-dependent size) and non-consecutive index tensors refused")
 def _index(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """`x[..., i, j, ...]` with consecutive index tensors: the result is x[:k] + broadcast + x[k+m:]."""
     x = b["self"]
@@ -433,23 +433,23 @@ def _scatter(st: LoweringState, op: AtenOp, b: Bound, reduce: str | None) -> lis
     return [insert_slice(st, result, dest, [0] * rank, [_mixed(st, s) for s in sub_sizes], [1] * rank)]
 
 
-@lowers("aten.scatter.src", "aten.scatter.value")
+@lowers("aten.scatter.src", "aten.scatter.value", note="0-d self refused")
 def _scatter_plain(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return _scatter(st, op, b, None)
 
 
-@lowers("aten.scatter_add.default")
+@lowers("aten.scatter_add.default", note="0-d self refused")
 def _scatter_add(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return _scatter(st, op, b, "add")
 
 
-@lowers("aten.scatter.reduce", "aten.scatter.value_reduce")
+@lowers("aten.scatter.reduce", "aten.scatter.value_reduce", note="0-d self refused")
 def _scatter_reduce(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """torch accepts reduce='add' or 'multiply' here."""
     return _scatter(st, op, b, cast(str, b["reduce"]))
 
 
-@lowers("aten.index_put.default")
+@lowers("aten.index_put.default", note="non-consecutive index tensors, and masks mixed with indices or with per-element values, refused")
 def _index_put(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """
     `x[..., i, j, ...] = values` (consecutive index tensors): a generic over x's
@@ -644,7 +644,7 @@ def _size_sum(*terms: object) -> object:
     return int(total) if isinstance(total, sympy.Integer) else total
 
 
-@lowers("aten.constant_pad_nd.default")
+@lowers("aten.constant_pad_nd.default", note="symbolic pads of unknown sign refused")
 def _constant_pad_nd(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """torch's pad list runs from the last dim, (low, high) each; negative pads crop first."""
     x = b["self"]
