@@ -173,7 +173,8 @@ def test_generic_with_linalg_index_and_permuted_output() -> None:
 def test_matmul_named_and_generic() -> None:
     module = _parse(
         """
-        func.func @forward(%a: tensor<4x6xf32>, %b: tensor<6x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>) {
+        func.func @forward(%a: tensor<4x6xf32>, %b: tensor<6x5xf32>)
+            -> (tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>) {
           %zero = arith.constant 0.0 : f32
           %e = tensor.empty() : tensor<4x5xf32>
           %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
@@ -187,15 +188,21 @@ def test_matmul_named_and_generic() -> None:
             %s = arith.addf %p, %acc : f32
             linalg.yield %s : f32
           } -> tensor<4x5xf32>
-          func.return %m, %g : tensor<4x5xf32>, tensor<4x5xf32>
+          %bt = tensor.empty() : tensor<5x6xf32>
+          %t = linalg.transpose ins(%b : tensor<6x5xf32>) outs(%bt : tensor<5x6xf32>) permutation = [1, 0]
+          %mt = linalg.matmul {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>,
+                                                affine_map<(i, j, k) -> (i, j)>]}
+              ins(%a, %t : tensor<4x6xf32>, tensor<5x6xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+          func.return %m, %g, %mt : tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>
         }
         """
     )
     a, b = _rand(4, 6), _rand(6, 5)
-    m, g = run_lowered(module, [a, b])
+    m, g, mt = run_lowered(module, [a, b])
     reference = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(m, reference, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(g, 2 * reference, rtol=1e-5, atol=1e-5)  # accumulates onto %m
+    np.testing.assert_allclose(mt, reference, rtol=1e-5, atol=1e-5)  # B given transposed, through its maps
 
 
 # ---------------------------------------------------------------------------

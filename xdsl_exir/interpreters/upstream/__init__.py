@@ -17,6 +17,17 @@ Users mixing in other dialects register their functions on the interpreter
 from `make_interpreter`; ours override xDSL's stock ones for the same ops.
 xDSL's `func` and `scf` functions are kept: they already work on these values
 (a numpy bool is a condition, a Python int a bound).
+
+What xDSL 0.74 does not define, so a lowering must not emit it: `arith.remf`,
+`arith.index_castui`; `math.erfc/isnan/isinf/isfinite`; `tensor.generate`,
+`tensor.bitcast`; `linalg.map`, `batch_matmul`, `div`, `abs` and the other
+named ops beyond generic, fill, copy, transpose, broadcast, reduce, matmul,
+quantized_matmul, add/sub/mul/max/min/exp/log/sqrt/select, pooling_nchw_max
+and the six conv_2d layouts. Its `arith.cmpf`/`cmpi` are typed `i1` even on
+tensors and `arith.select` only takes an `i1` condition, so elementwise
+comparisons and selects belong inside a `linalg.generic` body. (Its hidden
+region of `linalg.pooling_nchw_max` ignores the accumulator; this interpreter
+computes the op as MLIR defines it.)
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from xdsl.dialects import arith
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import AnyFloat, IntegerType
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.interpreter import (
