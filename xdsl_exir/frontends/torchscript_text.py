@@ -110,6 +110,8 @@ _NEEDS_SUBGRAPH = frozenset(c.KIND for c in prim.SUBGRAPH_OPS)
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
+_RECURSION = "Python's recursion limit"
+
 
 class TorchScriptParseError(ValueError):
     """Malformed or inconsistent dump text, at a 1-based `line` and `col`."""
@@ -937,7 +939,10 @@ class _Builder:
         for p, arg in zip(params, block.args):
             self.define(p, arg, undo)
         for n in nodes:
-            block.add_op(self.node(n, undo))
+            try:
+                block.add_op(self.node(n, undo))
+            except RecursionError:
+                self.error(f"blocks nested too deeply to import ({_RECURSION})", n.pos)
         ret = prim.ReturnOp.make([self.lookup(u) for u in outputs])
         self.positions[id(ret)] = end_pos
         block.add_op(ret)
@@ -954,8 +959,12 @@ class _Builder:
             regions.append(self.graph(n.subgraph))
         try:
             op = self.make_op(n, operands, result_types, regions)
+        except TorchScriptParseError:
+            raise
         except VerifyException as e:
             self.error(str(e), n.pos)
+        except (OverflowError, ValueError) as e:  # numbers numpy or xDSL cannot hold
+            self.error(f"cannot represent this node: {e}", n.pos)
         if n.loc is not None:
             file, line, col = n.loc
             f = self.file_attrs.get(file)
@@ -1274,7 +1283,14 @@ def parse_torchscript(text: str, filename: str = "<torchscript>") -> ModuleOp:
     column of the problem.
     """
     reader = _Reader(text.replace("\r\n", "\n"))
-    named = _read_graphs(reader)
+    try:
+        named = _read_graphs(reader)
+    except TorchScriptParseError:
+        raise
+    except RecursionError:
+        reader.error(f"blocks nested too deeply to read ({_RECURSION})")
+    except (OverflowError, ValueError) as e:  # a number beyond int64, an index, the int-string limit
+        reader.error(f"number out of range ({e})")
     if not named:
         reader.error("expected 'graph(', found end of input", 0)
     builder = _Builder(reader, filename)

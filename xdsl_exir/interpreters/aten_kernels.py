@@ -44,6 +44,7 @@ from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from xdsl_exir.dialects.exir import DType, MemoryFormat
 from xdsl_exir.utils.function_schema import Argument, FunctionSchema
+from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.op_registry import lookup
 
 __all__ = [
@@ -1349,21 +1350,30 @@ def _fill_dtype(value: object) -> np.dtype[Any]:
     return result_type(value)
 
 
+def _new_shape(size: Sequence[int], dtype: np.dtype[Any]) -> tuple[int, ...]:
+    """The shape a creation op makes, checked against the tensor size limit (sizes come from the program)."""
+    shape = tuple(int(s) for s in size)
+    check_tensor_bytes("the created tensor", shape, dtype.itemsize)
+    return shape
+
+
 @_reg("aten.zeros.default", "aten.empty.memory_format", "aten.empty_strided.default")
 def _zeros(size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
     """``empty`` is deterministic: zero-filled, so programs stay reproducible."""
-    return np.zeros(tuple(int(s) for s in size), dtype=_np_dt(dtype) or _F32)
+    dt = _np_dt(dtype) or _F32
+    return np.zeros(_new_shape(size, dt), dtype=dt)
 
 
 @_reg("aten.ones.default")
 def _ones(size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
-    return np.ones(tuple(int(s) for s in size), dtype=_np_dt(dtype) or _F32)
+    dt = _np_dt(dtype) or _F32
+    return np.ones(_new_shape(size, dt), dtype=dt)
 
 
 @_reg("aten.full.default")
 def _full(size: Sequence[int], fill_value: object, dtype: object = None, **_: object) -> np.ndarray:
     dt = _np_dt(dtype) or _fill_dtype(fill_value)
-    return np.full(tuple(int(s) for s in size), fill_value, dtype=dt)
+    return np.full(_new_shape(size, dt), fill_value, dtype=dt)
 
 
 @_reg("aten.scalar_tensor.default")
@@ -1394,17 +1404,20 @@ def _full_like(self: np.ndarray, fill_value: object, dtype: object = None, **_: 
 
 @_reg("aten.new_zeros.default", "aten.new_empty.default")
 def _new_zeros(self: np.ndarray, size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
-    return np.zeros(tuple(int(s) for s in size), dtype=_np_dt(dtype) or np.asarray(self).dtype)
+    dt = _np_dt(dtype) or np.asarray(self).dtype
+    return np.zeros(_new_shape(size, dt), dtype=dt)
 
 
 @_reg("aten.new_ones.default")
 def _new_ones(self: np.ndarray, size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
-    return np.ones(tuple(int(s) for s in size), dtype=_np_dt(dtype) or np.asarray(self).dtype)
+    dt = _np_dt(dtype) or np.asarray(self).dtype
+    return np.ones(_new_shape(size, dt), dtype=dt)
 
 
 @_reg("aten.new_full.default")
 def _new_full(self: np.ndarray, size: Sequence[int], fill_value: object, dtype: object = None, **_: object) -> np.ndarray:
-    return np.full(tuple(int(s) for s in size), fill_value, dtype=_np_dt(dtype) or np.asarray(self).dtype)
+    dt = _np_dt(dtype) or np.asarray(self).dtype
+    return np.full(_new_shape(size, dt), fill_value, dtype=dt)
 
 
 @_reg("aten.fill.Scalar", "aten.fill.Tensor")
@@ -1419,6 +1432,7 @@ def _arange(end: object, start: object = 0, step: object = 1, dtype: object = No
     dt = _np_dt(dtype) or (_F32 if any(isinstance(v, float) for v in vals) else _I64)
     s, e, st = (float(v) for v in vals)
     n = max(0, math.ceil((e - s) / st))
+    _new_shape([n], np.dtype(np.float64))
     if dt.kind in "iu":
         return (int(vals[0]) + np.arange(n, dtype=np.int64) * int(vals[2])).astype(dt)
     return (s + np.arange(n, dtype=np.float64) * st).astype(dt)
@@ -1426,12 +1440,12 @@ def _arange(end: object, start: object = 0, step: object = 1, dtype: object = No
 
 @_reg("aten.rand.default")
 def _rand(size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
-    return _rng().random(tuple(int(s) for s in size)).astype(_np_dt(dtype) or _F32)
+    return _rng().random(_new_shape(size, np.dtype(np.float64))).astype(_np_dt(dtype) or _F32)
 
 
 @_reg("aten.randn.default")
 def _randn(size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
-    return _rng().standard_normal(tuple(int(s) for s in size)).astype(_np_dt(dtype) or _F32)
+    return _rng().standard_normal(_new_shape(size, np.dtype(np.float64))).astype(_np_dt(dtype) or _F32)
 
 
 @_reg("aten.randperm.default")

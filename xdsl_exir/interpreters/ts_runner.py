@@ -72,6 +72,7 @@ from xdsl_exir.interpreters.ts_functions import (
     TSCompileContext,
     constant_value,
 )
+from xdsl_exir.utils.tensor_data import random_array
 
 __all__ = ["TorchScriptRunner", "build_object", "is_torchscript"]
 
@@ -431,12 +432,7 @@ def _random_value(t: Attribute, name: str, rng: np.random.Generator, out: list[n
             )
         np_dt = aten_kernels.numpy_dtype(dt)
         sizes = [cast(int, d) for d in shape]
-        if np_dt.kind == "f":
-            out.append(rng.standard_normal(sizes).astype(np_dt))
-        elif np_dt.kind == "b":
-            out.append(rng.random(sizes) < 0.5)
-        else:
-            out.append(rng.integers(0, 4, sizes).astype(np_dt))
+        out.append(random_array(rng, sizes, np_dt, f"random input '{name}'"))
     elif isinstance(t, IntType):
         out.append(np.asarray(2, dtype=np.int64))
     elif isinstance(t, FloatType):

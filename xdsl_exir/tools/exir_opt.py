@@ -50,6 +50,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.hints import isa
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xdsl_exir.tools import INTERRUPTED, accept_interrupts
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 
@@ -475,10 +476,6 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(1)
 
 
-INTERRUPTED = 130
-"""The exit code of a run ended by Ctrl-C (128 + SIGINT), as shells report it."""
-
-
 def byte_size(text: str) -> int:
     """argparse type of `--max-tensor-bytes`."""
     try:
@@ -532,6 +529,7 @@ def _describe_verify_failure(module_error: Exception, root: Operation | None) ->
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the driver; returns the exit code (used by tests and `main`)."""
+    accept_interrupts()
     try:
         return _run(argv)
     except KeyboardInterrupt:

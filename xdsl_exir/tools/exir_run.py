@@ -11,10 +11,19 @@ A module holding TorchScript (`ts.module` / `ts.method` ops, as the
 TorchScript frontend makes from a graph dump) runs through
 `TorchScriptRunner` (`--entry NAME` picks the method or function to call);
 any other through `ProgramRunner`.
-Without `-o` the outputs are summarised on stdout. Input files are read with
-`allow_pickle=False`. Every failure is one located paragraph on stderr and
-exit code 1 (`EXIR_DEBUG=1` shows the traceback); `-o` is written only on
-success.
+Without `-o` the outputs are summarised on stdout. Input files are read by
+`utils/npz.py`: the zip rules of `.pt2` archives, each `.npy` header checked
+before its data is inflated, never a pickle. No tensor larger than
+`--max-tensor-bytes` (default 8 GiB) is allocated from a size the input claims
+(random inputs, npz inputs, state, creation ops). Every failure is one located
+paragraph on stderr and exit code 1 (`EXIR_DEBUG=1` shows the traceback); `-o`
+is written only on success, and a directory or a file in a missing directory
+is refused before any work.
+
+`--timeout SECONDS` stops loading, passes and the run after that long with a
+diagnostic and no output. It is a `SIGALRM` timer (POSIX, main thread only):
+Python code is interrupted at once, one long numpy call only when it returns.
+Ctrl-C ends the run with exit code 130 and a one-line message.
 """
 
 from __future__ import annotations
@@ -22,9 +31,12 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import sys
-import zipfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import IO, Any, NoReturn
 
 import numpy as np
@@ -35,6 +47,21 @@ from xdsl_exir.dialects.exir import BoolType, FloatType, IntType, SymBoolType, S
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.tools import INTERRUPTED, accept_interrupts
+from xdsl_exir.tools.exir_opt import (  # pyright: ignore[reportPrivateUsage]
+    ExirOptMain,
+    ExirUserError,
+    _describe_verify_failure,
+    _sniff,
+    byte_size,
+    check_output_path,
+    describe_unexpected,
+    format_parse_error,
+    write_atomically,
+)
+from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, TensorSizeError, format_bytes, max_tensor_bytes
+from xdsl_exir.utils.npz import NpzError, read_npz
+from xdsl_exir.utils.tensor_data import random_array
 
 PROG = "exir-run"
 
@@ -43,13 +70,12 @@ class _Loader:
     """Reuses exir-opt's frontends, pipeline handling and diagnostics."""
 
     def __init__(self, input_file: str, pipeline: str | None, from_format: str | None) -> None:
-        from xdsl_exir.tools.exir_opt import ExirOptMain, _sniff  # pyright: ignore[reportPrivateUsage]
-
-        argv = [input_file]
+        argv: list[str] = []
         if pipeline:
-            argv += ["-p", pipeline]
+            argv.append(f"--passes={pipeline}")  # `=`: a pipeline may start with '-'
         if from_format:
-            argv += ["--from", from_format]
+            argv.append(f"--from={from_format}")
+        argv += ["--", input_file]
         loader = self
 
         class _Main(ExirOptMain):
@@ -76,17 +102,16 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(1)
 
 
-def _read_inputs(path: str, names: Sequence[str]) -> list[Any]:
-    if not os.path.isfile(path):
-        raise InterpreterError(f"{path}: no such file")
-    with open(path, "rb") as f:
-        if f.read(4) != b"PK\x03\x04":
-            raise InterpreterError(f"{path}: not an .npz file (numpy.savez output)")
+def _load_npz(path: str) -> dict[str, np.ndarray]:
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-        raise InterpreterError(f"{path}: cannot read the inputs: {e}") from None
+        return read_npz(path)
+    except NpzError as e:
+        raise InterpreterError(str(e)) from None
+
+
+def _read_inputs(path: str, names: Sequence[str], arrays: dict[str, np.ndarray] | None = None) -> list[Any]:
+    if arrays is None:
+        arrays = _load_npz(path)
     expected = [f"arg{i}" for i in range(len(names))]
     extra = sorted(set(arrays) - set(expected))
     missing = [k for k in expected if k not in arrays]
@@ -122,14 +147,7 @@ def random_inputs(runner: ProgramRunner, seed: int) -> list[Any]:
                     low = ranges.get(s, (2, None))[0]
                     shape.append(max(int(low) if low.is_finite else 2, 2))  # type: ignore[union-attr]
             dt = numpy_dtype(t.element_dtype)
-            if dt.kind == "f":
-                values.append(rng.standard_normal(shape).astype(dt))
-            elif dt.kind == "b":
-                values.append(rng.random(shape) < 0.5)
-            elif dt.kind == "c":
-                values.append((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt))
-            else:
-                values.append(rng.integers(0, 4, shape).astype(dt))
+            values.append(random_array(rng, shape, dt, f"random input '{spec.arg_name.data}'"))
         elif isinstance(t, (IntType, SymIntType)):
             values.append(np.asarray(2))
         elif isinstance(t, (FloatType, SymFloatType)):
@@ -152,8 +170,6 @@ def _flatten(value: Any, out: list[np.ndarray]) -> None:
 
 
 def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
-    from xdsl_exir.tools.exir_opt import write_atomically
-
     buffer = io.BytesIO()
     np.savez(buffer, **{f"out{i}": o for i, o in enumerate(outputs)})
     write_atomically(path, buffer.getvalue())
@@ -171,7 +187,9 @@ def _summarise(outputs: Sequence[np.ndarray]) -> str:
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG, description="Run an exir program on numpy.")
     parser.add_argument("input_file", help="textual IR (.mlir), a torch.export archive (.pt2) or a TorchScript dump")
-    parser.add_argument("-p", "--passes", dest="pipeline", help="pass pipeline to run first (as exir-opt -p)")
+    parser.add_argument(
+        "-p", "--passes", "--pass-pipeline", dest="pipeline", help="pass pipeline to run first (as exir-opt -p)"
+    )
     parser.add_argument("--from", dest="from_format", choices=["mlir", "pt2", "torchscript"], help="input format")
     parser.add_argument("--inputs", help="npz file with the user inputs arg0 ..")
     parser.add_argument(
@@ -179,6 +197,20 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("-o", "--output", help="npz file to write the user outputs out0 .. to")
     parser.add_argument("--entry", help="TorchScript: the method or function to run (default: forward)")
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop loading, passes and the run after this long, with a diagnostic and no output (default: none)",
+    )
+    parser.add_argument(
+        "--max-tensor-bytes",
+        type=byte_size,
+        default=DEFAULT_MAX_TENSOR_BYTES,
+        metavar="N",
+        help="refuse to allocate any one tensor larger than this (e.g. 512M, 16G; default "
+        f"{format_bytes(DEFAULT_MAX_TENSOR_BYTES)})",
+    )
     parser.add_argument(
         "--backend",
         choices=["interpreter", "iree"],
@@ -201,7 +233,12 @@ def _run_torchscript(module: ModuleOp, args: argparse.Namespace) -> list[np.ndar
     runner = TorchScriptRunner(module, entry=args.entry)
     if args.inputs is not None:
         names = runner.flat_input_names
-        inputs = _read_inputs(args.inputs, names) if names is not None else _read_all_inputs(args.inputs)
+        if names is None:  # a list input makes their number vary: every arg<i> of the file, in order
+            arrays = _load_npz(args.inputs)
+            names = [f"arg{i}" for i in range(sum(1 for k in arrays if k.startswith("arg") and k[3:].isdigit()))]
+            inputs = _read_inputs(args.inputs, names, arrays)
+        else:
+            inputs = _read_inputs(args.inputs, names)
     elif args.random_inputs is not None:
         inputs = runner.random_flat_inputs(args.random_inputs)
     elif runner.input_types:
@@ -214,60 +251,76 @@ def _run_torchscript(module: ModuleOp, args: argparse.Namespace) -> list[np.ndar
     return runner.run_flat(inputs)
 
 
-def _read_all_inputs(path: str) -> list[Any]:
-    """Every `arg<i>` of an npz, in order (when a list input makes their number vary)."""
+class RunTimeout(BaseException):
+    """
+    Raised by the `--timeout` alarm. A BaseException, so that no `except
+    Exception` on the way (kernels wrap their failures) mistakes it for an
+    error of the program.
+    """
+
+
+@contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise `RunTimeout` in the main thread after `seconds` (a SIGALRM timer)."""
+    if seconds is None:
+        yield
+        return
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        raise InterpreterError("--timeout needs a POSIX system and must run in the main thread")
+
+    def on_alarm(signum: int, frame: FrameType | None) -> None:
+        raise RunTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            keys = list(data.files)
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
-        keys = []  # _read_inputs says what is wrong with the file
-    count = sum(1 for k in keys if k.startswith("arg") and k[3:].isdigit())
-    return _read_inputs(path, [f"arg{i}" for i in range(count)])
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _seconds(text: str) -> float:
+    """argparse type of `--timeout`: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
+    return value
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the tool; returns the exit code (used by tests and `main`)."""
+    accept_interrupts()
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _run(argv: Sequence[str] | None) -> int:
     debug = bool(os.environ.get("EXIR_DEBUG"))
     try:
         args = _parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
-    loader: _Loader | None = None
+    loaders: list[_Loader] = []
     try:
-        if not os.path.isfile(args.input_file):
-            raise InterpreterError(f"{args.input_file}: no such file")
-        try:
-            loader = _Loader(args.input_file, args.pipeline, args.from_format)
-        except (ValueError, KeyError) as e:  # an unknown pass or a bad pass option
-            raise InterpreterError(f"-p {args.pipeline}: {e}") from None
-        module = loader.load()
-        if _is_torchscript(module):
-            flat_ts = _run_torchscript(module, args)
-            if args.output:
-                _write_outputs(args.output, flat_ts)
-            else:
-                print(_summarise(flat_ts))
-            return 0
-        runner = _program_runner(module, args)
-        if args.inputs is not None:
-            inputs = _read_inputs(args.inputs, runner.user_input_names)
-        elif args.random_inputs is not None:
-            inputs = random_inputs(runner, args.random_inputs)
-        elif runner.user_input_names:
-            raise InterpreterError(
-                f"the program takes user inputs ({', '.join(runner.user_input_names)}); "
-                "give them with --inputs IN.npz (or --random-inputs SEED)"
-            )
-        else:
-            inputs = []
-        flat: list[np.ndarray] = []
-        _flatten(runner.run(inputs), flat)
+        if args.output is not None:
+            check_output_path(args.output)
+        with max_tensor_bytes(args.max_tensor_bytes), _time_limit(args.timeout):
+            flat = _outputs(args, loaders)
         if args.output:
             _write_outputs(args.output, flat)
         else:
             print(_summarise(flat))
     except SystemExit:
         raise
+    except RunTimeout:
+        _fail(f"timed out after {args.timeout:g} s (--timeout); no output was written")
     except BrokenPipeError:
         # The reader went away (`exir-run m.txt | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -275,8 +328,37 @@ def run(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         if debug:
             raise
-        _fail(_message(e, loader.tool.last_module if loader is not None else None))
+        _fail(_message(e, loaders[0].tool.last_module if loaders else None))
     return 0
+
+
+def _outputs(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray]:
+    """Load, transform and run the program: the user outputs, flattened."""
+    if not os.path.isfile(args.input_file):
+        raise InterpreterError(f"{args.input_file}: no such file")
+    try:
+        loader = _Loader(args.input_file, args.pipeline, args.from_format)
+    except (ValueError, KeyError) as e:  # a pass's own check of its options
+        raise InterpreterError(f"-p {args.pipeline}: {e}") from None
+    loaders.append(loader)
+    module = loader.load()
+    if _is_torchscript(module):
+        return _run_torchscript(module, args)
+    runner = _program_runner(module, args)
+    if args.inputs is not None:
+        inputs = _read_inputs(args.inputs, runner.user_input_names)
+    elif args.random_inputs is not None:
+        inputs = random_inputs(runner, args.random_inputs)
+    elif runner.user_input_names:
+        raise InterpreterError(
+            f"the program takes user inputs ({', '.join(runner.user_input_names)}); "
+            "give them with --inputs IN.npz (or --random-inputs SEED)"
+        )
+    else:
+        inputs = []
+    flat: list[np.ndarray] = []
+    _flatten(runner.run(inputs), flat)
+    return flat
 
 
 def _program_runner(module: ModuleOp, args: argparse.Namespace) -> ProgramRunner:
@@ -301,22 +383,13 @@ def _is_torchscript(module: ModuleOp) -> bool:
 
 
 def _message(e: Exception, module: ModuleOp | None) -> str:
-    from xdsl_exir.tools.exir_opt import (  # pyright: ignore[reportPrivateUsage]
-        ExirUserError,
-        _describe_verify_failure,
-        format_parse_error,
-    )
-
     if isinstance(e, ParseError):
         return format_parse_error(e)
     if isinstance(e, (VerifyException, DiagnosticException)):
         return _describe_verify_failure(e, module)
-    if isinstance(e, (InterpreterError, ExirUserError)):
+    if isinstance(e, (InterpreterError, ExirUserError, TensorSizeError)):
         return str(e)
-    return (
-        f"internal error ({type(e).__name__}: {e}); please report it with the input, "
-        "or rerun with EXIR_DEBUG=1 for a traceback"
-    )
+    return describe_unexpected(e)
 
 
 def main() -> None:

@@ -151,3 +151,32 @@ def array_from_blob(blob: DenseBlobAttr, tensor_type: TensorType) -> np.ndarray:
             f"of sizes {list(sizes)} ({expected} bytes)"
         )
     return array_from_bytes(blob.data, tensor_type.element_dtype, sizes)  # type: ignore[arg-type]
+
+
+_RANDOM_CHUNK = 1 << 20
+"""Elements drawn at a time: the float64 draws stay small beside the array they fill."""
+
+
+def random_array(rng: np.random.Generator, shape: Sequence[int], dtype: np.dtype[Any], what: str) -> np.ndarray:
+    """
+    Random values of `dtype` for an input named `what` (`--random-inputs`):
+    normal floats (complex: real parts, then imaginary parts), fair booleans,
+    integers in [0, 4). The size is checked against the tensor size limit
+    first, and the array is filled in chunks, so the peak memory is the array
+    itself; numpy's generators give the same values drawn whole or in chunks.
+    """
+    check_tensor_bytes(what, shape, dtype.itemsize)
+    out = np.empty(tuple(int(s) for s in shape), dtype=dtype)
+    flat = out.reshape(-1)
+    parts = [flat.real, flat.imag] if dtype.kind == "c" else [flat]
+    for part in parts:
+        for start in range(0, flat.size, _RANDOM_CHUNK):
+            n = min(_RANDOM_CHUNK, flat.size - start)
+            if dtype.kind in "fc":
+                chunk = rng.standard_normal(n)
+            elif dtype.kind == "b":
+                chunk = rng.random(n) < 0.5
+            else:
+                chunk = rng.integers(0, 4, n)
+            part[start : start + n] = chunk
+    return out
