@@ -28,13 +28,16 @@ from collections.abc import Sequence
 from typing import cast
 
 import sympy
-from xdsl.dialects import arith, linalg, math, tensor
+from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
-    TensorType as BuiltinTensorType,
     i64,
 )
+from xdsl.dialects.builtin import (
+    TensorType as BuiltinTensorType,
+)
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -91,7 +94,7 @@ def _plus(size: object, extra: int) -> object:
 
 
 def pad(
-    st: LoweringState, value: SSAValue, sizes: Sequence[object], low: Sequence[int], high: Sequence[int], fill: float | int, dtype: DType
+    st: LoweringState, value: SSAValue, sizes: Sequence[object], low: Sequence[int], high: Sequence[int], fill: float, dtype: DType
 ) -> tuple[SSAValue, list[object]]:
     """`value` padded with the constant `fill` (`tensor.pad`), and its new sizes."""
     if not any(low) and not any(high):
@@ -223,7 +226,7 @@ class _Window:
         # symbolic: ceil_mode adds at most one window starting inside the input
         return p + (s - 1 if self.ceil_mode else 0)
 
-    def padded(self, st: LoweringState, x: SSAValue, xt: TensorType, fill: float | int, dtype: DType) -> SSAValue:
+    def padded(self, st: LoweringState, x: SSAValue, xt: TensorType, fill: float, dtype: DType) -> SSAValue:
         low = [0] * self.lead + self.padding
         high = [0] * self.lead + [self.high_padding(0), self.high_padding(1)]
         return pad(st, x, xt.sizes, low, high, fill, dtype)[0]

@@ -31,13 +31,14 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 import sympy
-from xdsl.dialects import arith, linalg, math, tensor
+from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
     IntegerAttr,
     i64,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -45,7 +46,16 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.pointwise import add, compare, div, maximum, minimum, mul, select, sub
+from xdsl_exir.transforms.linalg_lowering.pointwise import (
+    add,
+    compare,
+    div,
+    maximum,
+    minimum,
+    mul,
+    select,
+    sub,
+)
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,
@@ -522,33 +532,41 @@ def _rstd(st: LoweringState, ssd: SSAValue, sizes: Sequence[object], n: SSAValue
     )  # fmt: skip
 
 
+Param = tuple[SSAValue, DType, AffineMap] | None
+"""A lowered weight or bias, its dtype and the map it is read through (None when absent)."""
+
+
+def _param(st: LoweringState, value: object, amap: AffineMap) -> Param:
+    return None if value is None else (st.tensor(value), _t(value).element_dtype, amap)
+
+
 def _affine(
     st: LoweringState,
     x: SSAValue,
     xt: TensorType,
-    out: TensorType,
+    out_dtype: DType,
     stats: Sequence[tuple[SSAValue, AffineMap]],
-    params: Sequence[tuple[object, AffineMap]],
+    weight: Param,
+    bias: Param,
     cd: DType,
 ) -> SSAValue:
-    """`(x - mean) * rstd [* weight] [+ bias]` over `x`, the statistics and parameters read through their maps."""
+    """`(x - mean) * rstd [* weight] [+ bias]` over `x` (lowered, of type `xt`), the rest read through their maps."""
     rank = xt.rank
     src = xt.element_dtype
-    weight, bias = params
-    present = [(p, m) for p, m in params if p is not None]
-    inputs = [(st.tensor(x), identity_map(rank)), *stats, *((st.tensor(p), m) for p, m in present)]
+    present = [p for p in (weight, bias) if p is not None]
+    inputs = [(x, identity_map(rank)), *stats, *((v, m) for v, _, m in present)]
 
     def body(a: Sequence[SSAValue]) -> list[SSAValue]:
         y = mul(st, sub(st, st.cast(a[0], src, cd), a[1], cd), a[2], cd)
         k = 3
-        if weight[0] is not None:
-            y = mul(st, y, st.cast(a[k], _t(weight[0]).element_dtype, cd), cd)
+        if weight is not None:
+            y = mul(st, y, st.cast(a[k], weight[1], cd), cd)
             k += 1
-        if bias[0] is not None:
-            y = add(st, y, st.cast(a[k], _t(bias[0]).element_dtype, cd), cd)
-        return [st.cast(y, cd, out.element_dtype)]
+        if bias is not None:
+            y = add(st, y, st.cast(a[k], bias[1], cd), cd)
+        return [st.cast(y, cd, out_dtype)]
 
-    return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
+    return pointwise(st, xt.sizes, inputs, out_dtype, body)
 
 
 @lowers("aten.native_layer_norm.default")
@@ -563,10 +581,13 @@ def _layer_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     rsizes = reduced_sizes(xt.sizes, dims, False)
     rstd = _rstd(st, ssd, rsizes, count(st, xt.sizes, dims, cd), b["eps"], cd)
     rmap = reduced_map(rank, dims, False)
-    params: list[tuple[object, AffineMap]] = [
-        (p, broadcast_map(_t(p).sizes, xt.sizes) if p is not None else rmap) for p in (b.get("weight"), b.get("bias"))
-    ]
-    y = _affine(st, x, xt, out, [(mean, rmap), (rstd, rmap)], params, cd)
+    weight, bias = b.get("weight"), b.get("bias")
+    y = _affine(
+        st, st.tensor(x), xt, out.element_dtype, [(mean, rmap), (rstd, rmap)],
+        _param(st, weight, broadcast_map(_t(weight).sizes, xt.sizes)) if weight is not None else None,
+        _param(st, bias, broadcast_map(_t(bias).sizes, xt.sizes)) if bias is not None else None,
+        cd,
+    )  # fmt: skip
     return [
         y,
         finish(st, mean, dims, True, cd, _out(op, 1)),
@@ -587,17 +608,28 @@ def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     cd = opmath(xt.element_dtype)
     # [N, C, *S] -> [N, G, C/G, *S]; reduce over everything after G.
     gsizes = [xt.sizes[0], groups, per, *xt.sizes[2:]]
-    grouped = expand_shape(st, st.tensor(x), gsizes, [[0], [1, 2], *([i + 1] for i in range(2, rank))], xt.element_dtype)
+    split = [[0], [1, 2], *([i + 1] for i in range(2, rank))]
+    grouped = expand_shape(st, st.tensor(x), gsizes, split, xt.element_dtype)
     gt = TensorType(gsizes, xt.element_dtype)
     dims = list(range(2, rank + 1))
     mean, ssd = mean_and_sq_dev(st, grouped, gt, dims, cd)
     stat_sizes = [xt.sizes[0], groups]
     rstd = _rstd(st, ssd, stat_sizes, count(st, gsizes, dims, cd), b["eps"], cd)
-    smap = AffineMap(rank, 0, (_d(0), _d(1) // per))
-    cmap = AffineMap(rank, 0, (_d(1),))
-    y = _affine(st, x, xt, out, [(mean, smap), (rstd, smap)], [(b.get("weight"), cmap), (b.get("bias"), cmap)], cd)
+    # normalised in the grouped shape, where every map is a projection (IREE
+    # cannot tile a `c floordiv (C/G)` map), then merged back to [N, C, *S]
+    grank = rank + 1
+    smap = AffineMap(grank, 0, (_d(0), _d(1)))
+    cmap = AffineMap(grank, 0, (_d(1), _d(2)))
+
+    def param(value: object) -> Param:
+        if value is None:
+            return None
+        dt = _t(value).element_dtype
+        return (expand_shape(st, st.tensor(value), [groups, per], [[0, 1]], dt), dt, cmap)
+
+    y = _affine(st, grouped, gt, out.element_dtype, [(mean, smap), (rstd, smap)], param(b.get("weight")), param(b.get("bias")), cd)
     return [
-        y,
+        collapse_shape(st, y, out.sizes, split, out.element_dtype),
         st.convert(mean, TensorType(stat_sizes, cd), _out(op, 1).element_dtype),
         st.convert(rstd, TensorType(stat_sizes, cd), _out(op, 2).element_dtype),
     ]
