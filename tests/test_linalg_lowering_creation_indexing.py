@@ -196,6 +196,7 @@ def _puts(
         add(build("aten.index_put.default", y, [None, i, j], nine, True)),
         add(build("aten.index_put.default", xi, [None, cols], add(build("aten.scalar_tensor.default", 5, dtype=I64)))),
         add(build("aten.index_put.default", x, [add(build("aten.arange.start", 0, 2))], row)),
+        add(build("aten.index_put.default", x, [add(build("aten.gt.Scalar", add(build("aten.select.int", x, 1, 0)), 0))], row)),
     ]
 
 

@@ -8,8 +8,11 @@ gives them; symbolic ones become `index` values). `empty` is a bare
 `linalg.index` computing `start + step * i` the way torch's CPU kernel
 (`RangeFactoriesKernel.cpp`) does: in the accumulate type of the result
 (int64 for integers, double for float32/float64, float for float16/bfloat16),
-then converted once. `tril`/`triu` select on a comparison of the last two
-`linalg.index` values with the diagonal.
+then converted once. That is the kernel's scalar path; its vectorized path
+rounds each vector's first element to the result dtype before adding
+`i * step`, so eager's floats can differ from these by one ulp (exactly which
+elements depends on the CPU's vector width). `tril`/`triu` select on a
+comparison of the last two `linalg.index` values with the diagonal.
 """
 
 from __future__ import annotations
