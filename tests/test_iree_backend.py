@@ -119,11 +119,16 @@ def test_dynamic_batch_is_compiled_once(cache_dir: pathlib.Path) -> None:
     program = compiled("dynamic_batch", "core", cache_dir)
     assert "?x" in program.text
     rng = np.random.default_rng(0)
-    x = load_npz(ZOO / BY_NAME["dynamic_batch"]["input_sets"][0]["inputs"])[0]
+    x, *rest = load_npz(ZOO / BY_NAME["dynamic_batch"]["input_sets"][0]["inputs"])
+    reference = compile_program(ZOO / BY_NAME["dynamic_batch"]["programs"]["core"], IreeOptions(threads=1, use_cache=False))
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    numpy_runner = ProgramRunner(reference.runner.program)
     for batch in (2, 3, 7):
-        args = rng.standard_normal((batch, *x.shape[1:])).astype(x.dtype)
-        out = flatten(program(args), [])
+        args = [rng.standard_normal((batch, *x.shape[1:])).astype(x.dtype), *rest]
+        out = flatten(program(*args), [])
         assert out[0].shape[0] == batch
+        assert_matches(out, flatten(numpy_runner.run(args), []), RTOL, ATOL, f"batch {batch}")
 
 
 def test_compile_cache(tmp_path: pathlib.Path) -> None:

@@ -48,7 +48,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     identity_map,
     tensor_type,
 )
-from xdsl_exir.transforms.linalg_lowering.views import _wrap_index as wrap_bound  # pyright: ignore[reportPrivateUsage]
+from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
 from xdsl_exir.transforms.linalg_lowering.views import collapse
 from xdsl_exir.utils.symbolic import to_sym
 

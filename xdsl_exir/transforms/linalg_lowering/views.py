@@ -231,7 +231,7 @@ def _expand(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- slicing -------------------------------------------------------------------
 
 
-def _wrap_index(st: LoweringState, value: object, size: object, clamp: bool) -> SSAValue:
+def wrap_index(st: LoweringState, value: object, size: object, clamp: bool) -> SSAValue:
     """An index value for a start/end/index argument: negatives count from the end."""
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
@@ -260,7 +260,7 @@ def _slice(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     dim = cast(int, b["dim"]) % rank
     start = b.get("start")
     step = cast(int, b.get("step") or 1)
-    start_v = _wrap_index(st, 0 if start is None else start, xt.sizes[dim], clamp=True)
+    start_v = wrap_index(st, 0 if start is None else start, xt.sizes[dim], clamp=True)
     offsets: list[SSAValue | int] = [0] * rank
     sizes: list[SSAValue | int] = [s if isinstance(s, int) else st.index(s) for s in out.sizes]
     strides: list[SSAValue | int] = [1] * rank
@@ -280,7 +280,7 @@ def _select(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     if isinstance(index, int) and index < 0 and not isinstance(xt.sizes[dim], int):
         idx = st.index(to_sym(xt.sizes[dim]) + index)
     else:
-        idx = _wrap_index(st, index, xt.sizes[dim], clamp=False)
+        idx = wrap_index(st, index, xt.sizes[dim], clamp=False)
     offsets: list[SSAValue | int] = [0] * rank
     offsets[dim] = idx
     sizes: list[SSAValue | int] = [s if isinstance(s, int) else st.index(s) for s in xt.sizes]
