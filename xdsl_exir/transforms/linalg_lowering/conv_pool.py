@@ -107,6 +107,51 @@ def pad(
     return st.emit(op), new
 
 
+def window_extent(out: object, kernel: int, stride: int, dilation: int) -> int | None:
+    """How many (padded) input elements the windows of a dim read, when the output size is static."""
+    return (out - 1) * stride + (kernel - 1) * dilation + 1 if isinstance(out, int) else None
+
+
+def fit(
+    st: LoweringState,
+    value: SSAValue,
+    sizes: Sequence[object],
+    low: Sequence[int],
+    extents: Sequence[int | None],
+    high: Sequence[int],
+    fill: float,
+    dtype: DType,
+) -> tuple[SSAValue, list[object]]:
+    """
+    `value` padded by `low` before each dim and after it up to exactly the
+    extent the windows read, when that is static, cropping a tail no window
+    reaches (IREE folds a unit output dim into a pure window dim, whose size
+    must then equal the input's); else padded by `high` after it. Returns the
+    new sizes too.
+    """
+    after: list[int] = []
+    target: list[object] = []
+    for size, lo, extent, hi in zip(sizes, low, extents, high):
+        if extent is not None and isinstance(size, int):
+            after.append(max(extent - size - lo, 0))
+            target.append(extent)
+        else:
+            after.append(hi)
+            target.append(None)
+    padded, new = pad(st, value, sizes, low, after, fill, dtype)
+    final = [n if t is None else t for n, t in zip(new, target)]
+    if final == new:
+        return padded, new
+    op = tensor.ExtractSliceOp(
+        padded,
+        [0] * len(final),
+        [f if isinstance(f, int) else st.index(f) for f in final],
+        [1] * len(final),
+        tensor_type(TensorType(final, dtype)),
+    )
+    return st.emit(op), final
+
+
 # -- convolution ---------------------------------------------------------------
 
 
@@ -165,7 +210,8 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         lw = expand_shape(st, lw, [ws[0], ws[1], 1, ws[2]], [[0], [1], [2, 3]], acc)
         xs, ws, os = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], [os[0], os[1], 1, os[2]]
         stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
-    lx, xs = pad(st, lx, xs, [0, 0, *padding], [0, 0, *padding], 0, acc)
+    extents = [None, None, *(window_extent(os[2 + i], cast(int, ws[2 + i]), stride[i], dilation[i]) for i in range(2))]
+    lx, xs = fit(st, lx, xs, [0, 0, *padding], extents, [0, 0, *padding], 0, acc)
     init = _channel_init(st, os, bias, acc)
     strides, dilations = _pair(stride), _pair(dilation)
     if groups == 1:
@@ -217,19 +263,14 @@ class _Window:
         dilation = b.ints("dilation", 2) if "dilation" in b else [1, 1]
         return cls(kernel, stride, b.ints("padding", 2), dilation, bool(b["ceil_mode"]), xt, out)
 
-    def high_padding(self, i: int) -> int:
-        """Padding after the input that lets every output window fit."""
-        size, o, p = self.in_sizes[i], self.out_sizes[i], self.padding[i]
-        k, s, d = self.kernel[i], self.stride[i], self.dilation[i]
-        if isinstance(size, int) and isinstance(o, int):
-            return max((o - 1) * s + (k - 1) * d + 1 - size - p, 0)
-        # symbolic: ceil_mode adds at most one window starting inside the input
-        return p + (s - 1 if self.ceil_mode else 0)
-
     def padded(self, st: LoweringState, x: SSAValue, xt: TensorType, fill: float, dtype: DType) -> SSAValue:
-        low = [0] * self.lead + self.padding
-        high = [0] * self.lead + [self.high_padding(0), self.high_padding(1)]
-        return pad(st, x, xt.sizes, low, high, fill, dtype)[0]
+        """The input padded so that the windows of the output torch computed fit exactly."""
+        extents = [window_extent(self.out_sizes[i], self.kernel[i], self.stride[i], self.dilation[i]) for i in range(2)]
+        # symbolic sizes: ceil_mode adds at most one window starting inside the input
+        high = [p + (s - 1 if self.ceil_mode else 0) for p, s in zip(self.padding, self.stride)]
+        lead = [0] * self.lead
+        low = [*lead, *self.padding]
+        return fit(st, x, xt.sizes, low, [*(None for _ in lead), *extents], [*lead, *high], fill, dtype)[0]
 
     def maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
         """Input, window and output maps over (*lead, oh, ow, kh, kw)."""
