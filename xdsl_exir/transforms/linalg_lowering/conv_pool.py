@@ -24,7 +24,7 @@ the count torch uses: the whole window clipped to the padded input
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import sympy
@@ -45,24 +45,32 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.pointwise import add, div, mul, select, sub
+from xdsl_exir.transforms.linalg_lowering.pointwise import (
+    add,
+    div,
+    mul,
+    select,
+    sub,
+)
 from xdsl_exir.transforms.linalg_lowering.reductions import (
     better,
-    collapse_shape,
     count,
-    expand_shape,
     finish,
     lowest,
+    mean_and_sq_dev,
     reduce,
+    rstd_of,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,
     LoweringState,
+    element_type,
     identity_map,
     opmath,
     tensor_type,
 )
+from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
 
 _DEPTHWISE_GENERIC = True
 """Lower depthwise convolutions (one input channel per group) to a `linalg.generic`."""
@@ -186,7 +194,7 @@ def _depthwise(
     )[0]  # fmt: skip
 
 
-@lowers("aten.convolution.default")
+@lowers("aten.convolution.default", note="transposed and 3-D convolutions refused")
 def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
     xt, wt, out = _t(x), _t(w), _out(op)
@@ -203,11 +211,11 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     xs, ws, os = list(xt.sizes), list(wt.sizes), list(out.sizes)
     batched = xt.rank == nd + 2
     if not batched:
-        lx = expand_shape(st, lx, [1, *xs], [[0, 1], *([i + 1] for i in range(1, len(xs)))], acc)
+        lx = expand(st, lx, [[0, 1], *([i + 1] for i in range(1, len(xs)))], [1, *xs], element_type(acc))
         xs, os = [1, *xs], [1, *os]
     if nd == 1:
-        lx = expand_shape(st, lx, [xs[0], xs[1], 1, xs[2]], [[0], [1], [2, 3]], acc)
-        lw = expand_shape(st, lw, [ws[0], ws[1], 1, ws[2]], [[0], [1], [2, 3]], acc)
+        lx = expand(st, lx, [[0], [1], [2, 3]], [xs[0], xs[1], 1, xs[2]], element_type(acc))
+        lw = expand(st, lw, [[0], [1], [2, 3]], [ws[0], ws[1], 1, ws[2]], element_type(acc))
         xs, ws, os = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], [os[0], os[1], 1, os[2]]
         stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
     extents = [None, None, *(window_extent(os[2 + i], cast(int, ws[2 + i]), stride[i], dilation[i]) for i in range(2))]
@@ -224,18 +232,18 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         if not isinstance(cin, int) or not isinstance(fout, int):
             raise st.error("grouped convolution with a symbolic channel count")
         c, f = cin // groups, fout // groups
-        gx = expand_shape(st, lx, [xs[0], groups, c, xs[2], xs[3]], [[0], [1, 2], [3], [4]], acc)
-        gw = expand_shape(st, lw, [groups, f, *ws[1:]], [[0, 1], [2], [3], [4]], acc)
+        gx = expand(st, lx, [[0], [1, 2], [3], [4]], [xs[0], groups, c, xs[2], xs[3]], element_type(acc))
+        gw = expand(st, lw, [[0, 1], [2], [3], [4]], [groups, f, *ws[1:]], element_type(acc))
         gsizes = [os[0], groups, f, os[2], os[3]]
-        ginit = expand_shape(st, init, gsizes, [[0], [1, 2], [3], [4]], acc)
+        ginit = expand(st, init, [[0], [1, 2], [3], [4]], gsizes, element_type(acc))
         conv = linalg.Conv2DNgchwGfchwOp((gx, gw), (ginit,), (ginit.type,), strides=strides, dilations=dilations)
-        res = collapse_shape(st, st.emit(conv), os, [[0], [1, 2], [3], [4]], acc)
+        res = collapse(st, st.emit(conv), [[0], [1, 2], [3], [4]], os, element_type(acc))
     if nd == 1:
         os = [os[0], os[1], os[3]]
-        res = collapse_shape(st, res, os, [[0], [1], [2, 3]], acc)
+        res = collapse(st, res, [[0], [1], [2, 3]], os, element_type(acc))
     if not batched:
         os = os[1:]
-        res = collapse_shape(st, res, os, [[0, 1], *([i + 1] for i in range(1, len(os)))], acc)
+        res = collapse(st, res, [[0, 1], *([i + 1] for i in range(1, len(os)))], os, element_type(acc))
     return [st.convert(res, TensorType(out.sizes, acc), out.element_dtype)]
 
 
@@ -338,7 +346,7 @@ def _max_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 
 def _window_sum(st: LoweringState, win: _Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType) -> SSAValue:
-    xp = win.padded(st, st.convert(st.tensor(x), xt, acc), xt, 0, acc)
+    xp = win.padded(st, st.convert(x, xt, acc), xt, 0, acc)
     in_map, w_map, o_map = win.maps()
     init = st.filled(out, 0, acc)
     return st.generic(
@@ -362,8 +370,10 @@ def _full_windows(win: _Window, count_include_pad: bool) -> bool:
     return True
 
 
-def _avg(st: LoweringState, win: _Window, x: SSAValue, out: TensorType, count_include_pad: bool, divisor_override: object) -> SSAValue:
-    xt = _t(x)
+def _avg(
+    st: LoweringState, win: _Window, x: SSAValue, xt: TensorType, out: TensorType, count_include_pad: bool, divisor_override: object
+) -> SSAValue:
+    """Average pooling of the lowered `x` (of exir type `xt`) to `out`."""
     acc = opmath(out.element_dtype)
     if not acc.is_floating_point:
         raise st.error("integer average pooling has no linalg lowering")
@@ -396,19 +406,48 @@ def _avg(st: LoweringState, win: _Window, x: SSAValue, out: TensorType, count_in
     return st.generic([(total, identity_map(rank))], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
 
 
-@lowers("aten.avg_pool2d.default")
+def _unit_height(t: TensorType) -> TensorType:
+    """`[..., L]` as `[..., 1, L]`: 1-D pooling is 2-D pooling over a unit height."""
+    return TensorType([*t.sizes[:-1], 1, t.sizes[-1]], t.element_dtype)
+
+
+def _height_groups(rank: int) -> list[list[int]]:
+    return [*([i] for i in range(rank - 1)), [rank - 1, rank]]
+
+
+def _pool_1d(st: LoweringState, x: SSAValue, out: TensorType, pool: Callable[[SSAValue, TensorType, TensorType], SSAValue]) -> SSAValue:
+    """A 1-D pooling done by `pool` on the `[..., 1, L]` view of `x`, the result viewed back."""
+    xt = _t(x)
+    xt2, out2 = _unit_height(xt), _unit_height(out)
+    x2 = expand(st, st.tensor(x), _height_groups(xt.rank), xt2.sizes, element_type(xt.element_dtype))
+    return collapse(st, pool(x2, xt2, out2), _height_groups(out.rank), out.sizes, element_type(out.element_dtype))
+
+
+@lowers("aten.avg_pool2d.default", note="integer inputs refused")
 def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
-    out = _out(op)
-    win = _Window.of(b, _t(x), out)
-    return [_avg(st, win, x, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
-
-
-@lowers("aten._adaptive_avg_pool2d.default")
-def _adaptive_avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """Uniform windows only: a 1x1 output (a mean), or an input that is a multiple of the output."""
-    x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
+    win = _Window.of(b, xt, out)
+    return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
+
+
+@lowers("aten.avg_pool1d.default", note="integer inputs refused")
+def _avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    out = _out(op)
+    kernel = b.ints("kernel_size", 1)
+    stride = b.ints("stride", 1) if cast(Sequence[object], b["stride"]) else kernel
+    padding = b.ints("padding", 1)
+
+    def pool(x2: SSAValue, xt2: TensorType, out2: TensorType) -> SSAValue:
+        win = _Window([1, *kernel], [1, *stride], [0, *padding], [1, 1], bool(b["ceil_mode"]), xt2, out2)
+        return _avg(st, win, x2, xt2, out2, bool(b["count_include_pad"]), None)
+
+    return [_pool_1d(st, x, out, pool)]
+
+
+def _adaptive_avg(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorType, what: str) -> SSAValue:
+    """Adaptive average pooling over the last two dims when its windows are uniform."""
     acc = opmath(out.element_dtype)
     oh, ow = out.sizes[-2:]
     h, w = xt.sizes[-2:]
@@ -417,53 +456,122 @@ def _adaptive_avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAVal
         dims = [rank - 2, rank - 1]
         src = xt.element_dtype
         total = reduce(
-            st, xt.sizes, dims, False, [(st.tensor(x), identity_map(rank))], [(0, acc)],
+            st, xt.sizes, dims, False, [(x, identity_map(rank))], [(0, acc)],
             lambda a: [add(st, st.cast(a[0], src, acc), a[1], acc)],
         )[0]  # fmt: skip
         n = count(st, xt.sizes, dims, acc)
-        return [finish(st, total, dims, True, acc, out, lambda v: div(st, v, n, acc))]
+        return finish(st, total, dims, True, acc, out, lambda v: div(st, v, n, acc))
     if not all(isinstance(s, int) for s in (oh, ow, h, w)) or cast(int, h) % cast(int, oh) or cast(int, w) % cast(int, ow):
-        raise st.error(
-            f"adaptive_avg_pool2d from {h}x{w} to {oh}x{ow}: only uniform windows (the input a multiple of the output) are lowered"
-        )
+        raise st.error(f"{what} from {h}x{w} to {oh}x{ow}: only uniform windows (the input a multiple of the output) are lowered")
     kernel = [cast(int, h) // cast(int, oh), cast(int, w) // cast(int, ow)]
     win = _Window(kernel, kernel, [0, 0], [1, 1], False, xt, out)
-    return [_avg(st, win, x, out, True, None)]
+    return _avg(st, win, x, xt, out, True, None)
+
+
+_UNIFORM = "only uniform windows: an output size dividing the input's, or 1"
+
+
+@lowers("aten._adaptive_avg_pool2d.default", note=_UNIFORM)
+def _adaptive_avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    return [_adaptive_avg(st, st.tensor(x), _t(x), _out(op), "adaptive_avg_pool2d")]
+
+
+@lowers("aten.adaptive_avg_pool1d.default", note=_UNIFORM)
+def _adaptive_avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+
+    def pool(x2: SSAValue, xt2: TensorType, out2: TensorType) -> SSAValue:
+        return _adaptive_avg(st, x2, xt2, out2, "adaptive_avg_pool1d")
+
+    return [_pool_1d(st, x, _out(op), pool)]
 
 
 # -- batch norm ----------------------------------------------------------------
 
 
-@lowers("aten._native_batch_norm_legit_no_training.default")
-def _batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+Stat = tuple[SSAValue, DType]
+"""A lowered per-channel tensor and its dtype."""
+
+
+def _normalize_channels(
+    st: LoweringState,
+    x: SSAValue,
+    out: TensorType,
+    mean: Stat,
+    spread: Stat,
+    spread_is_var: bool,
+    weight: object | None,
+    bias: object | None,
+    eps: object,
+) -> SSAValue:
     """
-    Inference batch norm as one elementwise generic reading the per-channel
-    statistics along dimension 1: `x * scale + shift` with `scale = weight *
-    rsqrt(var + eps)` and `shift = bias - mean * scale`, the one scale and shift
-    torch's CPU kernel applies. The saved mean and rstd of training are empty.
+    `x * scale + shift` with `scale = weight * rstd` and `shift = bias - mean *
+    scale`, the one scale and shift per channel (dimension 1) torch's CPU
+    kernel applies; `rstd` is `spread`, or `rsqrt(spread + eps)` for a variance.
+    One elementwise generic reading the per-channel tensors along dimension 1.
     """
-    x = cast(SSAValue, b["input"])
-    xt, out = _t(x), _out(op)
+    xt = _t(x)
     rank = xt.rank
     cd = opmath(out.element_dtype)
     channel = AffineMap(rank, 0, (_d(1),))
-    named = [("weight", b.get("weight")), ("bias", b.get("bias")), ("mean", b["running_mean"]), ("var", b["running_var"])]
-    present = [(k, v) for k, v in named if v is not None]
-    inputs = [(st.tensor(x), identity_map(rank)), *((st.tensor(v), channel) for _, v in present)]
-    dtypes = [xt.element_dtype, *(_t(v).element_dtype for _, v in present)]
-    eps = b["eps"]
+    params = [(st.tensor(p), _t(p).element_dtype) if p is not None else None for p in (weight, bias)]
+    stats: list[Stat] = [mean, spread, *(p for p in params if p is not None)]
+    inputs = [(st.tensor(x), identity_map(rank)), *((v, channel) for v, _ in stats)]
+    dtypes = [xt.element_dtype, *(dt for _, dt in stats)]
 
     def body(a: Sequence[SSAValue]) -> list[SSAValue]:
         vals = [st.cast(v, dt, cd) for v, dt in zip(a, dtypes)]
-        by_name = {k: vals[i + 1] for i, (k, _) in enumerate(present)}
-        scale = st.emit(math.RsqrtOp(add(st, by_name["var"], st.scalar(eps, cd), cd)))
-        if "weight" in by_name:
-            scale = mul(st, scale, by_name["weight"], cd)
-        shift = sub(st, st.constant(0.0, cd), mul(st, by_name["mean"], scale, cd), cd)
-        if "bias" in by_name:
-            shift = add(st, by_name["bias"], shift, cd)
-        return [st.cast(add(st, mul(st, vals[0], scale, cd), shift, cd), cd, out.element_dtype)]
+        value, mu, spread_v, rest = vals[0], vals[1], vals[2], vals[3:]
+        scale = st.emit(math.RsqrtOp(add(st, spread_v, st.scalar(eps, cd), cd))) if spread_is_var else spread_v
+        if params[0] is not None:
+            scale = mul(st, scale, rest.pop(0), cd)
+        shift = sub(st, st.constant(0.0, cd), mul(st, mu, scale, cd), cd)
+        if params[1] is not None:
+            shift = add(st, rest.pop(0), shift, cd)
+        return [st.cast(add(st, mul(st, value, scale, cd), shift, cd), cd, out.element_dtype)]
 
-    y = st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
+    return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
+
+
+def _stat(st: LoweringState, v: object) -> Stat:
+    return st.tensor(v), _t(v).element_dtype
+
+
+@lowers("aten._native_batch_norm_legit_no_training.default")
+def _batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """Inference batch norm from the running statistics; the saved mean and rstd of training are empty."""
+    x = cast(SSAValue, b["input"])
+    mean, var = _stat(st, b["running_mean"]), _stat(st, b["running_var"])
+    y = _normalize_channels(st, x, _out(op), mean, var, True, b.get("weight"), b.get("bias"), b["eps"])
     return [y, st.empty(_out(op, 1)), st.empty(_out(op, 2))]
 
+
+def _training_batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """Batch norm from the batch's own statistics (biased variance), which are also its 2nd and 3rd results."""
+    x = cast(SSAValue, b["input"])
+    xt, out = _t(x), _out(op)
+    cd = opmath(xt.element_dtype)
+    dims = [i for i in range(xt.rank) if i != 1]
+    mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
+    rstd = rstd_of(st, ssd, [xt.sizes[1]], count(st, xt.sizes, dims, cd), b["eps"], cd)
+    y = _normalize_channels(st, x, out, (mean, cd), (rstd, cd), False, b.get("weight"), b.get("bias"), b["eps"])
+    channels = TensorType([xt.sizes[1]], cd)
+    return [y, st.convert(mean, channels, _out(op, 1).element_dtype), st.convert(rstd, channels, _out(op, 2).element_dtype)]
+
+
+@lowers("aten._native_batch_norm_legit.no_stats", note="training=False refused: no statistics to normalise with")
+def _batch_norm_no_stats(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    if not b["training"]:
+        raise st.error("_native_batch_norm_legit.no_stats with training=False has no statistics to normalise with")
+    return _training_batch_norm(st, op, b)
+
+
+@lowers("aten._native_batch_norm_legit.default", note="training=True refused: it updates the running statistics in place")
+def _batch_norm_legit(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    if b["training"]:
+        raise st.error(
+            "_native_batch_norm_legit with training=True updates running_mean and running_var in place, "
+            "which the value-semantics lowering does not express; export the model in eval mode"
+        )
+    return _batch_norm(st, op, b)

@@ -31,11 +31,8 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 import sympy
-from xdsl.dialects import arith, math, tensor
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ArrayAttr,
-    IntegerAttr,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
@@ -61,11 +58,12 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     REDUCTION,
     LoweringState,
     broadcast_map,
+    element_type,
     identity_map,
     is_unsigned,
     opmath,
-    tensor_type,
 )
+from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
 
 Body = Callable[[Sequence[SSAValue]], Sequence[SSAValue]]
 
@@ -243,36 +241,6 @@ def linear_index(st: LoweringState, sizes: Sequence[object], dims: Sequence[int]
     return st.emit(arith.IndexCastOp(acc, i64))
 
 
-def _shape(sizes: Sequence[object]) -> list[int]:
-    return [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
-
-
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
-
-
-def expand_shape(st: LoweringState, value: SSAValue, sizes: Sequence[object], groups: Sequence[Sequence[int]], dtype: DType) -> SSAValue:
-    """`tensor.expand_shape` of `value` to `sizes` (each source dim becomes the dims of its group)."""
-    op = tensor.ExpandShapeOp(
-        value,
-        st.dynamic_sizes(sizes),
-        _reassociation(groups),
-        _shape(sizes),
-        tensor_type(TensorType(sizes, dtype)),
-    )
-    return st.emit(op)
-
-
-def collapse_shape(st: LoweringState, value: SSAValue, sizes: Sequence[object], groups: Sequence[Sequence[int]], dtype: DType) -> SSAValue:
-    """`tensor.collapse_shape` of `value` to `sizes` (each group of source dims becomes one)."""
-    op = tensor.CollapseShapeOp.create(
-        operands=[value],
-        result_types=[tensor_type(TensorType(sizes, dtype))],
-        properties={"reassociation": _reassociation(groups)},
-    )
-    return st.emit(op)
-
-
 # -- sums, means, products -----------------------------------------------------
 
 
@@ -447,7 +415,7 @@ def mean_and_sq_dev(
     return mean, ssd
 
 
-@lowers("aten.var.correction", "aten.var_mean.correction")
+@lowers("aten.var.correction", "aten.var_mean.correction", "aten.var.dim")
 def _var(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """var, and for `var_mean` the mean too (the op's results say which)."""
     x = cast(SSAValue, b["self"])
@@ -458,6 +426,8 @@ def _var(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     dims = reduction_dims(b.get("dim"), xt.rank)
     keepdim = bool(b.get("keepdim", False))
     correction = b.get("correction")
+    if "unbiased" in b:  # var.dim: Bessel's correction or none
+        correction = 1 if b["unbiased"] else 0
     c = 1.0 if correction is None else correction
     if not isinstance(c, int | float):
         raise st.error("var with a symbolic correction")
@@ -522,7 +492,7 @@ def _log_softmax_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]
 # -- normalisations ------------------------------------------------------------
 
 
-def _rstd(st: LoweringState, ssd: SSAValue, sizes: Sequence[object], n: SSAValue, eps: object, cd: DType) -> SSAValue:
+def rstd_of(st: LoweringState, ssd: SSAValue, sizes: Sequence[object], n: SSAValue, eps: object, cd: DType) -> SSAValue:
     """`rsqrt(biased variance + eps)` from the sum of squared deviations."""
     e = st.scalar(eps, cd)
     rank = len(sizes)
@@ -579,7 +549,7 @@ def _layer_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     cd = opmath(xt.element_dtype)
     mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
     rsizes = reduced_sizes(xt.sizes, dims, False)
-    rstd = _rstd(st, ssd, rsizes, count(st, xt.sizes, dims, cd), b["eps"], cd)
+    rstd = rstd_of(st, ssd, rsizes, count(st, xt.sizes, dims, cd), b["eps"], cd)
     rmap = reduced_map(rank, dims, False)
     weight, bias = b.get("weight"), b.get("bias")
     y = _affine(
@@ -595,7 +565,7 @@ def _layer_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     ]
 
 
-@lowers("aten.native_group_norm.default")
+@lowers("aten.native_group_norm.default", note="a symbolic channel count refused")
 def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["input"])
     xt, out = _t(x), _out(op)
@@ -609,12 +579,12 @@ def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     # [N, C, *S] -> [N, G, C/G, *S]; reduce over everything after G.
     gsizes = [xt.sizes[0], groups, per, *xt.sizes[2:]]
     split = [[0], [1, 2], *([i + 1] for i in range(2, rank))]
-    grouped = expand_shape(st, st.tensor(x), gsizes, split, xt.element_dtype)
+    grouped = expand(st, st.tensor(x), split, gsizes, element_type(xt.element_dtype))
     gt = TensorType(gsizes, xt.element_dtype)
     dims = list(range(2, rank + 1))
     mean, ssd = mean_and_sq_dev(st, grouped, gt, dims, cd)
     stat_sizes = [xt.sizes[0], groups]
-    rstd = _rstd(st, ssd, stat_sizes, count(st, gsizes, dims, cd), b["eps"], cd)
+    rstd = rstd_of(st, ssd, stat_sizes, count(st, gsizes, dims, cd), b["eps"], cd)
     # normalised in the grouped shape, where every map is a projection (IREE
     # cannot tile a `c floordiv (C/G)` map), then merged back to [N, C, *S]
     grank = rank + 1
@@ -625,11 +595,11 @@ def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         if value is None:
             return None
         dt = _t(value).element_dtype
-        return (expand_shape(st, st.tensor(value), [groups, per], [[0, 1]], dt), dt, cmap)
+        return (expand(st, st.tensor(value), [[0, 1]], [groups, per], element_type(dt)), dt, cmap)
 
     y = _affine(st, grouped, gt, out.element_dtype, [(mean, smap), (rstd, smap)], param(b.get("weight")), param(b.get("bias")), cd)
     return [
-        collapse_shape(st, y, out.sizes, split, out.element_dtype),
+        collapse(st, y, split, out.sizes, element_type(out.element_dtype)),
         st.convert(mean, TensorType(stat_sizes, cd), _out(op, 1).element_dtype),
         st.convert(rstd, TensorType(stat_sizes, cd), _out(op, 2).element_dtype),
     ]
