@@ -309,8 +309,9 @@ CASES = [
     ),
     Case(
         "integer_and_bool_reductions",
-        [(t(I32, S0, 4, 5), (3, 4, 5)), (t(BOOL, 3, 4), (3, 4))],
+        [(t(I32, S0, 4, 5), (3, 4, 5)), (t(BOOL, 3, 4), (3, 4)), (t(I32, 1, 2, 5, 5), (1, 2, 5, 5))],
         together(
+            op("aten.max_pool2d_with_indices.default", Z, [3, 3], [2, 2], [1, 1], outs=[0]),
             op("aten.sum.dim_IntList", X, [1]),
             op("aten.prod.dim_int", X, 2, True),
             op("aten.cumsum.default", X, 0),
@@ -325,8 +326,11 @@ CASES = [
     ),
     Case(
         "float16_accumulates_in_float32",
-        [(t(F16, 4, 16), (4, 16)), (t(F16, 16), (16,)), (t(F16, 16), (16,))],
+        [(t(F16, 4, 16), (4, 16)), (t(F16, 16), (16,)), (t(F16, 16), (16,)), (t(F16, 1, 3, 6, 6), (1, 3, 6, 6)), (t(F16, 2, 3, 3, 3), (2, 3, 3, 3))],
         together(
+            op("aten.convolution.default", W, V, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1),
+            op("aten.avg_pool2d.default", W, [2, 2]),
+            op("aten.max_pool2d_with_indices.default", W, [2, 2], [2, 2]),
             op("aten.sum.dim_IntList", X, [1]),
             op("aten._softmax.default", X, -1, True),
             op("aten._softmax.default", X, -1, False),
