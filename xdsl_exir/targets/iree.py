@@ -329,9 +329,9 @@ def _load(source: str | os.PathLike[str] | ModuleOp | ProgramOp) -> ModuleOp:
         from xdsl_exir.frontends.pt2 import load_pt2
 
         return load_pt2(data, path)
-    from xdsl.parser import Parser
+    from xdsl_exir.utils.mlir_parser import ResourceParser
 
-    return Parser(_context(), data.decode(), path).parse_module()
+    return ResourceParser(_context(), data.decode(), path).parse_module()
 
 
 def compile_program(
