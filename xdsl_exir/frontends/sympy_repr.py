@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import sympy
 
-from xdsl_exir.utils.symbolic import FloorDiv, SymExprError, make_symbol
+from xdsl_exir.utils.symbolic import MAX_INT_DIGITS, FloorDiv, SymExprError, checked_pow, make_symbol
 
 __all__ = ["parse_sympy_repr"]
 
@@ -48,9 +48,9 @@ def _modular_indexing(a: sympy.Expr, b: sympy.Expr, c: sympy.Expr) -> sympy.Expr
 _CONSTRUCTORS: dict[str, Callable[..., sympy.Basic]] = {
     "Add": sympy.Add,
     "Mul": sympy.Mul,
-    "Pow": sympy.Pow,
-    "PowByNatural": sympy.Pow,
-    "FloatPow": sympy.Pow,
+    "Pow": checked_pow,
+    "PowByNatural": checked_pow,
+    "FloatPow": checked_pow,
     "FloorDiv": FloorDiv,
     "CleanDiv": FloorDiv,
     "CeilDiv": _ceil_div,
@@ -122,6 +122,8 @@ class _Parser:
                 return -inner  # pyright: ignore
             raise SymExprError("'-' before a non-number", self.pos - 1)
         if kind == "int":
+            if len(text.lstrip("-")) > MAX_INT_DIGITS:
+                raise SymExprError(f"integer of {len(text)} digits", self.pos - 1)
             return int(text)
         if kind == "float":
             return float(text)

@@ -202,7 +202,7 @@ class TorchScriptRunner:
         return outputs
 
     def _signature(self) -> str:
-        return ", ".join(f"{n}: {ts_type_str(t)}" for n, t in zip(self.input_names, self.input_types))
+        return ", ".join(f"{n}: {_type_text(t)}" for n, t in zip(self.input_names, self.input_types))
 
     @property
     def flat_input_names(self) -> list[str] | None:
@@ -294,7 +294,7 @@ def _convert_input(v: object, t: Attribute, where: str) -> Any:
             if want is not None and v.dtype != want:
                 raise InterpreterError(f"{where} is a {t.scalar_type} tensor ({want}), got {_describe_value(v)}")
         if t.rank is not None and v.ndim != t.rank:
-            raise InterpreterError(f"{where} is a tensor of rank {t.rank} ({ts_type_str(t)}), got {_describe_value(v)}")
+            raise InterpreterError(f"{where} is a tensor of rank {t.rank} ({_type_text(t)}), got {_describe_value(v)}")
         return v
     if isinstance(t, IntType):
         s = _scalar(v, "iu", "an int", where)
@@ -384,7 +384,7 @@ def _unflatten(t: Attribute, arrays: list[np.ndarray], name: str) -> object:
     a = arrays[0]
     if isinstance(t, ListType):
         if a.ndim != 1:
-            raise InterpreterError(f"input '{name}' ({ts_type_str(t)}) takes a 1-d array, got shape {list(a.shape)}")
+            raise InterpreterError(f"input '{name}' ({_type_text(t)}) takes a 1-d array, got shape {list(a.shape)}")
         return list(a)
     return a
 
@@ -416,6 +416,14 @@ def _flatten_output(v: object, out: list[np.ndarray]) -> None:
         raise InterpreterError(f"an output of type {type(v).__name__} cannot be written as arrays")
 
 
+def _type_text(t: Attribute) -> str:
+    """A type as TorchScript spells it, for messages (a type it cannot spell as xDSL prints it)."""
+    try:
+        return ts_type_str(t)
+    except TypeError:
+        return str(t)
+
+
 def _random_value(t: Attribute, name: str, rng: np.random.Generator, out: list[np.ndarray]) -> None:
     if isinstance(t, TupleType):
         for i, e in enumerate(t.element_types):
@@ -427,7 +435,7 @@ def _random_value(t: Attribute, name: str, rng: np.random.Generator, out: list[n
         dt = t.dtype
         if shape is None or any(d is None for d in shape) or dt is None:
             raise InterpreterError(
-                f"cannot draw a random value for input '{name}': its type {ts_type_str(t)} does not give "
+                f"cannot draw a random value for input '{name}': its type {_type_text(t)} does not give "
                 "the dtype and every size; give the inputs with --inputs"
             )
         np_dt = aten_kernels.numpy_dtype(dt)
@@ -440,4 +448,4 @@ def _random_value(t: Attribute, name: str, rng: np.random.Generator, out: list[n
     elif isinstance(t, BoolType):
         out.append(np.asarray(True))
     else:
-        raise InterpreterError(f"cannot draw a random value for input '{name}' of type {ts_type_str(t)}")
+        raise InterpreterError(f"cannot draw a random value for input '{name}' of type {_type_text(t)}")

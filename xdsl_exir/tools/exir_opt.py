@@ -43,7 +43,6 @@ from typing import IO, Any, NoReturn
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
@@ -53,6 +52,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
+from xdsl_exir.utils.mlir_parser import ResourceParser
 
 FRONTEND_EXTENSIONS: dict[str, str] = {"mlir": "mlir", "pt2": "pt2", "txt": "torchscript", "py": "script"}
 """File extension -> frontend name."""
@@ -73,7 +73,8 @@ def check_output_path(path: str) -> None:
         return  # a device or pipe (/dev/null): written in place, not renamed over
     directory = os.path.dirname(real)
     if not os.path.isdir(directory):
-        raise ExirUserError(f"-o {path}: the directory {directory} does not exist")
+        what = "is not a directory" if os.path.exists(directory) else "does not exist"
+        raise ExirUserError(f"-o {path}: {directory} {what}")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise ExirUserError(f"-o {path}: the directory {directory} is not writable")
 
@@ -116,7 +117,7 @@ class _KeptBuffer(StringIO):
         pass
 
 
-class LocatingParser(Parser):
+class LocatingParser(ResourceParser):
     """A parser that gives each op without an explicit `loc(...)` its position."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
@@ -397,6 +398,9 @@ class ExirOptMain(xDSLOptMain):
                     f"{self.get_input_name()}:{line}:{col}: operations nested too deeply to read "
                     "(Python's recursion limit)"
                 ) from None
+            except (ValueError, OverflowError) as e:  # xDSL converts literals with int()/float()
+                line, col = parser.line_col(parser.pos)
+                raise ExirUserError(f"{self.get_input_name()}:{line}:{col}: number out of range ({e})") from None
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -430,6 +434,10 @@ class ExirOptMain(xDSLOptMain):
                 return script_file(io.read().decode("utf-8", errors="replace"), self.get_input_name())
             except ScriptError as e:
                 raise ExirUserError(str(e)) from None
+            except RecursionError:
+                raise ExirUserError(
+                    f"{self.get_input_name()}: expressions nested too deeply to compile (Python's recursion limit)"
+                ) from None
 
         self.available_frontends["script"] = parse_script
 
@@ -501,12 +509,13 @@ def format_parse_error(e: ParseError) -> str:
     return f"{span.get_location()}: {msg}\n" + "\n".join(context)
 
 
-def describe_unexpected(e: BaseException) -> str:
-    """The diagnostic for a failure no frontend, pass or interpreter check named."""
+def describe_unexpected(e: BaseException, where: str | None = None) -> str:
+    """The diagnostic for a failure no frontend, pass or interpreter check named (`where`: the input)."""
+    place = f"{where}: " if where else ""
     if isinstance(e, RecursionError):
-        return "the input is nested too deeply to process (Python's recursion limit)"
+        return f"{place}the input is nested too deeply to process (Python's recursion limit)"
     if isinstance(e, MemoryError):
-        return "out of memory: the input needs more memory than this machine has"
+        return f"{place}out of memory: the input needs more memory than this machine has"
     if isinstance(e, OSError) and e.strerror:
         return f"{e.filename + ': ' if e.filename else ''}{e.strerror}"
     return (
@@ -574,7 +583,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except Exception as e:
         if debug:
             raise
-        _fail(describe_unexpected(e))
+        _fail(describe_unexpected(e, tool.args.input_file))
     return 0
 
 

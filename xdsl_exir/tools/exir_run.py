@@ -34,6 +34,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -144,8 +145,8 @@ def random_inputs(runner: ProgramRunner, seed: int) -> list[Any]:
                 if isinstance(s, int):
                     shape.append(s)
                 else:
-                    low = ranges.get(s, (2, None))[0]
-                    shape.append(max(int(low) if low.is_finite else 2, 2))  # type: ignore[union-attr]
+                    low = ranges.get(s, (None, None))[0]  # a symbol without a range constraint has none
+                    shape.append(max(int(low), 2) if low is not None and low.is_finite else 2)  # type: ignore[union-attr]
             dt = numpy_dtype(t.element_dtype)
             values.append(random_array(rng, shape, dt, f"random input '{spec.arg_name.data}'"))
         elif isinstance(t, (IntType, SymIntType)):
@@ -272,12 +273,15 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         raise RunTimeout()
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    outer, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer:  # a caller's timer (a test harness, say) keeps running
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3), outer_interval)
 
 
 def _seconds(text: str) -> float:
@@ -328,7 +332,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except Exception as e:
         if debug:
             raise
-        _fail(_message(e, loaders[0].tool.last_module if loaders else None))
+        _fail(_message(e, loaders[0].tool.last_module if loaders else None, args.input_file))
     return 0
 
 
@@ -382,14 +386,14 @@ def _is_torchscript(module: ModuleOp) -> bool:
     return is_torchscript(module)
 
 
-def _message(e: Exception, module: ModuleOp | None) -> str:
+def _message(e: Exception, module: ModuleOp | None, input_file: str) -> str:
     if isinstance(e, ParseError):
         return format_parse_error(e)
     if isinstance(e, (VerifyException, DiagnosticException)):
         return _describe_verify_failure(e, module)
     if isinstance(e, (InterpreterError, ExirUserError, TensorSizeError)):
         return str(e)
-    return describe_unexpected(e)
+    return describe_unexpected(e, input_file)
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import tokenize
 import zipfile
 import zlib
 from typing import IO, Any
@@ -40,6 +41,7 @@ _HEADER_ERRORS = (
     OSError,
     zipfile.BadZipFile,
     zlib.error,
+    tokenize.TokenError,  # numpy re-tokenizes headers of old files
 )
 """What reading an `.npy` header from a hostile, possibly corrupt, stream raises."""
 

@@ -141,6 +141,21 @@ _FUNCS: dict[str, Callable[..., sympy.Expr]] = {
 _BINARY_WORDS = {"floordiv": "//", "mod": "%", "ceildiv": "ceildiv"}
 
 
+MAX_INT_DIGITS = 100
+"""Sizes are int64 in torch; an integer literal this long is an error, not a size."""
+
+_MAX_POWER_BITS = 4096
+"""Integer powers computed while parsing stay below this many bits."""
+
+
+def checked_pow(base: sympy.Expr, exponent: sympy.Expr, index: int = 0) -> sympy.Expr:
+    """`base**exponent`; sympy computes integer powers exactly, so `9**9**9` is refused, not computed."""
+    if base.is_Integer and exponent.is_Integer and abs(int(base)) > 1:
+        if abs(int(exponent)) * abs(int(base)).bit_length() > _MAX_POWER_BITS:
+            raise SymExprError("integer power too large in symbolic expression", index)
+    return base**exponent
+
+
 def parse_tokens(tokens: Sequence[Tok], allow_infinity: bool = False) -> sympy.Expr:
     """Pratt-style parser over a token list (the shared grammar)."""
     pos = 0
@@ -201,13 +216,16 @@ def parse_tokens(tokens: Sequence[Tok], allow_infinity: bool = False) -> sympy.E
     def power() -> sympy.Expr:
         base = atom()
         if binary_op(peek()) == "**":
+            at = pos
             take()
-            return base ** unary()
+            return checked_pow(base, unary(), at)
         return base
 
     def atom() -> sympy.Expr:
         tok = take()
         if tok.kind == "int":
+            if len(tok.text) > MAX_INT_DIGITS:
+                raise SymExprError(f"integer of {len(tok.text)} digits in symbolic expression", pos - 1)
             return sympy.Integer(int(tok.text))
         if tok.kind == "op" and tok.text == "(":
             inner = expression()

@@ -38,7 +38,7 @@ this is not IR {
 // SYNTAX-NOT: Traceback
 // EMIT: exir-opt: error: --emit fxx: unknown output format; did you mean 'fx'? (known: {{.*}}fx, {{.*}}torchscript{{.*}})
 // ODIR: exir-opt: error: -o {{.*}}.dir: is a directory
-// OMISSING: exir-opt: error: -o {{.*}}missing/out.mlir: the directory {{.*}} does not exist
+// OMISSING: exir-opt: error: -o {{.*}}missing/out.mlir: {{.*}}missing does not exist
 // EOF: exir-opt: error: {{.*}}unclosed.mlir:3:1: unexpected end of input in block definition
 // EOF-NOT: ^
 // DEEP: exir-opt: error: {{.*}}deep_nesting.mlir:{{[0-9]+}}:{{[0-9]+}}: operations nested too deeply to read

@@ -1,0 +1,707 @@
+"""
+The tools' promise under hostile and careless input, fuzzed.
+
+`exir-opt` and `exir-run` promise that bad input of any kind ends in one
+diagnostic paragraph on stderr and exit code 1: never a Python traceback, never
+an "internal error", never a half-written `-o`, in bounded time and memory.
+Here a few hundred inputs are generated under a fixed seed, each case from its
+own `random.Random(f"{SEED}/{category}/{index}")`, so a failure reproduces
+alone (`pytest -k 'pt2-17'`):
+
+- `pt2`: `tests/zoo` archives with flipped bytes, truncated, with mutated JSON
+  (hostile values anywhere in `model.json` and the weights config), dropped,
+  added or rewritten entries, recompressed, with short or long storages;
+- `mlir`: textual IR from `examples/` and `tests/filecheck/` with deleted,
+  repeated, swapped or truncated text, garbage tokens, huge numbers, deep nesting;
+- `torchscript`: the dumps of `tests/torchscript/dumps/`, mutated the same way;
+- `script`: Python sources for the script frontend (`.py`), mutated the same way
+  and run with `--timeout` (a mutated loop bound may never end);
+- `npz`: bad `--inputs` files (pickles, lying headers, zip bombs, wrong keys,
+  dtypes and shapes, flipped bytes);
+- `output`: `-o` targets that cannot be written;
+- `pipeline`: pass pipelines with typos, wrong option types and broken syntax.
+
+A case may also stay valid (a flipped byte in a timestamp): then the exit code
+is 0 and the output must be sound (printed IR parses again; an npz loads
+without pickles). Most cases run in-process through the tools' `run(argv)`;
+a few run as real processes, for the exit codes a shell sees and for Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import random
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from xdsl_exir.tools import exir_opt, exir_run
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = 13
+MAX_SECONDS = 15.0
+"""Per case; the slowest honest case takes well under a second."""
+LIMIT = "64M"
+"""`--max-tensor-bytes` for the fuzzed runs: a mutated size may not cost the machine."""
+
+CASES: dict[str, int] = {
+    "pt2": 110,
+    "mlir": 100,
+    "torchscript": 70,
+    "script": 40,
+    "npz": 40,
+    "output": 16,
+    "pipeline": 70,
+}
+
+ZOO_MODELS = ("mlp", "cond", "while_loop", "map", "buffer_mutation", "nested_io", "embedding", "int_ops")
+"""Small zoo programs whose archives are mutated (named, so the cases do not move when the zoo grows)."""
+
+HOSTILE_NUMBERS = ["0", "-1", "2147483648", "9223372036854775808", "100000000000", "40000", "9" * 30, "9" * 5000]
+
+GARBAGE = [
+    "{", "}", "(", ")", "[", "]", "<", ">", '"', "'", "%", "@", "^bb0:", "\x00", "\u00e9", "\n\n",
+    "9" * 5000, "-1", "1e309", "nan", "#", "!exir.tensor<[", "loc(", "->", ",", ":", "//", "\\",
+    "dense<", "0x", "=", "block0(", "prim::If(", "aten::", "graph(", "\t",
+]  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# Running a tool and checking the promise
+# ---------------------------------------------------------------------------
+
+
+class CaseTimeout(BaseException):
+    """A case ran past `MAX_SECONDS` (a BaseException: the tools catch Exception)."""
+
+
+@contextmanager
+def time_bound(seconds: float) -> Iterator[None]:
+    def on_alarm(signum: int, frame: FrameType | None) -> None:
+        raise CaseTimeout(f"the case ran longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass
+class Result:
+    rc: int
+    out: str
+    err: str
+    seconds: float
+
+
+def invoke(tool: str, argv: list[str]) -> Result:
+    """Run a tool in-process; anything but a return or SystemExit escapes (and fails the test)."""
+    main = exir_opt.run if tool == "exir-opt" else exir_run.run
+    out, err = io.StringIO(), io.StringIO()
+    start = time.perf_counter()
+    with redirect_stdout(out), redirect_stderr(err), time_bound(MAX_SECONDS):
+        try:
+            rc = main(argv)
+        except SystemExit as e:
+            rc = e.code if isinstance(e.code, int) else 1
+    return Result(rc, out.getvalue(), err.getvalue(), time.perf_counter() - start)
+
+
+def check_promise(tool: str, result: Result, output: Path | None, must_fail: bool = False) -> None:
+    """Exit 1 with one diagnostic paragraph and no output, or exit 0 with a sound output."""
+    err = result.err
+    assert "Traceback (most recent call last)" not in err, err
+    assert "internal error" not in err, err
+    assert result.seconds < MAX_SECONDS
+    assert result.rc in (0, 1), (result.rc, err)
+    if output is not None:
+        leftovers = [p.name for p in output.parent.iterdir() if p.name.startswith(".exir-")]
+        assert not leftovers, leftovers
+    if result.rc == 1:
+        assert err.startswith(f"{tool}: error: "), err
+        assert "\n\n" not in err.strip(), f"not one paragraph:\n{err}"
+        assert sum(line.startswith(f"{tool}: error:") for line in err.splitlines()) == 1, err
+        assert output is None or not output.exists(), "an output was written on failure"
+        return
+    assert not must_fail, f"expected a refusal, got exit 0; stderr: {err}"
+    assert f"{tool}: error" not in err, err
+    if output is None:
+        return
+    assert output.exists()
+    if tool == "exir-run":
+        with np.load(output, allow_pickle=False) as data:
+            assert all(re.fullmatch(r"out\d+", k) for k in data.files)
+            for k in data.files:
+                data[k]
+    elif output.suffix == ".mlir":
+        again = invoke("exir-opt", [str(output), "--from", "mlir", "-o", str(output.with_suffix(".again.mlir"))])
+        assert again.rc == 0, f"exir-opt's output does not parse again:\n{again.err}"
+
+
+# ---------------------------------------------------------------------------
+# Mutations
+# ---------------------------------------------------------------------------
+
+
+def mutate_text(rng: random.Random, text: str, nest: Callable[[str, int], str] | None = None) -> str:
+    """One to three careless or hostile edits of a text."""
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.choice(["delete", "insert", "insert", "number", "number", "line", "line", "truncate", "name", "name", "nest"])
+        i = rng.randrange(len(text) + 1)
+        if kind == "delete":
+            text = text[:i] + text[i + rng.randint(1, 40) :]
+        elif kind == "insert":
+            text = text[:i] + rng.choice(GARBAGE) + text[i:]
+        elif kind == "number" and (numbers := list(re.finditer(r"\d+", text))):
+            m = rng.choice(numbers)
+            text = text[: m.start()] + rng.choice(HOSTILE_NUMBERS) + text[m.end() :]
+        elif kind == "line":
+            lines = text.split("\n")
+            a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
+            how = rng.choice(["drop", "repeat", "swap"])
+            if how == "drop":
+                del lines[a]
+            elif how == "repeat":
+                lines.insert(a, lines[b])
+            else:
+                lines[a], lines[b] = lines[b], lines[a]
+            text = "\n".join(lines)
+        elif kind == "truncate":
+            text = text[:i]
+        elif kind == "name" and (names := list(re.finditer(r"[%@]?[A-Za-z_][\w.:]*", text))):
+            m, other = rng.choice(names), rng.choice(names)
+            text = text[: m.start()] + other.group(0) + text[m.end() :]
+        elif kind == "nest" and nest is not None:
+            text = nest(text, rng.choice([3, 3, 150, 600]))
+    return text
+
+
+def nest_mlir(text: str, depth: int) -> str:
+    return '"test.op"() ({\n' * depth + text + "\n}) : () -> ()" * depth
+
+
+HOSTILE_JSON: list[Any] = [
+    None, True, -1, 0, 2**63, 10**30, 1e308, -1e308, "", "x" * 2000, "9" * 5000, [], {}, [[[[]]]],
+    {"as_tensor": {"name": "nowhere"}}, {"as_int": 10**20}, ["a", 1, None],
+]  # fmt: skip
+HUGE_INT = "__HUGE_INT__"
+
+
+def json_paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():  # pyright: ignore[reportUnknownVariableType]
+            yield from json_paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):  # pyright: ignore[reportUnknownVariableType]
+            yield from json_paths(v, (*path, i))
+
+
+def mutate_json(rng: random.Random, data: bytes) -> bytes:
+    """A hostile value, a deleted key or a moved subtree somewhere in a JSON document."""
+    doc = json.loads(data)
+    paths = [p for p in json_paths(doc) if p]
+    for _ in range(rng.randint(1, 2)):
+        path = rng.choice(paths)
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        how = rng.random()
+        if how < 0.15 and isinstance(parent, dict):
+            parent.pop(path[-1], None)
+        elif how < 0.3:
+            donor = doc
+            for key in rng.choice(paths):
+                donor = donor[key]
+            parent[path[-1]] = copy.deepcopy(donor)
+        elif how < 0.35:
+            parent[path[-1]] = HUGE_INT
+        elif how < 0.4:
+            parent[path[-1]] = [[[[0]]]]  # replaced by deep nesting below
+        else:
+            parent[path[-1]] = rng.choice(HOSTILE_JSON)
+        paths = [p for p in json_paths(doc) if p]
+    text = json.dumps(doc)
+    text = text.replace(f'"{HUGE_INT}"', "9" * 5000).replace("[[[[0]]]]", "[" * 3000 + "]" * 3000)
+    return text.encode()
+
+
+@cache
+def zoo_archive(model: str, kind: str) -> tuple[bytes, dict[str, bytes]]:
+    data = (ROOT / "tests" / "zoo" / f"{model}.{kind}.pt2").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        entries = {i.filename: z.read(i.filename) for i in z.infolist()}
+    return data, entries
+
+
+def rezip(entries: dict[str, bytes], compression: int = zipfile.ZIP_STORED) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression) as z:
+        for name, content in entries.items():
+            z.writestr(name, content)
+    return out.getvalue()
+
+
+def mutate_pt2(rng: random.Random) -> bytes:
+    data, original = zoo_archive(rng.choice(ZOO_MODELS), rng.choice(["core", "train"]))
+    entries = dict(original)
+    root = next(iter(entries)).split("/", 1)[0] + "/"
+
+    def named(suffix: str) -> str:
+        return next(n for n in entries if n.endswith(suffix))
+
+    kind = rng.choice(["flip", "truncate", "json", "json", "json", "json-text", "config", "entries", "compress", "storage"])
+    if kind == "flip":
+        raw = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            raw[rng.randrange(len(raw))] = rng.randrange(256)
+        return bytes(raw)
+    if kind == "truncate":
+        return data[: rng.randrange(len(data))]
+    if kind == "json":
+        entries[named("models/model.json")] = mutate_json(rng, entries[named("models/model.json")])
+    elif kind == "json-text":
+        name = named(rng.choice(["models/model.json", "model_weights_config.json"]))
+        entries[name] = mutate_text(rng, entries[name].decode()).encode("utf-8", "surrogatepass")
+    elif kind == "config":
+        name = named("model_weights_config.json")
+        config = json.loads(entries[name])
+        if config["config"]:
+            meta = config["config"][rng.choice(sorted(config["config"]))]["tensor_meta"]
+            field = rng.choice(["sizes", "strides", "storage_offset", "dtype"])
+            if field in ("sizes", "strides") and meta[field]:
+                meta[field][rng.randrange(len(meta[field]))] = {"as_int": rng.choice([0, -1, 10**6, 10**12, 2**62])}
+            elif field == "storage_offset":
+                meta[field] = {"as_int": rng.choice([-1, 3, 10**9])}
+            else:
+                meta[field] = rng.choice([0, 14, 99, -1, 9])
+        entries[name] = json.dumps(config).encode()
+    elif kind == "entries":
+        how = rng.choice(["drop", "odd", "many", "format", "version", "byteorder"])
+        if how == "drop":
+            entries.pop(rng.choice(sorted(entries)))
+        elif how == "odd":
+            entries[rng.choice(["/etc/x", f"{root}../up", "other/x", f"{root}a\\..\\b", "C:/x"])] = b"x"
+        elif how == "many":
+            entries.update({f"{root}extra/e{i}": b"" for i in range(rng.choice([1200, 5000]))})
+        else:
+            entry = {"format": "archive_format", "version": "archive_version", "byteorder": "byteorder"}[how]
+            name = root + entry
+            if rng.random() < 0.4:
+                entries.pop(name, None)
+            else:
+                entries[name] = rng.choice([b"", b"pt", b"1", b"big", b"middle", b"\xff\xfe", b"0" * 100])
+    elif kind == "compress":
+        return rezip(entries, rng.choice([zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA]))
+    else:  # storage
+        weights = [n for n in entries if "/data/weights/weight_" in n or "/data/constants/tensor_" in n]
+        if weights:
+            name = rng.choice(weights)
+            cut = rng.randrange(len(entries[name]) + 1)
+            entries[name] = entries[name][:cut] if rng.random() < 0.5 else entries[name] + bytes(rng.randint(1, 9))
+    return rezip(entries)
+
+
+@cache
+def text_sources(kind: str) -> list[Path]:
+    if kind == "mlir":
+        found = [*ROOT.glob("examples/*.mlir"), *ROOT.glob("tests/filecheck/**/*.mlir")]
+        return sorted(p for p in found if p.stat().st_size < 20_000)
+    if kind == "script":
+        code = (ROOT / "tests" / "torchscript" / "dumps").glob("*.code.txt")
+        return sorted([*ROOT.glob("tests/filecheck/frontends/script/inputs/*.py"), *code])
+    dumps = (ROOT / "tests" / "torchscript" / "dumps").glob("*.txt")
+    return sorted(p for p in dumps if not p.name.endswith(".code.txt"))  # graphs, not Python source
+
+
+_TS_INPUTS: dict[str, Any] = {
+    "Tensor": np.ones((2, 3), np.float32),
+    "int": np.asarray(2),
+    "float": np.asarray(0.5),
+    "bool": np.asarray(True),
+}
+
+
+def ts_inputs(text: str) -> dict[str, Any]:
+    """Inputs for the parameters of the first `graph(...)` of a dump, by their printed types."""
+    m = re.search(r"graph\((.*?)\):", text, re.DOTALL)
+    types = re.findall(r":\s*([A-Za-z]+)", m.group(1)) if m else []
+    return {f"arg{i}": _TS_INPUTS.get(t, _TS_INPUTS["Tensor"]) for i, t in enumerate(types)}
+
+
+def npz_bytes(**arrays: Any) -> bytes:
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+def npy_header(shape: tuple[int, ...], descr: str = "<f4", fortran: bool = False) -> bytes:
+    out = io.BytesIO()
+    np.lib.format.write_array_header_1_0(out, {"descr": descr, "fortran_order": fortran, "shape": shape})
+    return out.getvalue()
+
+
+def zip_of(members: dict[str, bytes], compression: int = zipfile.ZIP_STORED) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression) as z:
+        for name, content in members.items():
+            z.writestr(name, content)
+    return out.getvalue()
+
+
+def zip_bomb_npz() -> bytes:
+    """An `.npy` of 64 MiB of zeros, deflated to ~65 kB (a 1000:1 ratio)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z, z.open("arg0.npy", "w") as f:
+        f.write(npy_header((1 << 24,)))
+        chunk = bytes(1 << 22)
+        for _ in range(16):
+            f.write(chunk)
+    return out.getvalue()
+
+
+def lying_directory_npz() -> bytes:
+    """The central directory claims a small size for an entry that inflates to much more."""
+    data = bytearray(zip_of({"arg0.npy": npy_header((4, 16)) + bytes(1 << 20)}, zipfile.ZIP_DEFLATED))
+    at = data.rindex(b"PK\x01\x02")
+    data[at + 24 : at + 28] = (npy_header((4, 16)).__len__() + 256).to_bytes(4, "little")
+    return bytes(data)
+
+
+GOOD = np.random.default_rng(0).standard_normal((4, 16)).astype(np.float32)
+
+BAD_NPZ: list[Callable[[], bytes]] = [
+    lambda: b"",
+    lambda: b"PK\x03\x04",
+    lambda: b"not a zip at all",
+    lambda: npz_bytes(arg0=np.array([object()], dtype=object)),
+    lambda: npz_bytes(arg0=GOOD.astype(np.float64)),
+    lambda: npz_bytes(arg0=GOOD[:, :8]),
+    lambda: npz_bytes(arg0=GOOD, arg1=GOOD),
+    lambda: npz_bytes(x=GOOD),
+    lambda: npz_bytes(),
+    lambda: npz_bytes(arg0=np.float32(1.0)),
+    lambda: npz_bytes(arg0=GOOD.astype(np.complex64)),
+    lambda: npz_bytes(arg0=np.zeros((4, 16), "U3")),
+    lambda: zip_of({"arg0.npy": npy_header((10**12,))}),
+    lambda: zip_of({"arg0.npy": npy_header((100000000000, 100000000000))}),
+    lambda: zip_of({"arg0.npy": npy_header((4, 16))}),
+    lambda: zip_of({"arg0.npy": npy_header((4, 16)) + bytes(4 * 64 + 7)}),
+    lambda: zip_of({"arg0.npy": npy_header((-4, 16))}),
+    lambda: zip_of({"arg0.npy": npy_header((4, 16), "|O")}),
+    lambda: zip_of({"arg0.npy": b"\x93NUMPY\x01\x00\xff\xff{'descr': '<f4'"}),
+    lambda: zip_of({"arg0.npy": b"\x93NUMPY\x09\x00"}),
+    lambda: zip_of({"arg0.npy": b"\x93NUMPY\x01\x00" + len(h := b"{" * 3000).to_bytes(2, "little") + h}),
+    lambda: zip_of({"arg0.npy": npy_header((4, 16)).replace(b"(4, 16)", b"(4, " + b"9" * 5000 + b")")}),
+    lambda: zip_of({"arg0.npy": GOOD.tobytes()}),
+    lambda: zip_of({"arg0": b"raw"}),
+    lambda: zip_of({"../arg0.npy": npy_header((4, 16)) + GOOD.tobytes()}),
+    lambda: zip_of({"arg0.npy": npy_header((4, 16)) + GOOD.tobytes(), "notes.txt": b"hi"}),
+    zip_bomb_npz,
+    lying_directory_npz,
+]
+
+
+# ---------------------------------------------------------------------------
+# The cases
+# ---------------------------------------------------------------------------
+
+
+def case_ids() -> list[tuple[str, int]]:
+    return [(category, i) for category, n in CASES.items() for i in range(n)]
+
+
+@pytest.mark.parametrize("category, index", case_ids(), ids=[f"{c}-{i}" for c, i in case_ids()])
+def test_hostile_input(category: str, index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a pipeline may name a report file
+    rng = random.Random(f"{SEED}/{category}/{index}")
+    CASE_BUILDERS[category](rng, tmp_path)
+
+
+def pt2_case(rng: random.Random, tmp: Path) -> None:
+    src = tmp / "m.pt2"
+    src.write_bytes(mutate_pt2(rng))
+    if rng.random() < 0.25:
+        out = tmp / "out.npz"
+        argv = [str(src), "--random-inputs", "0", "--max-tensor-bytes", LIMIT, "-o", str(out)]
+        check_promise("exir-run", invoke("exir-run", argv), out)
+    else:
+        out = tmp / "out.mlir"
+        check_promise("exir-opt", invoke("exir-opt", [str(src), "--max-tensor-bytes", LIMIT, "-o", str(out)]), out)
+
+
+def text_case(kind: str) -> Callable[[random.Random, Path], None]:
+    def build(rng: random.Random, tmp: Path) -> None:
+        source = rng.choice(text_sources(kind))
+        text = mutate_text(rng, source.read_text(), nest_mlir if kind == "mlir" else None)
+        src = tmp / {"mlir": "m.mlir", "torchscript": "m.txt", "script": "m.py"}[kind]
+        src.write_text(text, errors="surrogatepass")
+        if rng.random() < 0.3:
+            out = tmp / "out.npz"
+            if kind == "torchscript":
+                (tmp / "in.npz").write_bytes(npz_bytes(**ts_inputs(text)))
+                feed = ["--inputs", str(tmp / "in.npz")]
+            else:
+                feed = ["--random-inputs", "0"]
+            argv = [str(src), *feed, "--max-tensor-bytes", LIMIT, "--timeout", "5", "-o", str(out)]
+            check_promise("exir-run", invoke("exir-run", argv), out)
+        else:
+            out = tmp / "out.mlir"
+            check_promise("exir-opt", invoke("exir-opt", [str(src), "--from", kind, "-o", str(out)]), out)
+
+    return build
+
+
+def npz_case(rng: random.Random, tmp: Path) -> None:
+    index = int(rng.random() * 10**9) % (2 * len(BAD_NPZ))
+    if index < len(BAD_NPZ):
+        data, must_fail = BAD_NPZ[index](), True
+    else:  # flipped bytes of a good file: refused, or still good
+        raw = bytearray(npz_bytes(arg0=GOOD))
+        for _ in range(rng.randint(1, 4)):
+            raw[rng.randrange(len(raw))] = rng.randrange(256)
+        data, must_fail = bytes(raw), False
+    inputs = tmp / "in.npz"
+    inputs.write_bytes(data)
+    out = tmp / "out.npz"
+    program = str(ROOT / "tests" / "zoo" / "mlp.core.pt2")
+    result = invoke("exir-run", [program, "--inputs", str(inputs), "--max-tensor-bytes", LIMIT, "-o", str(out)])
+    check_promise("exir-run", result, out, must_fail)
+
+
+def output_case(rng: random.Random, tmp: Path) -> None:
+    (tmp / "dir").mkdir()
+    (tmp / "file").write_text("x")
+    target = rng.choice(["dir", "missing/out", "file/out", "", "dir/", "missing/deeper/out"])
+    out = tmp / target if target else Path("")
+    if rng.random() < 0.5:
+        argv = [str(ROOT / "examples" / "mlp.mlir"), "-o", str(out) if target else ""]
+        result, tool = invoke("exir-opt", argv), "exir-opt"
+    else:
+        argv = [str(ROOT / "tests" / "zoo" / "mlp.core.pt2"), "--random-inputs", "0", "-o", str(out) if target else ""]
+        result, tool = invoke("exir-run", argv), "exir-run"
+    check_promise(tool, result, None, must_fail=True)
+    assert not (tmp / "missing").exists()
+    assert (tmp / "file").read_text() == "x" and list((tmp / "dir").iterdir()) == []
+
+
+PIPELINES = [
+    "exir-cse",
+    "exir-dce",
+    "exir-cse,exir-dce",
+    "flop-count{mode=torch report=none}",
+    "flop-count{mode=all report=none}",
+    "unroll-loops{factor=4}",
+    "constant-propagation{max-elements=16}",
+    "constant-pooling",
+    "fuse-pointwise{min-size=2}",
+    "replace-activation{from_=relu to=gelu}",
+    "verify-export-ir",
+    "decompose,exir-dce",
+    "to-core-aten",
+    "functionalize",
+    "shape-propagation",
+    "fold-conv-bn",
+    "insert-observers",
+    "quantize",
+    "optimize-inference",
+    "batch-mm{min-leaves=2}",
+    "list-peepholes",
+    "lower-tuples",
+    "torchscript-to-exir",
+    "convert-to-ssa,exit-transform",
+    "builtin.module(exir-cse,exir-dce)",
+    "inline{kinds=call}",
+]
+PIPELINE_PROGRAMS = [
+    "examples/mlp.mlir",
+    "tests/zoo/mlp.core.pt2",
+    "tests/zoo/cond.train.pt2",
+    "tests/zoo/buffer_mutation.train.pt2",
+    "tests/zoo/cnn_bn.train.pt2",
+    "tests/zoo/while_loop.core.pt2",
+    "tests/torchscript/dumps/lstm_cell.txt",
+    "tests/torchscript/dumps/list_ops.txt",
+    "tests/torchscript/dumps/nested_control.txt",
+]
+PIPELINE_GARBAGE = ["{", "}", ",", "=", "(", ")", " ", '"', "-", "_", "x", "1", "true", "false", "\\", "\n", "builtin.module("]
+
+
+def mutate_pipeline(rng: random.Random, spec: str) -> str:
+    for _ in range(rng.choice([0, 1, 1, 1, 2])):
+        i = rng.randrange(len(spec) + 1)
+        how = rng.choice(["typo", "typo", "drop", "insert", "value", "value", "swap"])
+        if how == "typo" and spec:
+            j = rng.randrange(len(spec))
+            spec = spec[:j] + rng.choice("abcdefghijklmnopqrstuvwxyz-") + spec[j + 1 :]
+        elif how == "drop":
+            spec = spec[:i] + spec[i + rng.randint(1, 4) :]
+        elif how == "insert":
+            spec = spec[:i] + rng.choice(PIPELINE_GARBAGE) + spec[i:]
+        elif how == "value" and (values := list(re.finditer(r"=([\w.]+)", spec))):
+            m = rng.choice(values)
+            new = rng.choice(["true", "1.5", "-3", '"x"', "", "none", "9" * 40, "a,b"])
+            spec = spec[: m.start(1)] + new + spec[m.end(1) :]
+        elif how == "swap" and len(spec) > 2:
+            j = rng.randrange(len(spec) - 1)
+            spec = spec[:j] + spec[j + 1] + spec[j] + spec[j + 2 :]
+    return spec
+
+
+def pipeline_case(rng: random.Random, tmp: Path) -> None:
+    spec = mutate_pipeline(rng, rng.choice(PIPELINES))
+    program = str(ROOT / rng.choice(PIPELINE_PROGRAMS))
+    if rng.random() < 0.25 and program.endswith(".pt2"):
+        out = tmp / "out.npz"
+        argv = [program, f"--passes={spec}", "--random-inputs", "0", "--max-tensor-bytes", LIMIT, "-o", str(out)]
+        check_promise("exir-run", invoke("exir-run", argv), out)
+    else:
+        out = tmp / "out.mlir"
+        argv = [program, f"--pass-pipeline={spec}", "-o", str(out)]
+        result = invoke("exir-opt", argv)
+        check_promise("exir-opt", result, out)
+        if result.rc == 1 and "unknown pass" in result.err:
+            assert "pass pipeline:1:" in result.err
+
+
+CASE_BUILDERS: dict[str, Callable[[random.Random, Path], None]] = {
+    "pt2": pt2_case,
+    "mlir": text_case("mlir"),
+    "torchscript": text_case("torchscript"),
+    "script": text_case("script"),
+    "npz": npz_case,
+    "output": output_case,
+    "pipeline": pipeline_case,
+}
+
+
+# ---------------------------------------------------------------------------
+# Fixed cases: what the issue reproduced, and what only a real process shows
+# ---------------------------------------------------------------------------
+
+
+def test_near_miss_pass_and_option_names_get_suggestions(tmp_path: Path) -> None:
+    example = str(ROOT / "examples" / "mlp.mlir")
+    r = invoke("exir-opt", [example, "-p", "optimise-inference"])
+    assert r.rc == 1 and "did you mean 'optimize-inference'" in r.err
+    r = invoke("exir-opt", [example, "-p", "flop-count{mod=all}"])
+    assert r.rc == 1 and "has no option 'mod'; did you mean 'mode'?" in r.err
+    r = invoke("exir-opt", [example, "-p", "flop-count{report=false}"])
+    assert r.rc == 1 and "option 'report' of pass 'flop-count' takes a string, got false" in r.err
+    r = invoke("exir-opt", [example, "--emit", "fxx"])
+    assert r.rc == 1 and "did you mean 'fx'" in r.err and "torchscript" in r.err
+    out = tmp_path / "o.mlir"
+    r = invoke("exir-opt", [example, "--pass-pipeline", "builtin.module(exir-cse,exir-dce)", "-o", str(out)])
+    assert r.rc == 0 and "exir.program" in out.read_text()
+
+
+def test_refused_sizes_name_the_tensor_and_the_limit(tmp_path: Path) -> None:
+    t = "!exir.tensor<[40000, 40000], float32>"
+    src = tmp_path / "big.mlir"
+    src.write_text(
+        f'exir.program inputs [<user_input "x">] outputs [<user_output "x">] {{\n'
+        f"  exir.graph @forward(%x: {t}) -> {t} {{\n    exir.output %x : {t}\n  }}\n}}\n"
+    )
+    r = invoke("exir-run", [str(src), "--random-inputs", "0", "--max-tensor-bytes", "1G"])
+    assert r.rc == 1
+    assert "random input 'x'" in r.err and "6400000000 bytes" in r.err and "--max-tensor-bytes" in r.err
+    src.write_text(src.read_text().replace("40000, 40000", "100000000000, 100000000000"))
+    r = invoke("exir-run", [str(src), "--random-inputs", "0"])
+    assert r.rc == 1 and "more than numpy can represent" in r.err
+
+
+def test_timeout_stops_a_run_that_loops_forever(tmp_path: Path) -> None:
+    src = tmp_path / "loop.py"
+    src.write_text("def f(n: int) -> int:\n    i = 0\n    while i >= 0:\n        i += 1\n    return i\n")
+    out = tmp_path / "out.npz"
+    r = invoke("exir-run", [str(src), "--random-inputs", "0", "--timeout", "0.5", "-o", str(out)])
+    assert r.rc == 1 and "timed out after 0.5 s" in r.err and not out.exists()
+    assert r.seconds < 5
+
+
+def test_pt2_archive_rules(tmp_path: Path) -> None:
+    _, entries = zoo_archive("mlp", "core")
+    root = next(iter(entries)).split("/", 1)[0] + "/"
+    cases = {
+        "no byteorder": ({k: v for k, v in entries.items() if k != root + "byteorder"}, "missing entry 'byteorder'"),
+        "version 1": ({**entries, root + "archive_version": b"1"}, "archive_version is '1'"),
+        "30,000 extra entries": (
+            {**entries, **{f"{root}extra/e{i}": b"" for i in range(30_000)}},
+            "zip entries that the program does not refer to; more than 1000",
+        ),
+    }
+    for name, (content, message) in cases.items():
+        src = tmp_path / f"{name}.pt2"
+        src.write_bytes(rezip(content))
+        r = invoke("exir-opt", [str(src)])
+        assert r.rc == 1 and message in r.err, (name, r.err)
+
+
+def tool_process(tool: str, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / tool), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def test_exit_codes_of_real_processes(tmp_path: Path) -> None:
+    bad = tmp_path / "in.npz"
+    bad.write_bytes(zip_of({"arg0.npy": npy_header((10**12,))}))
+    runs = [
+        tool_process("exir-opt", str(ROOT / "examples" / "mlp.mlir"), "-p", "flop-count mode=torch"),
+        tool_process("exir-opt", str(ROOT / "examples" / "mlp.mlir"), "-o", str(tmp_path)),
+        tool_process("exir-run", str(ROOT / "tests" / "zoo" / "mlp.core.pt2"), "--inputs", str(bad)),
+    ]
+    for proc in runs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1, err
+        assert "Traceback" not in err and "internal error" not in err and "\n\n" not in err.strip()
+
+
+def test_ctrl_c_ends_a_long_parse_cleanly(tmp_path: Path) -> None:
+    t = "!exir.tensor<[4], float32>"
+    lines = [f'exir.program inputs [<user_input "x">] outputs [<user_output "v19999">] {{', f"exir.graph @forward(%x: {t}) -> {t} {{"]
+    prev = "%x"
+    for i in range(20_000):
+        lines.append(f"  %v{i} = aten.relu.default({prev}) : ({t}) -> {t}")
+        prev = f"%v{i}"
+    lines += [f"  exir.output {prev} : {t}", "}", "}"]
+    src = tmp_path / "chain.mlir"
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.mlir"
+    proc = tool_process("exir-opt", str(src), "-o", str(out))
+    time.sleep(2.0)  # past start-up, inside the parse (seconds long)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err == "exir-opt: interrupted\n"
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".exir-")]
+
+
+def test_memory_stayed_bounded() -> None:
+    """Peak resident memory of this process (run after the cases): no case allocated what it claimed."""
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert peak_kib < 3 * 1024 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"
