@@ -1,0 +1,479 @@
+"""
+Whole models compiled by IREE against torch eager, onnxruntime and our numpy
+interpreter, all single-threaded.
+
+Usage:
+    env -u OPENBLAS_CORETYPE .venv/bin/python benchmarks/compile.py [--reps N] [--models a,b] [--quick]
+        [--iree-flags "--flag1 --flag2"] [--no-tuned]
+
+(`OPENBLAS_CORETYPE` is unset by the caller: it must not reach numpy's BLAS.)
+
+Models, with random weights, built here (`scripts/gen_zoo.py`'s classes where
+they fit) or taken from the zoo as they are:
+
+- `resnet18`     ResNet-18 at full width (64/128/256/512, fc 1000), 1x3x64x64;
+- `transformer`  4 post-norm encoder layers (width 256, 4 heads, FFN 1024, GELU
+                 erf, explicit q/k/v linears), batch 4, seq 128;
+- `llama`        a LLaMA decoder block (RMSNorm, rotary, causal attention,
+                 SiLU-gated MLP with 768 hidden), width 256, 4 heads, 1x128;
+- `mobilenet`    MobileNet-v1 (depthwise 3x3 + pointwise 1x1 blocks, 32 -> 1024
+                 channels, fc 1000), 1x3x64x64;
+- `mlp`, `cnn_bn`, `resnet_blocks`, `attention`: `tests/zoo/<name>.core.pt2`
+  with `<name>.inputs.npz`.
+
+Each model is exported (`torch.export.export(...).run_decompositions()`) and
+saved to a temporary `.pt2`. Then, per model:
+
+- IREE: compile time without the cache (`use_cache=False`: import, lowering,
+  printing and `iree-compile`), the cold first call (a fresh `compile_program`
+  plus one call) with a warm on-disk cache and without one. Both cold figures
+  are taken in this already-warm Python process (imports done).
+- Outputs checked against torch eager first (rtol 1e-4, atol 1e-5) for IREE,
+  onnxruntime and the interpreter; the maximum errors are printed.
+- Steady state: the runners -- IREE, torch eager (`model(*args)` under
+  `torch.inference_mode()`), onnxruntime's CPU provider on the legacy
+  `torch.onnx.export(..., dynamo=False)` graph, and `ProgramRunner` on
+  `load_pt2` -- interleaved round-robin (the starting runner rotates), each
+  sample a batch of calls of at least a few milliseconds, median per call.
+  The interpreter is left out of the steady state for a model whose first call
+  takes more than 5 s; its one-call time is shown with a `*`.
+
+Everything runs on one thread: torch intra-op threads, onnxruntime intra/inter
+op threads, IREE's `local-sync` driver (`threads=1`), and the BLAS under numpy
+(environment set before numpy loads). The machine has 2 cores shared with other
+work, so figures are noisy; ratios are between runners measured in the same
+interleaved run, never against stored numbers, and nothing here asserts a time.
+
+A model that fails anywhere (no lowering to linalg yet, an export failure)
+reports the one-line error under its row and the run continues.
+
+IREE flags (iree-base-compiler 3.13, this run's CPU: AMD EPYC with AVX-512; each
+set compiled as a second column next to the defaults in the same interleaved
+run, `--iree-flags "..."`): on the convolutional models the default lowering of
+`linalg.conv_2d_nchw_fchw` is the slow part, and
+
+- `--iree-global-opt-use-im2col-for-convs` (the IREE* column): ResNet-18
+  2.5-2.7x faster, MobileNet 1.5-2.3x, the tiny zoo CNNs unchanged within
+  noise, no effect on the models without convolutions;
+- adding `--iree-opt-data-tiling` to it: ResNet-18 3.1-3.4x, MobileNet 2.7x
+  over the defaults, but data tiling alone costs the transformer 35-40%
+  (23 -> 32 ms), so it is not in the IREE* set;
+- converting convolutions to channels-last
+  (`--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last))`):
+  ResNet-18 1.7x, MobileNet 2x; no better than im2col with or without it;
+- `--iree-llvmcpu-enable-ukernels=all`, `--iree-opt-level=O3`,
+  `--iree-dispatch-creation-enable-aggressive-fusion`: within noise (< 5%) on
+  every model; `--iree-dispatch-creation-experimental-set-data-tiling-ops=matmul,convolution`
+  is refused by iree-compile.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # before numpy (and torch) load their BLAS
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import math  # noqa: E402
+import pathlib  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+# torch's own pytree deprecation, printed by export/save of every model
+warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+import torch.utils._pytree as pytree  # noqa: E402
+from torch import nn  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ZOO = ROOT / "tests" / "zoo"
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import gen_zoo  # noqa: E402
+
+from xdsl_exir.frontends.pt2 import load_pt2  # noqa: E402
+from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402
+from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program  # noqa: E402
+
+RTOL, ATOL = 1e-4, 1e-5
+NUMPY_LIMIT_S = 5.0
+
+TUNED_FLAGS: tuple[str, ...] = ("--iree-global-opt-use-im2col-for-convs",)
+"""IREE flags of the second column ("IREE* ms"); the module docstring says what was tried."""
+
+CNNS = ("resnet18", "mobilenet", "cnn_bn", "resnet_blocks")
+LARGEST = ("resnet18", "transformer")
+"""The two models with the most multiply-adds (transformer ~1.9 G, ResNet-18 at 64x64 ~0.15 G;
+the LLaMA block ~0.13 G and MobileNet ~0.05 G)."""
+
+
+# -- models ---------------------------------------------------------------------
+
+
+class MobileNetV1(nn.Module):
+    """MobileNet-v1 (width 1.0): a strided 3x3 stem, 13 depthwise-separable blocks, mean pooling, fc."""
+
+    BLOCKS = (
+        (32, 64, 1), (64, 128, 2), (128, 128, 1), (128, 256, 2), (256, 256, 1), (256, 512, 2),
+        *[(512, 512, 1)] * 5, (512, 1024, 2), (1024, 1024, 1),
+    )  # fmt: skip
+
+    def __init__(self, gen: torch.Generator, classes: int = 1000) -> None:
+        super().__init__()
+        layers: list[nn.Module] = [gen_zoo._conv_bn_relu6(3, 32, 3, 2, 1, gen)]
+        for cin, cout, stride in self.BLOCKS:
+            layers.append(gen_zoo._conv_bn_relu6(cin, cin, 3, stride, cin, gen))  # depthwise
+            layers.append(gen_zoo._conv_bn_relu6(cin, cout, 1, 1, 1, gen))  # pointwise
+        self.features = nn.Sequential(*layers)
+        self.fc = nn.Linear(1024, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.features(x).mean(dim=(2, 3)))
+
+
+def resnet18(gen: torch.Generator) -> nn.Module:
+    model = gen_zoo.ResNet18(gen, widths=(64, 128, 256, 512))
+    model.fc = nn.Linear(512, 1000)
+    return model
+
+
+def _randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen)
+
+
+@dataclass
+class Case:
+    name: str
+    label: str
+    make: Callable[[torch.Generator], nn.Module] | None = None
+    args: Callable[[torch.Generator], tuple[torch.Tensor, ...]] | None = None
+    zoo: bool = False
+
+
+CASES = [
+    Case("resnet18", "ResNet-18 1x3x64x64", resnet18, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case(
+        "transformer",
+        "4-layer encoder d256 4x128",
+        lambda g: gen_zoo.TransformerEncoder(layers=4, dim=256, heads=4, ff=1024),
+        lambda g: (_randn(g, 4, 128, 256),),
+    ),
+    Case(
+        "llama",
+        "LLaMA block d256 1x128",
+        lambda g: gen_zoo.LlamaBlock(g, dim=256, heads=4, hidden=768, max_seq=128),
+        lambda g: (_randn(g, 1, 128, 256),),
+    ),
+    Case("mobilenet", "MobileNet-v1 1x3x64x64", MobileNetV1, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    *(Case(n, f"zoo {n}", zoo=True) for n in ("mlp", "cnn_bn", "resnet_blocks", "attention")),
+]
+
+
+def build(case: Case, tmp: pathlib.Path) -> tuple[nn.Module, tuple[torch.Tensor, ...], pathlib.Path]:
+    """The eager model, its inputs, and the core-ATen `.pt2` the compilers take."""
+    gen = torch.Generator().manual_seed(0)
+    torch.manual_seed(0)
+    if not case.zoo:
+        assert case.make is not None and case.args is not None
+        model = case.make(gen).eval()
+        args = case.args(gen)
+        ep = torch.export.export(model, args).run_decompositions()
+        path = tmp / f"{case.name}.core.pt2"
+        torch.export.save(ep, path)
+        return model, args, path
+    # The zoo archive as it is; eager is the zoo's own model class rebuilt from the
+    # same seeds (checked against the zoo's expected outputs), else the archive's module.
+    path = ZOO / f"{case.name}.core.pt2"
+    with np.load(ZOO / f"{case.name}.inputs.npz") as f:
+        args = tuple(torch.from_numpy(f[f"arg{i}"]) for i in range(len(f.files)))
+    with np.load(ZOO / f"{case.name}.expected.npz") as f:
+        expected = [f[f"out{i}"] for i in range(len(f.files))]
+    entry = next(e for e in gen_zoo.ENTRIES if e.name == case.name)
+    model = entry.make(gen).eval()
+    with torch.inference_mode():
+        got = _flat(model(*args))
+    if len(got) != len(expected) or not all(np.allclose(g, w, rtol=1e-5, atol=1e-6) for g, w in zip(got, expected)):
+        model = torch.export.load(path).module()
+    return model, args, path
+
+
+# -- runners ----------------------------------------------------------------------
+
+
+def _flat(out: Any) -> list[np.ndarray]:
+    return [np.asarray(t.detach().numpy() if isinstance(t, torch.Tensor) else t) for t in pytree.tree_leaves(out)]
+
+
+def max_error(got: Sequence[Any], want: Sequence[np.ndarray]) -> tuple[float, bool]:
+    """Largest absolute error over all outputs, and whether all are within RTOL/ATOL."""
+    if len(got) != len(want):
+        return math.inf, False
+    worst, ok = 0.0, True
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        if g.shape != w.shape:
+            return math.inf, False
+        diff = np.abs(g.astype(np.float64) - w.astype(np.float64))
+        worst = max(worst, float(diff.max()) if diff.size else 0.0)
+        ok = ok and bool(np.allclose(g, w, rtol=RTOL, atol=ATOL))
+    return worst, ok
+
+
+def ort_runner(model: nn.Module, args: tuple[torch.Tensor, ...], tmp: pathlib.Path) -> Callable[[], list[Any]]:
+    import onnxruntime as ort
+
+    path = tmp / "model.onnx"
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, args, str(path), dynamo=False)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    feed = {i.name: a.numpy() for i, a in zip(sess.get_inputs(), args)}
+    return lambda: sess.run(None, feed)
+
+
+def one_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {lines[0] if lines else ''}"[:240]
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) -> dict[str, float]:
+    """Median seconds per call of each function, round-robin with a rotating start;
+    each sample is as many calls as fill `sample_s` (at least one)."""
+    number: dict[str, int] = {}
+    for name, fn in fns.items():
+        fn()  # warm-up
+        _, t = timed(fn)
+        number[name] = max(1, min(1000, int(sample_s / max(t, 1e-7))))
+    names = list(fns)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    gc.collect()
+    for rep in range(reps):
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            fn, k = fns[name], number[name]
+            t = time.perf_counter()
+            for _ in range(k):
+                fn()
+            times[name].append((time.perf_counter() - t) / k)
+    return {n: statistics.median(ts) for n, ts in times.items()}
+
+
+@dataclass
+class Row:
+    name: str
+    label: str
+    ms: dict[str, float] = field(default_factory=dict)
+    numpy_one_call: float | None = None
+    compile_s: float | None = None
+    cold_cache_s: float | None = None
+    cold_nocache_s: float | None = None
+    errors: list[str] = field(default_factory=list)
+    iree_ok: bool = False
+    ort_note: str = ""
+
+
+def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: tuple[str, ...]) -> Row:
+    row = Row(case.name, case.label)
+    try:
+        model, args, path = build(case, tmp)
+    except Exception as e:  # noqa: BLE001
+        row.errors.append(f"export: {one_line(e)}")
+        return row
+    np_args = [a.numpy() for a in args]
+    with torch.inference_mode():
+        want = _flat(model(*args))
+    fns: dict[str, Callable[[], Any]] = {}
+    checks: list[str] = []
+
+    def check(name: str, got: Sequence[Any]) -> bool:
+        err, ok = max_error(got, want)
+        checks.append(f"{name} {err:.1e}{'' if ok else ' MISMATCH'}")
+        return ok
+
+    # IREE: no cache (compile time, cold), then a warm cache (cold).
+    cache = tmp / f"cache-{case.name}"
+    try:
+        compiled, row.compile_s = timed(lambda: compile_program(path, IreeOptions(threads=1, use_cache=False)))
+        got, first = timed(lambda: compiled(*np_args))
+        row.cold_nocache_s = row.compile_s + first
+        row.iree_ok = check("IREE", got)
+        if not row.iree_ok:
+            row.errors.append("IREE: outputs differ from eager (not timed)")
+        compile_program(path, IreeOptions(threads=1, cache_dir=str(cache)))  # fills the cache
+        t0 = time.perf_counter()
+        warm = compile_program(path, IreeOptions(threads=1, cache_dir=str(cache)))
+        warm(*np_args)
+        row.cold_cache_s = time.perf_counter() - t0
+        assert warm.compile.from_cache, "the second compile_program missed the cache"
+        if row.iree_ok:
+            fns["IREE"] = lambda c=compiled: c(*np_args)
+    except Exception as e:  # noqa: BLE001
+        row.errors.append(f"IREE: {one_line(e)}")
+    if tuned and row.iree_ok:
+        try:
+            tuned_prog: CompiledProgram = compile_program(path, IreeOptions(threads=1, use_cache=False, extra_flags=tuned))
+            if check("IREE*", tuned_prog(*np_args)):
+                fns["IREE*"] = lambda c=tuned_prog: c(*np_args)
+        except Exception as e:  # noqa: BLE001
+            row.errors.append(f"IREE*: {one_line(e)}")
+
+    def eager() -> Any:
+        with torch.inference_mode():
+            return model(*args)
+
+    fns["eager"] = eager
+    try:
+        ort_fn = ort_runner(model, args, tmp)
+        if check("ORT", ort_fn()):
+            fns["ORT"] = ort_fn
+        else:
+            row.ort_note = "mismatch"
+    except Exception as e:  # noqa: BLE001
+        row.errors.append(f"ORT: {one_line(e)}")
+    try:
+        runner = ProgramRunner(load_pt2(path.read_bytes(), path.name))
+        got, row.numpy_one_call = timed(lambda: runner.run(np_args))
+        if check("numpy", got) and row.numpy_one_call <= NUMPY_LIMIT_S:
+            fns["numpy"] = lambda: runner.run(np_args)
+    except Exception as e:  # noqa: BLE001
+        row.errors.append(f"numpy: {one_line(e)}")
+    print(f"  {case.name}: max |error| vs eager: {', '.join(checks) or '-'}", flush=True)
+    torch.set_num_threads(1)
+    row.ms = {k: v * 1e3 for k, v in interleave(fns, reps, sample_s).items()}
+    return row
+
+
+# -- report ---------------------------------------------------------------------
+
+
+def fmt(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def fmt_ms(x: float | None) -> str:
+    """Three significant digits without an exponent: 0.0234, 2.31, 23.7, 321."""
+    if x is None:
+        return "-"
+    return f"{x:.{min(4, max(0, 2 - math.floor(math.log10(x)))) if x > 0 else 2}f}"
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a / b
+
+
+def report(rows: list[Row], tuned: tuple[str, ...], reps: int) -> None:
+    cols = ["model", "IREE ms"] + (["IREE* ms"] if tuned else []) + [
+        "eager ms", "ORT ms", "numpy ms", "IREE/eager", "IREE/ORT", "numpy/IREE",
+        "compile s", "cold (cache) s", "cold (no cache) s",
+    ]  # fmt: skip
+    table: list[list[str]] = []
+    for r in rows:
+        iree, eager, ort_ms = r.ms.get("IREE"), r.ms.get("eager"), r.ms.get("ORT")
+        numpy_ms = r.ms.get("numpy")
+        numpy_cell = fmt_ms(numpy_ms)
+        if numpy_ms is None and r.numpy_one_call is not None and r.numpy_one_call > NUMPY_LIMIT_S:
+            numpy_ms = r.numpy_one_call * 1e3
+            numpy_cell = f"{numpy_ms:.0f}*"
+        ort_cell = fmt_ms(ort_ms) if ort_ms is not None else ("n/a" if r.ort_note or any(e.startswith("ORT") for e in r.errors) else "-")
+        cells = [r.name, fmt_ms(iree)] + ([fmt_ms(r.ms.get("IREE*"))] if tuned else []) + [
+            fmt_ms(eager), ort_cell, numpy_cell,
+            fmt(ratio(iree, eager)), fmt(ratio(iree, ort_ms)), fmt(ratio(numpy_ms, iree), 1),
+            fmt(r.compile_s), fmt(r.cold_cache_s), fmt(r.cold_nocache_s),
+        ]  # fmt: skip
+        table.append(cells)
+    widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
+    line = lambda cells: " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+    print()
+    print(f"single-threaded, median per call of {reps} interleaved samples (2 shared cores: noisy)")
+    print(line(cols))
+    print("-+-".join("-" * w for w in widths))
+    for r, cells in zip(rows, table):
+        print(line(cells))
+        for e in r.errors:
+            print(f"    {r.name}: {e}")
+    if tuned:
+        print(f"IREE* = IREE with {' '.join(tuned)}")
+    if any(r.numpy_one_call and r.numpy_one_call > NUMPY_LIMIT_S for r in rows):
+        print(f"* numpy: one call took > {NUMPY_LIMIT_S:.0f} s, so it is one untimed-loop call, not in the steady state")
+    print("\ntargets (IREE with the default flags" + ("; IREE* on the line below" if tuned else "") + "):")
+    for col in ("IREE", "IREE*") if tuned else ("IREE",):
+        print_targets(rows, col)
+
+
+def print_targets(rows: list[Row], col: str) -> None:
+    def target(title: str, names: Sequence[str], value: Callable[[Row], float | None], ok: Callable[[float], bool]) -> None:
+        parts, met = [], True
+        for n in names:
+            r = next((r for r in rows if r.name == n), None)
+            if r is None:
+                continue
+            v = value(r)
+            parts.append(f"{n} {fmt(v)}" if v is not None else f"{n} not measured")
+            met = met and v is not None and ok(v)
+        if parts:
+            print(f"  {col:5s} {title}: {'MET' if met else 'NOT MET'}  ({', '.join(parts)})")
+
+    def numpy_speedup(r: Row) -> float | None:
+        n = r.ms.get("numpy")
+        if n is None and r.numpy_one_call is not None and r.numpy_one_call > NUMPY_LIMIT_S:
+            n = r.numpy_one_call * 1e3
+        return ratio(n, r.ms.get(col))
+
+    target(
+        "steady state <= 1.0x torch eager on every model",
+        [r.name for r in rows], lambda r: ratio(r.ms.get(col), r.ms.get("eager")), lambda v: v <= 1.0,
+    )  # fmt: skip
+    target(
+        "<= 1.5x onnxruntime on the CNNs and the transformer",
+        [*CNNS, "transformer"], lambda r: ratio(r.ms.get(col), r.ms.get("ORT")), lambda v: v <= 1.5,
+    )  # fmt: skip
+    target(">= 3x faster than the numpy interpreter on the two largest", LARGEST, numpy_speedup, lambda v: v >= 3.0)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip())
+    parser.add_argument("--reps", type=int, default=None, help="interleaved samples per runner (default 15, --quick 3)")
+    parser.add_argument("--models", default="", help=f"comma-separated subset of {','.join(c.name for c in CASES)}")
+    parser.add_argument("--quick", action="store_true", help="few short samples: a smoke run")
+    parser.add_argument("--iree-flags", default=None, help="extra IREE flags for the IREE* column (default: the tuned set)")
+    parser.add_argument("--no-tuned", action="store_true", help="no IREE* column")
+    opts = parser.parse_args(argv)
+    reps = opts.reps or (3 if opts.quick else 15)
+    sample_s = 0.002 if opts.quick else 0.02
+    tuned = () if opts.no_tuned else (tuple(opts.iree_flags.split()) if opts.iree_flags is not None else TUNED_FLAGS)
+    wanted = [m for m in opts.models.split(",") if m]
+    unknown = set(wanted) - {c.name for c in CASES}
+    if unknown:
+        parser.error(f"unknown models: {', '.join(sorted(unknown))}")
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="exir-bench-") as d:
+        for case in CASES:
+            if wanted and case.name not in wanted:
+                continue
+            print(f"{case.name} ({case.label}) ...", flush=True)
+            rows.append(bench(case, pathlib.Path(d), reps, sample_s, tuned))
+    report(rows, tuned, reps)
+
+
+if __name__ == "__main__":
+    main()
