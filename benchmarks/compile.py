@@ -47,20 +47,24 @@ interleaved run, never against stored numbers, and nothing here asserts a time.
 A model that fails anywhere (no lowering to linalg yet, an export failure)
 reports the one-line error under its row and the run continues.
 
-IREE flags (iree-base-compiler 3.13, this run's CPU: AMD EPYC with AVX-512; each
-set compiled as a second column next to the defaults in the same interleaved
-run, `--iree-flags "..."`): on the convolutional models the default lowering of
-`linalg.conv_2d_nchw_fchw` is the slow part, and
+IREE flags (iree-base-compiler 3.13, measured on an AMD EPYC with AVX-512 by
+compiling a second column, IREE*, next to the defaults in the same interleaved
+run with `--iree-flags "..."`). The defaults of `IreeOptions` come from these
+measurements: with IREE's plain flags, `linalg.conv_2d_nchw_fchw` is the slow
+part of every CNN, and
 
-- `--iree-global-opt-use-im2col-for-convs` (the IREE* column): ResNet-18
-  2.5-2.7x faster, MobileNet 1.5-2.3x, the tiny zoo CNNs unchanged within
-  noise, no effect on the models without convolutions;
-- adding `--iree-opt-data-tiling` to it: ResNet-18 3.1-3.4x, MobileNet 2.7x
-  over the defaults, but data tiling alone costs the transformer 35-40%
-  (23 -> 32 ms), so it is not in the IREE* set;
+- `--iree-global-opt-use-im2col-for-convs`: ResNet-18 2.5-2.7x faster,
+  MobileNet 1.5-2.3x, no change on the models without convolutions: always on;
+- `--iree-opt-data-tiling` on top: ResNet-18 another 1.2x, MobileNet 1.2x, but
+  the transformer 35-40% slower (23 -> 32 ms): on for programs that have a
+  convolution (`IreeOptions.data_tiling`, None = that rule);
 - converting convolutions to channels-last
   (`--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last))`):
   ResNet-18 1.7x, MobileNet 2x; no better than im2col with or without it;
+  computing depthwise convolutions channels-last in the lowering did not help
+  either (the generic depthwise form is MobileNet's gap to onnxruntime; IREE's
+  named `linalg.depthwise_conv_2d_nhwc_hwc` is fast, but xDSL 0.74 does not
+  define it);
 - `--iree-llvmcpu-enable-ukernels=all`, `--iree-opt-level=O3`,
   `--iree-dispatch-creation-enable-aggressive-fusion`: within noise (< 5%) on
   every model; `--iree-dispatch-creation-experimental-set-data-tiling-ops=matmul,convolution`
@@ -108,8 +112,8 @@ from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program
 RTOL, ATOL = 1e-4, 1e-5
 NUMPY_LIMIT_S = 5.0
 
-TUNED_FLAGS: tuple[str, ...] = ("--iree-global-opt-use-im2col-for-convs",)
-"""IREE flags of the second column ("IREE* ms"); the module docstring says what was tried."""
+TUNED_FLAGS: tuple[str, ...] = ()
+"""IREE flags of a second column ("IREE* ms"), none by default: the defaults are the tuned set."""
 
 CNNS = ("resnet18", "mobilenet", "cnn_bn", "resnet_blocks")
 LARGEST = ("resnet18", "transformer")
@@ -453,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=None, help="interleaved samples per runner (default 15, --quick 3)")
     parser.add_argument("--models", default="", help=f"comma-separated subset of {','.join(c.name for c in CASES)}")
     parser.add_argument("--quick", action="store_true", help="few short samples: a smoke run")
-    parser.add_argument("--iree-flags", default=None, help="extra IREE flags for the IREE* column (default: the tuned set)")
+    parser.add_argument("--iree-flags", default=None, help="extra IREE flags for a second IREE* column (default: none)")
     parser.add_argument("--no-tuned", action="store_true", help="no IREE* column")
     opts = parser.parse_args(argv)
     reps = opts.reps or (3 if opts.quick else 15)

@@ -120,6 +120,8 @@ def declare_blob(name: str, data: bytes) -> str:
     assert storage is not None
     hex_blob = "0x" + RESOURCE_ALIGNMENT.to_bytes(4, "little").hex().upper() + data.hex().upper()
     base = "".join(c if c.isalnum() or c in "_." else "_" for c in name) or "blob"
+    if not (base[0].isalpha() or base[0] == "_"):  # a resource key is an identifier: `0.weight` is not
+        base = "_" + base
     key, n = base, 0
     existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage]  (no public lookup in xDSL 0.74)
     while key in existing and existing[key] != hex_blob:
