@@ -135,3 +135,15 @@ def test_status_table_is_current() -> None:
 
     page = ROOT / "docs" / "linalg_lowering.md"
     assert page.read_text() == gen_lowering_table.render(), "run scripts/gen_lowering_table.py"
+
+
+def test_resource_keys_are_identifiers() -> None:
+    """`dense_resource<0.weight>` does not parse in MLIR: a state named by a digit gets a prefix."""
+    import re
+
+    from xdsl_exir.transforms.convert_exir_to_linalg import declare_blob
+
+    key = declare_blob("0.weight", b"\x00\x00\x80\x3f")
+    assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", key), key
+    assert declare_blob("0.weight", b"\x00\x00\x80\x3f") == key, "an equal blob reuses its key"
+    assert declare_blob("0.weight", b"\x00\x00\x00\x40") != key, "a different blob gets its own key"
