@@ -223,3 +223,26 @@ def test_stock_iree_compile_reads_exir_opt_output(tmp_path: pathlib.Path) -> Non
     x = load_npz(ZOO / "resnet_blocks.inputs.npz")
     got = np.asarray(ctx.modules.module["forward"](*x).to_host())
     np.testing.assert_allclose(got, load_npz(ZOO / "resnet_blocks.expected.npz")[0], rtol=RTOL, atol=ATOL)
+
+
+SCALAR_PROGRAM = """
+builtin.module {
+  exir.program inputs [<user_input "x">, <user_input "n">] outputs [<user_output "r">, <user_output "m">] {
+    exir.graph @forward(%x: !exir.tensor<[3], float32>, %n: !exir.sym_int<s0>) -> (!exir.tensor<[3], float32>, !exir.sym_int<2*s0>) {
+      %r = aten.mul.Tensor(%x, %n) : (!exir.tensor<[3], float32>, !exir.sym_int<s0>) -> !exir.tensor<[3], float32>
+      %m = exir.sym_mul(%n, 2) : (!exir.sym_int<s0>) -> !exir.sym_int<2*s0>
+      exir.output %r, %m : !exir.tensor<[3], float32>, !exir.sym_int<2*s0>
+    }
+  }
+}
+"""
+
+
+def test_scalar_inputs_and_outputs_travel_as_0d_tensors(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "scalars.mlir"
+    path.write_text(SCALAR_PROGRAM)
+    program = compile_program(path, IreeOptions(threads=1, use_cache=False))
+    assert "tensor<i64>" in program.text
+    r, m = program(np.arange(3, dtype=np.float32), np.asarray(5))
+    np.testing.assert_array_equal(r, np.array([0.0, 5.0, 10.0], dtype=np.float32))
+    assert m == 10

@@ -287,12 +287,12 @@ class IreeExecutor:
             if isinstance(value, np.ndarray):
                 # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
                 call_args.append(value if value.flags.c_contiguous else value.copy(order="C"))
-            elif isinstance(value, bool | np.bool_):
-                call_args.append(bool(value))
+            elif isinstance(value, bool | np.bool_):  # scalars travel as 0-d tensors
+                call_args.append(np.asarray(bool(value)))
             elif isinstance(value, int | np.integer):
-                call_args.append(int(value))
+                call_args.append(np.asarray(int(value), dtype=np.int64))
             else:
-                call_args.append(float(value))
+                call_args.append(np.asarray(float(value), dtype=np.float64))
         try:
             results = self._fn(*call_args)
         except Exception as e:  # noqa: BLE001
@@ -302,11 +302,13 @@ class IreeExecutor:
         out: list[Any] = []
         for r, t in zip(results, self._out_types):
             host = r.to_host() if hasattr(r, "to_host") else r
+            host = np.asarray(host)
             if isinstance(t, TensorType):
-                host = np.asarray(host)
                 if t.element_dtype is DType.uint8 and host.dtype == np.int8:
                     host = host.view(np.uint8)
-            out.append(host)
+                out.append(host)
+            else:
+                out.append(host.item())  # a SymInt/float/bool output, as the interpreter gives it
         return out
 
 

@@ -17,7 +17,8 @@ convention, which `exir-run --backend iree` maps back to the npz contract:
 - results: every `exir.output` operand, in signature order: buffer mutations,
   user-input mutations, then user outputs, each with `{exir.kind = ...,
   exir.name = ...}`. The caller feeds a returned buffer back in on the next call.
-- scalars: SymInt and int inputs and outputs are `i64`, floats `f64`, bools `i1`.
+- scalars: SymInt and int inputs and outputs are 0-d `tensor<i64>`, floats
+  `tensor<f64>`, bools `tensor<i1>` (IREE's runtime passes tensors, not scalars).
 
 Sizes stay dynamic: a symbolic size is a `?` dimension whose value is read with
 `tensor.dim` and combined with `arith` (see `linalg_lowering/state.py`). Range
@@ -49,6 +50,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     StringAttr,
+    TensorType as BuiltinTensorType,
     f64,
     i1,
     i64,
@@ -101,6 +103,7 @@ _NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async
 
 
 def _scalar_type(t: Attribute) -> Attribute | None:
+    """The element type a SymInt/int, float or bool travels as (in a 0-d tensor)."""
     if isinstance(t, SymIntType | IntType):
         return i64
     if isinstance(t, SymFloatType | FloatType):
@@ -174,7 +177,10 @@ class _ProgramLowering:
             kind = spec.input_kind
             target = spec.target_name
             if i in arguments:
-                arg_type = tensor_type(ph.type) if isinstance(ph.type, TensorType) else _scalar_type(ph.type)
+                scalar = _scalar_type(ph.type)
+                arg_type = tensor_type(ph.type) if isinstance(ph.type, TensorType) else (
+                    None if scalar is None else BuiltinTensorType(scalar, [])
+                )
                 if arg_type is None:
                     raise ExirDiagnostic(program, f"input '{spec.arg_name.data}' of type {ph.type} has no upstream form")
                 arg = block.insert_arg(arg_type, len(block.args))
@@ -214,13 +220,16 @@ class _ProgramLowering:
         if isinstance(t, TensorType):
             st.values[ph] = arg
             st.bind_symbols(arg, t)
-        elif isinstance(t, SymIntType | IntType):
-            idx = st.emit(arith.IndexCastOp(arg, IndexType()))
+            return
+        # A scalar arrives as a 0-d tensor: IREE's runtime passes no i64/f64 values.
+        value = st.emit(tensor.ExtractOp(arg, [], cast(Attribute, _scalar_type(t))))
+        if isinstance(t, SymIntType | IntType):
+            idx = st.emit(arith.IndexCastOp(value, IndexType()))
             st.values[ph] = idx
             if isinstance(t, SymIntType):
                 st.bind_scalar(t.value, idx)
         else:
-            st.values[ph] = arg
+            st.values[ph] = value
 
     def _constant(self, st: LoweringState, ph: SSAValue, state: StateOp) -> SSAValue:
         t = state.state_type
@@ -240,16 +249,19 @@ class _ProgramLowering:
         return const
 
     def _returnable(self, st: LoweringState, value: SSAValue, lowered: object) -> SSAValue:
+        """A result value; scalars leave as 0-d tensors, as they arrive."""
         if isinstance(value.type, TensorType):
             return cast(SSAValue, lowered)
-        if isinstance(lowered, SSAValue) and isinstance(lowered.type, IndexType):
-            return st.emit(arith.IndexCastOp(lowered, i64))
-        if isinstance(lowered, SSAValue):
-            return lowered
         el = _scalar_type(value.type)
-        if el is None or not isinstance(lowered, bool | int | float):
+        if el is None:
             raise ExirDiagnostic(self.program, f"output {value.name_hint} of type {value.type} cannot be returned")
-        return st.emit(arith.ConstantOp.from_int_and_width(int(lowered), 64) if el == i64 else arith.ConstantOp(_float_or_bool(lowered, el)))
+        if isinstance(lowered, SSAValue):
+            scalar = st.emit(arith.IndexCastOp(lowered, i64)) if isinstance(lowered.type, IndexType) else lowered
+        elif isinstance(lowered, bool | int | float):
+            scalar = st.emit(arith.ConstantOp(_float_or_bool(lowered, el)))
+        else:
+            raise ExirDiagnostic(self.program, f"output {value.name_hint} of type {value.type} cannot be returned")
+        return st.emit(tensor.FromElementsOp.create(operands=[scalar], result_types=[BuiltinTensorType(el, [])]))
 
     # -- ops -----------------------------------------------------------------
 
@@ -419,6 +431,8 @@ class _ProgramLowering:
 def _float_or_bool(value: bool | int | float, el: Attribute) -> Attribute:
     if el == i1:
         return IntegerAttr(int(bool(value)), i1)
+    if el == i64:
+        return IntegerAttr(int(value), i64)
     return FloatAttr(float(value), f64)
 
 
