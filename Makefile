@@ -1,5 +1,5 @@
 # Two entry points, each working on a fresh clone:
-#   make demo   create the venv, install, import a bundled torch.export archive and run it
+#   make demo   create the venv, install, import a bundled torch.export archive, run it, compile it with IREE
 #   make test   create the venv, install with the test, torch and iree extras, run pytest and lit
 PYTHON ?= python3
 VENV ?= .venv
@@ -12,7 +12,7 @@ $(BIN)/activate:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 venv: $(BIN)/activate
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[iree]'
 
 DEMO := tests/zoo/cnn_bn
 TS := tests/torchscript/dumps
@@ -29,6 +29,13 @@ demo: venv
 	  print('pt2 == mlir:', all((a[k] == b[k]).all() for k in a.files), '| max |ours - torch eager|:', max(float(abs(a[k] - e[k]).max()) for k in a.files))"
 	@echo "== the same program as FX prints it (core ATen IR)"
 	$(BIN)/exir-opt $(DEMO).core.pt2 --emit fx | head -24
+	@echo "== lowered to upstream MLIR (func/arith/tensor/linalg, weights as dense_resource), head of the text"
+	$(BIN)/exir-opt $(DEMO).core.pt2 -p to-core-aten,convert-exir-to-linalg -o build/cnn_bn.linalg.mlir
+	@head -c 1200 build/cnn_bn.linalg.mlir; echo " ..."
+	@echo "== compiled to native code by IREE and run on the same inputs"
+	$(BIN)/exir-run $(DEMO).core.pt2 --backend iree --inputs $(DEMO).inputs.npz -o build/from_iree.npz
+	$(BIN)/python -c "import numpy as np; a, e = (np.load(f) for f in ('build/from_iree.npz', '$(DEMO).expected.npz')); \
+	  print('max |IREE - torch eager|:', max(float(abs(a[k] - e[k]).max()) for k in a.files))"
 	@echo "== a pass pipeline on hand-written IR"
 	$(BIN)/exir-opt examples/mlp.mlir -p verify-export-ir,cse,dce
 	@echo "== TorchScript: torch's fused LSTM cell (a prim::FusionGroup) run on random inputs"

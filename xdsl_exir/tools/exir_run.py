@@ -347,6 +347,11 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarra
     loaders.append(loader)
     module = loader.load()
     if _is_torchscript(module):
+        if args.backend == "iree":
+            raise InterpreterError(
+                "--backend iree compiles Export IR: lower the TorchScript program first "
+                "(-p 'torchscript-to-exir{input-types=...}')"
+            )
         return _run_torchscript(module, args)
     runner = _program_runner(module, args)
     if args.inputs is not None:
