@@ -97,6 +97,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.utils.function_schema import AliasSet, FunctionSchema, SchemaType, TypeKind
 from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.schema_binding import bind
 
 __all__ = [
     "Aten",
@@ -453,11 +454,8 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
 
     def _argument_attrs(self) -> dict[str, Attribute]:
         """Schema argument name -> its attribute in the argument tree (given ones)."""
-        schema = self.SCHEMA
-        positional = [a.name for a in schema.arguments if not a.kwarg_only]
-        out = dict(zip(positional, self.args.data))
-        out.update(self.kwargs.data)
-        return out
+        values, _ = bind(self.SCHEMA, self.args.data, self.kwargs.data, defaults=False, missing="ignore")
+        return cast(dict[str, Attribute], values)
 
     def _operands_of(self, arg_name: str) -> list[SSAValue]:
         attr = self._argument_attrs().get(arg_name)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import cast
 
 import sympy
@@ -43,6 +42,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import FloorDiv, SymSize, make_symbol
 
 __all__ = [
@@ -264,60 +264,15 @@ def _describe(value: object) -> str:
     return repr(value)
 
 
-@dataclass(frozen=True)
-class _Signature:
-    """What binding needs from a schema, computed once per schema."""
-
-    positional: tuple[str, ...]
-    names: frozenset[str]
-    defaults: tuple[tuple[str, object], ...]
-    required: tuple[str, ...]
-
-
-_SIGNATURES: dict[int, _Signature] = {}
-
-
-def _signature(schema: FunctionSchema) -> _Signature:
-    sig = _SIGNATURES.get(id(schema))
-    if sig is None:
-        formal = schema.arguments
-        sig = _Signature(
-            tuple(a.name for a in formal if not a.kwarg_only),
-            frozenset(a.name for a in formal),
-            tuple((a.name, a.default_value) for a in formal if a.has_default),
-            tuple(a.name for a in formal if not a.has_default),
-        )
-        # Schemas are cached for the life of the process, so their id is stable.
-        _SIGNATURES[id(schema)] = sig
-    return sig
-
-
 def bind_arguments(
     schema: FunctionSchema, args: Sequence[object], kwargs: dict[str, object]
 ) -> Bound:
-    """Bind FX args/kwargs to the schema's arguments: positional then keyword."""
-    sig = _signature(schema)
-    positional = sig.positional
-    if len(args) > len(positional) and not schema.is_vararg:
-        raise BindError(
-            f"{schema.op_name} takes {len(positional)} positional arguments, "
-            f"got {len(args)}"
-        )
-    values: dict[str, object] = dict(zip(positional, args))
-    for k, v in kwargs.items():
-        if k not in sig.names:
-            raise BindError(f"{schema.op_name} has no argument '{k}'")
-        if k in values:
-            raise BindError(f"argument '{k}' of {schema.op_name} given twice")
-        values[k] = v
-    for name, default in sig.defaults:
-        if name not in values:
-            # Defaults are shared: rules must not mutate argument lists.
-            values[name] = default
-    if len(values) != len(sig.names):
-        missing = [n for n in sig.required if n not in values]
-        if missing:
-            raise BindError(f"{schema.op_name} is missing argument '{missing[0]}'")
+    """FX args/kwargs bound by the core binder (defaults filled), as a `Bound` with typed
+    accessors; arguments the schema refuses are a `BindError`, since torch would refuse them too."""
+    try:
+        values, _ = bind(schema, args, kwargs)
+    except SchemaBindError as e:
+        raise BindError(str(e)) from None
     return Bound(schema, values)
 
 

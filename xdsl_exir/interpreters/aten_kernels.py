@@ -46,6 +46,7 @@ from xdsl_exir.dialects.exir import DType, MemoryFormat
 from xdsl_exir.utils.function_schema import Argument, FunctionSchema
 from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.schema_binding import bind
 
 __all__ = [
     "KERNELS",
@@ -2965,40 +2966,6 @@ def has_kernel(name: str) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def bind_schema(
-    schema: FunctionSchema, args: Sequence[object], kwargs: Mapping[str, object]
-) -> tuple[dict[str, object], list[object]]:
-    """The kernels' calling convention: arguments by schema name (defaults filled
-    in, missing optionals and out= arguments None) plus a vararg schema's extra
-    positional ones. Raises TypeError on a call the schema does not accept."""
-    positional = [a for a in schema.arguments if not a.kwarg_only]
-    bound: dict[str, object] = {}
-    extra: list[object] = []
-    for i, v in enumerate(args):
-        if i < len(positional):
-            bound[positional[i].name] = v
-        elif schema.is_vararg:
-            extra.append(v)
-        else:
-            raise TypeError(f"{schema.op_name}: too many positional arguments")
-    for k, v in kwargs.items():
-        if k in bound:
-            raise TypeError(f"{schema.op_name}: argument {k!r} given twice")
-        bound[k] = v
-    for a in schema.arguments:
-        if a.name in bound:
-            continue
-        if a.has_default:
-            bound[a.name] = a.default_value
-        elif a.type.is_optional:
-            bound[a.name] = None
-        elif not a.is_out:
-            raise TypeError(f"{schema.op_name}: missing argument {a.name!r}")
-        else:
-            bound[a.name] = None
-    return bound, extra
-
-
 def _apply_dtype(value: object, dtype: DType | None) -> object:
     if dtype is None or not isinstance(value, np.ndarray):
         return value
@@ -3027,7 +2994,7 @@ def run_kernel(
     if kernel is None:
         raise NotImplementedError(f"no numpy kernel for {op_name}")
     schema = _schema(op_name)
-    bound, extra = bind_schema(schema, args, kwargs)
+    bound, extra = bind(schema, args, kwargs, missing="none")
     with np.errstate(all="ignore"):
         if extra:
             lead = [bound.pop(a.name) for a in schema.arguments if not a.kwarg_only]
@@ -3056,7 +3023,7 @@ def bind_kernel(
     kernel = KERNELS.get(op_name)
     if kernel is None:
         raise NotImplementedError(f"no numpy kernel for {op_name}")
-    bound, extra = bind_schema(_schema(op_name), args, kwargs)
+    bound, extra = bind(_schema(op_name), args, kwargs, missing="none")
     return kernel, bound, extra
 
 

@@ -71,6 +71,7 @@ from xdsl_exir.targets.fx_graph import (
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import print_python_expr
 from xdsl_exir.utils.tensor_data import (
     TensorDataError,
@@ -231,11 +232,9 @@ def _bind(
     op: Operation, schema: FunctionSchema, args: Sequence[FxArg], kwargs: dict[str, FxArg]
 ) -> tuple[dict[str, FxArg], list[FxArg]]:
     """Schema names -> arguments with defaults, as the kernels' calling convention wants."""
-    from xdsl_exir.interpreters.aten_kernels import bind_schema
-
     try:
-        bound, extra = bind_schema(schema, args, kwargs)
-    except TypeError as e:
+        bound, extra = bind(schema, args, kwargs, missing="none")
+    except SchemaBindError as e:
         raise ExirDiagnostic(op, str(e)) from None
     return cast(dict[str, FxArg], bound), cast(list[FxArg], extra)
 

@@ -52,7 +52,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
-from xdsl_exir.utils.function_schema import FunctionSchema
+from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 
 _KIND_ORDER = {k: i for i, k in enumerate(InputKind)}
 
@@ -182,7 +182,11 @@ class VerifyExportIRPass(ModulePass):
     ) -> None:
         assert isinstance(op, ArgsOpMixin)
         schema = entry.schema
-        bound = _bind(schema, op.get_args(), op.get_kwargs())
+        try:
+            # Only what the call gives: a default is not a scalar the user wrote.
+            bound, _ = bind(schema, op.get_args(), op.get_kwargs(), defaults=False, missing="ignore")
+        except SchemaBindError:
+            return  # arguments the schema does not take: nothing to say about promotion
         dtypes: dict[DType, str] = {}
         float_scalar: str | None = None
         for arg_name, value in bound.items():
@@ -378,14 +382,3 @@ class VerifyExportIRPass(ModulePass):
                     )
             else:
                 seen_user_output = True
-
-
-def _bind(
-    schema: FunctionSchema, args: Sequence[object], kwargs: dict[str, object]
-) -> dict[str, object]:
-    """Map call arguments to schema argument names (positional, then keyword)."""
-    bound: dict[str, object] = {}
-    for arg, value in zip(schema.arguments, args):
-        bound[arg.name] = value
-    bound.update(kwargs)
-    return bound

@@ -65,7 +65,8 @@ exir.program inputs [<parameter "p_w" -> "w">, <buffer "b_n" -> "n">, <buffer "b
       exir.output %r : !exir.tensor<[4], float32>
     }
     %opaque = exir.call_function "aten.clamp.default"(%x, -1.5, 1.0e-05) {nn_module_stack = [["L__self___act", "self.act", "torch.nn.modules.activation.Hardtanh"]], source_fn_stack = [["act", "torch.nn.modules.activation.Hardtanh"]], torch_fn = ["hardtanh_1", "builtin_function_or_method.hardtanh"]} : (!exir.tensor<[s0, 4], float32>) -> !exir.tensor<[s0, 4], float32>
-    %consts = exir.call_function "aten.full.default"([2, 3], inf, dtype = torch.float32, memory_format = torch.channels_last) : () -> !exir.tensor<[2, 3], float32>
+    %consts = exir.call_function "aten.full.default"([2, 3], inf, dtype = torch.float32) : () -> !exir.tensor<[2, 3], float32>
+    %fmt = exir.call_function "aten.empty.memory_format"([1, 2, 2, 3], dtype = torch.float32, memory_format = torch.channels_last) : () -> !exir.tensor<[1, 2, 2, 3], float32>
     %nan = exir.call_function "aten.full.default"([1], nan, dtype = torch.float64, layout = torch.sparse_coo) : () -> !exir.tensor<[1], float64>
     %none = exir.call_function "aten.native_dropout.default"(%x, 0.5, none) : (!exir.tensor<[s0, 4], float32>) -> !exir.tuple<!exir.tensor<[s0, 4], float32>, !exir.tensor<[s0, 4], bool>>
     %str = exir.call_function "aten.gelu.default"(%x, approximate = "tanh") : (!exir.tensor<[s0, 4], float32>) -> !exir.tensor<[s0, 4], float32>
@@ -128,7 +129,8 @@ exir.program inputs [<parameter "p_w" -> "w">, <buffer "b_n" -> "n">, <buffer "b
 // CHECK:          } body {
 // CHECK:          %mapped = exir.map(%x) with (%p_w) : (!exir.tensor<[s0, 4], float32>, !exir.tensor<[4], float32>) -> !exir.tensor<[s0, 4], float32> {
 // CHECK:          %opaque = exir.call_function "aten.clamp.default"(%x, -1.5, 1.0e-05) {nn_module_stack = [["L__self___act", "self.act", "torch.nn.modules.activation.Hardtanh"]], source_fn_stack = [["act", "torch.nn.modules.activation.Hardtanh"]], torch_fn = ["hardtanh_1", "builtin_function_or_method.hardtanh"]} : (!exir.tensor<[s0, 4], float32>) -> !exir.tensor<[s0, 4], float32>
-// CHECK-NEXT:     %consts = exir.call_function "aten.full.default"([2, 3], inf, dtype = torch.float32, memory_format = torch.channels_last) : () -> !exir.tensor<[2, 3], float32>
+// CHECK-NEXT:     %consts = exir.call_function "aten.full.default"([2, 3], inf, dtype = torch.float32) : () -> !exir.tensor<[2, 3], float32>
+// CHECK-NEXT:     %fmt = exir.call_function "aten.empty.memory_format"([1, 2, 2, 3], dtype = torch.float32, memory_format = torch.channels_last) : () -> !exir.tensor<[1, 2, 2, 3], float32>
 // CHECK-NEXT:     %nan = exir.call_function "aten.full.default"([1], nan, dtype = torch.float64, layout = torch.sparse_coo) : () -> !exir.tensor<[1], float64>
 // CHECK-NEXT:     %none = exir.call_function "aten.native_dropout.default"(%x, 0.5, none)
 // CHECK-NEXT:     %str = exir.call_function "aten.gelu.default"(%x, approximate = "tanh")
