@@ -657,6 +657,32 @@ def test_pt2_archive_rules(tmp_path: Path) -> None:
         assert r.rc == 1 and message in r.err, (name, r.err)
 
 
+def test_xdsl_fixes_hold(tmp_path: Path) -> None:
+    """The holes the fuzzer found in xDSL itself (`utils/xdsl_fixes.py`) stay closed."""
+    example = (ROOT / "examples" / "mlp.mlir").read_text()
+    unclosed = tmp_path / "unclosed.mlir"
+    unclosed.write_text('"exir.graph @g(%x: !exir.tensor<[2], float32>) -> () {\n  exir.output\n}\n')
+    r = invoke("exir-opt", [str(unclosed)])
+    assert r.rc == 1 and "before closing string literal" in r.err and r.seconds < 5
+    accents = tmp_path / "accents.mlir"
+    accents.write_text(example.replace('"mlp.py":14', '"jos\u00e9.py":14').replace("aten.abs.default", "aten.ab\u00e9"))
+    first, second = tmp_path / "first.mlir", tmp_path / "second.mlir"
+    assert invoke("exir-opt", [str(accents), "--print-debuginfo", "-o", str(first)]).rc == 0
+    assert invoke("exir-opt", [str(first), "--print-debuginfo", "-o", str(second)]).rc == 0
+    assert '"jos\\C3\\A9.py":14' in second.read_text() and '"aten.ab\\C3\\A9"' in second.read_text()
+    names = tmp_path / "names.mlir"
+    names.write_text(
+        "builtin.module {\n  ts.method @forward {\n  ^bb0(%x: !ts.tensor):\n"
+        '    %_1 = prim.Constant() {value = 1 : i64} : () -> !ts.int\n'
+        '    %_2 = prim.Constant() {value = 1 : i64} : () -> !ts.int\n'
+        '    %_3 = ts.node "aten::add"(%_1, %_2) : (!ts.int, !ts.int) -> !ts.int\n'
+        "    prim.Return(%_3) : (!ts.int) -> ()\n  }\n}\n"
+    )
+    for pipeline in ("constant-pooling", "constant-propagation", "exir-cse"):
+        r = invoke("exir-opt", [str(names), "-p", pipeline, "-o", str(tmp_path / "out.mlir")])
+        assert r.rc == 0, r.err
+
+
 def tool_process(tool: str, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [str(Path(sys.executable).parent / tool), *args],

@@ -201,11 +201,11 @@ class _Graph:
 
 
 _VALUE = re.compile(r"%([A-Za-z0-9_.]+)")
-_KIND = re.compile(r"([A-Za-z_]\w*::[A-Za-z_]\w*)")
+_KIND = re.compile(r"([A-Za-z_]\w*::[A-Za-z_]\w*)", re.ASCII)
 _GROUP = re.compile(r"(.*)_(\d+)$")
-_NAME = re.compile(r"[A-Za-z_]\w*")
+_NAME = re.compile(r"[A-Za-z_]\w*", re.ASCII)  # torch's symbols are ASCII (and xDSL prints others escaped)
 _BLOCK = re.compile(r"block(\d+)[ \t]*\(")
-_WITH = re.compile(r"with[ \t]+([A-Za-z_]\w*::[A-Za-z_]\w*)[ \t]*=[ \t]*")
+_WITH = re.compile(r"with[ \t]+([A-Za-z_]\w*::[A-Za-z_]\w*)[ \t]*=[ \t]*", re.ASCII)
 _SPACE = re.compile(r"[ \t]*")
 _LAYOUT_START = frozenset(" \t\r\n#}")
 _USES = re.compile(r"[ \t]*((?:%[A-Za-z0-9_.]+(?:[ \t]*,[ \t]*%[A-Za-z0-9_.]+)*)?)[ \t]*\)")
@@ -219,9 +219,9 @@ _COMPLEX = re.compile(
     r"([-+](?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|nan))j"
 )
 # Types without nested parentheses (the usual `Float(3, 20, strides=[20, 1], ...)`, `int[]`), to cache
-_SIMPLE_TYPE = re.compile(r"[A-Za-z_][\w.]*(?:\([^()]*\))?(?:\[\]|\?)*")
+_SIMPLE_TYPE = re.compile(r"[A-Za-z_][\w.]*(?:\([^()]*\))?(?:\[\]|\?)*", re.ASCII)
 _TYPE_CACHE: dict[str, Attribute] = {}
-_DOTTED = re.compile(r"[A-Za-z_][\w.]*")
+_DOTTED = re.compile(r"[A-Za-z_][\w.]*", re.ASCII)
 # torch's print of a tensor of 2 to 10 elements (newlines made spaces):
 # ` 1  2  3 [ CPUFloatType{3} ]`, `0.001 *  1.0000 ...`, `(1,.,.) = ...`, `Columns 1 to 6 ...`
 _TENSOR_PRINT = re.compile(r"([^\[\]\"(){}<>,=]*(?:\((?:\d+,)+\.,\.\) =[^\[\]\"(){}<>,=]*)*)\[ ([A-Za-z0-9]+)Type\{([\d,]*)\} \]")

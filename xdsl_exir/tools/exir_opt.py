@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import keyword
 import os
 import re
 import stat
@@ -243,7 +244,9 @@ def _did_you_mean(name: str, known: typing.Iterable[str]) -> str:
 
 
 def _option_fields(cls: type[ModulePass]) -> dict[str, dataclasses.Field[Any]]:
-    return {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}
+    """A pass's options by the name a pipeline spells them (`from` for a field `from_`)."""
+    fields = [f for f in dataclasses.fields(cls) if f.init and f.name != "name"]
+    return {(f.name[:-1] if keyword.iskeyword(f.name[:-1]) else f.name): f for f in fields}
 
 
 def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int) -> ModulePass:
@@ -256,6 +259,8 @@ def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int)
         option_column = _find_name(spec, option.replace("_", "-"), column)
         if option_column == column:
             option_column = _find_name(spec, option, column)
+        if option not in fields and option.endswith("_") and option[:-1] in fields:
+            option = option[:-1]
         if option not in fields:
             known = ", ".join(sorted(fields)) or "none"
             raise PipelineError(
@@ -263,7 +268,7 @@ def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int)
                 option_column,
                 f"{where} has no option '{option}'" + _did_you_mean(option, fields) + f" (its options: {known})",
             )
-        expected = hints.get(option, fields[option].type)
+        expected = hints.get(fields[option].name, fields[option].type)
         if not _fits(values, expected):
             raise PipelineError(
                 spec,
@@ -273,8 +278,10 @@ def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int)
                 + _quote_hint(values, expected),
             )
     for name, field in fields.items():
-        if name not in given and field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
-            if not _fits((), hints.get(name, field.type)):
+        if name in given or field.name in given:
+            continue
+        if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            if not _fits((), hints.get(field.name, field.type)):
                 raise PipelineError(spec, column, f"{where} needs the option '{name}'")
     try:
         return cls.from_pass_spec(arg_spec)
@@ -499,7 +506,7 @@ def format_parse_error(e: ParseError) -> str:
     (blank) source line, and a message xDSL leaves without a subject gets one.
     """
     span = e.span
-    msg = e.msg.strip() or "syntax error"
+    msg = re.sub(r"expected(?=[a-z])", "expected ", e.msg.strip()) or "syntax error"  # xDSL's "expectedin ..."
     if e.msg[:1].isspace():  # xDSL's "<token kind>" part is missing: say what was found
         found = span.text.strip() if span.start < len(span.input.content) else ""
         msg = f"unexpected {repr(found) if found else 'end of input'} {msg}"

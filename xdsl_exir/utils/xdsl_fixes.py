@@ -10,6 +10,12 @@ the language xDSL accepts and only removes a failure; `apply()` is idempotent.
   same language with possessive quantifiers (Python 3.11) never backtracks, so
   an unclosed string fails at once and a long closed one (a `#exir.blob` of
   weights) lexes as fast as before.
+- The printer escapes every non-ASCII character of a string (`"é"` prints as
+  `"\C3\A9"`), but the lexer reads an escaped non-ASCII string as a bytes
+  literal, so printed IR with a non-ASCII file name in a location, op name or
+  attribute key did not parse again, and a string attribute came back as
+  `BytesAttr`. As its docstring says it should, the lexer now reads an escaped
+  literal whose bytes are UTF-8 as a string (the two print alike anyway).
 - A value name hint loses a `_<digits>` suffix, so `%_1` (valid MLIR, and a
   TorchScript dump's name for a Python variable `_1`) gets the empty hint `""`,
   which xDSL's own `replace_all_uses_with` then refuses to copy: every pass that
@@ -22,7 +28,8 @@ import re
 from typing import Any
 
 from xdsl.ir import SSAValue
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.utils.lexer import Position, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
 
 __all__ = ["apply"]
 
@@ -35,8 +42,24 @@ def _no_empty_hint(cls: type[SSAValue], name: str | None) -> str | None:
     return _extract_valid_name(cls, name) or None
 
 
+_lex_string_literal = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
+
+
+def _utf8_is_string(self: MLIRLexer, start_pos: Position) -> MLIRToken:
+    token = _lex_string_literal(self, start_pos)
+    if token.kind is MLIRTokenKind.BYTES_LIT:
+        try:
+            StringLiteral.from_span(token.span).bytes_contents.decode("utf-8")
+        except UnicodeDecodeError:
+            return token
+        return Token(MLIRTokenKind.STRING_LIT, token.span)
+    return token
+
+
 def apply() -> None:
     """Install the fixes."""
     MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
     fixed: Any = classmethod(_no_empty_hint)
     SSAValue.extract_valid_name = fixed
+    if MLIRLexer._lex_string_literal is _lex_string_literal:  # pyright: ignore[reportPrivateUsage]
+        MLIRLexer._lex_string_literal = _utf8_is_string  # pyright: ignore[reportPrivateUsage]
