@@ -25,7 +25,7 @@ from typing import Any
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from xdsl_exir.dialects.exir import GraphOp, OutputOp, ProgramOp
-from xdsl_exir.utils.diagnostics import locate
+from xdsl_exir.utils.diagnostics import InterpreterError  # defined in the core (TorchScript builtins raise it too)
 
 Prepared = Callable[..., tuple[Any, ...]]
 """Called with an op's operand values; returns one value per result."""
@@ -44,18 +44,6 @@ _EXTENSION_MODULES = (
 )
 """Modules whose import registers implementations (imported on first use)."""
 _extensions_loaded = False
-
-
-class InterpreterError(Exception):
-    """A failure while compiling or running a program, tied to an op if known."""
-
-    def __init__(self, message: str, op: Operation | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.op = op
-
-    def __str__(self) -> str:
-        return f"{locate(self.op)}: {self.message}" if self.op is not None else self.message
 
 
 def register_op(*op_types: type[Operation]) -> Callable[[OpCompiler], OpCompiler]:

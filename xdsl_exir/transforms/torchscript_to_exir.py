@@ -74,7 +74,6 @@ from __future__ import annotations
 import ast
 import json
 import math
-import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -145,6 +144,7 @@ from xdsl_exir.utils.function_schema import (
     parse_schema,
 )
 from xdsl_exir.utils.symbolic import SymSize, make_symbol, normalize, parse_python_expr
+from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for, ts_str
 from xdsl_exir.utils.ts_overloads import ResolvedNode, TSOverloadError, resolve_node
 
 __all__ = [
@@ -290,6 +290,9 @@ class Device:
 
     name: str
 
+    def __str__(self) -> str:
+        return self.name  # how TorchScript's `str()` and `format` print a device
+
 
 @dataclass(frozen=True, eq=False)
 class ModRef:
@@ -412,52 +415,6 @@ LV = object
 # ---------------------------------------------------------------------------
 
 
-def _floordiv(a: Any, b: Any) -> Any:
-    if b == 0:
-        raise TorchScriptLoweringError("integer division by zero")
-    return a // b
-
-
-def _truediv(a: Any, b: Any) -> float:
-    if b == 0:
-        raise TorchScriptLoweringError("division by zero")
-    return a / b
-
-
-def _remainder(a: Any, b: Any) -> Any:
-    if b == 0:
-        raise TorchScriptLoweringError("modulo by zero")
-    return a % b
-
-
-def _range_length(lo: int, hi: int, step: int) -> int:
-    if step == 0:
-        raise TorchScriptLoweringError("range() step must not be zero")
-    if step > 0:
-        return max(0, (hi - lo + step - 1) // step)
-    return max(0, (lo - hi - step - 1) // -step)
-
-
-def _ts_format(fmt: str, *args: object) -> str:
-    parts = fmt.split("{}")
-    out = parts[0]
-    for i, part in enumerate(parts[1:]):
-        out += (_ts_str(args[i]) if i < len(args) else "{}") + part
-    return out
-
-
-def _ts_str(value: object) -> str:
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, TSList | list | tuple):
-        return "[" + ", ".join(_ts_str(v) for v in cast(Sequence[object], value)) + "]"
-    if isinstance(value, Device):
-        return value.name
-    return str(value)
-
-
 def _getitem(container: Any, index: Any) -> Any:
     try:
         return container[index]
@@ -466,43 +423,6 @@ def _getitem(container: Any, index: Any) -> Any:
     except KeyError:
         raise TorchScriptLoweringError(f"key {index!r} not in the dict") from None
 
-
-def _broadcast_sizes(*shapes: Sequence[int]) -> list[int]:
-    rank = max((len(s) for s in shapes), default=0)
-    out = [1] * rank
-    for shape in shapes:
-        for i, d in enumerate(shape, rank - len(shape)):
-            if d != 1 and out[i] not in (1, d):
-                raise TorchScriptLoweringError(f"sizes {[list(s) for s in shapes]} do not broadcast")
-            if d != 1:
-                out[i] = d
-    return out
-
-
-def _pow(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int) and b < 0:
-        return float(a) ** b
-    return a**b
-
-
-_SCALAR_FUNCS: dict[str, Callable[..., Any]] = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": _truediv,
-    "floordiv": _floordiv, "remainder": _remainder, "fmod": math.fmod, "pow": _pow,
-    "neg": operator.neg, "abs": abs, "eq": operator.eq, "ne": operator.ne,
-    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
-    "__and__": operator.and_, "__or__": operator.or_, "__xor__": operator.xor, "__not__": operator.not_,
-    "__lshift__": operator.lshift, "__rshift__": operator.rshift,
-    "Int": int, "Float": float, "Bool": bool, "ScalarImplicit": lambda x: x, "IntImplicit": int,
-    "FloatImplicit": float, "ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "exp": math.exp,
-    "log": math.log, "sin": math.sin, "cos": math.cos, "tanh": math.tanh, "min": min, "max": max,
-    "len": len, "__getitem__": _getitem, "__contains__": lambda c, x: x in c,
-    "str": _ts_str, "format": _ts_format, "__range_length": _range_length,
-    "__derive_index": lambda index, start, step: start + index * step,
-    "sum": sum,
-    "copysign": math.copysign, "atan2": math.atan2, "log10": math.log10, "gcd": math.gcd,
-    "_size_if_not_equal": lambda a, b: None if list(a) == list(b) else a, "BroadcastSizes": _broadcast_sizes,
-}  # fmt: skip
-"""TorchScript builtins on scalars and lists, evaluated while lowering."""
 
 # Binary scalar builtins on tensor-derived scalars: (aten base name, result kind or None for promotion).
 _TENSOR_SCALAR_OPS: dict[str, tuple[str, str | None]] = {
@@ -1130,7 +1050,7 @@ class _Lowering:
 
     def kind_text(self, kind: str, value: object) -> str:
         if kind == "const":
-            return "the constant " + _ts_str(value)
+            return "the constant " + ts_str(value)
         if kind == "tensor":
             return f"a tensor of type {cast(SSAValue, value).type}"
         if kind == "sym":
@@ -1432,7 +1352,7 @@ class _Lowering:
             return f"the string {value!r}"
         if value is None:
             return "None"
-        return f"the {type(value).__name__} {_ts_str(value)}"
+        return f"the {type(value).__name__} {ts_str(value)}"
 
     def tensor_arg(self, value: LV, what: str) -> SSAValue:
         if isinstance(value, TensorRef):
@@ -1519,59 +1439,38 @@ class _Lowering:
             return [self.tensor_scalar_op(name, values)]
         if any(isinstance(v, SymScalar) for v in values):
             return [self.sym_op(name, values)]
-        if name in ("append", "_set_item", "extend", "insert", "pop", "clear", "remove", "setdefault", "update"):
-            return self.mutate_container(name, values, len(op.results))
-        fn = _SCALAR_FUNCS.get(name)
+        for a, v in zip(schema.arguments, values):
+            if a.is_write:
+                self.check_writable(v)
+        fn = builtin_for(resolved.name, schema)
         if fn is None:
             raise self.fail(f"{resolved.name} has no lowering-time evaluation")
         try:
-            if name in ("min", "max") and len(values) == 1:
-                result = fn(cast(Sequence[object], values[0]))
-            elif name == "format":
-                result = _ts_format(cast(str, values[0]), *cast(Sequence[object], values[1:]))
-            else:
-                result = fn(*values)
-        except TorchScriptLoweringError:
-            raise
-        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:
+            result = fn(*values)
+        except ScriptException as e:
             raise self.fail(f"{resolved.name}: {e}") from None
-        if name in ("pow", "div") and isinstance(result, int) and "float" in str(schema.returns[0].type):
-            result = float(result)
-        if isinstance(result, list):
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:  # values the builtin cannot take
+            raise self.fail(f"{resolved.name}: {e}") from None
+        if isinstance(result, list) and not isinstance(result, TSList):  # a new list (not the argument it wrote)
             lst = TSList(cast(Sequence[object], result))
             lst.depth = self.branch_depth
             result = lst
         if len(op.results) == 1:
             return [result]
+        if not op.results:
+            return []
         return list(cast(Sequence[object], result))
 
-    def mutate_container(self, name: str, values: list[LV], n_results: int) -> list[LV]:
-        container = values[0]
+    def check_writable(self, container: LV) -> None:
+        """
+        A list or dict may be written only where it is certain to be: not
+        inside a tensor-dependent `if` (an `exir.cond` branch cannot write a
+        Python value the lowering knows) unless the list was made there.
+        """
         if isinstance(container, TSList) and container.depth < self.branch_depth:
             raise self.fail("a list made outside a tensor-dependent if is modified inside it")
         if isinstance(container, dict) and self.branch_depth:
             raise self.fail("a dict is modified under a tensor-dependent condition")
-        c = cast(Any, container)
-        result: object = None
-        if name == "append":
-            c.append(values[1])
-            result = c
-        elif name == "_set_item":
-            key = values[1] if isinstance(c, list) else self.hashable(values[1])
-            c[key] = values[2]
-        elif name == "extend":
-            c.extend(cast(Sequence[object], values[1]))
-        elif name == "insert":
-            c.insert(values[1], values[2])
-        elif name == "pop":
-            result = c.pop(*values[1:])
-        elif name == "clear":
-            c.clear()
-        elif name == "remove":
-            c.remove(values[1])
-        else:
-            raise self.fail(f"aten::{name} on containers is not supported")
-        return [result][:n_results]
 
     def tensor_scalar_op(self, name: str, values: list[LV]) -> LV:
         """Scalar arithmetic on values computed from tensor data, done on the 0-d tensors."""
@@ -2187,7 +2086,9 @@ def _h_container(low: _Lowering, op: ts.NodeOp, args: list[LV]) -> object:
         if name == "__contains__":
             return [low.hashable(args[1]) in d]
         if name == "_set_item":
-            return low.mutate_container("_set_item", args, len(op.results))
+            low.check_writable(d)
+            d[low.hashable(args[1])] = args[2]
+            return [None] * len(op.results)
         if name == "dict":
             return [dict(d)]
     if isinstance(c, TSList | tuple) and name == "__getitem__" and isinstance(args[1], int):

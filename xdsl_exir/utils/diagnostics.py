@@ -56,6 +56,22 @@ def locate(op: Operation) -> str:
     return f"{loc}: {describe_op(op)}" if loc else describe_op(op)
 
 
+class InterpreterError(Exception):
+    """
+    A failure while compiling or running a program, tied to an op if known.
+    It lives in the core because TorchScript's builtins (`utils/ts_builtins.py`)
+    raise it too; `interpreters/compiler.py` fills in the op.
+    """
+
+    def __init__(self, message: str, op: Operation | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.op = op
+
+    def __str__(self) -> str:
+        return f"{locate(self.op)}: {self.message}" if self.op is not None else self.message
+
+
 class ExirDiagnostic(VerifyException):
     """A verification failure tied to the op it is about."""
 
