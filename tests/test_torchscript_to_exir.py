@@ -407,3 +407,29 @@ def test_loop_unrolls_up_to_the_limit() -> None:
     assert op_names(program).count("aten.mul.Tensor") == 4
     (out,) = ProgramRunner(program)(np.full(4, 1.5, np.float32))
     np.testing.assert_allclose(out, np.full(4, 1.5**16, np.float32), rtol=1e-6)
+
+
+INPLACE_IR = """
+ts.method @f {
+^bb0(%x: !ts.tensor<Float(2, 3, device=cpu)>):
+  %two = prim.Constant() {value = 2 : i64} : () -> !ts.int
+  %p = ts.node "aten::pow_"(%x, %two) : (!ts.tensor<Float(2, 3, device=cpu)>, !ts.int) -> !ts.tensor
+  %q = ts.node "aten::pow_"(%p, %x) : (!ts.tensor, !ts.tensor<Float(2, 3, device=cpu)>) -> !ts.tensor
+  %z = ts.node "aten::zero_"(%q) : (!ts.tensor) -> !ts.tensor
+  prim.Return(%p) : (!ts.tensor) -> ()
+}
+"""
+
+
+def test_inplace_ops_lower_to_torchs_functional_variant() -> None:
+    """`x.pow_(2)` is pow_.Scalar, whose functional form is pow.Tensor_Scalar (the lowering used to
+    guess pow.Scalar from the overload name) and pow_.Tensor's is pow.Tensor_Tensor (it guessed
+    pow.Tensor, which does not exist); `zero_`'s variant, aten.zero, outside the aten dialect, is
+    spelled fill.Scalar(0) (that table entry used to fail: its arguments were bound to fill's schema)."""
+    program = lower(parse(INPLACE_IR), entry="f")
+    names = op_names(program)
+    assert "aten.pow.Tensor_Scalar" in names and "aten.pow.Tensor_Tensor" in names
+    assert "aten.fill.Scalar" in names
+    x = np.array([[1.0, 2.0, 3.0], [0.5, 1.5, 2.5]], np.float32)
+    (out,) = ProgramRunner(program)(x.copy())
+    np.testing.assert_array_equal(out, np.zeros_like(x))  # %p aliases %x, which zero_ cleared

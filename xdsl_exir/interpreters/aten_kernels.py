@@ -43,9 +43,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from xdsl_exir.dialects.exir import DType, MemoryFormat
-from xdsl_exir.utils.function_schema import Argument, FunctionSchema
+from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.limits import check_tensor_bytes
-from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.op_registry import functional_variant, lookup
 from xdsl_exir.utils.schema_binding import bind
 
 __all__ = [
@@ -2823,48 +2823,6 @@ def _schema(name: str) -> FunctionSchema:
     return entry.schema
 
 
-def _optional_or_default(arg: Argument) -> bool:
-    return arg.has_default or arg.type.is_optional
-
-
-def _find_functional(name: str, drop: set[str]) -> str | None:
-    """The hand-written functional overload whose arguments match ``name``'s.
-
-    Arguments in ``drop`` (the out= tensors) are ignored; a candidate may have
-    extra arguments only if they have defaults.  Ties go to matching types,
-    then to the overload whose name prefixes this one (``Scalar_out`` ->
-    ``Scalar``).
-    """
-    ns, base, overload = name.split(".")
-    schema = _schema(name)
-    provided = {a.name: a for a in schema.arguments if a.name not in drop}
-    fbase = base[:-1] if base.endswith("_") and not base.endswith("__") else base
-    direct = f"{ns}.{fbase}.{overload}"
-    if fbase != base and direct in _FUNCTIONAL:
-        return direct
-    best: tuple[tuple[int, int, int], str] | None = None
-    for cand in _FUNCTIONAL:
-        cns, cbase, cov = cand.split(".")
-        if cns != ns or cbase != fbase:
-            continue
-        try:
-            cschema = _schema(cand)
-        except KeyError:
-            continue
-        cargs = {a.name: a for a in cschema.arguments}
-        if not set(provided) <= set(cargs):
-            continue
-        extras = [a for n_, a in cargs.items() if n_ not in provided]
-        if not all(_optional_or_default(a) for a in extras):
-            continue
-        mismatches = sum(str(cargs[n_].type).replace("(a!)", "") != str(a.type).replace("(a!)", "") for n_, a in provided.items())
-        prefix = len(cov) if overload.startswith(cov) else 0
-        key = (len(extras), mismatches, -prefix)
-        if best is None or key < best[0]:
-            best = (key, cand)
-    return best[1] if best else None
-
-
 def _write_into(dst: np.ndarray, value: object) -> np.ndarray:
     """Copy a result into a caller-provided tensor, resizing it like torch's out=."""
     v = np.asarray(value)
@@ -2920,14 +2878,15 @@ def _build() -> dict[str, Kernel]:
         schema = _schema(name)
         out_names = [a.name for a in schema.out_arguments]
         if schema.is_inplace:
-            f = _find_functional(name, set())
-            if f is not None:
+            f = functional_variant(name)
+            if f in _FUNCTIONAL:
                 fnames = [a.name for a in _schema(f).arguments]
                 kernels[name] = _derive_inplace(_FUNCTIONAL[f], "self" if "self" in fnames else fnames[0])
                 continue
         elif out_names:
-            f = _find_functional(name, set(out_names))
-            if f is not None:
+            # the out= form of a mutating op (batch norm updating its running statistics) runs that op
+            f = functional_variant(name, mutable=True)
+            if f in _FUNCTIONAL:
                 kernels[name] = _derive_out(_FUNCTIONAL[f], out_names, _bind_names(f))
                 continue
         SKIPPED[name] = "no functional kernel to derive from"

@@ -3,7 +3,8 @@
 variants, and mutations of buffers and user inputs become signature outputs
 (what `torch.export`'s functionalization does to produce core ATen IR).
 
-The schema list names the functional variant: `add_.Tensor` -> `add.Tensor`,
+The schema list names the functional variant (`op_registry.functional_variant`,
+torch's grouping of an operator's variants): `add_.Tensor` -> `add.Tensor`,
 `copy_` -> `copy`, an `out=` overload -> the overload with the same arguments
 minus `out`. Tensors are tracked as *storages* (a base value and its current
 contents) and *views* of them (the chain of view ops from the base, found
@@ -38,8 +39,7 @@ from xdsl_exir.analysis.alias_db import Classified, OpKind, bound_operands, clas
 from xdsl_exir.dialects import exir
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
-from xdsl_exir.utils.function_schema import FunctionSchema
-from xdsl_exir.utils.op_registry import all_operators, lookup
+from xdsl_exir.utils.op_registry import functional_variant, lookup
 
 
 class FunctionalizeError(DiagnosticException):
@@ -48,25 +48,6 @@ class FunctionalizeError(DiagnosticException):
 
 def _fail(op: Operation, message: str) -> FunctionalizeError:
     return FunctionalizeError(str(ExirDiagnostic(op, message, "functionalize")))
-
-
-def functional_variant(schema: FunctionSchema) -> str | None:
-    """The IR name of the functional overload of an in-place or `out=` schema, if one exists."""
-    ns = schema.namespace
-    if schema.is_inplace:
-        name = f"{ns}.{schema.name[:-1]}.{schema.overload_name or 'default'}"
-        entry = lookup(name)
-        return name if entry is not None and entry.schema.is_functional else None
-    if schema.is_out:
-        wanted = [(a.name, str(a.type)) for a in schema.arguments if not a.is_out]
-        prefix = f"{ns}.{schema.name}."
-        for name, entry in all_operators().items():
-            if not name.startswith(prefix) or name.count(".") != 2:
-                continue
-            s = entry.schema
-            if s.is_functional and [(a.name, str(a.type)) for a in s.arguments] == wanted:
-                return name
-    return None
 
 
 @dataclass
@@ -217,8 +198,10 @@ class _Functionalizer:
         schema = info.schema
         if not isinstance(op, AtenOp | exir.CallFunctionOp):
             raise _fail(op, f"'{op.name}' writes its arguments and has no functional form here")
-        target = functional_variant(schema)
-        if target is None or aten_op_class(target) is None:
+        target = functional_variant(schema.op_name)
+        variant = lookup(target) if target is not None else None
+        # an in-place view op (`t_`) has a view for its variant, which computes no new contents
+        if target is None or variant is None or not variant.schema.is_functional or aten_op_class(target) is None:
             raise _fail(op, f"{schema.full_name} writes its arguments and has no functional variant to replace it with")
         fschema = lookup(target)
         assert fschema is not None

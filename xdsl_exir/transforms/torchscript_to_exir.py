@@ -447,10 +447,10 @@ _MEMORY_FORMATS = (
     MemoryFormat.channels_last, MemoryFormat.channels_last_3d,
 )  # fmt: skip
 
-_INPLACE_FUNCTIONAL: dict[str, tuple[str, tuple[object, ...]]] = {
-    "aten::zero_": ("aten.fill.Scalar", (0,)),
+_FUNCTIONAL_SPELLING: dict[str, tuple[str, tuple[object, ...]]] = {
+    "aten.zero.default": ("aten.fill.Scalar", (0,)),
 }
-"""In-place ops whose functional form is not their name without `_`: op and extra arguments."""
+"""Functional variants the aten dialect lacks, spelled with an op it has: op and extra arguments."""
 
 _RESHAPE_VIEWS = {
     "aten.view.default", "aten.reshape.default", "aten._unsafe_view.default", "aten.flatten.using_ints",
@@ -1576,10 +1576,10 @@ class _Lowering:
             if len(written) != 1 or written[0] is not schema.arguments[0] or schema.is_out:
                 raise self.fail(f"{name} writes {', '.join(a.name for a in written)}; only in-place ops "
                                 "writing their first argument are functionalized")  # fmt: skip
-            functional = _INPLACE_FUNCTIONAL.get(op.kind.data)
-            if functional is None:
-                base, _, overload = name.partition(".")
-                functional = (f"{base[:-1].replace('::', '.')}.{overload or 'default'}", ())
+            variant = op_registry.functional_variant(schema.op_name)
+            if variant is None:
+                raise self.fail(f"{name} writes its argument and has no functional variant to lower it to")
+            functional = _FUNCTIONAL_SPELLING.get(variant, (variant, ()))
         cls = aten_op_class(functional[0] if functional else name)
         if cls is None:
             target = functional[0] if functional else name
@@ -1587,9 +1587,12 @@ class _Lowering:
                 f"{op.kind.data} resolves to {name}" + (f" (functional form {target})" if functional else "")
                 + ", which is not an operator of the aten dialect, so it has no Export IR lowering"
             )
-        fx_args, fx_kwargs = self.fx_arguments(resolved, args, cls.SCHEMA if functional else schema)
         if functional is not None and functional[1]:
+            # a variant spelled with another op: the written tensor, then that op's own arguments
+            fx_args, _ = self.fx_arguments(resolved, args, schema)
             fx_args, fx_kwargs = [*fx_args[:1], *functional[1]], {}
+        else:
+            fx_args, fx_kwargs = self.fx_arguments(resolved, args, cls.SCHEMA if functional else schema)
         if cls.name == "aten.copy.default" and len(fx_args) >= 2:
             dst, src = cast(SSAValue, fx_args[0]), fx_args[1]
             if isinstance(src, SSAValue) and isinstance(src.type, TensorType) and isinstance(dst.type, TensorType):

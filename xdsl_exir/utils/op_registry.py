@@ -9,11 +9,12 @@ on first use only, so asking whether a target is known stays cheap.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
-from xdsl_exir.utils.function_schema import FunctionSchema, parse_schema
+from xdsl_exir.utils.function_schema import FunctionSchema, SchemaType, parse_schema
 
 HIGHER_ORDER_OPS: frozenset[str] = frozenset(
     {
@@ -127,3 +128,96 @@ def is_known_target(target: str) -> bool:
     """An ATen/prim operator, a higher-order op or an FX SymInt callable."""
     norm = _normalize_target(target)
     return norm in all_operators() or norm in HIGHER_ORDER_OPS or norm in PYTHON_TARGETS
+
+
+@cache
+def _overload_index() -> dict[str, tuple[str, ...]]:
+    index: dict[str, list[str]] = {}
+    for name in all_operators():
+        namespace, sep, rest = name.partition(".")
+        base, sep2, overload = rest.partition(".")
+        if sep and sep2 and "." not in overload:
+            index.setdefault(f"{namespace}::{base}", []).append(name)
+    return {k: tuple(v) for k, v in index.items()}
+
+
+def overloads(qualified: str) -> tuple[str, ...]:
+    """The IR names of every overload of `aten::add`, in schema-list order."""
+    return _overload_index().get(qualified, ())
+
+
+# ---------------------------------------------------------------------------
+# Functional variants
+# ---------------------------------------------------------------------------
+
+_TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+
+def _without_alias(t: SchemaType) -> SchemaType:
+    return dataclasses.replace(t, alias=None, elements=tuple(_without_alias(e) for e in t.elements))
+
+
+def _variant_arguments(schema: FunctionSchema) -> tuple[tuple[str, str], ...]:
+    """(type, name) of the arguments an operator's variants share (torchgen's
+    `FunctionSchema.signature()`): out= arguments, mutability annotations and the
+    TensorOptions quartet left out."""
+    args = [a for a in schema.arguments if not a.is_out]
+    kwarg_names = {a.name for a in args if a.kwarg_only}
+    if all(n in kwarg_names for n in _TENSOR_OPTIONS):
+        args = [a for a in args if not (a.kwarg_only and a.name in _TENSOR_OPTIONS)]
+    return tuple((str(_without_alias(a.type)), a.name) for a in args)
+
+
+def _functional_base(schema: FunctionSchema) -> str:
+    name = schema.name
+    if not schema.is_inplace:
+        return name
+    if name.startswith("__i") and name.endswith("__"):
+        return "__" + name[3:]  # __iand__ -> __and__
+    return name[:-1]
+
+
+@cache
+def functional_variant(name: str, *, mutable: bool = False) -> str | None:
+    """
+    The IR name of the overload an in-place or out= overload is a variant of
+    (`aten.add_.Tensor` and `aten.add.out` -> `aten.add.Tensor`), None if it
+    has none or `name` is neither.
+
+    torch groups an operator's functional, in-place and out= overloads by
+    signature (torchgen's `NativeFunctionsGroup`): the same name without the
+    in-place `_`, the same arguments once the out= ones, the TensorOptions
+    quartet (the factories' out= forms lack it) and mutability annotations are
+    left out; a mutating operator's variants group with its generated
+    `<name>_functional` overload. Overload names play no part (`pow_.Scalar`
+    takes a Tensor and a Scalar: it is `pow.Tensor_Scalar`, not `pow.Scalar`).
+    Argument *names* are not compared, as `torch.fx.passes.reinplace` and
+    TorchScript's remove-mutation pass do not compare them (`dropout_(Tensor
+    self, ...)` is `dropout(Tensor input, ...)` done in place); they only break
+    ties (`dequantize.self_out` -> `dequantize.self`, not `.tensor`). The
+    variant found need not be functional itself: an in-place view op
+    (`squeeze_`, `t_`) has its view. With `mutable`, an overload of the same
+    name that writes other arguments is preferred to the generated
+    `_functional` one: the out= form of a batch norm that updates running
+    statistics is that batch norm plus copies into `out`, which is how a
+    kernel derives it.
+    """
+    entry = all_operators().get(name)
+    if entry is None:
+        return None
+    schema = entry.schema
+    if not (schema.is_inplace or schema.is_out):
+        return None
+    base = f"{schema.namespace}::{_functional_base(schema)}"
+    wanted = _variant_arguments(schema)
+    types = [t for t, _ in wanted]
+    hits: list[tuple[str, bool]] = []
+    for candidate in (*overloads(base), *overloads(base + "_functional")):
+        other = all_operators()[candidate].schema
+        if candidate == name or other.is_inplace or other.is_out or (other.is_mutable and not mutable):
+            continue
+        have = _variant_arguments(other)
+        if [t for t, _ in have] == types:
+            hits.append((candidate, have == wanted))
+    best = [c for c, same_names in hits if same_names] or [c for c, _ in hits]
+    return best[0] if best else None
