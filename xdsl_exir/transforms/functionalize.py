@@ -9,9 +9,10 @@ torch's grouping of an operator's variants): `add_.Tensor` -> `add.Tensor`,
 minus `out`. Tensors are tracked as *storages* (a base value and its current
 contents) and *views* of them (the chain of view ops from the base, found
 through the schemas' alias annotations). A write replaces the storage's
-contents; a write through a view is scattered back into the base
-(`select_scatter`, `slice_scatter`, inverse `permute`/`transpose`, `view` to
-the base's sizes), and every later use of the base or of any of its views
+contents; a write through a view is scattered back into the base by the
+rules of `view_scatter` (`select_scatter`, `slice_scatter`, inverse
+`permute`/`transpose`, `view` to the base's sizes; `torchscript-to-exir`
+uses the same ones), and every later use of the base or of any of its views
 reads the updated value, views being regenerated from the new base.
 
 At the end, each mutated placeholder of a program's entry graph returns its
@@ -38,6 +39,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl_exir.analysis.alias_db import Classified, OpKind, bound_operands, classify, is_mutable_type
 from xdsl_exir.dialects import exir
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
+from xdsl_exir.transforms.view_scatter import ViewScatterError, scatter_into_base
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import functional_variant, lookup
 
@@ -256,45 +258,15 @@ class _Functionalizer:
         st.version += 1
 
     def _scatter(self, view: Operation, base: SSAValue, src: SSAValue) -> SSAValue:
-        """The new contents of `base` after writing `src` through `view`."""
+        """The new contents of `base` after writing `src` through `view` (the shared `view_scatter` rules)."""
         assert isinstance(view, AtenOp)
-        name = view.name
-        b = view.bound_arguments()
-        if name == "aten.select.int":
-            return self._insert(_build("aten.select_scatter.default", base, src, b["dim"], b["index"]))
-        if name == "aten.slice.Tensor":
-            return self._insert(
-                _build("aten.slice_scatter.default", base, src, b["dim"], b["start"], b["end"], b["step"])
+        args, kwargs = view.get_args(), view.get_kwargs()
+        try:
+            return scatter_into_base(
+                view.name, args[1:], kwargs, base, src, lambda name, *a, **k: self._insert(_build(name, *a, **k))
             )
-        if name == "aten.transpose.int":
-            return self._insert(_build("aten.transpose.int", src, b["dim0"], b["dim1"]))
-        if name == "aten.t.default":
-            return self._insert(_build("aten.t.default", src))
-        if name == "aten.permute.default":
-            dims = cast(list[int], b["dims"])
-            rank = len(dims)
-            inverse = [0] * rank
-            for i, d in enumerate(dims):
-                inverse[d % rank] = i
-            return self._insert(_build("aten.permute.default", src, inverse))
-        if name in ("aten.alias.default", "aten.detach.default", "aten.lift_fresh.default"):
-            return src
-        if name in (
-            "aten.view.default",
-            "aten._unsafe_view.default",
-            "aten.reshape.default",
-            "aten.unsqueeze.default",
-            "aten.squeeze.dim",
-            "aten.squeeze.dims",
-            "aten.squeeze.default",
-            "aten.flatten.using_ints",
-            "aten.unflatten.int",
-        ):
-            bt = base.type
-            if isinstance(bt, exir.TensorType) and all(isinstance(s, int) for s in bt.sizes):
-                return self._insert(_build("aten.view.default", src, list(bt.sizes)))
-            raise _fail(view, f"a write through {name} of a tensor with symbolic sizes is not supported")
-        raise _fail(view, f"a write through the view {name} is not supported (no scatter form)")
+        except ViewScatterError as e:
+            raise _fail(view, str(e)) from None
 
 
 _MUTATION_KIND = {

@@ -35,10 +35,11 @@ lowering. That one mechanism gives the steps the issue asks for:
 - **Functionalization.** Tensors are tracked as views of storages. An
   in-place op (`add_`, `copy_`, ...) becomes its functional variant and
   rebinds the storage; a write through a view (`y[0] = 0`) is scattered back
-  into its base (`select_scatter`, `slice_scatter`, reshapes and
-  transposes undone), and later reads of other views of the same storage
-  see the new data. A mutated buffer becomes a `buffer_mutation` output, a
-  mutated user input a `user_input_mutation` output.
+  into its base by the rules `functionalize` uses too (`view_scatter`:
+  `select_scatter`, `slice_scatter`, reshapes and transposes undone), and
+  later reads of other views of the same storage see the new data. A
+  mutated buffer becomes a `buffer_mutation` output, a mutated user input a
+  `user_input_mutation` output.
 - **Overloads.** A `ts.node` names only its kind; the overload comes from
   `ts_overloads.resolve_node` over the node's operand types, the aten op
   from the overload, and result types from the aten dialect's inference.
@@ -133,6 +134,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.dialects.exir import ListType as ExirListType
 from xdsl_exir.dialects.exir import TupleType as ExirTupleType
+from xdsl_exir.transforms.view_scatter import ViewScatterError, scatter_into_base
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.function_schema import (
@@ -452,13 +454,6 @@ _FUNCTIONAL_SPELLING: dict[str, tuple[str, tuple[object, ...]]] = {
 }
 """Functional variants the aten dialect lacks, spelled with an op it has: op and extra arguments."""
 
-_RESHAPE_VIEWS = {
-    "aten.view.default", "aten.reshape.default", "aten._unsafe_view.default", "aten.flatten.using_ints",
-    "aten.unflatten.int", "aten.unsqueeze.default", "aten.squeeze.default", "aten.squeeze.dim",
-    "aten.squeeze.dims", "aten.view_as.default", "aten.reshape_as.default",
-}  # fmt: skip
-_IDENTITY_VIEWS = {"aten.alias.default", "aten.detach.default", "aten.contiguous.default", "aten.lift_fresh.default"}
-
 
 def _dtype_code(d: DType) -> int:
     return ts.DTYPE_CODES.index(d)
@@ -682,31 +677,11 @@ class _Lowering:
         return value
 
     def scatter(self, step: ViewStep, base: SSAValue, src: SSAValue) -> SSAValue:
-        """The new value of `base` after writing `src` into its view `step`."""
-        name = step.op
-        if name == "aten.select.int":
-            return self.aten("aten.select_scatter.default", base, src, *step.args)
-        if name == "aten.slice.Tensor":
-            return self.aten("aten.slice_scatter.default", base, src, *step.args)
-        if name in _IDENTITY_VIEWS:
-            return src
-        bt = cast(TensorType, base.type)
-        if name in _RESHAPE_VIEWS:
-            if not bt.is_static():
-                raise self.fail("in-place write through a reshaped view of a tensor with symbolic sizes")
-            return self.aten("aten.view.default", src, list(bt.sizes))
-        if name == "aten.t.default":
-            return self.aten("aten.t.default", src)
-        if name == "aten.transpose.int":
-            return self.aten("aten.transpose.int", src, *step.args)
-        if name == "aten.permute.default":
-            dims = [int(cast(int, d)) % bt.rank for d in cast(Sequence[object], step.args[0])]
-            inverse = [dims.index(i) for i in range(len(dims))]
-            return self.aten("aten.permute.default", src, inverse)
-        if name.startswith("aten.to.") or name.startswith("aten.type_as"):
-            if src.type == base.type:
-                return src
-        raise self.fail(f"in-place write through a view made by {name} is not supported")
+        """The new value of `base` after writing `src` into its view `step` (the shared `view_scatter` rules)."""
+        try:
+            return scatter_into_base(step.op, step.args, dict(step.kwargs), base, src, self.aten)
+        except ViewScatterError as e:
+            raise self.fail(str(e)) from None
 
     # -- building aten ops -----------------------------------------------------
 
