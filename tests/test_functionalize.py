@@ -144,3 +144,47 @@ def test_idempotent_on_functional_programs() -> None:
     once = apply(core, "functionalize")
     assert str(once) == str(core)
 
+
+
+CONTIGUOUS = """
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "out">, <user_output "col">] {
+    exir.graph @forward(%x: !exir.tensor<[2, 3], float32>) -> (!exir.tensor<[2, 3], float32>, !exir.tensor<[3, 2], float32>) {
+      %tr = aten.t.default(%x) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[3, 2], float32>
+      %c = aten.contiguous.default(%tr) : (!exir.tensor<[3, 2], float32>) -> !exir.tensor<[3, 2], float32>
+      %w = aten.fill_.Scalar(%c, 5.0) : (!exir.tensor<[3, 2], float32>) -> !exir.tensor<[3, 2], float32>
+      %row = aten.select.int(%x, 0, 0) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[3], float32>
+      %c2 = aten.contiguous.default(%row) : (!exir.tensor<[3], float32>) -> !exir.tensor<[3], float32>
+      %w2 = aten.fill_.Scalar(%c2, 7.0) : (!exir.tensor<[3], float32>) -> !exir.tensor<[3], float32>
+      %out = aten.clone.default(%x) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[2, 3], float32>
+      %col = aten.clone.default(%c) : (!exir.tensor<[3, 2], float32>) -> !exir.tensor<[3, 2], float32>
+      exir.output %out, %col : !exir.tensor<[2, 3], float32>, !exir.tensor<[3, 2], float32>
+    }
+  }
+}
+"""
+
+
+def test_contiguous_aliases_only_a_contiguous_input() -> None:
+    """
+    torch's `contiguous` is its input when that is contiguous and a copy
+    otherwise: a write through `x[0].contiguous()` reaches `x`, one through
+    `x.t().contiguous()` does not (the TorchScript lowering treated both as
+    views; this pass refused both).
+    """
+    before = parse(CONTIGUOUS)
+    after = assert_preserves(before, "functionalize,exir-dce,verify-export-ir")
+    assert _mutable_ops(after) == []
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out, col = ProgramRunner(after).run([x.copy()])[-2:]
+    want_x = x.copy()
+    want_x[0] = 7.0  # only the row's write reaches x
+    np.testing.assert_array_equal(out, want_x)
+    np.testing.assert_array_equal(col, np.full((3, 2), 5.0, np.float32))
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(x.copy())
+    c = t.t().contiguous()
+    c.fill_(5.0)
+    t[0].contiguous().fill_(7.0)
+    np.testing.assert_array_equal(out, t.numpy())
+    np.testing.assert_array_equal(col, c.numpy())

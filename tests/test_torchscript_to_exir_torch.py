@@ -282,6 +282,28 @@ def test_lists_views_and_writes_through_views() -> None:
     np.testing.assert_allclose(ours, y2.numpy())
 
 
+def copies_or_views(x: Tensor) -> List[Tensor]:
+    x = x + 0.0
+    col = x.t().contiguous()  # x.t() is not contiguous: a copy
+    col[0] = 1.0
+    row = x[1].contiguous()  # a row of x is: x itself
+    row[0] = 2.0
+    flat = x.t().reshape(6)  # no strides view x.t() as 6 elements: a copy
+    flat[5] = 3.0
+    same = x.reshape(3, 2)  # x is contiguous: a view
+    same[0, 1] = 4.0
+    return [x, col, row, flat, same]
+
+
+def test_contiguous_and_reshape_copy_only_when_torch_does() -> None:
+    """
+    The lowering used to treat `contiguous` and `reshape` as views always, so
+    writes through `x.t().contiguous()` reached `x`; torch copies when the
+    input's strides do not allow a view.
+    """
+    check_function(copies_or_views, {"x": torch.arange(6.0).reshape(2, 3)})
+
+
 def scalars_from_tensors(x: Tensor) -> Tensor:
     s = x.sum().item()
     m = float(x.max())

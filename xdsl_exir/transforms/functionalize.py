@@ -39,7 +39,15 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl_exir.analysis.alias_db import Classified, OpKind, bound_operands, classify, is_mutable_type
 from xdsl_exir.dialects import exir
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.transforms.view_scatter import ViewScatterError, scatter_into_base
+from xdsl_exir.transforms.view_scatter import (
+    MAY_COPY,
+    ViewLayout,
+    ViewScatterError,
+    copies,
+    dense_layout,
+    layout_after,
+    scatter_into_base,
+)
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import functional_variant, lookup
 
@@ -65,6 +73,8 @@ class _Alias:
     chain: tuple[tuple[Operation, int], ...] = ()
     """View ops (and result index) from the base to this value."""
     regenerated: dict[int, SSAValue] = field(default_factory=lambda: {})
+    layout: ViewLayout | None = None
+    """Sizes and strides in the base's storage (`view_scatter`), None when unknown."""
 
 
 def _map_tree(value: object, f: Callable[[SSAValue], SSAValue]) -> object:
@@ -105,7 +115,8 @@ class _Functionalizer:
         if a is None:
             st = _Storage(v, v)
             self.storages.append(st)
-            a = self.aliases[v] = _Alias(st)
+            layout = dense_layout(v.type.sizes) if isinstance(v.type, exir.TensorType) else None
+            a = self.aliases[v] = _Alias(st, layout=layout)
         return a
 
     def latest(self, v: SSAValue) -> SSAValue:
@@ -192,7 +203,12 @@ class _Functionalizer:
             if src is None:
                 continue
             parent = self._alias_of(src)
-            self.aliases[r] = _Alias(parent.storage, (*parent.chain, (op, i)))
+            sizes = r.type.sizes
+            if op.name in MAY_COPY and copies(op.name, parent.layout, sizes):
+                continue  # `contiguous` / `reshape` of a layout they cannot alias: a fresh tensor, as in torch
+            args = cast(AtenOp, op).get_args()
+            layout = layout_after(op.name, args[1:], cast(AtenOp, op).get_kwargs(), parent.layout, sizes)
+            self.aliases[r] = _Alias(parent.storage, (*parent.chain, (op, i)), layout=layout)
 
     def _functionalize_write(self, op: Operation, cl: Classified) -> None:
         info = cl.info

@@ -78,7 +78,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -134,7 +134,15 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.dialects.exir import ListType as ExirListType
 from xdsl_exir.dialects.exir import TupleType as ExirTupleType
-from xdsl_exir.transforms.view_scatter import ViewScatterError, scatter_into_base
+from xdsl_exir.transforms.view_scatter import (
+    MAY_COPY,
+    ViewLayout,
+    ViewScatterError,
+    copies,
+    dense_layout,
+    layout_after,
+    scatter_into_base,
+)
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.function_schema import (
@@ -379,6 +387,8 @@ class ViewStep:
     op: str
     args: tuple[object, ...]
     kwargs: tuple[tuple[str, object], ...] = ()
+    layout: ViewLayout | None = None
+    """The view's sizes and strides in its storage (`view_scatter`), None when unknown."""
 
 
 @dataclass(eq=False)
@@ -628,6 +638,20 @@ class _Lowering:
             v = self.apply_view(step, v)
         t.cached, t.version = v, storage.version
         return v
+
+    def layout_of(self, t: TensorRef) -> ViewLayout | None:
+        """Sizes and strides of `t` in its storage: the storage's own (dense) layout, else its last view's."""
+        if t.path:
+            return t.path[-1].layout
+        st = t.storage.value.type
+        return dense_layout(st.sizes) if isinstance(st, TensorType) else None
+
+    def view_of(self, base: TensorRef, step: ViewStep, value: SSAValue) -> TensorRef:
+        """The tensor `value`, made from `base` by `step`: a further view of `base`'s storage."""
+        sizes = cast(TensorType, value.type).sizes
+        layout = layout_after(step.op, step.args, dict(step.kwargs), self.layout_of(base), sizes)
+        step = replace(step, layout=layout)
+        return TensorRef(base.storage, (*base.path, step), value, base.storage.version)
 
     def apply_view(self, step: ViewStep, base: SSAValue) -> SSAValue:
         cls = cast(type[AtenOp], aten_op_class(step.op))
@@ -1603,10 +1627,12 @@ class _Lowering:
             if built.name.startswith("aten.to.") or built.name == "aten.type_as.default":
                 is_view = is_view and isinstance(base, TensorRef) and self.value_of(base).type == t
             if isinstance(t, TensorType):
+                if is_view and built.name in MAY_COPY:
+                    # `contiguous` / `reshape` of a layout they cannot alias copy, as in torch
+                    is_view = not copies(built.name, self.layout_of(cast(TensorRef, base)), t.sizes)
                 if is_view:
-                    ref = cast(TensorRef, base)
                     step = ViewStep(built.name, tuple(fx_args[1:]), tuple(fx_kwargs.items()))
-                    out.append(TensorRef(ref.storage, (*ref.path, step), r, ref.storage.version))
+                    out.append(self.view_of(cast(TensorRef, base), step, r))
                 else:
                     out.append(self.new_tensor(r))
             elif isinstance(t, SymIntType | SymFloatType | SymBoolType):
@@ -1641,7 +1667,7 @@ class _Lowering:
             self.emit(item)
             r = item.results[0]
             if is_view and isinstance(base, TensorRef) and step is not None:
-                pieces.append(TensorRef(base.storage, (*base.path, step), r, base.storage.version))
+                pieces.append(self.view_of(base, step, r))
             else:
                 pieces.append(self.new_tensor(r))
         return pieces
