@@ -30,7 +30,7 @@ from xdsl_exir.frontends.torchscript_script import script_source
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
-from xdsl_exir.utils.ts_overloads import resolve_node
+from xdsl_exir.utils.overloads import resolve_node
 
 _TS_TYPES: dict[type, Attribute] = {int: ts.IntType(), float: ts.FloatType(), bool: ts.BoolType(), str: ts.StrType()}
 

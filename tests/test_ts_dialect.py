@@ -40,7 +40,7 @@ from xdsl_exir.dialects.ts import (
     ts_annotation_str,
     ts_type_str,
 )
-from xdsl_exir.utils.ts_overloads import TSOverloadError, resolve_node
+from xdsl_exir.utils.overloads import OverloadError, resolve_node
 
 FIXTURES = Path(__file__).parent / "torchscript"
 DUMPS = sorted((FIXTURES / "dumps").glob("*.txt"))
@@ -218,7 +218,7 @@ def test_overloads_match_torch() -> None:
             want = text.split("(", 1)[0]
             try:
                 got = resolve_node(node.kind(), arg_types).name
-            except TSOverloadError as e:
+            except OverloadError as e:
                 got = f"error: {e}"
             checked += 1
             if got != want and (got, want) not in EQUIVALENT:
@@ -228,9 +228,9 @@ def test_overloads_match_torch() -> None:
 
 
 def test_unknown_and_unmatched_calls_are_reported() -> None:
-    with pytest.raises(TSOverloadError, match="unknown operator aten::no_such_op"):
+    with pytest.raises(OverloadError, match="unknown operator aten::no_such_op"):
         resolve_node("aten::no_such_op", [TensorType()])
-    with pytest.raises(TSOverloadError, match=r"no overload of aten::mm accepts \(Tensor, str\)"):
+    with pytest.raises(OverloadError, match=r"no overload of aten::mm accepts \(Tensor, str\)"):
         resolve_node("aten::mm", [TensorType(), StrType()])
 
 

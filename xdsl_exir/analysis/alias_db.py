@@ -231,7 +231,7 @@ def classify(op: Operation) -> Classified:
 
 
 def _ts_kind(op: ts.NodeOp) -> Classified:
-    from xdsl_exir.utils.ts_overloads import TSOverloadError, resolve_node
+    from xdsl_exir.utils.overloads import OverloadError, resolve_node
 
     if op.regions:
         return _UNKNOWN
@@ -240,7 +240,7 @@ def _ts_kind(op: ts.NodeOp) -> Classified:
     if c is None:
         try:
             resolved = resolve_node(op.kind.data, key[1])
-        except (TSOverloadError, ValueError, KeyError):
+        except (OverloadError, ValueError, KeyError):
             c = _UNKNOWN
         else:
             if _for_effect_only(resolved.schema):

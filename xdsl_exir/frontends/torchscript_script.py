@@ -36,7 +36,7 @@ The IR emitter follows TorchScript's (`ir_emitter.cpp`):
   after a `return` or `raise` in the same block is emitted; the graph's
   output is a `prim.Uninitialized` placeholder until `exit-transform`.
 - Builtin calls are `ts.node`s: the overload is resolved from the argument
-  types (`utils/ts_overloads.py`), every argument the call leaves out is
+  types (`utils/overloads.py`), every argument the call leaves out is
   materialized from the schema's default, TorchScript's implicit conversions
   are inserted (`aten::IntImplicit`, `prim::NumToTensor`, ...) and extra
   positional ints are packed into the list argument (`x.view(2, 3)`).
@@ -155,7 +155,14 @@ from xdsl_exir.transforms.convert_to_ssa import (
 )
 from xdsl_exir.transforms.exit_transform import exit_transform
 from xdsl_exir.utils.function_schema import Argument, SchemaParseError, TypeKind, parse_schema
-from xdsl_exir.utils.ts_overloads import ResolvedNode, TSOverloadError, candidates, resolve_node, schema_type_to_ts
+from xdsl_exir.utils.overloads import (
+    OverloadError,
+    ResolvedNode,
+    candidates,
+    resolve_node,
+    schema_type_to_ts,
+    varargs_list_argument,
+)
 
 __all__ = ["ScriptError", "cleanup_graph", "eliminate_dead_code", "script", "script_file", "script_source"]
 
@@ -2219,7 +2226,7 @@ class _FunctionEmitter:
         failure = ""
         try:
             resolved = resolve_node(kind, [v.type for v in given], names, keyword_only=True)
-        except TSOverloadError as e:
+        except OverloadError as e:
             failure = str(e)
         if resolved is None or self._enum_mismatch(resolved, given):
             packed = self._pack_varargs(kind, list(args), list(kwargs), node)
@@ -2265,30 +2272,18 @@ class _FunctionEmitter:
         """Positional ints (or tensors) passed where the last positional parameter is a list: `x.view(2, 3)`."""
         names = [k for k, _ in kwargs]
         for schema in candidates(kind):
-            positional = [a for a in schema.arguments if not a.kwarg_only]
-            if not positional:
+            formal = varargs_list_argument(schema)
+            k = sum(1 for a in schema.arguments if not a.kwarg_only) - 1
+            if formal is None or k >= len(args) or isinstance(args[k].type, ListType | TupleType):
                 continue
-            k = len(positional) - 1
-            if k >= len(args):
-                continue
-            st = positional[k].type.unwrap_optional()
-            if st.kind is not TypeKind.LIST or st.size is not None:
-                continue
-            elem_st = st.elements[0]
-            if elem_st.kind is TypeKind.BASE and (elem_st.name in ("t", "tVal", "tKey") or (
-                elem_st.name.startswith("t") and elem_st.name[1:].isdigit()
-            )):
-                continue
-            if isinstance(args[k].type, ListType | TupleType):
-                continue
-            elem = schema_type_to_ts(elem_st)
+            elem = schema_type_to_ts(formal.type.unwrap_optional().elements[0])
             rest = args[k:]
             if not all(is_subtype(v.type, elem) for v in rest):
                 continue
             types_ = [*(a.type for a in args[:k]), ListType(elem), *(v.type for _, v in kwargs)]
             try:
                 resolved = resolve_node(kind, types_, names, keyword_only=True)
-            except TSOverloadError:
+            except OverloadError:
                 continue
             lst = self.emit(ListConstructOp.make(rest, [ListType(elem)]), node).results[0]
             return resolved, [*args[:k], lst, *(v for _, v in kwargs)]
@@ -2715,7 +2710,7 @@ def _has_side_effects(op: Operation) -> bool:
             return False
         try:
             resolved = resolve_node(kind, [v.type for v in op.operands])
-        except TSOverloadError:
+        except OverloadError:
             return True
         return resolved.schema.is_mutable
     return True

@@ -55,7 +55,7 @@ from xdsl_exir.interpreters.compiler import (
     register_op,
 )
 from xdsl_exir.interpreters.exir_functions import _truth  # pyright: ignore[reportPrivateUsage]
-from xdsl_exir.utils.overloads import Implicit, OverloadError, Typed, apply_implicit, overloads_of, resolve
+from xdsl_exir.utils.overloads import Implicit, OverloadError, Typed, apply_implicit, candidates, resolve
 
 __all__ = ["compile_python_call", "module_classes", "python_targets"]
 
@@ -151,7 +151,7 @@ _SUBSTITUTES: dict[str, tuple[str, dict[str, object]]] = {
 
 
 def _has_runnable_overload(base: str) -> bool:
-    return any(aten_kernels.has_kernel(e.op_name) for e in overloads_of(base))
+    return any(aten_kernels.has_kernel(e.op_name) for e in candidates(f"aten::{base}"))
 
 
 def aten_step(
@@ -755,7 +755,7 @@ def compile_method(op: Operation, ctx: CompileContext, name: str, args: list[obj
         raise InterpreterError("the interpreter runs on the CPU; x.cuda() is not supported", op)
     if name == "__getitem__" and len(args) == 2:
         return _compile_tensor_getitem(op, ctx, args[0], args[1])
-    if not overloads_of(name) and not overloads_of(name.removesuffix("_")):
+    if not candidates(f"aten::{name}") and not candidates(f"aten::{name.removesuffix('_')}"):
         raise InterpreterError(f"the tensor method '{name}' is not supported (no aten::{name} operator)", op)
     return finish(op, aten_step(op, ctx, name, args, kwargs))
 
@@ -830,7 +830,7 @@ def compile_python_call(op: Operation, ctx: CompileContext) -> Prepared:
     for prefix in _TORCH_PREFIXES:
         if target.startswith(prefix):
             base = target[len(prefix):]
-            if "." in base or not overloads_of(base):
+            if "." in base or not candidates(f"aten::{base}"):
                 break
             if prefix == "torch.Tensor.":
                 return compile_method(op, ctx, base, args, kwargs)

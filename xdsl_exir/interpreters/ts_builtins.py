@@ -3,7 +3,7 @@ TorchScript's builtin operators on tensors that have no aten kernel of their own
 
 A TorchScript node calls an overload (`aten::size.int`, `prim::dtype`,
 `aten::Int.Tensor`, `prim::NumToTensor.Scalar`) that
-`ts_overloads.resolve_node` picks from the input types; the tensor operators
+`overloads.resolve_node` picks from the input types; the tensor operators
 with a schema of the aten dialect run the numpy kernels of `aten_kernels`.
 This module implements the rest of what touches tensors: tensor metadata
 (`aten::size`, `prim::dtype`), conversions between numbers and tensors, the
@@ -158,7 +158,7 @@ def _bool_tensor(a: Any) -> bool:
 
 def implicit_conversion(kind: str, schema_type: SchemaType) -> Callable[[Any], Any] | None:
     """
-    What `ts_overloads`' per-argument conversion names do to a value: a
+    What `overloads`' per-argument conversion names do to a value: a
     Tensor passed as an int/float/Scalar, a number passed as a Tensor, a
     tuple passed as a list, an int passed as `int[2]`.
     """

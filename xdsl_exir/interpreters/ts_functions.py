@@ -3,7 +3,7 @@ How the `prim` ops and `ts.node` run, for the graph compiler (`compiler.py`).
 
 A `ts.node` names its operator but not the overload (`aten::add`), so the
 overload is resolved once, when the graph is compiled, from the operand types
-(`ts_overloads.resolve_node`, TorchScript's own schema matching); what is left
+(`overloads.resolve_node`, TorchScript's own schema matching); what is left
 per run is applying the implicit conversions it asks for (a Tensor passed as
 an int, a number passed as a Tensor) and calling the numpy kernel of that
 overload (`aten_kernels`) or, for the builtins on numbers, strings, lists and
@@ -78,7 +78,7 @@ from xdsl_exir.interpreters.ts_builtins import (
 )
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
 from xdsl_exir.utils.tensor_data import TensorDataError
-from xdsl_exir.utils.ts_overloads import TSOverloadError, resolve_node
+from xdsl_exir.utils.overloads import OverloadError, resolve_node
 
 __all__ = [
     "UNINITIALIZED",
@@ -436,7 +436,7 @@ def compile_node(op: Operation, ctx: CompileContext) -> Prepared:
         return _compile_region_call(node, ctx)
     try:
         resolved = resolve_node(kind, [v.type for v in node.operands])
-    except TSOverloadError as e:
+    except OverloadError as e:
         if str(e).startswith("unknown operator"):
             raise InterpreterError(f"no implementation of {kind} (torch defines no operator of that name)", op) from None
         raise InterpreterError(str(e), op) from None

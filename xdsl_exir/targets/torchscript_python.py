@@ -42,7 +42,7 @@ The rules are torch's (`python_print.cpp`):
   torch), other namespaces `ops.<ns>.<name>(...)`; arguments equal to their
   schema defaults are dropped from the end, keyword-only ones are named, and
   `out=` arguments are always named (the overload is resolved from the input
-  types, `utils/ts_overloads.py`); `aten::__getitem__` is `l[i]`, `aten::Int`
+  types, `utils/overloads.py`); `aten::__getitem__` is `l[i]`, `aten::Int`
   `int(x)`, tuples, lists and dicts are literals (`annotate(List[int], [])`
   when empty), `prim::GetAttr` `self.w`, `prim::SetAttr` `self.w = v`,
   `prim::CallMethod` `(self.lin).forward(x, )`, `prim::Uninitialized`
@@ -160,7 +160,7 @@ from xdsl_exir.utils.function_schema import (
     parse_schema,
 )
 from xdsl_exir.utils.op_registry import all_operators
-from xdsl_exir.utils.ts_overloads import TSOverloadError, resolve_node, schema_type_to_ts
+from xdsl_exir.utils.overloads import OverloadError, resolve_node, schema_type_to_ts
 
 __all__ = [
     "TorchScriptPythonPrinter",
@@ -1089,7 +1089,7 @@ def _schema_for(op: Operation, ns: str, name: str, overload: str) -> FunctionSch
         return entry.schema if entry is not None else None
     try:
         return resolve_node(f"{ns}::{name}", [v.type for v in op.operands]).schema
-    except (TSOverloadError, TypeError):  # no overload; operands of non-TorchScript types
+    except (OverloadError, TypeError):  # no overload; operands of non-TorchScript types
         return None
 
 

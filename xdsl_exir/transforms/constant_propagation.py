@@ -175,7 +175,7 @@ def _fold_torchscript(root: Operation, max_elements: int) -> None:
     from xdsl_exir.dialects.prim_canonicalization import constant_of
     from xdsl_exir.dialects.ts import NodeOp
     from xdsl_exir.interpreters.ts_functions import TSCompileContext, compile_node, constant_value
-    from xdsl_exir.utils.ts_overloads import resolve_node
+    from xdsl_exir.utils.overloads import resolve_node
 
     rewriter = Rewriter()
     for op in list(root.walk()):

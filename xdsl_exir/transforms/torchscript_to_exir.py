@@ -41,7 +41,7 @@ lowering. That one mechanism gives the steps the issue asks for:
   mutated buffer becomes a `buffer_mutation` output, a mutated user input a
   `user_input_mutation` output.
 - **Overloads.** A `ts.node` names only its kind; the overload comes from
-  `ts_overloads.resolve_node` over the node's operand types, the aten op
+  `overloads.resolve_node` over the node's operand types, the aten op
   from the overload, and result types from the aten dialect's inference.
   Pointwise operators get explicit `_to_copy` casts where torch would
   promote implicitly, as the `no-promotion` rule of Export IR requires. A
@@ -155,7 +155,7 @@ from xdsl_exir.utils.function_schema import (
 )
 from xdsl_exir.utils.symbolic import SymSize, make_symbol, normalize, parse_python_expr
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for, ts_str
-from xdsl_exir.utils.ts_overloads import ResolvedNode, TSOverloadError, resolve_node
+from xdsl_exir.utils.overloads import OverloadError, ResolvedNode, resolve_node
 
 __all__ = [
     "TorchScriptLoweringError",
@@ -1377,11 +1377,11 @@ class _Lowering:
         """The overload a node of `kind` calls, from its declared input types (or those of its values)."""
         actual = [self.ts_type_of(a, t) for a, t in zip(args, declared)]
         attempts = [declared] if declared == actual else [declared, actual]
-        error: TSOverloadError | None = None
+        error: OverloadError | None = None
         for types in attempts:
             try:
                 resolved = resolve_node(kind, types)
-            except TSOverloadError as e:
+            except OverloadError as e:
                 error = error or e
                 continue
             # A scalar computed from tensor data where the overload wants a number: use the Tensor overload.
@@ -1392,7 +1392,7 @@ class _Lowering:
                 retyped = [ts.TensorType() if isinstance(a, TensorScalar) else t for a, t in zip(args, types)]
                 try:
                     resolved = resolve_node(kind, retyped)
-                except TSOverloadError:
+                except OverloadError:
                     pass
             return resolved
         assert error is not None

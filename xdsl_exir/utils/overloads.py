@@ -1,85 +1,148 @@
 """
-Overload resolution: which ATen overload a Python-level call means.
+Overload resolution: which overload of an operator a call means.
 
-FX records calls the way Python made them (`x.view(n, -1)`, `torch.max(x, 1)`,
-`x.to("cpu")`), naming an operator but not its overload. `resolve` picks the
-overload the way TorchScript's schema matching does (`tryMatchSchema` in
-`torch/csrc/jit/frontend/schema_matching.cpp`), from the schemas alone:
+A call names an operator but not its overload: FX records calls the way Python
+made them (`x.view(n, -1)`, `torch.max(x, 1)`, `x.to("cpu")`), and a
+TorchScript node keeps only its kind (`aten::add`). TorchScript picks the
+overload when it builds the graph (`tryMatchSchema` in
+`torch/csrc/jit/frontend/schema_matching.cpp`); the interpreters, the script
+frontend and the lowering all need the same choice again, made here from the
+schema list alone so that no per-operator table can drift from torch.
 
-1. Candidates are every `aten::<name>` overload of the schema list, in list
-   order. Two passes are made over them; the first overload that accepts the
-   call wins. (Torch tries overloads in registration order, which the sorted
-   schema list does not keep; where two accept the same call, PyTorch keeps
-   them equivalent: `std.dim` and `std.correction` for `x.std(1)`.)
-2. The first pass accepts each argument only for its own kind: a tensor for
-   `Tensor`, an int (not a bool) for `int`/`SymInt`, a float for `float`, any
-   number for `Scalar`, a dtype for `ScalarType`, a string for `str` and
-   `Dimname`, `None` for an optional, a list of matching elements for `T[]`.
-3. The second pass adds the implicit conversions (the cheapest overload wins,
-   ties going to the earlier one; taking a tensor's element, which can fail,
-   costs more than the other conversions): a tensor for an `int`,
-   `float` or `Scalar` (TorchScript's `IntImplicit` / `FloatImplicit` /
-   `ScalarImplicit`: the tensor's one element, taken at run time), an int
-   for a `float`, a string for a `Device`, and a Python number for a
-   `Tensor` (eager PyTorch's wrapped numbers, which the kernels accept as
-   Python scalars, keeping their low type-promotion priority).
-4. A fixed-size list `int[N]` accepts a lone int (repeated N times); the
-   last positional argument, when it is an unsized list, may be given as
-   several positional values (`x.view(2, -1)`, `x.permute(0, 2, 1)`).
-   Keyword arguments bind by name (`input` stands for `self`, as in the
-   Python bindings); every argument without a default must be given.
+One procedure serves both kinds of call:
 
-Values may be known (numpy arrays, Python scalars, lists, `DType`, ...) or
-known only by their IR type, as a `Typed` leaf: the interpreter resolves once
-at compile time from operand types and fills in the values at run time
-(`materialize`). Conversions of `Typed` values are left as `Implicit` nodes.
+1. Candidates are the operator's overloads, in schema-list order.
+2. The call's arguments bind to each candidate's formals by the one schema
+   binder: positional values in order, keywords by name (`input` stands for
+   `self`, as in the Python bindings); every argument without a default must
+   be given. A trailing list parameter may be given as several positional
+   values (`x.view(2, -1)`; TorchScript's `varargsCanBeUsedAsList`).
+3. Two passes are made: the first accepts each argument only for its own kind,
+   the second adds TorchScript's implicit conversions, a tensor's one element
+   for an `int`, `float` or `Scalar` (`IntImplicit`, `FloatImplicit`,
+   `ScalarImplicit`), an int for a `float`, a number for a `Tensor`
+   (`NumToTensor`, eager's wrapped numbers), a string for a `Device`. A
+   conversion that can fail at run time (taking a tensor's element) costs more
+   than one that cannot.
+4. Torch tries overloads in registration order, which the sorted schema list
+   does not keep; within a pass the most specific overload wins instead, ties
+   going to the earlier one. `resolve_node` measures specificity on types (an
+   exact `int` beats `Scalar`, a type variable beats `Any`: `add.int` over
+   `add(Scalar, Scalar)`); `resolve` counts only conversions, so a
+   Python-level call takes the first overload that accepts it without
+   conversions. Both are checked against torch's own choices on the fixtures
+   (`tests/test_ts_dialect.py`, `tests/test_fx_dialect.py`).
+
+`resolve` matches *values*, known (numpy arrays, Python scalars, lists,
+`DType`, ...) or known only by their Export IR type as a `Typed` leaf: the
+interpreter resolves once at compile time from operand types and fills in the
+values at run time (`materialize`); conversions of `Typed` values are left as
+`Implicit` nodes. A fixed-size `int[N]` accepts a lone int, repeated.
+`resolve_node` matches TorchScript *types* on TorchScript's lattice: type
+variables (`t`, `tVal`) bind to the first type they meet, and the result types
+are the schema's returns with the bindings substituted.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.exir import (
-    BoolType,
-    DeviceAttr,
-    DeviceType,
-    DType,
-    FloatType,
-    IntType,
-    Layout,
-    LayoutType,
-    ListType,
-    MemoryFormat,
-    MemoryFormatType,
-    NoneType,
-    OptionalType,
-    ScalarType,
-    ScalarTypeType,
-    StrType,
-    SymBoolType,
-    SymFloatType,
-    SymIntType,
-    TensorType,
-    TupleType,
-)
-from xdsl_exir.utils.function_schema import FunctionSchema, SchemaType, TypeKind
-from xdsl_exir.utils.op_registry import OperatorEntry, all_operators
+from xdsl_exir.dialects import exir, ts
+from xdsl_exir.utils.function_schema import Argument, FunctionSchema, SchemaType, TypeKind
+from xdsl_exir.utils.op_registry import all_operators, overloads
+from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 
 __all__ = [
     "Implicit",
     "OverloadError",
+    "ResolvedNode",
     "Typed",
+    "candidates",
     "materialize",
-    "overloads_of",
+    "needs_filling",
     "resolve",
+    "resolve_node",
+    "schema_type_to_ts",
+    "varargs_list_argument",
 ]
+
+
+class OverloadError(LookupError):
+    """No overload of the operator accepts the call."""
+
+
+# ---------------------------------------------------------------------------
+# The shared procedure
+# ---------------------------------------------------------------------------
+
+
+@cache
+def candidates(qualified: str) -> tuple[FunctionSchema, ...]:
+    """The overloads of `aten::add`, in schema-list order."""
+    return tuple(all_operators()[n].schema for n in overloads(qualified))
+
+
+def is_type_var(name: str) -> bool:
+    """A schema type variable: `t`, `t1`, `tVal`, `tKey`."""
+    return name in ("t", "tVal", "tKey") or (name.startswith("t") and name[1:].isdigit())
+
+
+def varargs_list_argument(schema: FunctionSchema) -> Argument | None:
+    """The last positional argument when it is an unsized list of a non-generic element, which
+    several positional values may fill (TorchScript's `varargsCanBeUsedAsList`: `x.view(2, -1)`)."""
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    if not positional:
+        return None
+    st = positional[-1].type.unwrap_optional()
+    if st.kind is not TypeKind.LIST or st.size is not None or is_type_var(st.elements[0].name):
+        return None
+    return positional[-1]
+
+
+_PYTHON_KEYWORDS = {"input": "self"}
+"""Keyword spellings of the Python bindings."""
+
+
+def _given(
+    schema: FunctionSchema, args: Sequence[object], kwargs: Mapping[str, object], positional_kwarg_only: bool
+) -> dict[str, object] | None:
+    """The given arguments by schema name, or None when the call does not bind."""
+    try:
+        values, extra = bind(
+            schema, args, kwargs, defaults=False, positional_kwarg_only=positional_kwarg_only, aliases=_PYTHON_KEYWORDS
+        )
+    except SchemaBindError:
+        return None
+    return None if extra else values
+
+
+_R = TypeVar("_R")
+
+
+def _select(
+    cands: Sequence[FunctionSchema], attempt: Callable[[FunctionSchema, bool], tuple[_R, int] | None]
+) -> _R | None:
+    """Two passes, without then with implicit conversions; in each the cheapest match, ties to the earlier."""
+    for conversions in (False, True):
+        best: tuple[int, _R] | None = None
+        for schema in cands:
+            matched = attempt(schema, conversions)
+            if matched is not None and (best is None or matched[1] < best[0]):
+                best = (matched[1], matched[0])
+        if best is not None:
+            return best[1]
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Python-level calls: values
+# ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -101,25 +164,8 @@ class Implicit:
     value: object
 
 
-class OverloadError(LookupError):
-    """No overload of the operator accepts the call."""
-
-
-@cache
-def overloads_of(name: str) -> tuple[OperatorEntry, ...]:
-    """The `aten::<name>` overloads, in schema-list order (`add` -> add.Scalar, add.Tensor, ...)."""
-    prefix = f"aten.{name}."
-    return tuple(e for n, e in all_operators().items() if n.startswith(prefix) and n.count(".") == 2)
-
-
-# ---------------------------------------------------------------------------
-# Kinds of values
-# ---------------------------------------------------------------------------
-
 _NO = cast(Any, object())
-"""`_match` result: the value does not fit."""
-
-_TYPE_VARS = re.compile(r"^(t\d*|tVal|Any)$")
+"""`_match_value` result: the value does not fit."""
 
 _TENSOR, _INT, _FLOAT, _BOOL, _COMPLEX, _NUMBER = "Tensor", "int", "float", "bool", "complex", "number"
 _STR, _NONE, _DTYPE, _LAYOUT, _MEMFMT, _DEVICE, _LIST, _OTHER = (
@@ -128,29 +174,29 @@ _STR, _NONE, _DTYPE, _LAYOUT, _MEMFMT, _DEVICE, _LIST, _OTHER = (
 
 
 def _type_kind(t: Attribute) -> str:
-    if isinstance(t, TensorType):
+    if isinstance(t, exir.TensorType):
         return _TENSOR
-    if isinstance(t, IntType | SymIntType):
+    if isinstance(t, exir.IntType | exir.SymIntType):
         return _INT
-    if isinstance(t, FloatType | SymFloatType):
+    if isinstance(t, exir.FloatType | exir.SymFloatType):
         return _FLOAT
-    if isinstance(t, BoolType | SymBoolType):
+    if isinstance(t, exir.BoolType | exir.SymBoolType):
         return _BOOL
-    if isinstance(t, ScalarType):
+    if isinstance(t, exir.ScalarType):
         return _NUMBER
-    if isinstance(t, StrType):
+    if isinstance(t, exir.StrType):
         return _STR
-    if isinstance(t, NoneType):
+    if isinstance(t, exir.NoneType):
         return _NONE
-    if isinstance(t, ScalarTypeType):
+    if isinstance(t, exir.ScalarTypeType):
         return _DTYPE
-    if isinstance(t, LayoutType):
+    if isinstance(t, exir.LayoutType):
         return _LAYOUT
-    if isinstance(t, MemoryFormatType):
+    if isinstance(t, exir.MemoryFormatType):
         return _MEMFMT
-    if isinstance(t, DeviceType):
+    if isinstance(t, exir.DeviceType):
         return _DEVICE
-    if isinstance(t, ListType | TupleType):
+    if isinstance(t, exir.ListType | exir.TupleType):
         return _LIST
     return _OTHER
 
@@ -171,13 +217,13 @@ def _kind(value: object) -> str:
         return _FLOAT
     if isinstance(value, complex | np.complexfloating):
         return _COMPLEX
-    if isinstance(value, DType):
+    if isinstance(value, exir.DType):
         return _DTYPE
-    if isinstance(value, Layout):
+    if isinstance(value, exir.Layout):
         return _LAYOUT
-    if isinstance(value, MemoryFormat):
+    if isinstance(value, exir.MemoryFormat):
         return _MEMFMT
-    if isinstance(value, DeviceAttr):
+    if isinstance(value, exir.DeviceAttr):
         return _DEVICE
     if isinstance(value, str):
         return _STR
@@ -190,13 +236,13 @@ def _items(value: object) -> list[object] | None:
     """The elements of a list value, `Typed` elements for a typed tuple; None if unknown."""
     if isinstance(value, list | tuple):
         return list(cast(Sequence[object], value))
-    if isinstance(value, Typed) and isinstance(value.type, TupleType):
+    if isinstance(value, Typed) and isinstance(value.type, exir.TupleType):
         return [Typed(t, (value.key, i)) for i, t in enumerate(value.type.types.data)]
     return None
 
 
 def _is_none(value: object) -> bool:
-    return value is None or (isinstance(value, Typed) and isinstance(value.type, NoneType))
+    return value is None or (isinstance(value, Typed) and isinstance(value.type, exir.NoneType))
 
 
 # ---------------------------------------------------------------------------
@@ -225,7 +271,7 @@ class _Cost:
         return Implicit(kind, value)
 
 
-def _match_base(name: str, value: object, conversions: bool, cost: _Cost) -> object:
+def _value_base(name: str, value: object, conversions: bool, cost: _Cost) -> object:
     kind = _kind(value)
     if name == "Tensor":
         if kind == _TENSOR:
@@ -275,26 +321,26 @@ def _match_base(name: str, value: object, conversions: bool, cost: _Cost) -> obj
         return _NO
     if name in ("str", "c10::string_view", "Dimname"):
         return value if kind == _STR else _NO
-    if _TYPE_VARS.match(name):
+    if is_type_var(name) or name == "Any":
         return value if kind != _NONE else _NO
     return _NO
 
 
-def _match_list(st: SchemaType, value: object, conversions: bool, cost: _Cost) -> object:
+def _value_list(st: SchemaType, value: object, conversions: bool, cost: _Cost) -> object:
     elem = st.elements[0]
-    if isinstance(value, Typed) and isinstance(value.type, ListType):
+    if isinstance(value, Typed) and isinstance(value.type, exir.ListType):
         # a list known only by type: its elements must fit without conversion
         probe = Typed(value.type.element_type)
-        return value if _match(elem, probe, False, _Cost()) is not _NO else _NO
+        return value if _match_value(elem, probe, False, _Cost()) is not _NO else _NO
     items = _items(value)
     if items is None:
         if st.size is not None and elem.is_base("int", "SymInt", "bool"):
-            one = _match(elem, value, conversions, cost)
+            one = _match_value(elem, value, conversions, cost)
             return _NO if one is _NO else [one] * st.size
         return _NO
     out: list[object] = []
     for item in items:
-        matched = _match(elem, item, conversions, cost)
+        matched = _match_value(elem, item, conversions, cost)
         if matched is _NO:
             return _NO
         out.append(matched)
@@ -303,41 +349,37 @@ def _match_list(st: SchemaType, value: object, conversions: bool, cost: _Cost) -
     return out
 
 
-def _match(st: SchemaType, value: object, conversions: bool, cost: _Cost) -> object:
+def _match_value(st: SchemaType, value: object, conversions: bool, cost: _Cost) -> object:
     """`value` as the argument of schema type `st` (converted if needed), or `_NO`."""
     if st.kind is TypeKind.OPTIONAL:
         if _is_none(value):
             return None
-        return _match(st.elements[0], value, conversions, cost)
+        return _match_value(st.elements[0], value, conversions, cost)
     if _is_none(value):
         return _NO
-    if isinstance(value, Typed) and isinstance(value.type, OptionalType):
+    if isinstance(value, Typed) and isinstance(value.type, exir.OptionalType):
         # an optional value: it fits when its non-None form fits
         inner = Typed(value.type.element_type, value.key)
-        return value if _match(st, inner, conversions, cost) is not _NO else _NO
+        return value if _match_value(st, inner, conversions, cost) is not _NO else _NO
     if st.kind is TypeKind.LIST:
-        return _match_list(st, value, conversions, cost)
+        return _value_list(st, value, conversions, cost)
     if st.kind is TypeKind.BASE:
-        return _match_base(st.name, value, conversions, cost)
+        return _value_base(st.name, value, conversions, cost)
     return _NO
 
 
-# ---------------------------------------------------------------------------
-# Matching a call
-# ---------------------------------------------------------------------------
-
-
-def _packs_varargs(schema: FunctionSchema, index: int, value: object) -> bool:
-    """TorchScript's `varargsCanBeUsedAsList`: `x.view(2, -1)` for `view(Tensor self, SymInt[] size)`."""
-    args = schema.arguments
-    arg = args[index]
-    is_last = index + 1 == len(args) or args[index + 1].kwarg_only
-    st = arg.type.unwrap_optional()
-    if not is_last or st.kind is not TypeKind.LIST or st.size is not None:
-        return False
-    if _TYPE_VARS.match(st.elements[0].name or ""):
-        return False
-    return _kind(value) != _LIST or (isinstance(value, Typed) and not isinstance(value.type, ListType | TupleType))
+def _packed(schema: FunctionSchema, args: Sequence[object]) -> Sequence[object]:
+    """`args` with the values from the last positional parameter on packed into one list, when that
+    parameter is a list and the value there is not one (`x.view(2, -1)`, `x.permute(0, 2, 1)`)."""
+    formal = varargs_list_argument(schema)
+    if formal is None:
+        return args
+    k = sum(1 for a in schema.arguments if not a.kwarg_only) - 1
+    if len(args) <= k:
+        return args
+    if _kind(args[k]) == _LIST:
+        return args
+    return [*args[:k], list(args[k:])]
 
 
 def match_schema(
@@ -349,37 +391,15 @@ def match_schema(
 ) -> dict[str, object] | None:
     """The arguments bound by name (only those given), or None when the schema does not accept the call."""
     cost = cost or _Cost()
-    positional = [a for a in schema.arguments if not a.kwarg_only]
+    given = _given(schema, _packed(schema, args), kwargs, positional_kwarg_only=False)
+    if given is None:
+        return None
     bound: dict[str, object] = {}
-    i = 0
-    while i < len(args):
-        if i >= len(positional):
-            return None
-        formal = positional[i]
-        value = args[i]
-        if i == len(positional) - 1 and len(args) > i and _packs_varargs(schema, schema.arguments.index(formal), value):
-            value = list(args[i:])
-            i = len(args)
-        else:
-            i += 1
-        matched = _match(formal.type, value, conversions, cost)
-        if matched is _NO:
-            return None
-        bound[formal.name] = matched
-    names = {a.name for a in schema.arguments}
-    for key, value in kwargs.items():
-        name = key
-        if name not in names and name == "input" and "self" in names:
-            name = "self"
-        if name not in names or name in bound:
-            return None
-        matched = _match(schema.argument(name).type, value, conversions, cost)
+    for name, value in given.items():
+        matched = _match_value(schema.argument(name).type, value, conversions, cost)
         if matched is _NO:
             return None
         bound[name] = matched
-    for a in schema.arguments:
-        if a.name not in bound and not a.has_default:
-            return None
     return bound
 
 
@@ -400,26 +420,24 @@ def resolve(
     Raises `OverloadError` when no overload accepts the call.
     """
     kwargs = kwargs or {}
-    candidates = [e for e in overloads_of(name) if accept is None or accept(e.op_name)]
-    if not candidates:
-        raise OverloadError(f"no operator aten::{name}" + (" that can run" if overloads_of(name) else ""))
-    for entry in candidates:
-        bound = match_schema(entry.schema, args, kwargs, False)
-        if bound is not None:
-            return entry.op_name, bound
-    best: tuple[int, str, dict[str, object]] | None = None
-    for entry in candidates:
+    every = candidates(f"aten::{name}")
+    cands = [s for s in every if accept is None or accept(s.op_name)]
+    if not cands:
+        raise OverloadError(f"no operator aten::{name}" + (" that can run" if every else ""))
+
+    def attempt(schema: FunctionSchema, conversions: bool) -> tuple[tuple[str, dict[str, object]], int] | None:
         cost = _Cost()
-        bound = match_schema(entry.schema, args, kwargs, True, cost)
-        if bound is not None and (best is None or cost.n < best[0]):
-            best = (cost.n, entry.op_name, bound)
-    if best is not None:
-        return best[1], best[2]
+        bound = match_schema(schema, args, kwargs, conversions, cost)
+        return None if bound is None else ((schema.op_name, bound), cost.n)
+
+    chosen = _select(cands, attempt)
+    if chosen is not None:
+        return chosen
     shown = ", ".join([_describe(a) for a in args] + [f"{k}={_describe(v)}" for k, v in kwargs.items()])
     raise OverloadError(
         f"no overload of aten::{name} accepts ({shown}); candidates: "
-        + "; ".join(str(e.schema) for e in candidates[:8])
-        + ("; ..." if len(candidates) > 8 else "")
+        + "; ".join(str(s) for s in cands[:8])
+        + ("; ..." if len(cands) > 8 else "")
     )
 
 
@@ -441,7 +459,7 @@ def _describe(value: object) -> str:
 def apply_implicit(kind: str, value: object) -> object:
     """Run an implicit conversion on a run-time value."""
     if kind == "Device":
-        return DeviceAttr(cast(str, value)) if isinstance(value, str) else value
+        return exir.DeviceAttr(cast(str, value)) if isinstance(value, str) else value
     if isinstance(value, np.ndarray):
         if value.size != 1:
             raise ValueError(
@@ -477,3 +495,230 @@ def needs_filling(tree: object) -> bool:
     if isinstance(tree, dict):
         return any(needs_filling(v) for v in cast(dict[str, object], tree).values())
     return False
+
+
+# ---------------------------------------------------------------------------
+# TorchScript nodes: types
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResolvedNode:
+    """The overload a node calls."""
+
+    name: str
+    """`aten::add.Tensor` (no overload name: `aten::relu`)."""
+    schema: FunctionSchema
+    result_types: tuple[Attribute, ...]
+    bindings: tuple[int | None, ...] = field(default=())
+    """Per schema argument: the index of the given argument filling it, None for the default."""
+    conversions: tuple[str | None, ...] = field(default=())
+    """Per given argument: the implicit conversion it needs (`"int"`, `"float"`, `"Scalar"`, `"Tensor"`, `"Device"`), or None."""
+
+
+_BASE_TYPES: dict[str, Attribute] = {
+    "Tensor": ts.TensorType(),
+    "int": ts.IntType(),
+    "SymInt": ts.IntType(),
+    "ScalarType": ts.IntType(),
+    "Layout": ts.IntType(),
+    "MemoryFormat": ts.IntType(),
+    "float": ts.FloatType(),
+    "SymFloat": ts.FloatType(),
+    "bool": ts.BoolType(),
+    "SymBool": ts.BoolType(),
+    "complex": ts.ComplexType(),
+    "Scalar": ts.NumberType(),
+    "number": ts.NumberType(),
+    "str": ts.StrType(),
+    "Dimname": ts.StrType(),
+    "Device": ts.DeviceType(),
+    "Generator": ts.GeneratorType(),
+    "NoneType": ts.NoneType(),
+    "Any": ts.AnyType(),
+}
+
+
+def schema_type_to_ts(st: SchemaType, bindings: dict[str, Attribute] | None = None) -> Attribute:
+    """A schema type as a TorchScript type, type variables substituted (unbound ones become Any)."""
+    bindings = bindings or {}
+    if st.kind is TypeKind.BASE:
+        if is_type_var(st.name):
+            return bindings.get(st.name, ts.AnyType())
+        if st.name in _BASE_TYPES:
+            return _BASE_TYPES[st.name]
+        if st.name.startswith("__torch__."):
+            return ts.ClassType(st.name)
+        return ts.OpaqueType(st.name)
+    if st.kind is TypeKind.LIST:
+        return ts.ListType(schema_type_to_ts(st.elements[0], bindings))
+    if st.kind is TypeKind.OPTIONAL:
+        return ts.OptionalType(schema_type_to_ts(st.elements[0], bindings))
+    if st.kind is TypeKind.TUPLE:
+        return ts.TupleType(*(schema_type_to_ts(e, bindings) for e in st.elements))
+    items = [schema_type_to_ts(e, bindings) for e in st.elements]
+    if st.name == "Dict" and len(items) == 2:
+        return ts.DictType(*items)
+    if st.name == "Future" and len(items) == 1:
+        return ts.FutureType(items[0])
+    if st.name == "Union":
+        return ts.UnionType(*items)
+    return ts.OpaqueType(st.name)
+
+
+@dataclass
+class _State:
+    bindings: dict[str, Attribute] = field(default_factory=dict[str, Attribute])
+    cost: int = 0
+
+
+def _match_type(st: SchemaType, t: Attribute, conversions: bool, state: _State, top: bool) -> str | None | bool:
+    """
+    Whether a value of type `t` fits `st`: False if not, True if as is, or
+    the name of the implicit conversion it needs (only at the top level).
+    """
+    if isinstance(t, ts.AnyType):
+        return True
+    if st.kind is TypeKind.OPTIONAL:
+        if isinstance(t, ts.NoneType):
+            return True
+        if isinstance(t, ts.OptionalType):
+            return _match_type(st.elements[0], t.element, False, state, False) is True
+        return _match_type(st.elements[0], t, conversions, state, top)
+    if st.kind is TypeKind.BASE:
+        if is_type_var(st.name):
+            bound = state.bindings.get(st.name)
+            if bound is None:
+                state.bindings[st.name] = t
+                return True
+            if ts.is_subtype(t, bound):
+                return True
+            if ts.is_subtype(bound, t) or ts.unrefined(bound) == ts.unrefined(t):
+                state.bindings[st.name] = ts.unrefined(t) if ts.unrefined(bound) == ts.unrefined(t) else t
+                return True
+            return False
+        name = st.name
+        if name == "Any":
+            state.cost += 1
+            return True
+        want = _BASE_TYPES.get(name)
+        if want is None:
+            return isinstance(t, ts.ClassType | ts.OpaqueType) and t.qualname.data == name
+        if ts.is_subtype(t, want):
+            # An exact kind beats a wider one (`add.int` over `add(Scalar, Scalar)`).
+            if type(t) is not type(want):
+                state.cost += 1
+            return True
+        if name in ("int", "SymInt", "ScalarType", "Layout", "MemoryFormat") and isinstance(t, ts.BoolType) and not top:
+            return False
+        if not (conversions and top):
+            return False
+        # TorchScript's implicit conversions.
+        if isinstance(want, ts.FloatType) and isinstance(t, ts.IntType):
+            state.cost += 1
+            return "float"
+        if isinstance(want, ts.TensorType) and isinstance(t, ts.IntType | ts.FloatType | ts.BoolType | ts.NumberType):
+            state.cost += 1
+            return "Tensor"
+        if isinstance(t, ts.TensorType) and isinstance(want, ts.IntType | ts.FloatType | ts.NumberType):
+            state.cost += 2
+            return {"int": "int", "SymInt": "int", "float": "float"}.get(name, "Scalar")
+        if isinstance(want, ts.DeviceType) and isinstance(t, ts.StrType):
+            state.cost += 1
+            return "Device"
+        return False
+    if st.kind is TypeKind.LIST:
+        elem = st.elements[0]
+        if isinstance(t, ts.ListType):
+            return _match_type(elem, t.element, False, state, False) is True or (
+                # `Tensor[]` also takes `Float(2)[]`; `int[]` takes `int[]` only.
+                elem.kind is TypeKind.BASE and elem.name == "Tensor" and isinstance(t.element, ts.TensorType)
+            )
+        if isinstance(t, ts.TupleType) and conversions and top:
+            ok = all(_match_type(elem, e, False, state, False) is True for e in t.element_types)
+            if ok:
+                state.cost += 1
+                return "list"
+            return False
+        if st.size is not None and top and elem.kind is TypeKind.BASE and elem.name in ("int", "SymInt"):
+            # `int[2] stride` accepts a single int, repeated.
+            return "repeat" if isinstance(t, ts.IntType) else False
+        return False
+    if st.kind is TypeKind.TUPLE:
+        return isinstance(t, ts.TupleType) and len(t.element_types) == len(st.elements) and all(
+            _match_type(e, x, False, state, False) is True for e, x in zip(st.elements, t.element_types)
+        )
+    # Generic: Dict, Future, Union, ...
+    if st.name == "Dict" and isinstance(t, ts.DictType):
+        return all(_match_type(e, x, False, state, False) is True for e, x in zip(st.elements, t.element_types))
+    if st.name == "Future" and isinstance(t, ts.FutureType):
+        return _match_type(st.elements[0], t.element, False, state, False) is True
+    if st.name == "Union":
+        return any(_match_type(e, t, False, state, False) is True for e in st.elements)
+    return False
+
+
+def _try(
+    schema: FunctionSchema,
+    arg_types: Sequence[Attribute],
+    kwarg_names: Sequence[str],
+    conversions: bool,
+    keyword_only: bool,
+) -> tuple[ResolvedNode, int] | None:
+    n_pos = len(arg_types) - len(kwarg_names)
+    if schema.is_vararg:
+        # `aten::format(str self, ...)`: the fixed arguments positionally, then anything
+        if kwarg_names or n_pos < len(schema.arguments):
+            return None
+        given = {a.name: i for i, a in enumerate(schema.arguments)}
+    else:
+        # A node's inputs are positional and complete, keyword-only arguments included;
+        # a call written in source (`keyword_only`) cannot fill those positionally.
+        bound = _given(
+            schema, range(n_pos), {k: n_pos + i for i, k in enumerate(kwarg_names)}, positional_kwarg_only=not keyword_only
+        )
+        if bound is None:
+            return None
+        given = cast(dict[str, int], bound)
+    state = _State()
+    conv: list[str | None] = [None] * len(arg_types)
+    bindings = tuple(given.get(a.name) for a in schema.arguments)
+    for a, g in zip(schema.arguments, bindings):  # in schema order: type variables bind left to right
+        if g is None:
+            continue
+        m = _match_type(a.type, arg_types[g], conversions, state, True)
+        if m is False:
+            return None
+        if isinstance(m, str):
+            conv[g] = m
+    results = () if schema.is_varret else tuple(schema_type_to_ts(r.type, state.bindings) for r in schema.returns)
+    name = f"{schema.namespace}::{schema.name}" + (f".{schema.overload_name}" if schema.overload_name else "")
+    return ResolvedNode(name, schema, results, bindings, tuple(conv)), state.cost
+
+
+def resolve_node(
+    kind: str,
+    arg_types: Sequence[Attribute],
+    kwarg_names: Sequence[str] = (),
+    *,
+    keyword_only: bool = False,
+) -> ResolvedNode:
+    """
+    The overload of `kind` (`aten::add`) that inputs of `arg_types` call.
+    With `kwarg_names`, the last `len(kwarg_names)` types are keyword arguments.
+    With `keyword_only` (a call written in source, not a node's complete
+    inputs), positional arguments cannot fill keyword-only parameters.
+    """
+    cands = candidates(kind)
+    if not cands:
+        raise OverloadError(f"unknown operator {kind}")
+    chosen = _select(cands, lambda s, conversions: _try(s, arg_types, kwarg_names, conversions, keyword_only))
+    if chosen is not None:
+        return chosen
+    n_pos = len(arg_types) - len(kwarg_names)
+    shown = ", ".join(
+        [ts.ts_type_str(t) for t in arg_types[:n_pos]]
+        + [f"{k}: {ts.ts_type_str(t)}" for k, t in zip(kwarg_names, arg_types[n_pos:])]
+    )
+    listed = "; ".join(str(s) for s in cands[:6]) + ("; ..." if len(cands) > 6 else "")
+    raise OverloadError(f"no overload of {kind} accepts ({shown}); candidates: {listed}")

@@ -3,7 +3,7 @@ TorchScript's builtin operators on values that are not tensors: the one table
 the interpreter runs and `torchscript-to-exir` folds with.
 
 A TorchScript node calls an overload (`aten::add.int`, `aten::len.t`,
-`aten::__getitem__.Dict_str`) that `ts_overloads.resolve_node` picks from the
+`aten::__getitem__.Dict_str`) that `overloads.resolve_node` picks from the
 input types. Those on numbers, strings, lists, dicts and size lists have one
 implementation here, torch-free and dialect-free, so the interpreter
 (`interpreters/ts_builtins.py` adds the tensor ones) and the lowering, which
