@@ -467,7 +467,8 @@ def text_case(kind: str) -> Callable[[random.Random, Path], None]:
             check_promise("exir-run", invoke("exir-run", argv), out)
         else:
             out = tmp / "out.mlir"
-            check_promise("exir-opt", invoke("exir-opt", [str(src), "--from", kind, "-o", str(out)]), out)
+            argv = [str(src), "--from", kind, "--max-tensor-bytes", LIMIT, "-o", str(out)]
+            check_promise("exir-opt", invoke("exir-opt", argv), out)
 
     return build
 
@@ -577,7 +578,7 @@ def pipeline_case(rng: random.Random, tmp: Path) -> None:
         check_promise("exir-run", invoke("exir-run", argv), out)
     else:
         out = tmp / "out.mlir"
-        argv = [program, f"--pass-pipeline={spec}", "-o", str(out)]
+        argv = [program, f"--pass-pipeline={spec}", "--max-tensor-bytes", LIMIT, "-o", str(out)]
         result = invoke("exir-opt", argv)
         check_promise("exir-opt", result, out)
         if result.rc == 1 and "unknown pass" in result.err:

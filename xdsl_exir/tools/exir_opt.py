@@ -408,6 +408,11 @@ class ExirOptMain(xDSLOptMain):
             except (ValueError, OverflowError) as e:  # xDSL converts literals with int()/float()
                 line, col = parser.line_col(parser.pos)
                 raise ExirUserError(f"{self.get_input_name()}:{line}:{col}: number out of range ({e})") from None
+            except VerifyException as e:  # an attribute or type refused as it is built
+                if self.args.verify_diagnostics:
+                    raise  # printed as it is by xDSL's driver
+                line, col = parser.line_col(parser.pos)
+                raise ExirUserError(f"{self.get_input_name()}:{line}:{col}: {e}") from None
 
         self.available_frontends["mlir"] = parse_mlir
 

@@ -31,7 +31,7 @@ from xdsl_exir.dialects.ts import IntType, MethodOp, NodeOp
 from xdsl_exir.transforms.convert_to_ssa import bool_constant
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
-__all__ = ["UnrollLoopsPass", "int_constant", "make_int_constant"]
+__all__ = ["MAX_UNROLLED_NODES", "UnrollLoopsPass", "int_constant", "make_int_constant"]
 
 
 def int_constant(value: SSAValue) -> int | None:
@@ -86,6 +86,10 @@ def _repeat_body(body: Block, times: int, iteration: list[SSAValue] | None, dest
     return current
 
 
+MAX_UNROLLED_NODES = 100_000
+"""Nodes one loop may unroll into (torch's defaults allow 64 * 32 = 2048): options beyond it are refused."""
+
+
 @dataclass(frozen=True)
 class UnrollLoopsPass(ModulePass):
     """Unroll small TorchScript for-loops, fully when the trip count is a small constant."""
@@ -105,6 +109,14 @@ class UnrollLoopsPass(ModulePass):
                 op,
                 f"unroll-loops: factor must be at least 1 (got {self.factor}) and max-trip-count and "
                 f"max-body-size non-negative (got {self.max_trip_count}, {self.max_body_size})",
+            )
+        copies = max(self.factor, self.max_trip_count) * max(self.max_body_size, 1)
+        if copies > MAX_UNROLLED_NODES:
+            raise ExirDiagnostic(
+                op,
+                f"unroll-loops: factor {self.factor} or max-trip-count {self.max_trip_count} times "
+                f"max-body-size {self.max_body_size} allows {copies} copied nodes per loop, more than "
+                f"{MAX_UNROLLED_NODES}",
             )
         for method in [m for m in op.walk() if isinstance(m, MethodOp)]:
             self._block(method.body.block)

@@ -1,4 +1,4 @@
-"""
+r"""
 Fixes of the pinned xDSL (0.74) that the tools' promises depend on, applied
 when `xdsl_exir` is imported (so also inside the stock `xdsl-opt`). Each keeps
 the language xDSL accepts and only removes a failure; `apply()` is idempotent.
@@ -16,6 +16,14 @@ the language xDSL accepts and only removes a failure; `apply()` is idempotent.
   attribute key did not parse again, and a string attribute came back as
   `BytesAttr`. As its docstring says it should, the lexer now reads an escaped
   literal whose bytes are UTF-8 as a string (the two print alike anyway).
+- An integer type of any width was accepted, and its value range is computed
+  with `1 << width`: `i100000000000` in a file of a few bytes asked for 25 GB.
+  Widths above MLIR's `IntegerType::kMaxWidth` (2**24 - 1) are refused.
+- A splat `dense<1.0> : tensor<1000000000xf32>` is expanded by the parser into
+  a Python list of every element (8 bytes a slot, plus the packed data): a
+  one-line file asked for 12 GB. The size a dense literal's type gives is
+  checked against the tensor size limit of `limits.py` first (counting the
+  list), and refused with a parse error naming it.
 - A value name hint loses a `_<digits>` suffix, so `%_1` (valid MLIR, and a
   TorchScript dump's name for a Python variable `_1`) gets the empty hint `""`,
   which xDSL's own `replace_all_uses_with` then refuses to copy: every pass that
@@ -27,9 +35,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
+from xdsl.parser.attribute_parser import AttrParser
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Position, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
+
+from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
 
 __all__ = ["apply"]
 
@@ -40,6 +53,46 @@ _extract_valid_name = SSAValue.extract_valid_name.__func__  # pyright: ignore[re
 
 def _no_empty_hint(cls: type[SSAValue], name: str | None) -> str | None:
     return _extract_valid_name(cls, name) or None
+
+
+MAX_INTEGER_WIDTH = (1 << 24) - 1
+"""MLIR's `IntegerType::kMaxWidth`."""
+
+_verify_integer_type = IntegerType.verify
+
+
+def _verify_width(self: IntegerType) -> None:
+    if self.width.data > MAX_INTEGER_WIDTH:
+        raise VerifyException(f"integer type bitwidth {self.width.data} exceeds MLIR's limit of {MAX_INTEGER_WIDTH}")
+    _verify_integer_type(self)
+
+
+_LIST_SLOT = 8
+"""Bytes of a Python list slot: what xDSL's expanded splat costs per element beside the data."""
+
+_parse_dense_literal_type = AttrParser._parse_dense_literal_type  # pyright: ignore[reportPrivateUsage]
+_parse_dense_elements = AttrParser.parse_dense_int_or_fp_elements_attr
+
+
+def _check_dense_size(parser: AttrParser, type: Any) -> None:
+    element = getattr(type.element_type, "compile_time_size", None)
+    itemsize = element if isinstance(element, int) else 8
+    try:
+        check_tensor_bytes("the dense literal (parsed as a list)", list(type.get_shape()), itemsize + _LIST_SLOT)
+    except TensorSizeError as e:
+        parser.raise_error(str(e))
+
+
+def _sized_dense_literal_type(self: AttrParser) -> Any:
+    type = _parse_dense_literal_type(self)
+    _check_dense_size(self, type)
+    return type
+
+
+def _sized_dense_elements(self: AttrParser, type: Any) -> Any:
+    if type is not None:
+        _check_dense_size(self, type)
+    return _parse_dense_elements(self, type)
 
 
 _lex_string_literal = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
@@ -61,5 +114,8 @@ def apply() -> None:
     MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
     fixed: Any = classmethod(_no_empty_hint)
     SSAValue.extract_valid_name = fixed
+    IntegerType.verify = _verify_width
+    AttrParser._parse_dense_literal_type = _sized_dense_literal_type  # pyright: ignore[reportPrivateUsage]
+    AttrParser.parse_dense_int_or_fp_elements_attr = _sized_dense_elements
     if MLIRLexer._lex_string_literal is _lex_string_literal:  # pyright: ignore[reportPrivateUsage]
         MLIRLexer._lex_string_literal = _utf8_is_string  # pyright: ignore[reportPrivateUsage]
