@@ -671,6 +671,14 @@ def test_xdsl_fixes_hold(tmp_path: Path) -> None:
     assert invoke("exir-opt", [str(accents), "--print-debuginfo", "-o", str(first)]).rc == 0
     assert invoke("exir-opt", [str(first), "--print-debuginfo", "-o", str(second)]).rc == 0
     assert '"jos\\C3\\A9.py":14' in second.read_text() and '"aten.ab\\C3\\A9"' in second.read_text()
+    for bomb, message in (
+        ('"test.op"() {a = 1 : i100000000000} : () -> ()', "exceeds MLIR's limit"),
+        ('"test.op"() {a = dense<1.0> : tensor<1000000000xf32>} : () -> ()', "the dense literal"),
+    ):
+        src = tmp_path / "bomb.mlir"
+        src.write_text(bomb + "\n")
+        r = invoke("exir-opt", [str(src), "--allow-unregistered-dialect"])
+        assert r.rc == 1 and message in r.err and "bomb.mlir:1:" in r.err, r.err
     names = tmp_path / "names.mlir"
     names.write_text(
         "builtin.module {\n  ts.method @forward {\n  ^bb0(%x: !ts.tensor):\n"
@@ -710,9 +718,10 @@ def test_exit_codes_of_real_processes(tmp_path: Path) -> None:
 
 def test_ctrl_c_ends_a_long_parse_cleanly(tmp_path: Path) -> None:
     t = "!exir.tensor<[4], float32>"
-    lines = [f'exir.program inputs [<user_input "x">] outputs [<user_output "v19999">] {{', f"exir.graph @forward(%x: {t}) -> {t} {{"]
+    head = 'exir.program inputs [<user_input "x">] outputs [<user_output "v99999">] {'
+    lines = [head, f"exir.graph @forward(%x: {t}) -> {t} {{"]
     prev = "%x"
-    for i in range(20_000):
+    for i in range(100_000):  # seconds to parse even when parsing gets much faster
         lines.append(f"  %v{i} = aten.relu.default({prev}) : ({t}) -> {t}")
         prev = f"%v{i}"
     lines += [f"  exir.output {prev} : {t}", "}", "}"]
@@ -720,7 +729,7 @@ def test_ctrl_c_ends_a_long_parse_cleanly(tmp_path: Path) -> None:
     src.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out.mlir"
     proc = tool_process("exir-opt", str(src), "-o", str(out))
-    time.sleep(2.0)  # past start-up, inside the parse (seconds long)
+    time.sleep(1.5)  # past start-up (or not: then the start-up handler answers), inside the parse
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
