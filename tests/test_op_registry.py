@@ -10,13 +10,22 @@ torchgen's grouping of an operator's variants.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from xdsl_exir.interpreters import aten_kernels
-from xdsl_exir.utils.op_registry import all_operators, functional_variant, overloads
+from xdsl_exir.utils.op_registry import (
+    all_operators,
+    functional_variant,
+    overloads,
+    selected_operators,
+    selection_violations,
+)
 
 
 def test_overloads_in_schema_list_order() -> None:
@@ -112,3 +121,27 @@ def test_functional_variants_match_torch() -> None:
         _, ibase, ioverload = name.split(".")
         inplace = getattr(getattr(torch.ops.aten, ibase), ioverload)._schema
         assert reinplace._schemas_match(functional, inplace), name
+
+
+def test_aten_ops_txt_satisfies_its_selection_rule() -> None:
+    """Every core overload and every in-place/out= variant of a listed overload is listed
+    (`python scripts/check_aten_ops.py --fix` adds what is missing)."""
+    assert selection_violations(selected_operators()) == []
+
+
+def test_selection_rule_violations_are_reported() -> None:
+    names = [n for n in selected_operators() if n not in ("aten.add_.Tensor", "aten.relu.default")]
+    problems = selection_violations([*names, "aten.no_such.default", "aten.hardtanh_.default"])
+    assert "aten.add_.Tensor: a variant of the listed aten.add.Tensor, not listed" in problems
+    assert "aten.relu.default: core-tagged but not listed" in problems
+    assert "aten.no_such.default: not an overload of torch_schemas.txt" in problems
+    assert "aten.hardtanh_.default: listed twice" in problems
+    # relu_ stays listed without its functional form
+    assert any(p.startswith("aten.relu_.default: an in-place/out= overload") for p in problems)
+
+
+def test_check_script_passes() -> None:
+    script = Path(__file__).parents[1] / "scripts" / "check_aten_ops.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "satisfy the selection rule" in done.stdout

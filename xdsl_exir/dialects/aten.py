@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from functools import cache
-from importlib.resources import files
 from typing import ClassVar, cast
 
 import sympy
@@ -96,7 +95,7 @@ from xdsl_exir.dialects.exir import (
     sym_equal,
 )
 from xdsl_exir.utils.function_schema import AliasSet, FunctionSchema, SchemaType, TypeKind
-from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.op_registry import lookup, selected_operators
 from xdsl_exir.utils.schema_binding import bind
 
 __all__ = [
@@ -581,16 +580,7 @@ def _make_op_class(op_name: str) -> type[AtenOp]:
     return cast(type[AtenOp], type(_class_name(op_name), (AtenOp,), namespace))
 
 
-def _read_op_names() -> tuple[str, ...]:
-    text = files("xdsl_exir.dialects").joinpath("aten_ops.txt").read_text()
-    return tuple(
-        line.strip()
-        for line in text.splitlines()
-        if line.strip() and not line.startswith("#")
-    )
-
-
-ATEN_OP_NAMES: tuple[str, ...] = _read_op_names()
+ATEN_OP_NAMES: tuple[str, ...] = selected_operators()
 """IR names of every generated op, in the order of `aten_ops.txt`."""
 
 _OP_CLASSES: dict[str, type[AtenOp]] = {n: _make_op_class(n) for n in ATEN_OP_NAMES}

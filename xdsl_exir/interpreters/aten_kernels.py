@@ -35,8 +35,6 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
-from importlib.resources import files
 from typing import Any, cast
 
 import numpy as np
@@ -45,7 +43,7 @@ from numpy.lib.stride_tricks import as_strided, sliding_window_view
 from xdsl_exir.dialects.exir import DType, MemoryFormat
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.limits import check_tensor_bytes
-from xdsl_exir.utils.op_registry import functional_variant, lookup
+from xdsl_exir.utils.op_registry import functional_variant, lookup, selected_operators
 from xdsl_exir.utils.schema_binding import bind
 
 __all__ = [
@@ -2856,19 +2854,13 @@ def _bind_names(name: str) -> set[str]:
     return {a.name for a in _schema(name).arguments}
 
 
-@cache
-def _listed_ops() -> tuple[str, ...]:
-    text = files("xdsl_exir.dialects").joinpath("aten_ops.txt").read_text()
-    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
-
-
 SKIPPED: dict[str, str] = {}
 """Listed operators without a kernel, with the reason."""
 
 
 def _build() -> dict[str, Kernel]:
     kernels: dict[str, Kernel] = {}
-    for name in _listed_ops():
+    for name in selected_operators():
         if name in _FUNCTIONAL:
             kernels[name] = _FUNCTIONAL[name]
             continue

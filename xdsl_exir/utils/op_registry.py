@@ -10,6 +10,7 @@ on first use only, so asking whether a target is known stays cheap.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -221,3 +222,51 @@ def functional_variant(name: str, *, mutable: bool = False) -> str | None:
             hits.append((candidate, have == wanted))
     best = [c for c, same_names in hits if same_names] or [c for c, _ in hits]
     return best[0] if best else None
+
+
+# ---------------------------------------------------------------------------
+# The aten dialect's selection
+# ---------------------------------------------------------------------------
+
+
+@cache
+def selected_operators() -> tuple[str, ...]:
+    """The IR names `aten_ops.txt` lists, in file order: the overloads the aten dialect has ops for."""
+    text = files("xdsl_exir.dialects").joinpath("aten_ops.txt").read_text()
+    return tuple(s for line in text.splitlines() if (s := line.strip()) and not s.startswith("#"))
+
+
+def selection_violations(names: Sequence[str]) -> list[str]:
+    """
+    Where a list of overloads breaks the rule `aten_ops.txt` states: every
+    core-tagged aten overload, chosen pre-decomposition operators, and their
+    in-place and out= variants. Checked: each name is a known overload,
+    listed once; every core overload is listed; every in-place or out= variant
+    of a listed overload is listed; every listed in-place or out= overload is
+    core or a variant of a listed one (an in-place overload without a
+    functional variant, such as TorchScript's `copy_.int`, may belong to a
+    listed operator by name). Which functional operators beyond core are
+    worth listing is the list's own choice.
+    """
+    ops = all_operators()
+    listed = set(names)
+    problems = [f"{n}: not an overload of torch_schemas.txt" for n in sorted(listed) if n not in ops]
+    problems += [f"{n}: listed twice" for n in sorted(listed) if names.count(n) > 1]
+    aten = [n for n in ops if n.startswith("aten.")]
+    core = {n for n in aten if "core" in ops[n].tags}
+    problems += [f"{n}: core-tagged but not listed" for n in sorted(core - listed)]
+    for n in aten:
+        variant = functional_variant(n, mutable=True)
+        if variant in listed and n not in listed:
+            problems.append(f"{n}: a variant of the listed {variant}, not listed")
+    for n in sorted(listed & set(aten)):
+        schema = ops[n].schema
+        if n in core or not (schema.is_inplace or schema.is_out):
+            continue
+        variant = functional_variant(n, mutable=True)
+        if variant in listed:
+            continue
+        if variant is None and schema.is_inplace and any(o in listed for o in overloads(f"aten::{schema.name[:-1]}")):
+            continue
+        problems.append(f"{n}: an in-place/out= overload whose functional form {variant} is not listed")
+    return problems
