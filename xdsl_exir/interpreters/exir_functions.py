@@ -111,24 +111,47 @@ def target_of(op: Operation) -> str:
 # fast paths: same-dtype pointwise ops
 # ---------------------------------------------------------------------------
 
-_FAST_BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "aten.add.Tensor": np.add,
-    "aten.sub.Tensor": np.subtract,
-    "aten.mul.Tensor": np.multiply,
-    "aten.div.Tensor": np.true_divide,
-    "aten.maximum.default": np.maximum,
-    "aten.minimum.default": np.minimum,
+FAST_BINARY: dict[str, str] = {
+    "aten.add.Tensor": "add",
+    "aten.sub.Tensor": "subtract",
+    "aten.mul.Tensor": "multiply",
+    "aten.div.Tensor": "true_divide",
+    "aten.maximum.default": "maximum",
+    "aten.minimum.default": "minimum",
 }
-_FAST_UNARY: dict[str, Callable[[Any], Any]] = {
-    "aten.neg.default": np.negative,
-    "aten.exp.default": np.exp,
-    "aten.tanh.default": np.tanh,
-    "aten.sqrt.default": np.sqrt,
-    "aten.abs.default": np.abs,
-    "aten.relu.default": lambda x: np.maximum(x, x.dtype.type(0)),
-    "aten.sigmoid.default": lambda x: 1 / (1 + np.exp(-x)),
+"""Same-dtype float binary ops that are one numpy ufunc (by name), for this fast path and fusion groups."""
+
+FAST_UNARY: dict[str, tuple[str, ...]] = {
+    # each step writes `{o}`; `{x}` is the operand, `{z}` a zero of the dtype
+    "aten.neg.default": ("np.negative({x}, out={o})",),
+    "aten.exp.default": ("np.exp({x}, out={o})",),
+    "aten.tanh.default": ("np.tanh({x}, out={o})",),
+    "aten.sqrt.default": ("np.sqrt({x}, out={o})",),
+    "aten.abs.default": ("np.abs({x}, out={o})",),
+    "aten.relu.default": ("np.maximum({x}, {z}, out={o})",),
+    # 1 / (1 + exp(-x))
+    "aten.sigmoid.default": (
+        "np.negative({x}, out={o})",
+        "np.exp({o}, out={o})",
+        "np.add({o}, 1, out={o})",
+        "np.true_divide(1, {o}, out={o})",
+    ),
 }
-_FAST_DTYPES = (DType.float32, DType.float64)
+"""Same-dtype float unary ops as numpy steps into an output buffer: run here by a function made
+from the steps, and emitted as they are by fusion groups, so both compute alike bit for bit."""
+
+FAST_DTYPES = (DType.float32, DType.float64)
+
+
+def _unary_function(steps: Sequence[str]) -> Callable[[Any], Any]:
+    body = "".join(f"    {step.format(x='x', o='o', z='x.dtype.type(0)')}\n" for step in steps)
+    namespace: dict[str, Any] = {"np": np}
+    exec(f"def run(x):\n    o = np.empty_like(x)\n{body}    return o\n", namespace)  # noqa: S102 - fixed text
+    return cast(Callable[[Any], Any], namespace["run"])
+
+
+_UNARY_FUNCTIONS: dict[str, Callable[[Any], Any]] = {k: _unary_function(v) for k, v in FAST_UNARY.items()}
+_BINARY_UFUNCS: dict[str, Callable[[Any, Any], Any]] = {k: getattr(np, v) for k, v in FAST_BINARY.items()}
 _DENSE_TARGETS = frozenset(
     {"aten.linear.default", "aten.addmm.default", "aten.mm.default", "aten._softmax.default", "aten.softmax.int"}
 )
@@ -208,26 +231,21 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
     if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType):
         return None
     dtype = rt.element_dtype
-    if dtype not in _FAST_DTYPES or any(
+    if dtype not in FAST_DTYPES or any(
         not isinstance(o.type, TensorType) or o.type.element_dtype != dtype for o in op.operands
     ):
         return None
     if target in _DENSE_TARGETS:
         return _fast_dense(op, target, args, kwargs)
-    if target in _FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
-        fn1 = _FAST_UNARY[target]
-
-        def unary(x: Any) -> tuple[Any, ...]:
-            r = fn1(x)
-            return (r if type(r) is np.ndarray else np.asarray(r),)
-
-        return unary
-    if target not in _FAST_BINARY or len(args) != 2 or kwargs.get("alpha", 1) != 1:
+    if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
+        fn1 = _UNARY_FUNCTIONS[target]
+        return lambda x: (fn1(x),)
+    if target not in FAST_BINARY or len(args) != 2 or kwargs.get("alpha", 1) != 1:
         return None
     if set(kwargs) - {"alpha"}:
         return None
     a, b = args
-    fn2 = _FAST_BINARY[target]
+    fn2 = _BINARY_UFUNCS[target]
     np_dtype = aten_kernels.numpy_dtype(dtype)
     if isinstance(a, _Ref) and isinstance(b, _Ref):
         ia, ib = a.index, b.index

@@ -2,14 +2,14 @@
 `exir.fusion_group` for the graph compiler: the group's region runs as one kernel.
 
 The region is compiled once into one generated Python function. Pointwise
-ops that the IR proves to be same-dtype float ufunc calls (the ops
-`exir_functions` runs on its fast path) are emitted as numpy calls writing
-into a buffer that is dead after the op (`np.add(v1, v2, out=v1)`), so a
-chain of N ops allocates about one array instead of N; a group input is
-overwritten too when the group is the only user of a fresh array made by a
-dense op (a convolution's or matmul's result). The arithmetic is the fast
-path's, operation for operation, so results equal the unfused ops bit for
-bit. Every other op of the region runs through its registered compiler.
+ops that the IR proves to be same-dtype float ufunc calls (the ops of
+`exir_functions`' fast-path tables, `FAST_UNARY` and `FAST_BINARY`) are
+emitted as numpy calls writing into a buffer that is dead after the op
+(`np.add(v1, v2, out=v1)`), so a chain of N ops allocates about one array
+instead of N; a group input is overwritten too when the group is the only
+user of a fresh array made by a dense op (a convolution's or matmul's result).
+The arithmetic is the fast path's, from the same tables, so results equal the
+unfused ops bit for bit. Every other op of the region runs through its registered compiler.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.exir import DType, FusionGroupOp, OutputOp, TensorType
+from xdsl_exir.dialects.exir import FusionGroupOp, OutputOp, TensorType
 from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
@@ -31,34 +31,13 @@ from xdsl_exir.interpreters.compiler import (
     compiler_for,
     register_op,
 )
-from xdsl_exir.interpreters.exir_functions import _FAST_BINARY, _Ref, decode_call_args  # pyright: ignore[reportPrivateUsage]
-
-_UFUNC_BINARY: dict[str, str] = {
-    "aten.add.Tensor": "add",
-    "aten.sub.Tensor": "subtract",
-    "aten.mul.Tensor": "multiply",
-    "aten.div.Tensor": "true_divide",
-    "aten.maximum.default": "maximum",
-    "aten.minimum.default": "minimum",
-}
-assert set(_UFUNC_BINARY) == set(_FAST_BINARY), "keep in step with exir_functions' fast path"
-
-_UFUNC_UNARY: dict[str, list[str]] = {
-    # each step writes `o`; `{x}` is the operand, `{o}` the output buffer, `{z}` a zero of the dtype
-    "aten.neg.default": ["np.negative({x}, out={o})"],
-    "aten.exp.default": ["np.exp({x}, out={o})"],
-    "aten.tanh.default": ["np.tanh({x}, out={o})"],
-    "aten.sqrt.default": ["np.sqrt({x}, out={o})"],
-    "aten.abs.default": ["np.abs({x}, out={o})"],
-    "aten.relu.default": ["np.maximum({x}, {z}, out={o})"],
-    # 1 / (1 + exp(-x)), as the fast path computes it
-    "aten.sigmoid.default": [
-        "np.negative({x}, out={o})",
-        "np.exp({o}, out={o})",
-        "np.add({o}, 1, out={o})",
-        "np.true_divide(1, {o}, out={o})",
-    ],
-}
+from xdsl_exir.interpreters.exir_functions import (
+    FAST_BINARY,
+    FAST_DTYPES,
+    FAST_UNARY,
+    _Ref,  # pyright: ignore[reportPrivateUsage]
+    decode_call_args,
+)
 
 _FRESH_PRODUCERS = frozenset(
     {
@@ -74,12 +53,9 @@ _FRESH_PRODUCERS = frozenset(
 """Ops whose kernels return a newly allocated array: a group that is the only
 user of such a result may overwrite it."""
 
-_FAST_DTYPES = (DType.float32, DType.float64)
-
-
 def _float_type(value: SSAValue) -> TensorType | None:
     t = value.type
-    return t if isinstance(t, TensorType) and t.element_dtype in _FAST_DTYPES else None
+    return t if isinstance(t, TensorType) and t.element_dtype in FAST_DTYPES else None
 
 
 def _inline_form(op: Operation) -> tuple[str, list[str], list[object]] | None:
@@ -91,9 +67,9 @@ def _inline_form(op: Operation) -> tuple[str, list[str], list[object]] | None:
         return None
     target = op.name
     args, kwargs = decode_call_args(op)
-    if target in _UFUNC_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
+    if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
         return target, ["unary"], args
-    if target in _UFUNC_BINARY and len(args) == 2 and not set(kwargs) - {"alpha"} and kwargs.get("alpha", 1) == 1:
+    if target in FAST_BINARY and len(args) == 2 and not set(kwargs) - {"alpha"} and kwargs.get("alpha", 1) == 1:
         a, b = args
         if isinstance(a, _Ref) and (isinstance(b, _Ref) or (isinstance(b, (int, float)) and not isinstance(b, bool))):
             return target, ["binary"], args
@@ -160,7 +136,7 @@ class _FusedKernel:
                 namespace[zero] = np_dtype.type(0)
                 if kind == "unary":
                     x = names[op.operands[cast(_Ref, args[0]).index]]
-                    steps = _UFUNC_UNARY[target]
+                    steps = FAST_UNARY[target]
                     if reuse is not None:
                         emit(f"{out} = {names[reuse]}", op)
                         for s in steps:
@@ -172,7 +148,7 @@ class _FusedKernel:
                             emit(s.format(x=x, o=out, z=zero), op)
                 else:
                     a, b = args
-                    ufunc = _UFUNC_BINARY[target]
+                    ufunc = FAST_BINARY[target]
                     xa = names[op.operands[cast(_Ref, a).index]]
                     if isinstance(b, _Ref):
                         xb = names[op.operands[b.index]]
