@@ -178,3 +178,33 @@ def test_flop_report_file_and_all_mode(tmp_path: Path) -> None:
     assert isinstance(t, IntegerAttr) and isinstance(a, IntegerAttr) and a.value.data > t.value.data
     # Counting never changes what the program computes.
     ph.assert_preserves(module, "flop-count{report=none}", seeds=(0,))
+
+
+def test_flops_of_out_and_inplace_variants_follow_torch() -> None:
+    """Flop tables are keyed by functional overload: `addmm.out` counts as `addmm`, while
+    `addmm_` does not count, as in FlopCounterMode (formulas are registered per overload
+    packet, and `aten.addmm_` is another packet)."""
+    torch = pytest.importorskip("torch")
+    from torch.utils.flop_counter import FlopCounterMode
+
+    m, k, n = "!exir.tensor<[2, 3], float32>", "!exir.tensor<[3, 4], float32>", "!exir.tensor<[2, 4], float32>"
+    text = f"""
+builtin.module {{
+  exir.program inputs [<user_input "a">, <user_input "b">, <user_input "c">, <user_input "o">] outputs [<user_output "r">, <user_output "s">] {{
+    exir.graph @forward(%a: {m}, %b: {k}, %c: {n}, %o: {n}) -> ({n}, {n}) {{
+      %r = aten.addmm.out(%c, %a, %b, out = %o) : ({n}, {m}, {k}, {n}) -> {n}
+      %s = aten.addmm_.default(%c, %a, %b) : ({n}, {m}, {k}) -> {n}
+      exir.output %r, %s : {n}, {n}
+    }}
+  }}
+}}
+"""
+    after = ph.apply(ph.parse(text), "flop-count{report=none}")
+    counted = {op.name: op.attributes.get("exir.flops") for op in after.walk() if op.name.startswith("aten.")}
+    assert counted["aten.addmm.out"] == IntegerAttr(2 * 2 * 3 * 4, 64) and counted["aten.addmm_.default"] is None
+    a, b, c = torch.randn(2, 3), torch.randn(3, 4), torch.randn(2, 4)
+    for op, kwargs, want in ((torch.ops.aten.addmm.out, {"out": torch.empty(2, 4)}, 48), (torch.ops.aten.addmm_.default, {}, 0)):
+        counter = FlopCounterMode(display=False)
+        with counter:
+            op(c.clone(), a, b, **kwargs)
+        assert counter.get_total_flops() == want

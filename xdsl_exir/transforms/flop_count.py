@@ -1,7 +1,8 @@
 """
 `flop-count`: the floating-point operations of a program, per op and in total
-(seed 002, Exercise 4), computed from the result and operand types alone, so
-symbolic sizes give symbolic counts (`2*s0*768`).
+(a shape analysis over the graph, of the kind "torch.fx: Practical Program
+Capture and Transformation" builds on FX), computed from the result and
+operand types alone, so symbolic sizes give symbolic counts (`2*s0*768`).
 
 Two conventions (option `mode`):
 
@@ -47,7 +48,7 @@ from xdsl_exir.dialects import exir
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound, InferenceError, bind_arguments
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
-from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.op_registry import functional_variant, lookup
 from xdsl_exir.utils.symbolic import normalize, print_expr, to_sym
 
 __all__ = ["FlopCountPass", "count_program", "op_flops"]
@@ -56,18 +57,40 @@ Expr = sympy.Expr
 _ZERO = sympy.Integer(0)
 
 _WEIGHTS: dict[str, tuple[int, str]] = {
-    # base name: (flops per element, of "in"put or "out"put) -- mode=all only
-    "sum": (1, "in"), "mean": (1, "in"), "amax": (1, "in"), "amin": (1, "in"), "max": (1, "in"),
-    "min": (1, "in"), "prod": (1, "in"), "argmax": (1, "in"), "argmin": (1, "in"), "any": (1, "in"),
-    "all": (1, "in"), "cumsum": (1, "in"), "cumprod": (1, "in"), "var": (3, "in"), "std": (3, "in"),
-    "var_mean": (3, "in"), "std_mean": (3, "in"), "norm": (2, "in"), "logsumexp": (3, "in"),
-    "softmax": (4, "in"), "_softmax": (4, "in"), "log_softmax": (4, "in"), "_log_softmax": (4, "in"),
-    "layer_norm": (5, "in"), "native_layer_norm": (5, "in"), "group_norm": (5, "in"),
-    "native_group_norm": (5, "in"), "batch_norm": (4, "in"), "_native_batch_norm_legit_no_training": (4, "in"),
-    "_native_batch_norm_legit": (6, "in"), "_native_batch_norm_legit_functional": (6, "in"),
-    "native_batch_norm": (4, "in"), "avg_pool2d": (1, "in"), "max_pool2d": (1, "in"),
-    "max_pool2d_with_indices": (1, "in"), "adaptive_avg_pool2d": (1, "in"), "_adaptive_avg_pool2d": (1, "in"),
-    "avg_pool1d": (1, "in"), "avg_pool3d": (1, "in"), "max_pool1d": (1, "in"), "max_pool3d": (1, "in"),
+    # functional overload: (flops per element, of "in"put or "out"put) -- mode=all only;
+    # in-place and out= variants count as their functional overload
+    **dict.fromkeys((
+        "aten.sum.default", "aten.sum.dim_IntList", "aten.mean.default", "aten.mean.dim", "aten.amax.default",
+        "aten.amin.default", "aten.max.default", "aten.max.dim", "aten.max.other", "aten.min.default",
+        "aten.min.dim", "aten.min.other", "aten.prod.default", "aten.prod.dim_int", "aten.argmax.default",
+        "aten.argmin.default", "aten.any.default", "aten.any.dim", "aten.any.dims", "aten.all.default",
+        "aten.all.dim", "aten.all.dims", "aten.cumsum.default", "aten.cumprod.default",
+        "aten.avg_pool2d.default", "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default",
+        "aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default", "aten.avg_pool1d.default",
+        "aten.avg_pool3d.default", "aten.max_pool1d.default", "aten.max_pool3d.default",
+    ), (1, "in")),
+    **dict.fromkeys((
+        "aten.norm.Scalar", "aten.norm.ScalarOpt_dim", "aten.norm.ScalarOpt_dim_dtype",
+        "aten.norm.ScalarOpt_dtype",
+    ), (2, "in")),
+    **dict.fromkeys((
+        "aten.var.default", "aten.var.correction", "aten.var.dim", "aten.std.default", "aten.std.correction",
+        "aten.std.dim", "aten.var_mean.default", "aten.var_mean.correction", "aten.var_mean.dim",
+        "aten.std_mean.default", "aten.std_mean.correction", "aten.std_mean.dim", "aten.logsumexp.default",
+    ), (3, "in")),
+    **dict.fromkeys((
+        "aten.softmax.int", "aten._softmax.default", "aten.log_softmax.int", "aten._log_softmax.default",
+        "aten.batch_norm.default", "aten._native_batch_norm_legit_no_training.default",
+        "aten.native_batch_norm.default",
+    ), (4, "in")),
+    **dict.fromkeys((
+        "aten.layer_norm.default", "aten.native_layer_norm.default", "aten.group_norm.default",
+        "aten.native_group_norm.default",
+    ), (5, "in")),
+    **dict.fromkeys((
+        "aten._native_batch_norm_legit.default", "aten._native_batch_norm_legit.no_stats",
+        "aten._native_batch_norm_legit_functional.default",
+    ), (6, "in")),
 }  # fmt: skip
 """Operators that are not pointwise but do arithmetic, for `mode=all`: a documented convention."""
 
@@ -123,52 +146,82 @@ def _sdpa(q: exir.TensorType, k: exir.TensorType, v: exir.TensorType) -> Expr:
     return 2 * batch * sq[-2] * sq[-1] * sk[-2] + 2 * batch * sq[-2] * sk[-2] * sv[-1]
 
 
+_PRODUCTS: dict[str, tuple[str, str]] = {
+    "aten.mm.default": ("self", "mat2"), "aten.mm.dtype": ("self", "mat2"),
+    "aten.bmm.default": ("self", "mat2"), "aten.bmm.dtype": ("self", "mat2"),
+    "aten.matmul.default": ("self", "other"), "aten._scaled_mm.default": ("self", "mat2"),
+    "aten.addmm.default": ("mat1", "mat2"), "aten.addmm.dtype": ("mat1", "mat2"),
+    "aten.baddbmm.default": ("batch1", "batch2"), "aten.baddbmm.dtype": ("batch1", "batch2"),
+    "aten.mv.default": ("self", "vec"), "aten.dot.default": ("self", "tensor"), "aten.addmv.default": ("mat", "vec"),
+}  # fmt: skip
+"""Matrix and vector products: their two factors."""
+_VECTOR_PRODUCTS = frozenset({"aten.mv.default", "aten.dot.default", "aten.addmv.default"})
+_BIASED_PRODUCTS = frozenset(
+    {"aten.addmm.default", "aten.addmm.dtype", "aten.baddbmm.default", "aten.baddbmm.dtype", "aten.addmv.default"}
+)
+_CONVOLUTIONS = frozenset({
+    "aten.convolution.default", "aten._convolution.default", "aten._convolution.deprecated",
+    "aten.conv1d.default", "aten.conv1d.padding", "aten.conv2d.default", "aten.conv2d.padding",
+    "aten.conv3d.default", "aten.conv3d.padding", "aten.conv_transpose1d.default", "aten.conv_transpose2d.input",
+    "aten.conv_transpose3d.input", "aten._slow_conv2d_forward.default", "aten.convolution_overrideable.default",
+    "aten.cudnn_convolution.default",
+})  # fmt: skip
+_TRANSPOSED_CONVOLUTIONS = frozenset(
+    {"aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input"}
+)
+_ATTENTION = frozenset({
+    "aten.scaled_dot_product_attention.default", "aten._scaled_dot_product_flash_attention.default",
+    "aten._scaled_dot_product_flash_attention.quantized", "aten._scaled_dot_product_efficient_attention.default",
+    "aten._scaled_dot_product_cudnn_attention.default", "aten._scaled_dot_product_flash_attention_for_cpu.default",
+})  # fmt: skip
+_COUNTED = frozenset({*_PRODUCTS, "aten.linear.default", *_CONVOLUTIONS, *_ATTENTION, *_WEIGHTS})
+
+
 def op_flops(name: str, bound: Bound, results: Sequence[Attribute], mode: str) -> Expr:
-    """The flops of operator `name` (`aten.mm.default`) with these bound arguments and result types."""
-    base = name.split(".")[1] if name.startswith("aten.") else name
+    """The flops of operator `name` (`aten.mm.default`) with these bound arguments and result types.
+
+    Tables are keyed by functional overload; an out= variant counts as its functional one. In-place
+    ones do not count: torch's FlopCounterMode registers formulas per overload packet (`aten.addmm`
+    holds `addmm.out`, not `addmm_`)."""
+    key = name
+    if name not in _COUNTED and (variant := functional_variant(name, mutable=True)) is not None:
+        if variant.split(".")[1] == name.split(".")[1]:
+            key = variant
     out = results[0] if results else None
     out_numel = _numel(out)
     bias_add = _ZERO
     flops: Expr = _ZERO
-    if base in ("mm", "addmm", "bmm", "baddbmm", "_scaled_mm", "matmul", "mv", "dot", "addmv"):
-        first, second = {
-            "mm": ("self", "mat2"), "bmm": ("self", "mat2"), "matmul": ("self", "other"),
-            "addmm": ("mat1", "mat2"), "baddbmm": ("batch1", "batch2"), "_scaled_mm": ("self", "mat2"),
-            "mv": ("self", "vec"), "dot": ("self", "tensor"), "addmv": ("mat", "vec"),
-        }[base]  # fmt: skip
+    if key in _PRODUCTS:
+        first, second = _PRODUCTS[key]
         a, b = _t(bound, first), _t(bound, second)
         if a is not None and b is not None:
-            if base in ("mv", "dot", "addmv"):
+            if key in _VECTOR_PRODUCTS:
                 flops = _matmul(a, b, "all") if mode == "all" else _ZERO
             else:
                 flops = _matmul(a, b, mode)
-        if base in ("addmm", "baddbmm", "addmv"):
+        if key in _BIASED_PRODUCTS:
             bias_add = out_numel
-    elif base == "linear":
+    elif key == "aten.linear.default":
         x, w = _t(bound, "input"), _t(bound, "weight")
         if x is not None and w is not None:
             flops = 2 * _numel(x) * _sizes(w)[0]
             if _t(bound, "bias") is not None:
                 bias_add = out_numel
-    elif base in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-                  "conv_transpose2d", "conv_transpose3d", "_slow_conv2d_forward", "convolution_overrideable",
-                  "cudnn_convolution"):  # fmt: skip
+    elif key in _CONVOLUTIONS:
         x, w = _t(bound, "input") or _t(bound, "self"), _t(bound, "weight")
-        transposed = base.startswith("conv_transpose") or bool(bound.get("transposed", False))
+        transposed = key in _TRANSPOSED_CONVOLUTIONS or bool(bound.get("transposed", False))
         if x is not None and w is not None and isinstance(out, exir.TensorType):
             flops = _conv(x, w, out, transposed)
             if _t(bound, "bias") is not None:
                 bias_add = out_numel
-    elif base in ("scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
-                  "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
-                  "_scaled_dot_product_flash_attention_for_cpu"):  # fmt: skip
+    elif key in _ATTENTION:
         q, k, v = _t(bound, "query"), _t(bound, "key"), _t(bound, "value")
         if q is not None and k is not None and v is not None:
             flops = _sdpa(q, k, v)
     elif mode == "all":
         entry = lookup(name)
-        if base in _WEIGHTS:
-            weight, of = _WEIGHTS[base]
+        if key in _WEIGHTS:
+            weight, of = _WEIGHTS[key]
             src = _t(bound, "input") or _t(bound, "self")
             flops = weight * (_numel(src) if of == "in" else out_numel)
         elif entry is not None and "pointwise" in entry.tags:
