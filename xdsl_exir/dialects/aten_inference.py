@@ -5,7 +5,8 @@ PyTorch's type promotion, devices follow the first tensor argument.
 
 Rules are grouped by family (pointwise, reductions, views, shape ops,
 convolution and pooling, matmul, indexing, creation, norms) and registered by
-operator name, so one rule serves every overload that shares semantics.
+full overload name (`aten.add.Tensor`); one rule serves every overload listed
+with it.
 Mutating overloads need no rule: an in-place or `out=` result has the type of
 the argument it aliases (in-place *view* ops, `squeeze_` and friends, use the
 functional rule instead since they change the metadata of `self`).
@@ -41,7 +42,7 @@ from xdsl_exir.dialects.exir import (
     TupleType,
 )
 from xdsl_exir.utils.function_schema import FunctionSchema
-from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.op_registry import functional_variant, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import FloorDiv, SymSize, make_symbol
 
@@ -583,27 +584,34 @@ _RULES: dict[str, Rule] = {}
 
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
-    """Register a rule for operator names (`add`) or overloads (`add.Scalar`)."""
+    """Register a rule for overloads by full IR name (`aten.add.Tensor`); in-place and
+    out= variants need none (see `_aliasing_returns`)."""
 
     def register(fn: Rule) -> Rule:
         for n in names:
+            if lookup(n) is None:
+                raise ValueError(f"inference rule for unknown overload {n}")
+            if n in _RULES:
+                raise ValueError(f"two inference rules for {n}")
             _RULES[n] = fn
         return fn
 
     return register
 
 
-_INPLACE_VIEW = frozenset(
-    {"squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided_", "resize_", "detach_"}
-)
+_INPLACE_VIEW = frozenset({
+    "aten.squeeze_.default", "aten.squeeze_.dim", "aten.squeeze_.dims", "aten.unsqueeze_.default",
+    "aten.t_.default", "aten.transpose_.default", "aten.as_strided_.default", "aten.resize_.default",
+    "aten.detach_.default",
+})  # fmt: skip
+"""In-place ops that change `self`'s metadata: typed by their functional variant's rule."""
 
 
 def _find_rule(schema: FunctionSchema) -> Rule | None:
-    overload = schema.overload_name or "default"
-    name = schema.name
-    if name.endswith("_") and name in _INPLACE_VIEW:
-        name = name[:-1]
-    return _RULES.get(f"{name}.{overload}") or _RULES.get(name)
+    name = schema.op_name
+    if name in _INPLACE_VIEW:
+        name = functional_variant(name) or name
+    return _RULES.get(name)
 
 
 def has_inference(op_name: str) -> bool:
@@ -617,7 +625,7 @@ def has_inference(op_name: str) -> bool:
 
 def _aliasing_returns(schema: FunctionSchema) -> list[str] | None:
     """For a mutating op whose every result is a written argument: those arguments."""
-    if not schema.is_mutable or schema.name in _INPLACE_VIEW:
+    if not schema.is_mutable or schema.op_name in _INPLACE_VIEW:
         return None
     amap = schema.return_alias_map()
     names: list[str] = []
@@ -699,17 +707,26 @@ def _pointwise(
 
 
 _UNARY_SAME = (
-    "abs", "neg", "ceil", "floor", "round", "trunc", "sign", "relu", "relu6",
-    "hardtanh", "leaky_relu", "elu", "gelu", "silu", "mish", "hardswish",
-    "hardsigmoid", "softplus", "clone", "contiguous", "alias", "detach",
-    "bitwise_not", "dropout", "tril", "triu", "flip", "roll", "nan_to_num",
-    "fill", "copy", "index_put", "scatter", "scatter_add", "scatter_reduce",
-    "select_scatter", "slice_scatter",
+    "aten.abs.default", "aten.neg.default", "aten.ceil.default", "aten.floor.default",
+    "aten.round.default", "aten.round.decimals", "aten.trunc.default", "aten.sign.default",
+    "aten.relu.default", "aten.relu6.default", "aten.hardtanh.default", "aten.leaky_relu.default",
+    "aten.elu.default", "aten.gelu.default", "aten.silu.default", "aten.mish.default",
+    "aten.hardswish.default", "aten.hardsigmoid.default", "aten.softplus.default", "aten.clone.default",
+    "aten.contiguous.default", "aten.alias.default", "aten.detach.default", "aten.bitwise_not.default",
+    "aten.dropout.default", "aten.tril.default", "aten.triu.default", "aten.flip.default",
+    "aten.roll.default", "aten.nan_to_num.default", "aten.fill.Scalar", "aten.fill.Tensor",
+    "aten.copy.default", "aten.copy.Dict_Tensor", "aten.index_put.default", "aten.index_put.hacked_twin",
+    "aten.scatter.reduce", "aten.scatter.src", "aten.scatter.value", "aten.scatter.value_reduce",
+    "aten.scatter_add.default", "aten.scatter_reduce.two", "aten.select_scatter.default",
+    "aten.slice_scatter.default",
 )  # fmt: skip
 _UNARY_FLOAT = (
-    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "erf",
-    "exp", "expm1", "log", "log10", "log1p", "log2", "reciprocal", "rsqrt",
-    "sigmoid", "sin", "sinh", "sqrt", "tan", "tanh",
+    "aten.acos.default", "aten.acosh.default", "aten.asin.default", "aten.asinh.default",
+    "aten.atan.default", "aten.atanh.default", "aten.cos.default", "aten.cosh.default", "aten.erf.default",
+    "aten.exp.default", "aten.expm1.default", "aten.log.default", "aten.log10.default",
+    "aten.log1p.default", "aten.log2.default", "aten.reciprocal.default", "aten.rsqrt.default",
+    "aten.sigmoid.default", "aten.sin.default", "aten.sinh.default", "aten.sqrt.default",
+    "aten.tan.default", "aten.tanh.default",
 )  # fmt: skip
 
 
@@ -750,8 +767,10 @@ def _same_as_self(b: Bound) -> Attribute:
     return t
 
 
-@rule("avg_pool2d_backward", "max_pool2d_with_indices_backward",
-      "_adaptive_avg_pool2d_backward")  # fmt: skip
+@rule(
+    "aten.avg_pool2d_backward.default", "aten.max_pool2d_with_indices_backward.default",
+    "aten._adaptive_avg_pool2d_backward.default",
+)  # fmt: skip
 def _grad_input(b: Bound) -> Attribute:
     """Pooling backward: the gradient has the forward input's type."""
     return b.tensor("self")
@@ -763,31 +782,73 @@ def _unary_float(b: Bound) -> Attribute:
     return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
 
 
-@rule("isnan", "isinf", "logical_not")
+@rule("aten.isnan.default", "aten.isinf.default", "aten.logical_not.default")
 def _unary_bool(b: Bound) -> Attribute:
     t = b.tensor("self")
     return make_tensor(t.sizes, DType.bool, t.device.data)
 
 
 _BINARY = {
-    "add": ("self", "other"), "sub": ("self", "other"), "mul": ("self", "other"),
-    "rsub": ("self", "other"), "maximum": ("self", "other"),
-    "minimum": ("self", "other"), "max.other": ("self", "other"),
-    "min.other": ("self", "other"), "remainder": ("self", "other"),
-    "fmod": ("self", "other"), "bitwise_and": ("self", "other"),
-    "bitwise_or": ("self", "other"), "bitwise_xor": ("self", "other"),
-    "pow.Tensor_Scalar": ("self", "exponent"), "pow.Tensor_Tensor": ("self", "exponent"),
-    "pow.Scalar": ("self", "exponent"), "clamp": ("self", "min", "max"),
-    "clamp.Tensor": ("self", "min", "max"), "clamp_min": ("self", "min"),
-    "clamp_max": ("self", "max"), "where.self": ("condition", "self", "other"),
-    "where.ScalarOther": ("condition", "self", "other"),
-    "where.ScalarSelf": ("condition", "self", "other"),
-    "where.Scalar": ("condition", "self", "other"),
-    "lerp": ("self", "end", "weight"), "addcmul": ("self", "tensor1", "tensor2"),
-    "__and__": ("self", "other"), "__or__": ("self", "other"), "__xor__": ("self", "other"),
-    "__lshift__": ("self", "other"), "__rshift__": ("self", "other"),
-    "bitwise_left_shift": ("self", "other"), "bitwise_right_shift": ("self", "other"),
-    "floor_divide": ("self", "other"),
+    "aten.add.Scalar": ("self", "other"),
+    "aten.add.Tensor": ("self", "other"),
+    "aten.sub.Scalar": ("self", "other"),
+    "aten.sub.Tensor": ("self", "other"),
+    "aten.mul.Scalar": ("self", "other"),
+    "aten.mul.Tensor": ("self", "other"),
+    "aten.rsub.Scalar": ("self", "other"),
+    "aten.rsub.Tensor": ("self", "other"),
+    "aten.maximum.default": ("self", "other"),
+    "aten.minimum.default": ("self", "other"),
+    "aten.max.other": ("self", "other"),
+    "aten.min.other": ("self", "other"),
+    "aten.remainder.Scalar": ("self", "other"),
+    "aten.remainder.Scalar_Tensor": ("self", "other"),
+    "aten.remainder.Tensor": ("self", "other"),
+    "aten.fmod.Scalar": ("self", "other"),
+    "aten.fmod.Tensor": ("self", "other"),
+    "aten.bitwise_and.Scalar": ("self", "other"),
+    "aten.bitwise_and.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_and.Tensor": ("self", "other"),
+    "aten.bitwise_or.Scalar": ("self", "other"),
+    "aten.bitwise_or.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_or.Tensor": ("self", "other"),
+    "aten.bitwise_xor.Scalar": ("self", "other"),
+    "aten.bitwise_xor.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_xor.Tensor": ("self", "other"),
+    "aten.pow.Tensor_Scalar": ("self", "exponent"),
+    "aten.pow.Tensor_Tensor": ("self", "exponent"),
+    "aten.pow.Scalar": ("self", "exponent"),
+    "aten.clamp.default": ("self", "min", "max"),
+    "aten.clamp.Tensor": ("self", "min", "max"),
+    "aten.clamp_min.default": ("self", "min"),
+    "aten.clamp_min.Tensor": ("self", "min"),
+    "aten.clamp_max.default": ("self", "max"),
+    "aten.clamp_max.Tensor": ("self", "max"),
+    "aten.where.self": ("condition", "self", "other"),
+    "aten.where.ScalarOther": ("condition", "self", "other"),
+    "aten.where.ScalarSelf": ("condition", "self", "other"),
+    "aten.where.Scalar": ("condition", "self", "other"),
+    "aten.lerp.Scalar": ("self", "end", "weight"),
+    "aten.lerp.Tensor": ("self", "end", "weight"),
+    "aten.addcmul.default": ("self", "tensor1", "tensor2"),
+    "aten.__and__.Scalar": ("self", "other"),
+    "aten.__and__.Tensor": ("self", "other"),
+    "aten.__or__.Scalar": ("self", "other"),
+    "aten.__or__.Tensor": ("self", "other"),
+    "aten.__xor__.Scalar": ("self", "other"),
+    "aten.__xor__.Tensor": ("self", "other"),
+    "aten.__lshift__.Scalar": ("self", "other"),
+    "aten.__lshift__.Tensor": ("self", "other"),
+    "aten.__rshift__.Scalar": ("self", "other"),
+    "aten.__rshift__.Tensor": ("self", "other"),
+    "aten.bitwise_left_shift.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_left_shift.Tensor": ("self", "other"),
+    "aten.bitwise_left_shift.Tensor_Scalar": ("self", "other"),
+    "aten.bitwise_right_shift.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_right_shift.Tensor": ("self", "other"),
+    "aten.bitwise_right_shift.Tensor_Scalar": ("self", "other"),
+    "aten.floor_divide.default": ("self", "other"),
+    "aten.floor_divide.Scalar": ("self", "other"),
 }  # fmt: skip
 
 
@@ -801,10 +862,13 @@ def _binary_rule(names: tuple[str, ...]) -> Rule:
 
 
 for _name, _names in _BINARY.items():
-    _RULES[_name] = _binary_rule(_names)
+    rule(_name)(_binary_rule(_names))
 
 
-@rule("div", "atan2", "addcdiv")
+@rule(
+    "aten.div.Scalar", "aten.div.Scalar_mode", "aten.div.Tensor", "aten.div.Tensor_mode",
+    "aten.atan2.default", "aten.addcdiv.default",
+)  # fmt: skip
 def _true_divide(b: Bound) -> Attribute:
     names = {"div": ("self", "other"), "atan2": ("self", "other")}.get(
         b.schema.name.rstrip("_"), ("self", "tensor1", "tensor2")
@@ -815,38 +879,43 @@ def _true_divide(b: Bound) -> Attribute:
     return make_tensor(shape, dtype, device)
 
 
-@rule("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
+@rule(
+    "aten.eq.Scalar", "aten.eq.Tensor", "aten.ne.Scalar", "aten.ne.Tensor", "aten.lt.Scalar",
+    "aten.lt.Tensor", "aten.le.Scalar", "aten.le.Tensor", "aten.gt.Scalar", "aten.gt.Tensor",
+    "aten.ge.Scalar", "aten.ge.Tensor", "aten.logical_and.default", "aten.logical_or.default",
+    "aten.logical_xor.default",
+)  # fmt: skip
 def _compare(b: Bound) -> Attribute:
     shape, _, device = _pointwise(b, ("self", "other"))
     return make_tensor(shape, DType.bool, device)
 
 
-@rule("eq.Tensor_list", "ne.Tensor_list")
+@rule("aten.eq.Tensor_list", "aten.ne.Tensor_list")
 def _list_compare(b: Bound) -> Attribute:
     return BoolType()
 
 
-@rule("masked_fill")
+@rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
 def _masked_fill(b: Bound) -> Attribute:
     t = b.tensor("self")
     shape, _, device = _pointwise(b, ("self", "mask"), ("self",))
     return make_tensor(shape, t.element_dtype, device)
 
 
-@rule("masked_scatter")
+@rule("aten.masked_scatter.default")
 def _masked_scatter(b: Bound) -> Attribute:
     t = b.tensor("self")
     shape = broadcast_shapes(t.sizes, b.tensor("mask").sizes)
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("type_as")
+@rule("aten.type_as.default")
 def _type_as(b: Bound) -> Attribute:
     t, o = b.tensor("self"), b.tensor("other")
     return make_tensor(t.sizes, o.element_dtype, t.device.data)
 
 
-@rule("cumsum")
+@rule("aten.cumsum.default")
 def _cumsum(b: Bound) -> Attribute:
     t = b.tensor("self")
     wrap_dim(b.int("dim"), t.rank)
@@ -884,7 +953,7 @@ def _sum_dtype(t: TensorType, dtype: DType | None) -> DType:
     return DType.int64 if category(t.element_dtype) < 2 else t.element_dtype
 
 
-@rule("sum", "prod")
+@rule("aten.sum.default", "aten.sum.dim_IntList", "aten.prod.default", "aten.prod.dim_int")
 def _sum(b: Bound) -> Attribute:
     t = b.tensor("self")
     dims = _dims_arg(b) if "dim" in b else None
@@ -892,7 +961,7 @@ def _sum(b: Bound) -> Attribute:
     return make_tensor(shape, _sum_dtype(t, b.dtype("dtype")), t.device.data)
 
 
-@rule("mean")
+@rule("aten.mean.default", "aten.mean.dim")
 def _mean(b: Bound) -> Attribute:
     t = b.tensor("self")
     dims = _dims_arg(b) if "dim" in b else None
@@ -903,7 +972,7 @@ def _mean(b: Bound) -> Attribute:
     return make_tensor(shape, dtype, t.device.data)
 
 
-@rule("amax", "amin", "max.default", "min.default")
+@rule("aten.amax.default", "aten.amin.default", "aten.max.default", "aten.min.default")
 def _amax(b: Bound) -> Attribute:
     t = b.tensor("self")
     dims = _dims_arg(b) if "dim" in b else None
@@ -911,7 +980,10 @@ def _amax(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("all", "any")
+@rule(
+    "aten.all.default", "aten.all.dim", "aten.all.dims", "aten.any.default", "aten.any.dim",
+    "aten.any.dims",
+)  # fmt: skip
 def _all(b: Bound) -> Attribute:
     t = b.tensor("self")
     dims = _dims_arg(b) if "dim" in b else None
@@ -920,7 +992,7 @@ def _all(b: Bound) -> Attribute:
     return make_tensor(shape, dtype, t.device.data)
 
 
-@rule("argmax", "argmin")
+@rule("aten.argmax.default", "aten.argmin.default")
 def _argmax(b: Bound) -> Attribute:
     t = b.tensor("self")
     dims = _dims_arg(b)
@@ -932,7 +1004,7 @@ def _argmax(b: Bound) -> Attribute:
     return make_tensor(shape, DType.int64, t.device.data)
 
 
-@rule("max.dim", "min.dim")
+@rule("aten.max.dim", "aten.min.dim")
 def _max_dim(b: Bound) -> list[Attribute]:
     t = b.tensor("self")
     shape = _reduce_shape(t, [b.int("dim")], bool(b["keepdim"]))
@@ -942,7 +1014,10 @@ def _max_dim(b: Bound) -> list[Attribute]:
     ]
 
 
-@rule("std", "var")
+@rule(
+    "aten.std.default", "aten.std.correction", "aten.std.dim", "aten.var.default", "aten.var.correction",
+    "aten.var.dim",
+)  # fmt: skip
 def _var(b: Bound) -> Attribute:
     t = b.tensor("self")
     if category(t.element_dtype) < 2:
@@ -952,14 +1027,14 @@ def _var(b: Bound) -> Attribute:
     return make_tensor(shape, _real(_to_float(t.element_dtype)), t.device.data)
 
 
-@rule("var_mean")
+@rule("aten.var_mean.default", "aten.var_mean.correction", "aten.var_mean.dim")
 def _var_mean(b: Bound) -> list[Attribute]:
     t = b.tensor("self")
     v = cast(TensorType, _var(b))
     return [v, make_tensor(v.sizes, _to_float(t.element_dtype), t.device.data)]
 
 
-@rule("softmax", "log_softmax", "_softmax", "_log_softmax")
+@rule("aten.softmax.int", "aten.log_softmax.int", "aten._softmax.default", "aten._log_softmax.default")
 def _softmax(b: Bound) -> Attribute:
     t = b.tensor("self")
     wrap_dim(b.int("dim"), t.rank)
@@ -972,7 +1047,7 @@ def _softmax(b: Bound) -> Attribute:
     return make_tensor(t.sizes, dtype, t.device.data)
 
 
-@rule("sort", "topk")
+@rule("aten.sort.default", "aten.sort.stable", "aten.topk.default")
 def _sort(b: Bound) -> list[Attribute]:
     t = b.tensor("self")
     shape = list(t.sizes)
@@ -989,14 +1064,14 @@ def _sort(b: Bound) -> list[Attribute]:
 # ---------------------------------------------------------------------------
 
 
-@rule("view", "_unsafe_view", "reshape")
+@rule("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default")
 def _view(b: Bound) -> Attribute:
     t = b.tensor("self")
     sizes = b.sizes("size" if "size" in b else "shape")
     return make_tensor(_infer_minus_one(sizes, t.numel()), t.element_dtype, t.device.data)
 
 
-@rule("view.dtype")
+@rule("aten.view.dtype")
 def _view_dtype(b: Bound) -> Attribute:
     t = b.tensor("self")
     dtype = cast(DType, b.dtype("dtype"))
@@ -1009,7 +1084,7 @@ def _view_dtype(b: Bound) -> Attribute:
     return make_tensor(shape, dtype, t.device.data)
 
 
-@rule("view_as_real")
+@rule("aten.view_as_real.default")
 def _view_as_real(b: Bound) -> Attribute:
     t = b.tensor("self")
     if not t.element_dtype.is_complex:
@@ -1017,13 +1092,13 @@ def _view_as_real(b: Bound) -> Attribute:
     return make_tensor([*t.sizes, 2], _real(t.element_dtype), t.device.data)
 
 
-@rule("resize", "as_strided")
+@rule("aten.resize.default", "aten.as_strided.default")
 def _resize(b: Bound) -> Attribute:
     t = b.tensor("self")
     return make_tensor(b.sizes("size"), t.element_dtype, t.device.data)
 
 
-@rule("expand")
+@rule("aten.expand.default")
 def _expand(b: Bound) -> Attribute:
     t = b.tensor("self")
     sizes = b.sizes("size")
@@ -1047,14 +1122,14 @@ def _expand(b: Bound) -> Attribute:
     return make_tensor(out, t.element_dtype, t.device.data)
 
 
-@rule("expand_as")
+@rule("aten.expand_as.default")
 def _expand_as(b: Bound) -> Attribute:
     t, o = b.tensor("self"), b.tensor("other")
     broadcast_shapes(t.sizes, o.sizes)
     return make_tensor(o.sizes, t.element_dtype, t.device.data)
 
 
-@rule("permute")
+@rule("aten.permute.default")
 def _permute(b: Bound) -> Attribute:
     t = b.tensor("self")
     dims = [wrap_dim(d, t.rank) for d in b.ints("dims")]
@@ -1063,7 +1138,7 @@ def _permute(b: Bound) -> Attribute:
     return make_tensor([t.sizes[d] for d in dims], t.element_dtype, t.device.data)
 
 
-@rule("transpose")
+@rule("aten.transpose.int")
 def _transpose(b: Bound) -> Attribute:
     t = b.tensor("self")
     if t.rank == 0:
@@ -1075,7 +1150,7 @@ def _transpose(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("t")
+@rule("aten.t.default")
 def _t(b: Bound) -> Attribute:
     t = b.tensor("self")
     if t.rank > 2:
@@ -1083,7 +1158,7 @@ def _t(b: Bound) -> Attribute:
     return make_tensor(list(reversed(t.sizes)), t.element_dtype, t.device.data)
 
 
-@rule("squeeze")
+@rule("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims")
 def _squeeze(b: Bound) -> Attribute:
     t = b.tensor("self")
     if "dim" not in b:
@@ -1094,7 +1169,7 @@ def _squeeze(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("unsqueeze")
+@rule("aten.unsqueeze.default")
 def _unsqueeze(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank + 1)
@@ -1103,7 +1178,7 @@ def _unsqueeze(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("flatten")
+@rule("aten.flatten.using_ints")
 def _flatten(b: Bound) -> Attribute:
     t = b.tensor("self")
     if t.rank == 0:
@@ -1115,7 +1190,7 @@ def _flatten(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("unflatten")
+@rule("aten.unflatten.int")
 def _unflatten(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
@@ -1124,7 +1199,7 @@ def _unflatten(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("movedim")
+@rule("aten.movedim.int", "aten.movedim.intlist")
 def _movedim(b: Bound) -> Attribute:
     t = b.tensor("self")
     src = [wrap_dim(d, t.rank) for d in (_dims_arg(b, "source") or [])]
@@ -1137,7 +1212,7 @@ def _movedim(b: Bound) -> Attribute:
     return make_tensor([t.sizes[p] for p in perm], t.element_dtype, t.device.data)
 
 
-@rule("select")
+@rule("aten.select.int")
 def _select(b: Bound) -> Attribute:
     t = b.tensor("self")
     if t.rank == 0:
@@ -1181,7 +1256,7 @@ def slice_length(
     return floordiv(add(length, step, -1), step)
 
 
-@rule("slice")
+@rule("aten.slice.Tensor")
 def _slice(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
@@ -1193,7 +1268,7 @@ def _slice(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("narrow")
+@rule("aten.narrow.default", "aten.narrow.Tensor")
 def _narrow(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
@@ -1202,7 +1277,7 @@ def _narrow(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("diagonal")
+@rule("aten.diagonal.default")
 def _diagonal(b: Bound) -> Attribute:
     t = b.tensor("self")
     d1, d2 = wrap_dim(b.int("dim1"), t.rank), wrap_dim(b.int("dim2"), t.rank)
@@ -1218,7 +1293,7 @@ def _diagonal(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("cat")
+@rule("aten.cat.default")
 def _cat(b: Bound) -> Attribute:
     tensors = [t for t in b.tensors("tensors") if not (t.rank == 1 and t.sizes[0] == 0)]
     if not tensors:
@@ -1243,7 +1318,7 @@ def _cat(b: Bound) -> Attribute:
     return make_tensor(shape, dtype, ref.device.data)
 
 
-@rule("stack")
+@rule("aten.stack.default")
 def _stack(b: Bound) -> Attribute:
     tensors = b.tensors("tensors")
     if not tensors:
@@ -1268,7 +1343,7 @@ def _pieces(t: TensorType, d: int, lengths: Sequence[SymSize]) -> Attribute:
     return list_type(types)
 
 
-@rule("split.Tensor")
+@rule("aten.split.Tensor")
 def _split(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
@@ -1280,7 +1355,7 @@ def _split(b: Bound) -> Attribute:
     return _pieces(t, d, [min(step, size - i) for i in range(0, max(size, 1), step)])
 
 
-@rule("split", "split.sizes", "split_with_sizes")
+@rule("aten.split.default", "aten.split.sizes", "aten.split_with_sizes.default")
 def _split_sizes(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
@@ -1292,7 +1367,7 @@ def _split_sizes(b: Bound) -> Attribute:
     return _pieces(t, d, lengths)
 
 
-@rule("chunk")
+@rule("aten.chunk.default")
 def _chunk(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
@@ -1307,7 +1382,7 @@ def _chunk(b: Bound) -> Attribute:
     return _pieces(t, d, [min(step, size - i) for i in range(0, size, step)])
 
 
-@rule("unbind")
+@rule("aten.unbind.int")
 def _unbind(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
@@ -1318,7 +1393,7 @@ def _unbind(b: Bound) -> Attribute:
     return list_type([make_tensor(shape, t.element_dtype, t.device.data)] * n)
 
 
-@rule("repeat")
+@rule("aten.repeat.default")
 def _repeat(b: Bound) -> Attribute:
     t = b.tensor("self")
     reps = b.sizes("repeats")
@@ -1338,8 +1413,11 @@ def _padded(t: TensorType, pads: Sequence[SymSize]) -> list[SymSize]:
     return shape
 
 
-@rule("constant_pad_nd", "pad", "reflection_pad1d", "reflection_pad2d",
-      "reflection_pad3d", "replication_pad2d", "replication_pad3d")  # fmt: skip
+@rule(
+    "aten.constant_pad_nd.default", "aten.pad.default", "aten.reflection_pad1d.default",
+    "aten.reflection_pad2d.default", "aten.reflection_pad3d.default", "aten.replication_pad2d.default",
+    "aten.replication_pad3d.default",
+)  # fmt: skip
 def _pad(b: Bound) -> Attribute:
     t = b.tensor("self")
     pads = b.sizes("pad" if "pad" in b else "padding")
@@ -1389,7 +1467,10 @@ def _spatial(b: Bound, name: str, n: int, default: Sequence[int] | None = None) 
     return b.ints(name, n)
 
 
-@rule("convolution", "conv1d", "conv2d", "conv3d")
+@rule(
+    "aten.convolution.default", "aten.conv1d.default", "aten.conv1d.padding", "aten.conv2d.default",
+    "aten.conv2d.padding", "aten.conv3d.default", "aten.conv3d.padding",
+)  # fmt: skip
 def _conv(b: Bound) -> Attribute:
     x, w = b.tensor("input"), b.tensor("weight")
     n = w.rank - 2
@@ -1449,14 +1530,17 @@ def _pool(b: Bound, n: int, with_dilation: bool) -> list[SymSize]:
     return lead
 
 
-@rule("avg_pool1d", "avg_pool2d", "avg_pool3d")
+@rule("aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
 def _avg_pool(b: Bound) -> Attribute:
     t = b.tensor("self")
     n = int(b.schema.name[-2])
     return make_tensor(_pool(b, n, False), t.element_dtype, t.device.data)
 
 
-@rule("max_pool2d", "max_pool2d_with_indices", "max_pool3d_with_indices")
+@rule(
+    "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default",
+    "aten.max_pool3d_with_indices.default",
+)  # fmt: skip
 def _max_pool(b: Bound) -> Attribute | list[Attribute]:
     t = b.tensor("self")
     n = 3 if "3d" in b.schema.name else 2
@@ -1467,8 +1551,10 @@ def _max_pool(b: Bound) -> Attribute | list[Attribute]:
     return values
 
 
-@rule("_adaptive_avg_pool2d", "_adaptive_avg_pool3d", "adaptive_avg_pool1d",
-      "adaptive_avg_pool2d")  # fmt: skip
+@rule(
+    "aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default",
+    "aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
+)  # fmt: skip
 def _adaptive(b: Bound) -> Attribute:
     t = b.tensor("self")
     n = int(b.schema.name[-2])
@@ -1497,17 +1583,17 @@ def _upsample(b: Bound, input_name: str) -> Attribute:
     return make_tensor([*t.sizes[:2], *out], t.element_dtype, t.device.data)
 
 
-@rule("upsample_bilinear2d", "upsample_nearest2d")
+@rule("aten.upsample_bilinear2d.default", "aten.upsample_nearest2d.default")
 def _upsample_default(b: Bound) -> Attribute:
     return _upsample(b, "self")
 
 
-@rule("upsample_bilinear2d.vec", "upsample_nearest2d.vec")
+@rule("aten.upsample_bilinear2d.vec", "aten.upsample_nearest2d.vec")
 def _upsample_vec(b: Bound) -> Attribute:
     return _upsample(b, "input")
 
 
-@rule("col2im")
+@rule("aten.col2im.default")
 def _col2im(b: Bound) -> Attribute:
     t = b.tensor("self")
     out = b.sizes("output_size", 2)
@@ -1518,7 +1604,7 @@ def _col2im(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("grid_sampler_2d")
+@rule("aten.grid_sampler_2d.default")
 def _grid_sampler(b: Bound) -> Attribute:
     x, g = b.tensor("input"), b.tensor("grid")
     return make_tensor([x.sizes[0], x.sizes[1], g.sizes[1], g.sizes[2]], x.element_dtype, x.device.data)
@@ -1546,7 +1632,7 @@ def _mm_dtype(b: Bound, a: TensorType, c: TensorType) -> DType:
     return a.element_dtype
 
 
-@rule("mm", "addmm")
+@rule("aten.mm.default", "aten.mm.dtype", "aten.addmm.default", "aten.addmm.dtype")
 def _mm(b: Bound) -> Attribute:
     names = ("mat1", "mat2") if "mat1" in b else ("self", "mat2")
     a, c = b.tensor(names[0]), b.tensor(names[1])
@@ -1556,7 +1642,7 @@ def _mm(b: Bound) -> Attribute:
     return make_tensor([a.sizes[0], c.sizes[1]], _mm_dtype(b, a, c), a.device.data)
 
 
-@rule("bmm", "baddbmm")
+@rule("aten.bmm.default", "aten.bmm.dtype", "aten.baddbmm.default", "aten.baddbmm.dtype")
 def _bmm(b: Bound) -> Attribute:
     names = ("batch1", "batch2") if "batch1" in b else ("self", "mat2")
     a, c = b.tensor(names[0]), b.tensor(names[1])
@@ -1566,7 +1652,7 @@ def _bmm(b: Bound) -> Attribute:
     return make_tensor([a.sizes[0], a.sizes[1], c.sizes[2]], _mm_dtype(b, a, c), a.device.data)
 
 
-@rule("dot")
+@rule("aten.dot.default")
 def _dot(b: Bound) -> Attribute:
     a, c = b.tensor("self"), b.tensor("tensor")
     if a.rank != 1 or c.rank != 1:
@@ -1574,7 +1660,7 @@ def _dot(b: Bound) -> Attribute:
     return make_tensor([], _mm_dtype(b, a, c), a.device.data)
 
 
-@rule("outer")
+@rule("aten.outer.default")
 def _outer(b: Bound) -> Attribute:
     a, c = b.tensor("self"), b.tensor("vec2")
     return make_tensor([a.sizes[0], c.sizes[0]], result_type([b["self"], b["vec2"]]), a.device.data)
@@ -1597,13 +1683,13 @@ def matmul_shape(a: Sequence[SymSize], c: Sequence[SymSize]) -> list[SymSize]:
     return [*batch, a[-2], c[-1]]
 
 
-@rule("matmul")
+@rule("aten.matmul.default")
 def _matmul(b: Bound) -> Attribute:
     a, c = b.tensor("self"), b.tensor("other")
     return make_tensor(matmul_shape(a.sizes, c.sizes), _mm_dtype(b, a, c), a.device.data)
 
 
-@rule("linear")
+@rule("aten.linear.default")
 def _linear(b: Bound) -> Attribute:
     x, w = b.tensor("input"), b.tensor("weight")
     if w.rank == 1:
@@ -1616,7 +1702,7 @@ def _linear(b: Bound) -> Attribute:
     return make_tensor(shape, _mm_dtype(b, x, w), x.device.data)
 
 
-@rule("einsum")
+@rule("aten.einsum.default", "aten.einsum.sublist")
 def _einsum(b: Bound) -> Attribute:
     eq = cast(str, b["equation"]).replace(" ", "")
     tensors = b.tensors("tensors")
@@ -1649,20 +1735,20 @@ def _einsum(b: Bound) -> Attribute:
     return make_tensor(shape, dtype, tensors[0].device.data)
 
 
-@rule("scaled_dot_product_attention")
+@rule("aten.scaled_dot_product_attention.default")
 def _sdpa(b: Bound) -> Attribute:
     q, v = b.tensor("query"), b.tensor("value")
     return make_tensor([*q.sizes[:-1], v.sizes[-1]], q.element_dtype, q.device.data)
 
 
-@rule("_cdist_forward")
+@rule("aten._cdist_forward.default")
 def _cdist(b: Bound) -> Attribute:
     a, c = b.tensor("x1"), b.tensor("x2")
     batch = broadcast_shapes(a.sizes[:-2], c.sizes[:-2])
     return make_tensor([*batch, a.sizes[-2], c.sizes[-2]], a.element_dtype, a.device.data)
 
 
-@rule("_pdist_forward")
+@rule("aten._pdist_forward.default")
 def _pdist(b: Bound) -> Attribute:
     t = b.tensor("self")
     n = t.sizes[0]
@@ -1674,7 +1760,7 @@ def _pdist(b: Bound) -> Attribute:
 # ---------------------------------------------------------------------------
 
 
-@rule("index.Tensor", "index.Tensor_hacked_twin")
+@rule("aten.index.Tensor", "aten.index.Tensor_hacked_twin")
 def _index(b: Bound) -> Attribute:
     t = b.tensor("self")
     raw = _as_list(b["indices"])
@@ -1708,12 +1794,12 @@ def _index(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("index.list_Tensor")
+@rule("aten.index.list_Tensor")
 def _index_list(b: Bound) -> Attribute:
     return IntType()
 
 
-@rule("index_select")
+@rule("aten.index_select.default")
 def _index_select(b: Bound) -> Attribute:
     t, i = b.tensor("self"), b.tensor("index")
     if i.rank > 1:
@@ -1726,14 +1812,14 @@ def _index_select(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
-@rule("gather")
+@rule("aten.gather.default")
 def _gather(b: Bound) -> Attribute:
     t, i = b.tensor("self"), b.tensor("index")
     wrap_dim(b.int("dim"), t.rank)
     return make_tensor(i.sizes, t.element_dtype, t.device.data)
 
 
-@rule("embedding")
+@rule("aten.embedding.default")
 def _embedding(b: Bound) -> Attribute:
     w, i = b.tensor("weight"), b.tensor("indices")
     if w.rank != 2:
@@ -1741,13 +1827,13 @@ def _embedding(b: Bound) -> Attribute:
     return make_tensor([*i.sizes, w.sizes[1]], w.element_dtype, w.device.data)
 
 
-@rule("embedding_dense_backward")
+@rule("aten.embedding_dense_backward.default")
 def _embedding_backward(b: Bound) -> Attribute:
     g = b.tensor("grad_output")
     return make_tensor([b.size("num_weights"), g.sizes[-1]], g.element_dtype, g.device.data)
 
 
-@rule("_embedding_bag")
+@rule("aten._embedding_bag.default")
 def _embedding_bag(b: Bound) -> list[Attribute]:
     w, i, o = b.tensor("weight"), b.tensor("indices"), b.tensor("offsets")
     bags = add(o.sizes[0], -1) if b["include_last_offset"] else o.sizes[0]
@@ -1763,20 +1849,20 @@ def _embedding_bag(b: Bound) -> list[Attribute]:
     ]
 
 
-@rule("nonzero")
+@rule("aten.nonzero.default")
 def _nonzero(b: Bound) -> Attribute:
     t = b.tensor("self")
     return make_tensor([unbacked_symbol(), t.rank], DType.int64, t.device.data)
 
 
-@rule("masked_select")
+@rule("aten.masked_select.default")
 def _masked_select(b: Bound) -> Attribute:
     t = b.tensor("self")
     broadcast_shapes(t.sizes, b.tensor("mask").sizes)
     return make_tensor([unbacked_symbol()], t.element_dtype, t.device.data)
 
 
-@rule("where.default")
+@rule("aten.where.default")
 def _where_nonzero(b: Bound) -> Attribute:
     t = b.tensor("condition")
     u = unbacked_symbol()
@@ -1795,24 +1881,27 @@ def _factory(b: Bound, shape: Sequence[SymSize], default: DType) -> Attribute:
     return make_tensor(shape, dtype, device, order)
 
 
-@rule("empty", "zeros", "ones", "rand", "randn", "empty_strided")
+@rule(
+    "aten.empty.memory_format", "aten.zeros.default", "aten.ones.default", "aten.rand.default",
+    "aten.rand.generator", "aten.randn.default", "aten.randn.generator", "aten.empty_strided.default",
+)  # fmt: skip
 def _empty(b: Bound) -> Attribute:
     return _factory(b, b.sizes("size"), DEFAULT_FLOAT)
 
 
-@rule("full")
+@rule("aten.full.default")
 def _full(b: Bound) -> Attribute:
     fill = scalar_dtype(b["fill_value"]) or DEFAULT_FLOAT
     default = {DType.float64: DEFAULT_FLOAT}.get(fill, fill)
     return _factory(b, b.sizes("size"), default)
 
 
-@rule("randperm")
+@rule("aten.randperm.default", "aten.randperm.generator")
 def _randperm(b: Bound) -> Attribute:
     return _factory(b, [b.size("n")], DType.int64)
 
 
-@rule("scalar_tensor")
+@rule("aten.scalar_tensor.default")
 def _scalar_tensor(b: Bound) -> Attribute:
     return _factory(b, [], DEFAULT_FLOAT)
 
@@ -1828,7 +1917,7 @@ def _number(value: object) -> float | int | sympy.Expr:
     raise NoInference(f"arange bound {_describe(value)} is not known")
 
 
-@rule("arange")
+@rule("aten.arange.default", "aten.arange.start", "aten.arange.start_step")
 def _arange(b: Bound) -> Attribute:
     start = b.get("start", 0)
     end, step = b["end"], b.get("step", 1)
@@ -1845,7 +1934,7 @@ def _arange(b: Bound) -> Attribute:
     return _factory(b, [n], DEFAULT_FLOAT if floating else DType.int64)
 
 
-@rule("new_empty", "new_zeros", "new_ones", "new_full")
+@rule("aten.new_empty.default", "aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default")
 def _new(b: Bound) -> Attribute:
     t = b.tensor("self")
     dtype = b.dtype("dtype") or t.element_dtype
@@ -1853,7 +1942,10 @@ def _new(b: Bound) -> Attribute:
     return make_tensor(b.sizes("size"), dtype, device)
 
 
-@rule("zeros_like", "ones_like", "full_like", "_to_copy", "to.dtype_layout")
+@rule(
+    "aten.zeros_like.default", "aten.ones_like.default", "aten.full_like.default", "aten._to_copy.default",
+    "aten.to.dtype_layout",
+)  # fmt: skip
 def _like(b: Bound) -> Attribute:
     t = b.tensor("self")
     dtype = b.dtype("dtype") or t.element_dtype
@@ -1861,7 +1953,7 @@ def _like(b: Bound) -> Attribute:
     return make_tensor(t.sizes, dtype, device, _dim_order(b.get("memory_format"), t, t.rank))
 
 
-@rule("to.dtype", "to.device", "to.prim_dtype", "to.prim_Device")
+@rule("aten.to.dtype", "aten.to.device", "aten.to.prim_dtype", "aten.to.prim_Device")
 def _to(b: Bound) -> Attribute:
     t = b.tensor("self")
     dtype = b.dtype("dtype") or t.element_dtype
@@ -1869,13 +1961,13 @@ def _to(b: Bound) -> Attribute:
     return make_tensor(t.sizes, dtype, device or t.device.data, _dim_order(b.get("memory_format"), t, t.rank))
 
 
-@rule("to.other")
+@rule("aten.to.other")
 def _to_other(b: Bound) -> Attribute:
     t, o = b.tensor("self"), b.tensor("other")
     return make_tensor(t.sizes, o.element_dtype, o.device.data)
 
 
-@rule("to.prim_other")
+@rule("aten.to.prim_other")
 def _to_prim_other(b: Bound) -> Attribute:
     return b.tensor("self")
 
@@ -1890,7 +1982,7 @@ def _stats(x: TensorType, shape: Sequence[SymSize]) -> TensorType:
     return make_tensor(shape, dtype, x.device.data)
 
 
-@rule("native_layer_norm")
+@rule("aten.native_layer_norm.default")
 def _native_layer_norm(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     axis = x.rank - len(b.sizes("normalized_shape"))
@@ -1900,7 +1992,7 @@ def _native_layer_norm(b: Bound) -> list[Attribute]:
     return [x, _stats(x, stat), _stats(x, stat)]
 
 
-@rule("layer_norm", "batch_norm", "group_norm")
+@rule("aten.layer_norm.default", "aten.batch_norm.default", "aten.group_norm.default")
 def _norm_same(b: Bound) -> Attribute:
     return b.tensor("input")
 
@@ -1909,7 +2001,10 @@ def _channels(x: TensorType) -> SymSize:
     return x.sizes[1] if x.rank > 1 else x.sizes[0]
 
 
-@rule("native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit.no_stats")
+@rule(
+    "aten.native_batch_norm.default", "aten._native_batch_norm_legit.default",
+    "aten._native_batch_norm_legit.no_stats",
+)  # fmt: skip
 def _native_batch_norm(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     training = bool(b["training"])
@@ -1917,26 +2012,26 @@ def _native_batch_norm(b: Bound) -> list[Attribute]:
     return [x, _stats(x, [c]), _stats(x, [c])]
 
 
-@rule("_native_batch_norm_legit_no_training")
+@rule("aten._native_batch_norm_legit_no_training.default")
 def _bn_no_training(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     return [x, _stats(x, [0]), _stats(x, [0])]
 
 
-@rule("native_group_norm")
+@rule("aten.native_group_norm.default")
 def _native_group_norm(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     stat = [b.size("N"), b.int("group")]
     return [x, _stats(x, stat), _stats(x, stat)]
 
 
-@rule("native_dropout")
+@rule("aten.native_dropout.default")
 def _native_dropout(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     return [x, make_tensor(x.sizes, DType.bool, x.device.data)]
 
 
-@rule("native_layer_norm_backward")
+@rule("aten.native_layer_norm_backward.default")
 def _layer_norm_backward(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     ns = b.sizes("normalized_shape")
@@ -1945,14 +2040,14 @@ def _layer_norm_backward(b: Bound) -> list[Attribute]:
             bias or make_tensor(ns, x.element_dtype, x.device.data)]  # fmt: skip
 
 
-@rule("native_group_norm_backward")
+@rule("aten.native_group_norm_backward.default")
 def _group_norm_backward(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     c = make_tensor([b.size("C")], x.element_dtype, x.device.data)
     return [x, c, c]
 
 
-@rule("convolution_backward")
+@rule("aten.convolution_backward.default")
 def _conv_backward(b: Bound) -> list[Attribute]:
     x, w = b.tensor("input"), b.tensor("weight")
     bias_sizes = b.get("bias_sizes")
@@ -1965,42 +2060,42 @@ def _conv_backward(b: Bound) -> list[Attribute]:
 # ---------------------------------------------------------------------------
 
 
-@rule("_local_scalar_dense")
+@rule("aten._local_scalar_dense.default")
 def _local_scalar(b: Bound) -> Attribute:
     c = category(b.tensor("self").element_dtype)
     return (SymBoolType() if c == 0 else SymIntType() if c == 1 else SymFloatType())
 
 
-@rule("sym_size.int")
+@rule("aten.sym_size.int")
 def _sym_size(b: Bound) -> Attribute:
     t = b.tensor("self")
     return SymIntType(t.sizes[wrap_dim(b.int("dim"), t.rank)])
 
 
-@rule("sym_stride.int")
+@rule("aten.sym_stride.int")
 def _sym_stride(b: Bound) -> Attribute:
     t = b.tensor("self")
     return SymIntType(t.strides()[wrap_dim(b.int("dim"), t.rank)])
 
 
-@rule("sym_numel")
+@rule("aten.sym_numel.default")
 def _sym_numel(b: Bound) -> Attribute:
     return SymIntType(b.tensor("self").numel())
 
 
-@rule("sym_storage_offset")
+@rule("aten.sym_storage_offset.default")
 def _sym_storage_offset(b: Bound) -> Attribute:
     b.tensor("self")
     return SymIntType(0)
 
 
-@rule("sym_is_contiguous")
+@rule("aten.sym_is_contiguous.default")
 def _sym_is_contiguous(b: Bound) -> Attribute:
     b.tensor("self")
     return SymBoolType()
 
 
-@rule("_fft_r2c")
+@rule("aten._fft_r2c.default")
 def _fft_r2c(b: Bound) -> Attribute:
     t = b.tensor("self")
     shape = list(t.sizes)
@@ -2010,7 +2105,7 @@ def _fft_r2c(b: Bound) -> Attribute:
     return make_tensor(shape, _COMPLEX_OF[_to_float(t.element_dtype)], t.device.data)
 
 
-@rule("_fft_c2r")
+@rule("aten._fft_c2r.default")
 def _fft_c2r(b: Bound) -> Attribute:
     t = b.tensor("self")
     shape = list(t.sizes)
