@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from pass_harness import parse
+from xdsl.context import Context
 from xdsl.ir import Operation
 
 from xdsl_exir.analysis.alias_db import AliasDb
 from xdsl_exir.dialects.exir import GraphOp
-from xdsl_exir.dialects.ts import MethodOp
+from xdsl_exir.dialects.ts import MethodOp, NodeOp
+from xdsl_exir.transforms.list_peepholes import ListPeepholesPass
 
 T = "!exir.tensor<[4, 4], float32>"
 R = "!exir.tensor<[4], float32>"
@@ -120,9 +123,44 @@ def test_torchscript_containers_and_wildcards() -> None:
     # graph inputs are in the wildcard set and may alias each other
     x, y = ops["c"].operands[0], ops["d"].operands[0]
     assert db.may_alias(x, y)
-    # a value passed to an op without a schema (prim::Print) enters the wildcard set
-    assert db.may_alias(e, x) and db.escapes(e)
     assert db.escapes(d)  # returned through the list (items are not told apart)
+    # prim::Print acts on the world, not on memory: it only reads `e` (torch's AliasDb agrees, below),
+    # yet it is never removable
     print_op = next(op for op in method.body.block.ops if "Print" in str(op.properties.get("kind")))
-    assert db.has_unknown_effects(print_op)
-    assert db.writes_to(print_op, e)
+    assert not db.may_alias(e, x) and not db.escapes(e)
+    assert not db.writes_to(print_op, e) and not db.has_writers(e)
+    assert print_op in db.effectful_ops() and not db.is_pure(print_op)
+
+
+def test_printing_is_not_writing_as_in_torch() -> None:
+    """
+    torch's AliasDb gives `prim::Print` and `aten::format` no writes: the
+    list `len` of a printed or formatted list literal still folds
+    (`_jit_pass_peephole_list_idioms`), and `list-peepholes` folds it too.
+    """
+    torch = pytest.importorskip("torch")
+    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+
+    text = """graph(%x : int):
+  %two : int = prim::Constant[value=2]()
+  %l : int[] = prim::ListConstruct(%x, %two)
+   = prim::Print(%l)
+  %fmt : str = prim::Constant[value="{}"]()
+  %s : str = aten::format(%fmt, %l)
+  %n : int = aten::len(%l)
+  %m : int = aten::len(%s)
+  %r : int = aten::add(%n, %m)
+  return (%r)
+"""
+    theirs = torch._C.parse_ir(text.replace("   = prim::Print", "  prim::Print"))
+    their_list = next(n for n in theirs.nodes() if n.kind() == "prim::ListConstruct").output()
+    assert not theirs.alias_db().has_writers(their_list)
+    torch._C._jit_pass_peephole_list_idioms(theirs, True)
+    module = parse_torchscript(text)
+    method = next(op for op in module.walk() if isinstance(op, MethodOp))
+    lst = next(op for op in method.body.block.ops if op.name == "prim.ListConstruct").results[0]
+    assert not AliasDb(method).has_writers(lst)
+    ListPeepholesPass().apply(Context(), module)
+    ours = [op for op in method.walk() if isinstance(op, NodeOp) and op.kind.data == "aten::len"]
+    their_lens = [n for n in theirs.nodes() if n.kind() == "aten::len" and n.output().uses()]
+    assert len(ours) == len(their_lens) == 1  # only len(%s) is left

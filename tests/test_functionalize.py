@@ -145,23 +145,24 @@ def test_idempotent_on_functional_programs() -> None:
     assert str(once) == str(core)
 
 
-
-CONTIGUOUS = """
-builtin.module {
-  exir.program inputs [<user_input "x">] outputs [<user_output "out">, <user_output "col">] {
-    exir.graph @forward(%x: !exir.tensor<[2, 3], float32>) -> (!exir.tensor<[2, 3], float32>, !exir.tensor<[3, 2], float32>) {
-      %tr = aten.t.default(%x) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[3, 2], float32>
-      %c = aten.contiguous.default(%tr) : (!exir.tensor<[3, 2], float32>) -> !exir.tensor<[3, 2], float32>
-      %w = aten.fill_.Scalar(%c, 5.0) : (!exir.tensor<[3, 2], float32>) -> !exir.tensor<[3, 2], float32>
-      %row = aten.select.int(%x, 0, 0) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[3], float32>
-      %c2 = aten.contiguous.default(%row) : (!exir.tensor<[3], float32>) -> !exir.tensor<[3], float32>
-      %w2 = aten.fill_.Scalar(%c2, 7.0) : (!exir.tensor<[3], float32>) -> !exir.tensor<[3], float32>
-      %out = aten.clone.default(%x) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[2, 3], float32>
-      %col = aten.clone.default(%c) : (!exir.tensor<[3, 2], float32>) -> !exir.tensor<[3, 2], float32>
-      exir.output %out, %col : !exir.tensor<[2, 3], float32>, !exir.tensor<[3, 2], float32>
-    }
-  }
-}
+A23 = "!exir.tensor<[2, 3], float32>"
+A32 = "!exir.tensor<[3, 2], float32>"
+CONTIGUOUS = f"""
+builtin.module {{
+  exir.program inputs [<user_input "x">] outputs [<user_output "out">, <user_output "col">] {{
+    exir.graph @forward(%x: {A23}) -> ({A23}, {A32}) {{
+      %tr = aten.t.default(%x) : ({A23}) -> {A32}
+      %c = aten.contiguous.default(%tr) : ({A32}) -> {A32}
+      %w = aten.fill_.Scalar(%c, 5.0) : ({A32}) -> {A32}
+      %row = aten.select.int(%x, 0, 0) : ({A23}) -> {C}
+      %c2 = aten.contiguous.default(%row) : ({C}) -> {C}
+      %w2 = aten.fill_.Scalar(%c2, 7.0) : ({C}) -> {C}
+      %out = aten.clone.default(%x) : ({A23}) -> {A23}
+      %col = aten.clone.default(%c) : ({A32}) -> {A32}
+      exir.output %out, %col : {A23}, {A32}
+    }}
+  }}
+}}
 """
 
 

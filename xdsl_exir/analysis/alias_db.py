@@ -19,7 +19,13 @@ alias annotations (`utils/function_schema.py`):
 * writes (`(a!)`) are recorded per op, on the written operand's locations;
   an op with unknown effects writes every operand and the wildcard, and a
   random op writes the generator state (a location of its own), so two random
-  ops never swap and never merge.
+  ops never swap and never merge;
+* an operator that returns nothing and writes no argument (`prim::Print`,
+  `aten::warn`, `aten::_assert_scalar`) is called for its effect on the world
+  outside memory: it writes that location (`IO`) and only reads its operands,
+  as torch's AliasDb has it (a list printed is not a list mutated), and an
+  operator taking varargs without alias annotations (`aten::format`) reads
+  them.
 
 Graph inputs of the entry graph of an `exir.program` are distinct by the
 export contract (each gets its own location); inputs of any other graph may
@@ -39,7 +45,12 @@ API (values are `SSAValue`s, ops `Operation`s of the graph):
   no data dependence and no read/write conflict on aliasing memory lies
   between them; return whether it moved);
 * `escapes(v)`: `v`'s memory reaches the graph's inputs, outputs or the
-  wildcard (a write to it is observable outside the graph).
+  wildcard (a write to it is observable outside the graph);
+* `may_alias_input(v)`: `v`'s memory may be a graph input's;
+* for whole-graph passes (`exir-dce`): `effectful_ops()` (unknown effects or
+  random), `writing_ops()` with `own_writes(op)`, and `writers_at(location)`;
+* `AliasDb.of_graph(op)`: the database of the graph holding `op`, for
+  rewrite patterns that ask one question about one value.
 
 The database describes the IR it was built on; a pass that removes ops may keep
 using it (answers stay conservative), one that adds ops must rebuild it.
@@ -65,6 +76,8 @@ WILDCARD = 0
 """The element (and location) of all memory the analysis cannot see."""
 RNG = 1
 """The location of the random generator's state."""
+IO = 2
+"""The location of the world outside memory: what printing, warnings and assertions act on."""
 
 _UNTRACKED_TYPES: tuple[type[Attribute], ...] = (
     exir.SymIntType,
@@ -136,6 +149,8 @@ class SchemaInfo:
     result_in_list: tuple[bool, ...]
     result_wildcard: tuple[bool, ...]
     wildcard_args: tuple[int, ...]
+    effect: bool = False
+    """Returns nothing and writes no argument: called for an effect outside memory (`IO`)."""
 
 
 @cache
@@ -153,6 +168,7 @@ def schema_info(schema: FunctionSchema, tags: frozenset[str] = frozenset()) -> S
         result_in_list=tuple(r.type.kind is TypeKind.LIST for r in schema.returns),
         result_wildcard=tuple(id(r) in wild_returns for r in schema.returns),
         wildcard_args=tuple(i for i, a in enumerate(schema.arguments) if id(a) in wild_args),
+        effect=not schema.returns and not schema.is_varret and not schema.is_mutable,
     )
 
 
@@ -173,9 +189,9 @@ _TARGET_KINDS: dict[str, Classified] = {}
 _TS_KINDS: dict[tuple[str, tuple[Attribute, ...]], Classified] = {}
 
 
-def _for_effect_only(schema: FunctionSchema) -> bool:
-    """Operators returning nothing (`prim::Print`, `aten::warn`) or taking varargs: effects unknown."""
-    return not schema.returns or schema.is_vararg
+def _opaque(schema: FunctionSchema) -> bool:
+    """Variadic results, or varargs whose aliasing the annotations cannot say: effects unknown."""
+    return schema.is_varret or (schema.is_vararg and not schema.is_functional)
 
 
 def _registry_kind(name: str) -> Classified:
@@ -184,7 +200,7 @@ def _registry_kind(name: str) -> Classified:
     if name in HIGHER_ORDER_OPS or name.startswith("torch.ops.higher_order."):
         return _UNKNOWN
     entry = lookup(name)
-    if entry is None or _for_effect_only(entry.schema):
+    if entry is None or _opaque(entry.schema):
         return _UNKNOWN
     return Classified(OpKind.SCHEMA, schema_info(entry.schema, entry.tags))
 
@@ -243,7 +259,7 @@ def _ts_kind(op: ts.NodeOp) -> Classified:
         except (OverloadError, ValueError, KeyError):
             c = _UNKNOWN
         else:
-            if _for_effect_only(resolved.schema):
+            if _opaque(resolved.schema):
                 _TS_KINDS[key] = _UNKNOWN
                 return _UNKNOWN
             qualified, _, overload = resolved.name.partition(".")
@@ -297,8 +313,8 @@ class AliasDb:
                 root.parent_op(), exir.ProgramOp
             ) and root.sym_name.data == exir.ProgramOp.ENTRY
         self._elem: dict[SSAValue, int] = {}
-        self._points: list[list[int]] = [[], []]
-        self._contains: list[list[int]] = [[], []]
+        self._points: list[list[int]] = [[], [], []]
+        self._contains: list[list[int]] = [[], [], []]
         self._state: dict[str, int] = {}
         self._own_writes: dict[Operation, set[int]] = {}
         """Elements written by the op itself (not its nested ops)."""
@@ -306,13 +322,37 @@ class AliasDb:
         """Elements written by the op or its nested ops."""
         self._unknown: set[Operation] = set()
         self._random: set[Operation] = set()
-        self._locs: dict[int, frozenset[int]] = {WILDCARD: frozenset((WILDCARD,)), RNG: frozenset((RNG,))}
+        self._effects: set[Operation] = set()
+        self._locs: dict[int, frozenset[int]] = {
+            WILDCARD: frozenset((WILDCARD,)),
+            RNG: frozenset((RNG,)),
+            IO: frozenset((IO,)),
+        }
         self._writer_index: dict[int, list[Operation]] | None = None
         self._escaping: frozenset[int] | None = None
+        self._input_locations: frozenset[int] | None = None
         for arg in self.block.args:
             if is_mutable_type(arg.type):
                 self._elem[arg] = self._fresh() if distinct_inputs else self._fresh(WILDCARD)
         self._visit_block(self.block, None)
+
+    @classmethod
+    def of_graph(cls, op: Operation) -> AliasDb | None:
+        """
+        The database of the graph holding `op`: its innermost enclosing
+        `exir.graph` or `ts.method`, else its outermost enclosing op with a
+        body below the module; None for an op outside any graph. Built anew
+        on every call, so a rewrite pattern asks about the IR as it is now.
+        """
+        root: Operation | None = None
+        p = op.parent_op()
+        while p is not None:
+            if isinstance(p, exir.GraphOp | ts.MethodOp):
+                return cls(p)
+            if p.regions and p.parent_op() is not None:
+                root = p
+            p = p.parent_op()
+        return cls(root) if root is not None else None
 
     # -- building -------------------------------------------------------------
 
@@ -395,7 +435,7 @@ class AliasDb:
 
     def _visit_unknown(self, op: Operation, parents: list[Operation]) -> None:
         self._unknown.add(op)
-        written = [WILDCARD, RNG]
+        written = [WILDCARD, RNG, IO]
         for v in op.operands:
             e = self._element(v)
             if e is not None:
@@ -414,6 +454,10 @@ class AliasDb:
     def _visit_schema_op(self, op: Operation, c: Classified, parents: list[Operation]) -> None:
         info = c.info
         assert info is not None
+        if info.effect:
+            self._effects.add(op)
+            self._record_write(op, (IO,), parents)
+            return
         if info.functional and not info.random:
             if op.results:
                 self._fresh_results(op)
@@ -592,7 +636,26 @@ class AliasDb:
         return list(out)
 
     def has_writers(self, v: SSAValue) -> bool:
-        return bool(self.writers(v))
+        """Whether some op may write `v`'s memory (through any alias of it)."""
+        index = self._writer_map()
+        return any(loc in index for loc in self.locations(v))
+
+    def writers_at(self, location: int) -> Sequence[Operation]:
+        """The ops that may write the memory location `location` themselves (innermost ops)."""
+        return self._writer_map().get(location, ())
+
+    def writing_ops(self) -> list[Operation]:
+        """The ops that write memory themselves (innermost ops), in the order the analysis met them."""
+        return list(self._own_writes)
+
+    def own_writes(self, op: Operation) -> frozenset[int]:
+        """Locations `op` itself may write (not its nested ops; see `op_writes`)."""
+        es = self._own_writes.get(op)
+        return self._elements_locations(es) if es else frozenset()
+
+    def effectful_ops(self) -> frozenset[Operation]:
+        """Ops with effects beyond the memory they write (unknown, random, `IO`): never removable."""
+        return frozenset(self._unknown | self._random | self._effects)
 
     def writes_to(self, op: Operation, v: SSAValue) -> bool:
         """Whether `op` (or an op nested in it) may write `v`'s memory."""
@@ -614,6 +677,15 @@ class AliasDb:
     def escapes(self, v: SSAValue) -> bool:
         """Whether `v`'s memory is visible outside the graph (a write to it is observable)."""
         return not self.locations(v, True).isdisjoint(self.escaping_locations())
+
+    def may_alias_input(self, v: SSAValue) -> bool:
+        """Whether `v`'s memory may be that of a graph input (or state the graph reads)."""
+        if self._input_locations is None:
+            out: set[int] = set()
+            for arg in self.block.args:
+                out |= self.locations(arg, True)
+            self._input_locations = frozenset(out)
+        return not self.locations(v).isdisjoint(self._input_locations)
 
     def is_mutated_after(self, v: SSAValue, op: Operation) -> bool:
         """Whether some op running after `op` (later in the graph, or in a loop around both) may write `v`."""

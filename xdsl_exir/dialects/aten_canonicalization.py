@@ -20,11 +20,11 @@ Rules (one function per operator family, dispatched by op name):
   type equals the input's become `x`.
 
 Copies and arithmetic results are fresh tensors; forwarding `x` in their place
-makes two names for one buffer. That is only done when neither `x` nor the
-result is ever written (no in-place or `out=` op reaches either through views,
-per the schemas' alias annotations) and the result does not escape through the
-graph's output while `x` is a graph input (the runner writes mutated buffers
-back into the state arrays).
+makes two names for one buffer. That is only done when the graph's `AliasDb`
+finds no writer of `x` or of the result (no in-place or `out=` op reaches
+either through views, per the schemas' alias annotations) and the result does
+not escape through the graph's output while `x` may be a graph input (the
+runner writes mutated buffers back into the state arrays).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.traits import HasCanonicalizationPatternsTrait, IsTerminator, Pure
+from xdsl.traits import HasCanonicalizationPatternsTrait
 
 from xdsl_exir.dialects.exir import TensorType
 
@@ -43,78 +43,27 @@ INT64_MAX = 2**63 - 1
 
 # ---------------------------------------------------------------------------
 # Alias safety
-# ---------------------------------------------------------------------------
-
-
-def may_be_written(value: SSAValue) -> bool:
-    """
-    Whether `value`, or a view of it, is written by some op: an aten op
-    writing the operand, or an op of unknown effects (calls, region ops).
-    """
-    from xdsl_exir.dialects.aten import AtenOp
-
-    seen: set[SSAValue] = set()
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        for use in v.uses:
-            user = use.operation
-            if isinstance(user, AtenOp):
-                if v in user.written_operands():
-                    return True
-                for i, r in enumerate(user.results):
-                    if user.aliased_operand(i) is v:
-                        todo.append(r)
-                continue
-            if user.has_trait(Pure) or user.has_trait(IsTerminator):
-                continue
-            return True
-    return False
-
-
-def _alias_root(value: SSAValue) -> SSAValue:
-    """Follow view ops back to the value whose storage `value` shares."""
-    from xdsl_exir.dialects.aten import AtenOp
-
-    while isinstance(value.owner, AtenOp):
-        owner = value.owner
-        base = owner.aliased_operand(owner.results.index(value))  # type: ignore[arg-type]
-        if base is None:
-            break
-        value = base
-    return value
-
-
-def _escapes(value: SSAValue) -> bool:
-    """Whether `value` or a view of it reaches a terminator (a graph or region output)."""
-    from xdsl_exir.dialects.aten import AtenOp
-
-    todo, seen = [value], set[SSAValue]()
-    while todo:
-        v = todo.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        for use in v.uses:
-            user = use.operation
-            if user.has_trait(IsTerminator):
-                return True
-            if isinstance(user, AtenOp):
-                todo += [r for i, r in enumerate(user.results) if user.aliased_operand(i) is v]
-    return False
 
 
 def can_forward_copy(copy: SSAValue, source: SSAValue) -> bool:
-    """Whether a fresh tensor `copy` equal to `source` may be replaced by `source` itself."""
-    if may_be_written(copy) or may_be_written(_alias_root(source)):
+    """
+    Whether a fresh tensor `copy` equal to `source` may be replaced by
+    `source` itself. Two names for one buffer are safe only when the alias
+    analysis of the graph finds no op that may write either (through any
+    view), and `copy` does not leave the graph while `source` may be a graph
+    input's memory (the runner writes mutated buffers back into the state
+    arrays, which would change an output aliasing them).
+    """
+    # The patterns load with the dialects; the analysis is a layer above them.
+    from xdsl_exir.analysis.alias_db import AliasDb
+
+    owner = copy.owner
+    db = AliasDb.of_graph(owner) if isinstance(owner, Operation) else None
+    if db is None:
         return False
-    root = _alias_root(source)
-    if isinstance(root, BlockArgument) and _escapes(copy):
+    if db.has_writers(copy) or db.has_writers(source):
         return False
-    return True
+    return not (db.may_alias_input(source) and db.escapes(copy))
 
 
 # ---------------------------------------------------------------------------

@@ -12,9 +12,10 @@ only when a pattern first runs (the dialects import the trait).
 * `prim.ListUnpack`, `aten::len` and `aten::__getitem__` (constant index) of a
   `prim.ListConstruct` forward the elements or the length, and `l1 + l2` of
   two literals is one literal, but only while the lists are not mutated:
-  lists have reference semantics, so every use must be a node of a kind known
-  to only read its list (`LIST_READERS`; no `append`, `_set_item`, in-place
-  `add_`, no escape into a call, a loop or a block output);
+  lists have reference semantics, so the graph's `AliasDb` must find no op
+  that may write the list (`append`, `_set_item`, in-place `add_`, a call or
+  an unknown node it is passed to, through loops and block outputs too), the
+  question torch's `PeepholeOptimizeListIdioms` asks its AliasDb;
 * `aten::size(x)`, `aten::size(x, dim)` and `aten::dim(x)` of a tensor whose
   refined type fixes the answer become constants;
 * `aten::t(aten::t(x))` is `x` when the rank (at most 2) is known.
@@ -34,25 +35,6 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 if TYPE_CHECKING:
     from xdsl_exir.dialects.prim import ConstantOp
 
-LIST_READERS = frozenset(
-    {
-        "aten::len",
-        "aten::__getitem__",
-        "aten::add",
-        "aten::cat",
-        "aten::stack",
-        "aten::__contains__",
-        "aten::list",
-        "aten::eq",
-        "aten::ne",
-        "aten::format",
-        "aten::sum",
-    }
-)
-"""Node kinds that read a list argument without writing it or letting it escape
-(an allowlist: a kind not named here, known or not, may write the list)."""
-
-
 def constant_of(value: SSAValue) -> ConstantOp | None:
     """The `prim.Constant` defining `value` (not a function reference), if any."""
     from xdsl_exir.dialects.prim import ConstantOp
@@ -71,22 +53,19 @@ def constant_int(value: SSAValue) -> int | None:
     return None
 
 
-def list_is_unmutated(value: SSAValue) -> bool:
-    """Every use of the list `value` only reads it (see the module docstring)."""
-    from xdsl_exir.dialects.ts import NodeOp
+def _may_be_written(value: SSAValue) -> bool:
+    """Whether the alias analysis of the graph holding `value` finds an op that may write it."""
+    # The patterns load with the dialects; the analysis is a layer above them.
+    from xdsl_exir.analysis.alias_db import AliasDb
 
-    for use in value.uses:
-        user = use.operation
-        if user.name == "prim.ListUnpack":
-            continue
-        if not isinstance(user, NodeOp) or user.regions or user.kind.data not in LIST_READERS:
-            return False
-    return True
+    owner = value.owner
+    db = AliasDb.of_graph(owner) if isinstance(owner, Operation) else None
+    return db is None or db.has_writers(value)
 
 
 def _list_construct(value: SSAValue) -> Operation | None:
     owner = value.owner
-    if isinstance(owner, Operation) and owner.name == "prim.ListConstruct" and list_is_unmutated(value):
+    if isinstance(owner, Operation) and owner.name == "prim.ListConstruct" and not _may_be_written(value):
         return owner
     return None
 

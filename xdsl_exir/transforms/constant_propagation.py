@@ -208,24 +208,17 @@ def _fold_torchscript(root: Operation, max_elements: int) -> None:
 def _may_be_mutated(value: SSAValue) -> bool:
     """
     A tensor or list constant is one object for every run: if any node may
-    write it, reading it is not constant. Lists: every use must be a kind
-    known to only read lists. Tensors: the alias analysis of the method must
-    find no writer of its memory (through views too).
+    write it (through views, calls, loops and block outputs too), reading it
+    is not constant. The alias analysis of the graph holding it answers.
     """
     from xdsl_exir.analysis.alias_db import AliasDb
-    from xdsl_exir.dialects.prim_canonicalization import list_is_unmutated
-    from xdsl_exir.dialects.ts import ListType, MethodOp, TensorType
+    from xdsl_exir.dialects.ts import ListType, TensorType
 
-    if isinstance(value.type, ListType):
-        return not list_is_unmutated(value)
-    if not isinstance(value.type, TensorType):
+    if not isinstance(value.type, ListType | TensorType):
         return False
-    method = value.owner if isinstance(value.owner, Operation) else None
-    while method is not None and not isinstance(method, MethodOp):
-        method = method.parent_op()
-    if method is None:
-        return True
-    return AliasDb(method).has_writers(value)
+    owner = value.owner
+    db = AliasDb.of_graph(owner) if isinstance(owner, Operation) else None
+    return db is None or db.has_writers(value)
 
 
 def _is_pure_builtin(resolved: Any) -> bool:

@@ -34,7 +34,7 @@ def graph_roots(module: Operation) -> list[Operation]:
 
 
 def needs_alias_db(root: Operation) -> bool:
-    """Whether some op of the graph writes, is random or has unknown effects."""
+    """Whether some op of the graph writes, is random, acts outside memory or has unknown effects."""
     for op in root.walk():
         if op is root:
             continue
@@ -44,7 +44,7 @@ def needs_alias_db(root: Operation) -> bool:
         if c.kind is OpKind.SCHEMA:
             info = c.info
             assert info is not None
-            if info.written or info.random or info.wildcard_args:
+            if info.written or info.random or info.wildcard_args or info.effect:
                 return True
     return False
 
@@ -64,14 +64,12 @@ def eliminate_dead_code(root: Operation) -> int:
     last = top.last_op
     if last is not None:
         mark(last)
-    writer_index: dict[int, list[Operation]] = {}
     if db is not None:
         escaping = db.escaping_locations()
-        writer_index = db._writer_map()  # pyright: ignore[reportPrivateUsage]
-        for op in db._unknown | db._random:  # pyright: ignore[reportPrivateUsage]
+        for op in db.effectful_ops():
             mark(op)
-        for op, elements in db._own_writes.items():  # pyright: ignore[reportPrivateUsage]
-            if not db._elements_locations(elements).isdisjoint(escaping):  # pyright: ignore[reportPrivateUsage]
+        for op in db.writing_ops():
+            if not db.own_writes(op).isdisjoint(escaping):
                 mark(op)
     live_locations: set[int] = set()
     while work:
@@ -94,7 +92,7 @@ def eliminate_dead_code(root: Operation) -> int:
                 for loc in db.locations(v, True):
                     if loc not in live_locations:
                         live_locations.add(loc)
-                        for w in writer_index.get(loc, ()):
+                        for w in db.writers_at(loc):
                             mark(w)
     dead = [op for op in root.walk() if op is not root and op not in live]
     erased = 0
