@@ -106,3 +106,46 @@ def test_inline_matches_torch_inlined_graph() -> None:
     ours = [k for k in _kinds(format_graph(forward)) if k != "prim::Constant"]
     want = [k for k in _kinds(str(scripted.inlined_graph)) if k != "prim::Constant"]
     assert ours == want
+
+
+SIGNED_ZERO_AND_NAN = """graph(%x : float):
+  %a : float = prim::Constant[value=-0.]()
+  %b : float = prim::Constant[value=0.]()
+  %n1 : float = prim::Constant[value=nan]()
+  %n2 : float = prim::Constant[value=nan]()
+  %r1 : float = aten::mul(%x, %a)
+  %r2 : float = aten::mul(%x, %b)
+  %r3 : float = aten::mul(%x, %n1)
+  %r4 : float = aten::mul(%x, %n2)
+  return (%r1, %r2, %r3, %r4)
+"""
+
+
+def _float_constants(values: list[float]) -> list[str]:
+    return [repr(v) for v in values]
+
+
+def test_constant_pooling_compares_floats_as_torch_does() -> None:
+    """
+    torch's ConstantPooling compares constants with `==`: `-0.` and `0.` are
+    one constant (the first one met), a `nan` equals no other. The script
+    frontend's old copy keyed on the printed value, the pass on the
+    attribute; both kept `-0.` apart and merged the `nan`s.
+    """
+    from xdsl_exir.dialects.prim import ConstantOp
+    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+
+    after = pass_harness.apply(parse_torchscript(SIGNED_ZERO_AND_NAN), "constant-pooling")
+    ours = [op.value.value.data for op in after.walk() if isinstance(op, ConstantOp)]  # type: ignore[union-attr]
+    assert _float_constants(ours) == ["-0.0", "nan", "nan"]
+    torch = pytest.importorskip("torch")
+    g = torch._C.Graph()
+    x = g.addInput("x")
+    x.setType(torch._C.FloatType.get())
+    for value in (-0.0, 0.0, float("nan"), float("nan")):
+        mul = g.create("aten::mul", [x, g.insertConstant(value)])
+        g.insertNode(mul)
+        g.registerOutput(mul.output())
+    torch._C._jit_pass_constant_pooling(g)
+    theirs = [n.output().toIValue() for n in g.nodes() if n.kind() == "prim::Constant"]
+    assert sorted(_float_constants(theirs)) == sorted(_float_constants(ours))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from pass_harness import apply, assert_preserves, load_zoo, parse, zoo_models
+from xdsl.ir import Block
 
+from xdsl_exir.dialects.ts import MethodOp, NodeOp
 from xdsl_exir.frontends.torchscript_text import parse_torchscript
 
 MODELS = [m["name"] for m in zoo_models()]
@@ -68,6 +71,63 @@ def test_dce_keeps_observable_writes_and_random_ops() -> None:
     # live clone %u and into the input %x stay; the random op stays (generator state).
     assert "dead" not in names and "t" not in names and "t2" not in names
     assert {"u", "u2", "w", "r"} <= set(names)
+
+
+DEAD_OUTPUTS = """graph(%x : Tensor, %c : bool, %n : int):
+  %one : int = prim::Constant[value=1]()
+  %true : bool = prim::Constant[value=1]()
+  %a : Tensor, %b : Tensor = prim::If(%c)
+    block0():
+      %p : Tensor = aten::add(%x, %x, %one)
+      %q : Tensor = aten::mul(%x, %x)
+      -> (%p, %q)
+    block1():
+      %r : Tensor = aten::neg(%x)
+      -> (%r, %x)
+  %y : Tensor, %z : Tensor, %w : Tensor = prim::Loop(%n, %true, %a, %x, %x)
+    block0(%i : int, %acc : Tensor, %unused : Tensor, %kept : Tensor):
+      %next : Tensor = aten::add(%acc, %x, %one)
+      %waste : Tensor = aten::relu(%x)
+      %still : Tensor = aten::relu(%kept)
+      -> (%true, %next, %waste, %still)
+  return (%y)
+"""
+
+
+def _tree(ops: list[tuple[str, int, list[Any]]]) -> list[tuple[str, int, list[Any]]]:
+    return [op for op in ops if op[0] != "prim::Constant"]
+
+
+def _our_tree(block: Block) -> list[tuple[str, int, list[Any]]]:
+    return _tree([
+        (op.kind.data if isinstance(op, NodeOp) else op.name.replace("prim.", "prim::"), len(op.results),
+         [_our_tree(r.block) for r in op.regions])
+        for op in block.ops if op.name != "prim.Return"
+    ])  # fmt: skip
+
+
+def test_dce_drops_dead_if_outputs_and_loop_carried_values_like_torch() -> None:
+    """
+    TorchScript's dead code elimination (`_jit_pass_dce`) also drops unused
+    `prim::If` outputs and loop-carried values the loop body does not read,
+    and what computed them; the script frontend relies on it (it runs
+    `exir-dce`). A carried value the body reads stays.
+    """
+    module = apply(parse_torchscript(DEAD_OUTPUTS), "exir-dce")
+    method = next(op for op in module.walk() if isinstance(op, MethodOp))
+    ours = _our_tree(method.body.block)
+    assert ours == [
+        ("prim::If", 1, [[("aten::add", 1, [])], [("aten::neg", 1, [])]]),
+        ("prim::Loop", 2, [[("aten::add", 1, []), ("aten::relu", 1, [])]]),
+    ]
+    torch = pytest.importorskip("torch")
+    theirs = torch._C.parse_ir(DEAD_OUTPUTS)
+    torch._C._jit_pass_dce(theirs)
+
+    def torch_tree(block: Any) -> list[tuple[str, int, list[Any]]]:
+        return _tree([(n.kind(), n.outputsSize(), [torch_tree(b) for b in n.blocks()]) for n in block.nodes()])
+
+    assert ours == torch_tree(theirs)
 
 
 def test_cse_does_not_merge_across_a_write() -> None:

@@ -540,6 +540,35 @@ def test_functions_match_torch_script(fn: Callable[..., Any]) -> None:
     assert tree(ours) == torch_tree(theirs.block())
 
 
+def dead_write(x):
+    y = torch.zeros(3)
+    y.add_(1.0)  # no one reads y: torch's dead code elimination drops the write with it
+    return x
+
+
+def signed_zero(x: float):
+    return x * -0.0, x * 0.0
+
+
+def test_cleanups_are_the_stock_passes_and_agree_with_torch() -> None:
+    """
+    The frontend's dead code elimination is `exir-dce` and its pooling
+    `constant-pooling`. Where its own copies differed from torch they now
+    agree: a write into a fresh tensor nothing reads is dead (the old copy
+    kept every in-place node), and `-0.` pools with `0.` into one constant
+    because torch's ConstantPooling compares constants with `==`.
+    """
+    torch_ = pytest.importorskip("torch")
+    for fn in (dead_write, signed_zero):
+        ours = graph(script(fn))
+        theirs = torch_.jit.script(fn).graph
+        assert tree(ours) == torch_tree(theirs.block()), fn.__name__
+        n_ours = sum(isinstance(op, ConstantOp) for op in ours.walk())
+        n_theirs = sum(n.kind() == "prim::Constant" for n in theirs.nodes())
+        assert n_ours == n_theirs, fn.__name__
+    assert tree(graph(script(dead_write))) == []
+
+
 def test_raise_runs_like_torch() -> None:
     module = script(seed_raise)
     with pytest.raises(Exception, match="Negative input"):

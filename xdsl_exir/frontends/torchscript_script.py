@@ -56,9 +56,11 @@ and `exit-transform` and TorchScript's compile-time cleanups
 (`cleanup_graph`): loops with both a trip count and a condition become
 `while`-style loops (`CanonicalizeModifiedLoops`), tuples built and
 immediately taken apart are forwarded, scalar operations on constants are
-folded, dead nodes and unused or unchanging `if`/loop outputs are removed,
-constants are pooled at the top of the graph, and `if`/loop outputs come in
-the order of their first use. The result matches what
+folded, constants are pooled at the top of the graph (the stock
+`constant-pooling`), unchanging `if`/loop outputs are forwarded, dead nodes
+and unused `if`/loop outputs are removed (the stock `exir-dce`, with its alias
+analysis), and `if`/loop outputs come in the order of their first use. The
+result matches what
 `torch.jit.script(f).graph` shows, node for node, for the programs this
 frontend supports (the tests compare them with torch's dumps).
 
@@ -94,7 +96,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
-    UnknownLoc,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -145,6 +146,7 @@ from xdsl_exir.dialects.ts import (
     ts_type_str,
     unrefined,
 )
+from xdsl_exir.transforms.constant_pooling import pool_constants
 from xdsl_exir.transforms.convert_to_ssa import (
     bool_constant,
     convert_to_ssa,
@@ -153,6 +155,7 @@ from xdsl_exir.transforms.convert_to_ssa import (
     set_name,
     terminator,
 )
+from xdsl_exir.transforms.dead_code_elimination import eliminate_dead_code
 from xdsl_exir.transforms.exit_transform import exit_transform
 from xdsl_exir.utils.function_schema import Argument, SchemaParseError, TypeKind, parse_schema
 from xdsl_exir.utils.overloads import (
@@ -164,7 +167,7 @@ from xdsl_exir.utils.overloads import (
     varargs_list_argument,
 )
 
-__all__ = ["ScriptError", "cleanup_graph", "eliminate_dead_code", "script", "script_file", "script_source"]
+__all__ = ["ScriptError", "cleanup_graph", "script", "script_file", "script_source"]
 
 
 class ScriptError(Exception):
@@ -2479,16 +2482,21 @@ def cleanup_graph(graph: Block) -> None:
     """
     TorchScript's cleanups after SSA conversion: while-style loops for loops
     with a trip count and a condition, forwarding of tuples that are built
-    and taken apart, scalar operations on constants folded, dead code
-    (unused pure nodes, `if` outputs and loop-carried values, outputs that do
-    not change), constants pooled at the top of the graph, `if` and loop
-    outputs in the order of their first use.
+    and taken apart, scalar operations on constants folded, constants pooled
+    at the top of the graph (the `constant-pooling` pass), `if` and loop
+    outputs that do not change forwarded, dead code removed (the `exir-dce`
+    pass: unused nodes without effects, writes no one observes, unused `if`
+    outputs and loop-carried values), `if` and loop outputs in the order of
+    their first use.
     """
+    method = graph.parent_op()
+    assert method is not None, "cleanup_graph works on the body of a ts.method"
     _canonicalize_modified_loops(graph)
     _lower_simple_tuples(graph)
     _fold_constants(graph)
-    _pool_constants(graph)
-    eliminate_dead_code(graph)
+    pool_constants(method)
+    _forward_unchanged_outputs(graph)
+    eliminate_dead_code(method)
     _canonicalize_outputs(graph)
 
 
@@ -2688,146 +2696,34 @@ def _constant_op(value: object, t: Attribute) -> ConstantOp:
     return ConstantOp.make([], [t], {"value": attr})
 
 
-_PURE_PRIM = (
-    ConstantOp, UninitializedOp, ListConstructOp, TupleConstructOp, DictConstructOp, TupleUnpackOp,
-    TupleIndexOp, ListUnpackOp, LoadOp,
-)
-_SIDE_EFFECT_KINDS = {"prim::Print", "aten::warn", "prim::RaiseException", "prim::AddStatValue", "prim::TimePoint"}
-
-
-def _has_side_effects(op: Operation) -> bool:
-    if isinstance(op, _PURE_PRIM):
-        return False
-    if isinstance(op, ReturnOp):
-        return False
-    if isinstance(op, IfOp | LoopOp):
-        return any(_has_side_effects(inner) for region in op.regions for inner in region.walk())
-    if isinstance(op, NodeOp):
-        kind = op.kind.data
-        if kind in _SIDE_EFFECT_KINDS:
-            return True
-        if kind == "prim::unchecked_cast":
-            return False
-        try:
-            resolved = resolve_node(kind, [v.type for v in op.operands])
-        except OverloadError:
-            return True
-        return resolved.schema.is_mutable
-    return True
-
-
-def eliminate_dead_code(graph: Block) -> None:
-    """Remove unused side-effect-free nodes, unused `if` outputs and unused loop-carried values."""
-    while _dce_block(graph):
-        pass
-
-
-def _dce_block(block: Block) -> bool:
-    changed = False
-    for op in reversed(list(block.ops)):
-        if op.parent is None:
-            continue
-        for region in op.regions:
-            for b in region.blocks:
-                changed |= _dce_block(b)
-        if isinstance(op, IfOp):
-            op, c = _dead_if_outputs(op)
-            changed |= c
-        elif isinstance(op, LoopOp) and op.cond_block is None:
-            op, c = _dead_loop_carried(op)
-            changed |= c
-        if not isinstance(op, ReturnOp) and all(not r.uses for r in op.results) and not _has_side_effects(op):
-            erase(op)
-            changed = True
-    return changed
-
-
-def _dead_if_outputs(op: IfOp) -> tuple[Operation, bool]:
-    """Drop outputs nobody reads, and outputs both branches give the same value (then that value is used)."""
-    then_outs = terminator(op.regions[0].block).operands
-    else_outs = terminator(op.regions[1].block).operands
-    for r, t, f in zip(op.results, then_outs, else_outs, strict=True):
-        if t is f and r.uses:
-            r.replace_all_uses_with(t)
-    dead = [i for i, r in enumerate(op.results) if not r.uses]
-    if not dead:
-        return op, False
-    keep = [i for i in range(len(op.results)) if i not in dead]
-    for region in op.regions:
-        term = terminator(region.block)
-        outs = term.operands
-        term.operands = tuple(outs[i] for i in keep)
-    mapping: list[int | None] = [None] * len(op.results)
-    for new_i, old_i in enumerate(keep):
-        mapping[old_i] = new_i
-    return rebuild(op, op.operands, [op.result_types[i] for i in keep], mapping), True
-
-
-def _dead_loop_carried(op: LoopOp) -> tuple[Operation, bool]:
-    """Drop carried values nobody reads, and values the body passes through unchanged (then the initial one)."""
-    body = op.body.block
-    n = len(op.results)
-    outs = terminator(body).operands
-    for i in range(n):
-        arg = body.args[1 + i]
-        if outs[1 + i] is arg and (op.results[i].uses or arg.uses):
-            initial = op.operands[2 + i]
-            op.results[i].replace_all_uses_with(initial)
-            arg.replace_all_uses_with(initial)
-    dead = [i for i in range(n) if not op.results[i].uses and not body.args[1 + i].uses]
-    if not dead:
-        return op, False
-    keep = [i for i in range(n) if i not in dead]
-    term = terminator(body)
-    outs = term.operands
-    term.operands = (outs[0], *(outs[1 + i] for i in keep))
-    for i in reversed(dead):
-        body.erase_arg(body.args[1 + i])
-    mapping: list[int | None] = [None] * n
-    for new_i, old_i in enumerate(keep):
-        mapping[old_i] = new_i
-    operands = [op.operands[0], op.operands[1], *(op.operands[2 + i] for i in keep)]
-    return rebuild(op, operands, [op.result_types[i] for i in keep], mapping), True
-
-
-def _pool_constants(graph: Block) -> None:
-    """One `prim.Constant` per distinct value, all at the top of the graph (TorchScript's ConstantPooling)."""
-    seen: dict[tuple[str, str, str], SSAValue] = {}
-    pooled: list[ConstantOp] = []
-    for op in list(graph.walk()):
-        if not isinstance(op, ConstantOp):
-            continue
-        parent = op.parent_op()
-        while parent is not None and isinstance(parent, IfOp | LoopOp):
-            parent = parent.parent_op()
-        if not isinstance(parent, MethodOp):
-            continue  # inside a subgraph
-        key = (
-            str(op.value) if op.value is not None else "",
-            op.fn_name.data if op.fn_name is not None else "",
-            str(op.results[0].type),
-        )
-        existing = seen.get(key)
-        if existing is not None:
-            owner = existing.owner
-            assert isinstance(owner, ConstantOp)
-            if isinstance(owner.location, UnknownLoc):
-                owner.location = op.location
-            op.results[0].replace_all_uses_with(existing)
-            erase(op)
-            continue
-        seen[key] = op.results[0]
-        pooled.append(op)
-    anchor = graph.first_op
-    for op in pooled:
-        if op is anchor:
-            anchor = op.next_op
-            continue
-        op.detach()
-        if anchor is None:
-            graph.add_op(op)
-        else:
-            graph.insert_op_before(op, anchor)
+def _forward_unchanged_outputs(graph: Block) -> None:
+    """
+    An `if` output both branches give as the same value is that value, and a
+    loop-carried value the body passes through unchanged is its initial value
+    (what torch's constant propagation does to control flow before the dead
+    outputs go); innermost first, until nothing changes.
+    """
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(graph.walk())):
+            if isinstance(op, IfOp):
+                then_outs = terminator(op.regions[0].block).operands
+                else_outs = terminator(op.regions[1].block).operands
+                for r, t, f in zip(op.results, then_outs, else_outs, strict=True):
+                    if t is f and r.uses:
+                        r.replace_all_uses_with(t)
+                        changed = True
+            elif isinstance(op, LoopOp) and op.cond_block is None:
+                body = op.body.block
+                outs = terminator(body).operands
+                for i in range(len(op.results)):
+                    arg = body.args[1 + i]
+                    if outs[1 + i] is arg and (op.results[i].uses or arg.uses):
+                        initial = op.operands[2 + i]
+                        op.results[i].replace_all_uses_with(initial)
+                        arg.replace_all_uses_with(initial)
+                        changed = True
 
 
 # -- outputs in the order of their first use (TorchScript's CanonicalizeOutputs)

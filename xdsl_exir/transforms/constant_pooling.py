@@ -4,42 +4,56 @@ constants become one.
 
 * TorchScript IR: the `prim.Constant`s of a method (nested blocks included)
   with equal value and type are merged into one, hoisted to the start of the
-  method's graph. Tensor and list constants are objects: two of them are
-  merged only if no node may write either (in-place kinds, unknown uses).
+  method's graph. Values are equal as torch compares them (`==`): `-0.` and
+  `0.` are one constant, a `nan` equals nothing. Tensor and list constants
+  are objects: two of them are merged only if the method's alias analysis
+  finds no node that may write either.
 * Export IR: `constant_tensor` state of equal type and data is merged; the
   duplicate's placeholder, signature entry and `exir.state` go away.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsolatedFromAbove
 
+from xdsl_exir.analysis.alias_db import AliasDb
 
-def _pool_method(method: Operation) -> None:
+__all__ = ["ConstantPoolingPass", "pool_constants"]
+
+
+def pool_constants(method: Operation) -> None:
+    """
+    Pool the `prim.Constant`s of one method (see the module docstring); the
+    script frontend runs this as torch.jit.script runs `ConstantPooling`.
+    """
     from xdsl_exir.dialects.prim import ConstantOp
     from xdsl_exir.dialects.ts import ListType, TensorType
-    from xdsl_exir.transforms.constant_propagation import _may_be_mutated  # pyright: ignore[reportPrivateUsage]
 
     block = method.regions[0].block
-    pool: dict[tuple[Attribute | None, Attribute | None, Attribute], ConstantOp] = {}
+    pool: dict[tuple[object, Attribute | None, Attribute], ConstantOp] = {}
     rewriter = Rewriter()
     hoisted: list[ConstantOp] = []
+    # Merging constants that nothing writes adds no writer, so one analysis serves the whole walk.
+    db: AliasDb | None = None
     for op in list(_walk_same_scope(method)):
         if not isinstance(op, ConstantOp):
             continue
         t = op.results[0].type
-        if isinstance(t, TensorType | ListType) and _may_be_mutated(op.results[0]):
-            continue
-        key = (op.value, op.fn_name, t)
+        if isinstance(t, TensorType | ListType):
+            db = db or AliasDb(method)
+            if db.has_writers(op.results[0]):
+                continue
+        key = (_equality_key(op.value), op.fn_name, t)
         first = pool.get(key)
         if first is None:
             pool[key] = op
@@ -52,6 +66,22 @@ def _pool_method(method: Operation) -> None:
             continue
         op.detach()
         Rewriter.insert_op(op, InsertPoint.at_start(block))
+
+
+class _Unequal:
+    """A key equal to nothing but itself: a `nan` constant pools with no other."""
+
+
+def _equality_key(value: Attribute | None) -> object:
+    """The value as torch's `==` compares constants: `-0.` is `0.`, `nan` equals nothing."""
+    if isinstance(value, FloatAttr):
+        v = value.value.data
+        if math.isnan(v):
+            return _Unequal()
+        return FloatAttr(0.0, value.type) if v == 0.0 else value
+    if isinstance(value, ArrayAttr):
+        return tuple(_equality_key(cast(Attribute, v)) for v in value.data)
+    return value
 
 
 def _walk_same_scope(root: Operation) -> Iterator[Operation]:
@@ -116,6 +146,6 @@ class ConstantPoolingPass(ModulePass):
 
         for o in list(op.walk()):
             if isinstance(o, MethodOp):
-                _pool_method(o)
+                pool_constants(o)
             elif isinstance(o, ProgramOp):
                 _pool_program(o)

@@ -13,6 +13,13 @@ It is one mark phase from the roots (terminators, effectful ops, writers of
 escaping memory) over operands and, when the graph writes at all, over the
 writers of the locations live ops read; then one sweep. The alias analysis is
 only built for graphs that contain a writing or effectful op.
+
+In TorchScript IR it also removes what TorchScript's `EliminateDeadCode`
+removes from control flow (its `removeDeadIfOutputs` and
+`removeDeadLoopOutputs`): `prim.If` results no one uses, and `prim.Loop`
+carried values used neither after the loop nor in its body, after which what
+computed them is dead too; mark and sweep repeat until nothing changes. The
+script frontend runs this pass as its dead code elimination.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from xdsl_exir.analysis.alias_db import AliasDb, OpKind, classify
-from xdsl_exir.dialects import exir, ts
+from xdsl_exir.dialects import exir, prim, ts
+from xdsl_exir.transforms.convert_to_ssa import rebuild, terminator
 
 
 def graph_roots(module: Operation) -> list[Operation]:
@@ -51,6 +59,63 @@ def needs_alias_db(root: Operation) -> bool:
 
 def eliminate_dead_code(root: Operation) -> int:
     """Remove the dead ops of one graph; returns how many top-level dead ops were erased."""
+    erased = _mark_and_sweep(root)
+    if any(isinstance(op, prim.IfOp | prim.LoopOp) for op in root.walk()):
+        while _remove_dead_block_outputs(root):
+            erased += _mark_and_sweep(root)
+    return erased
+
+
+def _remove_dead_block_outputs(root: Operation) -> bool:
+    """Drop unused `prim.If` results and unused `prim.Loop` carried values; whether any went."""
+    changed = False
+    for op in list(root.walk()):
+        if op.parent is None:
+            continue
+        if isinstance(op, prim.IfOp):
+            changed |= _dead_if_outputs(op)
+        elif isinstance(op, prim.LoopOp) and op.cond_block is None:
+            changed |= _dead_loop_carried(op)
+    return changed
+
+
+def _dead_if_outputs(op: prim.IfOp) -> bool:
+    dead = [i for i, r in enumerate(op.results) if not r.uses]
+    if not dead:
+        return False
+    keep = [i for i in range(len(op.results)) if i not in dead]
+    for region in op.regions:
+        term = terminator(region.block)
+        outs = term.operands
+        term.operands = tuple(outs[i] for i in keep)
+    mapping: list[int | None] = [None] * len(op.results)
+    for new_i, old_i in enumerate(keep):
+        mapping[old_i] = new_i
+    rebuild(op, op.operands, [op.result_types[i] for i in keep], mapping)
+    return True
+
+
+def _dead_loop_carried(op: prim.LoopOp) -> bool:
+    body = op.body.block
+    n = len(op.results)
+    dead = [i for i in range(n) if not op.results[i].uses and not body.args[1 + i].uses]
+    if not dead:
+        return False
+    keep = [i for i in range(n) if i not in dead]
+    term = terminator(body)
+    outs = term.operands
+    term.operands = (outs[0], *(outs[1 + i] for i in keep))
+    for i in reversed(dead):
+        body.erase_arg(body.args[1 + i])
+    mapping: list[int | None] = [None] * n
+    for new_i, old_i in enumerate(keep):
+        mapping[old_i] = new_i
+    operands = [op.operands[0], op.operands[1], *(op.operands[2 + i] for i in keep)]
+    rebuild(op, operands, [op.result_types[i] for i in keep], mapping)
+    return True
+
+
+def _mark_and_sweep(root: Operation) -> int:
     db = AliasDb(root) if needs_alias_db(root) else None
     live: set[Operation] = set()
     work: list[Operation] = []
