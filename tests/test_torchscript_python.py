@@ -540,18 +540,7 @@ def test_function_code_is_torchs(fn: Callable[..., Any]) -> None:
     ast.parse(text)
 
 
-_NON_ASCII_ROUND_TRIP = pytest.mark.xfail(
-    strict=True,
-    reason="xDSL prints a non-ASCII StringAttr as escaped bytes and parses it back as a BytesAttr, "
-    "which prim.Constant does not accept",
-)
-
-
-@pytest.mark.parametrize(
-    "fn",
-    [pytest.param(f, marks=_NON_ASCII_ROUND_TRIP) if f is constants else f for f in SCRIPTED_FUNCTIONS],
-    ids=lambda f: f.__name__,
-)
+@pytest.mark.parametrize("fn", SCRIPTED_FUNCTIONS, ids=lambda f: f.__name__)
 def test_code_after_mlir_text_round_trip(fn: Callable[..., Any]) -> None:
     """Through `.mlir` text (what exir-opt reads) the code is torch's up to local names:
     xDSL drops numeric suffixes of name hints (`y_1` reads back as `y`)."""
