@@ -222,7 +222,7 @@ def _view_strides(layout: ViewLayout, new: Sequence[int]) -> tuple[int, ...] | N
     if 0 in old:
         if tuple(old) == tuple(new):
             return old_strides
-        return cast(tuple[int, ...], dense_layout(new))[1]
+        return cast(ViewLayout, dense_layout(new))[1]
     out = [0] * len(new)
     view_d = len(new) - 1
     chunk_base = old_strides[-1]
