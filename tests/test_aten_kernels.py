@@ -28,6 +28,8 @@ import pytest
 
 from xdsl_exir.dialects.exir import DType
 from xdsl_exir.interpreters import aten_kernels as K
+from xdsl_exir.interpreters.aten_kernels.derived import HANDWRITTEN_MUTATING, accepts
+from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, schema_of
 from xdsl_exir.utils.op_registry import functional_variant, selected_operators
 
 torch = pytest.importorskip("torch")
@@ -956,9 +958,9 @@ TESTED_APART = {"aten.max_pool2d_with_indices_backward.grad_input": "test_max_po
 def _derived(kind: str) -> list[str]:
     names = []
     for n in selected_operators():
-        if n in K._FUNCTIONAL or n in K._HANDWRITTEN_MUTATING:
+        if n in FUNCTIONAL or n in HANDWRITTEN_MUTATING:
             continue
-        sch = K._schema(n)
+        sch = schema_of(n)
         if (kind == "inplace") == sch.is_inplace:
             names.append(n)
     return names
@@ -969,7 +971,7 @@ def _candidate_cases(op: str) -> Iterator[tuple[Case, str]]:
     resolved = functional_variant(op, mutable=True)
     # `__iand__` is a variant of `__and__`
     fbase = resolved.split(".")[1] if resolved else op.split(".")[1].rstrip("_")
-    names = {a.name for a in K._schema(op).arguments}
+    names = {a.name for a in schema_of(op).arguments}
     ordered = sorted(CASES, key=lambda c: c.op != resolved)
     for case in ordered:
         if case.op.split(".")[1] != fbase or not set(case.kwargs) <= names:
@@ -1012,7 +1014,7 @@ def test_every_derived_out_variant(op: str) -> None:
         pytest.skip("torch implements this overload for CUDA only; the functional kernel is tested in test_out_dtype_matmuls")
     if op in TESTED_APART:
         pytest.skip(f"tested in {TESTED_APART[op]}")
-    out_names = [a.name for a in K._schema(op).out_arguments]
+    out_names = [a.name for a in schema_of(op).out_arguments]
     tried = 0
     for case, dt in _candidate_cases(op):
         rng = np.random.default_rng(zlib.crc32(op.encode()))
@@ -1227,7 +1229,7 @@ def test_every_listed_op_has_a_kernel() -> None:
 
 def test_kernels_accept_their_schema_arguments() -> None:
     """Binding by schema name must reach every hand-written kernel's parameters."""
-    bad = [n for n, f in K.KERNELS.items() if n in K._FUNCTIONAL and not K._accepts(f, K._schema(n))]
+    bad = [n for n, f in K.KERNELS.items() if n in FUNCTIONAL and not accepts(f, schema_of(n))]
     assert not bad, bad
 
 
@@ -1237,6 +1239,6 @@ def test_every_functional_op_has_a_golden_case_or_test() -> None:
     source = open(__file__).read()
     untested = [
         n for n in selected_operators()
-        if n in K._FUNCTIONAL and n not in covered and f'"{n}"' not in source
+        if n in FUNCTIONAL and n not in covered and f'"{n}"' not in source
     ]
     assert not untested, untested

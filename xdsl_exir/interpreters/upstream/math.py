@@ -15,7 +15,7 @@ from xdsl.dialects import math
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 
-from xdsl_exir.interpreters.aten_kernels import _erf  # pyright: ignore[reportPrivateUsage]
+from xdsl_exir.interpreters.aten_kernels.pointwise import erf
 from xdsl_exir.interpreters.upstream.values import (
     bit_width,
     finish,
@@ -161,7 +161,7 @@ class MathFunctions(InterpreterFunctions):
 
     @impl(math.ErfOp)
     def run_erf(self, interpreter: Interpreter, op: math.ErfOp, args: PythonValues) -> PythonValues:
-        return _float_unary(op, args, _in_dtype(_erf))
+        return _float_unary(op, args, _in_dtype(erf))
 
     @impl(math.Exp2Op)
     def run_exp2(self, interpreter: Interpreter, op: math.Exp2Op, args: PythonValues) -> PythonValues:

@@ -1,0 +1,513 @@
+"""Convolution (forward, transposed, backward, ``col2im``) and pooling (max, average,
+adaptive average, with backward kernels).
+
+Convolution copies the padded input channel-major into a column matrix, one
+whole-row copy per kernel offset, and does one GEMM (one per group); pooling
+folds the kernel offsets with whole-array ``maximum``/``add``. In numpy both are
+far faster than reducing strided window views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from xdsl_exir.interpreters.aten_kernels.dtypes import cast_to, compute_dtype, finish, floating_dtype, result_type
+from xdsl_exir.interpreters.aten_kernels.registry import Kernel, register
+
+
+def _expand_param(v: Sequence[int] | int, n: int) -> list[int]:
+    vals = [int(v)] if isinstance(v, int) else [int(x) for x in v]
+    return vals * n if len(vals) == 1 else vals
+
+
+def _windows(x: np.ndarray, k: Sequence[int], stride: Sequence[int], dilation: Sequence[int], out: Sequence[int]) -> np.ndarray:
+    """Strided window view (N, C, *out, *k) of an already padded (N, C, *spatial) array."""
+    n = len(k)
+    ext = [(kk - 1) * d + 1 for kk, d in zip(k, dilation)]
+    win = sliding_window_view(x, ext, axis=tuple(range(2, 2 + n)))
+    sel = (slice(None), slice(None)) + tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride))
+    sel += tuple(slice(None, None, d) for d in dilation)
+    return win[sel]
+
+
+def _offset_slices(
+    xp: np.ndarray, k: Sequence[int], stride: Sequence[int], dilation: Sequence[int], out: Sequence[int], lead: int = 2
+) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
+    """For each kernel offset (row-major): its flat index, its position and the
+    strided view of the (already padded) input it meets, shaped (*lead, *out).
+
+    Looping over the few kernel offsets with whole-array ops is much faster in
+    numpy than reducing over a strided window view or copying im2col columns.
+    """
+    views = []
+    for flat, pos in enumerate(np.ndindex(*k)):
+        sel = (slice(None),) * lead + tuple(
+            slice(q * d, q * d + (o - 1) * st + 1, st) for q, d, o, st in zip(pos, dilation, out, stride)
+        )
+        views.append((flat, tuple(pos), xp[sel]))
+    return views
+
+
+def _conv_nd(
+    x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
+    dilation: Sequence[int], groups: int,
+) -> np.ndarray:
+    """Cross-correlation; x, w already in the compute dtype.
+
+    The padded input is built channel-major (C, N, *spatial) in one zero buffer
+    (np.pad is slow), so that each kernel offset copies whole rows into the
+    column matrix; then one GEMM (or one per group) does the arithmetic.
+    """
+    n = w.ndim - 2
+    N, C = x.shape[:2]
+    spatial = x.shape[2:]
+    lo = [max(p, 0) for p in pad_lo]
+    padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(spatial)]
+    xp = np.zeros((C, N, *padded), dtype=x.dtype)
+    xp[(slice(None), slice(None), *(slice(lo[i], lo[i] + spatial[i]) for i in range(n)))] = np.swapaxes(x, 0, 1)
+    crop = (slice(None), slice(None)) + tuple(
+        slice(max(-a, 0), padded[i] - max(-b, 0)) for i, (a, b) in enumerate(zip(pad_lo, pad_hi))
+    )
+    xp = xp[crop]
+    k = w.shape[2:]
+    out = [(xp.shape[2 + i] - (k[i] - 1) * dilation[i] - 1) // stride[i] + 1 for i in range(n)]
+    oc = w.shape[0]
+    cg, ocg = C // groups, oc // groups
+    kk = int(np.prod(k))
+    dt = np.result_type(x.dtype, w.dtype)
+    if min(out, default=1) <= 0 or N == 0 or C == 0:
+        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=dt)
+    cols = np.empty((kk, C, N, *out), dtype=x.dtype)
+    for flat, _, view in _offset_slices(xp, k, stride, dilation, out):
+        cols[flat] = view
+    p = N * int(np.prod(out))
+    # columns ordered (offset, channel); weights to (out channel, offset, channel)
+    if groups == 1:
+        wm = np.moveaxis(w.reshape(oc, C, kk), 1, 2).reshape(oc, kk * C)
+        res = wm @ cols.reshape(kk * C, p)
+    else:
+        cols_g = np.moveaxis(cols.reshape(kk, groups, cg, p), 1, 0).reshape(groups, kk * cg, p)
+        wg = np.moveaxis(w.reshape(groups, ocg, cg, kk), 2, 3).reshape(groups, ocg, kk * cg)
+        res = np.matmul(wg, cols_g).reshape(oc, p)
+    return np.ascontiguousarray(np.swapaxes(res.reshape(oc, N, *out), 0, 1)).astype(dt, copy=False)
+
+
+def _conv_transpose_nd(
+    x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+    output_padding: Sequence[int], groups: int,
+) -> np.ndarray:
+    """Transposed conv as a stride-1 conv of the zero-stuffed input with the flipped kernel."""
+    n = w.ndim - 2
+    N, C = x.shape[:2]
+    spatial = x.shape[2:]
+    stuffed_shape = (N, C) + tuple((s - 1) * st + 1 for s, st in zip(spatial, stride))
+    z = np.zeros(stuffed_shape, dtype=x.dtype)
+    z[(slice(None), slice(None)) + tuple(slice(None, None, st) for st in stride)] = x
+    cin, ocg = w.shape[0], w.shape[1]
+    k = w.shape[2:]
+    wg = w.reshape((groups, cin // groups, ocg) + tuple(k))
+    wg = np.swapaxes(wg, 1, 2).reshape((groups * ocg, cin // groups) + tuple(k))
+    wf = np.flip(wg, axis=tuple(range(2, 2 + n)))
+    lo = [d * (kk - 1) - p for d, kk, p in zip(dilation, k, padding)]
+    hi = [lo_ + op for lo_, op in zip(lo, output_padding)]
+    return _conv_nd(z, np.ascontiguousarray(wf), [1] * n, lo, hi, dilation, groups)
+
+
+def _unbatch(x: np.ndarray, n: int) -> tuple[np.ndarray, bool]:
+    return (x[None], True) if x.ndim == n + 1 else (x, False)
+
+
+@register("aten.convolution.default")
+def _convolution(
+    input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, stride: Sequence[int], padding: Sequence[int] | str,  # noqa: A002
+    dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int,
+) -> np.ndarray:
+    w = np.asarray(weight)
+    n = w.ndim - 2
+    x, unb = _unbatch(np.asarray(input), n)
+    dt = result_type(x, w)
+    cdt = compute_dtype(dt)
+    xc, wc = cast_to(x, cdt), cast_to(w, cdt)
+    st, dl = _expand_param(stride, n), _expand_param(dilation, n)
+    if isinstance(padding, str):
+        if padding == "valid":
+            lo = hi = [0] * n
+        else:  # "same": extra padding goes on the high side, as torch does
+            total = [d * (kk - 1) for d, kk in zip(dl, w.shape[2:])]
+            lo = [t // 2 for t in total]
+            hi = [t - l_ for t, l_ in zip(total, lo)]
+    else:
+        lo = hi = _expand_param(padding, n)
+    if transposed:
+        res = _conv_transpose_nd(xc, wc, st, lo, dl, _expand_param(output_padding, n) if output_padding else [0] * n, int(groups))
+    else:
+        res = _conv_nd(xc, wc, st, lo, hi, dl, int(groups))
+    if bias is not None:
+        res = res + cast_to(bias, cdt).reshape((1, -1) + (1,) * n)
+    res = finish(res, dt)
+    return res[0] if unb else res
+
+
+def _conv_k(n: int) -> Kernel:
+    def kernel(
+        input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, stride: Sequence[int] = (1,),  # noqa: A002
+        padding: Sequence[int] | str = (0,), dilation: Sequence[int] = (1,), groups: int = 1,
+    ) -> np.ndarray:
+        return _convolution(input, weight, bias, stride, padding, dilation, False, [0] * n, groups)
+
+    return kernel
+
+
+for _n in (1, 2, 3):
+    register(f"aten.conv{_n}d.default", f"aten.conv{_n}d.padding")(_conv_k(_n))
+
+
+@register("aten.convolution_backward.default")
+def _convolution_backward(
+    grad_output: np.ndarray, input: np.ndarray, weight: np.ndarray, bias_sizes: Sequence[int] | None,  # noqa: A002
+    stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool,
+    output_padding: Sequence[int], groups: int, output_mask: Sequence[bool],
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    w = np.asarray(weight)
+    n = w.ndim - 2
+    x, unb = _unbatch(np.asarray(input), n)
+    go, _ = _unbatch(np.asarray(grad_output), n)
+    dt = x.dtype
+    cdt = compute_dtype(dt)
+    xc, wc, gc = cast_to(x, cdt), cast_to(w, cdt), cast_to(go, cdt)
+    st, pd, dl = _expand_param(stride, n), _expand_param(padding, n), _expand_param(dilation, n)
+    g = int(groups)
+    gi = gw = gb = None
+    if output_mask[0]:
+        if transposed:
+            gi = _conv_nd(gc, wc, st, pd, pd, dl, g)
+        else:
+            full = _conv_transpose_nd(gc, wc, st, pd, dl, [0] * n, g)
+            # the transposed conv may be short of the input size when the stride skipped rows
+            extra = [x.shape[2 + i] - full.shape[2 + i] for i in range(n)]
+            gi = _conv_transpose_nd(gc, wc, st, pd, dl, extra, g)
+        gi = finish(gi[0] if unb else gi, dt)
+    if output_mask[1]:
+        # correlate the (grouped) data with the (grouped) output gradient
+        src, dst = (gc, xc) if transposed else (xc, gc)
+        k = w.shape[2:]
+        xp = np.pad(src, [(0, 0), (0, 0)] + [(p, p) for p in pd])
+        out = dst.shape[2:]
+        win = _windows(xp, k, st, dl, out)  # N, Cs, *out, *k
+        N, Cs = src.shape[:2]
+        Cd = dst.shape[1]
+        P, K = int(np.prod(out)), int(np.prod(k))
+        win = win.reshape((N, g, Cs // g) + tuple(out) + tuple(k))
+        perm = (1, 0) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
+        cols = np.transpose(win, perm).reshape(g, N * P, (Cs // g) * K)
+        d = np.moveaxis(dst.reshape((N, g, Cd // g, P)), 1, 0)  # g, N, Cd/g, P
+        d = np.swapaxes(d, 2, 3).reshape(g, N * P, Cd // g)
+        res = np.matmul(np.swapaxes(d, 1, 2), cols)  # g, Cd/g, Cs/g*K
+        if transposed:
+            # weight is (Cin, Cout/g, *k): Cin belongs to dst=x, Cout to src=grad_out
+            gw = res.reshape((g * (Cd // g), Cs // g) + tuple(k))
+        else:
+            gw = res.reshape((g * (Cd // g), Cs // g) + tuple(k))
+        gw = finish(gw, w.dtype)
+    if output_mask[2]:
+        gb = finish(np.sum(gc, axis=(0,) + tuple(range(2, 2 + n))), dt)
+    return gi, gw, gb
+
+
+@register("aten.col2im.default")
+def _col2im(
+    self: np.ndarray, output_size: Sequence[int], kernel_size: Sequence[int], dilation: Sequence[int],
+    padding: Sequence[int], stride: Sequence[int],
+) -> np.ndarray:
+    a, unb = _unbatch(np.asarray(self), 1)
+    dt = a.dtype
+    k, dl, pd, st = (_expand_param(v, 2) for v in (kernel_size, dilation, padding, stride))
+    H, W = (int(s) for s in output_size)
+    N = a.shape[0]
+    C = a.shape[1] // (k[0] * k[1])
+    oh = (H + 2 * pd[0] - dl[0] * (k[0] - 1) - 1) // st[0] + 1
+    ow = (W + 2 * pd[1] - dl[1] * (k[1] - 1) - 1) // st[1] + 1
+    vals = cast_to(a, compute_dtype(dt)).reshape(N, C, k[0], k[1], oh, ow)
+    out = _window_scatter(np.transpose(vals, (0, 1, 4, 5, 2, 3)), (H + 2 * pd[0], W + 2 * pd[1]), st, dl)
+    out = out[:, :, pd[0] : pd[0] + H, pd[1] : pd[1] + W]
+    out = finish(out, dt)
+    return out[0] if unb else out
+
+
+def _window_scatter(vals: np.ndarray, spatial: Sequence[int], stride: Sequence[int], dilation: Sequence[int]) -> np.ndarray:
+    """Adjoint of :func:`_windows`: add (N, C, *out, *k) window values back into (N, C, *spatial)."""
+    n = len(spatial)
+    N, C = vals.shape[:2]
+    out = vals.shape[2 : 2 + n]
+    k = vals.shape[2 + n :]
+    flat = np.zeros((N, C, int(np.prod(spatial))), dtype=vals.dtype)
+    pos = np.zeros(tuple(out) + tuple(k), dtype=np.intp)
+    mul = 1
+    for i in reversed(range(n)):
+        o = np.arange(out[i]) * stride[i]
+        kk = np.arange(k[i]) * dilation[i]
+        shape_o = [1] * (2 * n)
+        shape_o[i] = out[i]
+        shape_k = [1] * (2 * n)
+        shape_k[n + i] = k[i]
+        pos = pos + (o.reshape(shape_o) + kk.reshape(shape_k)) * mul
+        mul *= spatial[i]
+    idx = pos.reshape(-1)
+    v = vals.reshape(N, C, -1)
+    # one add.at over the flattened (N*C, positions) array
+    rows = np.arange(N * C)[:, None]
+    np.add.at(flat.reshape(N * C, -1), (rows, idx[None, :]), v.reshape(N * C, -1))
+    return flat.reshape((N, C) + tuple(spatial))
+
+
+# ---------------------------------------------------------------------------
+# pooling
+# ---------------------------------------------------------------------------
+
+
+def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
+    num = size + 2 * p - d * (k - 1) - 1
+    o = (-(-num // s) if ceil else num // s) + 1
+    if ceil and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
+def _pool_setup(
+    x: np.ndarray, n: int, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+    dilation: Sequence[int], ceil_mode: bool,
+) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+    k = _expand_param(kernel_size, n)
+    s = _expand_param(stride, n) if stride else list(k)
+    p = _expand_param(padding, n)
+    d = _expand_param(dilation, n)
+    spatial = x.shape[-n:]
+    out = [_pool_out(spatial[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(n)]
+    return k, s, p, d, out
+
+
+def _pad_for_pool(x: np.ndarray, n: int, k: Sequence[int], s: Sequence[int], p: Sequence[int], d: Sequence[int], out: Sequence[int], value: object) -> np.ndarray:
+    spatial = x.shape[2:]
+    width = [(0, 0), (0, 0)]
+    for i in range(n):
+        need = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1
+        width.append((p[i], max(need - spatial[i] - p[i], 0)))
+    return np.pad(x, width, mode="constant", constant_values=value)
+
+
+def _max_pool_nd(
+    self: np.ndarray, n: int, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+    dilation: Sequence[int], ceil_mode: bool, with_indices: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    a = np.asarray(self)
+    unb = a.ndim == n + 1
+    x = a[None] if unb else a
+    k, s, p, d, out = _pool_setup(x, n, kernel_size, stride, padding, dilation, ceil_mode)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min if x.dtype.kind in "iu" else False
+    xp = _pad_for_pool(x, n, k, s, p, d, out, low)
+    views = _offset_slices(xp, k, s, d, out)
+    vals = views[0][2].copy()
+    floating = x.dtype.kind == "f"
+    if not with_indices:
+        for _, _, view in views[1:]:
+            np.maximum(vals, view, out=vals)  # propagates NaN, as torch does
+        return (vals[0] if unb else vals), None
+    arg = np.zeros(vals.shape, dtype=np.int64)
+    for flat, _, view in views[1:]:
+        # the first maximum wins, and a NaN beats any number, as in torch
+        better = view > vals
+        if floating:
+            better |= np.isnan(view) & ~np.isnan(vals)
+        np.copyto(vals, view, where=better)
+        np.copyto(arg, flat, where=better)
+    # flat index into the unpadded input spatial plane
+    kidx = np.unravel_index(arg, k)
+    spatial = x.shape[2:]
+    flat = np.zeros(arg.shape, dtype=np.int64)
+    for i in range(n):
+        shape = [1] * arg.ndim
+        shape[2 + i] = out[i]
+        coord = np.arange(out[i]).reshape(shape) * s[i] - p[i] + kidx[i] * d[i]
+        flat = flat * spatial[i] + coord
+    if unb:
+        return vals[0], flat[0]
+    return vals, flat
+
+
+@register("aten.max_pool2d_with_indices.default")
+def _max_pool2d_wi(
+    self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
+    dilation: Sequence[int] = (1,), ceil_mode: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    return _max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@register("aten.max_pool3d_with_indices.default")
+def _max_pool3d_wi(
+    self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
+    dilation: Sequence[int] = (1,), ceil_mode: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    return _max_pool_nd(self, 3, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@register("aten.max_pool2d.default")
+def _max_pool2d(
+    self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
+    dilation: Sequence[int] = (1,), ceil_mode: bool = False,
+) -> np.ndarray:
+    return cast(np.ndarray, _max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode, False)[0])
+
+
+@register("aten.max_pool2d_with_indices_backward.default")
+def _max_pool2d_backward(
+    grad_output: np.ndarray, self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+    dilation: Sequence[int], ceil_mode: bool, indices: np.ndarray,
+) -> np.ndarray:
+    a = np.asarray(self)
+    dt = a.dtype
+    plane = a.shape[-2] * a.shape[-1]
+    lead = int(np.prod(a.shape[:-2]))
+    out = np.zeros((lead, plane), dtype=compute_dtype(dt))
+    idx = np.asarray(indices).reshape(lead, -1).astype(np.intp)
+    np.add.at(out, (np.arange(lead)[:, None], idx), cast_to(grad_output, out.dtype).reshape(lead, -1))
+    return finish(out.reshape(a.shape), dt)
+
+
+def _avg_divisors(
+    spatial: Sequence[int], k: Sequence[int], s: Sequence[int], p: Sequence[int], out: Sequence[int],
+    count_include_pad: bool, divisor_override: int | None, dt: np.dtype[Any],
+) -> np.ndarray:
+    if divisor_override:
+        return np.asarray(float(divisor_override), dtype=dt)
+    div = np.ones((), dtype=dt)
+    n = len(k)
+    for i in range(n):
+        start = np.arange(out[i]) * s[i] - p[i]
+        end = np.minimum(start + k[i], spatial[i] + p[i])
+        size = end - start
+        if not count_include_pad:
+            size = np.minimum(end, spatial[i]) - np.maximum(start, 0)
+        shape = [1] * n
+        shape[i] = out[i]
+        div = div * size.reshape(shape).astype(dt)
+    return div
+
+
+def _avg_pool_nd(
+    self: np.ndarray, n: int, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+    ceil_mode: bool, count_include_pad: bool, divisor_override: int | None,
+) -> np.ndarray:
+    a = np.asarray(self)
+    unb = a.ndim == n + 1
+    x = a[None] if unb else a
+    dt = x.dtype
+    cdt = compute_dtype(floating_dtype(dt)) if dt.kind == "f" else np.dtype(np.float64)
+    k, s, p, d, out = _pool_setup(x, n, kernel_size, stride, padding, [1] * n, ceil_mode)
+    xp = _pad_for_pool(cast_to(x, cdt), n, k, s, p, d, out, 0)
+    views = _offset_slices(xp, k, s, d, out)
+    sums = views[0][2].copy()
+    for _, _, view in views[1:]:
+        sums += view
+    res = sums / _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
+    if dt.kind in "iu":
+        res = np.trunc(res)
+    res = finish(res, dt)
+    return res[0] if unb else res
+
+
+@register("aten.avg_pool1d.default")
+def _avg_pool1d(
+    self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
+    ceil_mode: bool = False, count_include_pad: bool = True,
+) -> np.ndarray:
+    return _avg_pool_nd(self, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
+@register("aten.avg_pool2d.default")
+def _avg_pool2d(
+    self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
+    ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None,
+) -> np.ndarray:
+    return _avg_pool_nd(self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+@register("aten.avg_pool3d.default")
+def _avg_pool3d(
+    self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
+    ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None,
+) -> np.ndarray:
+    return _avg_pool_nd(self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+@register("aten.avg_pool2d_backward.default")
+def _avg_pool2d_backward(
+    grad_output: np.ndarray, self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+    ceil_mode: bool, count_include_pad: bool, divisor_override: int | None,
+) -> np.ndarray:
+    a = np.asarray(self)
+    unb = a.ndim == 3
+    x = a[None] if unb else a
+    g = np.asarray(grad_output)
+    g = g[None] if unb else g
+    dt = x.dtype
+    cdt = compute_dtype(dt)
+    k, s, p, _, out = _pool_setup(x, 2, kernel_size, stride, padding, [1, 1], ceil_mode)
+    div = _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
+    per = cast_to(g, cdt) / div
+    vals = np.broadcast_to(per[..., None, None], per.shape + tuple(k))
+    H, W = x.shape[2:]
+    need = [max((out[i] - 1) * s[i] + k[i], x.shape[2 + i] + 2 * p[i]) for i in range(2)]
+    full = _window_scatter(np.ascontiguousarray(vals), need, s, [1, 1])
+    res = finish(full[:, :, p[0] : p[0] + H, p[1] : p[1] + W], dt)
+    return res[0] if unb else res
+
+
+def _adaptive_matrix(in_size: int, out_size: int, dt: np.dtype[Any]) -> np.ndarray:
+    """Averaging matrix of one adaptive-pool axis: bins [floor(i*I/O), ceil((i+1)*I/O))."""
+    i = np.arange(out_size)
+    start = (i * in_size) // out_size
+    end = -((-(i + 1) * in_size) // out_size)
+    j = np.arange(in_size)
+    mask = (j[None, :] >= start[:, None]) & (j[None, :] < end[:, None])
+    return (mask / (end - start)[:, None]).astype(dt)
+
+
+def _adaptive_avg(a: np.ndarray, output_size: Sequence[int], transpose: bool = False, like: np.ndarray | None = None) -> np.ndarray:
+    n = len(output_size)
+    dt = a.dtype
+    cdt = compute_dtype(floating_dtype(dt))
+    x = cast_to(a, cdt)
+    for i in range(n):
+        axis = x.ndim - n + i
+        if transpose:
+            assert like is not None
+            m = _adaptive_matrix(like.shape[axis], x.shape[axis], cdt).T
+        else:
+            m = _adaptive_matrix(x.shape[axis], int(output_size[i]), cdt)
+        x = np.moveaxis(np.tensordot(m, np.moveaxis(x, axis, 0), axes=1), 0, axis)
+    return finish(x, dt)
+
+
+@register("aten.adaptive_avg_pool1d.default")
+def _adaptive_avg_pool1d(self: np.ndarray, output_size: Sequence[int]) -> np.ndarray:
+    return _adaptive_avg(np.asarray(self), _expand_param(output_size, 1))
+
+
+@register("aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default")
+def _adaptive_avg_pool2d(self: np.ndarray, output_size: Sequence[int]) -> np.ndarray:
+    return _adaptive_avg(np.asarray(self), _expand_param(output_size, 2))
+
+
+@register("aten._adaptive_avg_pool3d.default")
+def _adaptive_avg_pool3d(self: np.ndarray, output_size: Sequence[int]) -> np.ndarray:
+    return _adaptive_avg(np.asarray(self), _expand_param(output_size, 3))
+
+
+@register("aten._adaptive_avg_pool2d_backward.default")
+def _adaptive_avg_pool2d_backward(grad_output: np.ndarray, self: np.ndarray) -> np.ndarray:
+    g = np.asarray(grad_output)
+    return _adaptive_avg(g, g.shape[-2:], transpose=True, like=np.asarray(self)).astype(np.asarray(self).dtype)

@@ -1,0 +1,198 @@
+"""Creation (zeros, full, arange, ..._like, new_...), conversion (``to``,
+``_to_copy``) and copy kernels.
+
+Sizes of created tensors come from the program, which may be hostile, so every
+created shape passes :func:`new_shape`, which checks it against the tensor size
+limit before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from xdsl_exir.dialects.exir import DType
+from xdsl_exir.interpreters.aten_kernels.dtypes import (
+    F32,
+    I64,
+    as_dtype,
+    dtype_of,
+    is_tensor,
+    numpy_dtype,
+    numpy_dtype_or_none,
+    result_type,
+    round_to_bfloat16,
+)
+from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.utils.limits import check_tensor_bytes
+
+
+def _fill_dtype(value: object) -> np.dtype[Any]:
+    if is_tensor(value):
+        return np.asarray(value).dtype
+    return result_type(value)
+
+
+def new_shape(size: Sequence[int], dtype: np.dtype[Any]) -> tuple[int, ...]:
+    """The shape a creation op makes, checked against the tensor size limit (sizes come from the program)."""
+    shape = tuple(int(s) for s in size)
+    check_tensor_bytes("the created tensor", shape, dtype.itemsize)
+    return shape
+
+
+@register("aten.zeros.default", "aten.empty.memory_format", "aten.empty_strided.default")
+def _zeros(size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
+    """``empty`` is deterministic: zero-filled, so programs stay reproducible."""
+    dt = numpy_dtype_or_none(dtype) or F32
+    return np.zeros(new_shape(size, dt), dtype=dt)
+
+
+@register("aten.ones.default")
+def _ones(size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
+    dt = numpy_dtype_or_none(dtype) or F32
+    return np.ones(new_shape(size, dt), dtype=dt)
+
+
+@register("aten.full.default")
+def _full(size: Sequence[int], fill_value: object, dtype: object = None, **_: object) -> np.ndarray:
+    dt = numpy_dtype_or_none(dtype) or _fill_dtype(fill_value)
+    return np.full(new_shape(size, dt), fill_value, dtype=dt)
+
+
+@register("aten.scalar_tensor.default")
+def _scalar_tensor(s: object, dtype: object = None, **_: object) -> np.ndarray:
+    return np.asarray(s, dtype=numpy_dtype_or_none(dtype) or F32)
+
+
+def _like(self: np.ndarray, dtype: object) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    a = np.asarray(self)
+    return a.shape, numpy_dtype_or_none(dtype) or a.dtype
+
+
+@register("aten.zeros_like.default")
+def _zeros_like(self: np.ndarray, dtype: object = None, **_: object) -> np.ndarray:
+    return np.zeros(*_like(self, dtype))
+
+
+@register("aten.ones_like.default")
+def _ones_like(self: np.ndarray, dtype: object = None, **_: object) -> np.ndarray:
+    return np.ones(*_like(self, dtype))
+
+
+@register("aten.full_like.default")
+def _full_like(self: np.ndarray, fill_value: object, dtype: object = None, **_: object) -> np.ndarray:
+    shape, dt = _like(self, dtype)
+    return np.full(shape, fill_value, dtype=dt)
+
+
+@register("aten.new_zeros.default", "aten.new_empty.default")
+def _new_zeros(self: np.ndarray, size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
+    dt = numpy_dtype_or_none(dtype) or np.asarray(self).dtype
+    return np.zeros(new_shape(size, dt), dtype=dt)
+
+
+@register("aten.new_ones.default")
+def _new_ones(self: np.ndarray, size: Sequence[int], dtype: object = None, **_: object) -> np.ndarray:
+    dt = numpy_dtype_or_none(dtype) or np.asarray(self).dtype
+    return np.ones(new_shape(size, dt), dtype=dt)
+
+
+@register("aten.new_full.default")
+def _new_full(self: np.ndarray, size: Sequence[int], fill_value: object, dtype: object = None, **_: object) -> np.ndarray:
+    dt = numpy_dtype_or_none(dtype) or np.asarray(self).dtype
+    return np.full(new_shape(size, dt), fill_value, dtype=dt)
+
+
+@register("aten.fill.Scalar", "aten.fill.Tensor")
+def _fill(self: np.ndarray, value: object) -> np.ndarray:
+    a = np.asarray(self)
+    return np.full(a.shape, np.asarray(value).astype(a.dtype), dtype=a.dtype)
+
+
+@register("aten.arange.default", "aten.arange.start", "aten.arange.start_step")
+def _arange(end: object, start: object = 0, step: object = 1, dtype: object = None, **_: object) -> np.ndarray:
+    vals = [np.asarray(v).item() for v in (start, end, step)]
+    dt = numpy_dtype_or_none(dtype) or (F32 if any(isinstance(v, float) for v in vals) else I64)
+    s, e, st = (float(v) for v in vals)
+    n = max(0, math.ceil((e - s) / st))
+    new_shape([n], np.dtype(np.float64))
+    if dt.kind in "iu":
+        return (int(vals[0]) + np.arange(n, dtype=np.int64) * int(vals[2])).astype(dt)
+    return (s + np.arange(n, dtype=np.float64) * st).astype(dt)
+
+
+def _convert(a: np.ndarray, dtype: DType | None, copy: bool) -> np.ndarray:
+    if dtype is None:
+        return a.copy() if copy else a
+    dt = numpy_dtype(dtype)
+    if dtype == DType.bfloat16:
+        return round_to_bfloat16(a.real if a.dtype.kind == "c" else a)
+    if a.dtype.kind == "f" and dt.kind in "iu":
+        # torch truncates toward zero; NaN/inf give unspecified values
+        with np.errstate(invalid="ignore"):
+            return np.trunc(a).astype(dt)
+    if a.dtype == dt and not copy:
+        return a
+    return a.astype(dt, copy=True)
+
+
+@register("aten._to_copy.default")
+def _to_copy(self: np.ndarray, dtype: object = None, **_: object) -> np.ndarray:
+    return _convert(np.asarray(self), as_dtype(dtype), True)
+
+
+@register("aten.to.dtype", "aten.to.device", "aten.to.dtype_layout", "aten.to.prim_dtype", "aten.to.prim_Device")
+def _to(self: np.ndarray, dtype: object = None, copy: bool = False, **_: object) -> np.ndarray:
+    return _convert(np.asarray(self), as_dtype(dtype), bool(copy))
+
+
+@register("aten.to.other")
+def _to_other(self: np.ndarray, other: np.ndarray, copy: bool = False, **_: object) -> np.ndarray:
+    return _convert(np.asarray(self), dtype_of(other), bool(copy))
+
+
+@register("aten.to.prim_other")
+def _to_prim_other(self: np.ndarray, copy: bool = False, **_: object) -> np.ndarray:
+    return np.array(self, copy=True) if copy else np.asarray(self)
+
+
+@register("aten.type_as.default")
+def _type_as(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return _convert(np.asarray(self), dtype_of(other), False)
+
+
+@register("aten.clone.default")
+def _clone(self: np.ndarray, memory_format: object = None) -> np.ndarray:
+    return np.array(self, copy=True)
+
+
+@register("aten.contiguous.default")
+def _contiguous(self: np.ndarray, memory_format: object = 0) -> np.ndarray:
+    return np.ascontiguousarray(self)
+
+
+@register("aten.alias.default", "aten.detach.default")
+def _alias(self: np.ndarray) -> np.ndarray:
+    return np.asarray(self).view()
+
+
+@register("aten.copy.default")
+def _copy(self: np.ndarray, src: np.ndarray, non_blocking: bool = False) -> np.ndarray:
+    a = np.asarray(self)
+    out = np.empty_like(a)
+    np.copyto(out, _convert(np.asarray(src), None, False), casting="unsafe")
+    return out
+
+
+@register("aten.resize.default")
+def resize_kernel(self: np.ndarray, size: Sequence[int], memory_format: object = None) -> np.ndarray:
+    """A tensor of the new size holding self's leading elements, zeros after."""
+    a = np.asarray(self).reshape(-1)
+    shape = tuple(int(s) for s in size)
+    out = np.zeros(int(np.prod(shape)), dtype=a.dtype)
+    n = min(out.size, a.size)
+    out[:n] = a[:n]
+    return out.reshape(shape)

@@ -1,0 +1,212 @@
+"""Torch dtypes carried by numpy arrays, and torch's type promotion.
+
+Every family promotes, computes and casts the same way, so the rules live once
+here: :func:`result_type` is ``torch.result_type`` (dimensioned tensors over 0-d
+tensors over Python scalars, by category), :func:`compute_dtype` is the CPU
+kernels' opmath type (float16 computed in float32), and :func:`finish` casts a
+result back. bfloat16 has no numpy dtype and travels as float32 holding
+bf16-representable values (:func:`round_to_bfloat16`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from xdsl_exir.dialects.exir import DType, MemoryFormat
+
+NUMPY_OF: dict[DType, np.dtype[Any]] = {
+    DType.bool: np.dtype(np.bool_),
+    DType.uint8: np.dtype(np.uint8),
+    DType.int8: np.dtype(np.int8),
+    DType.int16: np.dtype(np.int16),
+    DType.int32: np.dtype(np.int32),
+    DType.int64: np.dtype(np.int64),
+    DType.uint16: np.dtype(np.uint16),
+    DType.uint32: np.dtype(np.uint32),
+    DType.uint64: np.dtype(np.uint64),
+    DType.float16: np.dtype(np.float16),
+    DType.bfloat16: np.dtype(np.float32),  # carried as float32, see module doc
+    DType.float32: np.dtype(np.float32),
+    DType.float64: np.dtype(np.float64),
+    DType.complex32: np.dtype(np.complex64),
+    DType.complex64: np.dtype(np.complex64),
+    DType.complex128: np.dtype(np.complex128),
+}
+
+# torch's ScalarType enumeration order: schema defaults and `int? dtype`
+# arguments (`to.prim_dtype`) spell dtypes as these integers.
+_SCALAR_TYPE_CODES: tuple[DType, ...] = (
+    DType.uint8, DType.int8, DType.int16, DType.int32, DType.int64,
+    DType.float16, DType.float32, DType.float64, DType.complex32,
+    DType.complex64, DType.complex128, DType.bool, DType.qint8, DType.quint8,
+    DType.qint32, DType.bfloat16, DType.quint4x2, DType.quint2x4,
+    DType.bits1x8, DType.bits2x4, DType.bits4x2, DType.bits8, DType.bits16,
+    DType.float8_e5m2, DType.float8_e4m3fn, DType.float8_e5m2fnuz,
+    DType.float8_e4m3fnuz, DType.uint16, DType.uint32, DType.uint64,
+)
+_MEMORY_FORMAT_CODES: tuple[MemoryFormat, ...] = (
+    MemoryFormat.contiguous_format, MemoryFormat.preserve_format,
+    MemoryFormat.channels_last, MemoryFormat.channels_last_3d,
+)
+
+F32 = np.dtype(np.float32)
+F16 = np.dtype(np.float16)
+I64 = np.dtype(np.int64)
+BOOL = np.dtype(np.bool_)
+
+
+def numpy_dtype(dtype: DType) -> np.dtype[Any]:
+    """The numpy dtype that carries a torch dtype (bfloat16 -> float32)."""
+    try:
+        return NUMPY_OF[dtype]
+    except KeyError:
+        raise NotImplementedError(f"no numpy representation for torch dtype {dtype}") from None
+
+
+def dtype_of(array: np.ndarray | np.generic) -> DType:
+    """The torch dtype of a numpy array (float32 arrays report float32, never bf16)."""
+    dt = np.asarray(array).dtype
+    for torch_dt, np_dt in NUMPY_OF.items():
+        if np_dt == dt and torch_dt not in (DType.bfloat16, DType.complex32):
+            return torch_dt
+    raise NotImplementedError(f"numpy dtype {dt} has no torch counterpart")
+
+
+def as_dtype(value: object) -> DType | None:
+    """Normalise a ScalarType argument (enum member, integer code, name, numpy dtype)."""
+    if value is None or isinstance(value, DType):
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"not a dtype: {value!r}")
+    if isinstance(value, int):
+        return _SCALAR_TYPE_CODES[value]
+    if isinstance(value, str):
+        return DType(value.removeprefix("torch."))
+    return dtype_of(np.empty(0, dtype=np.dtype(value)))  # type: ignore[arg-type]
+
+
+def numpy_dtype_or_none(value: object) -> np.dtype[Any] | None:
+    dt = as_dtype(value)
+    return None if dt is None else numpy_dtype(dt)
+
+
+def as_memory_format(value: object) -> MemoryFormat | None:
+    if value is None or isinstance(value, MemoryFormat):
+        return value
+    if isinstance(value, int):
+        return _MEMORY_FORMAT_CODES[value]
+    return MemoryFormat(str(value))
+
+
+def round_to_bfloat16(a: np.ndarray | float) -> np.ndarray:
+    """Round to the nearest bfloat16 value (ties to even), returned as float32.
+
+    bfloat16 is the top half of an IEEE float32, so rounding is adding half an
+    ulp of the dropped 16 bits (plus the tie-breaking lsb) and truncating.
+    """
+    f = np.asarray(a, dtype=np.float32)
+    bits = f.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(f), f, out).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------
+# type promotion
+# ---------------------------------------------------------------------------
+
+
+def _category(dt: np.dtype[Any]) -> int:
+    if dt == BOOL:
+        return 0
+    if dt.kind in "iu":
+        return 1
+    if dt.kind == "f":
+        return 2
+    return 3
+
+
+def promote_types(a: np.dtype[Any] | None, b: np.dtype[Any] | None) -> np.dtype[Any] | None:
+    """torch.promote_types: a higher category wins outright (int + float16 = float16)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca == cb:
+        return np.promote_types(a, b)
+    if {ca, cb} == {2, 3}:
+        return np.promote_types(a, b)
+    return a if ca > cb else b
+
+
+def _combine(higher: np.dtype[Any] | None, lower: np.dtype[Any] | None) -> np.dtype[Any] | None:
+    """A lower-priority operand only matters when it is of a higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = _category(higher), _category(lower)
+    if ch == 3:
+        return higher
+    if cl == 3:
+        return np.promote_types(higher, lower) if ch == 2 else lower
+    if ch == 2:
+        return higher
+    if ch == 0 or cl == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def is_tensor(x: object) -> bool:
+    return isinstance(x, (np.ndarray, np.generic))
+
+
+def result_type(*operands: object) -> np.dtype[Any]:
+    """torch.result_type over tensors (numpy arrays) and Python scalars."""
+    dim: np.dtype[Any] | None = None
+    zero: np.dtype[Any] | None = None
+    wrapped: np.dtype[Any] | None = None
+    for x in operands:
+        if x is None:
+            continue
+        if is_tensor(x):
+            arr = np.asarray(x)
+            if arr.ndim == 0:
+                zero = promote_types(zero, arr.dtype)
+            else:
+                dim = promote_types(dim, arr.dtype)
+        elif isinstance(x, bool):
+            wrapped = promote_types(wrapped, BOOL)
+        elif isinstance(x, int):
+            wrapped = promote_types(wrapped, I64)
+        elif isinstance(x, float):
+            wrapped = promote_types(wrapped, F32)
+        elif isinstance(x, complex):
+            wrapped = promote_types(wrapped, np.dtype(np.complex64))
+        else:
+            raise TypeError(f"cannot promote {type(x).__name__}")
+    res = _combine(dim, _combine(zero, wrapped))
+    if res is None:
+        raise TypeError("result_type of no operands")
+    return res
+
+
+def compute_dtype(dt: np.dtype[Any]) -> np.dtype[Any]:
+    """torch's opmath type on CPU: half is computed in float."""
+    return F32 if dt == F16 else dt
+
+
+def floating_dtype(dt: np.dtype[Any]) -> np.dtype[Any]:
+    """Integer and bool inputs of floating ops promote to the default dtype."""
+    return dt if dt.kind in "fc" else F32
+
+
+def cast_to(x: object, dt: np.dtype[Any]) -> np.ndarray:
+    return np.asarray(x).astype(dt, copy=False)
+
+
+def finish(res: Any, dt: np.dtype[Any]) -> np.ndarray:
+    return np.asarray(res).astype(dt, copy=False)

@@ -1,0 +1,244 @@
+"""Indexing kernels: advanced indexing and ``index_put``, gather/scatter and their
+reductions, ``*_scatter`` of views, masked ops, ``nonzero`` and embeddings.
+
+Advanced indices become numpy index tuples the way torch's ``index`` reads them
+(``None`` for a dimension taken whole), so both agree on the result's layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from xdsl_exir.interpreters.aten_kernels.dtypes import BOOL, F16, F32, cast_to, compute_dtype, finish
+from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.interpreters.aten_kernels.views import select_kernel, slice_kernel
+
+
+def _index_tuple(indices: Sequence[np.ndarray | None]) -> tuple[object, ...]:
+    """torch's index list: None is a full slice, uint8 masks are bool masks."""
+    out: list[object] = []
+    for i in indices:
+        if i is None:
+            out.append(slice(None))
+            continue
+        arr = np.asarray(i)
+        if arr.dtype == np.uint8:
+            arr = arr.astype(bool)
+        out.append(arr if arr.dtype == BOOL else arr.astype(np.intp))
+    return tuple(out)
+
+
+@register("aten.index.Tensor", "aten.index.Tensor_hacked_twin")
+def _index(self: np.ndarray, indices: Sequence[np.ndarray | None]) -> np.ndarray:
+    return np.array(np.asarray(self)[_index_tuple(indices)], copy=True)
+
+
+@register("aten.index_put.default", "aten.index_put.hacked_twin")
+def index_put_kernel(self: np.ndarray, indices: Sequence[np.ndarray | None], values: np.ndarray, accumulate: bool = False) -> np.ndarray:
+    out = np.array(self, copy=True)
+    idx = _index_tuple(indices)
+    vals = np.asarray(values).astype(out.dtype)
+    if accumulate:
+        expanded: list[object] = []
+        for i in idx:
+            if isinstance(i, np.ndarray) and i.dtype == BOOL:
+                expanded.extend(np.nonzero(i))
+            else:
+                expanded.append(i)
+        target_shape = out[tuple(expanded)].shape
+        np.add.at(out, tuple(expanded), np.broadcast_to(vals, target_shape))
+    else:
+        out[idx] = vals
+    return out
+
+
+@register("aten.index_select.default")
+def _index_select(self: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    a = np.asarray(self)
+    idx = np.asarray(index).reshape(-1).astype(np.intp)
+    if a.ndim == 0:
+        return a.reshape(1)[idx].reshape(() if np.ndim(index) == 0 else (-1,))
+    return np.take(a, idx, axis=wrap_dim(dim, a.ndim))
+
+
+def _scatter_index(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
+    idx = np.asarray(index).astype(np.intp)
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[dim] = idx
+    return tuple(grids)
+
+
+@register("aten.gather.default")
+def _gather(self: np.ndarray, dim: int, index: np.ndarray, sparse_grad: bool = False) -> np.ndarray:
+    a = np.asarray(self)
+    if a.ndim == 0:
+        return a.reshape(np.shape(index)).copy()
+    return a[_scatter_index(index, wrap_dim(dim, a.ndim))]
+
+
+def _src_for(src: object, index: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    s = np.asarray(src).astype(dtype)
+    if s.ndim == 0:
+        return np.broadcast_to(s, np.shape(index))
+    return s[tuple(slice(0, n) for n in np.shape(index))]
+
+
+_SCATTER_UFUNC: dict[str, np.ufunc] = {
+    "add": np.add, "sum": np.add, "multiply": np.multiply, "prod": np.multiply,
+    "amax": np.maximum, "amin": np.minimum,
+}
+
+
+@register("aten.scatter.src", "aten.scatter.value", "aten.scatter.reduce", "aten.scatter.value_reduce")
+def _scatter(self: np.ndarray, dim: int, index: np.ndarray, src: object = None, value: object = None, reduce: str | None = None) -> np.ndarray:
+    out = np.array(self, copy=True)
+    if out.ndim == 0:
+        out = out.reshape(1)
+    d = wrap_dim(dim, out.ndim)
+    s = _src_for(src if src is not None else value, index, out.dtype)
+    idx = _scatter_index(index, d)
+    if reduce is None:
+        out[idx] = s
+    else:
+        _SCATTER_UFUNC[reduce].at(out, idx, s)
+    return out.reshape(np.shape(self))
+
+
+@register("aten.scatter_add.default")
+def _scatter_add(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+    return _scatter(self, dim, index, src, reduce="add")
+
+
+@register("aten.scatter_reduce.two")
+def _scatter_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str, include_self: bool = True) -> np.ndarray:
+    out = np.array(self, copy=True)
+    d = wrap_dim(dim, out.ndim)
+    s = _src_for(src, index, out.dtype)
+    idx = _scatter_index(index, d)
+    if reduce == "mean":
+        count = np.ones(out.shape, dtype=np.int64) if include_self else np.zeros(out.shape, dtype=np.int64)
+        if not include_self:
+            out[idx] = 0
+        np.add.at(out, idx, s)
+        np.add.at(count, idx, 1)
+        count = np.maximum(count, 1)
+        if out.dtype.kind in "iu":
+            return np.floor_divide(out, count).astype(out.dtype)
+        return (out / count).astype(out.dtype)
+    if not include_self:
+        if reduce in ("sum", "prod"):
+            init: object = 0 if reduce == "sum" else 1
+        else:
+            info = np.finfo(out.dtype) if out.dtype.kind == "f" else np.iinfo(out.dtype)
+            init = (-np.inf if out.dtype.kind == "f" else info.min) if reduce == "amax" else (np.inf if out.dtype.kind == "f" else info.max)
+        out[idx] = init
+    _SCATTER_UFUNC[reduce].at(out, idx, s)
+    return out
+
+
+@register("aten.select_scatter.default")
+def _select_scatter(self: np.ndarray, src: np.ndarray, dim: int, index: int) -> np.ndarray:
+    out = np.array(self, copy=True)
+    select_kernel(out, dim, index)[...] = src
+    return out
+
+
+@register("aten.slice_scatter.default")
+def _slice_scatter(self: np.ndarray, src: np.ndarray, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> np.ndarray:
+    out = np.array(self, copy=True)
+    slice_kernel(out, dim, start, end, step)[...] = src
+    return out
+
+
+@register("aten.masked_scatter.default")
+def _masked_scatter(self: np.ndarray, mask: np.ndarray, source: np.ndarray) -> np.ndarray:
+    m = np.broadcast_to(np.asarray(mask, dtype=bool), np.broadcast_shapes(np.shape(self), np.shape(mask)))
+    out = np.array(np.broadcast_to(self, m.shape), copy=True)
+    n = int(m.sum())
+    out[m] = np.asarray(source).reshape(-1)[:n].astype(out.dtype)
+    return out
+
+
+@register("aten.masked_select.default")
+def _masked_select(self: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    a, m = np.broadcast_arrays(np.asarray(self), np.asarray(mask, dtype=bool))
+    return a[m].copy()
+
+
+@register("aten.nonzero.default")
+def _nonzero(self: np.ndarray) -> np.ndarray:
+    return np.argwhere(np.asarray(self)).astype(np.int64)
+
+
+@register("aten.embedding.default")
+def _embedding(weight: np.ndarray, indices: np.ndarray, padding_idx: int = -1, **_: object) -> np.ndarray:
+    return np.asarray(weight)[np.asarray(indices).astype(np.intp)]
+
+
+@register("aten.embedding_dense_backward.default")
+def _embedding_dense_backward(
+    grad_output: np.ndarray, indices: np.ndarray, num_weights: int, padding_idx: int, scale_grad_by_freq: bool
+) -> np.ndarray:
+    g = np.asarray(grad_output)
+    dt = g.dtype
+    d = g.shape[-1]
+    idx = np.asarray(indices).reshape(-1).astype(np.intp)
+    rows = cast_to(g.reshape(-1, d), compute_dtype(dt))
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=int(num_weights))
+        rows = rows / counts[idx][:, None]
+    out = np.zeros((int(num_weights), d), dtype=rows.dtype)
+    keep = idx != padding_idx
+    np.add.at(out, idx[keep], rows[keep])
+    return finish(out, dt)
+
+
+@register("aten._embedding_bag.default")
+def _embedding_bag(
+    weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray, scale_grad_by_freq: bool = False, mode: int = 0,
+    sparse: bool = False, per_sample_weights: np.ndarray | None = None, include_last_offset: bool = False, padding_idx: int = -1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Bags as torch's 1-D indices + offsets form; returns (output, offset2bag, bag_size, max_indices).
+
+    Only ``output`` is numerically meaningful to callers; the auxiliary
+    results are what a backward pass needs (bag of each index, bag sizes,
+    arg-max rows for mode=max).
+    """
+    w = np.asarray(weight)
+    idx = np.asarray(indices).reshape(-1).astype(np.intp)
+    offs = np.asarray(offsets).reshape(-1).astype(np.intp)
+    nbags = len(offs) - 1 if include_last_offset else len(offs)
+    bag_of = np.searchsorted(offs, np.arange(idx.size), side="right") - 1
+    valid = (idx != padding_idx) & (bag_of < nbags)
+    rows = cast_to(w[idx], compute_dtype(w.dtype))
+    if per_sample_weights is not None:
+        rows = rows * np.asarray(per_sample_weights).reshape(-1, 1)
+    sizes = np.bincount(bag_of[valid], minlength=nbags)[:nbags].astype(np.int64)
+    if mode == 2:
+        out = np.full((nbags, w.shape[1]), -np.inf, dtype=rows.dtype)
+        np.maximum.at(out, bag_of[valid], rows[valid])
+        out[sizes == 0] = 0
+        # the first position holding each bag's maximum, reported as its weight row
+        pos = np.full(out.shape, idx.size, dtype=np.int64)
+        vpos = np.nonzero(valid)[0]
+        hit = rows[vpos] == out[bag_of[vpos]]
+        cand = np.where(hit, vpos[:, None], idx.size)
+        np.minimum.at(pos, bag_of[vpos], cand)
+        max_idx = np.where(pos < idx.size, np.append(idx, 0)[np.minimum(pos, idx.size)], 0).astype(np.int64)
+    else:
+        out = np.zeros((nbags, w.shape[1]), dtype=rows.dtype)
+        np.add.at(out, bag_of[valid], rows[valid])
+        if mode == 1:
+            out = out / np.maximum(sizes, 1)[:, None]
+        max_idx = sizes.copy() if mode == 1 else np.zeros(nbags, dtype=np.int64)
+    # torch's CPU sum fast path (float/half weights, no padding_idx) skips offset2bag and bag_size
+    if mode == 0:
+        fast = padding_idx < 0 and w.dtype in (F32, F16)
+        offset2bag = np.zeros(0, dtype=np.int64) if fast else bag_of.astype(np.int64)
+        sizes = np.zeros(nbags, dtype=np.int64)
+    else:
+        offset2bag = bag_of.astype(np.int64)
+    return finish(out, w.dtype), offset2bag, sizes, max_idx

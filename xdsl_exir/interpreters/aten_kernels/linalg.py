@@ -1,0 +1,168 @@
+"""The matmul family (``mm``, ``bmm``, ``matmul``, ``addmm``, ``baddbmm``,
+``linear``, ``einsum``, ...), distances, FFTs and scaled dot-product attention.
+
+Products accumulate in the opmath type and apply ``beta``/``alpha`` as torch's
+BLAS calls do; attention is written with the softmax of ``reductions`` and the
+dropout of ``random``, as torch's math reference implementation composes them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from xdsl_exir.interpreters.aten_kernels.dtypes import (
+    BOOL,
+    cast_to,
+    compute_dtype,
+    finish,
+    is_tensor,
+    numpy_dtype_or_none,
+    result_type,
+)
+from xdsl_exir.interpreters.aten_kernels.pointwise import run_pointwise
+from xdsl_exir.interpreters.aten_kernels.random import native_dropout_kernel
+from xdsl_exir.interpreters.aten_kernels.reductions import softmax_impl
+from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+
+
+def _matmul_typed(a: object, b: object, out_dtype: np.dtype[Any] | None = None) -> np.ndarray:
+    dt = result_type(a, b)
+    cdt = compute_dtype(dt)
+    return finish(np.matmul(cast_to(a, cdt), cast_to(b, cdt)), out_dtype or dt)
+
+
+@register("aten.mm.default", "aten.bmm.default", "aten.matmul.default", "aten.mm.dtype", "aten.bmm.dtype")
+def _mm(self: np.ndarray, mat2: np.ndarray | None = None, other: np.ndarray | None = None, out_dtype: object = None) -> np.ndarray:
+    return _matmul_typed(self, mat2 if mat2 is not None else other, numpy_dtype_or_none(out_dtype))
+
+
+@register("aten.dot.default")
+def _dot(self: np.ndarray, tensor: np.ndarray) -> np.ndarray:
+    return _matmul_typed(self, tensor)
+
+
+@register("aten.outer.default")
+def _outer(self: np.ndarray, vec2: np.ndarray) -> np.ndarray:
+    return run_pointwise(np.multiply.outer, self, vec2)
+
+
+def _add_scaled(acc: np.ndarray, self: object, beta: object, alpha: object, dt: np.dtype[Any]) -> np.ndarray:
+    cdt = compute_dtype(dt)
+    acc = acc.astype(cdt, copy=False)
+    if alpha != 1:
+        acc = acc * np.asarray(alpha).astype(cdt)
+    if beta != 0:
+        s = cast_to(self, cdt)
+        acc = acc + (s if beta == 1 else s * np.asarray(beta).astype(cdt))
+    return finish(acc, dt)
+
+
+@register("aten.addmm.default", "aten.addmm.dtype")
+def _addmm(self: np.ndarray, mat1: np.ndarray, mat2: np.ndarray, beta: object = 1, alpha: object = 1, out_dtype: object = None) -> np.ndarray:
+    dt = result_type(mat1, mat2)
+    prod = np.matmul(cast_to(mat1, compute_dtype(dt)), cast_to(mat2, compute_dtype(dt)))
+    return _add_scaled(prod, self, beta, alpha, numpy_dtype_or_none(out_dtype) or dt)
+
+
+@register("aten.baddbmm.default", "aten.baddbmm.dtype")
+def _baddbmm(self: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: object = 1, alpha: object = 1, out_dtype: object = None) -> np.ndarray:
+    return _addmm(self, batch1, batch2, beta, alpha, out_dtype)
+
+
+@register("aten.linear.default")
+def _linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:  # noqa: A002
+    dt = result_type(input, weight)
+    w = np.asarray(weight)
+    prod = np.matmul(cast_to(input, compute_dtype(dt)), cast_to(w.T if w.ndim == 2 else w, compute_dtype(dt)))
+    return _add_scaled(prod, bias, 0 if bias is None else 1, 1, dt)
+
+
+@register("aten.einsum.default")
+def _einsum(equation: str, tensors: Sequence[np.ndarray], path: object = None) -> np.ndarray:
+    dt = result_type(*tensors)
+    cdt = compute_dtype(dt)
+    return finish(np.einsum(equation.replace(" ", ""), *[cast_to(t, cdt) for t in tensors], optimize=True), dt)
+
+
+@register("aten.einsum.sublist")
+def _einsum_sublist(a: np.ndarray, *rest: object) -> np.ndarray:
+    tensors = [a] + [r for r in rest if is_tensor(r)]
+    dt = result_type(*tensors)
+    cdt = compute_dtype(dt)
+    ops = [cast_to(r, cdt) if is_tensor(r) else r for r in (a, *rest)]
+    return finish(np.einsum(*ops), dt)
+
+
+@register("aten._cdist_forward.default")
+def _cdist(x1: np.ndarray, x2: np.ndarray, p: float, compute_mode: int | None = None) -> np.ndarray:
+    a, b = np.asarray(x1), np.asarray(x2)
+    dt = a.dtype
+    c1, c2 = cast_to(a, compute_dtype(dt)), cast_to(b, compute_dtype(dt))
+    diff = np.abs(c1[..., :, None, :] - c2[..., None, :, :])
+    if p == 0:
+        res = np.sum(diff != 0, axis=-1).astype(c1.dtype)
+    elif math.isinf(p):
+        res = np.max(diff, axis=-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], c1.dtype)
+    else:
+        res = np.sum(diff**p, axis=-1) ** (1.0 / p)
+    return finish(res, dt)
+
+
+@register("aten._pdist_forward.default")
+def _pdist(self: np.ndarray, p: float = 2.0) -> np.ndarray:
+    a = np.asarray(self)
+    i, j = np.triu_indices(a.shape[0], 1)
+    full = _cdist(a, a, p)
+    return full[i, j].copy()
+
+
+@register("aten._fft_r2c.default")
+def _fft_r2c(self: np.ndarray, dim: Sequence[int], normalization: int, onesided: bool) -> np.ndarray:
+    a = np.asarray(self)
+    norm = ("backward", "ortho", "forward")[normalization]
+    axes = [wrap_dim(d, a.ndim) for d in dim]
+    cdt = np.complex128 if a.dtype == np.float64 else np.complex64
+    res = np.fft.rfftn(a, axes=axes, norm=norm) if onesided else np.fft.fftn(a, axes=axes, norm=norm)
+    return res.astype(cdt)
+
+
+@register("aten._fft_c2r.default")
+def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_size: int) -> np.ndarray:
+    a = np.asarray(self)
+    # normalization counts the inverse's scaling: none, 1/sqrt(n), 1/n
+    norm = ("forward", "ortho", "backward")[normalization]
+    axes = [wrap_dim(d, a.ndim) for d in dim]
+    sizes = [a.shape[ax] for ax in axes[:-1]] + [int(last_dim_size)]
+    rdt = np.float64 if a.dtype == np.complex128 else np.float32
+    return np.fft.irfftn(a, s=sizes, axes=axes, norm=norm).astype(rdt)
+
+
+@register("aten.scaled_dot_product_attention.default")
+def _sdpa(
+    query: np.ndarray, key: np.ndarray, value: np.ndarray, attn_mask: np.ndarray | None = None, dropout_p: float = 0.0,
+    is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False,
+) -> np.ndarray:
+    dt = np.asarray(query).dtype
+    cdt = compute_dtype(dt)
+    q, k, v = cast_to(query, cdt), cast_to(key, cdt), cast_to(value, cdt)
+    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
+        rep = q.shape[-3] // k.shape[-3]
+        k, v = np.repeat(k, rep, axis=-3), np.repeat(v, rep, axis=-3)
+    s = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * np.asarray(s, cdt)
+    L, S = q.shape[-2], k.shape[-2]
+    if is_causal:
+        scores = np.where(np.tril(np.ones((L, S), dtype=bool)), scores, -np.inf)
+    if attn_mask is not None:
+        m = np.asarray(attn_mask)
+        scores = np.where(m, scores, -np.inf) if m.dtype == BOOL else scores + cast_to(m, cdt)
+    attn = softmax_impl(scores, -1, False, None)
+    # a fully masked row attends to nothing: torch's safe softmax yields zeros there, not NaN
+    attn = np.where(np.all(scores == -np.inf, axis=-1, keepdims=True), 0, attn).astype(attn.dtype)
+    if dropout_p > 0:
+        attn = native_dropout_kernel(attn, dropout_p, True)[0]
+    return finish(np.matmul(attn, v), dt)

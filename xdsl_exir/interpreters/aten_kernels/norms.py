@@ -1,0 +1,214 @@
+"""Layer, group and batch norm, with their backward kernels.
+
+Statistics are computed in float32 for half inputs, as torch's CPU kernels do;
+inference batch norm is one scale and shift per channel, as in torch's CPU kernel,
+and training mode updates the running statistics in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from xdsl_exir.interpreters.aten_kernels.dtypes import F16, F32, cast_to, compute_dtype, finish
+from xdsl_exir.interpreters.aten_kernels.registry import register
+
+
+@register("aten.native_layer_norm.default")
+def _native_layer_norm(
+    input: np.ndarray, normalized_shape: Sequence[int], weight: np.ndarray | None, bias: np.ndarray | None, eps: float  # noqa: A002
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = np.asarray(input)
+    dt = a.dtype
+    x = cast_to(a, compute_dtype(dt))
+    k = len(normalized_shape)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    mean = np.mean(x, axis=axes, keepdims=True)
+    var = np.mean((x - mean) ** 2, axis=axes, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + np.asarray(eps).astype(x.dtype))
+    y = (x - mean) * rstd
+    if weight is not None:
+        y = y * cast_to(weight, x.dtype)
+    if bias is not None:
+        y = y + cast_to(bias, x.dtype)
+    return finish(y, dt), finish(mean, dt), finish(rstd, dt)
+
+
+@register("aten.layer_norm.default")
+def _layer_norm(
+    input: np.ndarray, normalized_shape: Sequence[int], weight: np.ndarray | None = None,  # noqa: A002
+    bias: np.ndarray | None = None, eps: float = 1e-5, cudnn_enable: bool = True,
+) -> np.ndarray:
+    return _native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def _norm_input_grad(gw: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Input gradient of a normalisation from the *given* mean/rstd.
+
+    Written in terms of sums of ``gw`` and ``gw * x`` (not of x-hat) so that,
+    like torch's kernels, the result depends on the statistics passed in even
+    when they are not the input's own.
+    """
+    count = int(np.prod([x.shape[a] for a in axes]))
+    ds = np.sum(gw * x, axis=axes, keepdims=True)
+    db = np.sum(gw, axis=axes, keepdims=True)
+    b = (db * mean - ds) * rstd**3 / count
+    c = -b * mean - db * rstd / count
+    return rstd * gw + b * x + c
+
+
+@register("aten.native_layer_norm_backward.default")
+def _native_layer_norm_backward(
+    grad_out: np.ndarray, input: np.ndarray, normalized_shape: Sequence[int], mean: np.ndarray, rstd: np.ndarray,  # noqa: A002
+    weight: np.ndarray | None, bias: np.ndarray | None, output_mask: Sequence[bool],
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    a = np.asarray(input)
+    dt = a.dtype
+    cdt = compute_dtype(dt)
+    x, g = cast_to(a, cdt), cast_to(grad_out, cdt)
+    k = len(normalized_shape)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    batch = tuple(range(a.ndim - k))
+    m, r = cast_to(mean, cdt), cast_to(rstd, cdt)
+    xhat = (x - m) * r
+    gw = g * cast_to(weight, cdt) if weight is not None else g
+    dx = _norm_input_grad(gw, x, m, r, axes)
+    dw = np.sum(g * xhat, axis=batch) if weight is not None else None
+    db = np.sum(g, axis=batch) if bias is not None else None
+    return (
+        finish(dx, dt) if output_mask[0] else None,
+        finish(dw, dt) if output_mask[1] and dw is not None else None,
+        finish(db, dt) if output_mask[2] and db is not None else None,
+    )
+
+
+@register("aten.native_group_norm.default")
+def _native_group_norm(
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, N: int, C: int, HxW: int, group: int, eps: float  # noqa: A002, N803
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = np.asarray(input)
+    dt = a.dtype
+    x = cast_to(a, compute_dtype(dt)).reshape(int(N), int(group), -1)
+    mean = np.mean(x, axis=2, keepdims=True)
+    var = np.mean((x - mean) ** 2, axis=2, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + np.asarray(eps).astype(x.dtype))
+    y = ((x - mean) * rstd).reshape(int(N), int(C), -1)
+    if weight is not None:
+        y = y * cast_to(weight, x.dtype).reshape(1, -1, 1)
+    if bias is not None:
+        y = y + cast_to(bias, x.dtype).reshape(1, -1, 1)
+    return finish(y.reshape(a.shape), dt), finish(mean.reshape(int(N), int(group)), dt), finish(rstd.reshape(int(N), int(group)), dt)
+
+
+@register("aten.group_norm.default")
+def _group_norm(
+    input: np.ndarray, num_groups: int, weight: np.ndarray | None = None, bias: np.ndarray | None = None,  # noqa: A002
+    eps: float = 1e-5, cudnn_enabled: bool = True,
+) -> np.ndarray:
+    a = np.asarray(input)
+    n, c = a.shape[0], a.shape[1]
+    hxw = int(np.prod(a.shape[2:]))
+    return _native_group_norm(a, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+@register("aten.native_group_norm_backward.default")
+def _native_group_norm_backward(
+    grad_out: np.ndarray, input: np.ndarray, mean: np.ndarray, rstd: np.ndarray, weight: np.ndarray | None,  # noqa: A002
+    N: int, C: int, HxW: int, group: int, output_mask: Sequence[bool],  # noqa: N803
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    a = np.asarray(input)
+    dt = a.dtype
+    cdt = compute_dtype(dt)
+    n, c, g_ = int(N), int(C), int(group)
+    x = cast_to(a, cdt).reshape(n, c, -1)
+    g = cast_to(grad_out, cdt).reshape(n, c, -1)
+    m = cast_to(mean, cdt).reshape(n, g_, 1, 1)
+    r = cast_to(rstd, cdt).reshape(n, g_, 1, 1)
+    xg = x.reshape(n, g_, c // g_, -1)
+    xhat = (xg - m) * r
+    gg = g if weight is None else g * cast_to(weight, cdt).reshape(1, c, 1)
+    dx = _norm_input_grad(gg.reshape(n, g_, c // g_, -1), xg, m, r, (2, 3))
+    xhat_c = xhat.reshape(n, c, -1)
+    dw = np.sum(g * xhat_c, axis=(0, 2))
+    db = np.sum(g, axis=(0, 2))
+    return (
+        finish(dx.reshape(a.shape), dt) if output_mask[0] else None,
+        finish(dw, dt) if output_mask[1] else None,
+        finish(db, dt) if output_mask[2] else None,
+    )
+
+
+def _batch_norm_core(
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,  # noqa: A002
+    running_var: np.ndarray | None, training: bool, momentum: float, eps: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shared batch norm; training updates the running stats in place like torch."""
+    a = np.asarray(input)
+    dt = a.dtype
+    x = cast_to(a, compute_dtype(dt))
+    axes = tuple(i for i in range(a.ndim) if i != 1)
+    shape = [1] * a.ndim
+    shape[1] = a.shape[1]
+    if training:
+        mean = np.mean(x, axis=axes)
+        var = np.mean((x - mean.reshape(shape)) ** 2, axis=axes)
+        n = a.size // a.shape[1]
+        if running_mean is not None:
+            np.copyto(running_mean, (1 - momentum) * running_mean + momentum * mean, casting="unsafe")
+        if running_var is not None:
+            unbiased = var * n / max(n - 1, 1)
+            np.copyto(running_var, (1 - momentum) * running_var + momentum * unbiased, casting="unsafe")
+        invstd = 1.0 / np.sqrt(var + eps)
+        save_mean, save_invstd = mean, invstd
+    else:
+        assert running_mean is not None and running_var is not None
+        mean = cast_to(running_mean, x.dtype)
+        invstd = 1.0 / np.sqrt(cast_to(running_var, x.dtype) + np.asarray(eps).astype(x.dtype))
+        save_mean = save_invstd = np.zeros((0,), dtype=x.dtype)
+        # Inference folds the statistics into one scale and shift per channel,
+        # as torch's CPU kernel does: two passes over the input instead of four.
+        scale = invstd if weight is None else invstd * cast_to(weight, x.dtype)
+        shift = -mean * scale if bias is None else cast_to(bias, x.dtype) - mean * scale
+        y = x * scale.reshape(shape)
+        y += shift.reshape(shape)
+        stat_dt = dt if dt != F16 else F32
+        return finish(y, dt), finish(save_mean, stat_dt), finish(save_invstd, stat_dt)
+    y = (x - mean.reshape(shape)) * invstd.reshape(shape)
+    if weight is not None:
+        y = y * cast_to(weight, x.dtype).reshape(shape)
+    if bias is not None:
+        y = y + cast_to(bias, x.dtype).reshape(shape)
+    stat_dt = dt if dt != F16 else F32
+    return finish(y, dt), finish(save_mean, stat_dt), finish(save_invstd, stat_dt)
+
+
+@register("aten._native_batch_norm_legit.default", "aten.native_batch_norm.default")
+def _bn_legit(
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,  # noqa: A002
+    running_var: np.ndarray | None, training: bool, momentum: float, eps: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return _batch_norm_core(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@register("aten._native_batch_norm_legit.no_stats")
+def _bn_no_stats(
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, training: bool, momentum: float, eps: float  # noqa: A002
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return _batch_norm_core(input, weight, bias, None, None, True, momentum, eps)
+
+
+@register("aten._native_batch_norm_legit_no_training.default")
+def _bn_no_training(
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray,  # noqa: A002
+    running_var: np.ndarray, momentum: float, eps: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return _batch_norm_core(input, weight, bias, running_mean, running_var, False, momentum, eps)
+
+
+@register("aten.batch_norm.default")
+def _batch_norm(
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,  # noqa: A002
+    running_var: np.ndarray | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool,
+) -> np.ndarray:
+    return _batch_norm_core(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]

@@ -1,0 +1,421 @@
+"""Pointwise kernels: unary (tables plus the ones with arguments), binary and
+ternary, with torch's type promotion.
+
+Each kernel promotes its operands, computes in the opmath type and casts the
+result (:func:`run_pointwise`). :func:`erf` is here because numpy has none and
+scipy is not a dependency; the upstream-dialect interpreter's ``math.erf`` uses
+the same one, so both interpreters agree to the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from xdsl_exir.interpreters.aten_kernels.dtypes import (
+    BOOL,
+    I64,
+    cast_to,
+    compute_dtype,
+    finish,
+    floating_dtype,
+    is_tensor,
+    result_type,
+)
+from xdsl_exir.interpreters.aten_kernels.registry import Kernel, register
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf to ~1e-15 in float64: positive series below 3, continued fraction above.
+
+    erf(x) = 2/sqrt(pi) e^{-x^2} sum_n 2^n x^{2n+1} / (2n+1)!! has only
+    positive terms (no cancellation); for |x| >= 3 erfc is evaluated with its
+    Laplace continued fraction, which converges fast there.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    ax = np.abs(x)
+    small = np.minimum(ax, 3.0)
+    term = small.copy()
+    total = small.copy()
+    x2 = small * small
+    for n in range(1, 90):
+        term = term * (2.0 * x2) / (2 * n + 1)
+        total = total + term
+    series = 2.0 / math.sqrt(math.pi) * np.exp(-x2) * total
+    big = np.maximum(ax, 3.0)
+    frac = big.copy()
+    for n in range(60, 0, -1):
+        frac = big + (n / 2.0) / frac
+    erfc_big = np.exp(-big * big) / math.sqrt(math.pi) / frac
+    res = np.where(ax < 3.0, series, 1.0 - erfc_big)
+    res = np.where(np.isnan(x), np.nan, res)
+    return np.copysign(res, x)
+
+
+# ---------------------------------------------------------------------------
+# unary pointwise
+# ---------------------------------------------------------------------------
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _softplus_fn(x: np.ndarray, beta: float = 1.0, threshold: float = 20.0) -> np.ndarray:
+    return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+
+
+# name -> (function on the compute array, promotes integers to float)
+_UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool]] = {
+    "abs": (np.abs, False),
+    "neg": (np.negative, False),
+    "ceil": (np.ceil, False),
+    "floor": (np.floor, False),
+    "trunc": (np.trunc, False),
+    "round": (np.round, False),
+    "sign": (np.sign, False),
+    "relu": (lambda x: np.maximum(x, 0).astype(x.dtype), False),
+    "relu6": (lambda x: np.minimum(np.maximum(x, 0), 6).astype(x.dtype), False),
+    "bitwise_not": (np.invert, False),
+    "acos": (np.arccos, True), "acosh": (np.arccosh, True),
+    "asin": (np.arcsin, True), "asinh": (np.arcsinh, True),
+    "atan": (np.arctan, True), "atanh": (np.arctanh, True),
+    "cos": (np.cos, True), "cosh": (np.cosh, True),
+    "sin": (np.sin, True), "sinh": (np.sinh, True),
+    "tan": (np.tan, True), "tanh": (np.tanh, True),
+    "exp": (np.exp, True), "expm1": (np.expm1, True),
+    "log": (np.log, True), "log10": (np.log10, True),
+    "log1p": (np.log1p, True), "log2": (np.log2, True),
+    "sqrt": (np.sqrt, True), "rsqrt": (lambda x: 1.0 / np.sqrt(x), True),
+    "reciprocal": (lambda x: 1.0 / x, True),
+    "sigmoid": (_sigmoid, True),
+    "erf": (lambda x: erf(x).astype(x.dtype), True),
+    "silu": (lambda x: x / (1.0 + np.exp(-x)), True),
+    "mish": (lambda x: x * np.tanh(_softplus_fn(x)), True),
+    "hardsigmoid": (lambda x: np.minimum(np.maximum(x + 3, 0), 6) / 6, True),
+    "hardswish": (lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6, True),
+}
+
+
+def _unary(fn: Callable[[np.ndarray], np.ndarray], to_float: bool) -> Kernel:
+    def kernel(self: np.ndarray, **_: object) -> np.ndarray:
+        a = np.asarray(self)
+        dt = floating_dtype(a.dtype) if to_float else a.dtype
+        if fn is np.sign and dt == BOOL:
+            return a.copy()
+        return finish(fn(cast_to(a, compute_dtype(dt))), dt)
+
+    return kernel
+
+
+for _name, (_fn, _tf) in _UNARY.items():
+    register(f"aten.{_name}.default")(_unary(_fn, _tf))
+
+
+@register("aten.logical_not.default")
+def _logical_not(self: np.ndarray) -> np.ndarray:
+    return np.logical_not(self)
+
+
+@register("aten.isnan.default")
+def _isnan(self: np.ndarray) -> np.ndarray:
+    a = np.asarray(self)
+    return np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool)
+
+
+@register("aten.isinf.default")
+def _isinf(self: np.ndarray) -> np.ndarray:
+    a = np.asarray(self)
+    return np.isinf(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool)
+
+
+def _float_unary_with_args(fn: Callable[..., np.ndarray], to_float: bool = True) -> Kernel:
+    """Pointwise ops with extra scalar parameters (gelu, elu, softplus, ...)."""
+
+    def kernel(self: np.ndarray, **kw: object) -> np.ndarray:
+        a = np.asarray(self)
+        dt = floating_dtype(a.dtype) if to_float else a.dtype
+        return finish(fn(cast_to(a, compute_dtype(dt)), **kw), dt)
+
+    return kernel
+
+
+def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1.0 + np.tanh(inner))
+    return x * 0.5 * (1.0 + erf(x * (1.0 / math.sqrt(2.0))).astype(x.dtype))
+
+
+def _elu(x: np.ndarray, alpha: float = 1, scale: float = 1, input_scale: float = 1) -> np.ndarray:
+    return np.where(x > 0, x * scale, (np.expm1(x * input_scale)) * alpha * scale)
+
+
+def _leaky_relu(x: np.ndarray, negative_slope: float = 0.01) -> np.ndarray:
+    return np.where(x > 0, x, x * negative_slope)
+
+
+def _hardtanh(x: np.ndarray, min_val: float = -1, max_val: float = 1) -> np.ndarray:
+    return np.minimum(np.maximum(x, min_val), max_val)
+
+
+def _softplus(x: np.ndarray, beta: float = 1, threshold: float = 20) -> np.ndarray:
+    return _softplus_fn(x, beta, threshold)
+
+
+register("aten.gelu.default")(_float_unary_with_args(_gelu))
+register("aten.elu.default")(_float_unary_with_args(_elu))
+register("aten.leaky_relu.default")(_float_unary_with_args(_leaky_relu, to_float=False))
+register("aten.hardtanh.default")(_float_unary_with_args(_hardtanh, to_float=False))
+register("aten.softplus.default")(_float_unary_with_args(_softplus))
+
+
+@register("aten.round.decimals")
+def _round_decimals(self: np.ndarray, decimals: int) -> np.ndarray:
+    a = np.asarray(self)
+    if a.dtype.kind not in "fc":
+        return a.copy()
+    c = cast_to(a, compute_dtype(a.dtype))
+    if decimals >= 0:
+        scale = c.dtype.type(10.0**decimals)
+        res = np.round(c * scale) / scale
+    else:
+        scale = c.dtype.type(10.0 ** (-decimals))
+        res = np.round(c / scale) * scale
+    return finish(res, a.dtype)
+
+
+@register("aten.nan_to_num.default")
+def _nan_to_num(
+    self: np.ndarray, nan: float | None = None, posinf: float | None = None, neginf: float | None = None
+) -> np.ndarray:
+    a = np.asarray(self)
+    if a.dtype.kind not in "fc":
+        return a.copy()
+    info = np.finfo(a.dtype)
+    return np.nan_to_num(
+        a,
+        nan=0.0 if nan is None else nan,
+        posinf=info.max if posinf is None else posinf,
+        neginf=info.min if neginf is None else neginf,
+    )
+
+
+# ---------------------------------------------------------------------------
+# binary / ternary pointwise
+# ---------------------------------------------------------------------------
+
+
+def run_pointwise(
+    fn: Callable[..., Any],
+    *operands: object,
+    to_float: bool = False,
+    dtype: np.dtype[Any] | None = None,
+    result: np.dtype[Any] | None = None,
+) -> np.ndarray:
+    """Promote, compute in the opmath type, cast to the result dtype."""
+    dt = dtype if dtype is not None else result_type(*operands)
+    if to_float:
+        dt = floating_dtype(dt)
+    cdt = compute_dtype(dt)
+    args = [None if o is None else cast_to(o, cdt) for o in operands]
+    return finish(fn(*args), result if result is not None else dt)
+
+
+def _alpha_scale(x: np.ndarray, alpha: object) -> np.ndarray:
+    if alpha is None or alpha == 1:
+        return x
+    return x * np.asarray(alpha).astype(x.dtype)
+
+
+@register("aten.add.Tensor", "aten.add.Scalar")
+def _add(self: object, other: object, alpha: object = 1) -> np.ndarray:
+    if np.asarray(self).dtype == BOOL and np.asarray(other).dtype == BOOL and is_tensor(other):
+        return np.logical_or(self, other)
+    return run_pointwise(lambda a, b: a + _alpha_scale(b, alpha), self, other)
+
+
+@register("aten.sub.Tensor", "aten.sub.Scalar")
+def _sub(self: object, other: object, alpha: object = 1) -> np.ndarray:
+    return run_pointwise(lambda a, b: a - _alpha_scale(b, alpha), self, other)
+
+
+@register("aten.rsub.Tensor", "aten.rsub.Scalar")
+def _rsub(self: object, other: object, alpha: object = 1) -> np.ndarray:
+    return run_pointwise(lambda a, b: b - _alpha_scale(a, alpha), self, other)
+
+
+@register("aten.mul.Tensor", "aten.mul.Scalar")
+def _mul(self: object, other: object) -> np.ndarray:
+    if result_type(self, other) == BOOL:
+        return np.logical_and(self, other)
+    return run_pointwise(np.multiply, self, other)
+
+
+def _trunc_div_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    q = np.floor_divide(a, b)
+    fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return q + fix.astype(q.dtype)
+
+
+@register("aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode", "aten.div.Scalar_mode")
+def _div(self: object, other: object, rounding_mode: str | None = None) -> np.ndarray:
+    dt = result_type(self, other)
+    if rounding_mode is None:
+        return run_pointwise(np.true_divide, self, other, to_float=True)
+    if dt.kind in "iub":
+        fn = np.floor_divide if rounding_mode == "floor" else _trunc_div_int
+        return run_pointwise(fn, self, other, dtype=I64 if dt == BOOL else dt)
+    if rounding_mode == "floor":
+        return run_pointwise(np.floor_divide, self, other)
+    return run_pointwise(lambda a, b: np.trunc(a / b), self, other)
+
+
+@register("aten.floor_divide.default", "aten.floor_divide.Scalar")
+def _floor_divide(self: object, other: object) -> np.ndarray:
+    return _div(self, other, rounding_mode="floor")
+
+
+def _binary(fn: Callable[..., Any], to_float: bool = False, result: np.dtype[Any] | None = None) -> Kernel:
+    def kernel(self: object, other: object) -> np.ndarray:
+        return run_pointwise(fn, self, other, to_float=to_float, result=result)
+
+    return kernel
+
+
+def _pow_fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        return np.power(a, np.maximum(b, 0))
+    return np.power(a, b)
+
+
+def _pow(self: object, exponent: object) -> np.ndarray:
+    return run_pointwise(_pow_fn, self, exponent)
+
+
+register("aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar", "aten.pow.Scalar")(_pow)
+
+
+def _remainder_fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        return np.remainder(a, b)
+    return a - b * np.floor(a / b)
+
+
+_BINARY_TABLE: dict[str, tuple[Callable[..., Any], bool, np.dtype[Any] | None]] = {
+    "atan2": (np.arctan2, True, None),
+    "fmod": (np.fmod, False, None),
+    "remainder": (_remainder_fn, False, None),
+    "maximum": (np.maximum, False, None),
+    "minimum": (np.minimum, False, None),
+    "bitwise_and": (np.bitwise_and, False, None),
+    "bitwise_or": (np.bitwise_or, False, None),
+    "bitwise_xor": (np.bitwise_xor, False, None),
+    "logical_and": (np.logical_and, False, BOOL),
+    "logical_or": (np.logical_or, False, BOOL),
+    "logical_xor": (np.logical_xor, False, BOOL),
+    "eq": (np.equal, False, BOOL),
+    "ne": (np.not_equal, False, BOOL),
+    "lt": (np.less, False, BOOL),
+    "le": (np.less_equal, False, BOOL),
+    "gt": (np.greater, False, BOOL),
+    "ge": (np.greater_equal, False, BOOL),
+}
+for _name, (_fn, _tf, _res) in _BINARY_TABLE.items():
+    _k = _binary(_fn, _tf, _res)
+    for _ov in ("default", "Tensor", "Scalar", "Scalar_Tensor"):
+        register(f"aten.{_name}.{_ov}")(_k)
+register("aten.max.other")(_binary(np.maximum))
+
+
+def _shift_fn(left: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """torch's shifts: a shift by a negative count or by the bit width or more
+    gives 0 (left) or the sign fill (right) instead of C's undefined result."""
+
+    def shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype.kind not in "iub":
+            raise TypeError(f"shifts need integer tensors, got {a.dtype}")
+        bits = 8 * a.dtype.itemsize
+        b = np.asarray(b)
+        out_of_range = (b < 0) | (b >= bits)
+        safe = np.where(out_of_range, 0, b).astype(a.dtype, copy=False)
+        if left:
+            return np.where(out_of_range, a.dtype.type(0), np.left_shift(a, safe))
+        return np.where(out_of_range, np.right_shift(a, a.dtype.type(bits - 1)), np.right_shift(a, safe))
+
+    return shift
+
+
+for _dunder, (_fn, _tf, _res) in {
+    "__and__": _BINARY_TABLE["bitwise_and"],
+    "__or__": _BINARY_TABLE["bitwise_or"],
+    "__xor__": _BINARY_TABLE["bitwise_xor"],
+}.items():
+    register(f"aten.{_dunder}.Tensor", f"aten.{_dunder}.Scalar")(_binary(_fn, _tf, _res))
+for _names, _left in ((("__lshift__", "bitwise_left_shift"), True), (("__rshift__", "bitwise_right_shift"), False)):
+    _k = _binary(_shift_fn(_left))
+    for _n in _names:
+        for _ov in ("Tensor", "Scalar", "Tensor_Scalar", "Scalar_Tensor"):
+            register(f"aten.{_n}.{_ov}")(_k)
+register("aten.min.other")(_binary(np.minimum))
+
+
+@register("aten.addcmul.default")
+def _addcmul(self: object, tensor1: object, tensor2: object, value: object = 1) -> np.ndarray:
+    return run_pointwise(lambda s, a, b: s + _alpha_scale(a * b, value), self, tensor1, tensor2)
+
+
+@register("aten.addcdiv.default")
+def _addcdiv(self: object, tensor1: object, tensor2: object, value: object = 1) -> np.ndarray:
+    return run_pointwise(lambda s, a, b: s + _alpha_scale(a / b, value), self, tensor1, tensor2)
+
+
+@register("aten.lerp.Scalar", "aten.lerp.Tensor")
+def _lerp(self: object, end: object, weight: object) -> np.ndarray:
+    def fn(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+    return run_pointwise(fn, self, end, weight, dtype=result_type(self, end))
+
+
+@register("aten.clamp.default", "aten.clamp.Tensor")
+def _clamp(self: object, min: object = None, max: object = None) -> np.ndarray:  # noqa: A002
+    def fn(x: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None) -> np.ndarray:
+        if lo is not None:
+            x = np.where(np.isnan(lo) if lo.dtype.kind == "f" else False, lo, np.maximum(x, lo))
+        if hi is not None:
+            x = np.where(np.isnan(hi) if hi.dtype.kind == "f" else False, hi, np.minimum(x, hi))
+        return x
+
+    return run_pointwise(fn, self, min, max)
+
+
+@register("aten.clamp_min.default", "aten.clamp_min.Tensor")
+def _clamp_min(self: object, min: object) -> np.ndarray:  # noqa: A002
+    return _clamp(self, min=min)
+
+
+@register("aten.clamp_max.default", "aten.clamp_max.Tensor")
+def _clamp_max(self: object, max: object) -> np.ndarray:  # noqa: A002
+    return _clamp(self, max=max)
+
+
+@register("aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.where.Scalar")
+def _where(condition: np.ndarray, self: object, other: object) -> np.ndarray:
+    cond = np.asarray(condition).astype(bool)
+    return run_pointwise(lambda a, b: np.where(cond, a, b), self, other)
+
+
+@register("aten.where.default")
+def _where_nonzero(condition: np.ndarray) -> list[np.ndarray]:
+    return [i.astype(np.int64) for i in np.nonzero(np.asarray(condition))]
+
+
+@register("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+def _masked_fill(self: np.ndarray, mask: np.ndarray, value: object) -> np.ndarray:
+    a = np.asarray(self)
+    v = np.asarray(value).astype(a.dtype)
+    return np.where(np.asarray(mask, dtype=bool), v, a).astype(a.dtype)

@@ -1,0 +1,58 @@
+"""The table every family module registers its functional kernels in.
+
+It lives apart from the package's ``__init__`` so that a family module can
+register while the package is still importing: families import this module,
+never the package, and the package imports the families (no cycle). The
+dimension helpers are here for the same reason: every family wraps dims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from xdsl_exir.utils.function_schema import FunctionSchema
+from xdsl_exir.utils.op_registry import lookup
+
+Kernel = Callable[..., Any]
+
+FUNCTIONAL: dict[str, Kernel] = {}
+"""Hand-written functional kernels by IR name; in-place and ``out=`` variants are derived from them."""
+
+
+def register(*names: str) -> Callable[[Kernel], Kernel]:
+    """Register a functional kernel under each of the overload names it implements."""
+
+    def deco(fn: Kernel) -> Kernel:
+        for n in names:
+            FUNCTIONAL[n] = fn
+        return fn
+
+    return deco
+
+
+def schema_of(name: str) -> FunctionSchema:
+    """The schema of an operator by IR name; a kernel without one is a programming error."""
+    entry = lookup(name)
+    if entry is None:
+        raise KeyError(f"unknown operator {name}")
+    return entry.schema
+
+
+def reduction_dims(dim: object, ndim: int) -> tuple[int, ...]:
+    """Reduction dims: None/[] mean all, negatives wrap, 0-d tensors accept 0/-1."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = [dim]
+    dims = list(dim)  # type: ignore[call-overload]
+    if not dims:
+        return tuple(range(ndim))
+    if ndim == 0:
+        return ()
+    return tuple(sorted({d % ndim for d in dims}))
+
+
+def wrap_dim(d: int, ndim: int) -> int:
+    """A dim argument wrapped into range (0-d tensors accept 0 and -1, as in torch)."""
+    return d % max(ndim, 1) if ndim else 0

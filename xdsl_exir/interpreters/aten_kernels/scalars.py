@@ -1,0 +1,83 @@
+"""Symbolic size queries (``sym_size``, ``sym_stride``, ``sym_numel``, ...) and
+the few scalar and list operators TorchScript programs call on tensors
+(``_local_scalar_dense``, ``eq.Tensor_list``, ``index.list_Tensor``, ...).
+
+They return Python values, not arrays, because the IR types them as SymInts,
+bools and ints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from xdsl_exir.dialects.exir import MemoryFormat
+from xdsl_exir.interpreters.aten_kernels.dtypes import as_memory_format
+from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+
+
+@register("aten.sym_size.int")
+def _sym_size(self: np.ndarray, dim: int) -> int:
+    a = np.asarray(self)
+    return int(a.shape[wrap_dim(dim, a.ndim)])
+
+
+@register("aten.sym_stride.int")
+def _sym_stride(self: np.ndarray, dim: int) -> int:
+    a = np.asarray(self)
+    return int(a.strides[wrap_dim(dim, a.ndim)] // a.itemsize)
+
+
+@register("aten.sym_numel.default")
+def _sym_numel(self: np.ndarray) -> int:
+    return int(np.size(self))
+
+
+@register("aten.sym_storage_offset.default")
+def _sym_storage_offset(self: np.ndarray) -> int:
+    """Offset in elements from the buffer of the outermost base array."""
+    a = np.asarray(self)
+    base = a
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    delta = a.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    return int(delta // a.itemsize) if a.itemsize else 0
+
+
+@register("aten.sym_is_contiguous.default")
+def _sym_is_contiguous(self: np.ndarray, memory_format: object = 0) -> bool:
+    a = np.asarray(self)
+    fmt = as_memory_format(memory_format)
+    if fmt in (MemoryFormat.channels_last, MemoryFormat.channels_last_3d) and a.ndim in (4, 5):
+        perm = (0, *range(2, a.ndim), 1)
+        return bool(np.transpose(a, perm).flags.c_contiguous)
+    return bool(a.flags.c_contiguous)
+
+
+@register("aten._local_scalar_dense.default")
+def _local_scalar_dense(self: np.ndarray) -> object:
+    return np.asarray(self).item()
+
+
+@register("aten.eq.Tensor_list")
+def _eq_list(a: Sequence[np.ndarray], b: Sequence[np.ndarray]) -> bool:
+    return len(a) == len(b) and all(np.shape(x) == np.shape(y) and bool(np.all(np.equal(x, y))) for x, y in zip(a, b))
+
+
+@register("aten.ne.Tensor_list")
+def _ne_list(a: Sequence[np.ndarray], b: Sequence[np.ndarray]) -> bool:
+    return not _eq_list(a, b)
+
+
+@register("aten.index.list_Tensor")
+def _list_index(self: Sequence[np.ndarray], el: np.ndarray) -> int:
+    for i, t in enumerate(self):
+        if np.shape(t) == np.shape(el) and bool(np.all(np.equal(t, el))):
+            return i
+    raise ValueError("tensor not in list")
+
+
+@register("aten.copy.Dict_Tensor")
+def _copy_dict(self: Mapping[object, object]) -> dict[object, object]:
+    return dict(self)

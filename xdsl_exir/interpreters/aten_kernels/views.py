@@ -1,0 +1,327 @@
+"""Views and shape ops: reshapes, permutations, slicing, splitting, padding.
+
+Views return numpy views wherever torch's return views, so an in-place kernel
+writing through one reaches its base as in torch (the derived in-place view ops
+and indexing rely on these kernels).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from xdsl_exir.interpreters.aten_kernels.dtypes import numpy_dtype_or_none, result_type
+from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+
+
+def _infer_shape(size: Sequence[int], numel: int) -> tuple[int, ...]:
+    shape = [int(s) for s in size]
+    if -1 in shape:
+        i = shape.index(-1)
+        rest = math.prod(s for j, s in enumerate(shape) if j != i)
+        shape[i] = numel // rest if rest else 0
+    return tuple(shape)
+
+
+@register("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default")
+def _view(self: np.ndarray, size: Sequence[int] | None = None, shape: Sequence[int] | None = None) -> np.ndarray:
+    a = np.asarray(self)
+    s = size if size is not None else shape
+    assert s is not None
+    return a.reshape(_infer_shape(s, a.size))
+
+
+@register("aten.view.dtype")
+def _view_dtype(self: np.ndarray, dtype: object) -> np.ndarray:
+    return np.asarray(self).view(numpy_dtype_or_none(dtype))
+
+
+@register("aten.expand.default")
+def _expand(self: np.ndarray, size: Sequence[int], implicit: bool = False) -> np.ndarray:
+    a = np.asarray(self)
+    lead = len(size) - a.ndim
+    shape = []
+    strides = []
+    for i, s in enumerate(size):
+        if i < lead:
+            shape.append(int(s))
+            strides.append(0)
+            continue
+        cur = a.shape[i - lead]
+        s = cur if s == -1 else int(s)
+        shape.append(s)
+        strides.append(a.strides[i - lead] if cur == s else 0)
+    return as_strided(a, tuple(shape), tuple(strides))
+
+
+@register("aten.expand_as.default")
+def _expand_as(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return _expand(self, np.shape(other))
+
+
+@register("aten.permute.default")
+def _permute(self: np.ndarray, dims: Sequence[int]) -> np.ndarray:
+    return np.transpose(self, [wrap_dim(d, np.ndim(self)) for d in dims])
+
+
+@register("aten.transpose.int")
+def transpose_kernel(self: np.ndarray, dim0: int, dim1: int) -> np.ndarray:
+    a = np.asarray(self)
+    if a.ndim == 0:
+        return a.view()
+    return np.swapaxes(a, wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim))
+
+
+@register("aten.t.default")
+def t_kernel(self: np.ndarray) -> np.ndarray:
+    a = np.asarray(self)
+    return a.T if a.ndim == 2 else a.view()
+
+
+@register("aten.movedim.int", "aten.movedim.intlist")
+def _movedim(self: np.ndarray, source: int | Sequence[int], destination: int | Sequence[int]) -> np.ndarray:
+    return np.moveaxis(self, source, destination)  # type: ignore[arg-type]
+
+
+@register("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims")
+def squeeze_kernel(self: np.ndarray, dim: int | Sequence[int] | None = None) -> np.ndarray:
+    a = np.asarray(self)
+    if a.ndim == 0:
+        return a.view()
+    if dim is None:
+        return np.squeeze(a)
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    axes = tuple(d % a.ndim for d in dims if a.shape[d % a.ndim] == 1)
+    return np.squeeze(a, axis=axes) if axes else a.view()
+
+
+@register("aten.unsqueeze.default")
+def unsqueeze_kernel(self: np.ndarray, dim: int) -> np.ndarray:
+    a = np.asarray(self)
+    return np.expand_dims(a, dim % (a.ndim + 1))
+
+
+@register("aten.flatten.using_ints")
+def _flatten(self: np.ndarray, start_dim: int = 0, end_dim: int = -1) -> np.ndarray:
+    a = np.asarray(self)
+    if a.ndim == 0:
+        return a.reshape(1)
+    s, e = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
+    return a.reshape(a.shape[:s] + (-1,) + a.shape[e + 1 :])
+
+
+@register("aten.unflatten.int")
+def _unflatten(self: np.ndarray, dim: int, sizes: Sequence[int]) -> np.ndarray:
+    a = np.asarray(self)
+    d = wrap_dim(dim, a.ndim)
+    return a.reshape(a.shape[:d] + _infer_shape(sizes, a.shape[d]) + a.shape[d + 1 :])
+
+
+@register("aten.select.int")
+def select_kernel(self: np.ndarray, dim: int, index: int) -> np.ndarray:
+    a = np.asarray(self)
+    d = wrap_dim(dim, a.ndim)
+    return a[(slice(None),) * d + (int(index) % a.shape[d], Ellipsis)]
+
+
+def _slice_bounds(n: int, start: int | None, end: int | None) -> tuple[int, int]:
+    s = 0 if start is None else int(start)
+    e = n if end is None else int(end)
+    if s < 0:
+        s += n
+    if e < 0:
+        e += n
+    s = min(max(s, 0), n)
+    e = min(max(e, s), n)
+    return s, e
+
+
+@register("aten.slice.Tensor")
+def slice_kernel(self: np.ndarray, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> np.ndarray:
+    a = np.asarray(self)
+    d = wrap_dim(dim, a.ndim)
+    s, e = _slice_bounds(a.shape[d], start, end)
+    return a[(slice(None),) * d + (slice(s, e, int(step)),)]
+
+
+@register("aten.narrow.default", "aten.narrow.Tensor")
+def _narrow(self: np.ndarray, dim: int, start: object, length: int) -> np.ndarray:
+    a = np.asarray(self)
+    d = wrap_dim(dim, a.ndim)
+    st = int(np.asarray(start))
+    if st < 0:
+        st += a.shape[d]
+    return a[(slice(None),) * d + (slice(st, st + int(length)),)]
+
+
+@register("aten.diagonal.default")
+def _diagonal(self: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    """A writable diagonal view (np.diagonal's is read-only)."""
+    a = np.asarray(self)
+    d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
+    if offset >= 0:
+        a = a[(slice(None),) * d2 + (slice(min(offset, a.shape[d2]), None),)]
+    else:
+        a = a[(slice(None),) * d1 + (slice(min(-offset, a.shape[d1]), None),)]
+    n = min(a.shape[d1], a.shape[d2])
+    keep = [i for i in range(a.ndim) if i not in (d1, d2)]
+    shape = tuple(a.shape[i] for i in keep) + (n,)
+    strides = tuple(a.strides[i] for i in keep) + (a.strides[d1] + a.strides[d2],)
+    return as_strided(a, shape, strides)
+
+
+def _split_sizes(n: int, split_size: int) -> list[int]:
+    if split_size == 0:
+        return [0] if n == 0 else []
+    sizes = [split_size] * (n // split_size)
+    if n % split_size or not sizes:
+        sizes.append(n % split_size)
+    return sizes
+
+
+def _split_by_sizes(a: np.ndarray, sizes: Sequence[int], dim: int) -> list[np.ndarray]:
+    d = wrap_dim(dim, a.ndim)
+    out, pos = [], 0
+    for s in sizes:
+        out.append(a[(slice(None),) * d + (slice(pos, pos + int(s)),)])
+        pos += int(s)
+    return out
+
+
+@register("aten.split.Tensor", "aten.split.sizes", "aten.split.default", "aten.split_with_sizes.default")
+def _split(
+    self: np.ndarray, split_size: int | Sequence[int] | None = None, dim: int = 0, split_sizes: Sequence[int] | None = None
+) -> list[np.ndarray]:
+    a = np.asarray(self)
+    sizes = split_sizes if split_sizes is not None else split_size
+    if isinstance(sizes, int):
+        sizes = _split_sizes(a.shape[wrap_dim(dim, a.ndim)], sizes)
+    assert sizes is not None
+    return _split_by_sizes(a, sizes, dim)
+
+
+@register("aten.chunk.default")
+def _chunk(self: np.ndarray, chunks: int, dim: int = 0) -> list[np.ndarray]:
+    a = np.asarray(self)
+    n = a.shape[wrap_dim(dim, a.ndim)]
+    size = -(-n // chunks) if n else 0
+    return _split_by_sizes(a, _split_sizes(n, size) if size else [0] * 1, dim)
+
+
+@register("aten.unbind.int")
+def _unbind(self: np.ndarray, dim: int = 0) -> list[np.ndarray]:
+    a = np.asarray(self)
+    d = wrap_dim(dim, a.ndim)
+    return [a[(slice(None),) * d + (i, Ellipsis)] for i in range(a.shape[d])]
+
+
+@register("aten.cat.default")
+def _cat(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
+    arrs = [np.asarray(t) for t in tensors]
+    dt = result_type(*[a if a.ndim else a.reshape(1) for a in arrs])
+    kept = [a for a in arrs if not (a.ndim == 1 and a.shape[0] == 0)] or arrs
+    nd = kept[0].ndim
+    return np.concatenate([a.astype(dt, copy=False) for a in kept], axis=wrap_dim(dim, nd))
+
+
+@register("aten.stack.default")
+def _stack(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
+    arrs = [np.asarray(t) for t in tensors]
+    dt = result_type(*[a if a.ndim else a.reshape(1) for a in arrs])
+    return np.stack([a.astype(dt, copy=False) for a in arrs], axis=dim % (arrs[0].ndim + 1))
+
+
+@register("aten.flip.default")
+def _flip(self: np.ndarray, dims: Sequence[int]) -> np.ndarray:
+    a = np.asarray(self)
+    return np.flip(a, axis=tuple(wrap_dim(d, a.ndim) for d in dims)).copy() if dims else a.copy()
+
+
+@register("aten.roll.default")
+def _roll(self: np.ndarray, shifts: Sequence[int], dims: Sequence[int] = ()) -> np.ndarray:
+    a = np.asarray(self)
+    if not dims:
+        return np.roll(a.reshape(-1), int(shifts[0])).reshape(a.shape)
+    return np.roll(a, tuple(int(s) for s in shifts), axis=tuple(wrap_dim(d, a.ndim) for d in dims))
+
+
+@register("aten.repeat.default")
+def _repeat(self: np.ndarray, repeats: Sequence[int]) -> np.ndarray:
+    a = np.asarray(self)
+    a = a.reshape((1,) * (len(repeats) - a.ndim) + a.shape)
+    return np.tile(a, tuple(int(r) for r in repeats))
+
+
+def _pad_pairs(pad: Sequence[int], ndim: int) -> list[tuple[int, int]]:
+    """torch's pad list (last dim first, lo/hi pairs) as numpy pad_width."""
+    pairs = [(0, 0)] * ndim
+    for i in range(len(pad) // 2):
+        pairs[ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    return pairs
+
+
+def _pad_any(a: np.ndarray, pad: Sequence[int], mode: str, value: object = 0) -> np.ndarray:
+    pairs = _pad_pairs(pad, a.ndim)
+    # Negative padding crops; apply the crop first, then the positive part.
+    crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pairs))
+    a = a[crop]
+    width = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+    if mode == "constant":
+        v = 0 if value is None else value
+        return np.pad(a, width, mode="constant", constant_values=np.asarray(v).astype(a.dtype))
+    np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    return np.pad(a, width, mode=np_mode)
+
+
+@register("aten.constant_pad_nd.default")
+def _constant_pad_nd(self: np.ndarray, pad: Sequence[int], value: object = 0) -> np.ndarray:
+    return _pad_any(np.asarray(self), pad, "constant", value)
+
+
+@register("aten.pad.default")
+def _pad(self: np.ndarray, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> np.ndarray:
+    return _pad_any(np.asarray(self), pad, mode, value)
+
+
+@register("aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default")
+def _reflection_pad(self: np.ndarray, padding: Sequence[int]) -> np.ndarray:
+    return _pad_any(np.asarray(self), padding, "reflect")
+
+
+@register("aten.replication_pad2d.default", "aten.replication_pad3d.default")
+def _replication_pad(self: np.ndarray, padding: Sequence[int]) -> np.ndarray:
+    return _pad_any(np.asarray(self), padding, "replicate")
+
+
+@register("aten.as_strided.default")
+def as_strided_kernel(self: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> np.ndarray:
+    """Strides and offset count elements from the start of ``self``'s buffer.
+
+    A non-contiguous ``self`` is made contiguous first (so the result is then
+    a view of a copy): numpy has no notion of a storage shared by views.
+    """
+    a = np.asarray(self)
+    flat = a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
+    off = int(storage_offset or 0)
+    base = flat[off:]
+    return as_strided(base, tuple(int(s) for s in size), tuple(int(s) * a.itemsize for s in stride))
+
+
+@register("aten.tril.default")
+def _tril(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
+    return np.tril(self, int(diagonal))
+
+
+@register("aten.triu.default")
+def _triu(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
+    return np.triu(self, int(diagonal))
+
+
+@register("aten.view_as_real.default")
+def _view_as_real(self: np.ndarray) -> np.ndarray:
+    a = np.asarray(self)
+    real = np.float32 if a.dtype == np.complex64 else np.float64
+    return a.view(real).reshape(a.shape + (2,))
