@@ -7,7 +7,10 @@ groups: PyTorch's weight `[G*F, C, kh, kw]` is `[G, F, C, kh, kw]` after an
 `expand_shape`, the input's and the output's channels split the same way) or,
 for depthwise convolutions, a `linalg.generic` (IREE 3.13 ran that form
 10-15% faster than the grouped named op with G = C groups of one channel, at
-the same compile time, on MobileNet-like shapes; see `_DEPTHWISE_GENERIC`). A 1-D convolution is a 2-D one over a unit height,
+the same compile time, on MobileNet-like shapes; see `_DEPTHWISE_GENERIC`):
+for kernels of up to `_MAX_TAPS` taps an elementwise one over a strided slice
+per tap, another 30% faster, else a windowed reduction. A 1-D convolution is a
+2-D one over a unit height,
 an unbatched input gets a unit batch. A transposed convolution is a direct
 one at stride 1 over the input dilated by the stride and padded by
 `dilation * (kernel - 1) - padding`, with the weight's channels swapped per
@@ -78,6 +81,14 @@ from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
 
 _DEPTHWISE_GENERIC = True
 """Lower depthwise convolutions (one input channel per group) to a `linalg.generic`."""
+
+_MAX_TAPS = 49
+"""
+Depthwise kernels of at most this many taps (7x7) are one elementwise generic
+over strided slices, one per tap: IREE 3.13 runs MobileNet-v1 about 30% faster
+that way than with the windowed reduction generic (interleaved in one process,
+bit-identical results); larger kernels keep the reduction form.
+"""
 
 
 def _t(v: object) -> TensorType:
@@ -198,6 +209,36 @@ def _depthwise(
     )[0]  # fmt: skip
 
 
+def _depthwise_taps(
+    st: LoweringState, x: SSAValue, w: SSAValue, ws: Sequence[object], init: SSAValue,
+    outs: Sequence[object], stride: Sequence[int], dilation: Sequence[int], acc: DType
+) -> SSAValue:
+    """
+    A depthwise convolution as one elementwise generic over its kernel taps: each
+    tap is a strided slice of the (padded) input the size of the output, times
+    that tap's per-channel weight, all summed onto the bias.
+    """
+    kh, kw = cast(int, ws[2]), cast(int, ws[3])
+    sizes = [v if isinstance(v, int) else st.index(v) for v in outs]
+    rt = tensor_type(TensorType(list(outs), acc))
+    taps: list[tuple[SSAValue, AffineMap]] = []
+    wmaps: list[tuple[SSAValue, AffineMap]] = []
+    for i in range(kh):
+        for j in range(kw):
+            sl = tensor.ExtractSliceOp(x, [0, 0, i * dilation[0], j * dilation[1]], sizes, [1, 1, stride[0], stride[1]], rt)
+            taps.append((st.emit(sl), identity_map(4)))
+            wmaps.append((w, AffineMap(4, 0, (_d(1), AffineExpr.constant(0), AffineExpr.constant(i), AffineExpr.constant(j)))))
+    k = kh * kw
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        total = a[2 * k]
+        for t in range(k):
+            total = add(st, total, mul(st, a[t], a[k + t], acc), acc)
+        return [total]
+
+    return st.generic([*taps, *wmaps], [(init, identity_map(4))], [PARALLEL] * 4, body)[0]
+
+
 def _transposed(
     st: LoweringState,
     lx: SSAValue,
@@ -298,7 +339,11 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         conv = linalg.Conv2DNchwFchwOp((lx, lw), (init,), (init.type,), strides=strides, dilations=dilations)
         res = st.emit(conv)
     elif _DEPTHWISE_GENERIC and ws[1] == 1 and xs[1] == groups == ws[0]:
-        res = _depthwise(st, lx, lw, init, stride, dilation, acc)
+        kernel = ws[2:]
+        if all(isinstance(k, int) for k in kernel) and cast(int, kernel[0]) * cast(int, kernel[1]) <= _MAX_TAPS:
+            res = _depthwise_taps(st, lx, lw, ws, init, os, stride, dilation, acc)
+        else:
+            res = _depthwise(st, lx, lw, init, stride, dilation, acc)
     else:
         cin, fout = xs[1], ws[0]
         if not isinstance(cin, int) or not isinstance(fout, int):

@@ -70,11 +70,14 @@ builtin.module {
 // CHECK-NEXT:    %[[INIT:.*]] = tensor.expand_shape %{{.*}} : tensor<1x6x4x4xf32> into tensor<1x2x3x4x4xf32>
 // CHECK-NEXT:    %[[G:.*]] = linalg.conv_2d_ngchw_gfchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[X]], %[[W]] : tensor<1x2x2x6x6xf32>, tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x4x4xf32>)
 // CHECK-NEXT:    %[[GROUPED:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
-// CHECK:         %[[DEPTHWISE:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d4), ((d3 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, 0, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
-// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[K:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[IN]], %[[K]] : f32
-// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[P]], %[[ACC]] : f32
-// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// The depthwise one: a strided slice of the padded input per kernel tap, and
+// one elementwise generic summing tap * weight[c, 0, i, j] onto the init.
+// CHECK:         %[[T0:.*]] = tensor.extract_slice %[[PAD:.*]][0, 0, 0, 0] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x7x7xf32> to tensor<1x4x3x3xf32>
+// CHECK-NEXT:    %[[T1:.*]] = tensor.extract_slice %[[PAD]][0, 0, 0, 1] [1, 4, 3, 3] [1, 1, 2, 2]
+// CHECK-COUNT-7: tensor.extract_slice %[[PAD]]
+// CHECK-NEXT:    %[[DEPTHWISE:.*]] = linalg.generic {{{.*}}affine_map<(d0, d1, d2, d3) -> (d1, 0, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0, 1)>{{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[T0]], %[[T1]], {{.*}}, %dw, %dw, %dw, %dw, %dw, %dw, %dw, %dw, %dw : {{.*}})
+// CHECK-NEXT:    ^bb0(%[[A0:[^:]*]]: f32,
+// CHECK-COUNT-9:   arith.mulf
 // CHECK:         func.return %[[GROUPED]], %[[DEPTHWISE]]
 
 // -----
