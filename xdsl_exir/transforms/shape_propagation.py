@@ -32,7 +32,7 @@ from typing import cast
 
 import sympy
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -373,7 +373,7 @@ def propagate_program(
     for sym, (lo, hi) in sorted(current.items(), key=lambda kv: kv[0].name):
         if sym not in seen and sym.name in used:
             constraints.append(exir.RangeConstraintAttr(sym, _bound(lo), _bound(hi)))
-    program.range_constraints = exir.ArrayAttr(constraints)  # pyright: ignore[reportAttributeAccessIssue]
+    program.range_constraints = ArrayAttr(constraints)
 
 
 def _bound(v: int | float) -> SymSize:

@@ -1,0 +1,383 @@
+"""FX argument trees: how ``call_function`` nodes keep their ``args`` and ``kwargs``.
+
+An FX node's arguments are nested Python values in which graph values appear
+anywhere. Here they are attribute trees whose leaves are constants or
+``#exir.ref<i>`` (the i-th operand), so an op holds exactly what FX records
+and its operands are still SSA uses that passes see. :func:`encode_arg` and
+:func:`decode_arg` convert between the two, :func:`print_arg` and
+:class:`ArgParser` give the FX-style custom syntax
+(``(%x, [%y, 2], alpha = 1.5, dtype = torch.float16)``), and
+:class:`ArgsOpMixin` gives any op with this layout (``exir.call_function``,
+the aten ops, the SymInt ops) its ``args``/``kwargs``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import cast
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_attr_definition
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from xdsl_exir.dialects.exir.types import (
+    DeviceAttr,
+    DType,
+    DTypeAttr,
+    Layout,
+    LayoutAttr,
+    MemoryFormat,
+    MemoryFormatAttr,
+)
+
+
+@irdl_attr_definition
+class RefAttr(ParametrizedAttribute):
+    """In an argument tree, `#exir.ref<i>` stands for the op's i-th operand."""
+
+    name = "exir.ref"
+
+    index: IntAttr
+
+    def __init__(self, index: int) -> None:
+        super().__init__(IntAttr(index))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (IntAttr(parser.parse_integer(allow_negative=False)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.index.data}>")
+
+
+@irdl_attr_definition
+class DenseBlobAttr(Data[bytes]):
+    """
+    The raw bytes of a tensor, `#exir.blob<"0x0000803F...">`: little-endian,
+    contiguous in the identity dim order, bfloat16 as its 16-bit patterns.
+
+    The element type and shape come from the type of the op holding it (an
+    `exir.state`), so a module printed with its weights parses back unchanged.
+    """
+
+    name = "exir.blob"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> bytes:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            text = parser.parse_str_literal()
+            if not text.startswith("0x"):
+                parser.raise_error("expected a hex string starting with 0x", pos)
+            try:
+                return bytes.fromhex(text[2:])
+            except ValueError:
+                parser.raise_error("malformed hex data in blob", pos)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f'<"0x{self.data.hex().upper()}">')
+
+
+@irdl_attr_definition
+class NoneValueAttr(ParametrizedAttribute):
+    """Python `None` as an argument, `#exir.none`."""
+
+    name = "exir.none_value"
+
+
+ArgValue = (
+    SSAValue
+    | int
+    | float
+    | bool
+    | str
+    | None
+    | DType
+    | Layout
+    | MemoryFormat
+    | DeviceAttr
+    | Sequence["ArgValue"]
+)
+"""A Python-level FX argument: values, constants and (nested) lists of them."""
+
+
+def encode_arg(value: object, operands: list[SSAValue]) -> Attribute:
+    """Turn a Python FX argument into its attribute form, appending SSA operands."""
+    if isinstance(value, SSAValue):
+        operands.append(value)
+        return RefAttr(len(operands) - 1)
+    if isinstance(value, Operation):
+        return encode_arg(value.results[0], operands)
+    if value is None:
+        return NoneValueAttr()
+    if isinstance(value, bool):
+        return BoolAttr.from_bool(value)
+    if isinstance(value, int):
+        return IntegerAttr(value, i64)
+    if isinstance(value, float):
+        return FloatAttr(value, f64)
+    # The enums are StrEnums: test them before plain strings.
+    if isinstance(value, DType):
+        return DTypeAttr(value)
+    if isinstance(value, Layout):
+        return LayoutAttr(value)
+    if isinstance(value, MemoryFormat):
+        return MemoryFormatAttr(value)
+    if isinstance(value, str):
+        return StringAttr(value)
+    if isinstance(value, DeviceAttr):
+        return value
+    if isinstance(value, list | tuple):
+        return ArrayAttr(encode_arg(v, operands) for v in value)  # pyright: ignore
+    raise TypeError(f"cannot embed {type(value).__name__} as an FX argument")
+
+
+def decode_arg(attr: Attribute, operands: Sequence[SSAValue]) -> ArgValue:
+    """The inverse of `encode_arg`."""
+    if isinstance(attr, RefAttr):
+        return operands[attr.index.data]
+    if isinstance(attr, NoneValueAttr):
+        return None
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
+            return bool(value)
+        return value
+    if isinstance(attr, FloatAttr):
+        return attr.value.data
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, DTypeAttr | LayoutAttr | MemoryFormatAttr):
+        return attr.data
+    if isinstance(attr, ArrayAttr):
+        return [decode_arg(a, operands) for a in attr.data]
+    return cast(ArgValue, attr)
+
+
+def iter_refs(attr: Attribute) -> Iterator[int]:
+    if isinstance(attr, RefAttr):
+        yield attr.index.data
+    elif isinstance(attr, ArrayAttr):
+        for a in attr.data:
+            yield from iter_refs(a)
+    elif isinstance(attr, DictionaryAttr):
+        for a in attr.data.values():
+            yield from iter_refs(a)
+
+
+_ARG_ENUM_PREFIX = "torch."
+
+
+def _format_float(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    text = repr(value)
+    if "." not in text:
+        mantissa, _, exponent = text.partition("e")
+        text = mantissa + ".0" + ("e" + exponent if exponent else "")
+    return text
+
+
+def print_arg(printer: Printer, attr: Attribute, operands: Sequence[SSAValue]) -> None:
+    """FX-like spelling: `%x`, `1`, `1.5`, `true`, `none`, `torch.float32`, `[...]`."""
+    if isinstance(attr, RefAttr):
+        printer.print_operand(operands[attr.index.data])
+    elif isinstance(attr, NoneValueAttr):
+        printer.print_string("none")
+    elif isinstance(attr, IntegerAttr):
+        value = decode_arg(attr, operands)
+        printer.print_string(
+            str(value).lower() if isinstance(value, bool) else str(value)
+        )
+    elif isinstance(attr, FloatAttr):
+        printer.print_string(_format_float(attr.value.data))
+    elif isinstance(attr, StringAttr):
+        printer.print_string_literal(attr.data)
+    elif isinstance(attr, DTypeAttr | LayoutAttr | MemoryFormatAttr):
+        printer.print_string(_ARG_ENUM_PREFIX + attr.data.value)
+    elif isinstance(attr, DeviceAttr):
+        printer.print_string("device(")
+        printer.print_string_literal(attr.device.data)
+        printer.print_string(")")
+    elif isinstance(attr, ArrayAttr):
+        printer.print_string("[")
+        printer.print_list(attr.data, lambda a: print_arg(printer, a, operands))
+        printer.print_string("]")
+    else:
+        printer.print_attribute(attr)
+
+
+_ENUM_BY_NAME: dict[str, Attribute] = {
+    **{_ARG_ENUM_PREFIX + d.value: DTypeAttr(d) for d in DType},
+    **{_ARG_ENUM_PREFIX + d.value: LayoutAttr(d) for d in Layout},
+    **{_ARG_ENUM_PREFIX + d.value: MemoryFormatAttr(d) for d in MemoryFormat},
+}
+
+
+class ArgParser:
+    """Parses an FX argument list, collecting unresolved operands in order."""
+
+    def __init__(self, parser: Parser) -> None:
+        self.parser = parser
+        self.operands: list[UnresolvedOperand] = []
+
+    def parse_value(self) -> Attribute:
+        p = self.parser
+        if (operand := p.parse_optional_unresolved_operand()) is not None:
+            self.operands.append(operand)
+            return RefAttr(len(self.operands) - 1)
+        if (elems := p.parse_optional_comma_separated_list(
+            p.Delimiter.SQUARE, self.parse_value
+        )) is not None:
+            return ArrayAttr(elems)
+        if (text := p.parse_optional_str_literal()) is not None:
+            return StringAttr(text)
+        ident = p.parse_optional_identifier()
+        if ident is not None:
+            return self._value_of_keyword(ident)
+        negative = p.parse_optional_punctuation("-") is not None
+        if negative and (word := p.parse_optional_keyword("inf")):
+            return FloatAttr(-math.inf, f64)
+        if (number := p.parse_optional_number()) is not None:
+            if isinstance(number, int):
+                return IntegerAttr(-number if negative else number, i64)
+            return FloatAttr(-number if negative else number, f64)
+        p.raise_error("expected an argument: %value, number, string, list or keyword")
+
+    def _value_of_keyword(self, ident: str) -> Attribute:
+        if ident in ("true", "false"):
+            return BoolAttr.from_bool(ident == "true")
+        if ident == "none":
+            return NoneValueAttr()
+        if ident == "inf":
+            return FloatAttr(math.inf, f64)
+        if ident == "nan":
+            return FloatAttr(math.nan, f64)
+        if ident in _ENUM_BY_NAME:
+            return _ENUM_BY_NAME[ident]
+        if ident == "device":
+            with self.parser.in_parens():
+                return DeviceAttr(self.parser.parse_str_literal("device name"))
+        self.parser.raise_error(f"unknown argument keyword '{ident}'")
+
+    def parse_call(self) -> tuple[list[Attribute], dict[str, Attribute]]:
+        """`(arg, ..., name = arg, ...)`"""
+        args: list[Attribute] = []
+        kwargs: dict[str, Attribute] = {}
+        p = self.parser
+
+        def one() -> None:
+            if p._current_token.kind == MLIRTokenKind.BARE_IDENT:  # pyright: ignore
+                name = p.parse_identifier()
+                if p.parse_optional_punctuation("="):
+                    if name in kwargs:
+                        p.raise_error(f"keyword argument '{name}' given twice")
+                    kwargs[name] = self.parse_value()
+                    return
+                if kwargs:
+                    p.raise_error("positional argument after keyword argument")
+                args.append(self._value_of_keyword(name))
+                return
+            if kwargs:
+                p.raise_error("positional argument after keyword argument")
+            args.append(self.parse_value())
+
+        p.parse_comma_separated_list(p.Delimiter.PAREN, one, "in argument list")
+        return args, kwargs
+
+
+def print_call_args(
+    printer: Printer,
+    args: Sequence[Attribute],
+    kwargs: DictionaryAttr | None,
+    operands: Sequence[SSAValue],
+) -> None:
+    printer.print_string("(")
+    items: list[tuple[str | None, Attribute]] = [(None, a) for a in args]
+    if kwargs is not None:
+        items += list(kwargs.data.items())
+
+    def one(item: tuple[str | None, Attribute]) -> None:
+        if item[0] is not None:
+            printer.print_string(f"{item[0]} = ")
+        print_arg(printer, item[1], operands)
+
+    printer.print_list(items, one)
+    printer.print_string(")")
+
+
+def parse_call_with_types(
+    parser: Parser,
+) -> tuple[list[Attribute], dict[str, Attribute], list[SSAValue], list[Attribute]]:
+    """`(args) attr-dict? : (operand types) -> result types`, resolving operands."""
+    arg_parser = ArgParser(parser)
+    args, kwargs = arg_parser.parse_call()
+    return args, kwargs, *parse_operand_and_result_types(parser, arg_parser.operands)
+
+
+def parse_operand_and_result_types(
+    parser: Parser, unresolved: Sequence[UnresolvedOperand]
+) -> tuple[list[SSAValue], list[Attribute]]:
+    parser.parse_punctuation(":")
+    pos = parser.pos
+    ftype = parser.parse_function_type()
+    if len(ftype.inputs.data) != len(unresolved):
+        parser.raise_error(
+            f"{len(unresolved)} operands but {len(ftype.inputs.data)} operand types",
+            pos,
+            parser.pos,
+        )
+    operands = [
+        parser.resolve_operand(u, t)
+        for u, t in zip(unresolved, ftype.inputs.data, strict=True)
+    ]
+    return operands, list(ftype.outputs.data)
+
+
+class ArgsOpMixin:
+    """Ops whose operands are referenced from FX argument trees `args`/`kwargs`."""
+
+    def get_args(self) -> list[ArgValue]:
+        op = cast(IRDLOperation, self)
+        args = cast(ArrayAttr[Attribute], op.properties["args"])
+        return [decode_arg(a, op.operands) for a in args.data]
+
+    def get_kwargs(self) -> dict[str, ArgValue]:
+        op = cast(IRDLOperation, self)
+        kwargs = op.properties.get("kwargs")
+        if not isinstance(kwargs, DictionaryAttr):
+            return {}
+        return {k: decode_arg(v, op.operands) for k, v in kwargs.data.items()}
+
+    def verify_refs(self) -> None:
+        """Every operand is referenced exactly once, and every reference exists."""
+        op = cast(IRDLOperation, self)
+        seen: list[int] = list(iter_refs(op.properties["args"]))
+        if "kwargs" in op.properties:
+            seen += iter_refs(op.properties["kwargs"])
+        if sorted(seen) != list(range(len(op.operands))):
+            raise VerifyException(
+                f"argument references {sorted(seen)} do not match the "
+                f"{len(op.operands)} operands one to one"
+            )
+
+
