@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -241,10 +241,10 @@ class _ProgramLowering:
             key = declare_blob(state.sym_name.data, value.data)
             attr: Attribute = DenseResourceAttr.from_params(key, bt)
         elif isinstance(value, DenseIntOrFPElementsAttr):
-            attr = DenseIntOrFPElementsAttr.from_list(bt, list(value.get_values()))
+            attr = DenseIntOrFPElementsAttr.from_list(cast(Any, bt), list(value.get_values()))
         else:
             raise ExirDiagnostic(state, f"state data {value} cannot be embedded")
-        const = st.emit(arith.ConstantOp(attr, bt))
+        const = st.emit(arith.ConstantOp(cast(Any, attr), bt))
         const.name_hint = ph.name_hint
         return const
 
@@ -258,7 +258,7 @@ class _ProgramLowering:
         if isinstance(lowered, SSAValue):
             scalar = st.emit(arith.IndexCastOp(lowered, i64)) if isinstance(lowered.type, IndexType) else lowered
         elif isinstance(lowered, bool | int | float):
-            scalar = st.emit(arith.ConstantOp(_float_or_bool(lowered, el)))
+            scalar = st.emit(arith.ConstantOp(cast(Any, _float_or_bool(lowered, el))))
         else:
             raise ExirDiagnostic(self.program, f"output {value.name_hint} of type {value.type} cannot be returned")
         return st.emit(tensor.FromElementsOp.create(operands=[scalar], result_types=[BuiltinTensorType(el, [])]))
@@ -326,7 +326,7 @@ class _ProgramLowering:
             return
         if isinstance(op, SymSizeOp):
             src = st.tensor(op.operands[0])
-            v = st.emit(tensor.DimOp(src, st.index(op.dim.value.data)))
+            v = st.emit(tensor.DimOp(src, st.index(op.dim.data)))
             st.values[op.results[0]] = v
             st.bind_scalar(expr, v)
             return

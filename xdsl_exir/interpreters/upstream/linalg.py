@@ -106,7 +106,7 @@ def _gather(value: Any, amap: AffineMap, window: Sequence[slice], indices: list[
     if _is_projection(amap):
         return _grid_view(array, amap, window)
     idx = indices if indices is not None else _index_arrays(window)
-    return array[tuple(np.asarray(expr.eval(idx, [])) for expr in amap.results)]
+    return array[tuple(np.asarray(expr.eval(cast(Any, idx), [])) for expr in amap.results)]  # arrays of indices evaluate elementwise
 
 
 def _loop_ranges(maps: Sequence[AffineMap], values: Sequence[Any], n_loops: int) -> list[int]:
@@ -276,7 +276,7 @@ def run_structured(
             _grid_view(out, amap, acc_window)[...] = acc
         else:
             idx = _index_arrays(acc_window)
-            out[tuple(np.asarray(e.eval(idx, [])) for e in amap.results)] = acc
+            out[tuple(np.asarray(e.eval(cast(Any, idx), [])) for e in amap.results)] = acc
     return outputs
 
 

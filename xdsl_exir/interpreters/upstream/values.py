@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -70,7 +70,7 @@ class UnsupportedTypeError(NotImplementedError):
 
 def element_type(t: Attribute) -> Attribute:
     """The element type of a shaped type, or the type itself for a scalar."""
-    return t.get_element_type() if isinstance(t, ShapedType) else t  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
+    return cast(Any, t).get_element_type() if isinstance(t, ShapedType) else t  # ShapedType declares no element type
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ def convert_argument(value: Value, t: Attribute) -> Value:
         value = value[()]
     if isinstance(value, np.generic):
         value = value.item()
-    return scalar(value, t)
+    return scalar(cast(int | float | bool, value), t)
 
 
 # ---------------------------------------------------------------------------
@@ -223,7 +223,7 @@ def convert_argument(value: Value, t: Attribute) -> Value:
 
 def _array_from_bytes(data: bytes, t: ShapedType) -> np.ndarray:
     """Raw little-endian element bytes as an array of shaped type `t`."""
-    et = t.get_element_type()
+    et = cast(Any, t).get_element_type()  # ShapedType declares no element type
     shape = tuple(t.get_shape())
     if isinstance(et, BFloat16Type):
         bits = np.frombuffer(data, dtype="<u2")

@@ -37,6 +37,7 @@ from typing import cast
 import sympy
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
+    DenseIntElementsAttr,
     DenseIntOrFPElementsAttr,
     IndexType,
     i64,
@@ -75,6 +76,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     element_type,
     identity_map,
     opmath,
+    sized,
     tensor_type,
 )
 from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
@@ -103,9 +105,9 @@ def _d(i: int) -> AffineExpr:
     return AffineExpr.dimension(i)
 
 
-def _pair(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
+def _pair(values: Sequence[int]) -> DenseIntElementsAttr:
     """The `dense<[a, b]> : tensor<2xi64>` strides and dilations of the named ops."""
-    return DenseIntOrFPElementsAttr.from_list(BuiltinTensorType(i64, [len(values)]), list(values))
+    return cast(DenseIntElementsAttr, DenseIntOrFPElementsAttr.from_list(BuiltinTensorType(i64, [len(values)]), list(values)))
 
 
 def _plus(size: object, extra: int) -> object:
@@ -126,7 +128,7 @@ def pad(
     block = Block(arg_types=[IndexType()] * len(sizes))
     with st.at_block(block):
         st.insert(tensor.YieldOp(st.constant(fill, dtype)))
-    op = tensor.PadOp(value, [], [], Region(block), list(low), list(high), tensor_type(TensorType(new, dtype)))
+    op = tensor.PadOp(value, [], [], Region(block), list(low), list(high), tensor_type(sized(new, dtype)))
     return st.emit(op), new
 
 
@@ -170,7 +172,7 @@ def fit(
         [0] * len(final),
         [f if isinstance(f, int) else st.index(f) for f in final],
         [1] * len(final),
-        tensor_type(TensorType(final, dtype)),
+        tensor_type(sized(final, dtype)),
     )
     return st.emit(op), final
 
@@ -180,7 +182,7 @@ def fit(
 
 def _channel_init(st: LoweringState, sizes: Sequence[object], bias: object | None, acc: DType) -> SSAValue:
     """The accumulator: zeros, or the bias broadcast along dimension 1."""
-    t = TensorType(sizes, acc)
+    t = sized(sizes, acc)
     if bias is None:
         return st.filled(t, 0)
     bt = _t(bias)
@@ -220,7 +222,7 @@ def _depthwise_taps(
     """
     kh, kw = cast(int, ws[2]), cast(int, ws[3])
     sizes = [v if isinstance(v, int) else st.index(v) for v in outs]
-    rt = tensor_type(TensorType(list(outs), acc))
+    rt = tensor_type(sized(list(outs), acc))
     taps: list[tuple[SSAValue, AffineMap]] = []
     wmaps: list[tuple[SSAValue, AffineMap]] = []
     for i in range(kh):
@@ -242,9 +244,9 @@ def _depthwise_taps(
 def _transposed(
     st: LoweringState,
     lx: SSAValue,
-    xs: list[object],
+    xs: Sequence[object],
     lw: SSAValue,
-    ws: list[object],
+    ws: Sequence[object],
     stride: Sequence[int],
     padding: Sequence[int],
     dilation: Sequence[int],
@@ -288,11 +290,11 @@ def _transposed(
         # zeros of the padded size (IREE 3.13 miscomputes a tensor.pad of a
         # strided insert_slice)
         psizes = [*xs[:2], *(_plus(_dilated(xs[2 + i], stride[i]), low[i] + high[i]) for i in range(2))]
-        zeros = st.filled(TensorType(psizes, acc), 0)
+        zeros = st.filled(sized(psizes, acc), 0)
         sizes = [v if isinstance(v, int) else st.index(v) for v in xs]
         lx = st.insert_slice(lx, zeros, [0, 0, *low], sizes, [1, 1, *stride])
         return lx, psizes, lw, new_ws, [0, 0], [0, 0]
-    return lx, xs, lw, new_ws, low, high
+    return lx, list(xs), lw, new_ws, low, high
 
 
 def _dilated(size: object, stride: int) -> object:
@@ -361,7 +363,7 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     if not batched:
         os = os[1:]
         res = collapse(st, res, [[0, 1], *([i + 1] for i in range(1, len(os)))], os, element_type(acc))
-    return [st.convert(res, TensorType(out.sizes, acc), out.element_dtype)]
+    return [st.convert(res, sized(out.sizes, acc), out.element_dtype)]
 
 
 # -- pooling -------------------------------------------------------------------
@@ -525,7 +527,7 @@ def _avg(
 
 def _unit_height(t: TensorType) -> TensorType:
     """`[..., L]` as `[..., 1, L]`: 1-D pooling is 2-D pooling over a unit height."""
-    return TensorType([*t.sizes[:-1], 1, t.sizes[-1]], t.element_dtype)
+    return sized([*t.sizes[:-1], 1, t.sizes[-1]], t.element_dtype)
 
 
 def _height_groups(rank: int) -> list[list[int]]:
@@ -673,7 +675,7 @@ def _training_batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAVal
     mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
     rstd = rstd_of(st, ssd, [xt.sizes[1]], count(st, xt.sizes, dims, cd), b["eps"], cd)
     y = _normalize_channels(st, x, out, (mean, cd), (rstd, cd), False, b.get("weight"), b.get("bias"), b["eps"])
-    channels = TensorType([xt.sizes[1]], cd)
+    channels = sized([xt.sizes[1]], cd)
     return [y, st.convert(mean, channels, _out(op, 1).element_dtype), st.convert(rstd, channels, _out(op, 2).element_dtype)]
 
 
@@ -691,4 +693,4 @@ def _batch_norm_legit(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]
             "_native_batch_norm_legit with training=True updates running_mean and running_var in place, "
             "which the value-semantics lowering does not express; export the model in eval mode"
         )
-    return _batch_norm(st, op, b)
+    return list(_batch_norm(st, op, b))

@@ -46,10 +46,11 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     element_type,
     identity_map,
+    sized,
     tensor_type,
 )
-from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
 from xdsl_exir.transforms.linalg_lowering.views import collapse
+from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
 from xdsl_exir.utils.symbolic import to_sym
 
 Mixed = SSAValue | int

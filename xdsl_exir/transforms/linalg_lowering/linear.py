@@ -29,6 +29,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     broadcast_map,
     identity_map,
     opmath,
+    sized,
 )
 
 
@@ -64,7 +65,7 @@ def _init(st: LoweringState, out: TensorType, acc: DType, bias: object | None, b
 def _finish(st: LoweringState, value: SSAValue, out: TensorType, acc: DType) -> SSAValue:
     if acc == out.element_dtype:
         return value
-    return st.convert(value, TensorType(out.sizes, acc), out.element_dtype)
+    return st.convert(value, sized(out.sizes, acc), out.element_dtype)
 
 
 def _matmul(st: LoweringState, op: AtenOp, a: object, b: object, bias: object | None, beta: object, alpha: object) -> list[SSAValue]:
@@ -72,7 +73,7 @@ def _matmul(st: LoweringState, op: AtenOp, a: object, b: object, bias: object | 
     acc = opmath(out.element_dtype)
     lhs, rhs = _operand(st, a, acc), _operand(st, b, acc)
     if alpha not in (None, 1):
-        lhs = st.elementwise(TensorType(_t(a).sizes, acc), [cast(SSAValue, a), alpha], acc, lambda v: mul(st, v[0], v[1], acc))
+        lhs = st.elementwise(sized(_t(a).sizes, acc), [cast(SSAValue, a), alpha], acc, lambda v: mul(st, v[0], v[1], acc))
     init = _init(st, out, acc, bias, beta)
     mm = linalg.MatmulOp((lhs, rhs), (init,))
     st.insert(mm)

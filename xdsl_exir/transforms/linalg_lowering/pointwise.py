@@ -17,13 +17,17 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from xdsl.dialects import arith, math
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound, result_type
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.state import LoweringState, is_unsigned, opmath
+from xdsl_exir.transforms.linalg_lowering.state import (
+    LoweringState,
+    is_unsigned,
+    opmath,
+)
 
 Body = Callable[[LoweringState, list[SSAValue], DType], SSAValue]
 
@@ -177,7 +181,7 @@ _FLOAT_UNARY: dict[str, Callable[[SSAValue], object]] = {
 def _register_float_unary(name: str, make: Callable[[SSAValue], object]) -> None:
     @lowers(f"aten.{name}.default")
     def rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-        return _pointwise(st, op, [b["self"]], lambda v, dt: st.emit(cast(arith.Operation, make(v[0]))))
+        return _pointwise(st, op, [b["self"]], lambda v, dt: st.emit(cast(Operation, make(v[0]))))
 
     _ = rule
 
@@ -238,7 +242,7 @@ def _rounding(name: str, make: Callable[[SSAValue], object]) -> None:
     @lowers(f"aten.{name}.default")
     def rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         def body(v: list[SSAValue], dt: DType) -> SSAValue:
-            return st.emit(cast(arith.Operation, make(v[0]))) if _is_float(dt) else v[0]
+            return st.emit(cast(Operation, make(v[0]))) if _is_float(dt) else v[0]
 
         return _pointwise(st, op, [b["self"]], body)
 
@@ -428,7 +432,7 @@ def _atan2(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 def _bitwise(name: str, make: Callable[[SSAValue, SSAValue], object]) -> None:
     @lowers(f"aten.{name}.Tensor", f"aten.{name}.Scalar")
     def rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-        return _pointwise(st, op, [b["self"], b["other"]], lambda v, dt: st.emit(cast(arith.Operation, make(v[0], v[1]))))
+        return _pointwise(st, op, [b["self"], b["other"]], lambda v, dt: st.emit(cast(Operation, make(v[0], v[1]))))
 
     _ = rule
 
@@ -459,7 +463,7 @@ def _logical(name: str, make: Callable[[SSAValue, SSAValue], object]) -> None:
     @lowers(f"aten.{name}.default")
     def rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         return _pointwise(
-            st, op, [b["self"], b["other"]], lambda v, dt: st.emit(cast(arith.Operation, make(v[0], v[1]))),
+            st, op, [b["self"], b["other"]], lambda v, dt: st.emit(cast(Operation, make(v[0], v[1]))),
             compute=DType.bool, fn_dtype=DType.bool,
         )  # fmt: skip
 

@@ -26,9 +26,8 @@ getting the same numbers).
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Any, cast
 
 import sympy
 from xdsl.dialects import arith, math
@@ -62,6 +61,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     identity_map,
     is_unsigned,
     opmath,
+    sized,
 )
 from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
 
@@ -157,7 +157,7 @@ def reduce(
     rank = len(sizes)
     out_map = reduced_map(rank, dims, keepdim)
     out_sizes = reduced_sizes(sizes, dims, keepdim)
-    outputs = [(st.filled(TensorType(out_sizes, dt), value), out_map) for value, dt in inits]
+    outputs = [(st.filled(sized(out_sizes, dt), value), out_map) for value, dt in inits]
     iterators = [REDUCTION if i in dims else PARALLEL for i in range(rank)]
     return st.generic(inputs, outputs, iterators, body)
 
@@ -171,13 +171,13 @@ def pointwise(
 ) -> SSAValue:
     """A parallel `linalg.generic` over `sizes` making one tensor of `out_dtype`."""
     rank = len(sizes)
-    init = st.empty(TensorType(sizes, out_dtype))
+    init = st.empty(sized(sizes, out_dtype))
     return st.generic(inputs, [(init, identity_map(rank))], [PARALLEL] * rank, body)[0]
 
 
 def count(st: LoweringState, sizes: Sequence[object], dims: Sequence[int], dtype: DType) -> SSAValue:
     """The number of reduced elements as a scalar of `dtype` (index arithmetic when symbolic)."""
-    n = functools.reduce(operator.mul, (sizes[i] for i in dims), cast(object, 1))
+    n: object = functools.reduce(lambda a, b: a * b, (cast(Any, sizes[i]) for i in dims), 1)
     if isinstance(n, sympy.Integer):
         n = int(n)
     if isinstance(n, int):
@@ -262,7 +262,7 @@ def _sum_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     keepdim = bool(b.get("keepdim", False))
     acc = opmath(out.element_dtype)
     red = _sum(st, x, dims, keepdim, acc)
-    return [st.convert(red, TensorType(out.sizes, acc), out.element_dtype)]
+    return [st.convert(red, sized(out.sizes, acc), out.element_dtype)]
 
 
 @lowers("aten.mean.dim", "aten.mean.default")
@@ -291,7 +291,7 @@ def _prod_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         st, xt.sizes, dims, keepdim, [(st.tensor(x), identity_map(xt.rank))], [(1, acc)],
         lambda a: [mul(st, st.cast(a[0], src, acc), a[1], acc)],
     )[0]  # fmt: skip
-    return [st.convert(red, TensorType(out.sizes, acc), out.element_dtype)]
+    return [st.convert(red, sized(out.sizes, acc), out.element_dtype)]
 
 
 # -- extremes ------------------------------------------------------------------
@@ -309,7 +309,7 @@ def _extreme(st: LoweringState, op: AtenOp, b: Bound, largest: bool) -> list[SSA
         [(lowest(dt) if largest else highest(dt), dt)],
         lambda a: [combine(st, a[0], a[1], dt)],
     )[0]  # fmt: skip
-    return [st.convert(red, TensorType(out.sizes, dt), out.element_dtype)]
+    return [st.convert(red, sized(out.sizes, dt), out.element_dtype)]
 
 
 @lowers("aten.amax.default")
@@ -375,7 +375,7 @@ def _any_all(st: LoweringState, op: AtenOp, b: Bound, is_any: bool) -> list[SSAV
         st, xt.sizes, dims, keepdim, [(st.tensor(x), identity_map(xt.rank))], [(not is_any, DType.bool)],
         lambda a: [st.emit(combine(st.cast(a[0], src, DType.bool), a[1]))],
     )[0]  # fmt: skip
-    return [st.convert(red, TensorType(out.sizes, DType.bool), out.element_dtype)]
+    return [st.convert(red, sized(out.sizes, DType.bool), out.element_dtype)]
 
 
 @lowers("aten.any.dim", "aten.any.dims", "aten.any.default")
@@ -580,7 +580,7 @@ def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     gsizes = [xt.sizes[0], groups, per, *xt.sizes[2:]]
     split = [[0], [1, 2], *([i + 1] for i in range(2, rank))]
     grouped = expand(st, st.tensor(x), split, gsizes, element_type(xt.element_dtype))
-    gt = TensorType(gsizes, xt.element_dtype)
+    gt = sized(gsizes, xt.element_dtype)
     dims = list(range(2, rank + 1))
     mean, ssd = mean_and_sq_dev(st, grouped, gt, dims, cd)
     stat_sizes = [xt.sizes[0], groups]
@@ -600,8 +600,8 @@ def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     y = _affine(st, grouped, gt, out.element_dtype, [(mean, smap), (rstd, smap)], param(b.get("weight")), param(b.get("bias")), cd)
     return [
         collapse(st, y, split, out.sizes, element_type(out.element_dtype)),
-        st.convert(mean, TensorType(stat_sizes, cd), _out(op, 1).element_dtype),
-        st.convert(rstd, TensorType(stat_sizes, cd), _out(op, 2).element_dtype),
+        st.convert(mean, sized(stat_sizes, cd), _out(op, 1).element_dtype),
+        st.convert(rstd, sized(stat_sizes, cd), _out(op, 2).element_dtype),
     ]
 
 
@@ -632,7 +632,7 @@ def _cumsum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         v = select(st, inside, st.cast(a[0], src, acc), st.constant(0, acc))
         return [add(st, v, a[1], acc)]
 
-    init = st.filled(TensorType(out.sizes, acc), 0)
+    init = st.filled(sized(out.sizes, acc), 0)
     red = st.generic([(st.tensor(x), in_map)], [(init, out_map)], [PARALLEL] * rank + [REDUCTION], body)[0]
-    return [st.convert(red, TensorType(out.sizes, acc), out.element_dtype)]
+    return [st.convert(red, sized(out.sizes, acc), out.element_dtype)]
 

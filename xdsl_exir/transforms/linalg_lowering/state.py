@@ -23,15 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import cast
+from typing import Any, cast
 
 import sympy
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import DYNAMIC_INDEX as DYNAMIC_INDEX_BUILTIN
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    AnyFloat,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     Float16Type,
@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    TensorType as BuiltinTensorType,
     bf16,
     f16,
     f32,
@@ -52,6 +51,10 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.builtin import (
+    TensorType as BuiltinTensorType,
+)
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -64,7 +67,7 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
 )
-from xdsl_exir.utils.symbolic import FloorDiv, print_expr
+from xdsl_exir.utils.symbolic import FloorDiv, SymSize, print_expr
 
 DYNAMIC = DYNAMIC_INDEX_BUILTIN
 DYNAMIC_INDEX = DYNAMIC_INDEX_BUILTIN
@@ -114,6 +117,11 @@ def opmath(dtype: DType) -> DType:
 
 def static_shape(t: TensorType) -> list[int]:
     return [s if isinstance(s, int) else DYNAMIC for s in t.sizes]
+
+
+def sized(sizes: Sequence[object], dtype: DType) -> TensorType:
+    """An exir tensor type from sizes held loosely (ints or sympy expressions)."""
+    return TensorType(cast(Sequence[SymSize], sizes), dtype)
 
 
 def tensor_type(t: TensorType, dtype: DType | None = None) -> BuiltinTensorType[Attribute]:
@@ -334,6 +342,7 @@ class LoweringState:
         if src == dst or same_bits:  # int8 <-> uint8 share their bits
             return v
         dst_el = element_type(dst)
+        fl, it = cast(AnyFloat, dst_el), cast(IntegerType, dst_el)
         if dst is DType.bool:
             if src.is_floating_point:
                 zero = self.constant(0.0, src)
@@ -344,25 +353,25 @@ class LoweringState:
             sb, db = _FLOAT_BITS[src], _FLOAT_BITS[dst]
             if sb == db:  # float16 <-> bfloat16 through float32
                 wide = self.emit(arith.ExtFOp(v, f32))
-                return self.emit(arith.TruncFOp(wide, dst_el))
+                return self.emit(arith.TruncFOp(wide, fl))
             if sb < db:
-                return self.emit(arith.ExtFOp(v, dst_el))
-            return self.emit(arith.TruncFOp(v, dst_el))
+                return self.emit(arith.ExtFOp(v, fl))
+            return self.emit(arith.TruncFOp(v, fl))
         if dst.is_floating_point:
             if is_unsigned(src):
-                return self.emit(arith.UIToFPOp(v, dst_el))
-            return self.emit(arith.SIToFPOp(v, dst_el))
+                return self.emit(arith.UIToFPOp(v, fl))
+            return self.emit(arith.SIToFPOp(v, fl))
         if src.is_floating_point:
             if is_unsigned(dst):
-                return self.emit(arith.FPToUIOp(v, dst_el))
-            return self.emit(arith.FPToSIOp(v, dst_el))
+                return self.emit(arith.FPToUIOp(v, it))
+            return self.emit(arith.FPToSIOp(v, it))
         sb, db = _INT_BITS[src], _INT_BITS[dst]
         if sb < db:
             if is_unsigned(src):
-                return self.emit(arith.ExtUIOp(v, dst_el))
-            return self.emit(arith.ExtSIOp(v, dst_el))
+                return self.emit(arith.ExtUIOp(v, it))
+            return self.emit(arith.ExtSIOp(v, it))
         if sb > db:
-            return self.emit(arith.TruncIOp(v, dst_el))
+            return self.emit(arith.TruncIOp(v, it))
         return v
 
     # -- structured ops -------------------------------------------------------
@@ -414,7 +423,9 @@ class LoweringState:
         tensors: list[tuple[SSAValue, AffineMap]] = []
         slots: list[tuple[int, DType] | object] = []
         scalars_outside: dict[int, SSAValue] = {}
-        wanted = [(operand_dtypes[k] if operand_dtypes and operand_dtypes[k] else inner) for k in range(len(operands))]
+        wanted: list[DType] = [
+            given if operand_dtypes and (given := operand_dtypes[k]) is not None else inner for k in range(len(operands))
+        ]
         for k, o in enumerate(operands):
             if isinstance(o, SSAValue) and isinstance(o.type, TensorType):
                 slots.append((len(tensors), o.type.element_dtype))
@@ -478,7 +489,7 @@ class LoweringState:
     def dense_constant(self, values: Sequence[int | float], dtype: DType, shape: Sequence[int]) -> SSAValue:
         """A small literal tensor (`arith.constant dense<...>`)."""
         t = BuiltinTensorType(element_type(dtype), list(shape))
-        attr = DenseIntOrFPElementsAttr.from_list(t, list(values))
+        attr = DenseIntOrFPElementsAttr.from_list(cast(Any, t), list(values))
         return self.emit(arith.ConstantOp(attr, t))
 
 

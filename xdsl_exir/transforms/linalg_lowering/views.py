@@ -16,14 +16,16 @@ from typing import cast
 
 import sympy
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
-    TensorType as BuiltinTensorType,
     i64,
 )
+from xdsl.dialects.builtin import (
+    TensorType as BuiltinTensorType,
+)
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -38,9 +40,10 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     broadcast_map,
     element_type,
     identity_map,
+    sized,
     tensor_type,
 )
-from xdsl_exir.utils.symbolic import to_sym
+from xdsl_exir.utils.symbolic import SymSize, to_sym
 
 
 def _t(v: object) -> TensorType:
@@ -174,7 +177,7 @@ def _view(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     "aten.flatten.using_ints", "aten.unflatten.int", "aten.unsqueeze_copy.default", "aten.squeeze_copy.dims",
 )  # fmt: skip
 def _squeeze_like(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _view(st, op, b)
+    return list(_view(st, op, b))
 
 
 @lowers("aten.permute.default", "aten.permute_copy.default")
@@ -238,7 +241,7 @@ def wrap_index(st: LoweringState, value: object, size: object, clamp: bool) -> S
             if isinstance(size, int):
                 v = value + size
                 return st.index(max(v, 0) if clamp else v)
-            return st.index(to_sym(size) + value)
+            return st.index(to_sym(cast(SymSize, size)) + value)
         if clamp and isinstance(size, int):
             return st.index(min(value, size))
         if clamp and value >= 2**62:
@@ -303,22 +306,6 @@ def _split(st: LoweringState, x: object, dim: int, pieces: Sequence[object], out
     return values
 
 
-def _list_types(op: AtenOp) -> list[TensorType]:
-    """The element types of a `Tensor[]` result, from the getitems that read it."""
-    from xdsl_exir.dialects.exir import GetItemOp, ListType
-
-    result = op.results[0]
-    t = result.type
-    if isinstance(t, ListType) and isinstance(t.element_type, TensorType):
-        pass
-    by_index: dict[int, TensorType] = {}
-    for use in result.uses:
-        user = use.operation
-        if isinstance(user, GetItemOp):
-            by_index[user.index.value.data] = cast(TensorType, user.results[0].type)
-    return [by_index[i] for i in sorted(by_index)] if by_index and sorted(by_index) == list(range(len(by_index))) else []
-
-
 @lowers("aten.split_with_sizes.default", "aten.split_with_sizes_copy.default", "aten.split.Tensor", "aten.split_copy.Tensor")
 def _split_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = b["self"]
@@ -333,11 +320,11 @@ def _split_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         if not isinstance(total, int):
             raise st.error("split of a symbolic dimension by a fixed size")
         pieces = [min(size, total - k) for k in range(0, total, size)] or [0]
-    outs = []
+    outs: list[TensorType] = []
     for p in pieces:
-        sizes = list(xt.sizes)
+        sizes: list[object] = list(xt.sizes)
         sizes[dim] = p
-        outs.append(TensorType(sizes, xt.element_dtype))
+        outs.append(sized(sizes, xt.element_dtype))
     return [cast(SSAValue, _split(st, x, dim, pieces, outs))]
 
 
@@ -357,7 +344,7 @@ def _unbind(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         offsets[dim] = i
         sizes: list[SSAValue | int] = [s if isinstance(s, int) else st.index(s) for s in xt.sizes]
         sizes[dim] = 1
-        out = TensorType(out_sizes, xt.element_dtype)
+        out = sized(out_sizes, xt.element_dtype)
         values.append(st.emit(tensor.ExtractSliceOp(st.tensor(x), offsets, sizes, [1] * rank, tensor_type(out))))
     return [cast(SSAValue, values)]
 
