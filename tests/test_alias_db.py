@@ -109,7 +109,7 @@ TS = """graph(%x : Tensor, %y : Tensor):
 
 
 def test_torchscript_containers_and_wildcards() -> None:
-    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+    from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     method = next(op for op in parse_torchscript(TS).walk() if isinstance(op, MethodOp))
     db = AliasDb(method)
@@ -139,7 +139,7 @@ def test_printing_is_not_writing_as_in_torch() -> None:
     (`_jit_pass_peephole_list_idioms`), and `list-peepholes` folds it too.
     """
     torch = pytest.importorskip("torch")
-    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+    from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     text = """graph(%x : int):
   %two : int = prim::Constant[value=2]()

@@ -35,7 +35,7 @@ def test_zoo_canonicalize_changes_attention() -> None:
 
 
 def _dump(name: str):
-    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+    from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     path = DUMPS / name
     return parse_torchscript(path.read_text(), path.name)
@@ -94,7 +94,7 @@ def test_inline_matches_torch_inlined_graph() -> None:
 
     from xdsl_exir.dialects.ts import MethodOp, ModuleOp
     from xdsl_exir.frontends.torchscript_live import import_script_module
-    from xdsl_exir.targets.torchscript_text import format_graph
+    from xdsl_exir.targets.torchscript_dump_printer import format_graph
 
     torch.manual_seed(0)
     scripted = torch.jit.script(models.ComposedModule())
@@ -133,7 +133,7 @@ def test_constant_pooling_compares_floats_as_torch_does() -> None:
     attribute; both kept `-0.` apart and merged the `nan`s.
     """
     from xdsl_exir.dialects.prim import ConstantOp
-    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+    from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     after = pass_harness.apply(parse_torchscript(SIGNED_ZERO_AND_NAN), "constant-pooling")
     ours = [op.value.value.data for op in after.walk() if isinstance(op, ConstantOp)]  # type: ignore[union-attr]

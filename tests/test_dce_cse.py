@@ -11,7 +11,7 @@ from pass_harness import apply, assert_preserves, load_zoo, parse, zoo_models
 from xdsl.ir import Block
 
 from xdsl_exir.dialects.ts import MethodOp, NodeOp
-from xdsl_exir.frontends.torchscript_text import parse_torchscript
+from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
 MODELS = [m["name"] for m in zoo_models()]
 TS = Path(__file__).parent / "torchscript"

@@ -19,7 +19,7 @@ ZOO = [(m["name"], ir) for m in ph.zoo_models() for ir in ("train", "core")]
 
 
 def _lstm():
-    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+    from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     path = Path(__file__).parent / "torchscript" / "dumps" / "lstm_cell.txt"
     module = parse_torchscript(path.read_text(), path.name)

@@ -936,7 +936,7 @@ def test_frontend_loop_with_condition_block() -> None:
 )
 def test_every_fixture_dump_prints_valid_python(dump: str) -> None:
     """Profiling, fusion and autodiff graphs too: torch cannot print those, this printer can."""
-    frontend = pytest.importorskip("xdsl_exir.frontends.torchscript_text")
+    frontend = pytest.importorskip("xdsl_exir.frontends.torchscript_dump_reader")
     module = frontend.parse_torchscript((FIXTURES / "dumps" / dump).read_text(), dump)
     ast.parse(print_torchscript_python(module))
 
@@ -1011,7 +1011,7 @@ def _fixture_cases() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("graph_file", "code_file"), _fixture_cases())
 def test_fixture_dumps_print_like_torch(graph_file: str, code_file: str) -> None:
     """Dumps read by the text frontend print as torch's `.code`, up to the names of locals."""
-    frontend = pytest.importorskip("xdsl_exir.frontends.torchscript_text")
+    frontend = pytest.importorskip("xdsl_exir.frontends.torchscript_dump_reader")
     dumps = FIXTURES / "dumps"
     module = frontend.parse_torchscript((dumps / graph_file).read_text(), graph_file)
     # A dump names a called function by its last part (`helper`); the

@@ -39,9 +39,9 @@ from xdsl_exir.dialects.prim import (
 )
 from xdsl_exir.dialects.ts import MethodOp, NodeOp
 from xdsl_exir.frontends.torchscript_script import ScriptError, cleanup_graph, script, script_file, script_source
-from xdsl_exir.frontends.torchscript_text import parse_torchscript
+from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
-from xdsl_exir.targets.torchscript_text import print_torchscript
+from xdsl_exir.targets.torchscript_dump_printer import print_torchscript
 from xdsl_exir.transforms.convert_to_ssa import ConvertToSSAPass
 from xdsl_exir.transforms.exit_transform import ExitTransformPass
 

@@ -180,7 +180,7 @@ REFUSED = {
 
 @pytest.mark.parametrize("name,key,variant", _fixture_cases())
 def test_fixture(name: str, key: str, variant: str) -> None:
-    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+    from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     manifest = {e["name"]: e for e in json.loads((FIXTURES / "manifest.json").read_text())}
     entry = manifest[name]

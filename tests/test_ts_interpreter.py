@@ -682,7 +682,7 @@ def _npz_split(path: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
 
 @pytest.mark.parametrize("case,dump,data", _fixture_cases())
 def test_fixture_dumps(case: str, dump: str, data: str) -> None:
-    from xdsl_exir.frontends.torchscript_text import parse_torchscript
+    from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     module = parse_torchscript((FIXTURES / dump).read_text(), dump)
     args, expected = _npz_split(FIXTURES / data)

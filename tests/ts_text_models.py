@@ -1,5 +1,5 @@
 """
-Functions and modules whose TorchScript graphs `test_torchscript_text.py`
+Functions and modules whose TorchScript graphs `test_torchscript_dump.py`
 prints and reads (imported only when torch is installed; `torch.jit.script`
 needs their source in a file).
 """

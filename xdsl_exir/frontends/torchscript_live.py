@@ -44,7 +44,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.exir import DType
-from xdsl_exir.frontends.torchscript_text import TorchScriptParseError, parse_torchscript
+from xdsl_exir.frontends.torchscript_dump_reader import TorchScriptParseError, parse_torchscript
 
 __all__ = ["TorchScriptImportError", "import_script_module", "tensor_type_of", "tensor_value_of"]
 

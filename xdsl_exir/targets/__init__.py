@@ -5,7 +5,7 @@ Targets of xdsl-exir: what `exir-opt --emit FORMAT` (or `-t FORMAT`) writes.
 * `python`: a standalone numpy module computing the program (`python_source`);
 * `torchscript-python`: TorchScript programs as torch's Python printer writes
   them (`ScriptModule.code`, `torchscript_python`);
-* `torchscript`: TorchScript graphs as torch prints them (`str(graph)`, `torchscript_text`).
+* `torchscript`: TorchScript graphs as torch prints them (`str(graph)`, `torchscript_dump_printer`).
 
 Each is an xDSL `Target`, registered by name with a factory that imports its
 module only when the target is used.
@@ -35,7 +35,7 @@ def get_torchscript_python_target() -> type[Target]:
 
 
 def get_torchscript_target() -> type[Target]:
-    from xdsl_exir.targets.torchscript_text import TorchScriptTarget
+    from xdsl_exir.targets.torchscript_dump_printer import TorchScriptTarget
 
     return TorchScriptTarget
 

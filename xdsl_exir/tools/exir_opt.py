@@ -427,8 +427,8 @@ class ExirOptMain(xDSLOptMain):
         self.available_frontends["pt2"] = parse_pt2
 
         def parse_torchscript(io: IO[bytes]) -> ModuleOp:
-            from xdsl_exir.frontends.torchscript_text import TorchScriptParseError
-            from xdsl_exir.frontends.torchscript_text import parse_torchscript as parse
+            from xdsl_exir.frontends.torchscript_dump_reader import TorchScriptParseError
+            from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript as parse
 
             name = self.get_input_name()
             try:

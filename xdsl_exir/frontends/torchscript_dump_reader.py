@@ -1,5 +1,5 @@
 """
-Reading TorchScript graph dumps (`str(graph)`, seed 004's canonical text form)
+Reading TorchScript graph dumps (`str(graph)`, the canonical text form of "JIT Technical Overview")
 into the `ts` and `prim` dialects, without torch.
 
     graph(%x.1 : Tensor,
@@ -744,7 +744,7 @@ def _keep_layout(
         return values
     import numpy as np
 
-    from xdsl_exir.targets.torchscript_text import format_tensor_print
+    from xdsl_exir.targets.torchscript_dump_printer import format_tensor_print
 
     if scalar == "BFloat16":  # float32 holding bfloat16 values; one bfloat16 ulp is 1 << 16 in the bits
         bits = np.frombuffer(tensor_bytes(values, scalar), dtype="<u2").astype(np.uint32) << 16

@@ -1,6 +1,6 @@
 """
 `--emit torchscript`: TorchScript graphs printed exactly as torch prints them
-(`str(graph)`), the inverse of `frontends/torchscript_text`.
+(`str(graph)`), the inverse of `frontends/torchscript_dump_reader`.
 
     graph(%x.1 : Tensor,
           %y : int):

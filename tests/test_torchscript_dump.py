@@ -38,8 +38,8 @@ from xdsl.printer import Printer
 
 from xdsl_exir.dialects import prim, ts
 from xdsl_exir.dialects.exir import Exir
-from xdsl_exir.frontends.torchscript_text import TorchScriptParseError, parse_torchscript, tensor_bytes
-from xdsl_exir.targets.torchscript_text import (
+from xdsl_exir.frontends.torchscript_dump_reader import TorchScriptParseError, parse_torchscript, tensor_bytes
+from xdsl_exir.targets.torchscript_dump_printer import (
     format_float,
     format_string,
     format_tensor,
