@@ -89,6 +89,7 @@ from xdsl.dialects.builtin import (
     CallSiteLoc,
     DictionaryAttr,
     FloatAttr,
+    FunctionType,
     IntegerAttr,
     IntegerType,
     LocationAttr,
@@ -134,6 +135,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.dialects.exir import ListType as ExirListType
 from xdsl_exir.dialects.exir import TupleType as ExirTupleType
+from xdsl_exir.transforms.dead_code_elimination import eliminate_dead_code
 from xdsl_exir.transforms.view_scatter import (
     MAY_COPY,
     ViewLayout,
@@ -2439,10 +2441,14 @@ def _finish(low: _Lowering, result: object) -> ProgramOp:
     tree = flatten(result, "")
     block = low.graph_block
     block.add_op(OutputOp(outputs))
-    _eliminate_dead_code(block)
-    _drop_unused_constants(low)
+    output_types = [v.type for v in outputs]
+    graph = GraphOp(ProgramOp.ENTRY, block.arg_types, output_types, Region(block))
+    # What the lowering made along the way and no one uses (replayed views, getitems of unused list
+    # elements, size queries) goes with the stock exir-dce, which keeps the writes that are observable.
+    eliminate_dead_code(graph)
+    if _drop_unused_constants(low):
+        graph.function_type = FunctionType.from_lists(block.arg_types, output_types)
     input_specs = [*low.param_specs, *low.buffer_specs, *low.const_specs, *low.user_specs]
-    graph = GraphOp(ProgramOp.ENTRY, block.arg_types, [v.type for v in outputs], Region(block))
     ranges: list[RangeConstraintAttr] = []
     for sym in sorted(low.symbols, key=str):
         lower, upper = low.ranges.get(sym, (2, math.inf))
@@ -2488,30 +2494,11 @@ def _name_outputs(program: ProgramOp, outputs: Sequence[SSAValue]) -> None:
             v.name_hint = spec.arg_name.data
 
 
-def _eliminate_dead_code(block: Block) -> None:
+def _drop_unused_constants(low: _Lowering) -> bool:
     """
-    Drop what no one uses of what the lowering made along the way (views it
-    replayed, getitems of unused list elements, size queries): functional aten
-    ops, getitems and SymInt ops without uses, in nested branches too.
+    Lifted constants no op reads any more (after dead code elimination) leave the signature;
+    whether any left, so the caller knows the graph's type changed.
     """
-    changed = True
-    while changed:
-        changed = False
-        for op in reversed(list(block.ops)):
-            for region in op.regions:
-                for b in region.blocks:
-                    _eliminate_dead_code(b)
-            if not op.results or any(r.uses for r in op.results):
-                continue
-            if (isinstance(op, AtenOp) and not op.SCHEMA.is_mutable) or isinstance(op, GetItemOp | SymSizeOp) or (
-                op.name.startswith("exir.sym_")
-            ):
-                block.erase_op(op)
-                changed = True
-
-
-def _drop_unused_constants(low: _Lowering) -> None:
-    """Lifted constants no op reads any more (after dead code elimination) leave the signature."""
     block = low.graph_block
     first = len(low.param_specs) + len(low.buffer_specs)
     kept: list[InputSpecAttr] = []
@@ -2522,7 +2509,9 @@ def _drop_unused_constants(low: _Lowering) -> None:
             continue
         block.erase_arg(arg)
         low.states = [s for s in low.states if s.sym_name.data != spec.target_name]
+    dropped = len(kept) != len(low.const_specs)
     low.const_specs = kept
+    return dropped
 
 
 # ---------------------------------------------------------------------------
