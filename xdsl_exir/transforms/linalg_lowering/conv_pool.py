@@ -79,6 +79,12 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     sized,
     tensor_type,
 )
+from xdsl_exir.transforms.linalg_lowering.state import (
+    result_of as _out,
+)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    type_of as _t,
+)
 from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
 
 _DEPTHWISE_GENERIC = True
@@ -91,14 +97,6 @@ over strided slices, one per tap: IREE 3.13 runs MobileNet-v1 about 30% faster
 that way than with the windowed reduction generic (interleaved in one process,
 bit-identical results); larger kernels keep the reduction form.
 """
-
-
-def _t(v: object) -> TensorType:
-    return cast(TensorType, cast(SSAValue, v).type)
-
-
-def _out(op: AtenOp, i: int = 0) -> TensorType:
-    return cast(TensorType, op.results[i].type)
 
 
 def _d(i: int) -> AffineExpr:

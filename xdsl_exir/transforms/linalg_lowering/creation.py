@@ -34,10 +34,9 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     identity_map,
 )
-
-
-def _result(op: AtenOp) -> TensorType:
-    return cast(TensorType, op.results[0].type)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    result_of as _result,
+)
 
 
 def fill(st: LoweringState, out: TensorType, value: object) -> SSAValue:

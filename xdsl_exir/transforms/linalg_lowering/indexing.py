@@ -46,8 +46,13 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     element_type,
     identity_map,
-    sized,
     tensor_type,
+)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    result_of as _result,
+)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    type_of as _t,
 )
 from xdsl_exir.transforms.linalg_lowering.views import collapse
 from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
@@ -55,14 +60,6 @@ from xdsl_exir.utils.symbolic import to_sym
 
 Mixed = SSAValue | int
 """A slice offset, size or stride: static, or an `index` value."""
-
-
-def _t(v: object) -> TensorType:
-    return cast(TensorType, cast(SSAValue, v).type)
-
-
-def _result(op: AtenOp) -> TensorType:
-    return cast(TensorType, op.results[0].type)
 
 
 def _mixed(st: LoweringState, size: object) -> Mixed:

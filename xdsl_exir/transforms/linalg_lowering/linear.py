@@ -31,10 +31,9 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     opmath,
     sized,
 )
-
-
-def _t(v: object) -> TensorType:
-    return cast(TensorType, cast(SSAValue, v).type)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    type_of as _t,
+)
 
 
 def _operand(st: LoweringState, v: object, acc: DType) -> SSAValue:

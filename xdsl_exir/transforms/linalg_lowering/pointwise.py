@@ -28,12 +28,11 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     is_unsigned,
     opmath,
 )
+from xdsl_exir.transforms.linalg_lowering.state import (
+    result_of as _result,
+)
 
 Body = Callable[[LoweringState, list[SSAValue], DType], SSAValue]
-
-
-def _result(op: AtenOp, i: int = 0) -> TensorType:
-    return cast(TensorType, op.results[i].type)
 
 
 def _is_float(dt: DType) -> bool:

@@ -63,19 +63,17 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     opmath,
     sized,
 )
+from xdsl_exir.transforms.linalg_lowering.state import (
+    result_of as _out,
+)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    type_of as _t,
+)
 from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
 
 Body = Callable[[Sequence[SSAValue]], Sequence[SSAValue]]
 
 INT64_MAX = 2**63 - 1
-
-
-def _t(v: object) -> TensorType:
-    return cast(TensorType, cast(SSAValue, v).type)
-
-
-def _out(op: AtenOp, i: int = 0) -> TensorType:
-    return cast(TensorType, op.results[i].type)
 
 
 def _d(i: int) -> AffineExpr:

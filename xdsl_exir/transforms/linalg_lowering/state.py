@@ -119,6 +119,16 @@ def static_shape(t: TensorType) -> list[int]:
     return [s if isinstance(s, int) else DYNAMIC for s in t.sizes]
 
 
+def type_of(value: object) -> TensorType:
+    """The exir tensor type of a bound tensor argument."""
+    return cast(TensorType, cast(SSAValue, value).type)
+
+
+def result_of(op: Operation, i: int = 0) -> TensorType:
+    """The exir tensor type of an op's i-th result (torch computed it)."""
+    return cast(TensorType, op.results[i].type)
+
+
 def sized(sizes: Sequence[object], dtype: DType) -> TensorType:
     """An exir tensor type from sizes held loosely (ints or sympy expressions)."""
     return TensorType(cast(Sequence[SymSize], sizes), dtype)

@@ -43,15 +43,13 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     sized,
     tensor_type,
 )
+from xdsl_exir.transforms.linalg_lowering.state import (
+    result_of as _result,
+)
+from xdsl_exir.transforms.linalg_lowering.state import (
+    type_of as _t,
+)
 from xdsl_exir.utils.symbolic import SymSize, to_sym
-
-
-def _t(v: object) -> TensorType:
-    return cast(TensorType, cast(SSAValue, v).type)
-
-
-def _result(op: AtenOp, i: int = 0) -> TensorType:
-    return cast(TensorType, op.results[i].type)
 
 
 def _same(a: object, b: object) -> bool:
