@@ -92,7 +92,7 @@ def test_inline_matches_torch_inlined_graph() -> None:
     sys.path.insert(0, str(Path(__file__).parent / "torchscript"))
     import models  # type: ignore[import-not-found]
 
-    from xdsl_exir.dialects.ts import MethodOp, ModuleOp
+    from xdsl_exir.dialects.ts import MethodOp, ScriptModuleOp
     from xdsl_exir.frontends.torchscript_live import import_script_module
     from xdsl_exir.targets.torchscript_dump_printer import format_graph
 
@@ -101,7 +101,7 @@ def test_inline_matches_torch_inlined_graph() -> None:
     module = import_script_module(scripted)
     x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
     after = pass_harness.assert_preserves(module, "inline", inputs=[[x]])
-    top = next(o for o in after.walk() if isinstance(o, ModuleOp))
+    top = next(o for o in after.walk() if isinstance(o, ScriptModuleOp))
     forward = next(m for m in top.methods() if isinstance(m, MethodOp) and m.sym_name.data == "forward")
     ours = [k for k in _kinds(format_graph(forward)) if k != "prim::Constant"]
     want = [k for k in _kinds(str(scripted.inlined_graph)) if k != "prim::Constant"]

@@ -154,7 +154,7 @@ def test_structure_of_an_if() -> None:
     assert method.sym_name.data == "forward"
     block = method.body.block
     assert [a.name_hint for a in block.args] == ["x.1", "y", "z"]
-    assert [a.type for a in block.args] == [ts.TensorType(), ts.IntType(), ts.FloatType()]
+    assert [a.type for a in block.args] == [ts.TSTensorType(), ts.TSIntType(), ts.TSFloatType()]
     ops = list(block.ops)
     assert [type(op) for op in ops] == [prim.ConstantOp, prim.ConstantOp, ts.NodeOp, prim.IfOp, prim.ReturnOp]
     gt = ops[2]
@@ -183,8 +183,8 @@ def test_seed_loop_with_dynamic_types() -> None:
 """
     method = only_method(parse_torchscript(text))
     loop = [op for op in method.body.block.ops if isinstance(op, prim.LoopOp)][0]
-    assert loop.results[0].type == ts.TensorType()  # `Dynamic` is the seed's unrefined Tensor
-    assert [a.type for a in loop.body.block.args] == [ts.IntType(), ts.TensorType()]
+    assert loop.results[0].type == ts.TSTensorType()  # `Dynamic` is the seed's unrefined Tensor
+    assert [a.type for a in loop.body.block.args] == [ts.TSIntType(), ts.TSTensorType()]
     assert canonical(round_trip(text)) == canonical(text.replace("Dynamic", "Tensor"))
 
 
@@ -246,14 +246,14 @@ def test_constant_encodings() -> None:
     assert isinstance(values[6], FloatAttr) and math.isnan(values[6].value.data)
     assert isinstance(values[7], FloatAttr) and values[7].value.data == 1e10  # the type says float
     assert values[8] == StringAttr('a"b\n\x01')
-    assert values[9] == StringAttr("cpu") and ops[9].results[0].type == ts.DeviceType()
-    assert values[10] is None and ops[10].results[0].type == ts.NoneType()
+    assert values[9] == StringAttr("cpu") and ops[9].results[0].type == ts.TSDeviceType()
+    assert values[10] is None and ops[10].results[0].type == ts.TSNoneType()
     assert values[11] == ArrayAttr([IntegerAttr(1, 64), IntegerAttr(2, 64)])
     assert values[12] == ArrayAttr([IntegerAttr(1, 1), IntegerAttr(0, 1)])
     assert values[13] == ArrayAttr([IntegerAttr(1, 64), FloatAttr(2.5, 64), StringAttr("a")])
     assert values[14] == ArrayAttr([FloatAttr(3.0, 64), FloatAttr(-4.0, 64)])
     assert values[15] is None and ops[15].fn_name == StringAttr("helper")
-    assert ops[15].results[0].type == ts.FunctionType("helper")
+    assert ops[15].results[0].type == ts.TSFunctionType("helper")
     assert values[16] == ArrayAttr([])
     t17, t18, t19, t20, t21 = values[17:22]
     assert t17 == ts.TensorValueAttr("Long", [], np.array([2], "<i8").tobytes())
@@ -681,7 +681,7 @@ def _live_module() -> Any:
     return _torch().jit.script(models().Stateful())
 
 
-def _slots(m: ts.ModuleOp) -> dict[str, ts.SlotOp]:
+def _slots(m: ts.ScriptModuleOp) -> dict[str, ts.SlotOp]:
     return {s.sym_name.data: s for s in m.slots()}
 
 
@@ -692,16 +692,16 @@ def test_live_module_import(tmp_path: pathlib.Path) -> None:
     scripted = _live_module()
     module = import_script_module(scripted)
     (top,) = module.ops
-    assert isinstance(top, ts.ModuleOp)
+    assert isinstance(top, ts.ScriptModuleOp)
     assert top.sym_name.data == "Stateful" and top.class_name.data == scripted._c._type().qualified_name()
     slots = _slots(top)
     assert slots["bf"].kind.data == "buffer"
     assert slots["bf"].slot_type == ts.parse_ts_type("BFloat16(2, strides=[1], requires_grad=0, device=cpu)")
     assert slots["bf"].value == ts.TensorValueAttr("BFloat16", [2], bytes.fromhex("c03f10c0"))
-    assert slots["steps"].slot_type == ts.TensorType("Long", [], None, False, "cpu")  # 0-d
-    assert slots["count"].value == IntegerAttr(3, 64) and slots["count"].slot_type == ts.IntType()
+    assert slots["steps"].slot_type == ts.TSTensorType("Long", [], None, False, "cpu")  # 0-d
+    assert slots["count"].value == IntegerAttr(3, 64) and slots["count"].slot_type == ts.TSIntType()
     assert slots["names"].value == ArrayAttr([StringAttr("a"), StringAttr("b")])
-    assert slots["pair"].slot_type == ts.TupleType(ts.IntType(), ts.FloatType())
+    assert slots["pair"].slot_type == ts.TSTupleType(ts.TSIntType(), ts.TSFloatType())
     assert slots["flag"].value == IntegerAttr(1, 1)
     lin = next(s for s in top.submodules() if s.sym_name.data == "lin")
     weight = _slots(lin)["weight"]
@@ -730,7 +730,7 @@ def test_live_module_import(tmp_path: pathlib.Path) -> None:
     assert run([str(src), "-o", str(out)]) == 0
     again = Parser(context(), out.read_text()).parse_module()
     (top2,) = again.ops
-    assert isinstance(top2, ts.ModuleOp)
+    assert isinstance(top2, ts.ScriptModuleOp)
     # (the dump spelling of a 0-d type also reads as unknown rank: compare spellings)
     assert {k: (v.kind, ts.ts_type_str(v.slot_type), v.value) for k, v in _slots(top2).items()} == {
         k: (v.kind, ts.ts_type_str(v.slot_type), v.value) for k, v in slots.items()
@@ -754,7 +754,7 @@ def test_live_function_and_trace_import() -> None:
     assert method.schema is not None and method.schema.data == "if_else(Tensor a, Tensor b, bool c) -> Tensor"
     traced = t.jit.trace(t.nn.Sequential(t.nn.Linear(3, 2), t.nn.ReLU()), t.ones(1, 3))
     (top,) = import_script_module(traced).ops
-    assert isinstance(top, ts.ModuleOp)
+    assert isinstance(top, ts.ScriptModuleOp)
     assert [s.sym_name.data for s in top.submodules()] == ["0", "1"]
     fwd = top.method("forward")
     assert fwd is not None and fwd.arg_types[1] == ts.parse_ts_type("Float(1, 3, strides=[3, 1], requires_grad=0, device=cpu)")

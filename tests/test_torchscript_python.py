@@ -53,14 +53,14 @@ from xdsl_exir.dialects.ts import (
     SCALAR_TYPE_OF,
     SCALAR_TYPES,
     TS,
-    FunctionType,
     MethodOp,
     NodeOp,
+    ScriptModuleOp,
     SlotOp,
     TensorValueAttr,
+    TSFunctionType,
     parse_ts_type,
 )
-from xdsl_exir.dialects.ts import ModuleOp as TSModuleOp
 from xdsl_exir.targets.torchscript_python import (
     TorchScriptPythonPrinter,
     format_float,
@@ -169,7 +169,7 @@ class GraphImporter:
         if kind == "prim::Constant":
             if node.hasAttribute("name"):
                 props["name"] = StringAttr(node.s("name"))
-                types_ = [FunctionType(node.output().type().annotation_str)]
+                types_ = [TSFunctionType(node.output().type().annotation_str)]
             elif node.hasAttribute("value"):
                 props["value"] = _value_attr(node.output().toIValue(), types_[0])
         elif kind in ("prim::fork", "prim::FusionGroup", "prim::DifferentiableGraph"):
@@ -206,10 +206,10 @@ def function_ir(fn: Any) -> tuple[ModuleOp, MethodOp]:
     return module, method
 
 
-def module_ir(scripted: Any, name: str = "m") -> TSModuleOp:
+def module_ir(scripted: Any, name: str = "m") -> ScriptModuleOp:
     """A scripted module as a `ts.module` (parameters, buffers, submodules, every method)."""
     cls = scripted._c._type()
-    mod = TSModuleOp(name, cls.qualified_name())
+    mod = ScriptModuleOp(name, cls.qualified_name())
     body = mod.body.block
     for pname, p in scripted.named_parameters(recurse=False):
         body.add_op(SlotOp(pname, "parameter", parse_ts_type("Tensor"), _value_attr(p, None)))  # type: ignore[arg-type]
@@ -1019,7 +1019,7 @@ def test_fixture_dumps_print_like_torch(graph_file: str, code_file: str) -> None
     # qualified name the way an importer that knows it would, in the type.
     for op in list(module.walk()):
         if isinstance(op, ConstantOp) and op.fn_name is not None and "." not in op.fn_name.data:
-            qualified = ConstantOp.make([], [FunctionType(f"__torch__.models.{op.fn_name.data}")], {"name": op.fn_name})
+            qualified = ConstantOp.make([], [TSFunctionType(f"__torch__.models.{op.fn_name.data}")], {"name": op.fn_name})
             Rewriter.replace_op(op, qualified)
     methods = [op for op in module.walk() if isinstance(op, MethodOp)]
     assert len(methods) == 1

@@ -57,7 +57,7 @@ def lower(module: ModuleOp, **options: Any) -> ProgramOp:
     VerifyExportIRPass().apply(_ctx(), module)
     programs = [op for op in module.ops if isinstance(op, ProgramOp)]
     assert len(programs) == 1
-    assert not any(isinstance(op, ts.ModuleOp | ts.MethodOp) for op in module.ops)
+    assert not any(isinstance(op, ts.ScriptModuleOp | ts.MethodOp) for op in module.ops)
     return programs[0]
 
 
@@ -191,11 +191,11 @@ def test_fixture(name: str, key: str, variant: str) -> None:
     types: list[str] = []
     values: list[str] = []
     tensors: list[np.ndarray] = []
-    inputs = [a for a in method.body.block.args if not isinstance(a.type, ts.ClassType)]  # `self` of a frozen module
+    inputs = [a for a in method.body.block.args if not isinstance(a.type, ts.TSClassType)]  # `self` of a frozen module
     for i, arg in enumerate(inputs):
         value = data[f"arg{i}"]
         arg_name = re.sub(r"\.\d+$", "", arg.name_hint or f"arg{i}")
-        if isinstance(arg.type, ts.TensorType | ts.OptionalType):
+        if isinstance(arg.type, ts.TSTensorType | ts.TSOptionalType):
             types.append(f"{arg_name}={_NP_DTYPES[str(value.dtype)]}[{', '.join(map(str, value.shape))}]")
             tensors.append(value)
         else:

@@ -32,7 +32,7 @@ from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
 from xdsl_exir.utils.overloads import resolve_node
 
-_TS_TYPES: dict[type, Attribute] = {int: ts.IntType(), float: ts.FloatType(), bool: ts.BoolType(), str: ts.StrType()}
+_TS_TYPES: dict[type, Attribute] = {int: ts.TSIntType(), float: ts.TSFloatType(), bool: ts.TSBoolType(), str: ts.TSStrType()}
 
 # (TorchScript kind, arguments, what torch.jit gives)
 PINNED: list[tuple[str, tuple[Any, ...], Any]] = [
@@ -61,7 +61,7 @@ PINNED: list[tuple[str, tuple[Any, ...], Any]] = [
 
 def _run_builtin(kind: str, args: tuple[Any, ...]) -> Any:
     types: list[Attribute] = [
-        ts.ListType(_TS_TYPES[type(a[0])]) if isinstance(a, list) else _TS_TYPES[type(a)] for a in args
+        ts.TSListType(_TS_TYPES[type(a[0])]) if isinstance(a, list) else _TS_TYPES[type(a)] for a in args
     ]
     resolved = resolve_node(kind, types)
     fn = builtin_for(resolved.name, resolved.schema)

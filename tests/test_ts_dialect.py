@@ -19,20 +19,20 @@ import pytest
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.ts import (
-    AnyType,
-    BoolType,
-    ClassType,
-    DictType,
-    FloatType,
-    IntType,
-    ListType,
-    NoneType,
-    NumberType,
-    OptionalType,
-    StrType,
-    TensorType,
+    TSAnyType,
+    TSBoolType,
+    TSClassType,
+    TSDictType,
+    TSFloatType,
+    TSIntType,
+    TSListType,
+    TSNoneType,
+    TSNumberType,
+    TSOptionalType,
+    TSStrType,
+    TSTensorType,
+    TSTupleType,
     TSTypeError,
-    TupleType,
     is_subtype,
     join_types,
     parse_ts_type,
@@ -103,13 +103,13 @@ def test_spelling_round_trips(spelling: str) -> None:
 
 def test_refinements_are_read_into_fields() -> None:
     t = parse_ts_type("Float(2, *, strides=[3, 1], requires_grad=1, device=cpu)")
-    assert isinstance(t, TensorType)
+    assert isinstance(t, TSTensorType)
     assert (t.scalar_type, t.shape, t.stride_list, t.grad, t.device_name) == ("Float", (2, None), (3, 1), True, "cpu")
     assert not t.is_complete()
     assert parse_ts_type("Float(2, 3, device=cpu)").is_complete()  # type: ignore[union-attr]
     # The seed's old spelling of an unrefined tensor, and the Python annotation forms.
-    assert parse_ts_type("List[Optional[int]]") == ListType(OptionalType(IntType()))
-    assert parse_ts_type("Tuple[Tensor, float]") == TupleType(TensorType(), FloatType())
+    assert parse_ts_type("List[Optional[int]]") == TSListType(TSOptionalType(TSIntType()))
+    assert parse_ts_type("Tuple[Tensor, float]") == TSTupleType(TSTensorType(), TSFloatType())
 
 
 @pytest.mark.parametrize("bad", ["Float(2, strides=[1, 1])", "Dict(str)", "int[", "Float(2, colour=red)", "(int, "])
@@ -136,26 +136,26 @@ D23 = parse_ts_type("Double(2, 3)")
 @pytest.mark.parametrize(
     ("a", "b", "expected"),
     [
-        (F23, TensorType(), True),
+        (F23, TSTensorType(), True),
         (F23, FSTAR, True),
         (FSTAR, F23, False),
         (D23, FSTAR, False),
         (parse_ts_type("Float(2)"), FSTAR, False),  # rank differs
-        (IntType(), NumberType(), True),
-        (FloatType(), NumberType(), True),
-        (BoolType(), IntType(), False),  # bool is not an int in TorchScript
-        (IntType(), FloatType(), False),
-        (NoneType(), OptionalType(TensorType()), True),
-        (F23, OptionalType(TensorType()), True),
-        (OptionalType(IntType()), IntType(), False),
-        (OptionalType(IntType()), OptionalType(NumberType()), True),
-        (TupleType(F23, IntType()), TupleType(TensorType(), NumberType()), True),  # tuples are covariant
-        (TupleType(IntType()), TupleType(IntType(), IntType()), False),
-        (ListType(IntType()), ListType(NumberType()), False),  # lists are invariant
-        (ListType(F23), ListType(TensorType()), True),  # ... up to tensor refinements
-        (DictType(StrType(), F23), DictType(StrType(), TensorType()), True),
-        (ClassType("__torch__.A"), ClassType("__torch__.B"), False),
-        (ClassType("__torch__.A"), AnyType(), True),
+        (TSIntType(), TSNumberType(), True),
+        (TSFloatType(), TSNumberType(), True),
+        (TSBoolType(), TSIntType(), False),  # bool is not an int in TorchScript
+        (TSIntType(), TSFloatType(), False),
+        (TSNoneType(), TSOptionalType(TSTensorType()), True),
+        (F23, TSOptionalType(TSTensorType()), True),
+        (TSOptionalType(TSIntType()), TSIntType(), False),
+        (TSOptionalType(TSIntType()), TSOptionalType(TSNumberType()), True),
+        (TSTupleType(F23, TSIntType()), TSTupleType(TSTensorType(), TSNumberType()), True),  # tuples are covariant
+        (TSTupleType(TSIntType()), TSTupleType(TSIntType(), TSIntType()), False),
+        (TSListType(TSIntType()), TSListType(TSNumberType()), False),  # lists are invariant
+        (TSListType(F23), TSListType(TSTensorType()), True),  # ... up to tensor refinements
+        (TSDictType(TSStrType(), F23), TSDictType(TSStrType(), TSTensorType()), True),
+        (TSClassType("__torch__.A"), TSClassType("__torch__.B"), False),
+        (TSClassType("__torch__.A"), TSAnyType(), True),
     ],
 )
 def test_subtyping(a: Attribute, b: Attribute, expected: bool) -> None:
@@ -164,9 +164,9 @@ def test_subtyping(a: Attribute, b: Attribute, expected: bool) -> None:
 
 def test_join() -> None:
     assert join_types(F23, D23) == parse_ts_type("Tensor(2, 3)")
-    assert join_types(IntType(), NoneType()) == OptionalType(IntType())
+    assert join_types(TSIntType(), TSNoneType()) == TSOptionalType(TSIntType())
     assert join_types(F23, parse_ts_type("Float(2, 4, device=cpu)")) == parse_ts_type("Float(2, *, device=cpu)")
-    assert join_types(IntType(), StrType()) is None
+    assert join_types(TSIntType(), TSStrType()) is None
 
 
 # ---------------------------------------------------------------------------
@@ -229,19 +229,19 @@ def test_overloads_match_torch() -> None:
 
 def test_unknown_and_unmatched_calls_are_reported() -> None:
     with pytest.raises(OverloadError, match="unknown operator aten::no_such_op"):
-        resolve_node("aten::no_such_op", [TensorType()])
+        resolve_node("aten::no_such_op", [TSTensorType()])
     with pytest.raises(OverloadError, match=r"no overload of aten::mm accepts \(Tensor, str\)"):
-        resolve_node("aten::mm", [TensorType(), StrType()])
+        resolve_node("aten::mm", [TSTensorType(), TSStrType()])
 
 
 def test_result_types_bind_type_variables() -> None:
-    r = resolve_node("aten::__getitem__", [ListType(F23), IntType()])
+    r = resolve_node("aten::__getitem__", [TSListType(F23), TSIntType()])
     assert r.name == "aten::__getitem__.t" and r.result_types == (F23,)
-    r = resolve_node("aten::__getitem__", [DictType(StrType(), ListType(IntType())), StrType()])
-    assert r.result_types == (ListType(IntType()),)
-    r = resolve_node("aten::sum", [TensorType(), ListType(IntType()), BoolType()], kwarg_names=["keepdim"])
+    r = resolve_node("aten::__getitem__", [TSDictType(TSStrType(), TSListType(TSIntType())), TSStrType()])
+    assert r.result_types == (TSListType(TSIntType()),)
+    r = resolve_node("aten::sum", [TSTensorType(), TSListType(TSIntType()), TSBoolType()], kwarg_names=["keepdim"])
     assert r.name == "aten::sum.dim_IntList" and r.bindings == (0, 1, 2, None)
-    r = resolve_node("aten::add", [TensorType(), FloatType(), IntType()])
+    r = resolve_node("aten::add", [TSTensorType(), TSFloatType(), TSIntType()])
     assert r.name == "aten::add.Scalar"
-    r = resolve_node("aten::mul", [FloatType(), IntType()])
-    assert r.name == "aten::mul.float_int" and r.result_types == (FloatType(),)
+    r = resolve_node("aten::mul", [TSFloatType(), TSIntType()])
+    assert r.name == "aten::mul.float_int" and r.result_types == (TSFloatType(),)

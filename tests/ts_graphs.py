@@ -22,11 +22,11 @@ from xdsl_exir.dialects import prim
 from xdsl_exir.dialects.ts import (
     DTYPE_CODES,
     SCALAR_TYPE_OF,
-    DeviceType,
-    FunctionType,
     MethodOp,
     NodeOp,
     TensorValueAttr,
+    TSDeviceType,
+    TSFunctionType,
     parse_ts_type,
 )
 from xdsl_exir.interpreters.aten_kernels import dtype_of
@@ -88,12 +88,12 @@ class _Builder:
         if kind == "prim::Constant":
             if n.hasAttribute("name"):
                 props["name"] = StringAttr(n.s("name"))
-                result_types = [FunctionType(n.s("name"))]
+                result_types = [TSFunctionType(n.s("name"))]
             elif n.attributeNames():
                 value = n.t("value") if n.kindOf("value") == "t" else n.output().toIValue()
                 props["value"] = constant_attr(value)
                 if isinstance(n.output().toIValue(), torch.device):
-                    result_types = [DeviceType()]
+                    result_types = [TSDeviceType()]
         elif kind in ("prim::GetAttr", "prim::SetAttr", "prim::CallMethod"):
             props["name"] = StringAttr(n.s("name"))
         elif kind == "prim::ConstantChunk":
@@ -176,11 +176,11 @@ def module_op(m: Any, attributes: dict[str, Sequence[str]] | None = None, path: 
     data, the non-tensor attributes listed in `attributes` (per dotted path,
     "" for the root), submodules, and every method's graph.
     """
-    from xdsl_exir.dialects.ts import ModuleOp as TSModuleOp
+    from xdsl_exir.dialects.ts import ScriptModuleOp
     from xdsl_exir.dialects.ts import SlotOp
 
     class_name = m._c._type().qualified_name()
-    op = TSModuleOp(path.rsplit(".", 1)[-1] or "main", class_name)
+    op = ScriptModuleOp(path.rsplit(".", 1)[-1] or "main", class_name)
     body = op.body.block
     for name, p in m.named_parameters(recurse=False):
         body.add_op(SlotOp(name, "parameter", ts_type(torch._C.TensorType.create_from_tensor(p)), constant_attr(p)))

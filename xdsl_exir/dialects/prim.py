@@ -49,24 +49,24 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl_exir.dialects.prim_canonicalization import TSCanonicalization
 
 from xdsl_exir.dialects.ts import (
-    AnyType,
-    BoolType,
-    ClassType,
-    ComplexType,
-    DeviceType,
-    DictType,
-    FloatType,
-    FunctionType,
-    FutureType,
-    IntType,
-    ListType,
-    NoneType,
-    NumberType,
-    OptionalType,
-    StrType,
-    TensorType,
     TensorValueAttr,
-    TupleType,
+    TSAnyType,
+    TSBoolType,
+    TSClassType,
+    TSComplexType,
+    TSDeviceType,
+    TSDictType,
+    TSFloatType,
+    TSFunctionType,
+    TSFutureType,
+    TSIntType,
+    TSListType,
+    TSNoneType,
+    TSNumberType,
+    TSOptionalType,
+    TSStrType,
+    TSTensorType,
+    TSTupleType,
     is_subtype,
     ts_type_str,
     unrefined,
@@ -149,7 +149,7 @@ def _terminator_operands(region: Region) -> tuple[SSAValue, ...]:
 
 
 def _is_ts_bool(t: Attribute) -> bool:
-    return isinstance(t, BoolType | AnyType)
+    return isinstance(t, TSBoolType | TSAnyType)
 
 
 # ---------------------------------------------------------------------------
@@ -170,32 +170,32 @@ class ReturnOp(PrimOp):
 def constant_matches(value: Attribute | None, t: Attribute) -> bool:
     """Whether a constant `value` (None for `None`) fits the result type `t`."""
     if value is None:
-        return isinstance(t, NoneType | OptionalType | AnyType)
-    if isinstance(t, AnyType):
+        return isinstance(t, TSNoneType | TSOptionalType | TSAnyType)
+    if isinstance(t, TSAnyType):
         return True
     if isinstance(value, IntegerAttr):
         width = value.type.width.data  # type: ignore[union-attr]
         if width == 1:
-            return isinstance(t, BoolType | NumberType)
-        return isinstance(t, IntType | NumberType)
+            return isinstance(t, TSBoolType | TSNumberType)
+        return isinstance(t, TSIntType | TSNumberType)
     if isinstance(value, FloatAttr):
-        return isinstance(t, FloatType | NumberType)
+        return isinstance(t, TSFloatType | TSNumberType)
     if isinstance(value, ArrayAttr):
-        if isinstance(t, ComplexType):
+        if isinstance(t, TSComplexType):
             return len(value.data) == 2
-        if isinstance(t, ListType):
+        if isinstance(t, TSListType):
             return all(constant_matches(v, t.element) for v in value.data)
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             return len(value.data) == len(t.element_types) and all(
                 constant_matches(v, e) for v, e in zip(value.data, t.element_types)
             )
         return False
     if isinstance(value, StringAttr):
-        return isinstance(t, StrType | DeviceType)
+        return isinstance(t, TSStrType | TSDeviceType)
     if isinstance(value, TensorValueAttr):
-        return isinstance(t, TensorType)
-    if isinstance(value, FunctionType):
-        return isinstance(t, FunctionType)
+        return isinstance(t, TSTensorType)
+    if isinstance(value, TSFunctionType):
+        return isinstance(t, TSFunctionType)
     return False
 
 
@@ -220,7 +220,7 @@ class ConstantOp(PrimOp):
         _check_count(self, "result", len(self.results), 1)
         t = self.results[0].type
         if self.fn_name is not None:
-            if not isinstance(t, FunctionType):
+            if not isinstance(t, TSFunctionType):
                 raise VerifyException("prim.Constant with a name must have a !ts.function type")
             return
         if not constant_matches(self.value, t):
@@ -287,13 +287,13 @@ class LoopOp(PrimOp):
             raise VerifyException("prim.Loop: needs a max trip count and an initial condition")
         n = len(self.operands) - 2
         _check_count(self, "results", len(self.results), n)
-        if not isinstance(self.operands[0].type, IntType | AnyType):
+        if not isinstance(self.operands[0].type, TSIntType | TSAnyType):
             raise VerifyException("prim.Loop: the max trip count must be an int")
         if not _is_ts_bool(self.operands[1].type):
             raise VerifyException("prim.Loop: the condition must be a bool")
         block = self.body.block
         _check_count(self, "body block arguments", len(block.args), n + 1)
-        if not isinstance(block.args[0].type, IntType | AnyType):
+        if not isinstance(block.args[0].type, TSIntType | TSAnyType):
             raise VerifyException("prim.Loop: the body's first argument (the iteration) must be an int")
         outs = _terminator_operands(self.body)
         _check_count(self, "body outputs", len(outs), n + 1)
@@ -306,7 +306,7 @@ class LoopOp(PrimOp):
     def _verify_with_condition_block(self) -> None:
         """The frontend's form: `(%max_trip_count, %carried...)`, body yields the carried values."""
         assert self.cond_block is not None
-        if not self.operands or not isinstance(self.operands[0].type, IntType | AnyType):
+        if not self.operands or not isinstance(self.operands[0].type, TSIntType | TSAnyType):
             raise VerifyException("prim.Loop: needs a max trip count (an int)")
         n = len(self.operands) - 1
         _check_count(self, "results", len(self.results), n)
@@ -385,7 +385,7 @@ class RaiseExceptionOp(_Simple):
     def verify_(self) -> None:
         if not 1 <= len(self.operands) <= 2:
             raise VerifyException("prim.RaiseException takes a message and optionally a class name")
-        if not isinstance(self.operands[0].type, StrType | AnyType):
+        if not isinstance(self.operands[0].type, TSStrType | TSAnyType):
             raise VerifyException("prim.RaiseException: the message must be a str")
 
 
@@ -464,9 +464,9 @@ class ListConstructOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "results", len(self.results), 1)
         t = self.results[0].type
-        if isinstance(t, AnyType):
+        if isinstance(t, TSAnyType):
             return
-        if not isinstance(t, ListType):
+        if not isinstance(t, TSListType):
             raise VerifyException(f"prim.ListConstruct must return a list, got {ts_type_str(t)}")
         for i, v in enumerate(self.operands):
             _check_subtype(self, f"element {i}", v.type, t.element)
@@ -481,11 +481,11 @@ class ListUnpackOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 1)
         t = self.operands[0].type
-        if isinstance(t, ListType):
+        if isinstance(t, TSListType):
             for i, r in enumerate(self.results):
                 _check_subtype(self, f"element {i}", t.element, r.type) if not isinstance(
-                    t.element, TensorType) else None
-        elif not isinstance(t, AnyType):
+                    t.element, TSTensorType) else None
+        elif not isinstance(t, TSAnyType):
             raise VerifyException(f"prim.ListUnpack needs a list, got {ts_type_str(t)}")
 
 
@@ -498,7 +498,7 @@ class TupleConstructOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "results", len(self.results), 1)
         t = self.results[0].type
-        if not isinstance(t, TupleType):
+        if not isinstance(t, TSTupleType):
             raise VerifyException(f"prim.TupleConstruct must return a tuple, got {ts_type_str(t)}")
         _check_count(self, "elements", len(self.operands), len(t.element_types))
         for i, (v, e) in enumerate(zip(self.operands, t.element_types)):
@@ -515,7 +515,7 @@ class TupleUnpackOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 1)
         t = self.operands[0].type
-        if not isinstance(t, TupleType):
+        if not isinstance(t, TSTupleType):
             raise VerifyException(f"prim.TupleUnpack needs a tuple, got {ts_type_str(t)}")
         _check_count(self, "results", len(self.results), len(t.element_types))
         for i, (e, r) in enumerate(zip(t.element_types, self.results)):
@@ -533,9 +533,9 @@ class TupleIndexOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 2)
         _check_count(self, "results", len(self.results), 1)
-        if not isinstance(self.operands[0].type, TupleType | AnyType):
+        if not isinstance(self.operands[0].type, TSTupleType | TSAnyType):
             raise VerifyException(f"prim.TupleIndex needs a tuple, got {ts_type_str(self.operands[0].type)}")
-        if not isinstance(self.operands[1].type, IntType):
+        if not isinstance(self.operands[1].type, TSIntType):
             raise VerifyException("prim.TupleIndex: the index must be an int")
 
 
@@ -550,7 +550,7 @@ class DictConstructOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "results", len(self.results), 1)
         t = self.results[0].type
-        if not isinstance(t, DictType):
+        if not isinstance(t, TSDictType):
             raise VerifyException(f"prim.DictConstruct must return a dict, got {ts_type_str(t)}")
         if len(self.operands) % 2:
             raise VerifyException("prim.DictConstruct takes keys and values in pairs")
@@ -574,7 +574,7 @@ class GetAttrOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 1)
         _check_count(self, "results", len(self.results), 1)
-        if not isinstance(self.operands[0].type, ClassType | AnyType):
+        if not isinstance(self.operands[0].type, TSClassType | TSAnyType):
             raise VerifyException(f"prim.GetAttr reads an object, got {ts_type_str(self.operands[0].type)}")
 
 
@@ -589,7 +589,7 @@ class SetAttrOp(_Simple):
     def verify_(self) -> None:
         _check_count(self, "operands", len(self.operands), 2)
         _check_count(self, "results", len(self.results), 0)
-        if not isinstance(self.operands[0].type, ClassType | AnyType):
+        if not isinstance(self.operands[0].type, TSClassType | TSAnyType):
             raise VerifyException(f"prim.SetAttr writes an object, got {ts_type_str(self.operands[0].type)}")
 
 
@@ -602,7 +602,7 @@ class CallMethodOp(_Simple):
     method = prop_def(StringAttr, prop_name="name")
 
     def verify_(self) -> None:
-        if not self.operands or not isinstance(self.operands[0].type, ClassType | AnyType):
+        if not self.operands or not isinstance(self.operands[0].type, TSClassType | TSAnyType):
             raise VerifyException("prim.CallMethod: the first operand must be an object")
 
 
@@ -614,7 +614,7 @@ class CallFunctionOp(_Simple):
     KIND: ClassVar[str] = "prim::CallFunction"
 
     def verify_(self) -> None:
-        if not self.operands or not isinstance(self.operands[0].type, FunctionType):
+        if not self.operands or not isinstance(self.operands[0].type, TSFunctionType):
             raise VerifyException("prim.CallFunction: the first operand must be a function")
 
 
@@ -692,7 +692,7 @@ class ForkOp(_SubgraphOp):
     def verify_(self) -> None:
         _check_count(self, "subgraph inputs", len(self.subgraph.block.args), len(self.operands))
         _check_count(self, "results", len(self.results), 1)
-        if not isinstance(self.results[0].type, FutureType):
+        if not isinstance(self.results[0].type, TSFutureType):
             raise VerifyException("prim.fork returns a Future")
 
 
@@ -711,7 +711,7 @@ class TypeCheckOp(_Simple):
         n = len(self.operands)
         _check_count(self, "results", len(self.results), n + 1)
         _check_count(self, "types", len(self.types.data), n)
-        if not isinstance(self.results[-1].type, BoolType):
+        if not isinstance(self.results[-1].type, TSBoolType):
             raise VerifyException("prim.TypeCheck: the last result must be a bool")
 
 

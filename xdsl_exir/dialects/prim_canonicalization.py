@@ -145,9 +145,9 @@ def _getitem(op: Operation, rewriter: PatternRewriter) -> None:
 def _list_add(op: Operation, rewriter: PatternRewriter) -> None:
     """`l1 + l2` of two unmutated list literals is one literal."""
     from xdsl_exir.dialects.prim import ListConstructOp
-    from xdsl_exir.dialects.ts import ListType
+    from xdsl_exir.dialects.ts import TSListType
 
-    if len(op.operands) != 2 or not isinstance(op.result_types[0], ListType):
+    if len(op.operands) != 2 or not isinstance(op.result_types[0], TSListType):
         return
     a, b = _list_construct(op.operands[0]), _list_construct(op.operands[1])
     if a is None or b is None:
@@ -156,10 +156,10 @@ def _list_add(op: Operation, rewriter: PatternRewriter) -> None:
 
 
 def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
-    from xdsl_exir.dialects.ts import TensorType
+    from xdsl_exir.dialects.ts import TSTensorType
 
     t = value.type
-    if not isinstance(t, TensorType):
+    if not isinstance(t, TSTensorType):
         return None
     shape = t.shape
     if shape is None or any(s is None for s in shape):
@@ -168,10 +168,10 @@ def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
 
 
 def _rank_of(value: SSAValue) -> int | None:
-    from xdsl_exir.dialects.ts import TensorType
+    from xdsl_exir.dialects.ts import TSTensorType
 
     t = value.type
-    if not isinstance(t, TensorType) or t.shape is None:
+    if not isinstance(t, TSTensorType) or t.shape is None:
         return None
     return t.rank
 

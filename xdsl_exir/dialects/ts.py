@@ -114,7 +114,7 @@ UNKNOWN = -1
 
 
 @irdl_attr_definition
-class TensorType(ParametrizedAttribute, TypeAttribute):
+class TSTensorType(ParametrizedAttribute, TypeAttribute):
     """
     A tensor with what is known of it: scalar type, sizes (per dimension,
     `*` when unknown, none at all when the rank is unknown), strides,
@@ -210,18 +210,18 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         if not parser.parse_optional_punctuation("<"):
-            return TensorType().parameters
+            return TSTensorType().parameters
         text = _raw_until_close(parser)
         try:
             t = parse_ts_type(text)
         except TSTypeError as e:
             parser.raise_error(str(e))
-        if not isinstance(t, TensorType):
+        if not isinstance(t, TSTensorType):
             parser.raise_error(f"'{text}' is not a tensor type")
         return t.parameters
 
     def print_parameters(self, printer: Printer) -> None:
-        if self != TensorType():
+        if self != TSTensorType():
             printer.print_string(f"<{ts_type_str(self)}>")
 
 
@@ -256,49 +256,49 @@ class _Leaf(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class IntType(_Leaf):
+class TSIntType(_Leaf):
     name = "ts.int"
     TS_NAME: ClassVar[str] = "int"
 
 
 @irdl_attr_definition
-class FloatType(_Leaf):
+class TSFloatType(_Leaf):
     name = "ts.float"
     TS_NAME: ClassVar[str] = "float"
 
 
 @irdl_attr_definition
-class ComplexType(_Leaf):
+class TSComplexType(_Leaf):
     name = "ts.complex"
     TS_NAME: ClassVar[str] = "complex"
 
 
 @irdl_attr_definition
-class BoolType(_Leaf):
+class TSBoolType(_Leaf):
     name = "ts.bool"
     TS_NAME: ClassVar[str] = "bool"
 
 
 @irdl_attr_definition
-class StrType(_Leaf):
+class TSStrType(_Leaf):
     name = "ts.str"
     TS_NAME: ClassVar[str] = "str"
 
 
 @irdl_attr_definition
-class NoneType(_Leaf):
+class TSNoneType(_Leaf):
     name = "ts.none"
     TS_NAME: ClassVar[str] = "NoneType"
 
 
 @irdl_attr_definition
-class DeviceType(_Leaf):
+class TSDeviceType(_Leaf):
     name = "ts.device"
     TS_NAME: ClassVar[str] = "Device"
 
 
 @irdl_attr_definition
-class NumberType(_Leaf):
+class TSNumberType(_Leaf):
     """`Scalar` in schemas: an int, float or complex."""
 
     name = "ts.number"
@@ -306,13 +306,13 @@ class NumberType(_Leaf):
 
 
 @irdl_attr_definition
-class AnyType(_Leaf):
+class TSAnyType(_Leaf):
     name = "ts.any"
     TS_NAME: ClassVar[str] = "Any"
 
 
 @irdl_attr_definition
-class GeneratorType(_Leaf):
+class TSGeneratorType(_Leaf):
     name = "ts.generator"
     TS_NAME: ClassVar[str] = "Generator"
 
@@ -346,7 +346,7 @@ class _Container(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class ListType(_Container):
+class TSListType(_Container):
     name = "ts.list"
     elements: ArrayAttr[Attribute]
 
@@ -356,7 +356,7 @@ class ListType(_Container):
 
 
 @irdl_attr_definition
-class OptionalType(_Container):
+class TSOptionalType(_Container):
     name = "ts.optional"
     elements: ArrayAttr[Attribute]
 
@@ -366,7 +366,7 @@ class OptionalType(_Container):
 
 
 @irdl_attr_definition
-class FutureType(_Container):
+class TSFutureType(_Container):
     name = "ts.future"
     elements: ArrayAttr[Attribute]
 
@@ -376,21 +376,21 @@ class FutureType(_Container):
 
 
 @irdl_attr_definition
-class TupleType(_Container):
+class TSTupleType(_Container):
     name = "ts.tuple"
     elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = None
 
 
 @irdl_attr_definition
-class UnionType(_Container):
+class TSUnionType(_Container):
     name = "ts.union"
     elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = None
 
 
 @irdl_attr_definition
-class DictType(_Container):
+class TSDictType(_Container):
     name = "ts.dict"
     elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = 2
@@ -423,7 +423,7 @@ class _Named(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class ClassType(_Named):
+class TSClassType(_Named):
     """A TorchScript class (a scripted module's type, `__torch__.M`)."""
 
     name = "ts.class"
@@ -431,14 +431,14 @@ class ClassType(_Named):
 
 
 @irdl_attr_definition
-class FunctionType(_Named):
+class TSFunctionType(_Named):
     """A reference to a function, what `prim::Constant[name="f"]` returns."""
 
     name = "ts.function"
 
 
 @irdl_attr_definition
-class OpaqueType(_Named):
+class TSOpaqueType(_Named):
     """A type this project does not model (`Stream`, `Storage`, custom classes); kept by name."""
 
     name = "ts.opaque"
@@ -446,21 +446,21 @@ class OpaqueType(_Named):
 
 
 TS_TYPES: tuple[type[ParametrizedAttribute], ...] = (
-    TensorType, IntType, FloatType, ComplexType, BoolType, StrType, NoneType,
-    DeviceType, NumberType, AnyType, GeneratorType, ListType, OptionalType,
-    FutureType, TupleType, UnionType, DictType, ClassType, FunctionType, OpaqueType,
+    TSTensorType, TSIntType, TSFloatType, TSComplexType, TSBoolType, TSStrType, TSNoneType,
+    TSDeviceType, TSNumberType, TSAnyType, TSGeneratorType, TSListType, TSOptionalType,
+    TSFutureType, TSTupleType, TSUnionType, TSDictType, TSClassType, TSFunctionType, TSOpaqueType,
 )
 
 _LEAVES: dict[str, type[_Leaf]] = {
-    c.TS_NAME: c for c in (IntType, FloatType, ComplexType, BoolType, StrType, NoneType,
-                           DeviceType, NumberType, AnyType, GeneratorType)
+    c.TS_NAME: c for c in (TSIntType, TSFloatType, TSComplexType, TSBoolType, TSStrType, TSNoneType,
+                           TSDeviceType, TSNumberType, TSAnyType, TSGeneratorType)
 }
-_LEAVES["number"] = NumberType
+_LEAVES["number"] = TSNumberType
 # Enum-like arguments TorchScript passes as ints.
 for _alias in ("ScalarType", "Layout", "MemoryFormat", "SymInt"):
-    _LEAVES[_alias] = IntType
-_LEAVES["SymFloat"] = FloatType
-_LEAVES["SymBool"] = BoolType
+    _LEAVES[_alias] = TSIntType
+_LEAVES["SymFloat"] = TSFloatType
+_LEAVES["SymBool"] = TSBoolType
 
 
 # ---------------------------------------------------------------------------
@@ -470,30 +470,30 @@ _LEAVES["SymBool"] = BoolType
 
 def ts_type_str(t: Attribute) -> str:
     """A type as TorchScript prints it in graph dumps (`Float(2, 3)`, `int[]`, `(Tensor, int)`)."""
-    if isinstance(t, TensorType):
+    if isinstance(t, TSTensorType):
         return _tensor_str(t)
     if isinstance(t, _Leaf):
         return t.TS_NAME
-    if isinstance(t, ListType):
+    if isinstance(t, TSListType):
         return f"{ts_type_str(t.element)}[]"
-    if isinstance(t, OptionalType):
+    if isinstance(t, TSOptionalType):
         return f"{ts_type_str(t.element)}?"
-    if isinstance(t, FutureType):
+    if isinstance(t, TSFutureType):
         return f"Future[{ts_type_str(t.element)}]"
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         return "(" + ", ".join(ts_type_str(e) for e in t.element_types) + ")"
-    if isinstance(t, UnionType):
+    if isinstance(t, TSUnionType):
         return "Union(" + ", ".join(ts_type_str(e) for e in t.element_types) + ")"
-    if isinstance(t, DictType):
+    if isinstance(t, TSDictType):
         return f"Dict({ts_type_str(t.key)}, {ts_type_str(t.value)})"
-    if isinstance(t, FunctionType):
+    if isinstance(t, TSFunctionType):
         return "Function"
-    if isinstance(t, ClassType | OpaqueType):
+    if isinstance(t, TSClassType | TSOpaqueType):
         return t.qualname.data
     raise TypeError(f"not a TorchScript type: {t}")
 
 
-def _tensor_str(t: TensorType) -> str:
+def _tensor_str(t: TSTensorType) -> str:
     head = t.scalar_type or "Tensor"
     parts: list[str] = []
     shape = t.shape
@@ -513,25 +513,25 @@ def _tensor_str(t: TensorType) -> str:
 
 def ts_annotation_str(t: Attribute) -> str:
     """A type as Python source annotates it (`List[int]`, `Optional[Tensor]`), for the Python printer."""
-    if isinstance(t, TensorType):
+    if isinstance(t, TSTensorType):
         return "Tensor"
-    if isinstance(t, NoneType):
+    if isinstance(t, TSNoneType):
         return "NoneType"
     if isinstance(t, _Leaf):
         return t.TS_NAME
-    if isinstance(t, ListType):
+    if isinstance(t, TSListType):
         return f"List[{ts_annotation_str(t.element)}]"
-    if isinstance(t, OptionalType):
+    if isinstance(t, TSOptionalType):
         return f"Optional[{ts_annotation_str(t.element)}]"
-    if isinstance(t, FutureType):
+    if isinstance(t, TSFutureType):
         return f"Future[{ts_annotation_str(t.element)}]"
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         return "Tuple[" + ", ".join(ts_annotation_str(e) for e in t.element_types) + "]"
-    if isinstance(t, UnionType):
+    if isinstance(t, TSUnionType):
         return "Union[" + ", ".join(ts_annotation_str(e) for e in t.element_types) + "]"
-    if isinstance(t, DictType):
+    if isinstance(t, TSDictType):
         return f"Dict[{ts_annotation_str(t.key)}, {ts_annotation_str(t.value)}]"
-    if isinstance(t, FunctionType):
+    if isinstance(t, TSFunctionType):
         return "Callable"
     return ts_type_str(t)
 
@@ -605,9 +605,9 @@ def _parse_type(lex: _TypeLexer) -> Attribute:
         if lex.peek() == "[" and lex.text[lex.pos:].lstrip().startswith("[]"):
             lex.next()
             lex.expect("]")
-            t = ListType(t)
+            t = TSListType(t)
         elif lex.accept("?"):
-            t = OptionalType(t)
+            t = TSOptionalType(t)
         else:
             return t
 
@@ -623,14 +623,14 @@ def _parse_list(lex: _TypeLexer, close: str) -> list[Attribute]:
         lex.expect(",")
 
 
-_GENERIC = {"List": ListType, "Optional": OptionalType, "Future": FutureType}
+_GENERIC = {"List": TSListType, "Optional": TSOptionalType, "Future": TSFutureType}
 
 
 def _parse_primary(lex: _TypeLexer) -> Attribute:
     start = lex.pos
     tok = lex.next()
     if tok == "(":
-        return TupleType(*_parse_list(lex, ")"))
+        return TSTupleType(*_parse_list(lex, ")"))
     if tok in ("Tensor",) or tok in SCALAR_TYPES:
         return _parse_tensor(lex, None if tok == "Tensor" else tok)
     if tok in ("Dict", "Tuple", "Union") or tok in _GENERIC:
@@ -641,34 +641,34 @@ def _parse_primary(lex: _TypeLexer) -> Attribute:
         if tok == "Dict":
             if len(items) != 2:
                 raise TSTypeError("Dict takes a key and a value type", start)
-            return DictType(*items)
+            return TSDictType(*items)
         if tok == "Tuple":
-            return TupleType(*items)
+            return TSTupleType(*items)
         if tok == "Union":
-            return UnionType(*items)
+            return TSUnionType(*items)
         if len(items) != 1:
             raise TSTypeError(f"{tok} takes one element type", start)
         return _GENERIC[tok](items[0])
     if tok in _LEAVES:
         return _LEAVES[tok]()
     if tok == "Function":
-        return FunctionType("")
+        return TSFunctionType("")
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", tok):
         if tok.startswith("__torch__."):
-            return ClassType(tok)
-        return OpaqueType(tok)
+            return TSClassType(tok)
+        return TSOpaqueType(tok)
     raise TSTypeError(f"expected a type, got '{tok}'", start)
 
 
-def _parse_tensor(lex: _TypeLexer, scalar: str | None) -> TensorType:
+def _parse_tensor(lex: _TypeLexer, scalar: str | None) -> TSTensorType:
     if not lex.accept("("):
-        return TensorType(scalar)
+        return TSTensorType(scalar)
     sizes: list[int | None] | None = None
     strides: list[int | None] | None = None
     grad: bool | None = None
     device: str | None = None
     if lex.accept(")"):
-        return TensorType(scalar)
+        return TSTensorType(scalar)
     while True:
         tok = lex.next()
         if tok == "*":
@@ -706,7 +706,7 @@ def _parse_tensor(lex: _TypeLexer, scalar: str | None) -> TensorType:
         raise TSTypeError("strides without sizes in tensor type", lex.pos)
     # `Float(requires_grad=0, device=cpu)` is printed both for a 0-d tensor and
     # for one of unknown rank; read it as the weaker claim.
-    return TensorType(scalar, sizes, strides, grad, device)
+    return TSTensorType(scalar, sizes, strides, grad, device)
 
 
 # ---------------------------------------------------------------------------
@@ -714,7 +714,7 @@ def _parse_tensor(lex: _TypeLexer, scalar: str | None) -> TensorType:
 # ---------------------------------------------------------------------------
 
 
-def _tensor_subtype(a: TensorType, b: TensorType) -> bool:
+def _tensor_subtype(a: TSTensorType, b: TSTensorType) -> bool:
     """`a` refines `b`: every property `b` knows, `a` knows the same."""
     if b.scalar_type is not None and a.scalar_type != b.scalar_type:
         return False
@@ -739,8 +739,8 @@ def _tensor_subtype(a: TensorType, b: TensorType) -> bool:
 
 def unrefined(t: Attribute) -> Attribute:
     """`t` with tensor refinements dropped (`Float(2)[]` -> `Tensor[]`), as lists compare elements."""
-    if isinstance(t, TensorType):
-        return TensorType()
+    if isinstance(t, TSTensorType):
+        return TSTensorType()
     if isinstance(t, _Container):
         return type(t)(*(unrefined(e) for e in t.element_types))
     return t
@@ -748,31 +748,31 @@ def unrefined(t: Attribute) -> Attribute:
 
 def is_subtype(a: Attribute, b: Attribute) -> bool:
     """TorchScript's `a.isSubtypeOf(b)`: may a value of type `a` stand where `b` is expected."""
-    if a == b or isinstance(b, AnyType):
+    if a == b or isinstance(b, TSAnyType):
         return True
-    if isinstance(a, TensorType) and isinstance(b, TensorType):
+    if isinstance(a, TSTensorType) and isinstance(b, TSTensorType):
         return _tensor_subtype(a, b)
-    if isinstance(b, OptionalType):
-        return isinstance(a, NoneType) or is_subtype(a, b.element) or (
-            isinstance(a, OptionalType) and is_subtype(a.element, b.element)
+    if isinstance(b, TSOptionalType):
+        return isinstance(a, TSNoneType) or is_subtype(a, b.element) or (
+            isinstance(a, TSOptionalType) and is_subtype(a.element, b.element)
         )
-    if isinstance(b, UnionType):
-        members = a.element_types if isinstance(a, UnionType) else (a,)
+    if isinstance(b, TSUnionType):
+        members = a.element_types if isinstance(a, TSUnionType) else (a,)
         return all(any(is_subtype(m, o) for o in b.element_types) for m in members)
-    if isinstance(b, NumberType):
-        return isinstance(a, IntType | FloatType | ComplexType)
-    if isinstance(a, TupleType) and isinstance(b, TupleType):
+    if isinstance(b, TSNumberType):
+        return isinstance(a, TSIntType | TSFloatType | TSComplexType)
+    if isinstance(a, TSTupleType) and isinstance(b, TSTupleType):
         return len(a.element_types) == len(b.element_types) and all(
             is_subtype(x, y) for x, y in zip(a.element_types, b.element_types)
         )
-    if isinstance(a, ListType) and isinstance(b, ListType):
+    if isinstance(a, TSListType) and isinstance(b, TSListType):
         # Lists are invariant (they are mutable), but tensor refinements do not count.
         return unrefined(a.element) == unrefined(b.element)
-    if isinstance(a, DictType) and isinstance(b, DictType):
+    if isinstance(a, TSDictType) and isinstance(b, TSDictType):
         return unrefined(a) == unrefined(b)
-    if isinstance(a, FutureType) and isinstance(b, FutureType):
+    if isinstance(a, TSFutureType) and isinstance(b, TSFutureType):
         return is_subtype(a.element, b.element)
-    if isinstance(a, FunctionType) and isinstance(b, FunctionType):
+    if isinstance(a, TSFunctionType) and isinstance(b, TSFunctionType):
         return not b.qualname.data or a.qualname == b.qualname
     return False
 
@@ -783,7 +783,7 @@ def join_types(a: Attribute, b: Attribute) -> Attribute | None:
         return b
     if is_subtype(b, a):
         return a
-    if isinstance(a, TensorType) and isinstance(b, TensorType):
+    if isinstance(a, TSTensorType) and isinstance(b, TSTensorType):
         def same(x: object, y: object) -> object:
             return x if x == y else None
 
@@ -791,27 +791,27 @@ def join_types(a: Attribute, b: Attribute) -> Attribute | None:
         sizes = None
         if sa is not None and sb is not None and len(sa) == len(sb):
             sizes = [x if x == y else None for x, y in zip(sa, sb)]
-        return TensorType(
+        return TSTensorType(
             same(a.scalar_type, b.scalar_type),  # type: ignore[arg-type]
             sizes,
             None,
             same(a.grad, b.grad),  # type: ignore[arg-type]
             same(a.device_name, b.device_name),  # type: ignore[arg-type]
         )
-    if isinstance(a, NoneType):
-        return OptionalType(b)
-    if isinstance(b, NoneType):
-        return OptionalType(a)
-    if isinstance(a, OptionalType) and not isinstance(b, OptionalType):
+    if isinstance(a, TSNoneType):
+        return TSOptionalType(b)
+    if isinstance(b, TSNoneType):
+        return TSOptionalType(a)
+    if isinstance(a, TSOptionalType) and not isinstance(b, TSOptionalType):
         j = join_types(a.element, b)
-        return OptionalType(j) if j is not None else None
-    if isinstance(b, OptionalType) and not isinstance(a, OptionalType):
+        return TSOptionalType(j) if j is not None else None
+    if isinstance(b, TSOptionalType) and not isinstance(a, TSOptionalType):
         return join_types(b, a)
-    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.element_types) == len(b.element_types):
+    if isinstance(a, TSTupleType) and isinstance(b, TSTupleType) and len(a.element_types) == len(b.element_types):
         items = [join_types(x, y) for x, y in zip(a.element_types, b.element_types)]
         if all(i is not None for i in items):
-            return TupleType(*(i for i in items if i is not None))
-    if isinstance(a, ListType) and isinstance(b, ListType) and unrefined(a) == unrefined(b):
+            return TSTupleType(*(i for i in items if i is not None))
+    if isinstance(a, TSListType) and isinstance(b, TSListType) and unrefined(a) == unrefined(b):
         return unrefined(a)
     return None
 
@@ -889,7 +889,7 @@ SLOT_KINDS = ("parameter", "buffer", "attribute")
 
 
 @irdl_op_definition
-class ModuleOp(IRDLOperation):
+class ScriptModuleOp(IRDLOperation):
     """
     A TorchScript Module: slots, methods and submodules (nested `ts.module`s,
     named by the attribute holding them). `class_name` is its class type.
@@ -914,21 +914,21 @@ class ModuleOp(IRDLOperation):
         )
 
     @property
-    def class_type(self) -> ClassType:
-        return ClassType(self.class_name.data)
+    def class_type(self) -> TSClassType:
+        return TSClassType(self.class_name.data)
 
     def slots(self) -> list[SlotOp]:
         return [op for op in self.body.ops if isinstance(op, SlotOp)]
 
-    def submodules(self) -> list[ModuleOp]:
-        return [op for op in self.body.ops if isinstance(op, ModuleOp)]
+    def submodules(self) -> list[ScriptModuleOp]:
+        return [op for op in self.body.ops if isinstance(op, ScriptModuleOp)]
 
     def methods(self) -> list[MethodOp]:
         return [op for op in self.body.ops if isinstance(op, MethodOp)]
 
-    def member(self, name: str) -> SlotOp | ModuleOp | None:
+    def member(self, name: str) -> SlotOp | ScriptModuleOp | None:
         for op in self.body.ops:
-            if isinstance(op, SlotOp | ModuleOp) and op.sym_name.data == name:
+            if isinstance(op, SlotOp | ScriptModuleOp) and op.sym_name.data == name:
                 return op
         return None
 
@@ -941,7 +941,7 @@ class ModuleOp(IRDLOperation):
     def verify_(self) -> None:
         seen: set[str] = set()
         for op in self.body.ops:
-            if not isinstance(op, SlotOp | ModuleOp | MethodOp):
+            if not isinstance(op, SlotOp | ScriptModuleOp | MethodOp):
                 raise VerifyException(f"'{op.name}' cannot appear directly in a ts.module")
             name = op.sym_name.data
             if name in seen:
@@ -1005,9 +1005,9 @@ class SlotOp(IRDLOperation):
     def verify_(self) -> None:
         if self.kind.data not in SLOT_KINDS:
             raise VerifyException(f"slot kind must be one of {', '.join(SLOT_KINDS)}, got '{self.kind.data}'")
-        if self.kind.data != "attribute" and not isinstance(self.slot_type, TensorType):
+        if self.kind.data != "attribute" and not isinstance(self.slot_type, TSTensorType):
             raise VerifyException(f"a {self.kind.data} must be a tensor, got {_type_name(self.slot_type)}")
-        if isinstance(self.value, TensorValueAttr) and isinstance(self.slot_type, TensorType):
+        if isinstance(self.value, TensorValueAttr) and isinstance(self.slot_type, TSTensorType):
             st = self.slot_type
             if st.scalar_type is not None and st.scalar_type != self.value.scalar.data:
                 raise VerifyException(
@@ -1096,7 +1096,7 @@ class MethodOp(IRDLOperation):
                     f"but the graph has {len(self.body.block.args)} inputs"
                 )
             if len(schema.returns) != len(last.operands) and not (
-                len(schema.returns) == 0 and len(last.operands) == 1 and isinstance(last.operands[0].type, NoneType)
+                len(schema.returns) == 0 and len(last.operands) == 1 and isinstance(last.operands[0].type, TSNoneType)
             ):
                 raise VerifyException(
                     f"schema of @{self.sym_name.data} has {len(schema.returns)} returns "
@@ -1187,6 +1187,6 @@ class NodeOp(IRDLOperation):
 
 TS = Dialect(
     "ts",
-    [ModuleOp, SlotOp, MethodOp, NodeOp],
+    [ScriptModuleOp, SlotOp, MethodOp, NodeOp],
     [*TS_TYPES, TensorValueAttr],
 )

@@ -76,23 +76,23 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl_exir.dialects import prim
 from xdsl_exir.dialects.ts import (
     SCALAR_TYPES,
-    BoolType,
-    ComplexType,
-    DeviceType,
-    FloatType,
-    FunctionType,
-    IntType,
-    ListType,
     MethodOp,
     NodeOp,
-    NumberType,
-    OpaqueType,
-    OptionalType,
-    StrType,
-    TensorType,
     TensorValueAttr,
+    TSBoolType,
+    TSComplexType,
+    TSDeviceType,
+    TSFloatType,
+    TSFunctionType,
+    TSIntType,
+    TSListType,
+    TSNumberType,
+    TSOpaqueType,
+    TSOptionalType,
+    TSStrType,
+    TSTensorType,
+    TSTupleType,
     TSTypeError,
-    TupleType,
     parse_ts_type_prefix,
     ts_type_str,
 )
@@ -329,7 +329,7 @@ class _Reader:
             if end < 0:
                 self.error("unterminated Enum<...> type", pos)
             self.pos = end + 1
-            return OpaqueType(text[pos : end + 1])
+            return TSOpaqueType(text[pos : end + 1])
         if text.startswith("NamedTuple(", pos):
             return self.named_tuple(pos)
         m = _SIMPLE_TYPE.match(text, pos)
@@ -368,7 +368,7 @@ class _Reader:
                 if self.accept(")"):
                     break
                 self.expect(",", "',' or ')'")
-        return TupleType(*items)
+        return TSTupleType(*items)
 
     def defs(self, close: str) -> list[_Def]:
         """`%a : T, %b : T` up to `close` (consumed)."""
@@ -717,10 +717,10 @@ def _looks_like_type(word: str) -> bool:
 
 def _dynamic_to_tensor(t: Attribute) -> Attribute:
     """The seed's `Dynamic` is an old spelling of an unrefined `Tensor`."""
-    if isinstance(t, OpaqueType) and t.qualname.data == "Dynamic":
-        return TensorType()
-    if isinstance(t, ListType | OptionalType | TupleType) and any(
-        isinstance(e, OpaqueType | ListType | OptionalType | TupleType) for e in t.element_types
+    if isinstance(t, TSOpaqueType) and t.qualname.data == "Dynamic":
+        return TSTensorType()
+    if isinstance(t, TSListType | TSOptionalType | TSTupleType) and any(
+        isinstance(e, TSOpaqueType | TSListType | TSOptionalType | TSTupleType) for e in t.element_types
     ):
         return type(t)(*(_dynamic_to_tensor(e) for e in t.element_types))
     return t
@@ -1101,8 +1101,8 @@ class _Builder:
                 props["value"] = value
             elif a.name == "name" and isinstance(a.value, str):
                 props["name"] = StringAttr(a.value)
-                if isinstance(t, FunctionType) and not t.qualname.data:
-                    result_types[0] = t = FunctionType(a.value)
+                if isinstance(t, TSFunctionType) and not t.qualname.data:
+                    result_types[0] = t = TSFunctionType(a.value)
             else:
                 extra[a.name] = self.generic_attr(a)
         if extra:
@@ -1138,41 +1138,41 @@ def _generic_value(v: object) -> Attribute | None:
 
 def _encodable(t: Attribute) -> bool:
     """Whether prim.Constant can hold a value of type `t` (else a constant of it stays verbatim)."""
-    if isinstance(t, ListType):
+    if isinstance(t, TSListType):
         return _encodable(t.element)
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         return all(_encodable(e) for e in t.element_types)
-    return isinstance(t, TensorType | BoolType | IntType | FloatType | NumberType | StrType | DeviceType | ComplexType)
+    return isinstance(t, TSTensorType | TSBoolType | TSIntType | TSFloatType | TSNumberType | TSStrType | TSDeviceType | TSComplexType)
 
 
 def _constant_value(v: object, t: Attribute) -> Attribute | None:
     """A constant's value per the ConstantOp encoding for result type `t`, or None if there is none."""
     if isinstance(v, _TensorText):
-        return _tensor_value(v, t) if isinstance(t, TensorType) else None
-    if isinstance(t, BoolType):
+        return _tensor_value(v, t) if isinstance(t, TSTensorType) else None
+    if isinstance(t, TSBoolType):
         if isinstance(v, bool) or (isinstance(v, int) and v in (0, 1)):
             return IntegerAttr(int(v), i1)
         return None
-    if isinstance(t, IntType):
+    if isinstance(t, TSIntType):
         return IntegerAttr(v, i64) if isinstance(v, int) and not isinstance(v, bool) and INT64_MIN <= v <= INT64_MAX else None
-    if isinstance(t, FloatType):
+    if isinstance(t, TSFloatType):
         return FloatAttr(float(v), f64) if isinstance(v, int | float) and not isinstance(v, bool) else None
-    if isinstance(t, NumberType):
+    if isinstance(t, TSNumberType):
         if isinstance(v, bool):
             return None
         if isinstance(v, int):
             return IntegerAttr(v, i64) if INT64_MIN <= v <= INT64_MAX else None
         return FloatAttr(v, f64) if isinstance(v, float) else None
-    if isinstance(t, StrType | DeviceType):
+    if isinstance(t, TSStrType | TSDeviceType):
         return StringAttr(v) if isinstance(v, str) else None
-    if isinstance(t, ComplexType):
+    if isinstance(t, TSComplexType):
         if isinstance(v, complex):
             return ArrayAttr([FloatAttr(v.real, f64), FloatAttr(v.imag, f64)])
         return None
-    if isinstance(t, ListType) and isinstance(v, list):
+    if isinstance(t, TSListType) and isinstance(v, list):
         items = [_constant_value(x, t.element) for x in v]
         return None if any(x is None for x in items) else ArrayAttr(items)  # type: ignore[arg-type]
-    if isinstance(t, TupleType) and isinstance(v, tuple) and len(v) == len(t.element_types):
+    if isinstance(t, TSTupleType) and isinstance(v, tuple) and len(v) == len(t.element_types):
         items = [_constant_value(x, e) for x, e in zip(v, t.element_types)]
         return None if any(x is None for x in items) else ArrayAttr(items)  # type: ignore[arg-type]
     return None
@@ -1185,7 +1185,7 @@ _STORABLE = frozenset(
 
 
 def _tensor_value(v: _TensorText, t: Attribute | None) -> TensorValueAttr:
-    tt = t if isinstance(t, TensorType) else None
+    tt = t if isinstance(t, TSTensorType) else None
     scalar = v.scalar or (tt.scalar_type if tt else None)
     values = v.values
     if scalar is None:

@@ -56,7 +56,7 @@ class TorchScriptImportError(ValueError):
 def import_script_module(obj: Any) -> ModuleOp:
     """A `ScriptModule` as a `ts.module`, a `ScriptFunction` as a `ts.method`, in a builtin module."""
     if isinstance(obj, torch.jit.ScriptFunction):
-        op: ts.ModuleOp | ts.MethodOp = _method(obj.name, str(obj.graph), str(obj.schema))
+        op: ts.ScriptModuleOp | ts.MethodOp = _method(obj.name, str(obj.graph), str(obj.schema))
     elif isinstance(obj, torch.jit.ScriptModule):
         op = _module(obj, obj.original_name)
     else:
@@ -83,10 +83,10 @@ def _scalar_name(dtype: torch.dtype) -> str:
         raise TorchScriptImportError(f"tensors of dtype {dtype} have no TorchScript scalar type here") from None
 
 
-def tensor_type_of(t: torch.Tensor) -> ts.TensorType:
+def tensor_type_of(t: torch.Tensor) -> ts.TSTensorType:
     """The complete type TorchScript gives a tensor value: `Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)`."""
     strides = list(t.stride()) if t.dim() else None  # torch has no strides to show for a 0-d tensor
-    return ts.TensorType(_scalar_name(t.dtype), list(t.shape), strides, t.requires_grad, str(t.device))
+    return ts.TSTensorType(_scalar_name(t.dtype), list(t.shape), strides, t.requires_grad, str(t.device))
 
 
 def tensor_value_of(t: torch.Tensor) -> ts.TensorValueAttr:
@@ -106,9 +106,9 @@ def tensor_value_of(t: torch.Tensor) -> ts.TensorValueAttr:
 # ---------------------------------------------------------------------------
 
 
-def _module(m: torch.jit.ScriptModule, name: str) -> ts.ModuleOp:
+def _module(m: torch.jit.ScriptModule, name: str) -> ts.ScriptModuleOp:
     qualname = m._c._type().qualified_name()
-    op = ts.ModuleOp(name, qualname)
+    op = ts.ScriptModuleOp(name, qualname)
     body = op.body.block
     params = dict(m.named_parameters(recurse=False))
     buffers = dict(m.named_buffers(recurse=False))
@@ -121,7 +121,7 @@ def _module(m: torch.jit.ScriptModule, name: str) -> ts.ModuleOp:
         if attr in params or attr in buffers:
             tensor = params[attr] if attr in params else buffers[attr]
             if tensor is None:  # an unset Optional[Tensor] parameter or buffer
-                body.add_op(ts.SlotOp(attr, "attribute", ts.OptionalType(ts.TensorType())))
+                body.add_op(ts.SlotOp(attr, "attribute", ts.TSOptionalType(ts.TSTensorType())))
                 continue
             kind = "parameter" if attr in params else "buffer"
             body.add_op(ts.SlotOp(attr, kind, tensor_type_of(tensor), tensor_value_of(tensor)))

@@ -122,24 +122,24 @@ from xdsl_exir.dialects.prim import (
 )
 from xdsl_exir.dialects.ts import (
     DTYPE_CODES,
-    AnyType,
-    BoolType,
-    ComplexType,
-    DeviceType,
-    DictType,
-    FloatType,
-    FunctionType,
-    IntType,
-    ListType,
     MethodOp,
     NodeOp,
-    NoneType,
-    NumberType,
-    OptionalType,
-    StrType,
-    TensorType,
-    TupleType,
-    UnionType,
+    TSAnyType,
+    TSBoolType,
+    TSComplexType,
+    TSDeviceType,
+    TSDictType,
+    TSFloatType,
+    TSFunctionType,
+    TSIntType,
+    TSListType,
+    TSNoneType,
+    TSNumberType,
+    TSOptionalType,
+    TSStrType,
+    TSTensorType,
+    TSTupleType,
+    TSUnionType,
     is_subtype,
     join_types,
     ts_annotation_str,
@@ -269,11 +269,11 @@ _PY_BUILTINS = {
     "any": "aten::any", "sum": "aten::sum", "hex": "aten::hex", "oct": "aten::oct", "bin": "aten::bin",
 }
 _CASTS: dict[str, tuple[Attribute, str]] = {
-    "int": (IntType(), "aten::Int"),
-    "float": (FloatType(), "aten::Float"),
-    "bool": (BoolType(), "aten::Bool"),
-    "str": (StrType(), "aten::str"),
-    "complex": (ComplexType(), "aten::Complex"),
+    "int": (TSIntType(), "aten::Int"),
+    "float": (TSFloatType(), "aten::Float"),
+    "bool": (TSBoolType(), "aten::Bool"),
+    "str": (TSStrType(), "aten::str"),
+    "complex": (TSComplexType(), "aten::Complex"),
 }
 _UNSUPPORTED_BUILTINS = {
     "getattr", "hasattr", "setattr", "super", "type", "open", "iter", "next", "map", "filter", "vars",
@@ -558,7 +558,7 @@ class _Simple(_Sugared):
 
     def attr(self, em: _FunctionEmitter, name: str, node: ast.AST) -> _Sugared:
         t = self.value.type
-        if isinstance(t, TensorType):
+        if isinstance(t, TSTensorType):
             prop = _TENSOR_PROPERTIES.get(name)
             if prop is not None:
                 out = em.call_builtin(prop, [self.value], [], node)
@@ -569,13 +569,13 @@ class _Simple(_Sugared):
 
     def as_tuple(self, em: _FunctionEmitter, n: int | None, node: ast.AST) -> list[_Sugared]:
         t = self.value.type
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             elems = t.element_types
             if n is not None and n != len(elems):
                 raise em.error(f"cannot unpack a tuple of {len(elems)} elements into {n} values", node)
             op = em.emit(TupleUnpackOp.make([self.value], list(elems)), node)
             return [_Simple(r) for r in op.results]
-        if isinstance(t, ListType):
+        if isinstance(t, TSListType):
             if n is None:
                 raise em.error("cannot unpack a list of unknown length here", node)
             op = em.emit(ListUnpackOp.make([self.value], [t.element] * n), node)
@@ -584,12 +584,12 @@ class _Simple(_Sugared):
 
     def iterate(self, em: _FunctionEmitter, node: ast.AST) -> _Iterable:
         t = self.value.type
-        if isinstance(t, DictType):
+        if isinstance(t, TSDictType):
             keys = em.call_builtin("aten::keys", [self.value], [], node)[0]
             return _SequenceIter(keys)
-        if isinstance(t, ListType | StrType | TensorType):
+        if isinstance(t, TSListType | TSStrType | TSTensorType):
             return _SequenceIter(self.value)
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             return _UnrolledIter([_Simple(v) for v in _Simple(self.value).as_values(em, node)])
         raise em.error(f"'{ts_annotation_str(t)}' object is not iterable", node)
 
@@ -608,7 +608,7 @@ class _Multi(_Sugared):
 
     def as_value(self, em: _FunctionEmitter, node: ast.AST) -> SSAValue:
         values = [i.as_value(em, node) for i in self.items]
-        op = em.emit(TupleConstructOp.make(values, [TupleType(*(v.type for v in values))]), node)
+        op = em.emit(TupleConstructOp.make(values, [TSTupleType(*(v.type for v in values))]), node)
         return op.results[0]
 
     def as_tuple(self, em: _FunctionEmitter, n: int | None, node: ast.AST) -> list[_Sugared]:
@@ -735,7 +735,7 @@ class _Method(_Sugared):
     def call(
         self, em: _FunctionEmitter, node: ast.Call, args: list[SSAValue], kwargs: list[tuple[str, SSAValue]]
     ) -> _Sugared:
-        if self.name in _TENSOR_CASTS and isinstance(self.self_value.type, TensorType) and not args and not kwargs:
+        if self.name in _TENSOR_CASTS and isinstance(self.self_value.type, TSTensorType) and not args and not kwargs:
             # `x.float()` is `x.to(torch.float32)`, as TorchScript's builtins write it.
             dtype = _EnumConstant(_TENSOR_CASTS[self.name]).as_value(em, node)
             return _wrap(em.call_builtin("aten::to", [self.self_value, dtype], [], node), em, node)
@@ -856,7 +856,7 @@ class _UserFunction(_Sugared):
                 raise em.error(f"{self.name}() is missing argument '{pname}'", node)
             inputs.append(value)
         assert callee.return_type is not None
-        fn = em.emit(ConstantOp.make([], [FunctionType(self.name)], {"name": StringAttr(self.name)}), node)
+        fn = em.emit(ConstantOp.make([], [TSFunctionType(self.name)], {"name": StringAttr(self.name)}), node)
         call = em.emit(CallFunctionOp.make([fn.results[0], *inputs], [callee.return_type]), node)
         return _Simple(call.results[0])
 
@@ -932,7 +932,7 @@ class _SequenceIter(_Iterable):
         return em.call_builtin("aten::len", [self.seq], [], node)[0]
 
     def item(self, em: _FunctionEmitter, index: SSAValue, node: ast.AST) -> _Sugared:
-        if isinstance(self.seq.type, TensorType):
+        if isinstance(self.seq.type, TSTensorType):
             zero = em.const(0, node)
             return _Simple(em.call_builtin("aten::select", [self.seq, zero, index], [], node)[0])
         return _Simple(em.call_builtin("aten::__getitem__", [self.seq, index], [], node)[0])
@@ -960,7 +960,7 @@ class _EnumerateIter(_Iterable):
 
 
 def _min_length(lengths: list[SSAValue], em: _FunctionEmitter, node: ast.AST) -> SSAValue:
-    lst = em.emit(ListConstructOp.make(lengths, [ListType(IntType())]), node).results[0]
+    lst = em.emit(ListConstructOp.make(lengths, [TSListType(TSIntType())]), node).results[0]
     return em.call_builtin("prim::min", [lst], [], node)[0]
 
 
@@ -1072,7 +1072,7 @@ _CMPOPS: dict[type[ast.cmpop], str] = {
     ast.Lt: "lt", ast.Gt: "gt", ast.LtE: "le", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne",
 }
 _MIRRORED = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
-_SCALARS = (IntType, FloatType, BoolType, NumberType, ComplexType)
+_SCALARS = (TSIntType, TSFloatType, TSBoolType, TSNumberType, TSComplexType)
 
 
 class _FunctionEmitter:
@@ -1132,23 +1132,23 @@ class _FunctionEmitter:
         """A `prim.Constant` of a Python value (None typed `type_`, default NoneType)."""
         props: dict[str, Attribute | None] = {}
         if value is None:
-            t = type_ or NoneType()
+            t = type_ or TSNoneType()
         elif isinstance(value, bool):
-            t, props["value"] = BoolType(), IntegerAttr(int(value), IntegerType(1))
+            t, props["value"] = TSBoolType(), IntegerAttr(int(value), IntegerType(1))
         elif isinstance(value, int):
             if not -(2**63) <= value < 2**63:
                 raise self.error(f"integer constant {value} does not fit in 64 bits", node)
-            t, props["value"] = IntType(), IntegerAttr(value, IntegerType(64))
+            t, props["value"] = TSIntType(), IntegerAttr(value, IntegerType(64))
         elif isinstance(value, float):
-            t, props["value"] = FloatType(), FloatAttr(value, Float64Type())
+            t, props["value"] = TSFloatType(), FloatAttr(value, Float64Type())
         elif isinstance(value, str):
-            t, props["value"] = StrType(), StringAttr(value)
+            t, props["value"] = TSStrType(), StringAttr(value)
         elif isinstance(value, list | tuple):
             elems = [self._const_attr(v, node) for v in value]
-            elem_t = type_.element if isinstance(type_, ListType) else (
-                _python_type(value[0]) if value else IntType()
+            elem_t = type_.element if isinstance(type_, TSListType) else (
+                _python_type(value[0]) if value else TSIntType()
             )
-            t, props["value"] = ListType(elem_t), ArrayAttr(elems)
+            t, props["value"] = TSListType(elem_t), ArrayAttr(elems)
         else:
             raise self.error(f"cannot make a TorchScript constant of {type(value).__name__}", node)
         return self.emit(ConstantOp.make([], [t], props), node).results[0]
@@ -1165,7 +1165,7 @@ class _FunctionEmitter:
         raise self.error(f"cannot make a TorchScript list constant of {type(value).__name__}", node)
 
     def const_device(self, name: str, node: ast.AST | None) -> SSAValue:
-        return self.emit(ConstantOp.make([], [DeviceType()], {"value": StringAttr(name)}), node).results[0]
+        return self.emit(ConstantOp.make([], [TSDeviceType()], {"value": StringAttr(name)}), node).results[0]
 
     def node(
         self, kind: str, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], node: ast.AST | None
@@ -1235,7 +1235,7 @@ class _FunctionEmitter:
         if params and params[0] == "self":
             raise self.error("methods of classes and modules are not supported by this frontend", fdef)
         param_types: list[Attribute] = [
-            self.parse_type(a.annotation) if a.annotation is not None else TensorType() for a in args.args
+            self.parse_type(a.annotation) if a.annotation is not None else TSTensorType() for a in args.args
         ]
         defaults: dict[str, object] = {}
         for a, d in zip(args.args[len(args.args) - len(args.defaults) :], args.defaults, strict=True):
@@ -1264,14 +1264,14 @@ class _FunctionEmitter:
             if block not in self.exit_blocks:
                 # Falling off the end returns None.
                 declared = self.declared_return
-                if declared is not None and not is_subtype(NoneType(), declared):
+                if declared is not None and not is_subtype(TSNoneType(), declared):
                     raise self.error(
                         "function was not annotated as returning None, but does not return along all paths", fdef
                     )
                 self.emit_return_value(self.const(None, fdef, None), fdef)
             elif self.merged_return is None:
                 # Always raises: the declared type, else None.
-                self.merged_return = self.declared_return or NoneType()
+                self.merged_return = self.declared_return or TSNoneType()
             ret = self.merged_return
             assert ret is not None
             placeholder = self.emit(UninitializedOp.make([], [ret]), fdef)
@@ -1292,7 +1292,7 @@ class _FunctionEmitter:
         """A type annotation: `int`, `List[int]`, `Optional[Tensor]`, `torch.Tensor`, `T | None`, `"Tensor"`."""
         if isinstance(node, ast.Constant):
             if node.value is None:
-                return NoneType()
+                return TSNoneType()
             if isinstance(node.value, str):
                 try:
                     inner = ast.parse(node.value, mode="eval").body
@@ -1308,15 +1308,15 @@ class _FunctionEmitter:
             head = self._type_head(node.value)
             items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             if head in ("List", "list"):
-                return ListType(self.parse_type(items[0]))
+                return TSListType(self.parse_type(items[0]))
             if head in ("Optional",):
-                return OptionalType(self.parse_type(items[0]))
+                return TSOptionalType(self.parse_type(items[0]))
             if head in ("Tuple", "tuple"):
                 if len(items) == 1 and isinstance(items[0], ast.Tuple) and not items[0].elts:
-                    return TupleType()
-                return TupleType(*(self.parse_type(i) for i in items))
+                    return TSTupleType()
+                return TSTupleType(*(self.parse_type(i) for i in items))
             if head in ("Dict", "dict") and len(items) == 2:
-                return DictType(self.parse_type(items[0]), self.parse_type(items[1]))
+                return TSDictType(self.parse_type(items[0]), self.parse_type(items[1]))
             if head == "Union":
                 return self._union([self.parse_type(i) for i in items], node)
             if head == "Final":
@@ -1324,16 +1324,16 @@ class _FunctionEmitter:
             raise self.error(f"unknown type constructor '{head}'", node)
         head = self._type_head(node)
         simple = {
-            "int": IntType(), "float": FloatType(), "bool": BoolType(), "str": StrType(), "complex": ComplexType(),
-            "Tensor": TensorType(), "Any": AnyType(), "None": NoneType(), "NoneType": NoneType(),
-            "device": DeviceType(),
+            "int": TSIntType(), "float": TSFloatType(), "bool": TSBoolType(), "str": TSStrType(), "complex": TSComplexType(),
+            "Tensor": TSTensorType(), "Any": TSAnyType(), "None": TSNoneType(), "NoneType": TSNoneType(),
+            "device": TSDeviceType(),
         }
         if head in simple:
             return simple[head]
         if head in ("List", "list"):
-            return ListType(TensorType())
+            return TSListType(TSTensorType())
         if head in ("Dict", "dict"):
-            return DictType(StrType(), TensorType())
+            return TSDictType(TSStrType(), TSTensorType())
         raise self.error(f"unknown type '{head or ast.unparse(node)}'", node)
 
     def _type_head(self, node: ast.expr) -> str:
@@ -1355,12 +1355,12 @@ class _FunctionEmitter:
         return ""
 
     def _union(self, items: list[Attribute], node: ast.AST) -> Attribute:
-        others = [t for t in items if not isinstance(t, NoneType)]
+        others = [t for t in items if not isinstance(t, TSNoneType)]
         if len(others) < len(items) and len(others) == 1:
-            return OptionalType(others[0])
+            return TSOptionalType(others[0])
         if len(items) == 1:
             return items[0]
-        return UnionType(*items)
+        return TSUnionType(*items)
 
     # -- statements ------------------------------------------------------------
 
@@ -1451,14 +1451,14 @@ class _FunctionEmitter:
         if isinstance(target, ast.Name):
             lhs = self.get_var(target.id, target).as_value(self, target)
             rhs = self.emit_expr(stmt.value)
-            if isinstance(lhs.type, TensorType | ListType) and type(stmt.op) in _INPLACE:
+            if isinstance(lhs.type, TSTensorType | TSListType) and type(stmt.op) in _INPLACE:
                 result = self.call_builtin(f"aten::{_INPLACE[type(stmt.op)]}", [lhs, rhs], [], stmt)[0]
             else:
                 result = self.binop(stmt.op, lhs, rhs, stmt)
             self.set_var(target.id, result, target)
         elif isinstance(target, ast.Subscript):
             base = self.emit_expr(target.value)
-            if isinstance(base.type, TensorType):
+            if isinstance(base.type, TSTensorType):
                 sliced, indices = self.tensor_indexing(base, target.slice, target)
                 if indices:
                     raise self.error("augmented assignment with tensor indices is not supported by this frontend",
@@ -1488,7 +1488,7 @@ class _FunctionEmitter:
     def emit_return_value(self, value: SSAValue, node: ast.AST) -> None:
         declared = self.declared_return
         if declared is not None:
-            if not (is_subtype(declared, TensorType()) and isinstance(value.type, NoneType)):
+            if not (is_subtype(declared, TSTensorType()) and isinstance(value.type, TSNoneType)):
                 value = self.convert(value, declared, node)
             if not is_subtype(value.type, declared):
                 raise self.error(
@@ -1529,7 +1529,7 @@ class _FunctionEmitter:
         if not isinstance(exc, _ExceptionInstance):
             raise self.error("exceptions must derive from BaseException", stmt.exc)
         message = exc.message if exc.message is not None else self.const("", stmt)
-        if not isinstance(message.type, StrType):
+        if not isinstance(message.type, TSStrType):
             message = self.call_builtin("aten::str", [message], [], stmt)[0]
         cls = self.const(f"builtins.{exc.name}", stmt.exc)
         self.emit(RaiseExceptionOp.make([message, cls], []), stmt)
@@ -1653,7 +1653,7 @@ class _FunctionEmitter:
                     raise self.error(f"{callee.name}() takes no keyword arguments", node)
                 if callee.name == "range":
                     args = [self.emit_expr(a) for a in node.args]
-                    if not 1 <= len(args) <= 3 or not all(isinstance(a.type, IntType) for a in args):
+                    if not 1 <= len(args) <= 3 or not all(isinstance(a.type, TSIntType) for a in args):
                         raise self.error("range() takes one to three int arguments", node)
                     if len(args) == 1:
                         return _RangeIter(None, args[0], None)
@@ -1687,7 +1687,7 @@ class _FunctionEmitter:
     ) -> None:
         if trip is None:
             trip = self.const(INT64_MAX, node)
-        body_block = Block(arg_types=[IntType()])
+        body_block = Block(arg_types=[TSIntType()])
         cond_block = Block()
         if cond is not None:
             with self.scope(cond_block):
@@ -1815,7 +1815,7 @@ class _FunctionEmitter:
             isinstance(var, ast.Name)
             and isinstance(other, ast.Constant)
             and other.value is None
-            and isinstance(var_t, OptionalType)
+            and isinstance(var_t, TSOptionalType)
         ):
             present = {var.id: var_t.element}
             refinements = _Refinements({}, present) if is_is else _Refinements(present, {})
@@ -1842,9 +1842,9 @@ class _FunctionEmitter:
 
     def to_bool(self, value: SSAValue, node: ast.AST) -> SSAValue:
         t = value.type
-        if isinstance(t, BoolType):
+        if isinstance(t, TSBoolType):
             return value
-        if isinstance(t, TensorType | IntType | FloatType):
+        if isinstance(t, TSTensorType | TSIntType | TSFloatType):
             return self.call_builtin("aten::Bool", [value], [], node)[0]
         raise self.error(f"could not cast a value of type '{ts_annotation_str(t)}' to bool", node)
 
@@ -1857,7 +1857,7 @@ class _FunctionEmitter:
         if isinstance(node, ast.Constant):
             value = node.value
             if value is None:
-                return _Simple(self.const(None, node, hint if isinstance(hint, OptionalType) else None))
+                return _Simple(self.const(None, node, hint if isinstance(hint, TSOptionalType) else None))
             if isinstance(value, bool | int | float | str):
                 return _Simple(self.const(value, node))
             raise self.error(f"constants of type {type(value).__name__} are not supported in TorchScript", node)
@@ -1889,7 +1889,7 @@ class _FunctionEmitter:
             return _Simple(self.emit_list(node, hint))
         if isinstance(node, ast.Tuple):
             hints: Sequence[Attribute | None] = (
-                hint.element_types if isinstance(hint, TupleType) and len(hint.element_types) == len(node.elts)
+                hint.element_types if isinstance(hint, TSTupleType) and len(hint.element_types) == len(node.elts)
                 else [None] * len(node.elts)
             )
             for e in node.elts:
@@ -1917,7 +1917,7 @@ class _FunctionEmitter:
             return self.call_builtin("aten::neg", [value], [], node)[0]
         if isinstance(node.op, ast.UAdd):
             return value
-        if isinstance(value.type, TensorType):
+        if isinstance(value.type, TSTensorType):
             return self.call_builtin("aten::bitwise_not", [value], [], node)[0]
         raise self.error(f"'~' is not supported on a value of type '{ts_annotation_str(value.type)}'", node)
 
@@ -1926,10 +1926,10 @@ class _FunctionEmitter:
         if name is None:
             raise self.error(f"the operator {type(op).__name__} is not supported", node)
         lt, rt = lhs.type, rhs.type
-        if isinstance(lt, TensorType) or isinstance(rt, TensorType):
+        if isinstance(lt, TSTensorType) or isinstance(rt, TSTensorType):
             if name == "floordiv":
                 name = "floor_divide"
-            if isinstance(lt, _SCALARS) and isinstance(rt, TensorType):
+            if isinstance(lt, _SCALARS) and isinstance(rt, TSTensorType):
                 # The reflected operators, as TorchScript's builtins write them.
                 if name in ("add", "mul"):
                     return self.call_builtin(f"aten::{name}", [rhs, lhs], [], node)[0]
@@ -1951,12 +1951,12 @@ class _FunctionEmitter:
             kind = "aten::__is__" if isinstance(op, ast.Is) else "aten::__isnot__"
             return self.call_builtin(kind, [lhs, rhs], [], node)[0]
         name = _CMPOPS[type(op)]
-        if isinstance(lhs.type, _SCALARS) and isinstance(rhs.type, TensorType):
+        if isinstance(lhs.type, _SCALARS) and isinstance(rhs.type, TSTensorType):
             return self.call_builtin(f"aten::{_MIRRORED[name]}", [rhs, lhs], [], node)[0]
         return self.call_builtin(f"aten::{name}", [lhs, rhs], [], node)[0]
 
     def emit_list(self, node: ast.List, hint: Attribute | None) -> SSAValue:
-        elem_hint = hint.element if isinstance(hint, ListType) else None
+        elem_hint = hint.element if isinstance(hint, TSListType) else None
         values: list[SSAValue] = []
         for e in node.elts:
             if isinstance(e, ast.Starred):
@@ -1971,12 +1971,12 @@ class _FunctionEmitter:
                         f"a list of '{ts_annotation_str(elem)}' cannot hold a '{ts_annotation_str(v.type)}'", e
                     )
         elif not values:
-            elem = TensorType()
+            elem = TSTensorType()
         else:
             elem = unrefined(values[0].type)
             for v, e in zip(values[1:], node.elts[1:], strict=True):
                 joined = join_types(elem, unrefined(v.type))
-                widened = isinstance(joined, OptionalType | UnionType) and not isinstance(elem, OptionalType)
+                widened = isinstance(joined, TSOptionalType | TSUnionType) and not isinstance(elem, TSOptionalType)
                 if joined is None or widened:
                     raise self.error(
                         f"lists must contain only a single type, found '{ts_annotation_str(elem)}' and "
@@ -1984,11 +1984,11 @@ class _FunctionEmitter:
                         e,
                     )
                 elem = joined
-        return self.emit(ListConstructOp.make(values, [ListType(elem)]), node).results[0]
+        return self.emit(ListConstructOp.make(values, [TSListType(elem)]), node).results[0]
 
     def emit_dict(self, node: ast.Dict, hint: Attribute | None) -> SSAValue:
-        key_hint = hint.key if isinstance(hint, DictType) else None
-        value_hint = hint.value if isinstance(hint, DictType) else None
+        key_hint = hint.key if isinstance(hint, TSDictType) else None
+        value_hint = hint.value if isinstance(hint, TSDictType) else None
         operands: list[SSAValue] = []
         key_t: Attribute | None = key_hint
         value_t: Attribute | None = value_hint
@@ -2012,7 +2012,7 @@ class _FunctionEmitter:
                 else:
                     value_t = joined
             operands += [kv, vv]
-        t = DictType(key_t or StrType(), value_t or TensorType())
+        t = TSDictType(key_t or TSStrType(), value_t or TSTensorType())
         return self.emit(DictConstructOp.make(operands, [t]), node).results[0]
 
     def emit_fstring(self, node: ast.JoinedStr) -> SSAValue:
@@ -2048,7 +2048,7 @@ class _FunctionEmitter:
             ast.copy_location(loop, node)
             return ast.fix_missing_locations(loop)
 
-        if isinstance(hint, ListType):
+        if isinstance(hint, TSListType):
             elem = hint.element
         else:
             # Emit once into a scratch block to learn the element type.
@@ -2058,9 +2058,9 @@ class _FunctionEmitter:
             with self.scope(scratch):
                 self.emit_for(loop_of(ast.fix_missing_locations(assign)))
             scratch.drop_all_references()
-            elem = self.probes.get(probe, TensorType())
+            elem = self.probes.get(probe, TSTensorType())
         name = f"$list{tag}"
-        lst = self.emit(ListConstructOp.make([], [ListType(elem)]), node).results[0]
+        lst = self.emit(ListConstructOp.make([], [TSListType(elem)]), node).results[0]
         self.set_var(name, lst, node)
         append = ast.Expr(
             value=ast.Call(
@@ -2082,7 +2082,7 @@ class _FunctionEmitter:
         value = base.as_value(self, node.value)
         t = value.type
         index = node.slice
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             if isinstance(index, ast.Slice):
                 raise self.error("tuple slicing is not supported by this frontend", index)
             i = _literal(index)
@@ -2094,14 +2094,14 @@ class _FunctionEmitter:
                 raise self.error(f"tuple index {i} out of range for a tuple of {n} elements", index)
             op = self.emit(TupleIndexOp.make([value, self.const(j, index)], [t.element_types[j]]), node)
             return _Simple(op.results[0])
-        if isinstance(t, ListType | StrType):
+        if isinstance(t, TSListType | TSStrType):
             if isinstance(index, ast.Slice):
                 start, end, step = self._slice_parts(index, node)
                 return _Simple(self.call_builtin("aten::slice", [value, start, end, step], [], node)[0])
             return _Simple(self.call_builtin("aten::__getitem__", [value, self.emit_expr(index)], [], node)[0])
-        if isinstance(t, DictType):
+        if isinstance(t, TSDictType):
             return _Simple(self.call_builtin("aten::__getitem__", [value, self.emit_expr(index)], [], node)[0])
-        if isinstance(t, TensorType):
+        if isinstance(t, TSTensorType):
             sliced, indices = self.tensor_indexing(value, index, node)
             if indices is not None:
                 return _Simple(self.call_builtin("aten::index", [sliced, indices], [], node)[0])
@@ -2140,11 +2140,11 @@ class _FunctionEmitter:
                 dim += 1
                 continue
             v = self.emit_expr(item)
-            if isinstance(v.type, IntType):
+            if isinstance(v.type, TSIntType):
                 x = self.call_builtin("aten::select", [x, self.const(dim, item), v], [], node)[0]
                 if dim < 0:
                     dim += 1
-            elif isinstance(v.type, TensorType):
+            elif isinstance(v.type, TSTensorType):
                 if dim < 0:
                     raise self.error("tensor indices after '...' are not supported by this frontend", item)
                 tensor_indices[dim] = v
@@ -2157,13 +2157,13 @@ class _FunctionEmitter:
             tensor_indices[d] if d in tensor_indices else self.const(None, node)
             for d in range(max(tensor_indices) + 1)
         ]
-        lst = self.emit(ListConstructOp.make(entries, [ListType(OptionalType(TensorType()))]), node).results[0]
+        lst = self.emit(ListConstructOp.make(entries, [TSListType(TSOptionalType(TSTensorType()))]), node).results[0]
         return x, lst
 
     def emit_subscript_assign(self, target: ast.Subscript, value: SSAValue, rhs: ast.AST) -> None:
         base = self.emit_expr(target.value)
         t = base.type
-        if isinstance(t, TensorType):
+        if isinstance(t, TSTensorType):
             sliced, indices = self.tensor_indexing(base, target.slice, target)
             if isinstance(value.type, _SCALARS):
                 dtype = self.call_builtin("prim::dtype", [sliced], [], target)[0]
@@ -2176,7 +2176,7 @@ class _FunctionEmitter:
             return
         if isinstance(target.slice, ast.Slice):
             raise self.error("sliced assignment is only supported on tensors", target)
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             raise self.error("tuples do not support subscripted assignment", target)
         index = self.emit_expr(target.slice)
         self.call_builtin("aten::_set_item", [base, index, value], [], target)
@@ -2262,7 +2262,7 @@ class _FunctionEmitter:
             if (
                 st.kind is TypeKind.BASE
                 and st.name in ("ScalarType", "Layout", "MemoryFormat")
-                and isinstance(given[b].type, IntType)
+                and isinstance(given[b].type, TSIntType)
                 and given[b] not in self.enum_values
                 and not isinstance(given[b].owner, LoadOp)
             ):
@@ -2277,18 +2277,18 @@ class _FunctionEmitter:
         for schema in candidates(kind):
             formal = varargs_list_argument(schema)
             k = sum(1 for a in schema.arguments if not a.kwarg_only) - 1
-            if formal is None or k >= len(args) or isinstance(args[k].type, ListType | TupleType):
+            if formal is None or k >= len(args) or isinstance(args[k].type, TSListType | TSTupleType):
                 continue
             elem = schema_type_to_ts(formal.type.unwrap_optional().elements[0])
             rest = args[k:]
             if not all(is_subtype(v.type, elem) for v in rest):
                 continue
-            types_ = [*(a.type for a in args[:k]), ListType(elem), *(v.type for _, v in kwargs)]
+            types_ = [*(a.type for a in args[:k]), TSListType(elem), *(v.type for _, v in kwargs)]
             try:
                 resolved = resolve_node(kind, types_, names, keyword_only=True)
             except OverloadError:
                 continue
-            lst = self.emit(ListConstructOp.make(rest, [ListType(elem)]), node).results[0]
+            lst = self.emit(ListConstructOp.make(rest, [TSListType(elem)]), node).results[0]
             return resolved, [*args[:k], lst, *(v for _, v in kwargs)]
         return None
 
@@ -2300,8 +2300,8 @@ class _FunctionEmitter:
         if st.kind is TypeKind.BASE and st.name == "Device":
             return self.const_device(str(value), node)
         if isinstance(value, list):
-            elem = schema_type_to_ts(st.elements[0]) if st.kind is TypeKind.LIST else IntType()
-            return self.const(value, node, ListType(elem))
+            elem = schema_type_to_ts(st.elements[0]) if st.kind is TypeKind.LIST else TSIntType()
+            return self.const(value, node, TSListType(elem))
         v = self.const(value, node)
         if st.kind is TypeKind.BASE and st.name in ("ScalarType", "Layout", "MemoryFormat"):
             self.enum_values.add(v)
@@ -2310,7 +2310,7 @@ class _FunctionEmitter:
     def _apply_conversion(self, value: SSAValue, conv: str | None, formal: Argument, node: ast.AST) -> SSAValue:
         if conv is None:
             return value
-        tensor = isinstance(value.type, TensorType)
+        tensor = isinstance(value.type, TSTensorType)
         if conv == "int":
             kind = "aten::IntImplicit" if tensor else "aten::Int"
         elif conv == "float":
@@ -2323,14 +2323,14 @@ class _FunctionEmitter:
             kind = "aten::device"
         elif conv == "list":
             items = _Simple(value).as_values(self, node)
-            elem = join_types(items[0].type, items[0].type) if items else IntType()
+            elem = join_types(items[0].type, items[0].type) if items else TSIntType()
             for v in items[1:]:
                 elem = join_types(elem, v.type) if elem is not None else None
-            list_t = ListType(elem or AnyType())
+            list_t = TSListType(elem or TSAnyType())
             return self.emit(ListConstructOp.make(items, [list_t]), node).results[0]
         elif conv == "repeat":
             n = formal.size or 1
-            return self.emit(ListConstructOp.make([value] * n, [ListType(value.type)]), node).results[0]
+            return self.emit(ListConstructOp.make([value] * n, [TSListType(value.type)]), node).results[0]
         else:
             return value
         return self.call_builtin(kind, [value], [], node)[0]
@@ -2340,24 +2340,24 @@ class _FunctionEmitter:
         t = value.type
         if is_subtype(t, target):
             return value
-        inner = target.element if isinstance(target, OptionalType) else target
-        if isinstance(t, TupleType) and isinstance(inner, ListType):
+        inner = target.element if isinstance(target, TSOptionalType) else target
+        if isinstance(t, TSTupleType) and isinstance(inner, TSListType):
             items = _Simple(value).as_values(self, node)
             if all(is_subtype(v.type, inner.element) for v in items):
                 return self.emit(ListConstructOp.make(items, [inner]), node).results[0]
             return value
         kind: str | None = None
-        if isinstance(t, TensorType):
+        if isinstance(t, TSTensorType):
             kind = {
-                FloatType: "aten::FloatImplicit", IntType: "aten::IntImplicit", NumberType: "aten::ScalarImplicit"
+                TSFloatType: "aten::FloatImplicit", TSIntType: "aten::IntImplicit", TSNumberType: "aten::ScalarImplicit"
             }.get(type(inner))  # type: ignore[arg-type]
-        elif isinstance(t, NumberType):
-            kind = {FloatType: "aten::Float", IntType: "aten::Int"}.get(type(inner))  # type: ignore[arg-type]
-        elif isinstance(t, BoolType):
-            kind = {FloatType: "aten::Float", IntType: "aten::Int", NumberType: "aten::Int"}.get(
+        elif isinstance(t, TSNumberType):
+            kind = {TSFloatType: "aten::Float", TSIntType: "aten::Int"}.get(type(inner))  # type: ignore[arg-type]
+        elif isinstance(t, TSBoolType):
+            kind = {TSFloatType: "aten::Float", TSIntType: "aten::Int", TSNumberType: "aten::Int"}.get(
                 type(inner)  # type: ignore[arg-type]
             )
-        elif isinstance(t, StrType) and isinstance(inner, DeviceType):
+        elif isinstance(t, TSStrType) and isinstance(inner, TSDeviceType):
             kind = "aten::device"
         if kind is None:
             return value
@@ -2371,23 +2371,23 @@ class _FunctionEmitter:
 
 def _python_type(value: object) -> Attribute:
     if isinstance(value, bool):
-        return BoolType()
+        return TSBoolType()
     if isinstance(value, int):
-        return IntType()
+        return TSIntType()
     if isinstance(value, float):
-        return FloatType()
+        return TSFloatType()
     if isinstance(value, str):
-        return StrType()
-    return AnyType()
+        return TSStrType()
+    return TSAnyType()
 
 
 def _none_status(t: Attribute) -> str:
     """Whether a value of type `t` is always, maybe or never None."""
-    if isinstance(t, NoneType):
+    if isinstance(t, TSNoneType):
         return "always"
-    if isinstance(t, OptionalType | AnyType):
+    if isinstance(t, TSOptionalType | TSAnyType):
         return "maybe"
-    if isinstance(t, UnionType) and any(isinstance(e, NoneType) for e in t.element_types):
+    if isinstance(t, TSUnionType) and any(isinstance(e, TSNoneType) for e in t.element_types):
         return "maybe"
     return "never"
 
@@ -2408,7 +2408,7 @@ def _schema_text(
             text += "=" + _format_default(defaults[p])
         args.append(text)
     ret_text = ts_type_str(ret)
-    if isinstance(ret, TupleType):
+    if isinstance(ret, TSTupleType):
         ret_text = f"({ret_text})"
     return f"{name}({', '.join(args)}) -> {ret_text}"
 
@@ -2542,21 +2542,21 @@ def _canonicalize_modified_loop(op: LoopOp) -> None:
         body.insert_op_before(new, term)
         return new.results[0]
 
-    zero = add(ConstantOp.make([], [IntType()], {"value": IntegerAttr(0, IntegerType(64))}))
-    one = add(ConstantOp.make([], [IntType()], {"value": IntegerAttr(1, IntegerType(64))}))
+    zero = add(ConstantOp.make([], [TSIntType()], {"value": IntegerAttr(0, IntegerType(64))}))
+    one = add(ConstantOp.make([], [TSIntType()], {"value": IntegerAttr(1, IntegerType(64))}))
     max_trip = op.operands[0]
-    cond = add(NodeOp("aten::gt", [max_trip, zero], [BoolType()]))
+    cond = add(NodeOp("aten::gt", [max_trip, zero], [TSBoolType()]))
     if start_cond is not True:
-        cond = add(NodeOp("aten::__and__", [cond, op.operands[1]], [BoolType()]))
-    int_max = add(ConstantOp.make([], [IntType()], {"value": IntegerAttr(INT64_MAX, IntegerType(64))}))
-    counter = body.insert_arg(IntType(), len(body.args))
+        cond = add(NodeOp("aten::__and__", [cond, op.operands[1]], [TSBoolType()]))
+    int_max = add(ConstantOp.make([], [TSIntType()], {"value": IntegerAttr(INT64_MAX, IntegerType(64))}))
+    counter = body.insert_arg(TSIntType(), len(body.args))
     body.args[0].replace_all_uses_with(counter)
     body.args[0].name_hint = None
-    incremented = node_in_body("aten::add", [counter, one], IntType())
-    below = node_in_body("aten::lt", [incremented, max_trip], BoolType())
-    new_cond = node_in_body("aten::__and__", [below, term.operands[0]], BoolType())
+    incremented = node_in_body("aten::add", [counter, one], TSIntType())
+    below = node_in_body("aten::lt", [incremented, max_trip], TSBoolType())
+    new_cond = node_in_body("aten::__and__", [below, term.operands[0]], TSBoolType())
     term.operands = (new_cond, *term.operands[1:], incremented)
-    rebuild(op, [int_max, cond, *op.operands[2:], zero], [*op.result_types, IntType()])
+    rebuild(op, [int_max, cond, *op.operands[2:], zero], [*op.result_types, TSIntType()])
 
 
 def _lower_simple_tuples(block: Block) -> None:
@@ -2586,14 +2586,14 @@ def _constant_value(value: SSAValue) -> object:
     v = owner.value
     t = value.type
     if v is None:
-        return None if isinstance(t, NoneType) else _NOT_LITERAL
+        return None if isinstance(t, TSNoneType) else _NOT_LITERAL
     if isinstance(v, IntegerAttr):
         if v.type == IntegerType(1):
             return bool(v.value.data)
         return v.value.data
     if isinstance(v, FloatAttr):
         return v.value.data
-    if isinstance(v, StringAttr) and isinstance(t, StrType):
+    if isinstance(v, StringAttr) and isinstance(t, TSStrType):
         return v.data
     return _NOT_LITERAL
 
@@ -2651,7 +2651,7 @@ def _fold(op: NodeOp) -> object:
     except (ArithmeticError, ValueError, TypeError):
         return _NOT_LITERAL
     t = op.results[0].type
-    wanted = {IntType: int, FloatType: float, BoolType: bool, StrType: str}.get(type(t))  # type: ignore[arg-type]
+    wanted = {TSIntType: int, TSFloatType: float, TSBoolType: bool, TSStrType: str}.get(type(t))  # type: ignore[arg-type]
     if wanted is None or result is _NOT_LITERAL or type(result) is not wanted:
         if wanted is float and isinstance(result, int) and not isinstance(result, bool):
             result = float(result)

@@ -51,14 +51,14 @@ from xdsl_exir.dialects import prim
 from xdsl_exir.dialects.exir import DType
 from xdsl_exir.dialects.ts import (
     DTYPE_CODES,
-    ClassType,
-    ComplexType,
     MethodOp,
-    ModuleOp,
     NodeOp,
-    TensorType,
+    ScriptModuleOp,
     TensorValueAttr,
-    TupleType,
+    TSClassType,
+    TSComplexType,
+    TSTensorType,
+    TSTupleType,
     ts_type_str,
 )
 from xdsl_exir.interpreters import aten_kernels
@@ -184,7 +184,7 @@ class TSCompileContext(CompileContext):
     `ts.method`s (functions).
     """
 
-    def __init__(self, classes: dict[str, ModuleOp], functions: dict[str, MethodOp]) -> None:
+    def __init__(self, classes: dict[str, ScriptModuleOp], functions: dict[str, MethodOp]) -> None:
         super().__init__()
         self.classes = classes
         self.functions = functions
@@ -265,9 +265,9 @@ def constant_value(value: Attribute | None, t: Attribute) -> Any:
         return tensor_constant(value)
     if isinstance(value, ArrayAttr):
         items = cast(tuple[Attribute, ...], value.data)
-        if isinstance(t, ComplexType):
+        if isinstance(t, TSComplexType):
             return complex(constant_value(items[0], t), constant_value(items[1], t))
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             return tuple(constant_value(v, e) for v, e in zip(items, t.element_types))
         elem = getattr(t, "element", t)
         return [constant_value(v, elem) for v in items]
@@ -411,7 +411,7 @@ def _requires_grad_check(node: Operation, ctx: CompileContext) -> Prepared:
 
 def _create_object(node: Operation, ctx: CompileContext) -> Prepared:
     t = node.results[0].type
-    if not isinstance(t, ClassType):
+    if not isinstance(t, TSClassType):
         raise InterpreterError(f"prim::CreateObject must make an object of a class, not {ts_type_str(t)}")
     name = t.qualname.data
     return lambda: (ScriptObject(name),)
@@ -626,7 +626,7 @@ def _fit_results(res: tuple[Any, ...], n: int) -> tuple[Any, ...]:
 def _method_caller(ctx: CompileContext, obj_type: Attribute, name: str) -> Callable[[ScriptObject], CompiledGraph]:
     """How to find method `name` of the object a call receives: statically if its class is known."""
     tctx = _context(ctx)
-    if isinstance(obj_type, ClassType) and obj_type.qualname.data in tctx.classes:
+    if isinstance(obj_type, TSClassType) and obj_type.qualname.data in tctx.classes:
         class_name = obj_type.qualname.data
         cache: list[CompiledGraph] = []
 
@@ -730,7 +730,7 @@ def compile_fork(op: Operation, ctx: CompileContext) -> Prepared:
     return run
 
 
-def tensor_matches(value: Any, t: TensorType, check_strides: bool = True) -> bool:
+def tensor_matches(value: Any, t: TSTensorType, check_strides: bool = True) -> bool:
     """
     Whether an array has what a refined tensor type says: dtype, sizes,
     strides (on dimensions longer than 1) and device. requires_grad is not
@@ -760,7 +760,7 @@ def tensor_matches(value: Any, t: TensorType, check_strides: bool = True) -> boo
 
 @register_op(prim.TypeCheckOp)
 def compile_type_check(op: Operation, ctx: CompileContext) -> Prepared:
-    types = [t if isinstance(t, TensorType) else TensorType() for t in cast(prim.TypeCheckOp, op).types.data]
+    types = [t if isinstance(t, TSTensorType) else TSTensorType() for t in cast(prim.TypeCheckOp, op).types.data]
 
     def run(*xs: Any) -> tuple[Any, ...]:
         ok = all(tensor_matches(x, t) for x, t in zip(xs, types))
@@ -774,7 +774,7 @@ def compile_guard(op: Operation, ctx: CompileContext) -> Prepared:
     t = op.results[0].type
 
     def run(x: Any, *_: Any) -> tuple[Any, ...]:
-        if isinstance(t, TensorType) and not tensor_matches(x, t, check_strides=False):
+        if isinstance(t, TSTensorType) and not tensor_matches(x, t, check_strides=False):
             raise InterpreterError(
                 f"prim::Guard failed: the value does not have type {ts_type_str(t)} "
                 "(the interpreter has no deoptimized graph to bail out to)"

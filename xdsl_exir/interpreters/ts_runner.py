@@ -43,23 +43,23 @@ from xdsl.dialects.builtin import ModuleOp as BuiltinModuleOp
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.ts import (
-    AnyType,
-    BoolType,
-    ClassType,
-    DeviceType,
-    DictType,
-    FloatType,
-    IntType,
-    ListType,
     MethodOp,
-    ModuleOp,
-    NoneType,
-    NumberType,
-    OptionalType,
-    StrType,
-    TensorType,
+    ScriptModuleOp,
     SlotOp,
-    TupleType,
+    TSAnyType,
+    TSBoolType,
+    TSClassType,
+    TSDeviceType,
+    TSDictType,
+    TSFloatType,
+    TSIntType,
+    TSListType,
+    TSNoneType,
+    TSNumberType,
+    TSOptionalType,
+    TSStrType,
+    TSTensorType,
+    TSTupleType,
     ts_type_str,
 )
 from xdsl_exir.interpreters import aten_kernels
@@ -83,20 +83,20 @@ def is_torchscript(module: BuiltinModuleOp) -> bool:
     or `ts.method` ops and no `exir.program` (which, once lowered, is what runs).
     """
     ops = list(module.ops)
-    return any(isinstance(op, ModuleOp | MethodOp) for op in ops) and not any(op.name == "exir.program" for op in ops)
+    return any(isinstance(op, ScriptModuleOp | MethodOp) for op in ops) and not any(op.name == "exir.program" for op in ops)
 
 
-def _collect_classes(module: ModuleOp, classes: dict[str, ModuleOp]) -> None:
+def _collect_classes(module: ScriptModuleOp, classes: dict[str, ScriptModuleOp]) -> None:
     classes.setdefault(module.class_name.data, module)
     for sub in module.submodules():
         _collect_classes(sub, classes)
 
 
-def build_object(module: ModuleOp) -> ScriptObject:
+def build_object(module: ScriptModuleOp) -> ScriptObject:
     """An instance of a `ts.module`: its slots' values (fresh arrays) and submodules."""
     attrs: dict[str, Any] = {}
     for op in module.body.ops:
-        if isinstance(op, ModuleOp):
+        if isinstance(op, ScriptModuleOp):
             attrs[op.sym_name.data] = build_object(op)
             continue
         if not isinstance(op, SlotOp):
@@ -105,7 +105,7 @@ def build_object(module: ModuleOp) -> ScriptObject:
         name = slot.sym_name.data
         value = slot.value
         slot_type = slot.slot_type
-        if value is None and isinstance(slot_type, TensorType):
+        if value is None and isinstance(slot_type, TSTensorType):
             attrs[name] = MissingData(module.class_name.data, name)
             continue
         try:
@@ -121,9 +121,9 @@ class TorchScriptRunner:
     """Runs the entry method or function of a TorchScript program (see the module doc)."""
 
     def __init__(self, module: BuiltinModuleOp, entry: str | None = None) -> None:
-        modules = [op for op in module.ops if isinstance(op, ModuleOp)]
+        modules = [op for op in module.ops if isinstance(op, ScriptModuleOp)]
         functions = {op.sym_name.data: op for op in module.ops if isinstance(op, MethodOp)}
-        classes: dict[str, ModuleOp] = {}
+        classes: dict[str, ScriptModuleOp] = {}
         for m in modules:
             _collect_classes(m, classes)
         self.context = TSCompileContext(classes, functions)
@@ -132,7 +132,7 @@ class TorchScriptRunner:
         self.method = method
         args = list(method.body.block.args)
         self._pass_self = self.self_object is not None
-        if self.self_object is None and args and isinstance(args[0].type, ClassType):
+        if self.self_object is None and args and isinstance(args[0].type, TSClassType):
             if args[0].uses:
                 raise InterpreterError(
                     f"this graph is a method of {args[0].type.qualname.data}; its module's state is not "
@@ -145,7 +145,7 @@ class TorchScriptRunner:
         self.input_names = [a.name_hint or f"input{i}" for i, a in enumerate(self.input_values)]
         self.graph: CompiledGraph = self.context.compile_method(method, method.sym_name.data)
 
-    def _find_entry(self, modules: list[ModuleOp], functions: dict[str, MethodOp], entry: str | None) -> MethodOp:
+    def _find_entry(self, modules: list[ScriptModuleOp], functions: dict[str, MethodOp], entry: str | None) -> MethodOp:
         if len(modules) > 1:
             # Other top-level modules are classes the program instantiates (`prim::CreateObject`).
             name = entry or "forward"
@@ -276,11 +276,11 @@ def _scalar(v: object, kinds: str, what: str, where: str) -> Any:
 
 def _convert_input(v: object, t: Attribute, where: str) -> Any:
     """A caller's value as the graph's input of type `t` (checked)."""
-    if isinstance(t, AnyType):
+    if isinstance(t, TSAnyType):
         return v
-    if isinstance(t, OptionalType):
+    if isinstance(t, TSOptionalType):
         return None if v is None else _convert_input(v, t.element, where)
-    if isinstance(t, TensorType):
+    if isinstance(t, TSTensorType):
         if isinstance(v, np.generic):
             v = np.asarray(v)
         if not isinstance(v, np.ndarray):
@@ -296,49 +296,49 @@ def _convert_input(v: object, t: Attribute, where: str) -> Any:
         if t.rank is not None and v.ndim != t.rank:
             raise InterpreterError(f"{where} is a tensor of rank {t.rank} ({_type_text(t)}), got {_describe_value(v)}")
         return v
-    if isinstance(t, IntType):
+    if isinstance(t, TSIntType):
         s = _scalar(v, "iu", "an int", where)
         if not isinstance(s, int) or isinstance(s, bool):
             raise InterpreterError(f"{where} is an int, got {_describe_value(v)}")
         return s
-    if isinstance(t, FloatType):
+    if isinstance(t, TSFloatType):
         s = _scalar(v, "fiu", "a float", where)
         if not isinstance(s, int | float) or isinstance(s, bool):
             raise InterpreterError(f"{where} is a float, got {_describe_value(v)}")
         return float(s)
-    if isinstance(t, BoolType):
+    if isinstance(t, TSBoolType):
         s = _scalar(v, "b", "a bool", where)
         if not isinstance(s, bool):
             raise InterpreterError(f"{where} is a bool, got {_describe_value(v)}")
         return s
-    if isinstance(t, NumberType):
+    if isinstance(t, TSNumberType):
         return _scalar(v, "biufc", "a number", where)
-    if isinstance(t, StrType | DeviceType):
+    if isinstance(t, TSStrType | TSDeviceType):
         s = _scalar(v, "U", "a str", where)
         if not isinstance(s, str):
             raise InterpreterError(f"{where} is a str, got {_describe_value(v)}")
         return s
-    if isinstance(t, NoneType):
+    if isinstance(t, TSNoneType):
         if v is not None:
             raise InterpreterError(f"{where} is None, got {_describe_value(v)}")
         return None
-    if isinstance(t, ListType):
+    if isinstance(t, TSListType):
         if isinstance(v, np.ndarray) and v.ndim >= 1:
             v = list(v)
         if not isinstance(v, list | tuple):
             raise InterpreterError(f"{where} is a list, got {_describe_value(v)}")
         return [_convert_input(x, t.element, f"{where}[{i}]") for i, x in enumerate(cast(Sequence[object], v))]
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         items = t.element_types
         if not isinstance(v, list | tuple) or len(cast(Sequence[object], v)) != len(items):
             raise InterpreterError(f"{where} is a tuple of {len(items)} elements, got {_describe_value(v)}")
         return tuple(_convert_input(x, e, f"{where}[{i}]") for i, (x, e) in enumerate(zip(cast(Sequence[object], v), items)))
-    if isinstance(t, DictType):
+    if isinstance(t, TSDictType):
         if not isinstance(v, dict):
             raise InterpreterError(f"{where} is a dict, got {_describe_value(v)}")
         d = cast(dict[object, object], v)
         return {_convert_input(k, t.key, where): _convert_input(x, t.value, where) for k, x in d.items()}
-    if isinstance(t, ClassType):
+    if isinstance(t, TSClassType):
         if not isinstance(v, ScriptObject):
             raise InterpreterError(f"{where} is an object of {t.qualname.data}, got {_describe_value(v)}")
         return v
@@ -346,28 +346,28 @@ def _convert_input(v: object, t: Attribute, where: str) -> Any:
 
 
 def _is_tensor_list(t: Attribute) -> bool:
-    return isinstance(t, ListType) and isinstance(t.element, TensorType | OptionalType)
+    return isinstance(t, TSListType) and isinstance(t.element, TSTensorType | TSOptionalType)
 
 
 def _flat_count(t: Attribute) -> int | None:
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         counts = [_flat_count(e) for e in t.element_types]
         return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
-    if _is_tensor_list(t) or isinstance(t, DictType):
+    if _is_tensor_list(t) or isinstance(t, TSDictType):
         return None
     return 1
 
 
 def _flat_names(name: str, t: Attribute) -> list[str]:
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         return [n for i, e in enumerate(t.element_types) for n in _flat_names(f"{name}[{i}]", e)]
     return [name]
 
 
 def _unflatten(t: Attribute, arrays: list[np.ndarray], name: str) -> object:
-    if isinstance(t, OptionalType):
+    if isinstance(t, TSOptionalType):
         return _unflatten(t.element, arrays, name)
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         items: list[object] = []
         pos = 0
         for i, e in enumerate(t.element_types):
@@ -379,10 +379,10 @@ def _unflatten(t: Attribute, arrays: list[np.ndarray], name: str) -> object:
         return tuple(items)
     if _is_tensor_list(t):
         return list(arrays)
-    if isinstance(t, DictType):
+    if isinstance(t, TSDictType):
         raise InterpreterError(f"input '{name}' is a dict, which cannot be given as flat arrays")
     a = arrays[0]
-    if isinstance(t, ListType):
+    if isinstance(t, TSListType):
         if a.ndim != 1:
             raise InterpreterError(f"input '{name}' ({_type_text(t)}) takes a 1-d array, got shape {list(a.shape)}")
         return list(a)
@@ -425,12 +425,12 @@ def _type_text(t: Attribute) -> str:
 
 
 def _random_value(t: Attribute, name: str, rng: np.random.Generator, out: list[np.ndarray]) -> None:
-    if isinstance(t, TupleType):
+    if isinstance(t, TSTupleType):
         for i, e in enumerate(t.element_types):
             _random_value(e, f"{name}[{i}]", rng, out)
-    elif isinstance(t, OptionalType):
+    elif isinstance(t, TSOptionalType):
         _random_value(t.element, name, rng, out)
-    elif isinstance(t, TensorType):
+    elif isinstance(t, TSTensorType):
         shape = t.shape
         dt = t.dtype
         if shape is None or any(d is None for d in shape) or dt is None:
@@ -441,11 +441,11 @@ def _random_value(t: Attribute, name: str, rng: np.random.Generator, out: list[n
         np_dt = aten_kernels.numpy_dtype(dt)
         sizes = [cast(int, d) for d in shape]
         out.append(random_array(rng, sizes, np_dt, f"random input '{name}'"))
-    elif isinstance(t, IntType):
+    elif isinstance(t, TSIntType):
         out.append(np.asarray(2, dtype=np.int64))
-    elif isinstance(t, FloatType):
+    elif isinstance(t, TSFloatType):
         out.append(np.asarray(rng.standard_normal(), dtype=np.float64))
-    elif isinstance(t, BoolType):
+    elif isinstance(t, TSBoolType):
         out.append(np.asarray(True))
     else:
         raise InterpreterError(f"cannot draw a random value for input '{name}' of type {_type_text(t)}")

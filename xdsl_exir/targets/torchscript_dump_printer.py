@@ -59,14 +59,14 @@ from xdsl.utils.target import Target
 from xdsl_exir.dialects import prim
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.ts import (
-    AnyType,
-    ComplexType,
-    ListType,
-    NumberType,
-    OptionalType,
     TensorValueAttr,
-    TupleType,
-    UnionType,
+    TSAnyType,
+    TSComplexType,
+    TSListType,
+    TSNumberType,
+    TSOptionalType,
+    TSTupleType,
+    TSUnionType,
     ts_annotation_str,
     ts_type_str,
 )
@@ -328,14 +328,14 @@ def _format_ivalue(a: Attribute | None, t: Attribute) -> str:
     """An element of a list or tuple constant (IValue's repr: `True`, `1.`, `"s"`, `(1,)`)."""
     if a is None or isinstance(a, NoneAttr):
         return "None"
-    if isinstance(t, OptionalType):
+    if isinstance(t, TSOptionalType):
         return _format_ivalue(a, t.element)
     if isinstance(a, ArrayAttr):
-        if isinstance(t, ComplexType) and len(a.data) == 2:
+        if isinstance(t, TSComplexType) and len(a.data) == 2:
             return _format_complex_attr(a)
-        if isinstance(t, ListType):
+        if isinstance(t, TSListType):
             return _format_list(a, t)
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             items = [_format_ivalue(x, e) for x, e in zip(a.data, t.element_types)]
             return "(" + ", ".join(items) + (",)" if len(items) == 1 else ")")
     return format_attribute(a)
@@ -347,10 +347,10 @@ def _format_complex_attr(a: ArrayAttr[Attribute]) -> str:
     return format_complex(re_.value.data, im.value.data)
 
 
-def _format_list(a: ArrayAttr[Attribute], t: ListType) -> str:
+def _format_list(a: ArrayAttr[Attribute], t: TSListType) -> str:
     body = "[" + ", ".join(_format_ivalue(x, t.element) for x in a.data) + "]"
     # torch annotates lists whose element type the elements do not tell
-    if not a.data or isinstance(t.element, OptionalType | UnionType | NumberType | AnyType):
+    if not a.data or isinstance(t.element, TSOptionalType | TSUnionType | TSNumberType | TSAnyType):
         return f"annotate({ts_annotation_str(t)}, {body})"
     return body
 
@@ -532,7 +532,7 @@ def format_graph(method: ts.MethodOp) -> str:
 def _methods(module: ModuleOp) -> Iterator[tuple[str, ts.MethodOp, bool]]:
     """(qualified name, method, inside a ts.module) for every method to print, in order."""
 
-    def walk_module(m: ts.ModuleOp, prefix: str) -> Iterator[tuple[str, ts.MethodOp, bool]]:
+    def walk_module(m: ts.ScriptModuleOp, prefix: str) -> Iterator[tuple[str, ts.MethodOp, bool]]:
         path = f"{prefix}{m.sym_name.data}"
         for meth in m.methods():
             yield f"{path}.{meth.sym_name.data}", meth, True
@@ -542,7 +542,7 @@ def _methods(module: ModuleOp) -> Iterator[tuple[str, ts.MethodOp, bool]]:
     for op in module.ops:
         if isinstance(op, ts.MethodOp):
             yield op.sym_name.data, op, False
-        elif isinstance(op, ts.ModuleOp):
+        elif isinstance(op, ts.ScriptModuleOp):
             yield from walk_module(op, "")
         elif isinstance(op, ModuleOp):
             yield from _methods(op)

@@ -128,28 +128,28 @@ from xdsl_exir.dialects.prim import (
     WithOp,
 )
 from xdsl_exir.dialects.ts import (
-    AnyType,
-    ComplexType,
-    DeviceType,
-    DictType,
-    FunctionType,
-    ListType,
     MethodOp,
     NodeOp,
-    NoneType,
-    NumberType,
-    OptionalType,
+    ScriptModuleOp,
     SlotOp,
-    TensorType,
     TensorValueAttr,
+    TSAnyType,
+    TSComplexType,
+    TSDeviceType,
+    TSDictType,
+    TSFunctionType,
+    TSListType,
+    TSNoneType,
+    TSNumberType,
+    TSOptionalType,
+    TSTensorType,
+    TSTupleType,
     TSTypeError,
-    TupleType,
-    UnionType,
+    TSUnionType,
     parse_ts_type,
     ts_annotation_str,
     ts_type_str,
 )
-from xdsl_exir.dialects.ts import ModuleOp as TSModuleOp
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.function_schema import (
     Argument,
@@ -197,18 +197,18 @@ LONG_LINE = 40
 
 def annotation_str(t: Attribute) -> str:
     """A TorchScript type as the Python printer annotates it (`Optional[List[int]]`)."""
-    if isinstance(t, NumberType):
+    if isinstance(t, TSNumberType):
         return "number"
-    if isinstance(t, TupleType) and not t.element_types:
+    if isinstance(t, TSTupleType) and not t.element_types:
         return "Tuple[()]"
-    if isinstance(t, FunctionType):
+    if isinstance(t, TSFunctionType):
         return qualified_function_name(t.qualname.data) if t.qualname.data else "Callable"
-    if isinstance(t, ListType | OptionalType):
-        return f"{'List' if isinstance(t, ListType) else 'Optional'}[{annotation_str(t.element)}]"
-    if isinstance(t, TupleType | UnionType):
-        head = "Tuple" if isinstance(t, TupleType) else "Union"
+    if isinstance(t, TSListType | TSOptionalType):
+        return f"{'List' if isinstance(t, TSListType) else 'Optional'}[{annotation_str(t.element)}]"
+    if isinstance(t, TSTupleType | TSUnionType):
+        head = "Tuple" if isinstance(t, TSTupleType) else "Union"
         return f"{head}[{', '.join(annotation_str(e) for e in t.element_types)}]"
-    if isinstance(t, DictType):
+    if isinstance(t, TSDictType):
         return f"Dict[{annotation_str(t.key)}, {annotation_str(t.value)}]"
     try:
         return ts_annotation_str(t)
@@ -280,12 +280,12 @@ def _debug_name_base(name: str) -> str:
 
 
 def _is_union(t: Attribute) -> bool:
-    return isinstance(t, OptionalType | UnionType)
+    return isinstance(t, TSOptionalType | TSUnionType)
 
 
 def _element_inferable(t: Attribute) -> bool:
     """Whether a list / dict literal's element type follows from its members."""
-    return not isinstance(t, OptionalType | UnionType | NumberType | AnyType)
+    return not isinstance(t, TSOptionalType | TSUnionType | TSNumberType | TSAnyType)
 
 
 class _Missing:
@@ -316,12 +316,12 @@ def _attr_value(value: Attribute | None, t: Attribute) -> object:
     if isinstance(value, StringAttr):
         return value.data
     if isinstance(value, ArrayAttr):
-        if isinstance(t, ComplexType):
-            re, im = (_attr_value(x, AnyType()) for x in value.data)
+        if isinstance(t, TSComplexType):
+            re, im = (_attr_value(x, TSAnyType()) for x in value.data)
             return complex(float(re), float(im))  # type: ignore[arg-type]
-        if isinstance(t, TupleType):
+        if isinstance(t, TSTupleType):
             return tuple(_attr_value(x, e) for x, e in zip(value.data, t.element_types))
-        elem = t.element if isinstance(t, ListType) else AnyType()
+        elem = t.element if isinstance(t, TSListType) else TSAnyType()
         return [_attr_value(x, elem) for x in value.data]
     return MISSING
 
@@ -848,7 +848,7 @@ class _FunctionPrinter:
         if isinstance(op, ListConstructOp):
             t = op.results[0].type
             literal = f"[{self.uses_of(ins)}]"
-            if not ins or (isinstance(t, ListType) and not _element_inferable(t.element)):
+            if not ins or (isinstance(t, TSListType) and not _element_inferable(t.element)):
                 return f"annotate({annotation_str(t)}, {literal})"
             return literal
         if isinstance(op, DictConstructOp):
@@ -856,7 +856,7 @@ class _FunctionPrinter:
             literal = "{" + ", ".join(
                 f"{self.use_of(ins[i])}: {self.use_of(ins[i + 1])}" for i in range(0, len(ins), 2)
             ) + "}"
-            if not ins or (isinstance(t, DictType) and not (_element_inferable(t.key) and _element_inferable(t.value))):
+            if not ins or (isinstance(t, TSDictType) and not (_element_inferable(t.key) and _element_inferable(t.value))):
                 return f"annotate({annotation_str(t)}, {literal})"
             return literal
         if isinstance(op, GetAttrOp):
@@ -900,8 +900,8 @@ class _FunctionPrinter:
             return f"{name}.__new__({name})"
         if kind == "aten::_unwrap_optional" and len(ins) == 1 and out_type:
             arg = self.use_of(ins[0])
-            if constant_value(ins[0]) is None or isinstance(ins[0].type, NoneType):
-                arg = f"annotate({annotation_str(OptionalType(out_type))}, {arg})"
+            if constant_value(ins[0]) is None or isinstance(ins[0].type, TSNoneType):
+                arg = f"annotate({annotation_str(TSOptionalType(out_type))}, {arg})"
             return f"torch._unwrap_optional({arg})"
         if kind in ("prim::unchecked_cast", "prim::unchecked_unwrap_optional") and out_type:
             return f"unchecked_cast({annotation_str(out_type)}, {self.use_of(ins[0])})"
@@ -947,7 +947,7 @@ class _FunctionPrinter:
         t = op.results[0].type
         if op.fn_name is not None:
             # The type may know the qualified name (`__torch__.m.helper`), the attribute only `helper`.
-            if isinstance(t, FunctionType) and "." in t.qualname.data:
+            if isinstance(t, TSFunctionType) and "." in t.qualname.data:
                 return t.qualname.data
             return qualified_function_name(op.fn_name.data)
         return self.format_constant(op.value, t)
@@ -964,7 +964,7 @@ class _FunctionPrinter:
         if isinstance(value, FloatAttr):
             return format_float(float(value.value.data))
         if isinstance(value, StringAttr):
-            if isinstance(t, DeviceType):
+            if isinstance(t, TSDeviceType):
                 return f"torch.device({quote_string(value.data)})"
             if not value.data.isascii():
                 return f"CONSTANTS.c{self.constants.index(value)}"
@@ -973,13 +973,13 @@ class _FunctionPrinter:
             return f"CONSTANTS.c{self.constants.index(value)}"
         if isinstance(value, ArrayAttr):
             items = value.data
-            if isinstance(t, ComplexType) and len(items) == 2:
-                re, im = (_attr_value(x, AnyType()) for x in items)
+            if isinstance(t, TSComplexType) and len(items) == 2:
+                re, im = (_attr_value(x, TSAnyType()) for x in items)
                 return format_complex(float(re), float(im))  # type: ignore[arg-type]
-            if isinstance(t, TupleType):
+            if isinstance(t, TSTupleType):
                 shown = [self.format_constant(x, e) for x, e in zip(items, t.element_types)]
                 return f"({', '.join(shown)}{',' if len(shown) == 1 else ''})"
-            elem = t.element if isinstance(t, ListType) else AnyType()
+            elem = t.element if isinstance(t, TSListType) else TSAnyType()
             literal = "[" + ", ".join(self.format_constant(x, elem) for x in items) + "]"
             if not items or not _element_inferable(elem):
                 return f"annotate({annotation_str(t)}, {literal})"
@@ -1040,7 +1040,7 @@ class _FunctionPrinter:
         self.line(f"{text}) -> {_method_return_annotation(method)}:")
         self.print_body(block, method)
 
-    def print_class(self, module: TSModuleOp) -> None:
+    def print_class(self, module: ScriptModuleOp) -> None:
         """A module's class: parameter and buffer lists, attribute annotations, methods."""
         self.line(f"class {module.class_name.data.rpartition('.')[2]}(Module):")
         self.level += 1
@@ -1049,7 +1049,7 @@ class _FunctionPrinter:
         buffers = "".join(f'"{s.sym_name.data}", ' for s in slots if s.kind.data == "buffer")
         self.line(f"__parameters__ = [{params}]")
         self.line(f"__buffers__ = [{buffers}]")
-        members = [op for op in module.body.ops if isinstance(op, SlotOp | TSModuleOp)]
+        members = [op for op in module.body.ops if isinstance(op, SlotOp | ScriptModuleOp)]
         for i, member in enumerate(members):
             name = member.sym_name.data
             ann = annotation_str(member.slot_type) if isinstance(member, SlotOp) else member.class_name.data
@@ -1170,7 +1170,7 @@ def _format_attr(value: Attribute) -> str:
         return quote_string(value.data)
     if isinstance(value, ArrayAttr):
         return "[" + ", ".join(_format_attr(x) for x in value.data) + "]"
-    if isinstance(value, TensorType) and value != TensorType():
+    if isinstance(value, TSTensorType) and value != TSTensorType():
         return quote_string(ts_type_str(value))  # the refinement has no annotation
     if isinstance(value, TypeAttribute):
         try:
@@ -1239,7 +1239,7 @@ def method_code(method: MethodOp) -> str:
     `self` is not annotated. Tensor constants print as `CONSTANTS.c<N>`.
     """
     printer = _FunctionPrinter(_ConstantTable())
-    in_module = isinstance(method.parent_op(), TSModuleOp)
+    in_module = isinstance(method.parent_op(), ScriptModuleOp)
     printer.print_function(method, first_arg_typed=not in_module, is_method=in_module)
     return printer.text()
 
@@ -1259,7 +1259,7 @@ class TorchScriptPythonPrinter:
 
     def print_program(self, module: ModuleOp) -> str:
         functions = [op for op in module.ops if isinstance(op, MethodOp)]
-        roots = [op for op in module.ops if isinstance(op, TSModuleOp)]
+        roots = [op for op in module.ops if isinstance(op, ScriptModuleOp)]
         if not functions and not roots:
             raise DiagnosticException(
                 "--emit torchscript-python prints ts.method and ts.module ops; the input has none"
@@ -1290,10 +1290,10 @@ class TorchScriptPythonPrinter:
         return text
 
 
-def _classes_in_print_order(roots: Sequence[TSModuleOp]) -> list[TSModuleOp]:
+def _classes_in_print_order(roots: Sequence[ScriptModuleOp]) -> list[ScriptModuleOp]:
     """Each class once, root first, then the classes of submodules as they are met (torch's deps order)."""
     seen: set[str] = set()
-    order: list[TSModuleOp] = []
+    order: list[ScriptModuleOp] = []
     queue = list(roots)
     while queue:
         cls = queue.pop(0)

@@ -21,7 +21,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xdsl_exir.dialects.prim import ListConstructOp
-from xdsl_exir.dialects.ts import ListType, MethodOp, NodeOp, TensorType
+from xdsl_exir.dialects.ts import MethodOp, NodeOp, TSListType, TSTensorType
 from xdsl_exir.transforms.unroll_loops import int_constant, make_int_constant
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
@@ -39,7 +39,7 @@ def _tree_add(op: Operation) -> bool:
         and op.kind.data == "aten::add"
         and len(op.operands) == 3
         and int_constant(op.operands[2]) == 1
-        and all(isinstance(v.type, TensorType) for v in op.operands[:2])
+        and all(isinstance(v.type, TSTensorType) for v in op.operands[:2])
     )
 
 
@@ -90,18 +90,18 @@ class BatchMMPass(ModulePass):
         sizes = {
             tuple(d.data for d in t.sizes.data)
             for t in (leaf.results[0].type for leaf in leaves)
-            if isinstance(t, TensorType) and isinstance(t.sizes, ArrayAttr)
+            if isinstance(t, TSTensorType) and isinstance(t.sizes, ArrayAttr)
         }
         if len(sizes) > 1:
             return
         block = root.parent_block()
         assert block is not None
-        tensor_list = ListType(TensorType())
+        tensor_list = TSListType(TSTensorType())
         lhs = ListConstructOp.make([leaf.operands[0] for leaf in leaves], [tensor_list])
         rhs = ListConstructOp.make([leaf.operands[1] for leaf in leaves], [tensor_list])
         one, zero = make_int_constant(1), make_int_constant(0)
-        cat_l = NodeOp("aten::cat", [lhs.results[0], one.results[0]], [TensorType()])
-        cat_r = NodeOp("aten::cat", [rhs.results[0], zero.results[0]], [TensorType()])
+        cat_l = NodeOp("aten::cat", [lhs.results[0], one.results[0]], [TSTensorType()])
+        cat_r = NodeOp("aten::cat", [rhs.results[0], zero.results[0]], [TSTensorType()])
         mm = NodeOp("aten::mm", [cat_l.results[0], cat_r.results[0]], [root.results[0].type])
         block.insert_ops_before([lhs, rhs, one, zero, cat_l, cat_r, mm], root)
         root.results[0].replace_all_uses_with(mm.results[0])

@@ -37,7 +37,7 @@ def pool_constants(method: Operation) -> None:
     script frontend runs this as torch.jit.script runs `ConstantPooling`.
     """
     from xdsl_exir.dialects.prim import ConstantOp
-    from xdsl_exir.dialects.ts import ListType, TensorType
+    from xdsl_exir.dialects.ts import TSListType, TSTensorType
 
     block = method.regions[0].block
     pool: dict[tuple[object, Attribute | None, Attribute], ConstantOp] = {}
@@ -49,7 +49,7 @@ def pool_constants(method: Operation) -> None:
         if not isinstance(op, ConstantOp):
             continue
         t = op.results[0].type
-        if isinstance(t, TensorType | ListType):
+        if isinstance(t, TSTensorType | TSListType):
             db = db or AliasDb(method)
             if db.has_writers(op.results[0]):
                 continue

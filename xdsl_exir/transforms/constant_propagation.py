@@ -143,7 +143,7 @@ def _first_user_input(specs: Sequence[Any]) -> int:
 
 def _constant_attr(value: object, t: Attribute, max_elements: int) -> Attribute | None:
     """The `prim.Constant` value for a Python value of TorchScript type `t`, if representable."""
-    from xdsl_exir.dialects.ts import SCALAR_TYPE_OF, TensorType, TensorValueAttr
+    from xdsl_exir.dialects.ts import SCALAR_TYPE_OF, TensorValueAttr, TSTensorType
 
     if isinstance(value, bool):
         return IntegerAttr(int(value), i1)
@@ -153,7 +153,7 @@ def _constant_attr(value: object, t: Attribute, max_elements: int) -> Attribute 
         return FloatAttr(value, f64)
     if isinstance(value, str):
         return StringAttr(value)
-    if isinstance(value, np.ndarray) and isinstance(t, TensorType):
+    if isinstance(value, np.ndarray) and isinstance(t, TSTensorType):
         from xdsl_exir.dialects.exir import DType
 
         if value.size > max_elements:
@@ -212,9 +212,9 @@ def _may_be_mutated(value: SSAValue) -> bool:
     is not constant. The alias analysis of the graph holding it answers.
     """
     from xdsl_exir.analysis.alias_db import AliasDb
-    from xdsl_exir.dialects.ts import ListType, TensorType
+    from xdsl_exir.dialects.ts import TSListType, TSTensorType
 
-    if not isinstance(value.type, ListType | TensorType):
+    if not isinstance(value.type, TSListType | TSTensorType):
         return False
     owner = value.owner
     db = AliasDb.of_graph(owner) if isinstance(owner, Operation) else None

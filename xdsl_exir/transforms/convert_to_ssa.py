@@ -51,7 +51,7 @@ from xdsl_exir.dialects.prim import (
     ReturnOp,
     StoreOp,
 )
-from xdsl_exir.dialects.ts import BoolType, MethodOp, UnionType, join_types, ts_type_str
+from xdsl_exir.dialects.ts import MethodOp, TSBoolType, TSUnionType, join_types, ts_type_str
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
 __all__ = [
@@ -404,7 +404,7 @@ def erase(op: Operation) -> None:
 def unify(a: Attribute, b: Attribute) -> Attribute:
     """TorchScript's `unifyTypes(a, b, default_to_union=True)`."""
     joined = join_types(a, b)
-    return joined if joined is not None else UnionType(a, b)
+    return joined if joined is not None else TSUnionType(a, b)
 
 
 def set_name(value: SSAValue, name: str) -> None:
@@ -414,7 +414,7 @@ def set_name(value: SSAValue, name: str) -> None:
 
 
 def make_constant_bool(value: bool, near: Operation | None = None) -> ConstantOp:
-    const = ConstantOp.make([], [BoolType()], {"value": IntegerAttr(int(value), IntegerType(1))})
+    const = ConstantOp.make([], [TSBoolType()], {"value": IntegerAttr(int(value), IntegerType(1))})
     if near is not None:
         const.location = near.location
     return const

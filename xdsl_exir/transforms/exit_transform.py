@@ -57,7 +57,7 @@ from xdsl_exir.dialects.prim import (
     UninitializedOp,
     WithOp,
 )
-from xdsl_exir.dialects.ts import BoolType, MethodOp
+from xdsl_exir.dialects.ts import MethodOp, TSBoolType
 from xdsl_exir.transforms.convert_to_ssa import (
     bool_constant,
     erase,
@@ -145,7 +145,7 @@ class _ExitTransformer:
         self.true_val: SSAValue = true_op.results[0]
         self.false_val: SSAValue = false_op.results[0]
         # Never read: a block that throws leaves no flag behind.
-        self.throws_val = self.unit(BoolType())
+        self.throws_val = self.unit(TSBoolType())
         self.target: Block | None = None
 
     def _at_top(self, op: Operation) -> None:
@@ -310,20 +310,20 @@ class _ExitTransformer:
         term = terminator(body)
         cond_if = IfOp.make(
             [pair.has_exited],
-            [BoolType()],
+            [TSBoolType()],
             {},
             [Region(Block([ReturnOp.make([self.false_val])])), Region(Block([ReturnOp.make([term.operands[0]])]))],
         )
         cond_if.location = op.location
         body.insert_op_before(cond_if, term)
         term.operands = (cond_if.results[0], *term.operands[1:], pair.has_exited, *pair.values)
-        body.insert_arg(BoolType(), len(body.args))
+        body.insert_arg(TSBoolType(), len(body.args))
         for v in pair.values:
             body.insert_arg(v.type, len(body.args))
         new = rebuild(
             op,
             [*op.operands, self.false_val, *[self.unit(v.type) for v in pair.values]],
-            [*op.result_types, BoolType(), *[v.type for v in pair.values]],
+            [*op.result_types, TSBoolType(), *[v.type for v in pair.values]],
         )
         n = len(pair.values)
         results = list(new.results)

@@ -45,11 +45,11 @@ def _inline_block(op: Operation, block: Block, args: list[SSAValue]) -> None:
 
 def _callee(op: Operation, classes: dict[str, Any], functions: dict[str, Any]) -> Block | None:
     from xdsl_exir.dialects.prim import CallFunctionOp, CallMethodOp, ConstantOp
-    from xdsl_exir.dialects.ts import ClassType
+    from xdsl_exir.dialects.ts import TSClassType
 
     if isinstance(op, CallMethodOp):
         t = op.operands[0].type
-        if not isinstance(t, ClassType):
+        if not isinstance(t, TSClassType):
             return None
         module = classes.get(t.qualname.data if hasattr(t.qualname, "data") else str(t.qualname))
         method = module.method(op.method.data) if module is not None else None
@@ -76,7 +76,7 @@ class InlinePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xdsl_exir.dialects import prim
         from xdsl_exir.dialects.ts import MethodOp
-        from xdsl_exir.dialects.ts import ModuleOp as TSModule
+        from xdsl_exir.dialects.ts import ScriptModuleOp
 
         kinds = {k.strip() for k in self.kinds.split(",") if k.strip()}
         unknown = kinds - set(_ALL_KINDS)
@@ -94,7 +94,7 @@ class InlinePass(ModulePass):
             )
             if name in kinds
         )
-        classes = {m.class_name.data: m for m in op.walk() if isinstance(m, TSModule)}
+        classes = {m.class_name.data: m for m in op.walk() if isinstance(m, ScriptModuleOp)}
         functions = {
             m.sym_name.data: m for m in op.body.block.ops if isinstance(m, MethodOp)
         }

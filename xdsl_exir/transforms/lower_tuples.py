@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xdsl_exir.dialects.prim import IfOp, ReturnOp, TupleConstructOp, TupleIndexOp, TupleUnpackOp
-from xdsl_exir.dialects.ts import TupleType, is_subtype
+from xdsl_exir.dialects.ts import TSTupleType, is_subtype
 from xdsl_exir.transforms.unroll_loops import int_constant
 
 __all__ = ["LowerTuplesPass"]
@@ -52,7 +52,7 @@ class LowerTuplesPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for o in list(op.walk()):
-            if isinstance(o, IfOp) and any(isinstance(r.type, TupleType) for r in o.results):
+            if isinstance(o, IfOp) and any(isinstance(r.type, TSTupleType) for r in o.results):
                 _flatten_if(o)
         changed = True
         while changed:
@@ -76,13 +76,13 @@ def _flatten_if(op: IfOp) -> None:
     """Give `op` one result per element of each tuple result (one level; the pass repeats per if)."""
     new_types: list[Attribute] = []
     for r in op.results:
-        new_types.extend(r.type.element_types if isinstance(r.type, TupleType) else [r.type])
+        new_types.extend(r.type.element_types if isinstance(r.type, TSTupleType) else [r.type])
     for region in op.regions:
         ret = region.block.last_op
         assert isinstance(ret, ReturnOp)
         values: list[SSAValue] = []
         for v, r in zip(ret.operands, op.results):
-            if isinstance(r.type, TupleType):
+            if isinstance(r.type, TSTupleType):
                 unpack = TupleUnpackOp.make([v], list(r.type.element_types))
                 region.block.insert_op_before(unpack, ret)
                 values.extend(unpack.results)
@@ -98,7 +98,7 @@ def _flatten_if(op: IfOp) -> None:
     replacements: list[SSAValue] = []
     after: Operation = new
     for r in op.results:
-        if isinstance(r.type, TupleType):
+        if isinstance(r.type, TSTupleType):
             elems = [next(results) for _ in r.type.element_types]
             pack = TupleConstructOp.make(elems, [r.type])
             block.insert_op_after(pack, after)

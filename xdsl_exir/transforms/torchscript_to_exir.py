@@ -233,7 +233,7 @@ def parse_input_types(text: str) -> dict[str, TensorType]:
             t = ts.parse_ts_type(spec)
         except ts.TSTypeError:
             t = None
-        exir_t = _exir_tensor_type(t) if isinstance(t, ts.TensorType) else None
+        exir_t = _exir_tensor_type(t) if isinstance(t, ts.TSTensorType) else None
         if exir_t is not None:
             out[name] = exir_t
             continue
@@ -278,7 +278,7 @@ def parse_ranges(text: str) -> dict[sympy.Symbol, tuple[int | float, int | float
     return out
 
 
-def _exir_tensor_type(t: ts.TensorType) -> TensorType | None:
+def _exir_tensor_type(t: ts.TSTensorType) -> TensorType | None:
     """
     The exir type of a refined TorchScript tensor type, None unless dtype and
     sizes are known. Strides are dropped: Export IR types are dense, and the
@@ -310,7 +310,7 @@ class Device:
 class ModRef:
     """A module object: a `ts.module` of the tree and its path from the root."""
 
-    module: ts.ModuleOp
+    module: ts.ScriptModuleOp
     path: str
 
     def qualify(self, name: str) -> str:
@@ -527,8 +527,8 @@ class _Branch:
     block: Block
     results: list[tuple[str, object]]
     storages: dict[Storage, SSAValue]
-    slots: dict[tuple[ts.ModuleOp, str], SSAValue]
-    rebound: set[tuple[ts.ModuleOp, str]]
+    slots: dict[tuple[ts.ScriptModuleOp, str], SSAValue]
+    rebound: set[tuple[ts.ScriptModuleOp, str]]
 
 
 class _Lowering:
@@ -551,7 +551,7 @@ class _Lowering:
         self.block = Block()
         self.block_stack: list[Block] = [self.block]
         self.graph_block = self.block
-        self.slots: dict[tuple[ts.ModuleOp, str], LV] = {}
+        self.slots: dict[tuple[ts.ScriptModuleOp, str], LV] = {}
         self.storages: list[Storage] = []
         self.current: Operation | None = None
         self.call_stack: list[Operation] = []
@@ -562,7 +562,7 @@ class _Lowering:
         self.const_specs: list[InputSpecAttr] = []
         self.user_specs: list[InputSpecAttr] = []
         self.states: list[StateOp] = []
-        self.buffer_slots: list[tuple[tuple[ts.ModuleOp, str], str, SSAValue]] = []
+        self.buffer_slots: list[tuple[tuple[ts.ScriptModuleOp, str], str, SSAValue]] = []
         self.user_storages: list[tuple[Storage, str]] = []
         self.lifted: dict[Attribute, tuple[SSAValue, str]] = {}
         self.symbols: set[sympy.Symbol] = set()
@@ -859,28 +859,28 @@ class _Lowering:
         if isinstance(value, FloatAttr):
             return float(value.value.data)
         if isinstance(value, StringAttr):
-            return Device(value.data) if isinstance(t, ts.DeviceType) else value.data
+            return Device(value.data) if isinstance(t, ts.TSDeviceType) else value.data
         if isinstance(value, ts.TensorValueAttr):
             return self.lift_constant(value, None)
         if isinstance(value, ArrayAttr):
             elem_types: Sequence[Attribute]
-            if isinstance(t, ts.TupleType):
+            if isinstance(t, ts.TSTupleType):
                 elem_types = t.element_types
-            elif isinstance(t, ts.ListType):
+            elif isinstance(t, ts.TSListType):
                 elem_types = [t.element] * len(value.data)
-            elif isinstance(t, ts.ComplexType) and len(value.data) == 2:
-                re_, im = (self.constant_value(v, ts.FloatType()) for v in value.data)
+            elif isinstance(t, ts.TSComplexType) and len(value.data) == 2:
+                re_, im = (self.constant_value(v, ts.TSFloatType()) for v in value.data)
                 return complex(cast(float, re_), cast(float, im))
             else:
-                elem_types = [ts.AnyType()] * len(value.data)
+                elem_types = [ts.TSAnyType()] * len(value.data)
             items = [self.constant_value(v, et) for v, et in zip(value.data, elem_types)]
-            if isinstance(t, ts.TupleType):
+            if isinstance(t, ts.TSTupleType):
                 return tuple(items)
             lst = TSList(items)
             lst.depth = self.branch_depth
             return lst
         if isinstance(value, DictionaryAttr):
-            return {k: self.constant_value(v, ts.AnyType()) for k, v in value.data.items()}
+            return {k: self.constant_value(v, ts.TSAnyType()) for k, v in value.data.items()}
         raise self.fail(f"cannot lower the constant {value}")
 
     def lift_constant(self, value: ts.TensorValueAttr, target: str | None) -> TensorRef:
@@ -1199,7 +1199,7 @@ class _Lowering:
             self.bind(op, [self.slots[key]])
             return
         member = obj.module.member(name)
-        if isinstance(member, ts.ModuleOp):
+        if isinstance(member, ts.ScriptModuleOp):
             self.bind(op, [ModRef(member, obj.qualify(name))])
             return
         if member is None:
@@ -1300,7 +1300,7 @@ class _Lowering:
         """The profiling executor's guard: known while lowering, since the tensor types are."""
         ok = True
         for v, t in zip(args, op.types.data):
-            if isinstance(v, TensorRef) and isinstance(t, ts.TensorType):
+            if isinstance(v, TensorRef) and isinstance(t, ts.TSTensorType):
                 et = cast(TensorType, self.value_of(v).type)
                 if t.dtype is not None and t.dtype != et.element_dtype:
                     ok = False
@@ -1391,7 +1391,7 @@ class _Lowering:
                 isinstance(a, TensorScalar) and not _is_tensor_type(resolved.schema.arguments[i].type)
                 for i, a in self.bound_args(resolved, args)
             ) and _mentions_tensor(resolved.schema):
-                retyped = [ts.TensorType() if isinstance(a, TensorScalar) else t for a, t in zip(args, types)]
+                retyped = [ts.TSTensorType() if isinstance(a, TensorScalar) else t for a, t in zip(args, types)]
                 try:
                     resolved = resolve_node(kind, retyped)
                 except OverloadError:
@@ -1409,23 +1409,23 @@ class _Lowering:
 
     def ts_type_of(self, value: LV, declared: Attribute) -> Attribute:
         if isinstance(value, bool):
-            return ts.BoolType()
+            return ts.TSBoolType()
         if isinstance(value, int):
-            return ts.IntType()
+            return ts.TSIntType()
         if isinstance(value, float):
-            return ts.FloatType()
+            return ts.TSFloatType()
         if isinstance(value, str):
-            return ts.StrType()
+            return ts.TSStrType()
         if value is None:
-            return ts.NoneType()
+            return ts.TSNoneType()
         if isinstance(value, Device):
-            return ts.DeviceType()
+            return ts.TSDeviceType()
         if isinstance(value, TensorRef):
-            return declared if isinstance(declared, ts.TensorType) else ts.TensorType()
+            return declared if isinstance(declared, ts.TSTensorType) else ts.TSTensorType()
         if isinstance(value, tuple):
-            return ts.TupleType(*(self.ts_type_of(v, ts.AnyType()) for v in cast(tuple[object, ...], value)))
-        if isinstance(value, TSList) and value and not isinstance(declared, ts.ListType):
-            return ts.ListType(self.ts_type_of(value[0], ts.AnyType()))
+            return ts.TSTupleType(*(self.ts_type_of(v, ts.TSAnyType()) for v in cast(tuple[object, ...], value)))
+        if isinstance(value, TSList) and value and not isinstance(declared, ts.TSListType):
+            return ts.TSListType(self.ts_type_of(value[0], ts.TSAnyType()))
         return declared
 
     # scalars
@@ -2031,7 +2031,7 @@ def _h_requires_grad_check(low: _Lowering, op: ts.NodeOp, args: list[LV]) -> obj
 
 def _h_create_object(low: _Lowering, op: ts.NodeOp, args: list[LV]) -> object:
     t = op.results[0].type if op.results else None
-    name = t.qualname.data if isinstance(t, ts.ClassType) else ts.ts_type_str(t) if t else "?"
+    name = t.qualname.data if isinstance(t, ts.TSClassType) else ts.ts_type_str(t) if t else "?"
     if name in _GRAD_MODE_CLASSES:
         return [GradMode(name)]
     raise low.fail(f"prim::CreateObject makes a {name}; TorchScript class objects have no Export IR lowering")
@@ -2220,8 +2220,8 @@ def _with_call_chain(message: str, low: _Lowering) -> str:
     return message + "".join(f" (inlined from {locate(c)})" for c in reversed(calls))
 
 
-def _find_entry(module: ModuleOp, entry: str | None) -> tuple[ts.ModuleOp | None, ts.MethodOp]:
-    modules = [op for op in module.ops if isinstance(op, ts.ModuleOp)]
+def _find_entry(module: ModuleOp, entry: str | None) -> tuple[ts.ScriptModuleOp | None, ts.MethodOp]:
+    modules = [op for op in module.ops if isinstance(op, ts.ScriptModuleOp)]
     methods = [op for op in module.ops if isinstance(op, ts.MethodOp)]
     if len(modules) > 1:
         raise ExirDiagnostic(modules[1], "torchscript-to-exir lowers one ts.module; this input has several")
@@ -2262,13 +2262,13 @@ def _schema_arg_names(method: ts.MethodOp) -> list[str | None]:
     return names if len(names) == n else [None] * n
 
 
-def _lower_entry(low: _Lowering, root: ts.ModuleOp | None, method: ts.MethodOp) -> ProgramOp:
+def _lower_entry(low: _Lowering, root: ts.ScriptModuleOp | None, method: ts.MethodOp) -> ProgramOp:
     block = method.body.block
     low.current = method
     # State: every parameter, then every buffer, of the module tree (torch's state_dict order).
     if root is not None:
-        params: list[tuple[ts.ModuleOp, ts.SlotOp, str]] = []
-        buffers: list[tuple[ts.ModuleOp, ts.SlotOp, str]] = []
+        params: list[tuple[ts.ScriptModuleOp, ts.SlotOp, str]] = []
+        buffers: list[tuple[ts.ScriptModuleOp, ts.SlotOp, str]] = []
         _collect_state(root, "", params, buffers)
         for kind, group, specs in (
             (InputKind.parameter, params, low.param_specs),
@@ -2311,14 +2311,14 @@ def _lower_entry(low: _Lowering, root: ts.ModuleOp | None, method: ts.MethodOp) 
 
 
 def _collect_state(
-    module: ts.ModuleOp,
+    module: ts.ScriptModuleOp,
     prefix: str,
-    params: list[tuple[ts.ModuleOp, ts.SlotOp, str]],
-    buffers: list[tuple[ts.ModuleOp, ts.SlotOp, str]],
+    params: list[tuple[ts.ScriptModuleOp, ts.SlotOp, str]],
+    buffers: list[tuple[ts.ScriptModuleOp, ts.SlotOp, str]],
 ) -> None:
     """Parameters and buffers in `named_parameters()` / `named_buffers()` order."""
 
-    def walk(m: ts.ModuleOp, p: str, kind: str, out: list[tuple[ts.ModuleOp, ts.SlotOp, str]]) -> None:
+    def walk(m: ts.ScriptModuleOp, p: str, kind: str, out: list[tuple[ts.ScriptModuleOp, ts.SlotOp, str]]) -> None:
         for slot in m.slots():
             if slot.kind.data == kind:
                 out.append((m, slot, f"{p}{slot.sym_name.data}"))
@@ -2334,9 +2334,9 @@ def _slot_type(slot: ts.SlotOp) -> TensorType | None:
     if isinstance(value, ts.TensorValueAttr):
         dtype = ts.SCALAR_TYPES.get(value.scalar.data)
         if dtype is not None:
-            device = slot.slot_type.device_name if isinstance(slot.slot_type, ts.TensorType) else None
+            device = slot.slot_type.device_name if isinstance(slot.slot_type, ts.TSTensorType) else None
             return TensorType(list(value.shape), dtype, device or "cpu")
-    if isinstance(slot.slot_type, ts.TensorType):
+    if isinstance(slot.slot_type, ts.TSTensorType):
         return _exir_tensor_type(slot.slot_type)
     return None
 
@@ -2344,14 +2344,14 @@ def _slot_type(slot: ts.SlotOp) -> TensorType | None:
 def _lower_input(low: _Lowering, name: str, t: Attribute, method: str) -> LV:
     if name in low.input_values:
         return low.input_values[name]
-    tensor_like = isinstance(t, ts.TensorType) or (
-        isinstance(t, ts.OptionalType) and isinstance(t.element, ts.TensorType)
+    tensor_like = isinstance(t, ts.TSTensorType) or (
+        isinstance(t, ts.TSOptionalType) and isinstance(t.element, ts.TSTensorType)
     )
     if tensor_like:
         exir_t = low.input_types.get(name)
         if exir_t is None:
-            inner = t.element if isinstance(t, ts.OptionalType) else t
-            exir_t = _exir_tensor_type(cast(ts.TensorType, inner))
+            inner = t.element if isinstance(t, ts.TSOptionalType) else t
+            exir_t = _exir_tensor_type(cast(ts.TSTensorType, inner))
         if exir_t is None:
             raise TorchScriptLoweringError(
                 f"input '{name}' of @{method} has type {ts.ts_type_str(t)}, which does not say its dtype and sizes; "
@@ -2369,13 +2369,13 @@ def _lower_input(low: _Lowering, name: str, t: Attribute, method: str) -> LV:
         low.user_storages.append((ref.storage, arg_name))
         return ref
     kind = ts.ts_type_str(t)
-    if isinstance(t, ts.IntType | ts.FloatType | ts.BoolType | ts.StrType | ts.ListType | ts.OptionalType
-                  | ts.TupleType | ts.NumberType):  # fmt: skip
+    if isinstance(t, ts.TSIntType | ts.TSFloatType | ts.TSBoolType | ts.TSStrType | ts.TSListType | ts.TSOptionalType
+                  | ts.TSTupleType | ts.TSNumberType):  # fmt: skip
         raise TorchScriptLoweringError(
             f"input '{name}' of @{method} is {_a(kind)}; Export IR specializes non-tensor inputs: give its value "
             f"with the pass option input-values=\"{name}=...\""
         )
-    if isinstance(t, ts.ClassType):
+    if isinstance(t, ts.TSClassType):
         return Detached(t.qualname.data)
     raise TorchScriptLoweringError(f"input '{name}' of @{method} has type {kind}, which has no Export IR counterpart")
 
@@ -2546,7 +2546,7 @@ class TorchScriptToExirPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         program = lower_torchscript(op, self.entry, self.input_types, self.input_values, self.ranges, self.max_unroll)
         for child in list(op.ops):
-            if isinstance(child, ts.ModuleOp | ts.MethodOp):
+            if isinstance(child, ts.ScriptModuleOp | ts.MethodOp):
                 child.detach()
                 child.erase(drop_references=True)
         op.body.block.add_op(program)

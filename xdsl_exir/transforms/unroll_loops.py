@@ -27,7 +27,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xdsl_exir.dialects.prim import ConstantOp, LoopOp, ProfileOp, ReturnOp
-from xdsl_exir.dialects.ts import IntType, MethodOp, NodeOp
+from xdsl_exir.dialects.ts import MethodOp, NodeOp, TSIntType
 from xdsl_exir.transforms.convert_to_ssa import bool_constant
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
@@ -38,13 +38,13 @@ def int_constant(value: SSAValue) -> int | None:
     """The value of a `prim.Constant` int, None if `value` is not one."""
     owner = value.owner
     if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
-        if isinstance(value.type, IntType):
+        if isinstance(value.type, TSIntType):
             return owner.value.value.data
     return None
 
 
 def make_int_constant(value: int) -> ConstantOp:
-    return ConstantOp.make([], [IntType()], {"value": IntegerAttr(value, IntegerType(64))})
+    return ConstantOp.make([], [TSIntType()], {"value": IntegerAttr(value, IntegerType(64))})
 
 
 def _block_size(block: Block, limit: int) -> int:
@@ -182,9 +182,9 @@ class UnrollLoopsPass(ModulePass):
         body.erase()
         # Trip counts: n // factor (toward zero) and the rest.
         f = make_int_constant(self.factor)
-        div = NodeOp("aten::__round_to_zero_floordiv", [n, f.results[0]], [IntType()])
-        mul = NodeOp("aten::mul", [div.results[0], f.results[0]], [IntType()])
-        rest = NodeOp("aten::sub", [n, mul.results[0]], [IntType()])
+        div = NodeOp("aten::__round_to_zero_floordiv", [n, f.results[0]], [TSIntType()])
+        mul = NodeOp("aten::mul", [div.results[0], f.results[0]], [TSIntType()])
+        rest = NodeOp("aten::sub", [n, mul.results[0]], [TSIntType()])
         parent.insert_ops_before([f, div, mul, rest], loop)
         loop.operands = [div.results[0], *loop.operands[1:]]
         epilogue.operands = [rest.results[0], *epilogue.operands[1:]]
@@ -197,17 +197,17 @@ def _add_counter(loop: LoopOp) -> LoopOp:
     zero = make_int_constant(0)
     parent.insert_op_before(zero, loop)
     body = loop.body.block
-    counter = body.insert_arg(IntType(), len(body.args))
+    counter = body.insert_arg(TSIntType(), len(body.args))
     body.args[0].replace_all_uses_with(counter)
     ret = body.last_op
     assert isinstance(ret, ReturnOp)
     one = make_int_constant(1)
-    inc = NodeOp("aten::add", [counter, one.results[0]], [IntType()])
+    inc = NodeOp("aten::add", [counter, one.results[0]], [TSIntType()])
     body.insert_ops_before([one, inc], ret)
     ret.operands = [*ret.operands, inc.results[0]]
     region = Region()
     loop.body.move_blocks(region)
-    new = LoopOp.make([*loop.operands, zero.results[0]], [*loop.result_types, IntType()], regions=[region])
+    new = LoopOp.make([*loop.operands, zero.results[0]], [*loop.result_types, TSIntType()], regions=[region])
     new.attributes.update(loop.attributes)
     parent.insert_op_before(new, loop)
     for old, r in zip(loop.results, new.results):

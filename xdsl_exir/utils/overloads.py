@@ -517,25 +517,25 @@ class ResolvedNode:
 
 
 _BASE_TYPES: dict[str, Attribute] = {
-    "Tensor": ts.TensorType(),
-    "int": ts.IntType(),
-    "SymInt": ts.IntType(),
-    "ScalarType": ts.IntType(),
-    "Layout": ts.IntType(),
-    "MemoryFormat": ts.IntType(),
-    "float": ts.FloatType(),
-    "SymFloat": ts.FloatType(),
-    "bool": ts.BoolType(),
-    "SymBool": ts.BoolType(),
-    "complex": ts.ComplexType(),
-    "Scalar": ts.NumberType(),
-    "number": ts.NumberType(),
-    "str": ts.StrType(),
-    "Dimname": ts.StrType(),
-    "Device": ts.DeviceType(),
-    "Generator": ts.GeneratorType(),
-    "NoneType": ts.NoneType(),
-    "Any": ts.AnyType(),
+    "Tensor": ts.TSTensorType(),
+    "int": ts.TSIntType(),
+    "SymInt": ts.TSIntType(),
+    "ScalarType": ts.TSIntType(),
+    "Layout": ts.TSIntType(),
+    "MemoryFormat": ts.TSIntType(),
+    "float": ts.TSFloatType(),
+    "SymFloat": ts.TSFloatType(),
+    "bool": ts.TSBoolType(),
+    "SymBool": ts.TSBoolType(),
+    "complex": ts.TSComplexType(),
+    "Scalar": ts.TSNumberType(),
+    "number": ts.TSNumberType(),
+    "str": ts.TSStrType(),
+    "Dimname": ts.TSStrType(),
+    "Device": ts.TSDeviceType(),
+    "Generator": ts.TSGeneratorType(),
+    "NoneType": ts.TSNoneType(),
+    "Any": ts.TSAnyType(),
 }
 
 
@@ -544,26 +544,26 @@ def schema_type_to_ts(st: SchemaType, bindings: dict[str, Attribute] | None = No
     bindings = bindings or {}
     if st.kind is TypeKind.BASE:
         if is_type_var(st.name):
-            return bindings.get(st.name, ts.AnyType())
+            return bindings.get(st.name, ts.TSAnyType())
         if st.name in _BASE_TYPES:
             return _BASE_TYPES[st.name]
         if st.name.startswith("__torch__."):
-            return ts.ClassType(st.name)
-        return ts.OpaqueType(st.name)
+            return ts.TSClassType(st.name)
+        return ts.TSOpaqueType(st.name)
     if st.kind is TypeKind.LIST:
-        return ts.ListType(schema_type_to_ts(st.elements[0], bindings))
+        return ts.TSListType(schema_type_to_ts(st.elements[0], bindings))
     if st.kind is TypeKind.OPTIONAL:
-        return ts.OptionalType(schema_type_to_ts(st.elements[0], bindings))
+        return ts.TSOptionalType(schema_type_to_ts(st.elements[0], bindings))
     if st.kind is TypeKind.TUPLE:
-        return ts.TupleType(*(schema_type_to_ts(e, bindings) for e in st.elements))
+        return ts.TSTupleType(*(schema_type_to_ts(e, bindings) for e in st.elements))
     items = [schema_type_to_ts(e, bindings) for e in st.elements]
     if st.name == "Dict" and len(items) == 2:
-        return ts.DictType(*items)
+        return ts.TSDictType(*items)
     if st.name == "Future" and len(items) == 1:
-        return ts.FutureType(items[0])
+        return ts.TSFutureType(items[0])
     if st.name == "Union":
-        return ts.UnionType(*items)
-    return ts.OpaqueType(st.name)
+        return ts.TSUnionType(*items)
+    return ts.TSOpaqueType(st.name)
 
 
 @dataclass
@@ -577,12 +577,12 @@ def _match_type(st: SchemaType, t: Attribute, conversions: bool, state: _State, 
     Whether a value of type `t` fits `st`: False if not, True if as is, or
     the name of the implicit conversion it needs (only at the top level).
     """
-    if isinstance(t, ts.AnyType):
+    if isinstance(t, ts.TSAnyType):
         return True
     if st.kind is TypeKind.OPTIONAL:
-        if isinstance(t, ts.NoneType):
+        if isinstance(t, ts.TSNoneType):
             return True
-        if isinstance(t, ts.OptionalType):
+        if isinstance(t, ts.TSOptionalType):
             return _match_type(st.elements[0], t.element, False, state, False) is True
         return _match_type(st.elements[0], t, conversions, state, top)
     if st.kind is TypeKind.BASE:
@@ -603,38 +603,38 @@ def _match_type(st: SchemaType, t: Attribute, conversions: bool, state: _State, 
             return True
         want = _BASE_TYPES.get(name)
         if want is None:
-            return isinstance(t, ts.ClassType | ts.OpaqueType) and t.qualname.data == name
+            return isinstance(t, ts.TSClassType | ts.TSOpaqueType) and t.qualname.data == name
         if ts.is_subtype(t, want):
             # An exact kind beats a wider one (`add.int` over `add(Scalar, Scalar)`).
             if type(t) is not type(want):
                 state.cost += 1
             return True
-        if name in ("int", "SymInt", "ScalarType", "Layout", "MemoryFormat") and isinstance(t, ts.BoolType) and not top:
+        if name in ("int", "SymInt", "ScalarType", "Layout", "MemoryFormat") and isinstance(t, ts.TSBoolType) and not top:
             return False
         if not (conversions and top):
             return False
         # TorchScript's implicit conversions.
-        if isinstance(want, ts.FloatType) and isinstance(t, ts.IntType):
+        if isinstance(want, ts.TSFloatType) and isinstance(t, ts.TSIntType):
             state.cost += 1
             return "float"
-        if isinstance(want, ts.TensorType) and isinstance(t, ts.IntType | ts.FloatType | ts.BoolType | ts.NumberType):
+        if isinstance(want, ts.TSTensorType) and isinstance(t, ts.TSIntType | ts.TSFloatType | ts.TSBoolType | ts.TSNumberType):
             state.cost += 1
             return "Tensor"
-        if isinstance(t, ts.TensorType) and isinstance(want, ts.IntType | ts.FloatType | ts.NumberType):
+        if isinstance(t, ts.TSTensorType) and isinstance(want, ts.TSIntType | ts.TSFloatType | ts.TSNumberType):
             state.cost += 2
             return {"int": "int", "SymInt": "int", "float": "float"}.get(name, "Scalar")
-        if isinstance(want, ts.DeviceType) and isinstance(t, ts.StrType):
+        if isinstance(want, ts.TSDeviceType) and isinstance(t, ts.TSStrType):
             state.cost += 1
             return "Device"
         return False
     if st.kind is TypeKind.LIST:
         elem = st.elements[0]
-        if isinstance(t, ts.ListType):
+        if isinstance(t, ts.TSListType):
             return _match_type(elem, t.element, False, state, False) is True or (
                 # `Tensor[]` also takes `Float(2)[]`; `int[]` takes `int[]` only.
-                elem.kind is TypeKind.BASE and elem.name == "Tensor" and isinstance(t.element, ts.TensorType)
+                elem.kind is TypeKind.BASE and elem.name == "Tensor" and isinstance(t.element, ts.TSTensorType)
             )
-        if isinstance(t, ts.TupleType) and conversions and top:
+        if isinstance(t, ts.TSTupleType) and conversions and top:
             ok = all(_match_type(elem, e, False, state, False) is True for e in t.element_types)
             if ok:
                 state.cost += 1
@@ -642,16 +642,16 @@ def _match_type(st: SchemaType, t: Attribute, conversions: bool, state: _State, 
             return False
         if st.size is not None and top and elem.kind is TypeKind.BASE and elem.name in ("int", "SymInt"):
             # `int[2] stride` accepts a single int, repeated.
-            return "repeat" if isinstance(t, ts.IntType) else False
+            return "repeat" if isinstance(t, ts.TSIntType) else False
         return False
     if st.kind is TypeKind.TUPLE:
-        return isinstance(t, ts.TupleType) and len(t.element_types) == len(st.elements) and all(
+        return isinstance(t, ts.TSTupleType) and len(t.element_types) == len(st.elements) and all(
             _match_type(e, x, False, state, False) is True for e, x in zip(st.elements, t.element_types)
         )
     # Generic: Dict, Future, Union, ...
-    if st.name == "Dict" and isinstance(t, ts.DictType):
+    if st.name == "Dict" and isinstance(t, ts.TSDictType):
         return all(_match_type(e, x, False, state, False) is True for e, x in zip(st.elements, t.element_types))
-    if st.name == "Future" and isinstance(t, ts.FutureType):
+    if st.name == "Future" and isinstance(t, ts.TSFutureType):
         return _match_type(st.elements[0], t.element, False, state, False) is True
     if st.name == "Union":
         return any(_match_type(e, t, False, state, False) is True for e in st.elements)
