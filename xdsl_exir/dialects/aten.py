@@ -51,9 +51,11 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import (
     EffectInstance,
+    HasCanonicalizationPatternsTrait,
     MemoryEffect,
     MemoryEffectKind,
     OpTrait,
@@ -551,11 +553,29 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
 _BASE_DEF: OpDef = AtenOp.get_irdl_definition()
 
 
-def _canonicalization_traits(op_name: str) -> tuple[OpTrait, ...]:
-    """The peepholes of `aten_canonicalization` (imported on first use), for xDSL's `canonicalize`."""
-    from xdsl_exir.dialects.aten_canonicalization import canonicalization_traits
+class AtenCanonicalization(HasCanonicalizationPatternsTrait):
+    """
+    The canonicalization trait every aten op carries, so xDSL's stock `canonicalize`
+    applies the aten peepholes. The patterns live in
+    `transforms/canonicalization_patterns/aten.py` and are imported on first use, as
+    xDSL's own dialects import theirs: loading the dialect never loads them, and they may
+    ask the alias analysis, a layer above the dialects. Which ops have a rule is the
+    patterns' business (`patterns_for`), so the dialect keeps no copy of that list.
+    """
 
-    return canonicalization_traits(op_name)
+    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        from xdsl_exir.transforms.canonicalization_patterns.aten import patterns_for
+
+        return patterns_for(op.name)
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from xdsl_exir.transforms.canonicalization_patterns.aten import PATTERNS
+
+        return PATTERNS
+
+
+_CANONICALIZATION = AtenCanonicalization()
 
 
 def _class_name(op_name: str) -> str:
@@ -564,7 +584,7 @@ def _class_name(op_name: str) -> str:
 
 
 def _make_op_class(op_name: str) -> type[AtenOp]:
-    traits = OpTraits(lambda: (*_traits_of(_schema_of(op_name)), *_canonicalization_traits(op_name)))
+    traits = OpTraits(lambda: (*_traits_of(_schema_of(op_name)), _CANONICALIZATION))
     op_def = dataclasses.replace(_BASE_DEF, name=op_name, traits=traits)
 
     def get_irdl_definition(cls: type[AtenOp]) -> OpDef:

@@ -1,9 +1,10 @@
 """
 Canonicalization patterns of the `aten` dialect (TorchScript-style peepholes).
 
-The generated aten ops carry `AtenCanonicalization` (added by `aten.py` to the
-ops named in `PEEPHOLES`), so xDSL's stock `canonicalize` pass applies them; no
-pass of our own is needed. Every rule keeps the result type exactly: an
+Every generated aten op carries the dialect's `AtenCanonicalization` trait,
+which imports this module on first use and asks `patterns_for` its op's name,
+so xDSL's stock `canonicalize` pass applies the rules of `PEEPHOLES`; no pass of
+our own is needed. Every rule keeps the result type exactly: an
 arithmetic identity is folded only when the op's result type equals its
 input's (`x + 0` on an int tensor with a float `0.0` promotes, a broadcast
 changes the shape), and reads of the IR types do the checking.
@@ -34,8 +35,9 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.traits import HasCanonicalizationPatternsTrait
 
+from xdsl_exir.analysis.alias_db import AliasDb
+from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.dialects.exir import TensorType
 
 INT64_MAX = 2**63 - 1
@@ -54,9 +56,6 @@ def can_forward_copy(copy: SSAValue, source: SSAValue) -> bool:
     input's memory (the runner writes mutated buffers back into the state
     arrays, which would change an output aliasing them).
     """
-    # The patterns load with the dialects; the analysis is a layer above them.
-    from xdsl_exir.analysis.alias_db import AliasDb
-
     owner = copy.owner
     db = AliasDb.of_graph(owner) if isinstance(owner, Operation) else None
     if db is None:
@@ -84,8 +83,6 @@ def _replace(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
 
 
 def _arg(op: Operation, index: int, name: str, default: object = None) -> object:
-    from xdsl_exir.dialects.aten import AtenOp
-
     aten = cast(AtenOp, op)
     args = aten.get_args()
     if index < len(args):
@@ -113,8 +110,6 @@ Rule = Callable[[Operation, PatternRewriter], None]
 
 def _identity_arith(op: Operation, rewriter: PatternRewriter) -> None:
     """x * 1, 1 * x, x / 1, x - 0, x + 0 (not on floats), pow(x, 1)."""
-    from xdsl_exir.dialects.aten import AtenOp
-
     aten = cast(AtenOp, op)
     args = aten.get_args()
     if len(args) != 2 or aten.get_kwargs().get("rounding_mode") is not None or len(op.results) != 1:
@@ -142,8 +137,6 @@ _RESHAPES = ("aten.view.default", "aten.reshape.default", "aten._unsafe_view.def
 
 def _reshape(op: Operation, rewriter: PatternRewriter) -> None:
     """view/reshape to the input's own type is the input; chains of one kind collapse."""
-    from xdsl_exir.dialects.aten import AtenOp
-
     aten = cast(AtenOp, op)
     args = aten.get_args()
     x = args[0] if args else None
@@ -210,8 +203,6 @@ _PERMUTES = ("aten.permute.default", "aten.transpose.int", "aten.t.default")
 
 def _permute(op: Operation, rewriter: PatternRewriter) -> None:
     """Compose permutations of permutations; an identity permutation is the input."""
-    from xdsl_exir.dialects.aten import aten_op_class
-
     outer = _permutation(op)
     if outer is None:
         return
@@ -287,17 +278,10 @@ class AtenPeephole(RewritePattern):
             rule(op, rewriter)
 
 
-_PATTERNS: tuple[RewritePattern, ...] = (AtenPeephole(),)
+PATTERNS: tuple[RewritePattern, ...] = (AtenPeephole(),)
+"""The aten dialect's canonicalization patterns (one dispatcher over `PEEPHOLES`)."""
 
 
-class AtenCanonicalization(HasCanonicalizationPatternsTrait):
-    """The canonicalization trait of the aten ops named in `PEEPHOLES`."""
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return _PATTERNS
-
-
-def canonicalization_traits(op_name: str) -> tuple[AtenCanonicalization, ...]:
-    """The traits `aten.py` adds to the generated op `op_name`."""
-    return (AtenCanonicalization(),) if op_name in PEEPHOLES else ()
+def patterns_for(op_name: str) -> tuple[RewritePattern, ...]:
+    """The patterns `canonicalize` tries on the aten op `op_name`: none without a rule."""
+    return PATTERNS if op_name in PEEPHOLES else ()
