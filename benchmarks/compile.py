@@ -78,36 +78,36 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before numpy (and torch) load their BLAS
 
-import argparse  # noqa: E402
-import gc  # noqa: E402
-import math  # noqa: E402
-import pathlib  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
-from collections.abc import Callable, Sequence  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import gc
+import math
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
 # torch's own pytree deprecation, printed by export/save of every model
 warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
-import torch.utils._pytree as pytree  # noqa: E402
-from torch import nn  # noqa: E402
+import torch.utils._pytree as pytree
+from torch import nn
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ZOO = ROOT / "tests" / "zoo"
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import gen_zoo  # noqa: E402
+import gen_zoo
 
-from xdsl_exir.frontends.pt2 import load_pt2  # noqa: E402
-from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402
-from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program  # noqa: E402
+from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program
 
 RTOL, ATOL = 1e-4, 1e-5
 NUMPY_LIMIT_S = 5.0
@@ -298,7 +298,7 @@ def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: tupl
     row = Row(case.name, case.label)
     try:
         model, args, path = build(case, tmp)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         row.errors.append(f"export: {one_line(e)}")
         return row
     np_args = [a.numpy() for a in args]
@@ -329,14 +329,14 @@ def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: tupl
         assert warm.compile.from_cache, "the second compile_program missed the cache"
         if row.iree_ok:
             fns["IREE"] = lambda c=compiled: c(*np_args)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         row.errors.append(f"IREE: {one_line(e)}")
     if tuned and row.iree_ok:
         try:
             tuned_prog: CompiledProgram = compile_program(path, IreeOptions(threads=1, use_cache=False, extra_flags=tuned))
             if check("IREE*", tuned_prog(*np_args)):
                 fns["IREE*"] = lambda c=tuned_prog: c(*np_args)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             row.errors.append(f"IREE*: {one_line(e)}")
 
     def eager() -> Any:
@@ -350,14 +350,14 @@ def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: tupl
             fns["ORT"] = ort_fn
         else:
             row.ort_note = "mismatch"
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         row.errors.append(f"ORT: {one_line(e)}")
     try:
         runner = ProgramRunner(load_pt2(path.read_bytes(), path.name))
         got, row.numpy_one_call = timed(lambda: runner.run(np_args))
         if check("numpy", got) and row.numpy_one_call <= NUMPY_LIMIT_S:
             fns["numpy"] = lambda: runner.run(np_args)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         row.errors.append(f"numpy: {one_line(e)}")
     print(f"  {case.name}: max |error| vs eager: {', '.join(checks) or '-'}", flush=True)
     torch.set_num_threads(1)

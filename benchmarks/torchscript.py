@@ -29,10 +29,10 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run_programs import compare  # noqa: E402
+from run_programs import compare
 
-from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript  # noqa: E402
-from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402
+from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
+from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
 
 DUMPS = Path(__file__).parent.parent / "tests" / "torchscript" / "dumps"
 

@@ -234,7 +234,7 @@ def check_parse_ir(text: str) -> str:
     """
     try:
         torch._C.parse_ir(text, parse_tensor_constants=True)
-    except Exception as e:  # noqa: BLE001 - we record whatever torch says
+    except Exception as e:
         lines = str(e).strip().splitlines() or [type(e).__name__]
         msg = lines[0].removesuffix(" here:").split(";")[0]
         for prev, line in zip(lines, lines[1:]):
@@ -557,7 +557,7 @@ def other_cases(gen: Generator, models: types.ModuleType) -> None:
         S(gen, models, "with_stmt", {"": [randn(2, 2)]},
           "with over a scripted class: prim::Enter/prim::Exit, prim::CreateObject, "
           "prim::SetAttr, __torch__.models.Counter")
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         print(f"with_stmt skipped: {e}", file=sys.stderr)
     S(gen, models, "optional_refine", {"pos": [randn(2, 2), 2], "neg": [randn(2, 2), -1]},
       "torch.jit.annotate(Optional[int], None), `is not None` refinement (prim::unchecked_cast)")

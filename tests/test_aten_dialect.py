@@ -700,9 +700,9 @@ def _ids(cases: list[Case]) -> list[str]:
 
 def test_inference_matches_torch(torch_mod) -> None:  # type: ignore[no-untyped-def]
     torch = torch_mod
-    from torch._subclasses.fake_tensor import FakeTensorMode
-
     import logging
+
+    from torch._subclasses.fake_tensor import FakeTensorMode
 
     logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
     checked: set[str] = set()

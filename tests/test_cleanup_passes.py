@@ -14,7 +14,7 @@ import pytest
 from xdsl.utils.exceptions import PassFailedException
 
 sys.path.insert(0, str(Path(__file__).parent))
-import pass_harness  # noqa: E402
+import pass_harness
 
 DUMPS = Path(__file__).parent / "torchscript" / "dumps"
 ZOO = [m["name"] for m in pass_harness.zoo_models()]

@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pass_harness as ph
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
-import pass_harness as ph
 from xdsl_exir.dialects.aten import AtenOp, build
 from xdsl_exir.dialects.exir import (
     CallFunctionOp,
@@ -26,12 +26,12 @@ from xdsl_exir.dialects.exir import (
     InputKind,
     InputSpecAttr,
     ListType,
-    TupleType,
     OutputKind,
     OutputOp,
     OutputSpecAttr,
     ProgramOp,
     TensorType,
+    TupleType,
 )
 from xdsl_exir.targets.fx_graph import build_fx_programs
 from xdsl_exir.transforms import get_all_passes

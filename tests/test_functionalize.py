@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pass_harness import ZOO, apply, assert_preserves, assert_same_outputs, load_zoo, parse, random_flat_inputs, zoo_models
+from pass_harness import (
+    ZOO,
+    apply,
+    assert_preserves,
+    assert_same_outputs,
+    load_zoo,
+    parse,
+    random_flat_inputs,
+    zoo_models,
+)
 from xdsl.utils.exceptions import DiagnosticException
 
 from xdsl_exir.dialects.exir import OutputKind, ProgramOp

@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import pass_harness as ph  # noqa: E402
+import pass_harness as ph
 
-from xdsl_exir.dialects.exir import FusionGroupOp  # noqa: E402
+from xdsl_exir.dialects.exir import FusionGroupOp
 
 LSTM_TYPES = "x=f32[3,10];hx=f32[3,20];cx=f32[3,20];w_ih=f32[80,10];w_hh=f32[80,20];b_ih=f32[80];b_hh=f32[80]"
 ZOO = [(m["name"], ir) for m in ph.zoo_models() for ir in ("train", "core")]

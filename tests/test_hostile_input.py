@@ -32,7 +32,6 @@ from __future__ import annotations
 import copy
 import io
 import json
-import os
 import random
 import re
 import resource

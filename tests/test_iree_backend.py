@@ -23,8 +23,8 @@ import pytest
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
-from xdsl_exir.interpreters.compiler import InterpreterError  # noqa: E402
-from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program  # noqa: E402
+from xdsl_exir.interpreters.compiler import InterpreterError
+from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ZOO = ROOT / "tests" / "zoo"

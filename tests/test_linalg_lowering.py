@@ -120,7 +120,7 @@ builtin.module {
   }
 }
 """
-    from xdsl_exir.tools.exir_opt import LocatingParser, ExirOptMain
+    from xdsl_exir.tools.exir_opt import ExirOptMain, LocatingParser
 
     ctx = ExirOptMain(args=["-"]).ctx
     module = LocatingParser(ctx, text, "chol.mlir").parse_module()

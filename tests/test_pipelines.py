@@ -7,9 +7,8 @@ left in a conv-bn model.
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects.builtin import ModuleOp
-
 from pass_harness import assert_preserves, load_zoo, zoo_models
+from xdsl.dialects.builtin import ModuleOp
 
 MODELS = [m["name"] for m in zoo_models()]
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from xdsl.utils.exceptions import PassFailedException
-from xdsl.utils.exceptions import VerifyException
-
 import pass_harness as ph
+import pytest
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
 from xdsl_exir.dialects.exir import InputKind, OutputKind, ProgramOp
 from xdsl_exir.interpreters.calibrate import calibrate
 from xdsl_exir.transforms.quantization import activation_qparams, observer_states, weight_qparams
@@ -106,7 +105,7 @@ def test_matches_torch_fx_ptq_roughly() -> None:
             self.fc2 = torch.nn.Linear(32, 32)
             self.fc3 = torch.nn.Linear(32, 8)
 
-        def forward(self, x: "torch.Tensor") -> "torch.Tensor":
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
             return self.fc3(torch.nn.functional.gelu(self.fc2(torch.relu(self.fc1(x))), approximate="tanh"))
 
     m = MLP().eval()

@@ -821,7 +821,7 @@ def test_python_matches_torch_eager(name: str, core: bool, regions: bool, tmp_pa
         flat = out if isinstance(out, tuple | list) else (out,)
         expected.append([o.detach().numpy() for o in flat])
     results = run_generated(source, [[a.numpy() for a in c] for c in calls], tmp_path)
-    for (outs, _, state), exp in zip(results, expected):
+    for (outs, _, _state), exp in zip(results, expected):
         assert len(outs) == len(exp)
         for got, want in zip(outs, exp):
             assert got.dtype == want.dtype

@@ -44,10 +44,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
-
-from xdsl_exir.dialects.exir import DType
 from xdsl.rewriter import Rewriter
 
+from xdsl_exir.dialects.exir import DType
 from xdsl_exir.dialects.prim import OP_OF_KIND, ConstantOp, Prim, ReturnOp
 from xdsl_exir.dialects.ts import (
     SCALAR_TYPE_OF,

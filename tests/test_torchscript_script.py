@@ -11,7 +11,6 @@ interpreter against the fixtures' recorded outputs and against torch eager.
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
@@ -38,8 +37,8 @@ from xdsl_exir.dialects.prim import (
     StoreOp,
 )
 from xdsl_exir.dialects.ts import MethodOp, NodeOp
-from xdsl_exir.frontends.torchscript_script import ScriptError, cleanup_graph, script, script_file, script_source
 from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
+from xdsl_exir.frontends.torchscript_script import ScriptError, cleanup_graph, script, script_file, script_source
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
 from xdsl_exir.targets.torchscript_dump_printer import print_torchscript
 from xdsl_exir.transforms.convert_to_ssa import ConvertToSSAPass
@@ -47,7 +46,6 @@ from xdsl_exir.transforms.exit_transform import ExitTransformPass
 
 try:  # the functions below are also compiled by torch when it is there
     import torch
-    import torch.nn.functional as F
     from torch import Tensor
 except ImportError:  # pragma: no cover - the frontend itself never needs torch
     torch = None  # type: ignore[assignment]

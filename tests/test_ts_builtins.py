@@ -29,8 +29,8 @@ from xdsl_exir.dialects.ts import TS
 from xdsl_exir.frontends.torchscript_script import script_source
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass
-from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
 from xdsl_exir.utils.overloads import resolve_node
+from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
 
 _TS_TYPES: dict[type, Attribute] = {int: ts.TSIntType(), float: ts.TSFloatType(), bool: ts.TSBoolType(), str: ts.TSStrType()}
 

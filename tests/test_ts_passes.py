@@ -14,6 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import pass_harness as ph  # noqa: E402
+
 from xdsl_exir.dialects.ts import NodeOp  # noqa: E402
 from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript  # noqa: E402
 

@@ -15,9 +15,8 @@ import pytest
 from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
-from xdsl.dialects import arith, builtin, func, math as mathd, scf, tensor
-from xdsl.dialects.linalg import Linalg, ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects import arith, builtin, func, scf, tensor
+from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseResourceAttr,
@@ -32,6 +31,9 @@ from xdsl.dialects.builtin import (
     i8,
     i32,
 )
+from xdsl.dialects.linalg import Linalg
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 

@@ -176,8 +176,7 @@ def module_op(m: Any, attributes: dict[str, Sequence[str]] | None = None, path: 
     data, the non-tensor attributes listed in `attributes` (per dotted path,
     "" for the root), submodules, and every method's graph.
     """
-    from xdsl_exir.dialects.ts import ScriptModuleOp
-    from xdsl_exir.dialects.ts import SlotOp
+    from xdsl_exir.dialects.ts import ScriptModuleOp, SlotOp
 
     class_name = m._c._type().qualified_name()
     op = ScriptModuleOp(path.rsplit(".", 1)[-1] or "main", class_name)

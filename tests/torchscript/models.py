@@ -6,7 +6,7 @@ read `# models.py:LINE:COL`; editing this file shifts those locations and needs 
 regeneration. Script frontends read the text with `ast` and compile by name.
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import torch
 from torch import Tensor

@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     FloatAttr,
-    IntAttr,
     IntegerAttr,
     StringAttr,
 )
@@ -47,7 +46,6 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.dialects.prim_canonicalization import TSCanonicalization
-
 from xdsl_exir.dialects.ts import (
     TensorValueAttr,
     TSAnyType,

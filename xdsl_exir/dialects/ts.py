@@ -25,14 +25,14 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    SymbolNameConstraint,
     ArrayAttr,
     DictionaryAttr,
     IntAttr,
     NoneAttr,
     StringAttr,
+    SymbolNameConstraint,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -1035,7 +1035,7 @@ class MethodOp(IRDLOperation):
 
     traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
 
-    def __init__(self, name: str, body: "Region", schema: str | None = None) -> None:  # noqa: F821
+    def __init__(self, name: str, body: Region, schema: str | None = None) -> None:
         super().__init__(
             properties={"sym_name": StringAttr(name), "schema": StringAttr(schema) if schema else None},
             regions=[body],
@@ -1127,10 +1127,10 @@ class NodeOp(IRDLOperation):
     def __init__(
         self,
         kind: str,
-        operands: Sequence["SSAValue"],  # noqa: F821
+        operands: Sequence[SSAValue],
         result_types: Sequence[Attribute],
         attrs: dict[str, Attribute] | None = None,
-        regions: Sequence["Region"] = (),  # noqa: F821
+        regions: Sequence[Region] = (),
     ) -> None:
         super().__init__(
             operands=[list(operands)],
@@ -1152,7 +1152,7 @@ class NodeOp(IRDLOperation):
         kind = parser.parse_str_literal()
         operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        regions: list[Region] = []  # noqa: F821
+        regions: list[Region] = []
         if parser.parse_optional_punctuation("("):
             regions = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_region)
             parser.parse_punctuation(")")

@@ -79,7 +79,6 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.dialects.exir import (
     SYM_ARITH_OPS,
-    SymArithOp,
     AssertScalarOp,
     BoolType,
     CallFunctionOp,
@@ -107,6 +106,7 @@ from xdsl_exir.dialects.exir import (
     RangeConstraintAttr,
     StateOp,
     StrType,
+    SymArithOp,
     SymBoolType,
     SymFloatType,
     SymIntType,

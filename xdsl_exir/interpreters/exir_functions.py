@@ -41,8 +41,8 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.compiler import (
-    CompiledGraph,
     CompileContext,
+    CompiledGraph,
     InterpreterError,
     Prepared,
     register_op,
@@ -146,7 +146,7 @@ FAST_DTYPES = (DType.float32, DType.float64)
 def _unary_function(steps: Sequence[str]) -> Callable[[Any], Any]:
     body = "".join(f"    {step.format(x='x', o='o', z='x.dtype.type(0)')}\n" for step in steps)
     namespace: dict[str, Any] = {"np": np}
-    exec(f"def run(x):\n    o = np.empty_like(x)\n{body}    return o\n", namespace)  # noqa: S102 - fixed text
+    exec(f"def run(x):\n    o = np.empty_like(x)\n{body}    return o\n", namespace)
     return cast(Callable[[Any], Any], namespace["run"])
 
 
@@ -345,7 +345,7 @@ def _assert_tensor_metadata(
     return (None,)
 
 
-def _constrain_range(size: Any, min: Any = None, max: Any = None) -> tuple[Any, ...]:  # noqa: A002
+def _constrain_range(size: Any, min: Any = None, max: Any = None) -> tuple[Any, ...]:
     value = int(size)
     if min is not None and value < min or max is not None and value > max:
         raise InterpreterError(f"runtime assertion failed: {value} is outside [{min}, {max}]")

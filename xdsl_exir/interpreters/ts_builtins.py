@@ -246,7 +246,7 @@ def _strides(a: np.ndarray) -> list[int]:
 
 
 def _convolution(
-    input: np.ndarray,  # noqa: A002
+    input: np.ndarray,
     weight: np.ndarray,
     bias: np.ndarray | None,
     stride: Sequence[int],

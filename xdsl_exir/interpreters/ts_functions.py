@@ -77,8 +77,8 @@ from xdsl_exir.interpreters.ts_builtins import (
     implicit_conversion,
 )
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
-from xdsl_exir.utils.tensor_data import TensorDataError
 from xdsl_exir.utils.overloads import OverloadError, resolve_node
+from xdsl_exir.utils.tensor_data import TensorDataError
 
 __all__ = [
     "UNINITIALIZED",

@@ -194,7 +194,7 @@ def _compiler_version(compiler: Any) -> str:
         from importlib.metadata import version
 
         return version("iree-base-compiler")
-    except Exception:  # noqa: BLE001  (any packaging problem: fall back to the module's own)
+    except Exception:
         return str(getattr(compiler, "__version__", "unknown"))
 
 
@@ -216,7 +216,7 @@ def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResu
         return CompileResult(path.read_bytes(), True, key)
     try:
         vmfb = cast(bytes, compiler.compile_str(text, extra_args=flags))
-    except Exception as e:  # noqa: BLE001  (IREE raises its own CompilerToolError)
+    except Exception as e:
         first = str(e).strip().splitlines()
         detail = next((ln for ln in first if "error:" in ln), first[0] if first else type(e).__name__)
         raise IreeError(f"iree-compile refused the lowered module: {detail.strip()}") from None
@@ -277,7 +277,7 @@ class IreeExecutor:
             self._ctx = runtime.SystemContext(config=config)
             self._ctx.add_vm_module(runtime.VmModule.copy_buffer(self._ctx.instance, vmfb))
             self._fn = self._ctx.modules.module["forward"]
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             raise IreeError(f"IREE could not load the compiled module: {e}") from None
 
     def __call__(self, *args: Any) -> list[Any]:
@@ -295,7 +295,7 @@ class IreeExecutor:
                 call_args.append(np.asarray(float(value), dtype=np.float64))
         try:
             results = self._fn(*call_args)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             raise IreeError(f"the compiled program failed: {e}") from None
         if not isinstance(results, tuple | list):
             results = (results,)

@@ -56,8 +56,7 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-from xdsl_exir.dialects import prim
-from xdsl_exir.dialects import ts
+from xdsl_exir.dialects import prim, ts
 from xdsl_exir.dialects.ts import (
     TensorValueAttr,
     TSAnyType,

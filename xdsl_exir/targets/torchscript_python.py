@@ -236,7 +236,7 @@ def format_float(d: float) -> str:
         if i == 0 and math.copysign(1.0, d) < 0:
             return "-0."
         return f"{i}."
-    return "%.17g" % d
+    return f"{d:.17g}"
 
 
 def format_complex(re: float, im: float) -> str:

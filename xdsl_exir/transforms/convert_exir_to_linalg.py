@@ -50,10 +50,12 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     StringAttr,
-    TensorType as BuiltinTensorType,
     f64,
     i1,
     i64,
+)
+from xdsl.dialects.builtin import (
+    TensorType as BuiltinTensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -72,6 +74,7 @@ from xdsl_exir.dialects.exir import (
     GraphOp,
     InputKind,
     IntType,
+    MapOp,
     OutputKind,
     OutputOp,
     ProgramOp,
@@ -83,7 +86,6 @@ from xdsl_exir.dialects.exir import (
     SymNumelOp,
     SymSizeOp,
     TensorType,
-    MapOp,
     WhileLoopOp,
 )
 from xdsl_exir.transforms.linalg_lowering import rule_for

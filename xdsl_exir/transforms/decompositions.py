@@ -221,7 +221,7 @@ class Layouts:
         try:
             b = op.bound_arguments()
             return self._view(kind, b, src, base, t) or dense
-        except Exception:  # noqa: BLE001 - unknown argument shapes: assume dense
+        except Exception:
             return dense
 
     @staticmethod

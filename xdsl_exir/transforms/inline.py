@@ -75,8 +75,7 @@ class InlinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xdsl_exir.dialects import prim
-        from xdsl_exir.dialects.ts import MethodOp
-        from xdsl_exir.dialects.ts import ScriptModuleOp
+        from xdsl_exir.dialects.ts import MethodOp, ScriptModuleOp
 
         kinds = {k.strip() for k in self.kinds.split(",") if k.strip()}
         unknown = kinds - set(_ALL_KINDS)

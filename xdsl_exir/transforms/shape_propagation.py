@@ -49,7 +49,7 @@ from xdsl_exir.dialects.aten_inference import (
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import lookup
-from xdsl_exir.utils.symbolic import SymSize, make_symbol, normalize, to_sym
+from xdsl_exir.utils.symbolic import SymSize, normalize, to_sym
 
 __all__ = ["ShapePropagationPass", "SymbolRanges", "propagate_program"]
 

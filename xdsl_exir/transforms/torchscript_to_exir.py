@@ -155,9 +155,9 @@ from xdsl_exir.utils.function_schema import (
     TypeKind,
     parse_schema,
 )
+from xdsl_exir.utils.overloads import OverloadError, ResolvedNode, resolve_node
 from xdsl_exir.utils.symbolic import SymSize, make_symbol, normalize, parse_python_expr
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for, ts_str
-from xdsl_exir.utils.overloads import OverloadError, ResolvedNode, resolve_node
 
 __all__ = [
     "TorchScriptLoweringError",
@@ -224,7 +224,7 @@ def parse_input_types(text: str) -> dict[str, TensorType]:
                     continue
                 try:
                     expr = parse_python_expr(item)
-                except Exception as e:  # noqa: BLE001 - any parse failure is the user's spelling
+                except Exception as e:
                     raise TorchScriptLoweringError(f"input-types: bad size '{item}' for '{name}': {e}") from None
                 sizes.append(normalize(expr.xreplace({s: make_symbol(str(s)) for s in expr.free_symbols})))
             out[name] = TensorType(sizes, dtype)
@@ -485,7 +485,7 @@ def _same_constant(a: object, b: object) -> bool:
         return a is b
     try:
         return type(a) is type(b) and bool(a == b)
-    except Exception:  # noqa: BLE001 - incomparable values are different
+    except Exception:
         return False
 
 

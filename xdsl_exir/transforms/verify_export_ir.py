@@ -45,10 +45,10 @@ from xdsl_exir.dialects.exir import (
     OutputOp,
     ProgramOp,
     StateOp,
+    SymScalarType,
     TensorType,
     TokenType,
     TupleType,
-    SymScalarType,
 )
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic

@@ -94,7 +94,7 @@ def _checked_int(v: Any) -> int:
     if isinstance(v, int):
         return v
     if not (math.isfinite(v) and -(2.0**63) <= v < 2.0**63):
-        raise ScriptException("Cannot convert float %f to integer" % v, "RuntimeError")
+        raise ScriptException(f"Cannot convert float {v:f} to integer", "RuntimeError")
     return int(v)
 
 
@@ -332,7 +332,7 @@ def _float_str(v: float) -> str:
         return "nan"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
-    return "%.17g" % v
+    return f"{v:.17g}"
 
 
 @singledispatch
@@ -507,7 +507,7 @@ def _str_index(s: str, sub: str, start: int = 0, end: int = -1) -> int:
     return r
 
 
-def _split_str(s: str, separator: str | None = None, max: int = -1) -> list[str]:  # noqa: A002
+def _split_str(s: str, separator: str | None = None, max: int = -1) -> list[str]:
     return s.split(separator, max)
 
 
@@ -557,7 +557,7 @@ _LIST_BUILTINS: dict[str, Builtin] = {
     "aten::count": lambda s, sub, start=0, end=-1: s.count(sub, start, _str_end(s, end)),
     "aten::startswith": lambda s, sub, start=0, end=-1: s.startswith(sub, start, _str_end(s, end)),
     "aten::endswith": lambda s, sub, start=0, end=-1: s.endswith(sub, start, _str_end(s, end)),
-    "aten::replace": lambda s, old, new, max=-1: s.replace(old, new, max),  # noqa: A002
+    "aten::replace": lambda s, old, new, max=-1: s.replace(old, new, max),
     "aten::strip": _strip("strip"),
     "aten::lstrip": _strip("lstrip"),
     "aten::rstrip": _strip("rstrip"),
@@ -622,7 +622,7 @@ _MISC_BUILTINS: dict[str, Builtin] = {
     "aten::expandtabs": lambda s, tabsize=8: s.expandtabs(tabsize),
     "aten::partition": lambda s, sep: s.partition(sep),
     "aten::rpartition": lambda s, sep: s.rpartition(sep),
-    "aten::rsplit": lambda s, sep=" ", max=-1: s.rsplit(sep, max),  # noqa: A002
+    "aten::rsplit": lambda s, sep=" ", max=-1: s.rsplit(sep, max),
     "aten::splitlines": lambda s, keepends=False: s.splitlines(keepends),
     "aten::rindex": lambda s, sub, start=0, end=-1: s.rindex(sub, start, _str_end(s, end)),
     "aten::broadcast_shapes": broadcast_sizes,

@@ -12,7 +12,8 @@ that are integers or sympy expressions, a torch dtype, a device and a dim order.
 The dialect is a package, as xDSL keeps its large dialects: ``types`` (dtypes,
 tensor and SymInt types, leaf and container types), ``args`` (FX argument
 trees), ``signature`` (input/output specs, range constraints), ``sym_ops``
-(SymInt operations) and ``ops`` (program, graphs, calls, higher-order ops).
+(SymInt operations), ``ops`` (program, graphs, calls, higher-order ops) and
+``blobs`` (the data of ``#exir.blob`` weights as numpy arrays).
 This module re-exports their public names and holds the ``Exir`` dialect.
 """
 
@@ -35,6 +36,7 @@ from xdsl_exir.dialects.exir.args import (
     print_arg,
     print_call_args,
 )
+from xdsl_exir.dialects.exir.blobs import array_from_blob, blob_from_array
 from xdsl_exir.dialects.exir.ops import (
     CallFunctionOp,
     CondOp,
@@ -74,7 +76,6 @@ from xdsl_exir.dialects.exir.types import (
     CustomObjType,
     DeviceAttr,
     DeviceType,
-    DType,
     DTypeAttr,
     FloatType,
     GraphModuleType,
@@ -104,6 +105,7 @@ from xdsl_exir.dialects.exir.types import (
     parse_sym_expr,
     print_shape,
 )
+from xdsl_exir.utils.dtypes import DType
 
 __all__ = [
     "ArgParser",
@@ -168,6 +170,8 @@ __all__ = [
     "TokenType",
     "TupleType",
     "WhileLoopOp",
+    "array_from_blob",
+    "blob_from_array",
     "decode_arg",
     "encode_arg",
     "iter_refs",

@@ -255,7 +255,7 @@ class ArgParser:
         if ident is not None:
             return self._value_of_keyword(ident)
         negative = p.parse_optional_punctuation("-") is not None
-        if negative and (word := p.parse_optional_keyword("inf")):
+        if negative and p.parse_optional_keyword("inf") is not None:
             return FloatAttr(-math.inf, f64)
         if (number := p.parse_optional_number()) is not None:
             if isinstance(number, int):

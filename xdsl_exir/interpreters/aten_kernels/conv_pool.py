@@ -123,7 +123,7 @@ def _unbatch(x: np.ndarray, n: int) -> tuple[np.ndarray, bool]:
 
 @register("aten.convolution.default")
 def _convolution(
-    input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, stride: Sequence[int], padding: Sequence[int] | str,  # noqa: A002
+    input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, stride: Sequence[int], padding: Sequence[int] | str,
     dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int,
 ) -> np.ndarray:
     w = np.asarray(weight)
@@ -154,7 +154,7 @@ def _convolution(
 
 def _conv_k(n: int) -> Kernel:
     def kernel(
-        input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, stride: Sequence[int] = (1,),  # noqa: A002
+        input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, stride: Sequence[int] = (1,),
         padding: Sequence[int] | str = (0,), dilation: Sequence[int] = (1,), groups: int = 1,
     ) -> np.ndarray:
         return _convolution(input, weight, bias, stride, padding, dilation, False, [0] * n, groups)
@@ -168,7 +168,7 @@ for _n in (1, 2, 3):
 
 @register("aten.convolution_backward.default")
 def _convolution_backward(
-    grad_output: np.ndarray, input: np.ndarray, weight: np.ndarray, bias_sizes: Sequence[int] | None,  # noqa: A002
+    grad_output: np.ndarray, input: np.ndarray, weight: np.ndarray, bias_sizes: Sequence[int] | None,
     stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool,
     output_padding: Sequence[int], groups: int, output_mask: Sequence[bool],
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:

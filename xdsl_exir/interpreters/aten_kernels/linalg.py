@@ -74,7 +74,7 @@ def _baddbmm(self: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: obj
 
 
 @register("aten.linear.default")
-def _linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:  # noqa: A002
+def _linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     dt = result_type(input, weight)
     w = np.asarray(weight)
     prod = np.matmul(cast_to(input, compute_dtype(dt)), cast_to(w.T if w.ndim == 2 else w, compute_dtype(dt)))

@@ -17,7 +17,7 @@ from xdsl_exir.interpreters.aten_kernels.registry import register
 
 @register("aten.native_layer_norm.default")
 def _native_layer_norm(
-    input: np.ndarray, normalized_shape: Sequence[int], weight: np.ndarray | None, bias: np.ndarray | None, eps: float  # noqa: A002
+    input: np.ndarray, normalized_shape: Sequence[int], weight: np.ndarray | None, bias: np.ndarray | None, eps: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     a = np.asarray(input)
     dt = a.dtype
@@ -37,7 +37,7 @@ def _native_layer_norm(
 
 @register("aten.layer_norm.default")
 def _layer_norm(
-    input: np.ndarray, normalized_shape: Sequence[int], weight: np.ndarray | None = None,  # noqa: A002
+    input: np.ndarray, normalized_shape: Sequence[int], weight: np.ndarray | None = None,
     bias: np.ndarray | None = None, eps: float = 1e-5, cudnn_enable: bool = True,
 ) -> np.ndarray:
     return _native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
@@ -60,7 +60,7 @@ def _norm_input_grad(gw: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.n
 
 @register("aten.native_layer_norm_backward.default")
 def _native_layer_norm_backward(
-    grad_out: np.ndarray, input: np.ndarray, normalized_shape: Sequence[int], mean: np.ndarray, rstd: np.ndarray,  # noqa: A002
+    grad_out: np.ndarray, input: np.ndarray, normalized_shape: Sequence[int], mean: np.ndarray, rstd: np.ndarray,
     weight: np.ndarray | None, bias: np.ndarray | None, output_mask: Sequence[bool],
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     a = np.asarray(input)
@@ -85,7 +85,7 @@ def _native_layer_norm_backward(
 
 @register("aten.native_group_norm.default")
 def _native_group_norm(
-    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, N: int, C: int, HxW: int, group: int, eps: float  # noqa: A002, N803
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, N: int, C: int, HxW: int, group: int, eps: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     a = np.asarray(input)
     dt = a.dtype
@@ -103,7 +103,7 @@ def _native_group_norm(
 
 @register("aten.group_norm.default")
 def _group_norm(
-    input: np.ndarray, num_groups: int, weight: np.ndarray | None = None, bias: np.ndarray | None = None,  # noqa: A002
+    input: np.ndarray, num_groups: int, weight: np.ndarray | None = None, bias: np.ndarray | None = None,
     eps: float = 1e-5, cudnn_enabled: bool = True,
 ) -> np.ndarray:
     a = np.asarray(input)
@@ -114,8 +114,8 @@ def _group_norm(
 
 @register("aten.native_group_norm_backward.default")
 def _native_group_norm_backward(
-    grad_out: np.ndarray, input: np.ndarray, mean: np.ndarray, rstd: np.ndarray, weight: np.ndarray | None,  # noqa: A002
-    N: int, C: int, HxW: int, group: int, output_mask: Sequence[bool],  # noqa: N803
+    grad_out: np.ndarray, input: np.ndarray, mean: np.ndarray, rstd: np.ndarray, weight: np.ndarray | None,
+    N: int, C: int, HxW: int, group: int, output_mask: Sequence[bool],
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     a = np.asarray(input)
     dt = a.dtype
@@ -140,7 +140,7 @@ def _native_group_norm_backward(
 
 
 def _batch_norm_core(
-    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,  # noqa: A002
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,
     running_var: np.ndarray | None, training: bool, momentum: float, eps: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Shared batch norm; training updates the running stats in place like torch."""
@@ -185,7 +185,7 @@ def _batch_norm_core(
 
 @register("aten._native_batch_norm_legit.default", "aten.native_batch_norm.default")
 def _bn_legit(
-    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,  # noqa: A002
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,
     running_var: np.ndarray | None, training: bool, momentum: float, eps: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _batch_norm_core(input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -193,14 +193,14 @@ def _bn_legit(
 
 @register("aten._native_batch_norm_legit.no_stats")
 def _bn_no_stats(
-    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, training: bool, momentum: float, eps: float  # noqa: A002
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, training: bool, momentum: float, eps: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _batch_norm_core(input, weight, bias, None, None, True, momentum, eps)
 
 
 @register("aten._native_batch_norm_legit_no_training.default")
 def _bn_no_training(
-    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray,  # noqa: A002
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray,
     running_var: np.ndarray, momentum: float, eps: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _batch_norm_core(input, weight, bias, running_mean, running_var, False, momentum, eps)
@@ -208,7 +208,7 @@ def _bn_no_training(
 
 @register("aten.batch_norm.default")
 def _batch_norm(
-    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,  # noqa: A002
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,
     running_var: np.ndarray | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool,
 ) -> np.ndarray:
     return _batch_norm_core(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]

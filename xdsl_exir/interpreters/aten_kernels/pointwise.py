@@ -382,7 +382,7 @@ def _lerp(self: object, end: object, weight: object) -> np.ndarray:
 
 
 @register("aten.clamp.default", "aten.clamp.Tensor")
-def _clamp(self: object, min: object = None, max: object = None) -> np.ndarray:  # noqa: A002
+def _clamp(self: object, min: object = None, max: object = None) -> np.ndarray:
     def fn(x: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None) -> np.ndarray:
         if lo is not None:
             x = np.where(np.isnan(lo) if lo.dtype.kind == "f" else False, lo, np.maximum(x, lo))
@@ -394,12 +394,12 @@ def _clamp(self: object, min: object = None, max: object = None) -> np.ndarray: 
 
 
 @register("aten.clamp_min.default", "aten.clamp_min.Tensor")
-def _clamp_min(self: object, min: object) -> np.ndarray:  # noqa: A002
+def _clamp_min(self: object, min: object) -> np.ndarray:
     return _clamp(self, min=min)
 
 
 @register("aten.clamp_max.default", "aten.clamp_max.Tensor")
-def _clamp_max(self: object, max: object) -> np.ndarray:  # noqa: A002
+def _clamp_max(self: object, max: object) -> np.ndarray:
     return _clamp(self, max=max)
 
 

@@ -48,7 +48,7 @@ def _randperm(n: int, dtype: object = 4, **_: object) -> np.ndarray:
 
 
 @register("aten.native_dropout.default")
-def native_dropout_kernel(input: np.ndarray, p: float, train: bool | None) -> tuple[np.ndarray, np.ndarray]:  # noqa: A002
+def native_dropout_kernel(input: np.ndarray, p: float, train: bool | None) -> tuple[np.ndarray, np.ndarray]:
     """Training mode draws the keep mask from the module generator (scaled by 1/(1-p))."""
     a = np.asarray(input)
     if train is False or p == 0:
@@ -59,5 +59,5 @@ def native_dropout_kernel(input: np.ndarray, p: float, train: bool | None) -> tu
 
 
 @register("aten.dropout.default")
-def _dropout(input: np.ndarray, p: float, train: bool) -> np.ndarray:  # noqa: A002
+def _dropout(input: np.ndarray, p: float, train: bool) -> np.ndarray:
     return native_dropout_kernel(input, p, train)[0]

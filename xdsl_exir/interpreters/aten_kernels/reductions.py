@@ -251,7 +251,7 @@ def _sort(self: np.ndarray, dim: int = -1, descending: bool = False, stable: boo
 
 
 @register("aten.topk.default")
-def _topk(self: np.ndarray, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> tuple[np.ndarray, np.ndarray]:  # noqa: A002
+def _topk(self: np.ndarray, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> tuple[np.ndarray, np.ndarray]:
     a = np.asarray(self)
     vals, idx = _sort_impl(a, dim, largest)
     if a.ndim == 0:

@@ -30,7 +30,7 @@ def _upsample_sizes(x: np.ndarray, output_size: Sequence[int] | None, scale_fact
 @register("aten.upsample_nearest2d.default", "aten.upsample_nearest2d.vec")
 def _upsample_nearest2d(
     self: np.ndarray | None = None, output_size: Sequence[int] | None = None, scales_h: float | None = None,
-    scales_w: float | None = None, input: np.ndarray | None = None, scale_factors: Sequence[float] | None = None,  # noqa: A002
+    scales_w: float | None = None, input: np.ndarray | None = None, scale_factors: Sequence[float] | None = None,
 ) -> np.ndarray:
     x = np.asarray(self if self is not None else input)
     sizes, scales = _upsample_sizes(x, output_size, scale_factors)
@@ -48,7 +48,7 @@ def _upsample_nearest2d(
 @register("aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d.vec")
 def _upsample_bilinear2d(
     self: np.ndarray | None = None, output_size: Sequence[int] | None = None, align_corners: bool = False,
-    scales_h: float | None = None, scales_w: float | None = None, input: np.ndarray | None = None,  # noqa: A002
+    scales_h: float | None = None, scales_w: float | None = None, input: np.ndarray | None = None,
     scale_factors: Sequence[float] | None = None,
 ) -> np.ndarray:
     x = np.asarray(self if self is not None else input)
@@ -86,7 +86,7 @@ def _reflect(x: np.ndarray, twice_low: int, twice_high: int) -> np.ndarray:
 
 
 @register("aten.grid_sampler_2d.default")
-def _grid_sampler_2d(input: np.ndarray, grid: np.ndarray, interpolation_mode: int, padding_mode: int, align_corners: bool) -> np.ndarray:  # noqa: A002
+def _grid_sampler_2d(input: np.ndarray, grid: np.ndarray, interpolation_mode: int, padding_mode: int, align_corners: bool) -> np.ndarray:
     """Bilinear (0) and nearest (1) sampling with zeros/border/reflection padding; bicubic (2) is not supported."""
     if interpolation_mode not in (0, 1):
         raise NotImplementedError("grid_sampler_2d: bicubic interpolation is not implemented")

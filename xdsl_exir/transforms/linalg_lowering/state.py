@@ -317,7 +317,7 @@ class LoweringState:
         el = element_type(dtype)
         if dtype.is_floating_point:
             v: float | int = float(value)
-            make: Callable[[], SSAValue] = lambda: self.emit(arith.ConstantOp(FloatAttr(v, cast(Float32Type, el))))
+            attr: FloatAttr | IntegerAttr = FloatAttr(v, cast(Float32Type, el))
         else:
             v = int(value)
             if dtype is DType.bool:
@@ -327,8 +327,8 @@ class LoweringState:
             bits = _INT_BITS[dtype]
             if bits > 1:
                 v = ((v + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))
-            make = lambda: self.emit(arith.ConstantOp(IntegerAttr(v, cast(IntegerType, el))))
-        return self._cached(("const", dtype, repr(v)), make)
+            attr = IntegerAttr(v, cast(IntegerType, el))
+        return self._cached(("const", dtype, repr(v)), lambda: self.emit(arith.ConstantOp(attr)))
 
     def scalar(self, value: object, dtype: DType) -> SSAValue:
         """A Python number or a lowered SymInt/SymFloat/SymBool as a scalar of `dtype`."""

@@ -1,4 +1,3 @@
-import torch
 
 
 def loop_return(x, n: int):
