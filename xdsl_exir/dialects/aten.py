@@ -28,10 +28,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import ClassVar, cast
+from typing import ClassVar, Self, cast
 
 import sympy
-from typing_extensions import Self
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -71,6 +70,7 @@ from xdsl_exir.dialects.aten_inference import (
     infer_bound,
 )
 from xdsl_exir.dialects.exir import (
+    ArgParser,
     ArgsOpMixin,
     BoolType,
     CallFunctionOp,
@@ -89,10 +89,9 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
     TupleType,
-    ArgParser,  # pyright: ignore[reportPrivateUsage]
-    iter_refs,  # pyright: ignore[reportPrivateUsage]
-    parse_operand_and_result_types,  # pyright: ignore[reportPrivateUsage]
     encode_arg,
+    iter_refs,
+    parse_operand_and_result_types,
     print_call_args,
     sym_equal,
 )

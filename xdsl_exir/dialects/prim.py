@@ -172,7 +172,7 @@ def constant_matches(value: Attribute | None, t: Attribute) -> bool:
     if isinstance(t, TSAnyType):
         return True
     if isinstance(value, IntegerAttr):
-        width = value.type.width.data  # type: ignore[union-attr]
+        width = value.type.width.data
         if width == 1:
             return isinstance(t, TSBoolType | TSNumberType)
         return isinstance(t, TSIntType | TSNumberType)

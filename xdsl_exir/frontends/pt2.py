@@ -312,8 +312,8 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 def _union(obj: object, what: str) -> tuple[str, Any]:
     """The single `(kind, value)` of a serialized union (`{"as_tensor": ...}`)."""
-    if type(obj) is dict and len(obj) == 1:  # pyright: ignore[reportUnknownArgumentType]
-        for item in obj.items():  # pyright: ignore[reportUnknownVariableType]
+    if type(obj) is dict and len(obj) == 1:
+        for item in obj.items():
             return cast(tuple[str, Any], item)
     _fail(f"{what} is not a one-field union object: {obj!r}"[:300])
 

@@ -306,7 +306,7 @@ class CompileContext:
             outs = tuple(self._slot(r) for r in op.results)
             steps.append(_Step(prepared, ins, outs, op))
         else:
-            ends = " or ".join(t.name for t in terminators)  # pyright: ignore[reportAttributeAccessIssue]
+            ends = " or ".join(t.name for t in terminators)
             raise InterpreterError(f"block does not end with {ends}", block.parent_op())
         # Values used only in this block live in locals of the generated code;
         # those a nested region reads also go to the frame.

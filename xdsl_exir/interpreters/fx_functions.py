@@ -123,7 +123,7 @@ def _const(value: object) -> Callable[[Env], Any]:
     def constant(env: Env) -> Any:
         return value
 
-    constant._constant = True  # type: ignore[attr-defined]
+    constant._constant = True
     return constant
 
 
@@ -183,7 +183,7 @@ def aten_step(
         with np.errstate(all="ignore"):
             return kernel(**kw)
 
-    step.op_name = op_name  # type: ignore[attr-defined]
+    step.op_name = op_name
     return step
 
 

@@ -256,7 +256,7 @@ def constant_value(value: Attribute | None, t: Attribute) -> Any:
         return None
     if isinstance(value, IntegerAttr):
         v = cast(int, value.value.data)
-        return bool(v) if value.type.width.data == 1 else v  # type: ignore[union-attr]
+        return bool(v) if value.type.width.data == 1 else v
     if isinstance(value, FloatAttr):
         return float(value.value.data)
     if isinstance(value, StringAttr):

@@ -103,8 +103,8 @@ def default_cache_dir() -> pathlib.Path:
 
 def _import_iree() -> tuple[Any, Any]:
     try:
-        import iree.compiler as compiler  # pyright: ignore[reportMissingImports]
-        import iree.runtime as runtime  # pyright: ignore[reportMissingImports]
+        import iree.compiler as compiler
+        import iree.runtime as runtime
     except ImportError:
         raise IreeError(INSTALL_HINT) from None
     return compiler, runtime

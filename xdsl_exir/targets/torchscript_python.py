@@ -310,7 +310,7 @@ def _attr_value(value: Attribute | None, t: Attribute) -> object:
         return None
     if isinstance(value, IntegerAttr):
         n = value.value.data
-        return bool(n) if value.type.width.data == 1 else n  # type: ignore[union-attr]
+        return bool(n) if value.type.width.data == 1 else n
     if isinstance(value, FloatAttr):
         return float(value.value.data)
     if isinstance(value, StringAttr):
@@ -958,7 +958,7 @@ class _FunctionPrinter:
             return "None"
         if isinstance(value, IntegerAttr):
             n = value.value.data
-            if value.type.width.data == 1:  # type: ignore[union-attr]
+            if value.type.width.data == 1:
                 return "True" if n else "False"
             return str(n)
         if isinstance(value, FloatAttr):
@@ -1163,7 +1163,7 @@ def _extra_attrs(op: Operation) -> list[tuple[str, Attribute]]:
 def _format_attr(value: Attribute) -> str:
     if isinstance(value, IntegerAttr):
         n = value.value.data
-        return ("True" if n else "False") if value.type.width.data == 1 else str(n)  # type: ignore[union-attr]
+        return ("True" if n else "False") if value.type.width.data == 1 else str(n)
     if isinstance(value, FloatAttr):
         return format_float(float(value.value.data))
     if isinstance(value, StringAttr):

@@ -49,7 +49,7 @@ from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
-from xdsl_exir.tools.exir_opt import (  # pyright: ignore[reportPrivateUsage]
+from xdsl_exir.tools.exir_opt import (
     ExirOptMain,
     ExirUserError,
     _describe_verify_failure,
@@ -146,7 +146,7 @@ def random_inputs(runner: ProgramRunner, seed: int) -> list[Any]:
                     shape.append(s)
                 else:
                     low = ranges.get(s, (None, None))[0]  # a symbol without a range constraint has none
-                    shape.append(max(int(low), 2) if low is not None and low.is_finite else 2)  # type: ignore[union-attr]
+                    shape.append(max(int(low), 2) if low is not None and low.is_finite else 2)
             dt = numpy_dtype(t.element_dtype)
             values.append(random_array(rng, shape, dt, f"random input '{spec.arg_name.data}'"))
         elif isinstance(t, (IntType, SymIntType)):
@@ -162,7 +162,7 @@ def random_inputs(runner: ProgramRunner, seed: int) -> list[Any]:
 
 def _flatten(value: Any, out: list[np.ndarray]) -> None:
     if isinstance(value, (list, tuple)):
-        for v in value:  # pyright: ignore[reportUnknownVariableType]
+        for v in value:
             _flatten(v, out)
     elif value is None:
         return

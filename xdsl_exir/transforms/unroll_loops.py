@@ -173,7 +173,7 @@ class UnrollLoopsPass(ModulePass):
         new_body.add_op(ReturnOp.make([body.last_op.operands[0], *final]))  # type: ignore[union-attr]
         # The body's condition is a constant defined outside or inside; keep it valid.
         cond = body.last_op.operands[0]  # type: ignore[union-attr]
-        if cond.owner.parent_block() is body:  # type: ignore[union-attr]
+        if cond.owner.parent_block() is body:
             c = cond.owner.clone()  # type: ignore[union-attr]
             new_body.insert_op_before(c, new_body.last_op)  # type: ignore[arg-type]
             new_body.last_op.operands = [c.results[0], *new_body.last_op.operands[1:]]  # type: ignore[union-attr]

@@ -30,7 +30,7 @@ def format_location(loc: Attribute) -> str | None:
         inner = format_location(loc.location)
         return f"{loc.desc.data} at {inner}" if inner else loc.desc.data
     if isinstance(loc, FusedLoc):
-        for inner in loc.locations:  # pyright: ignore[reportUnknownVariableType]
+        for inner in loc.locations:
             if (text := format_location(inner)) is not None:  # pyright: ignore
                 return text
     return None

@@ -48,7 +48,7 @@ __all__ = ["apply"]
 
 _STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
-_extract_valid_name = SSAValue.extract_valid_name.__func__  # pyright: ignore[reportFunctionMemberAccess]
+_extract_valid_name = SSAValue.extract_valid_name.__func__
 
 
 def _no_empty_hint(cls: type[SSAValue], name: str | None) -> str | None:

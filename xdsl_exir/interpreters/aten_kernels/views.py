@@ -83,7 +83,7 @@ def t_kernel(self: np.ndarray) -> np.ndarray:
 
 @register("aten.movedim.int", "aten.movedim.intlist")
 def _movedim(self: np.ndarray, source: int | Sequence[int], destination: int | Sequence[int]) -> np.ndarray:
-    return np.moveaxis(self, source, destination)  # type: ignore[arg-type]
+    return np.moveaxis(self, source, destination)
 
 
 @register("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims")

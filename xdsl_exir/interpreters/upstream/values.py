@@ -275,9 +275,9 @@ def constant_value(attr: Attribute, t: Attribute, cache: dict[Attribute, Value])
     constants are decoded once per attribute into `cache` and kept read-only.
     """
     if isinstance(attr, IntegerAttr):
-        return scalar(attr.value.data, t)  # pyright: ignore[reportUnknownMemberType,reportUnknownArgumentType]
+        return scalar(attr.value.data, t)
     if isinstance(attr, FloatAttr):
-        return scalar(attr.value.data, t)  # pyright: ignore[reportUnknownMemberType,reportUnknownArgumentType]
+        return scalar(attr.value.data, t)
     if isinstance(attr, DenseResourceAttr):
         return resource_array(attr)
     hit = cache.get(attr)
