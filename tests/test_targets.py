@@ -67,6 +67,7 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     TupleType,
     WhileLoopOp,
+    blob_from_array,
 )
 from xdsl_exir.targets import get_all_targets
 from xdsl_exir.targets.fx_graph import FxNamespace
@@ -75,7 +76,6 @@ from xdsl_exir.targets.python_source import python_source
 from xdsl_exir.tools.exir_opt import run
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.symbolic import parse_python_expr
-from xdsl_exir.utils.tensor_data import blob_from_array
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "filecheck" / "dialects" / "exir" / "seed_examples.mlir"

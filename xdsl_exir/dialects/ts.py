@@ -57,6 +57,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.dialects.exir import DenseBlobAttr, DType
 from xdsl_exir.dialects.prim_canonicalization import TSCanonicalization
+from xdsl_exir.utils.tensor_data import array_from_bytes, bytes_from_array
 
 # ---------------------------------------------------------------------------
 # Scalar types of tensors, as TorchScript names them
@@ -848,15 +849,11 @@ class TensorValueAttr(ParametrizedAttribute):
 
     def to_array(self) -> np.ndarray:
         """The data as an array (bfloat16 widened to float32); raises `TensorDataError` if it does not fit."""
-        from xdsl_exir.utils.tensor_data import array_from_bytes
-
         return array_from_bytes(self.data.data, SCALAR_TYPES[self.scalar.data], self.shape)
 
     @staticmethod
     def from_array(array: np.ndarray, scalar: str) -> TensorValueAttr:
         """`array` stored as a tensor of TorchScript scalar type `scalar` (bfloat16 rounded to nearest even)."""
-        from xdsl_exir.utils.tensor_data import bytes_from_array
-
         return TensorValueAttr(scalar, array.shape, bytes_from_array(array, SCALAR_TYPES[scalar]))
 
     @classmethod

@@ -75,6 +75,7 @@ from xdsl_exir.dialects.exir import (
     StrType,
     TensorType,
     TupleType,
+    blob_from_array,
 )
 from xdsl_exir.dialects.fx import (
     CallMethodOp,
@@ -85,7 +86,6 @@ from xdsl_exir.dialects.fx import (
     SliceOp,
     SliceType,
 )
-from xdsl_exir.utils.tensor_data import blob_from_array
 
 __all__ = ["TorchImportError", "import_exported_program", "import_graph_module", "qualified_name"]
 

@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from xdsl_exir.dialects.exir import TensorType
+from xdsl_exir.dialects.exir import TensorType, blob_from_array
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.transforms.quantization import observer_states
-from xdsl_exir.utils.tensor_data import blob_from_array
 
 __all__ = ["calibrate"]
 

@@ -34,12 +34,13 @@ from xdsl_exir.dialects.exir import (
     SymFloatType,
     SymIntType,
     TensorType,
+    array_from_blob,
 )
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype, round_to_bfloat16
 from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError
 from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
 from xdsl_exir.utils.symbolic import print_python_expr
-from xdsl_exir.utils.tensor_data import TensorDataError, array_from_blob
+from xdsl_exir.utils.tensor_data import TensorDataError
 
 
 def find_program(module: ModuleOp | ProgramOp) -> ProgramOp:

@@ -46,6 +46,8 @@ from xdsl_exir.dialects.exir import (
     ProgramOp,
     StateOp,
     TensorType,
+    array_from_blob,
+    blob_from_array,
 )
 from xdsl_exir.utils.program_state import (
     add_state_input,
@@ -54,7 +56,6 @@ from xdsl_exir.utils.program_state import (
     symbol_of,
     unique_state_name,
 )
-from xdsl_exir.utils.tensor_data import array_from_blob, blob_from_array
 
 _CONVS = frozenset({"aten.convolution.default", "aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default"})
 _BATCH_NORMS = frozenset(

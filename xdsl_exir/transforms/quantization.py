@@ -47,10 +47,10 @@ from xdsl_exir.dialects.exir import (
     ProgramOp,
     StateOp,
     TensorType,
+    array_from_blob,
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.program_state import add_state_input, remove_state_input, sync_function_type
-from xdsl_exir.utils.tensor_data import array_from_blob
 
 __all__ = ["InsertObserversPass", "QuantizePass", "OBSERVER_PREFIX", "observer_states"]
 

@@ -147,6 +147,7 @@ from xdsl_exir.transforms.view_scatter import (
 )
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
+from xdsl_exir.utils.dtypes import numpy_dtype
 from xdsl_exir.utils.function_schema import (
     Argument,
     FunctionSchema,
@@ -1990,8 +1991,6 @@ def _h_tensor(low: _Lowering, op: ts.NodeOp, args: list[LV]) -> object:
         ref = low.new_tensor(low.aten("aten.scalar_tensor.default", data, dtype=dtype))
         ref.const = cast(int | float | bool, data)
         return [ref]
-    from xdsl_exir.interpreters.aten_kernels import numpy_dtype
-
     array = np.asarray(_plain(data), dtype=numpy_dtype(dtype))
     value = ts.TensorValueAttr.from_array(array, ts.SCALAR_TYPE_OF[dtype])
     return [low.lift_constant(value, None)]

@@ -23,8 +23,8 @@ from xdsl_exir.dialects.exir import (
     ProgramOp,
     StateOp,
     TensorType,
+    blob_from_array,
 )
-from xdsl_exir.utils.tensor_data import blob_from_array
 
 __all__ = [
     "add_state_input",

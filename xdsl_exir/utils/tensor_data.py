@@ -1,6 +1,8 @@
 """
 Tensor bytes <-> numpy arrays, shared by the `.pt2` reader, the `#exir.blob`
-weights of a printed module and the interpreter.
+weights of a printed module (`dialects/exir/blobs.py`) and the interpreter.
+Part of the torch-free core: it knows dtypes (`utils/dtypes.py`) and bytes,
+no dialect.
 
 Archives and blobs hold raw little-endian element bytes. numpy has no
 bfloat16, so a bf16 tensor is stored as its 16-bit patterns and lives in
@@ -15,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.dialects.exir import DenseBlobAttr, DType, TensorType
+from xdsl_exir.utils.dtypes import DType, round_to_bfloat16
 from xdsl_exir.utils.limits import check_tensor_bytes
 
 STORAGE_DTYPES: dict[DType, np.dtype[Any]] = {
@@ -127,30 +129,9 @@ def bytes_from_array(array: np.ndarray, dtype: DType) -> bytes:
     sdt = storage_dtype(dtype)
     a = np.ascontiguousarray(array)
     if dtype is DType.bfloat16:
-        from xdsl_exir.interpreters.aten_kernels import round_to_bfloat16
-
         bits = round_to_bfloat16(a).view(np.uint32) >> 16
         return bits.astype(sdt).tobytes()
     return a.astype(sdt, copy=False).tobytes()
-
-
-def blob_from_array(array: np.ndarray, dtype: DType) -> DenseBlobAttr:
-    return DenseBlobAttr(bytes_from_array(array, dtype))
-
-
-def array_from_blob(blob: DenseBlobAttr, tensor_type: TensorType) -> np.ndarray:
-    """The array a blob holds, shaped by the (static) sizes of `tensor_type`."""
-    sizes = tensor_type.sizes
-    if not all(isinstance(s, int) for s in sizes):
-        raise TensorDataError(f"state data needs static sizes, got {tensor_type}")
-    sdt = storage_dtype(tensor_type.element_dtype)
-    expected = math.prod(sizes) * sdt.itemsize  # type: ignore[arg-type]
-    if len(blob.data) != expected:
-        raise TensorDataError(
-            f"blob of {len(blob.data)} bytes does not hold a {tensor_type.element_dtype} tensor "
-            f"of sizes {list(sizes)} ({expected} bytes)"
-        )
-    return array_from_bytes(blob.data, tensor_type.element_dtype, sizes)  # type: ignore[arg-type]
 
 
 _RANDOM_CHUNK = 1 << 20

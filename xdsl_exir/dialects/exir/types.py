@@ -28,71 +28,8 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.utils.str_enum import StrEnum
 
+from xdsl_exir.utils.dtypes import DType
 from xdsl_exir.utils.symbolic import SymExprError, SymSize, Tok, normalize, parse_tokens, print_expr, to_sym
-
-
-class DType(StrEnum):
-    """Every `torch.dtype`, spelled as torch spells it."""
-
-    bool = auto()
-    uint8 = auto()
-    int8 = auto()
-    int16 = auto()
-    int32 = auto()
-    int64 = auto()
-    uint16 = auto()
-    uint32 = auto()
-    uint64 = auto()
-    float16 = auto()
-    bfloat16 = auto()
-    float32 = auto()
-    float64 = auto()
-    complex32 = auto()
-    complex64 = auto()
-    complex128 = auto()
-    float8_e4m3fn = auto()
-    float8_e4m3fnuz = auto()
-    float8_e5m2 = auto()
-    float8_e5m2fnuz = auto()
-    float8_e8m0fnu = auto()
-    float4_e2m1fn_x2 = auto()
-    qint8 = auto()
-    quint8 = auto()
-    qint32 = auto()
-    quint4x2 = auto()
-    quint2x4 = auto()
-    bits1x8 = auto()
-    bits2x4 = auto()
-    bits4x2 = auto()
-    bits8 = auto()
-    bits16 = auto()
-    uint1 = auto()
-    uint2 = auto()
-    uint3 = auto()
-    uint4 = auto()
-    uint5 = auto()
-    uint6 = auto()
-    uint7 = auto()
-    int1 = auto()
-    int2 = auto()
-    int3 = auto()
-    int4 = auto()
-    int5 = auto()
-    int6 = auto()
-    int7 = auto()
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.value.startswith(("float", "bfloat"))
-
-    @property
-    def is_complex(self) -> bool:
-        return self.value.startswith("complex")
-
-    @property
-    def is_integral(self) -> bool:
-        """Integral in torch's sense (bool excluded)."""
-        return self.value.startswith(("int", "uint"))
 
 
 class Layout(StrEnum):

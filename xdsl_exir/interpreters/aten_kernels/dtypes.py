@@ -5,7 +5,10 @@ here: :func:`result_type` is ``torch.result_type`` (dimensioned tensors over 0-d
 tensors over Python scalars, by category), :func:`compute_dtype` is the CPU
 kernels' opmath type (float16 computed in float32), and :func:`finish` casts a
 result back. bfloat16 has no numpy dtype and travels as float32 holding
-bf16-representable values (:func:`round_to_bfloat16`).
+bf16-representable values (:func:`round_to_bfloat16`); that carrying convention
+(`NUMPY_OF`, `numpy_dtype`, `dtype_of`, `round_to_bfloat16`) lives in the core
+(`utils/dtypes.py`), shared with the tensor bytes and the lowering, and is
+re-exported here for the kernel families.
 """
 
 from __future__ import annotations
@@ -14,26 +17,29 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.dialects.exir import DType, MemoryFormat
+from xdsl_exir.dialects.exir import MemoryFormat
+from xdsl_exir.utils.dtypes import NUMPY_OF, DType, dtype_of, numpy_dtype, round_to_bfloat16
 
-NUMPY_OF: dict[DType, np.dtype[Any]] = {
-    DType.bool: np.dtype(np.bool_),
-    DType.uint8: np.dtype(np.uint8),
-    DType.int8: np.dtype(np.int8),
-    DType.int16: np.dtype(np.int16),
-    DType.int32: np.dtype(np.int32),
-    DType.int64: np.dtype(np.int64),
-    DType.uint16: np.dtype(np.uint16),
-    DType.uint32: np.dtype(np.uint32),
-    DType.uint64: np.dtype(np.uint64),
-    DType.float16: np.dtype(np.float16),
-    DType.bfloat16: np.dtype(np.float32),  # carried as float32, see module doc
-    DType.float32: np.dtype(np.float32),
-    DType.float64: np.dtype(np.float64),
-    DType.complex32: np.dtype(np.complex64),
-    DType.complex64: np.dtype(np.complex64),
-    DType.complex128: np.dtype(np.complex128),
-}
+__all__ = [
+    "BOOL",
+    "F16",
+    "F32",
+    "I64",
+    "NUMPY_OF",
+    "as_dtype",
+    "as_memory_format",
+    "cast_to",
+    "compute_dtype",
+    "dtype_of",
+    "finish",
+    "floating_dtype",
+    "is_tensor",
+    "numpy_dtype",
+    "numpy_dtype_or_none",
+    "promote_types",
+    "result_type",
+    "round_to_bfloat16",
+]
 
 # torch's ScalarType enumeration order: schema defaults and `int? dtype`
 # arguments (`to.prim_dtype`) spell dtypes as these integers.
@@ -55,23 +61,6 @@ F32 = np.dtype(np.float32)
 F16 = np.dtype(np.float16)
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
-
-
-def numpy_dtype(dtype: DType) -> np.dtype[Any]:
-    """The numpy dtype that carries a torch dtype (bfloat16 -> float32)."""
-    try:
-        return NUMPY_OF[dtype]
-    except KeyError:
-        raise NotImplementedError(f"no numpy representation for torch dtype {dtype}") from None
-
-
-def dtype_of(array: np.ndarray | np.generic) -> DType:
-    """The torch dtype of a numpy array (float32 arrays report float32, never bf16)."""
-    dt = np.asarray(array).dtype
-    for torch_dt, np_dt in NUMPY_OF.items():
-        if np_dt == dt and torch_dt not in (DType.bfloat16, DType.complex32):
-            return torch_dt
-    raise NotImplementedError(f"numpy dtype {dt} has no torch counterpart")
 
 
 def as_dtype(value: object) -> DType | None:
@@ -98,19 +87,6 @@ def as_memory_format(value: object) -> MemoryFormat | None:
     if isinstance(value, int):
         return _MEMORY_FORMAT_CODES[value]
     return MemoryFormat(str(value))
-
-
-def round_to_bfloat16(a: np.ndarray | float) -> np.ndarray:
-    """Round to the nearest bfloat16 value (ties to even), returned as float32.
-
-    bfloat16 is the top half of an IEEE float32, so rounding is adding half an
-    ulp of the dropped 16 bits (plus the tie-breaking lsb) and truncating.
-    """
-    f = np.asarray(a, dtype=np.float32)
-    bits = f.view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    out = rounded.astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(f), f, out).astype(np.float32)
 
 
 # ---------------------------------------------------------------------------
