@@ -41,10 +41,11 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     TupleType,
 )
+from xdsl_exir.utils import symbolic
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import functional_variant, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
-from xdsl_exir.utils.symbolic import FloorDiv, SymSize, make_symbol
+from xdsl_exir.utils.symbolic import SymSize, make_symbol
 
 __all__ = [
     "BindError",
@@ -321,7 +322,7 @@ def category(d: DType) -> int:
 
 def _promote_int(a: DType, b: DType) -> DType:
     bits = max(_INT_BITS.get(a, 64), _INT_BITS.get(b, 64))
-    a_unsigned, b_unsigned = a.value.startswith("u"), b.value.startswith("u")
+    a_unsigned, b_unsigned = cast(str, a.value).startswith("u"), cast(str, b.value).startswith("u")
     if a_unsigned == b_unsigned:
         return DType(("uint" if a_unsigned else "int") + str(bits))
     unsigned, signed = (a, b) if a_unsigned else (b, a)
@@ -451,13 +452,13 @@ def _sym(v: SymSize) -> sympy.Expr:
 def floordiv(a: SymSize, b: SymSize) -> SymSize:
     if isinstance(a, int) and isinstance(b, int):
         return a // b
-    return _norm(FloorDiv(_sym(a), _sym(b)))
+    return _norm(symbolic.floordiv(_sym(a), _sym(b)))
 
 
 def ceildiv(a: SymSize, b: SymSize) -> SymSize:
     if isinstance(a, int) and isinstance(b, int):
         return -(-a // b)
-    return _norm(-FloorDiv(-_sym(a), _sym(b)))
+    return _norm(symbolic.ceildiv(_sym(a), _sym(b)))
 
 
 def add(*values: SymSize) -> SymSize:
@@ -1774,8 +1775,8 @@ def _index(b: Bound) -> Attribute:
             continue
         it = tensor_type(v, "indices")
         if it.element_dtype in (DType.bool, DType.uint8):
-            u = unbacked_symbol()
-            index_shapes.extend([[u]] * max(it.rank, 1))
+            u: list[SymSize] = [unbacked_symbol()]
+            index_shapes.extend([u] * max(it.rank, 1))
         else:
             index_shapes.append(list(it.sizes))
     positions = [i for i, s in enumerate(index_shapes) if s is not None]

@@ -17,7 +17,14 @@ from functools import lru_cache
 
 import sympy
 
-from xdsl_exir.utils.symbolic import MAX_INT_DIGITS, FloorDiv, SymExprError, checked_pow, make_symbol
+from xdsl_exir.utils.symbolic import (
+    MAX_INT_DIGITS,
+    SymExprError,
+    ceildiv,
+    checked_pow,
+    floordiv,
+    make_symbol,
+)
 
 __all__ = ["parse_sympy_repr"]
 
@@ -37,12 +44,8 @@ _MAX_LENGTH = 1 << 16
 Value = sympy.Basic | int | float | str | bool
 
 
-def _ceil_div(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return -FloorDiv(-a, b)
-
-
 def _modular_indexing(a: sympy.Expr, b: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
-    return sympy.Mod(FloorDiv(a, b), c)
+    return sympy.Mod(floordiv(a, b), c)
 
 
 _CONSTRUCTORS: dict[str, Callable[..., sympy.Basic]] = {
@@ -51,11 +54,11 @@ _CONSTRUCTORS: dict[str, Callable[..., sympy.Basic]] = {
     "Pow": checked_pow,
     "PowByNatural": checked_pow,
     "FloatPow": checked_pow,
-    "FloorDiv": FloorDiv,
-    "CleanDiv": FloorDiv,
-    "CeilDiv": _ceil_div,
-    "IntTrueDiv": lambda a, b: a / b,  # pyright: ignore
-    "FloatTrueDiv": lambda a, b: a / b,  # pyright: ignore
+    "FloorDiv": floordiv,
+    "CleanDiv": floordiv,
+    "CeilDiv": ceildiv,
+    "IntTrueDiv": lambda a, b: a / b,
+    "FloatTrueDiv": lambda a, b: a / b,
     "Mod": sympy.Mod,
     "PythonMod": sympy.Mod,
     "ModularIndexing": _modular_indexing,
@@ -63,14 +66,14 @@ _CONSTRUCTORS: dict[str, Callable[..., sympy.Basic]] = {
     "Min": sympy.Min,
     "CeilToInt": sympy.ceiling,
     "FloorToInt": sympy.floor,
-    "ToFloat": lambda a: a,  # pyright: ignore
-    "Identity": lambda a: a,  # pyright: ignore
-    "Equality": sympy.Eq,
-    "Unequality": sympy.Ne,
-    "StrictLessThan": sympy.Lt,
-    "LessThan": sympy.Le,
-    "StrictGreaterThan": sympy.Gt,
-    "GreaterThan": sympy.Ge,
+    "ToFloat": lambda a: a,
+    "Identity": lambda a: a,
+    "Equality": sympy.Equality,
+    "Unequality": sympy.Unequality,
+    "StrictLessThan": sympy.StrictLessThan,
+    "LessThan": sympy.LessThan,
+    "StrictGreaterThan": sympy.StrictGreaterThan,
+    "GreaterThan": sympy.GreaterThan,
     "And": sympy.And,
     "Or": sympy.Or,
     "Not": sympy.Not,
@@ -182,7 +185,7 @@ def _build(head: str, args: Sequence[Value], kwargs: dict[str, Value], where: in
             raise SymExprError("Rational takes two integers", where)
         if args[1] == 0:
             raise SymExprError("Rational with a zero denominator", where)
-        return sympy.Rational(args[0], args[1])  # pyright: ignore
+        return sympy.Rational(args[0], args[1])
     if head == "Float":
         if (
             len(args) != 1

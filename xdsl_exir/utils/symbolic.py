@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 import sympy
 
@@ -70,6 +71,16 @@ class FloorDiv(sympy.Function):
                 remainder = sympy.Add(*rest)
                 return sympy.Add(*exact) + (cls(remainder, divisor) if rest else 0)
         return None
+
+
+def floordiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    """`FloorDiv(a, b)` typed as the expression it is (sympy's stubs type a Function call as a class)."""
+    return cast(sympy.Expr, FloorDiv(a, b))
+
+
+def ceildiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    """Ceiling division as torch's sympy printer spells it, `-((-a) // b)`."""
+    return -floordiv(-a, b)
 
 
 SymSize = int | sympy.Expr
@@ -133,9 +144,9 @@ _FUNCS: dict[str, Callable[..., sympy.Expr]] = {
     "Mod": sympy.Mod,
     "PythonMod": sympy.Mod,
     "mod": sympy.Mod,
-    "CeilDiv": lambda a, b: -FloorDiv(-a, b),  # pyright: ignore
+    "CeilDiv": ceildiv,
     "CleanDiv": FloorDiv,
-    "IntTrueDiv": lambda a, b: a / b,  # pyright: ignore
+    "IntTrueDiv": lambda a, b: a / b,
 }
 
 _BINARY_WORDS = {"floordiv": "//", "mod": "%", "ceildiv": "ceildiv"}
@@ -197,11 +208,11 @@ def parse_tokens(tokens: Sequence[Tok], allow_infinity: bool = False) -> sympy.E
             if op == "*":
                 result = result * rhs
             elif op == "//":
-                result = FloorDiv(result, rhs)
+                result = floordiv(result, rhs)
             elif op == "%":
                 result = sympy.Mod(result, rhs)
             else:
-                result = -FloorDiv(-result, rhs)
+                result = ceildiv(result, rhs)
         return result
 
     def unary() -> sympy.Expr:
@@ -293,7 +304,7 @@ def _print(expr: sympy.Expr, python: bool) -> tuple[str, int]:
     if expr.is_Symbol:
         return expr.name, _PREC_ATOM  # pyright: ignore
     if expr.is_Add:
-        terms = expr.as_ordered_terms()
+        terms = cast(list[sympy.Expr], expr.as_ordered_terms())
         text = _wrap(terms[0], _PREC_ADD, python)
         for t in terms[1:]:
             coeff, rest = t.as_coeff_Mul()
@@ -309,13 +320,13 @@ def _print(expr: sympy.Expr, python: bool) -> tuple[str, int]:
         factors = sympy.Mul.make_args(expr)
         return "*".join(_wrap(f, _PREC_UNARY, python) for f in factors), _PREC_MUL
     if expr.is_Pow:
-        base, exp = expr.args
+        base, exp = cast(tuple[sympy.Expr, sympy.Expr], expr.args)
         return (
             _wrap(base, _PREC_ATOM, python) + "**" + _wrap(exp, _PREC_ATOM, python),
             _PREC_POW,
         )
     if isinstance(expr, FloorDiv | sympy.Mod):
-        a, b = expr.args
+        a, b = cast(tuple[sympy.Expr, sympy.Expr], expr.args)
         word = ("//" if python else "floordiv") if isinstance(expr, FloorDiv) else (
             "%" if python else "mod"
         )
@@ -326,7 +337,7 @@ def _print(expr: sympy.Expr, python: bool) -> tuple[str, int]:
     if isinstance(expr, sympy.Max | sympy.Min):
         name = type(expr).__name__
         name = name if python else name.lower()
-        args = ", ".join(_print(a, python)[0] for a in expr.args)
+        args = ", ".join(_print(cast(sympy.Expr, a), python)[0] for a in expr.args)
         return f"{name}({args})", _PREC_ATOM
     raise ValueError(f"cannot print symbolic size '{expr}'")
 

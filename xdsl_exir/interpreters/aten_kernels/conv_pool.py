@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from numpy.typing import ArrayLike
 
 from xdsl_exir.interpreters.aten_kernels.dtypes import cast_to, compute_dtype, finish, floating_dtype, result_type
 from xdsl_exir.interpreters.aten_kernels.registry import Kernel, register
@@ -296,7 +297,7 @@ def _pad_for_pool(x: np.ndarray, n: int, k: Sequence[int], s: Sequence[int], p: 
     for i in range(n):
         need = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1
         width.append((p[i], max(need - spatial[i] - p[i], 0)))
-    return np.pad(x, width, mode="constant", constant_values=value)
+    return np.pad(x, width, mode="constant", constant_values=cast(ArrayLike, value))
 
 
 def _max_pool_nd(
@@ -343,7 +344,9 @@ def _max_pool2d_wi(
     self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
     dilation: Sequence[int] = (1,), ceil_mode: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    return _max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode)
+    vals, indices = _max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode)
+    assert indices is not None  # with_indices=True
+    return vals, indices
 
 
 @register("aten.max_pool3d_with_indices.default")
@@ -351,7 +354,9 @@ def _max_pool3d_wi(
     self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
     dilation: Sequence[int] = (1,), ceil_mode: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    return _max_pool_nd(self, 3, kernel_size, stride, padding, dilation, ceil_mode)
+    vals, indices = _max_pool_nd(self, 3, kernel_size, stride, padding, dilation, ceil_mode)
+    assert indices is not None  # with_indices=True
+    return vals, indices
 
 
 @register("aten.max_pool2d.default")

@@ -129,7 +129,7 @@ def _convert(a: np.ndarray, dtype: DType | None, copy: bool) -> np.ndarray:
         return a.copy() if copy else a
     dt = numpy_dtype(dtype)
     if dtype == DType.bfloat16:
-        return round_to_bfloat16(a.real if a.dtype.kind == "c" else a)
+        return round_to_bfloat16(np.real(a) if a.dtype.kind == "c" else a)
     if a.dtype.kind == "f" and dt.kind in "iu":
         # torch truncates toward zero; NaN/inf give unspecified values
         with np.errstate(invalid="ignore"):

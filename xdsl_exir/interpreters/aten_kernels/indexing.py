@@ -17,9 +17,9 @@ from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
 from xdsl_exir.interpreters.aten_kernels.views import select_kernel, slice_kernel
 
 
-def _index_tuple(indices: Sequence[np.ndarray | None]) -> tuple[object, ...]:
+def _index_tuple(indices: Sequence[np.ndarray | None]) -> tuple[np.ndarray | slice, ...]:
     """torch's index list: None is a full slice, uint8 masks are bool masks."""
-    out: list[object] = []
+    out: list[np.ndarray | slice] = []
     for i in indices:
         if i is None:
             out.append(slice(None))
@@ -42,14 +42,14 @@ def index_put_kernel(self: np.ndarray, indices: Sequence[np.ndarray | None], val
     idx = _index_tuple(indices)
     vals = np.asarray(values).astype(out.dtype)
     if accumulate:
-        expanded: list[object] = []
+        expanded: list[np.ndarray | slice] = []
         for i in idx:
             if isinstance(i, np.ndarray) and i.dtype == BOOL:
                 expanded.extend(np.nonzero(i))
             else:
                 expanded.append(i)
         target_shape = out[tuple(expanded)].shape
-        np.add.at(out, tuple(expanded), np.broadcast_to(vals, target_shape))
+        np.add.at(out, tuple(expanded), np.broadcast_to(vals, target_shape))  # pyright: ignore[reportArgumentType]  (numpy's stub for ufunc.at omits the tuple of index arrays its documentation allows)
     else:
         out[idx] = vals
     return out
@@ -66,7 +66,7 @@ def _index_select(self: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
 
 def _scatter_index(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
     idx = np.asarray(index).astype(np.intp)
-    grids = list(np.indices(idx.shape, sparse=True))
+    grids: list[np.ndarray] = list(np.indices(idx.shape, sparse=True))
     grids[dim] = idx
     return tuple(grids)
 

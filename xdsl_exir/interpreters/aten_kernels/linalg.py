@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,7 +94,7 @@ def _einsum_sublist(a: np.ndarray, *rest: object) -> np.ndarray:
     dt = result_type(*tensors)
     cdt = compute_dtype(dt)
     ops = [cast_to(r, cdt) if is_tensor(r) else r for r in (a, *rest)]
-    return finish(np.einsum(*ops), dt)
+    return finish(np.einsum(*cast(list[Any], ops)), dt)  # sublist form: arrays and index lists interleaved
 
 
 @register("aten._cdist_forward.default")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from xdsl_exir.interpreters.aten_kernels.dtypes import (
     BOOL,
@@ -234,7 +235,7 @@ def _alpha_scale(x: np.ndarray, alpha: object) -> np.ndarray:
 @register("aten.add.Tensor", "aten.add.Scalar")
 def _add(self: object, other: object, alpha: object = 1) -> np.ndarray:
     if np.asarray(self).dtype == BOOL and np.asarray(other).dtype == BOOL and is_tensor(other):
-        return np.logical_or(self, other)
+        return np.logical_or(cast(ArrayLike, self), cast(ArrayLike, other))
     return run_pointwise(lambda a, b: a + _alpha_scale(b, alpha), self, other)
 
 
@@ -251,7 +252,7 @@ def _rsub(self: object, other: object, alpha: object = 1) -> np.ndarray:
 @register("aten.mul.Tensor", "aten.mul.Scalar")
 def _mul(self: object, other: object) -> np.ndarray:
     if result_type(self, other) == BOOL:
-        return np.logical_and(self, other)
+        return np.logical_and(cast(ArrayLike, self), cast(ArrayLike, other))
     return run_pointwise(np.multiply, self, other)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -36,7 +37,8 @@ def _view(self: np.ndarray, size: Sequence[int] | None = None, shape: Sequence[i
 
 @register("aten.view.dtype")
 def _view_dtype(self: np.ndarray, dtype: object) -> np.ndarray:
-    return np.asarray(self).view(numpy_dtype_or_none(dtype))
+    dt = numpy_dtype_or_none(dtype)
+    return np.asarray(self).view() if dt is None else np.asarray(self).view(dt)
 
 
 @register("aten.expand.default")
@@ -272,7 +274,8 @@ def _pad_any(a: np.ndarray, pad: Sequence[int], mode: str, value: object = 0) ->
     if mode == "constant":
         v = 0 if value is None else value
         return np.pad(a, width, mode="constant", constant_values=np.asarray(v).astype(a.dtype))
-    np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    modes: dict[str, Literal["reflect", "edge", "wrap"]] = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+    np_mode = modes[mode]
     return np.pad(a, width, mode=np_mode)
 
 
