@@ -990,7 +990,7 @@ def _batch_norm(m: ModuleView) -> Step:
         if count_name is not None:
             counter = state[count_name]
             counter += 1  # in place: the state array itself
-        f = 1.0 / float(np.asarray(state[count_name]).reshape(-1)[0]) if momentum is None else float(momentum)
+        f = 1.0 / float(np.asarray(state[cast(str, count_name)]).reshape(-1)[0]) if momentum is None else float(momentum)
         return norm((read_x(env), f))
 
     return step

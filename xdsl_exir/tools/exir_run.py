@@ -52,8 +52,8 @@ from xdsl_exir.tools import INTERRUPTED, accept_interrupts
 from xdsl_exir.tools.exir_opt import (
     ExirOptMain,
     ExirUserError,
-    _describe_verify_failure,
-    _sniff,
+    _describe_verify_failure,  # pyright: ignore[reportPrivateUsage]  (exir-run reports and sniffs inputs exactly as exir-opt does)
+    _sniff,  # pyright: ignore[reportPrivateUsage]  (exir-run sniffs its input format exactly as exir-opt does)
     byte_size,
     check_output_path,
     describe_unexpected,
@@ -172,7 +172,8 @@ def _flatten(value: Any, out: list[np.ndarray]) -> None:
 
 def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
     buffer = io.BytesIO()
-    np.savez(buffer, **{f"out{i}": o for i, o in enumerate(outputs)})
+    arrays: dict[str, Any] = {f"out{i}": o for i, o in enumerate(outputs)}  # numpy's stub reads a key as allow_pickle
+    np.savez(buffer, **arrays)
     write_atomically(path, buffer.getvalue())
 
 

@@ -355,7 +355,7 @@ class VerifyExportIRPass(ModulePass):
                         rule,
                     )
                 if kind == OutputKind.buffer_mutation:
-                    found = by_target.get(target)
+                    found = by_target.get(target) if target is not None else None
                     want = InputKind.buffer
                 else:
                     found = by_name.get(target or "")
@@ -375,7 +375,7 @@ class VerifyExportIRPass(ModulePass):
                         rule,
                     )
             elif kind == OutputKind.gradient_to_parameter:
-                found = by_target.get(target)
+                found = by_target.get(target) if target is not None else None
                 if found is None or found[0].input_kind != InputKind.parameter:
                     raise ExirDiagnostic(
                         out_op, f"gradient of '{target}', which is not a parameter", rule

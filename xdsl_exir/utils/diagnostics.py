@@ -8,7 +8,10 @@ its path in the IR (`@forward: %add = exir.call_function`).
 
 from __future__ import annotations
 
+from typing import cast
+
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     CallSiteLoc,
     FileLineColLoc,
     FusedLoc,
@@ -30,8 +33,8 @@ def format_location(loc: Attribute) -> str | None:
         inner = format_location(loc.location)
         return f"{loc.desc.data} at {inner}" if inner else loc.desc.data
     if isinstance(loc, FusedLoc):
-        for inner in loc.locations:
-            if (text := format_location(inner)) is not None:  # pyright: ignore
+        for inner in cast(ArrayAttr[Attribute], loc.locations):
+            if (text := format_location(inner)) is not None:
                 return text
     return None
 

@@ -209,7 +209,7 @@ class SymArithOp(ArgsOpMixin, IRDLOperation):
         )
 
     @staticmethod
-    def _value_of(arg: object) -> sympy.Expr | float | None:
+    def _value_of(arg: object) -> sympy.Basic | float | None:
         """The symbolic value of an argument, None if unknown."""
         if isinstance(arg, Operation):
             arg = arg.results[0]
@@ -255,8 +255,8 @@ class SymArithOp(ArgsOpMixin, IRDLOperation):
             return SymFloatType()
         return SymIntType(expr)
 
-    def _arg_values(self) -> list[sympy.Expr | None]:
-        values: list[sympy.Expr | None] = []
+    def _arg_values(self) -> list[sympy.Basic | None]:
+        values: list[sympy.Basic | None] = []
         for a in self.get_args():
             v = self._value_of(a)
             values.append(v if isinstance(v, sympy.Basic) else None)
@@ -318,7 +318,7 @@ class SymArithOp(ArgsOpMixin, IRDLOperation):
 
 
 def _sympy_bool(fn: type[sympy.Basic]) -> object:
-    return lambda a, b: fn(a, b)  # pyright: ignore
+    return lambda a, b: fn(a, b)
 
 
 _SYM_OPS: list[tuple[str, str, int, str, object]] = [
@@ -373,7 +373,7 @@ def _make_sym_op(
 
 
 SYM_ARITH_OPS: dict[str, type[SymArithOp]] = {
-    row[1]: _make_sym_op(*row) for row in _SYM_OPS  # pyright: ignore
+    row[1]: _make_sym_op(*row) for row in _SYM_OPS
 }
 """The generated ops, keyed by their FX target (`operator.add`, ...)."""
 

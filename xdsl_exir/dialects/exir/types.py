@@ -21,7 +21,7 @@ import sympy
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr, StringAttr
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition, param_def
+from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -344,7 +344,7 @@ def _print_optional_expr_param(printer: Printer, expr: Attribute) -> None:
 class SymScalarType(ParametrizedAttribute, TypeAttribute):
     """A symbolic scalar; its value expression is known when `meta["val"]` was."""
 
-    expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
+    expr: SymExprAttr | NoneAttr
 
     def __init__(self, expr: SymSize | SymExprAttr | NoneAttr | None = None) -> None:
         if expr is None:
@@ -372,7 +372,10 @@ class SymIntType(SymScalarType):
     name = "exir.sym_int"
 
     # Declared on each class: xDSL compares and hashes only the parameters a class declares.
-    expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
+    expr: SymExprAttr | NoneAttr
+
+    def __init__(self, expr: SymSize | SymExprAttr | NoneAttr | None = None) -> None:
+        super().__init__(expr)  # declared again so type checkers see this, not the parameter-wise one
 
 
 @irdl_attr_definition
@@ -380,7 +383,10 @@ class SymFloatType(SymScalarType):
     name = "exir.sym_float"
 
     # Declared on each class: xDSL compares and hashes only the parameters a class declares.
-    expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
+    expr: SymExprAttr | NoneAttr
+
+    def __init__(self, expr: SymSize | SymExprAttr | NoneAttr | None = None) -> None:
+        super().__init__(expr)  # declared again so type checkers see this, not the parameter-wise one
 
 
 @irdl_attr_definition
@@ -388,7 +394,10 @@ class SymBoolType(SymScalarType):
     name = "exir.sym_bool"
 
     # Declared on each class: xDSL compares and hashes only the parameters a class declares.
-    expr: SymExprAttr | NoneAttr = param_def(SymExprAttr | NoneAttr)
+    expr: SymExprAttr | NoneAttr
+
+    def __init__(self, expr: SymSize | SymExprAttr | NoneAttr | None = None) -> None:
+        super().__init__(expr)  # declared again so type checkers see this, not the parameter-wise one
 
 
 @irdl_attr_definition
