@@ -1,11 +1,12 @@
 # Two entry points, each working on a fresh clone:
 #   make demo   create the venv, install, import a bundled torch.export archive, run it, compile it with IREE
-#   make test   create the venv, install with the test, torch and iree extras, run pytest and lit
+#   make test   create the venv, install with the test, torch and iree extras, lint, run pytest and lit
+#   make lint   ruff and pyright (configured in pyproject.toml), on an installed venv
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test venv clean
+.PHONY: demo test lint venv clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -44,8 +45,13 @@ demo: venv
 	$(BIN)/exir-opt $(TS)/lstm_cell.txt --emit torchscript-python
 	$(BIN)/exir-opt $(TS)/lstm_cell.txt -p '$(LSTM_LOWERING),verify-export-ir' --emit fx | head -12
 
+lint:
+	$(BIN)/ruff check xdsl_exir tests scripts benchmarks lit.cfg.py
+	$(BIN)/pyright
+
 test: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[test,torch,iree]'
+	$(MAKE) lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -v tests/filecheck
 
