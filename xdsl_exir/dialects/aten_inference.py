@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 import sympy
@@ -267,7 +267,7 @@ def _describe(value: object) -> str:
 
 
 def bind_arguments(
-    schema: FunctionSchema, args: Sequence[object], kwargs: dict[str, object]
+    schema: FunctionSchema, args: Sequence[object], kwargs: Mapping[str, object]
 ) -> Bound:
     """FX args/kwargs bound by the core binder (defaults filled), as a `Bound` with typed
     accessors; arguments the schema refuses are a `BindError`, since torch would refuse them too."""
@@ -639,7 +639,7 @@ def _aliasing_returns(schema: FunctionSchema) -> list[str] | None:
 
 
 def infer_result_types(
-    op_name: str, args: Sequence[object], kwargs: dict[str, object] | None = None
+    op_name: str, args: Sequence[object], kwargs: Mapping[str, object] | None = None
 ) -> list[Attribute]:
     """The result types of `op_name` applied to FX-style args and kwargs."""
     entry = lookup(op_name)

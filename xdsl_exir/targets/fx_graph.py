@@ -150,10 +150,8 @@ class FxNamespace:
 # Nodes
 # ---------------------------------------------------------------------------
 
-FxArg: TypeAlias = (
-    "FxNode | int | float | bool | str | None | DType | Layout | MemoryFormat | "
-    "DeviceAttr | FxSlice | EllipsisType | list[FxArg] | tuple[FxArg, ...]"
-)
+# One string: type checkers do not read a forward reference split over implicitly joined literals.
+FxArg: TypeAlias = "FxNode | int | float | bool | str | None | DType | Layout | MemoryFormat | DeviceAttr | FxSlice | EllipsisType | list[FxArg] | tuple[FxArg, ...]"
 """An FX argument: a node, a constant, or a (nested) list or tuple of them."""
 
 

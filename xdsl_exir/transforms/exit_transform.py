@@ -297,7 +297,7 @@ class _ExitTransformer:
         n = len(then_pair.values)
         op = self._add_if_outputs(op, then_pair.values, else_pair.values)
         has_exited = self.true_val if flag_index is None else op.results[flag_index]
-        values = list(op.results[len(op.results) - n :]) if n else []
+        values: list[SSAValue] = list(op.results[len(op.results) - n :]) if n else []
         return _ExitPair(has_exited, values)
 
     def _transform_loop(self, op: LoopOp) -> _ExitPair:
@@ -326,7 +326,7 @@ class _ExitTransformer:
             [*op.result_types, TSBoolType(), *[v.type for v in pair.values]],
         )
         n = len(pair.values)
-        results = list(new.results)
+        results: list[SSAValue] = list(new.results)
         return _ExitPair(results[len(results) - n - 1], results[len(results) - n :] if n else [])
 
 

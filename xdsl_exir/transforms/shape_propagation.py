@@ -236,7 +236,7 @@ class _Propagator:
             for s, o in zip(reversed(t.sizes), reversed(out.sizes)):
                 if isinstance(s, int) or not isinstance(o, int) or o == 1:
                     continue
-                syms = sorted(s.free_symbols, key=str)
+                syms = sorted(cast(set[sympy.Symbol], s.free_symbols), key=str)
                 if len(syms) == 1 and s == syms[0] and self.ranges.range_of(syms[0]) == (o, o):
                     continue
                 lo, hi = self.ranges.range_of(syms[0]) if len(syms) == 1 and s == syms[0] else ("?", "?")

@@ -983,7 +983,7 @@ class _Parser:
 
     # -- token helpers ----------------------------------------------------
 
-    def _error(self, message: str, token: _Token | None = None) -> SchemaParseError:
+    def error(self, message: str, token: _Token | None = None) -> SchemaParseError:
         token = token if token is not None else self.tokens[self.pos]
         return SchemaParseError(message, token.start, self.text)
 
@@ -1006,21 +1006,21 @@ class _Parser:
         token = self.tokens[self.pos]
         if token.kind != kind:
             wanted = what if what is not None else repr(kind)
-            raise self._error(f"expected {wanted} but found {_describe(token)}", token)
+            raise self.error(f"expected {wanted} but found {_describe(token)}", token)
         self.pos += 1
         return token
 
     def expect_end(self) -> None:
         token = self.tokens[self.pos]
         if token.kind != "eof":
-            raise self._error(f"expected end of input but found {_describe(token)}", token)
+            raise self.error(f"expected end of input but found {_describe(token)}", token)
 
     # -- schema -----------------------------------------------------------
 
     def schema(self) -> FunctionSchema:
         namespace, name, overload = self._operator_name()
         if self._peek_kind() == "eof":
-            raise self._error(
+            raise self.error(
                 "expected '(' and an argument list: only an operator name was given"
             )
         self._expect("(")
@@ -1054,10 +1054,10 @@ class _Parser:
         while True:
             token = self.tokens[self.pos]
             if is_vararg:
-                raise self._error("'...' must be the last element of the argument list")
+                raise self.error("'...' must be the last element of the argument list")
             if token.kind == "*":
                 if kwarg_only:
-                    raise self._error("'*' may appear only once in an argument list")
+                    raise self.error("'*' may appear only once in an argument list")
                 self.pos += 1
                 kwarg_only = True
             elif token.kind == "...":
@@ -1069,7 +1069,7 @@ class _Parser:
                     if argument.default is not None:
                         seen_default = argument
                     elif seen_default is not None:
-                        raise self._error(
+                        raise self.error(
                             f"argument {argument.name!r} without a default follows "
                             f"argument {seen_default.name!r} with a default",
                             token,
@@ -1085,7 +1085,7 @@ class _Parser:
         name = self._expect("ident", "an argument name").text
         if self._accept("="):
             first = self.tokens[self.pos]
-            value = self._default(schema_type)
+            value = self.parse_default(schema_type)
             default = self.text[first.start : self.tokens[self.pos - 1].end]
             argument = Argument(name, schema_type, default, kwarg_only)
             # Pre-fill the cache so the value is not parsed a second time.
@@ -1138,7 +1138,7 @@ class _Parser:
                     self.pos += 2
                 node = SchemaType.base(name)
         else:
-            raise self._error(f"expected a type but found {_describe(token)}", token)
+            raise self.error(f"expected a type but found {_describe(token)}", token)
         if self._peek_kind() == "(":
             node = _with_alias(node, self._alias_annotation())
         while True:
@@ -1149,7 +1149,7 @@ class _Parser:
                 if self._peek_kind() == "number":
                     size_token = self._next()
                     if not size_token.text.isdigit():
-                        raise self._error("list size must be a non-negative integer", size_token)
+                        raise self.error("list size must be a non-negative integer", size_token)
                     size = int(size_token.text)
                 self._expect("]", "']'" if size is not None else "a list size or ']'")
                 alias = self._alias_annotation() if self._peek_kind() == "(" else None
@@ -1158,7 +1158,7 @@ class _Parser:
                 self.pos += 1
                 node = SchemaType.optional(node)
                 if self._peek_kind() == "(":
-                    raise self._error(
+                    raise self.error(
                         "an alias annotation must come before '?' (e.g. 'Tensor(a)?')"
                     )
             else:
@@ -1167,7 +1167,7 @@ class _Parser:
     def _type_list(self, opening: _Token, allow_empty: bool) -> tuple[SchemaType, ...]:
         if self._peek_kind() == ")":
             if not allow_empty:
-                raise self._error("expected at least one element type")
+                raise self.error("expected at least one element type")
             self.pos += 1
             return ()
         elements: list[SchemaType] = []
@@ -1197,7 +1197,7 @@ class _Parser:
             elif token.kind == "*":
                 names.append(WILDCARD)
             else:
-                raise self._error(
+                raise self.error(
                     f"expected an alias set name or '*' but found {_describe(token)}", token
                 )
             if not self._accept("|"):
@@ -1205,7 +1205,7 @@ class _Parser:
 
     # -- default values ---------------------------------------------------
 
-    def _default(self, schema_type: SchemaType) -> _Stored:
+    def parse_default(self, schema_type: SchemaType) -> _Stored:
         if self._peek_kind() == "[":
             return self._list_literal(_list_element(schema_type))
         if schema_type.kind is TypeKind.LIST:
@@ -1259,13 +1259,13 @@ class _Parser:
                     index = self._expect("number", "a device index")
                     return f"{word}:{index.text}"
                 return word
-            raise self._error(f"invalid default value {word!r}", token)
+            raise self.error(f"invalid default value {word!r}", token)
         if kind == "-":
             number = self._expect("number", "a number after '-'")
             return self._maybe_complex("-" + number.text, context, number)
         if kind == "number":
             return self._maybe_complex(token.text, context, token)
-        raise self._error(f"expected a default value but found {_describe(token)}", token)
+        raise self.error(f"expected a default value but found {_describe(token)}", token)
 
 
     def _maybe_complex(self, text: str, context: SchemaType | None, token: _Token) -> _Stored:
@@ -1301,11 +1301,11 @@ def _convert_number(
     if context_name in ("float", "SymFloat") or "." in text or "e" in text or "E" in text:
         value = float(text)
         if math.isinf(value):
-            raise parser._error(f"float literal {text} is out of range", token)
+            raise parser.error(f"float literal {text} is out of range", token)
         return value
     value_int = int(text)
     if not _INT64_MIN <= value_int <= _INT64_MAX:
-        raise parser._error(f"integer literal {text} does not fit in 64 bits", token)
+        raise parser.error(f"integer literal {text} does not fit in 64 bits", token)
     return value_int
 
 
@@ -1315,7 +1315,7 @@ def _with_alias(node: SchemaType, alias: AliasInfo) -> SchemaType:
 
 def _parse_default_text(text: str, schema_type: SchemaType) -> _Stored:
     parser = _Parser(text)
-    value = parser._default(schema_type)
+    value = parser.parse_default(schema_type)
     parser.expect_end()
     return value
 
