@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import ClassVar, Self, cast
+from typing import Any, ClassVar, Self, cast
 
 import sympy
 from xdsl.dialects.builtin import (
@@ -620,7 +620,7 @@ def aten_op_class(name: str) -> type[AtenOp] | None:
     return _OP_CLASSES.get(name)
 
 
-def build(name: str, *args: object, **kwargs: object) -> AtenOp:
+def build(name: str, *args: object, **kwargs: Any) -> AtenOp:  # kwargs forwarded to AtenOp.build, result_types included
     """Build `name` from FX-style arguments with inferred result types."""
     cls = aten_op_class(name)
     if cls is None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import sympy
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
@@ -346,7 +346,7 @@ class Emitter:
             self.syms.add(r)
         return new
 
-    def call(self, name: str, *args: object, **kwargs: object) -> AtenOp:
+    def call(self, name: str, *args: object, **kwargs: Any) -> AtenOp:  # forwarded to AtenOp.build
         cls = aten_op_class(name)
         if cls is None:
             raise Decline()
@@ -398,7 +398,7 @@ class Emitter:
             assert isinstance(acc, SSAValue)
             return acc
         if isinstance(expr, FloorDiv):
-            a, b = (self.size(x) for x in expr.args)
+            a, b = (self.size(cast(sympy.Expr, x)) for x in expr.args)
             return self.insert(SYM_ARITH_OPS["operator.floordiv"](a, b)).results[0]
         raise ExirDiagnostic(self.op, f"decompose: cannot compute the size {expr} in the graph")
 
@@ -930,7 +930,7 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if not isinstance(e_dim, int):
         raise Decline()
     scale = b.get("scale")
-    scale = float(scale) if scale is not None else 1.0 / math.sqrt(e_dim)
+    scale = float(cast(float, scale)) if scale is not None else 1.0 / math.sqrt(e_dim)
     kt = e.v("aten.transpose.int", k, -2, -1)
     scores = e.v("aten.mul.Tensor", e.v("aten.matmul.default", q, kt), scale)
     mask = b.get("attn_mask")

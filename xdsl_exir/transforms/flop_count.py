@@ -245,7 +245,7 @@ class _Counter:
     def op(self, op: Operation) -> Expr:
         if isinstance(op, exir.CondOp):
             a, b = self.block(op.true_branch.block), self.block(op.false_branch.block)
-            flops = sympy.Max(a, b) if (a - b).free_symbols else max(a, b, key=int)  # pyright: ignore
+            flops = sympy.Max(a, b) if (a - b).free_symbols else max(a, b, key=int)
         elif isinstance(op, exir.MapOp):
             lead = cast(exir.TensorType, op.xs.types[0]).sizes[0]
             flops = to_sym(lead) * self.block(op.body.block)
@@ -277,7 +277,7 @@ class _Counter:
                 self.by_kind[key] = self.by_kind.get(key, _ZERO) + flops
         if flops != 0:
             op.attributes["exir.flops"] = _attr(flops)
-        return flops
+        return cast(Expr, flops)  # sympy types Max and its numbers as Basic subclasses, not all Expr
 
 
 def _attr(value: Expr) -> Attribute:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp
@@ -87,7 +87,7 @@ def _map_tree(value: object, f: Callable[[SSAValue], SSAValue]) -> object:
     return value
 
 
-def _build(name: str, *args: object, **kwargs: object) -> Operation:
+def _build(name: str, *args: object, **kwargs: Any) -> Operation:  # forwarded to AtenOp.build
     cls = aten_op_class(name)
     if cls is None:
         raise KeyError(name)
