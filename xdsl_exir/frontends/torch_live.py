@@ -330,7 +330,7 @@ class _GraphBuilder:
 
     # -- nodes ------------------------------------------------------------
 
-    def output(self, result: object) -> tuple[list[SSAValue], list[str], str]:
+    def output(self, result: object) -> tuple[list[SSAValue], list[str], str | None]:
         """
         The user outputs: the leaves of the returned structure, flattened as
         pytree flattens the value the module returns, so a node whose value is
@@ -435,7 +435,7 @@ def _dump_spec(value: object, spec: pytree.TreeSpec) -> str | None:
         if isinstance(v, tuple) and type(v) is not tuple and not hasattr(v, "_fields"):
             return tuple(plain(x) for x in cast(tuple[object, ...], v))
         if isinstance(v, list | tuple):
-            return type(v)(plain(x) for x in cast(Sequence[object], v))  # type: ignore[call-arg]
+            return type(v)(plain(x) for x in cast(Sequence[object], v))
         if isinstance(v, dict):
             return {k: plain(x) for k, x in cast(dict[object, object], v).items()}
         return v

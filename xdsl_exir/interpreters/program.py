@@ -132,7 +132,7 @@ class _Bindings:
             # A derived size is checked once every symbol it uses is bound.
             self._deferred.append((expr, actual, where))
             return
-        expected = expr.xreplace({s: sympy.Integer(v) for s, (v, _) in env.items()})
+        expected = cast(sympy.Expr, expr.xreplace({s: sympy.Integer(v) for s, (v, _) in env.items()}))
         if expected.is_number and int(expected) != actual:
             raise InterpreterError(f"{where} is {actual}, but it must be {print_python_expr(expr)} = {int(expected)}")
 
@@ -187,7 +187,7 @@ class ProgramRunner:
                 raise InterpreterError(f"the program state has no data for @{spec.target_name}", self.program)
         self.user_input_names = [i.name for i in self._inputs if i.kind is InputKind.user_input]
         self._ranges = [
-            (expr, lower, upper, sorted(expr.free_symbols, key=str))
+            (expr, lower, upper, sorted(cast(set[sympy.Symbol], expr.free_symbols), key=str))
             for expr, (lower, upper) in self.program.ranges().items()
         ]
 

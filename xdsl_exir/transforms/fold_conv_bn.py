@@ -76,16 +76,13 @@ def fold_weights(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The folded (weight, bias), in the weight's dtype (torch's fuse_conv_bn_weights)."""
     dt = w.dtype
-    if b is None:
-        b = np.zeros(w.shape[0], dt)
-    if gamma is None:
-        gamma = np.ones(w.shape[0], dt)
-    if beta is None:
-        beta = np.zeros(w.shape[0], dt)
+    b_ = np.zeros(w.shape[0], dt) if b is None else b
+    gamma_ = np.ones(w.shape[0], dt) if gamma is None else gamma
+    beta_ = np.zeros(w.shape[0], dt) if beta is None else beta
     rsqrt = (1 / np.sqrt(var.astype(dt) + dt.type(eps))).astype(dt)
-    scale = (gamma.astype(dt) * rsqrt).astype(dt)
+    scale = (gamma_.astype(dt) * rsqrt).astype(dt)
     w2 = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(dt)
-    b2 = ((b.astype(dt) - mean.astype(dt)) * rsqrt * gamma.astype(dt) + beta.astype(dt)).astype(dt)
+    b2 = ((b_.astype(dt) - mean.astype(dt)) * rsqrt * gamma_.astype(dt) + beta_.astype(dt)).astype(dt)
     return w2, b2
 
 

@@ -69,7 +69,7 @@ QUANTIZABLE: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _build(name: str, *args: object, **kwargs: object) -> AtenOp:
+def _build(name: str, *args: object, **kwargs: Any) -> AtenOp:  # forwarded to AtenOp.build
     cls = aten_op_class(name)
     assert cls is not None, name
     return cls.build(*args, **kwargs)
@@ -304,7 +304,7 @@ class _Quantizer:
         if found is None or found[0].value is None or not isinstance(found[0].state_type, TensorType):
             return None
         st, arg = found
-        data = array_from_blob(cast(Any, st.value), st.state_type)
+        data = array_from_blob(cast(Any, st.value), cast(TensorType, st.state_type))
         if data.dtype != np.float32:
             return None
         return (data.T if transposed else data), views, arg

@@ -149,7 +149,7 @@ def random_array(rng: np.random.Generator, shape: Sequence[int], dtype: np.dtype
     check_tensor_bytes(what, shape, dtype.itemsize)
     out = np.empty(tuple(int(s) for s in shape), dtype=dtype)
     flat = out.reshape(-1)
-    parts = [flat.real, flat.imag] if dtype.kind == "c" else [flat]
+    parts = [np.real(flat), np.imag(flat)] if dtype.kind == "c" else [flat]  # views: written through below
     for part in parts:
         for start in range(0, flat.size, _RANDOM_CHUNK):
             n = min(_RANDOM_CHUNK, flat.size - start)
