@@ -54,6 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -96,6 +97,9 @@ from xdsl_exir.dialects.ts import (
     parse_ts_type_prefix,
     ts_type_str,
 )
+from xdsl_exir.utils.dtypes import DType
+from xdsl_exir.utils.tensor_data import bytes_from_array, storage_dtype
+from xdsl_exir.utils.tensor_print import format_tensor_print
 
 __all__ = ["OPAQUE_DIALECT", "SUBGRAPH_ATTR", "TorchScriptParseError", "parse_torchscript", "tensor_bytes"]
 
@@ -742,10 +746,6 @@ def _keep_layout(
     """
     if scalar not in _NUDGEABLE or not values:
         return values
-    import numpy as np
-
-    from xdsl_exir.targets.torchscript_dump_printer import format_tensor_print
-
     if scalar == "BFloat16":  # float32 holding bfloat16 values; one bfloat16 ulp is 1 << 16 in the bits
         bits = np.frombuffer(tensor_bytes(values, scalar), dtype="<u2").astype(np.uint32) << 16
         arr = bits.view(np.float32).copy()
@@ -1204,12 +1204,6 @@ def _tensor_value(v: _TensorText, t: Attribute | None) -> TensorValueAttr:
 
 def tensor_bytes(values: Sequence[float | int], scalar: str) -> bytes:
     """Little-endian contiguous bytes of `values` as a tensor of TorchScript scalar type `scalar`."""
-    import numpy as np
-
-    from xdsl_exir.dialects.exir import DType
-    from xdsl_exir.dialects.ts import SCALAR_TYPES
-    from xdsl_exir.utils.tensor_data import bytes_from_array, storage_dtype
-
     dtype = SCALAR_TYPES[scalar]
     if dtype is DType.bool:
         array = np.asarray([bool(x) for x in values], dtype=np.bool_)
