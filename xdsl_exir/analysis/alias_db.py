@@ -67,6 +67,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator, is_side_effect_free
 
 from xdsl_exir.dialects import exir, prim, ts
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
 from xdsl_exir.utils.op_registry import HIGHER_ORDER_OPS, PYTHON_TARGETS, lookup, op_name_of
 
@@ -211,9 +213,6 @@ def classify(op: Operation) -> Classified:
     hit = _CLASS_KINDS.get(cls)
     if hit is not None:
         return hit
-    from xdsl_exir.dialects.aten import AtenOp
-    from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
-
     if isinstance(op, AtenOp):
         c = _registry_kind(op.name)
         _CLASS_KINDS[cls] = c

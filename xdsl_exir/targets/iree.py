@@ -28,6 +28,7 @@ import platform
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from typing import Any, cast
 
 import numpy as np
@@ -35,10 +36,16 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
+from xdsl.universe import Universe
 
+from xdsl_exir.dialects import get_all_dialects
 from xdsl_exir.dialects.exir import DType, ProgramOp, TensorType
+from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
+from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
+from xdsl_exir.transforms.decompose import ToCoreAtenPass
+from xdsl_exir.utils.mlir_parser import ResourceParser
 
 INSTALL_HINT = (
     "the IREE backend needs the 'iree' extra: pip install 'xdsl-exir[iree]' "
@@ -122,13 +129,9 @@ def iree_available() -> bool:
 
 
 def _context() -> Context:
-    from xdsl_exir.universe import EXIR_UNIVERSE
-
     ctx = Context()
-    for name, factory in EXIR_UNIVERSE.all_dialects.items():
+    for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
-    from xdsl.universe import Universe
-
     for name, factory in Universe.get_multiverse().all_dialects.items():
         if name not in ctx.registered_dialect_names:
             ctx.register_dialect(name, factory)
@@ -137,8 +140,6 @@ def _context() -> Context:
 
 def to_core(module: ModuleOp) -> ModuleOp:
     """A copy of the module in core ATen IR (`to-core-aten`), the lowering's input."""
-    from xdsl_exir.transforms.decompose import ToCoreAtenPass
-
     core = module.clone()
     ToCoreAtenPass().apply(_context(), core)
     return core
@@ -146,8 +147,6 @@ def to_core(module: ModuleOp) -> ModuleOp:
 
 def lower_to_upstream(module: ModuleOp) -> ModuleOp:
     """A copy of a core-ATen module lowered by `convert-exir-to-linalg`."""
-    from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass
-
     lowered = module.clone()
     ConvertExirToLinalgPass().apply(_context(), lowered)
     return lowered
@@ -191,8 +190,6 @@ def cache_key(text: str, flags: Sequence[str], compiler_version: str) -> str:
 
 def _compiler_version(compiler: Any) -> str:
     try:
-        from importlib.metadata import version
-
         return version("iree-base-compiler")
     except Exception:
         return str(getattr(compiler, "__version__", "unknown"))
@@ -253,8 +250,6 @@ class IreeExecutor:
         _, runtime = _import_iree()
         entry = program.entry
         assert entry is not None
-        from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
-
         types = entry.function_type.inputs.data
         self._slots = [
             _Slot(i, t.element_dtype if isinstance(t, TensorType) else None)
@@ -339,11 +334,7 @@ def _load(source: str | os.PathLike[str] | ModuleOp | ProgramOp) -> ModuleOp:
     path = os.fspath(source)
     data = pathlib.Path(path).read_bytes()
     if data[:4] == b"PK\x03\x04":
-        from xdsl_exir.frontends.pt2 import load_pt2
-
         return load_pt2(data, path)
-    from xdsl_exir.utils.mlir_parser import ResourceParser
-
     return ResourceParser(_context(), data.decode(), path).parse_module()
 
 

@@ -60,6 +60,7 @@ from xdsl_exir.dialects.exir import (
     SymScalarType,
     TensorType,
 )
+from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.targets.fx_graph import (
     FxArg,
     FxGraph,
@@ -69,6 +70,7 @@ from xdsl_exir.targets.fx_graph import (
     build_fx_programs,
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.dtypes import numpy_dtype
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
@@ -545,8 +547,6 @@ class _Writer:
         return expr if name is None else f"np.asarray({expr}, {name})"
 
     def _kernel(self, node: FxNode, kind: str, indent: int, comment: str) -> None:
-        from xdsl_exir.interpreters import aten_kernels
-
         op = cast(Operation, node.source)
         entry = lookup(kind)
         if entry is None or not aten_kernels.has_kernel(kind):
@@ -690,8 +690,6 @@ def _state_bytes(op: StateOp) -> tuple[bytes, str, tuple[int, ...]] | None:
             )
         return value.data, code, shape
     if isinstance(value, DenseIntOrFPElementsAttr):
-        from xdsl_exir.interpreters.aten_kernels import numpy_dtype
-
         values = np.asarray(value.get_values(), dtype=numpy_dtype(dtype))
         if values.size == 1:
             array = np.full(shape, values.reshape(()))

@@ -17,16 +17,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, FloatAttr, ModuleOp
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, FunctionType, ModuleOp
+from xdsl.ir import Attribute, BlockArgument, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsolatedFromAbove
 
 from xdsl_exir.analysis.alias_db import AliasDb
+from xdsl_exir.dialects.exir import InputKind, ProgramOp
+from xdsl_exir.dialects.prim import ConstantOp
+from xdsl_exir.dialects.ts import MethodOp, TSListType, TSTensorType
 
 __all__ = ["ConstantPoolingPass", "pool_constants"]
 
@@ -36,9 +39,6 @@ def pool_constants(method: Operation) -> None:
     Pool the `prim.Constant`s of one method (see the module docstring); the
     script frontend runs this as torch.jit.script runs `ConstantPooling`.
     """
-    from xdsl_exir.dialects.prim import ConstantOp
-    from xdsl_exir.dialects.ts import TSListType, TSTensorType
-
     block = method.regions[0].block
     pool: dict[tuple[object, Attribute | None, Attribute], ConstantOp] = {}
     rewriter = Rewriter()
@@ -94,15 +94,13 @@ def _walk_same_scope(root: Operation) -> Iterator[Operation]:
                     yield from _walk_same_scope(op)
 
 
-def _pool_program(program: Any) -> None:
-    from xdsl_exir.dialects.exir import InputKind
-
+def _pool_program(program: ProgramOp) -> None:
     graph = program.entry
     if graph is None:
         return
     specs = list(program.inputs.data)
     state = program.state()
-    seen: dict[tuple[Attribute, Attribute], Any] = {}
+    seen: dict[tuple[Attribute, Attribute], BlockArgument] = {}
     rewriter = Rewriter()
     for arg in list(graph.body.block.args):
         spec = specs[arg.index]
@@ -126,8 +124,6 @@ def _pool_program(program: Any) -> None:
             graph.body.block.erase_arg(arg)
             if all(s.target_name != name for s in specs) and name in state:
                 rewriter.erase_op(state[name])
-    from xdsl.dialects.builtin import FunctionType
-
     program.properties["inputs"] = ArrayAttr(specs)
     graph.properties["function_type"] = FunctionType.from_lists(
         [a.type for a in graph.body.block.args], list(graph.function_type.outputs.data)
@@ -141,9 +137,6 @@ class ConstantPoolingPass(ModulePass):
     name = "constant-pooling"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl_exir.dialects.exir import ProgramOp
-        from xdsl_exir.dialects.ts import MethodOp
-
         for o in list(op.walk()):
             if isinstance(o, MethodOp):
                 pool_constants(o)

@@ -25,7 +25,8 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.dialects.aten_inference import InferenceError, NoInference, bind_arguments
@@ -38,6 +39,8 @@ from xdsl_exir.transforms.decompositions import (
     SymValues,
     default_legal_ops,
 )
+from xdsl_exir.transforms.functionalize import FunctionalizePass
+from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import all_operators, lookup
 
@@ -135,8 +138,8 @@ class DecomposePass(ModulePass):
 @dataclass(frozen=True)
 class ToCoreAtenPass(ModulePass):
     """
-    The `to-core-aten` pipeline: `functionalize` (when that pass is available,
-    as `run_decompositions` functionalizes), `decompose`, `dce`; then
+    The `to-core-aten` pipeline: `functionalize` (as `run_decompositions`
+    functionalizes), `decompose`, `dce`; then
     `verify-export-ir`: a program that obeyed its rules must still obey them
     (torch's own core IR breaks `no-promotion` on mixed int widths, so a
     program that already broke a rule is not held to it).
@@ -147,17 +150,7 @@ class ToCoreAtenPass(ModulePass):
     legal_ops: tuple[str, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
-
-        from xdsl_exir.transforms import get_all_passes
-
-        factory = get_all_passes().get("functionalize")
-        try:
-            functionalize = factory() if factory is not None else None
-        except ImportError:  # registered but not importable: decompose what is functional
-            functionalize = None
-        if functionalize is not None:
-            functionalize().apply(ctx, op)
+        FunctionalizePass().apply(ctx, op)
         valid_before = self._verifies(ctx, op) is None
         DecomposePass(self.legal_ops).apply(ctx, op)
         DeadCodeElimination().apply(ctx, op)
@@ -167,10 +160,6 @@ class ToCoreAtenPass(ModulePass):
     @staticmethod
     def _verifies(ctx: Context, op: ModuleOp) -> str | None:
         """verify-export-ir's first complaint, None when the module obeys every rule."""
-        from xdsl.utils.exceptions import VerifyException
-
-        from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
-
         try:
             VerifyExportIRPass().apply(ctx, op)
         except (VerifyException, PassFailedException) as e:

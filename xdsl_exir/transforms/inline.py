@@ -17,7 +17,6 @@ inlined. Calls to methods or functions the input does not contain stay.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -25,6 +24,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
+
+from xdsl_exir.dialects import prim
+from xdsl_exir.dialects.ts import MethodOp, ScriptModuleOp, TSClassType
 
 _ALL_KINDS = ("calls", "FusionGroup", "TensorExprGroup", "DifferentiableGraph")
 _MAX_ROUNDS = 64
@@ -43,20 +45,17 @@ def _inline_block(op: Operation, block: Block, args: list[SSAValue]) -> None:
     Rewriter.replace_op(op, [], values[: len(op.results)])
 
 
-def _callee(op: Operation, classes: dict[str, Any], functions: dict[str, Any]) -> Block | None:
-    from xdsl_exir.dialects.prim import CallFunctionOp, CallMethodOp, ConstantOp
-    from xdsl_exir.dialects.ts import TSClassType
-
-    if isinstance(op, CallMethodOp):
+def _callee(op: Operation, classes: dict[str, ScriptModuleOp], functions: dict[str, MethodOp]) -> Block | None:
+    if isinstance(op, prim.CallMethodOp):
         t = op.operands[0].type
         if not isinstance(t, TSClassType):
             return None
         module = classes.get(t.qualname.data if hasattr(t.qualname, "data") else str(t.qualname))
         method = module.method(op.method.data) if module is not None else None
         return method.body.block if method is not None else None
-    if isinstance(op, CallFunctionOp):
+    if isinstance(op, prim.CallFunctionOp):
         fn = op.operands[0].owner
-        if not isinstance(fn, ConstantOp) or fn.fn_name is None:
+        if not isinstance(fn, prim.ConstantOp) or fn.fn_name is None:
             return None
         name = fn.fn_name.data
         method = functions.get(name) or functions.get(name.rsplit(".", 1)[-1])
@@ -74,9 +73,6 @@ class InlinePass(ModulePass):
     """Comma-separated subset of: calls, FusionGroup, TensorExprGroup, DifferentiableGraph."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl_exir.dialects import prim
-        from xdsl_exir.dialects.ts import MethodOp, ScriptModuleOp
-
         kinds = {k.strip() for k in self.kinds.split(",") if k.strip()}
         unknown = kinds - set(_ALL_KINDS)
         if unknown:

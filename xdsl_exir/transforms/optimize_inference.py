@@ -19,6 +19,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalize import CanonicalizePass
 
+from xdsl_exir.transforms.common_subexpression_elimination import ExirCSEPass
+from xdsl_exir.transforms.dead_code_elimination import ExirDCEPass
+from xdsl_exir.transforms.decompose import DecomposePass
+from xdsl_exir.transforms.fold_conv_bn import FoldConvBNPass
+from xdsl_exir.transforms.fuse_pointwise import FusePointwisePass
+
 __all__ = ["OptimizeInferencePass"]
 
 
@@ -32,12 +38,6 @@ class OptimizeInferencePass(ModulePass):
     min_fusion_size: int = 2
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl_exir.transforms.common_subexpression_elimination import ExirCSEPass
-        from xdsl_exir.transforms.dead_code_elimination import ExirDCEPass
-        from xdsl_exir.transforms.decompose import DecomposePass
-        from xdsl_exir.transforms.fold_conv_bn import FoldConvBNPass
-        from xdsl_exir.transforms.fuse_pointwise import FusePointwisePass
-
         steps: list[ModulePass] = [
             DecomposePass(self.legal_ops),
             CanonicalizePass(),

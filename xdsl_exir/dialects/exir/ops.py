@@ -17,12 +17,14 @@ from typing import ClassVar, Self, cast
 import sympy
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     FunctionType,
     IntAttr,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
+    i32,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -72,6 +74,7 @@ from xdsl_exir.dialects.exir.signature import (
     print_spec_list,
 )
 from xdsl_exir.dialects.exir.types import BoolType, DType, GraphModuleType, ListType, SymBoolType, TensorType, TupleType
+from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.symbolic import SymSize
 
 
@@ -330,8 +333,6 @@ class _CallFunctionEffects(MemoryEffect):
 
     @classmethod
     def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance] | None:
-        from xdsl_exir.utils import op_registry
-
         assert isinstance(op, CallFunctionOp)
         entry = op_registry.lookup(op.target.data)
         if (
@@ -773,8 +774,6 @@ class WhileLoopOp(IRDLOperation):
 
 
 def _segments(*sizes: int) -> Attribute:
-    from xdsl.dialects.builtin import DenseArrayBase, i32
-
     return DenseArrayBase.from_list(i32, sizes)
 
 

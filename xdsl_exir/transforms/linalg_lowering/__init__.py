@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 from xdsl.ir import SSAValue
 
+from xdsl_exir.utils.op_registry import all_operators
+
 if TYPE_CHECKING:
     from xdsl_exir.dialects.aten import AtenOp
     from xdsl_exir.dialects.aten_inference import Bound
@@ -73,8 +75,6 @@ def status_table() -> str:
     The Markdown table of every core ATen overload (tagged `core` in the schema
     list) with its lowering status, then the other overloads that have rules.
     """
-    from xdsl_exir.utils.op_registry import all_operators
-
     _load()
     ops = all_operators()
     core = sorted(n for n, e in ops.items() if "core" in e.tags and n.startswith("aten."))
