@@ -198,3 +198,26 @@ def test_contiguous_aliases_only_a_contiguous_input() -> None:
     t[0].contiguous().fill_(7.0)
     np.testing.assert_array_equal(out, t.numpy())
     np.testing.assert_array_equal(col, c.numpy())
+
+
+def test_mutated_input_with_a_dim_order_returns_in_its_layout() -> None:
+    # The in-place op's result is typed contiguous; the value written back takes the input's
+    # layout. This used to assign SSAValue.type, a read-only property in xDSL (AttributeError).
+    td = "!exir.tensor<[3, 4], float32, dim_order = [1, 0]>"
+    text = f"""
+builtin.module {{
+  exir.program inputs [<user_input "x">] outputs [<user_output "out">] {{
+    exir.graph @forward(%x: {td}) -> ({T}) {{
+      %r = aten.add_.Tensor(%x, 1.0) : ({td}) -> {T}
+      %o = aten.add.Tensor(%r, 1.0) : ({T}) -> {T}
+      exir.output %o : {T}
+    }}
+  }}
+}}
+"""
+    program = _program(apply(parse(text), "functionalize"))
+    assert [s.output_kind for s in program.outputs.data] == [OutputKind.user_input_mutation, OutputKind.user_output]
+    graph = program.entry
+    output = graph.output
+    assert output is not None
+    assert output.values[0].type == graph.body.block.args[0].type

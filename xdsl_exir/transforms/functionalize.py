@@ -32,8 +32,9 @@ from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xdsl_exir.analysis.alias_db import Classified, OpKind, bound_operands, classify, is_mutable_type
@@ -153,7 +154,7 @@ class _Functionalizer:
 
     # -- the rewrite ----------------------------------------------------------------
 
-    def run(self) -> list[tuple[SSAValue, SSAValue]]:
+    def run(self) -> list[tuple[BlockArgument, SSAValue]]:
         """Rewrite the graph; returns (placeholder, final value) for each mutated placeholder."""
         for op in list(self.block.ops):
             self.here = op
@@ -179,7 +180,7 @@ class _Functionalizer:
         for op in reversed(self.erase):
             if not any(r.uses for r in op.results):
                 self.block.erase_op(op)
-        out: list[tuple[SSAValue, SSAValue]] = []
+        out: list[tuple[BlockArgument, SSAValue]] = []
         for arg in self.block.args:
             a = self.aliases.get(arg)
             if a is not None and a.storage.base is arg and a.storage.version > 0:
@@ -321,7 +322,8 @@ def functionalize_graph(graph: exir.GraphOp) -> None:
         assert target is not None
         if value.type != arg.type:
             if isinstance(value.owner, Operation) and isinstance(value.type, exir.TensorType):
-                value.type = arg.type  # same sizes and dtype; the base's layout is what is written back
+                # same sizes and dtype; the base's layout is what is written back
+                value = Rewriter.replace_value_with_new_type(value, arg.type)
         name = value.name_hint or f"mutated_{target.replace('.', '_')}"
         base_name, k = name, 1
         while name in names:
