@@ -45,11 +45,11 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xdsl_exir.dialects.prim_canonicalization import TSCanonicalization
 from xdsl_exir.dialects.ts import (
     TensorValueAttr,
     TSAnyType,
     TSBoolType,
+    TSCanonicalization,
     TSClassType,
     TSComplexType,
     TSDeviceType,

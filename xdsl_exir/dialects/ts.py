@@ -46,8 +46,10 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import AttrParser, Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import (
+    HasCanonicalizationPatternsTrait,
     IsolatedFromAbove,
     NoTerminator,
     SymbolOpInterface,
@@ -56,7 +58,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.dialects.exir import DenseBlobAttr, DType
-from xdsl_exir.dialects.prim_canonicalization import TSCanonicalization
+from xdsl_exir.utils.function_schema import SchemaParseError, parse_schema
 from xdsl_exir.utils.tensor_data import array_from_bytes, bytes_from_array
 
 # ---------------------------------------------------------------------------
@@ -1075,14 +1077,12 @@ class MethodOp(IRDLOperation):
         return tuple(v.type for v in last.operands) if last is not None else ()
 
     def verify_(self) -> None:
-        from xdsl_exir.dialects.prim import ReturnOp
-
+        # By name: the prim dialect's ops are typed with this dialect's types, so prim imports ts
+        # and ts does not import prim.
         last = self.body.block.last_op
-        if not isinstance(last, ReturnOp):
+        if last is None or last.name != "prim.Return":
             raise VerifyException(f"ts.method @{self.sym_name.data} must end with prim.Return")
         if self.schema is not None:
-            from xdsl_exir.utils.function_schema import SchemaParseError, parse_schema
-
             try:
                 schema = parse_schema(self.schema.data)
             except SchemaParseError as e:
@@ -1099,6 +1099,22 @@ class MethodOp(IRDLOperation):
                     f"schema of @{self.sym_name.data} has {len(schema.returns)} returns "
                     f"but the graph returns {len(last.operands)} values"
                 )
+
+
+class TSCanonicalization(HasCanonicalizationPatternsTrait):
+    """
+    The canonicalization trait of `ts.node` and of the prim ops with peepholes, so xDSL's
+    stock `canonicalize` applies TorchScript's peepholes. The patterns live in
+    `transforms/canonicalization_patterns/prim.py` and are imported on first use, as xDSL's
+    own dialects import theirs: loading the dialects never loads them, and they may ask
+    the alias analysis, a layer above the dialects.
+    """
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from xdsl_exir.transforms.canonicalization_patterns.prim import PATTERNS
+
+        return PATTERNS
 
 
 @irdl_op_definition

@@ -172,9 +172,9 @@ def _constant_attr(value: object, t: Attribute, max_elements: int) -> Attribute 
 
 def _fold_torchscript(root: Operation, max_elements: int) -> None:
     from xdsl_exir.dialects.prim import ConstantOp
-    from xdsl_exir.dialects.prim_canonicalization import constant_of
     from xdsl_exir.dialects.ts import NodeOp
     from xdsl_exir.interpreters.ts_functions import TSCompileContext, compile_node, constant_value
+    from xdsl_exir.transforms.canonicalization_patterns.prim import constant_of
     from xdsl_exir.utils.overloads import resolve_node
 
     rewriter = Rewriter()

@@ -6,7 +6,7 @@ For a list built by `prim.ListConstruct` that is never mutated, `aten::len`
 becomes a constant, `aten::__getitem__` with a constant index in range the
 element, `prim.ListUnpack` the elements, and `aten::add` of two such lists one
 `prim.ListConstruct`. The rules are the list rules of the prim dialect's
-canonicalization (`dialects/prim_canonicalization.py`, which also decides when
+canonicalization (`transforms/canonicalization_patterns/prim.py`, which also decides when
 a list is unmutated); this pass runs them alone, as torch's pass does, and
 then erases the list literals nothing reads any more.
 """
@@ -27,8 +27,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from xdsl_exir.dialects.prim import ListConstructOp
-from xdsl_exir.dialects.prim_canonicalization import LIST_RULES
 from xdsl_exir.dialects.ts import NodeOp
+from xdsl_exir.transforms.canonicalization_patterns.prim import LIST_RULES
 
 __all__ = ["ListIdioms", "ListPeepholesPass"]
 

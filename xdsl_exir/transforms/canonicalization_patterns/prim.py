@@ -1,10 +1,11 @@
 """
 Canonicalization patterns of the TorchScript dialects (`ts.node`, `prim.*`),
-the list, tuple and shape idioms of TorchScript's peephole pass (seed 004).
+the list, tuple and shape idioms of TorchScript's peephole pass ("JIT Technical Overview").
 
-`TSCanonicalization` is a trait of `ts.node` and of the prim ops below, so the
-stock `canonicalize` pass applies the rules; the module imports the dialects
-only when a pattern first runs (the dialects import the trait).
+`ts.node` and the prim ops below carry the ts dialect's `TSCanonicalization`
+trait, which imports this module on first use (as xDSL's dialects import
+their patterns), so the stock `canonicalize` pass applies the rules and
+loading the dialects never loads them.
 
 * `prim.If` on a constant condition becomes the taken block;
 * `prim.TupleUnpack` / `prim.TupleIndex` (constant index) of a
@@ -24,21 +25,20 @@ only when a pattern first runs (the dialects import the trait).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import HasCanonicalizationPatternsTrait
 
-if TYPE_CHECKING:
-    from xdsl_exir.dialects.prim import ConstantOp
+from xdsl_exir.analysis.alias_db import AliasDb
+from xdsl_exir.dialects.prim import ConstantOp, ListConstructOp
+from xdsl_exir.dialects.ts import NodeOp, TSListType, TSTensorType
+
 
 def constant_of(value: SSAValue) -> ConstantOp | None:
     """The `prim.Constant` defining `value` (not a function reference), if any."""
-    from xdsl_exir.dialects.prim import ConstantOp
-
     owner = value.owner
     if isinstance(owner, ConstantOp) and owner.fn_name is None:
         return owner
@@ -55,9 +55,6 @@ def constant_int(value: SSAValue) -> int | None:
 
 def _may_be_written(value: SSAValue) -> bool:
     """Whether the alias analysis of the graph holding `value` finds an op that may write it."""
-    # The patterns load with the dialects; the analysis is a layer above them.
-    from xdsl_exir.analysis.alias_db import AliasDb
-
     owner = value.owner
     db = AliasDb.of_graph(owner) if isinstance(owner, Operation) else None
     return db is None or db.has_writers(value)
@@ -77,14 +74,12 @@ def _tuple_construct(value: SSAValue) -> Operation | None:
     return None
 
 
-def make_constant(value: int | list[int], result_type: object) -> Operation:
+def make_constant(value: int | list[int], result_type: Attribute) -> Operation:
     """A `prim.Constant` of an int or an int list."""
-    from xdsl_exir.dialects.prim import ConstantOp
-
     attr = (
         ArrayAttr([IntegerAttr(v, i64) for v in value]) if isinstance(value, list) else IntegerAttr(value, i64)
     )
-    return ConstantOp.make(result_types=[cast(object, result_type)], properties={"value": attr})  # type: ignore[list-item]
+    return ConstantOp.make(result_types=[result_type], properties={"value": attr})
 
 
 # ---------------------------------------------------------------------------
@@ -144,9 +139,6 @@ def _getitem(op: Operation, rewriter: PatternRewriter) -> None:
 
 def _list_add(op: Operation, rewriter: PatternRewriter) -> None:
     """`l1 + l2` of two unmutated list literals is one literal."""
-    from xdsl_exir.dialects.prim import ListConstructOp
-    from xdsl_exir.dialects.ts import TSListType
-
     if len(op.operands) != 2 or not isinstance(op.result_types[0], TSListType):
         return
     a, b = _list_construct(op.operands[0]), _list_construct(op.operands[1])
@@ -156,8 +148,6 @@ def _list_add(op: Operation, rewriter: PatternRewriter) -> None:
 
 
 def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
-    from xdsl_exir.dialects.ts import TSTensorType
-
     t = value.type
     if not isinstance(t, TSTensorType):
         return None
@@ -168,8 +158,6 @@ def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
 
 
 def _rank_of(value: SSAValue) -> int | None:
-    from xdsl_exir.dialects.ts import TSTensorType
-
     t = value.type
     if not isinstance(t, TSTensorType) or t.shape is None:
         return None
@@ -198,8 +186,6 @@ def _t(op: Operation, rewriter: PatternRewriter) -> None:
     inner = op.operands[0].owner
     if not (isinstance(inner, Operation) and inner.name == "ts.node"):
         return
-    from xdsl_exir.dialects.ts import NodeOp
-
     if cast(NodeOp, inner).kind.data != "aten::t":
         return
     x = inner.operands[0]
@@ -238,8 +224,6 @@ class TSPeephole(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name == "ts.node":
-            from xdsl_exir.dialects.ts import NodeOp
-
             rule = _NODE_RULES.get(cast(NodeOp, op).kind.data)
         else:
             rule = _PRIM_RULES.get(op.name)
@@ -247,12 +231,5 @@ class TSPeephole(RewritePattern):
             rule(op, rewriter)
 
 
-_PATTERNS: tuple[RewritePattern, ...] = (TSPeephole(),)
-
-
-class TSCanonicalization(HasCanonicalizationPatternsTrait):
-    """The canonicalization trait of `ts.node` and of the prim ops with peepholes."""
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return _PATTERNS
+PATTERNS: tuple[RewritePattern, ...] = (TSPeephole(),)
+"""The TorchScript dialects' canonicalization patterns (one dispatcher over the rules above)."""
