@@ -49,7 +49,7 @@ from xdsl_exir.dialects.exir import (
     array_from_blob,
     blob_from_array,
 )
-from xdsl_exir.utils.program_state import (
+from xdsl_exir.transforms.program_state import (
     add_state_input,
     remove_state_input,
     state_referenced,

@@ -49,8 +49,8 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     array_from_blob,
 )
+from xdsl_exir.transforms.program_state import add_state_input, remove_state_input, sync_function_type
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
-from xdsl_exir.utils.program_state import add_state_input, remove_state_input, sync_function_type
 
 __all__ = ["InsertObserversPass", "QuantizePass", "OBSERVER_PREFIX", "observer_states"]
 

@@ -16,6 +16,11 @@ Only functional, deterministic operators fold: the schema must have no alias
 annotation (no writes, no views, so no identity is lost) and the operator must
 not be tagged `nondeterministic_seeded` (`rand`, `dropout`, ...). A folded
 tensor larger than `max-elements` is left to run time, which keeps the IR small.
+
+The pass runs the interpreter (its kernels, its node compiler, its state
+loading), so it lives in the interpreter layer, above the transforms, as
+calibration does; the pass registry (`transforms/__init__.py`) imports it on
+first use.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 from xdsl.context import Context
@@ -33,7 +38,18 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from xdsl_exir.analysis.alias_db import AliasDb
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.exir import DType, InputKind, InputSpecAttr, ProgramOp, TensorType
+from xdsl_exir.dialects.prim import ConstantOp
+from xdsl_exir.dialects.ts import SCALAR_TYPE_OF, NodeOp, TensorValueAttr, TSListType, TSTensorType
+from xdsl_exir.interpreters.aten_kernels import has_kernel, run_kernel
+from xdsl_exir.interpreters.program import load_state
+from xdsl_exir.interpreters.ts_functions import TSCompileContext, compile_node, constant_value
+from xdsl_exir.transforms.canonicalization_patterns.prim import constant_of
+from xdsl_exir.transforms.program_state import add_state_input, remove_state_input
 from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.overloads import ResolvedNode, resolve_node
 
 _UNFOLDABLE_TAGS = frozenset({"nondeterministic_seeded", "nondeterministic_bitwise", "dynamic_output_shape"})
 
@@ -59,13 +75,7 @@ def _numel(shape: tuple[int, ...]) -> int:
 # ---------------------------------------------------------------------------
 
 
-def _fold_program(program: Any, max_elements: int) -> None:
-    from xdsl_exir.dialects.aten import AtenOp
-    from xdsl_exir.dialects.exir import InputKind, TensorType
-    from xdsl_exir.interpreters.aten_kernels import has_kernel, run_kernel
-    from xdsl_exir.interpreters.program import load_state
-    from xdsl_exir.utils.program_state import add_state_input, remove_state_input
-
+def _fold_program(program: ProgramOp, max_elements: int) -> None:
     graph = program.entry
     if graph is None:
         return
@@ -126,10 +136,8 @@ def _fold_program(program: Any, max_elements: int) -> None:
             remove_state_input(program, graph, arg)
 
 
-def _first_user_input(specs: Sequence[Any]) -> int:
+def _first_user_input(specs: Sequence[InputSpecAttr]) -> int:
     """Lifted constants go after parameters, buffers and constants, before user inputs."""
-    from xdsl_exir.dialects.exir import InputKind
-
     for i, s in enumerate(specs):
         if s.input_kind not in (InputKind.parameter, InputKind.buffer, InputKind.constant_tensor):
             return i
@@ -143,8 +151,6 @@ def _first_user_input(specs: Sequence[Any]) -> int:
 
 def _constant_attr(value: object, t: Attribute, max_elements: int) -> Attribute | None:
     """The `prim.Constant` value for a Python value of TorchScript type `t`, if representable."""
-    from xdsl_exir.dialects.ts import SCALAR_TYPE_OF, TensorValueAttr, TSTensorType
-
     if isinstance(value, bool):
         return IntegerAttr(int(value), i1)
     if isinstance(value, int):
@@ -154,8 +160,6 @@ def _constant_attr(value: object, t: Attribute, max_elements: int) -> Attribute 
     if isinstance(value, str):
         return StringAttr(value)
     if isinstance(value, np.ndarray) and isinstance(t, TSTensorType):
-        from xdsl_exir.dialects.exir import DType
-
         if value.size > max_elements:
             return None
         dtype = DType(str(value.dtype)) if str(value.dtype) in DType.__members__.values() else None
@@ -171,12 +175,6 @@ def _constant_attr(value: object, t: Attribute, max_elements: int) -> Attribute 
 
 
 def _fold_torchscript(root: Operation, max_elements: int) -> None:
-    from xdsl_exir.dialects.prim import ConstantOp
-    from xdsl_exir.dialects.ts import NodeOp
-    from xdsl_exir.interpreters.ts_functions import TSCompileContext, compile_node, constant_value
-    from xdsl_exir.transforms.canonicalization_patterns.prim import constant_of
-    from xdsl_exir.utils.overloads import resolve_node
-
     rewriter = Rewriter()
     for op in list(root.walk()):
         if not isinstance(op, NodeOp) or op.regions or not op.results or op.namespace not in ("aten", "prim"):
@@ -211,9 +209,6 @@ def _may_be_mutated(value: SSAValue) -> bool:
     write it (through views, calls, loops and block outputs too), reading it
     is not constant. The alias analysis of the graph holding it answers.
     """
-    from xdsl_exir.analysis.alias_db import AliasDb
-    from xdsl_exir.dialects.ts import TSListType, TSTensorType
-
     if not isinstance(value.type, TSListType | TSTensorType):
         return False
     owner = value.owner
@@ -221,7 +216,7 @@ def _may_be_mutated(value: SSAValue) -> bool:
     return db is None or db.has_writers(value)
 
 
-def _is_pure_builtin(resolved: Any) -> bool:
+def _is_pure_builtin(resolved: ResolvedNode) -> bool:
     """TorchScript builtins on numbers and strings (`aten::add.int`) have no aten entry's tags but are pure."""
     schema = resolved.schema
     return schema.is_functional and not schema.is_mutable and not any(
@@ -239,8 +234,6 @@ class ConstantPropagationPass(ModulePass):
     """Largest tensor (in elements) a fold may create."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl_exir.dialects.exir import ProgramOp
-
         if self.max_elements < 0:
             raise PassFailedException(
                 f"constant-propagation: max-elements must be >= 0, got {self.max_elements}"
