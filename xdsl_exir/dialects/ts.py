@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -905,8 +905,6 @@ class ScriptModuleOp(IRDLOperation):
     assembly_format = "$sym_name `class` $class_name attr-dict-with-keyword $body"
 
     def __init__(self, name: str, class_name: str) -> None:
-        from xdsl.ir import Block, Region
-
         super().__init__(
             properties={"sym_name": StringAttr(name), "class_name": StringAttr(class_name)},
             regions=[Region(Block())],

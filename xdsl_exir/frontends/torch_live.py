@@ -86,6 +86,7 @@ from xdsl_exir.dialects.fx import (
     SliceOp,
     SliceType,
 )
+from xdsl_exir.frontends.pt2 import load_pt2
 
 __all__ = ["TorchImportError", "import_exported_program", "import_graph_module", "qualified_name"]
 
@@ -552,8 +553,6 @@ def import_exported_program(ep: torch.export.ExportedProgram) -> ModuleOp:
     does that Export IR models (graph, signature, state, range constraints,
     node metadata), so there is one import path to keep right.
     """
-    from xdsl_exir.frontends.pt2 import load_pt2
-
     buffer = io.BytesIO()
     torch.export.save(ep, buffer)
     return load_pt2(buffer.getvalue(), "<ExportedProgram>")

@@ -50,6 +50,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.hints import isa
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xdsl_exir.targets import get_all_targets
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
@@ -387,8 +388,6 @@ class ExirOptMain(xDSLOptMain):
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
-        from xdsl_exir.targets import get_all_targets
-
         self.available_targets.update(get_all_targets())
 
     def register_all_frontends(self) -> None:
