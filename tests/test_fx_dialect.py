@@ -20,6 +20,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xdsl_exir.analysis.overload_resolution import OverloadError, Typed, resolve
 from xdsl_exir.dialects import get_all_dialects
 from xdsl_exir.dialects.exir import (
     CallFunctionOp,
@@ -38,7 +39,6 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.dialects.fx import CallMethodOp, CallModuleOp, GetAttrOp, SliceOp
 from xdsl_exir.interpreters.compiler import CompileContext, InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner
-from xdsl_exir.utils.overloads import OverloadError, Typed, resolve
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -741,7 +741,7 @@ def test_overload_resolution_binds_and_converts() -> None:
 
 
 def test_materialize_fills_typed_leaves_and_conversions() -> None:
-    from xdsl_exir.utils.overloads import materialize, needs_filling
+    from xdsl_exir.analysis.overload_resolution import materialize, needs_filling
 
     op, bound = resolve("full", [[2], T])  # a tensor for `Scalar fill_value`: ScalarImplicit
     assert op == "aten.full.default" and needs_filling(bound)

@@ -21,6 +21,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Attribute
 
+from xdsl_exir.analysis.overload_resolution import resolve_node
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.aten import Aten
 from xdsl_exir.dialects.exir import Exir, ProgramOp
@@ -29,7 +30,6 @@ from xdsl_exir.dialects.ts import TS
 from xdsl_exir.frontends.torchscript_script import script_source
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass
-from xdsl_exir.utils.overloads import resolve_node
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
 
 _TS_TYPES: dict[type, Attribute] = {int: ts.TSIntType(), float: ts.TSFloatType(), bool: ts.TSBoolType(), str: ts.TSStrType()}

@@ -18,6 +18,7 @@ from types import ModuleType
 import pytest
 from xdsl.ir import Attribute
 
+from xdsl_exir.analysis.overload_resolution import OverloadError, resolve_node
 from xdsl_exir.dialects.ts import (
     TSAnyType,
     TSBoolType,
@@ -40,7 +41,6 @@ from xdsl_exir.dialects.ts import (
     ts_annotation_str,
     ts_type_str,
 )
-from xdsl_exir.utils.overloads import OverloadError, resolve_node
 
 FIXTURES = Path(__file__).parent / "torchscript"
 DUMPS = sorted((FIXTURES / "dumps").glob("*.txt"))

@@ -66,6 +66,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator, is_side_effect_free
 
+from xdsl_exir.analysis.overload_resolution import OverloadError, resolve_node
 from xdsl_exir.dialects import exir, prim, ts
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
@@ -246,8 +247,6 @@ def classify(op: Operation) -> Classified:
 
 
 def _ts_kind(op: ts.NodeOp) -> Classified:
-    from xdsl_exir.utils.overloads import OverloadError, resolve_node
-
     if op.regions:
         return _UNKNOWN
     key = (op.kind.data, tuple(op.operand_types))

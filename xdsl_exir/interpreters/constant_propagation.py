@@ -39,6 +39,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_exir.analysis.alias_db import AliasDb
+from xdsl_exir.analysis.overload_resolution import ResolvedNode, resolve_node
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, InputKind, InputSpecAttr, ProgramOp, TensorType
 from xdsl_exir.dialects.prim import ConstantOp
@@ -49,7 +50,6 @@ from xdsl_exir.interpreters.ts_functions import TSCompileContext, compile_node, 
 from xdsl_exir.transforms.canonicalization_patterns.prim import constant_of
 from xdsl_exir.transforms.program_state import add_state_input, remove_state_input
 from xdsl_exir.utils.op_registry import lookup
-from xdsl_exir.utils.overloads import ResolvedNode, resolve_node
 
 _UNFOLDABLE_TAGS = frozenset({"nondeterministic_seeded", "nondeterministic_bitwise", "dynamic_output_shape"})
 

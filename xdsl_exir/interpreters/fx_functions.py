@@ -9,7 +9,7 @@ at compile time, by mapping it to ATen: the operator's base name comes from
 the call (a method or `torch.*` function is named after its operator; a small
 table maps Python operators and the `torch.nn.functional` wrappers whose
 signatures differ from ATen's), and the overload is chosen from the operand
-*types* by `xdsl_exir.utils.overloads.resolve`, the way TorchScript matches
+*types* by `xdsl_exir.analysis.overload_resolution.resolve`, the way TorchScript matches
 schemas. At run time only the operand values are filled in and the numpy
 kernel is called.
 
@@ -36,6 +36,7 @@ from typing import Any, cast
 import numpy as np
 from xdsl.ir import Attribute, Operation
 
+from xdsl_exir.analysis.overload_resolution import Implicit, OverloadError, Typed, apply_implicit, candidates, resolve
 from xdsl_exir.dialects.exir import (
     CallFunctionOp,
     DeviceAttr,
@@ -55,7 +56,6 @@ from xdsl_exir.interpreters.compiler import (
     register_op,
 )
 from xdsl_exir.interpreters.exir_functions import _truth  # pyright: ignore[reportPrivateUsage]
-from xdsl_exir.utils.overloads import Implicit, OverloadError, Typed, apply_implicit, candidates, resolve
 
 __all__ = ["compile_python_call", "module_classes", "python_targets"]
 

@@ -47,6 +47,7 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, NoneAttr, StringAttr
 from xdsl.ir import Attribute, Operation
 
+from xdsl_exir.analysis.overload_resolution import OverloadError, resolve_node
 from xdsl_exir.dialects import prim
 from xdsl_exir.dialects.exir import DType
 from xdsl_exir.dialects.ts import (
@@ -77,7 +78,6 @@ from xdsl_exir.interpreters.ts_builtins import (
     implicit_conversion,
 )
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
-from xdsl_exir.utils.overloads import OverloadError, resolve_node
 from xdsl_exir.utils.tensor_data import TensorDataError
 
 __all__ = [

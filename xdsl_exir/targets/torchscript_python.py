@@ -42,7 +42,7 @@ The rules are torch's (`python_print.cpp`):
   torch), other namespaces `ops.<ns>.<name>(...)`; arguments equal to their
   schema defaults are dropped from the end, keyword-only ones are named, and
   `out=` arguments are always named (the overload is resolved from the input
-  types, `utils/overloads.py`); `aten::__getitem__` is `l[i]`, `aten::Int`
+  types, `analysis/overload_resolution.py`); `aten::__getitem__` is `l[i]`, `aten::Int`
   `int(x)`, tuples, lists and dicts are literals (`annotate(List[int], [])`
   when empty), `prim::GetAttr` `self.w`, `prim::SetAttr` `self.w = v`,
   `prim::CallMethod` `(self.lin).forward(x, )`, `prim::Uninitialized`
@@ -94,6 +94,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAVal
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from xdsl_exir.analysis.overload_resolution import OverloadError, resolve_node, schema_type_to_ts
 from xdsl_exir.dialects.prim import (
     INT64_MAX,
     BailOutOp,
@@ -160,7 +161,6 @@ from xdsl_exir.utils.function_schema import (
     parse_schema,
 )
 from xdsl_exir.utils.op_registry import all_operators
-from xdsl_exir.utils.overloads import OverloadError, resolve_node, schema_type_to_ts
 
 __all__ = [
     "TorchScriptPythonPrinter",

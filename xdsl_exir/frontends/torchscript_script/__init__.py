@@ -36,7 +36,7 @@ The IR emitter follows TorchScript's (`ir_emitter.cpp`):
   after a `return` or `raise` in the same block is emitted; the graph's
   output is a `prim.Uninitialized` placeholder until `exit-transform`.
 - Builtin calls are `ts.node`s: the overload is resolved from the argument
-  types (`utils/overloads.py`), every argument the call leaves out is
+  types (`analysis/overload_resolution.py`), every argument the call leaves out is
   materialized from the schema's default, TorchScript's implicit conversions
   are inserted (`aten::IntImplicit`, `prim::NumToTensor`, ...) and extra
   positional ints are packed into the list argument (`x.view(2, 3)`).

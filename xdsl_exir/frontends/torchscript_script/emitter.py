@@ -18,6 +18,14 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import ArrayAttr, Float64Type, FloatAttr, IntegerAttr, IntegerType, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from xdsl_exir.analysis.overload_resolution import (
+    OverloadError,
+    ResolvedNode,
+    candidates,
+    resolve_node,
+    schema_type_to_ts,
+    varargs_list_argument,
+)
 from xdsl_exir.dialects.prim import ConstantOp, ListConstructOp, LoadOp, StoreOp
 from xdsl_exir.dialects.ts import (
     NodeOp,
@@ -45,14 +53,6 @@ from xdsl_exir.frontends.torchscript_script.environment import Frame
 from xdsl_exir.frontends.torchscript_script.sugared import Simple, TypeName
 from xdsl_exir.transforms.convert_to_ssa import set_name
 from xdsl_exir.utils.function_schema import Argument, TypeKind
-from xdsl_exir.utils.overloads import (
-    OverloadError,
-    ResolvedNode,
-    candidates,
-    resolve_node,
-    schema_type_to_ts,
-    varargs_list_argument,
-)
 
 if TYPE_CHECKING:
     from xdsl_exir.frontends.torchscript_script.compiler import Compiled, Compiler

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 
+from xdsl_exir.analysis.overload_resolution import candidates
 from xdsl_exir.dialects.prim import (
     INT64_MAX,
     CallFunctionOp,
@@ -43,7 +44,6 @@ from xdsl_exir.frontends.torchscript_script.names import (
     MODULES,
     TYPING_NAMES,
 )
-from xdsl_exir.utils.overloads import candidates
 
 if TYPE_CHECKING:
     from xdsl_exir.frontends.torchscript_script.emitter import EmitterBase

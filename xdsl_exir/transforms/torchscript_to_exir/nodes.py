@@ -13,6 +13,7 @@ from typing import Any, cast
 import sympy
 from xdsl.ir import Attribute, SSAValue
 
+from xdsl_exir.analysis.overload_resolution import OverloadError, ResolvedNode, resolve_node
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.dialects.aten_inference import InferenceError, bind_arguments
@@ -56,7 +57,6 @@ from xdsl_exir.transforms.torchscript_to_exir.values import (
 from xdsl_exir.transforms.view_scatter import MAY_COPY, copies
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.function_schema import Argument, FunctionSchema, SchemaType, TypeKind
-from xdsl_exir.utils.overloads import OverloadError, ResolvedNode, resolve_node
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
 
 

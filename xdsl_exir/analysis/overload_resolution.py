@@ -41,6 +41,10 @@ values at run time (`materialize`); conversions of `Typed` values are left as
 `resolve_node` matches TorchScript *types* on TorchScript's lattice: type
 variables (`t`, `tVal`) bind to the first type they meet, and the result types
 are the schema's returns with the bindings substituted.
+
+It is an analysis of the dialects' IR (it reads TorchScript and Export IR
+types), so it sits above the dialects, where the alias analysis, the passes,
+the interpreters and the frontends all reach it.
 """
 
 from __future__ import annotations
