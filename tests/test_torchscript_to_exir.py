@@ -27,12 +27,8 @@ from xdsl_exir.dialects.exir import CondOp, Exir, GraphOp, ProgramOp
 from xdsl_exir.dialects.prim import Prim
 from xdsl_exir.dialects.ts import TS
 from xdsl_exir.interpreters.program import ProgramRunner
-from xdsl_exir.transforms.torchscript_to_exir import (
-    TorchScriptLoweringError,
-    TorchScriptToExirPass,
-    parse_input_types,
-    parse_input_values,
-)
+from xdsl_exir.transforms.input_options import InputOptionError, parse_input_types
+from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass, parse_input_values
 from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
@@ -133,9 +129,9 @@ def test_option_parsing() -> None:
     assert parse_input_values("n=3;f=0.5;b=true;o=None;l=[1, 2]") == {
         "n": 3, "f": 0.5, "b": True, "o": None, "l": [1, 2]
     }
-    with pytest.raises(TorchScriptLoweringError, match="write DTYPE\\[SIZES\\]"):
+    with pytest.raises(InputOptionError, match="write DTYPE\\[SIZES\\]"):
         parse_input_types("x=f99[3]")
-    with pytest.raises(TorchScriptLoweringError, match="NAME=VALUE"):
+    with pytest.raises(InputOptionError, match="NAME=VALUE"):
         parse_input_values("3")
 
 

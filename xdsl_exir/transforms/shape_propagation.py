@@ -47,6 +47,7 @@ from xdsl_exir.dialects.aten_inference import (
     infer_result_types,
     make_tensor,
 )
+from xdsl_exir.transforms.input_options import InputOptionError, parse_input_types, parse_ranges
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize, normalize, to_sym
@@ -397,15 +398,9 @@ def _symbols_of(t: Attribute) -> set[str]:
 
 
 def _parse_options(input_types: str, ranges: str) -> tuple[dict[str, exir.TensorType], dict[sympy.Symbol, Range]]:
-    from xdsl_exir.transforms.torchscript_to_exir import (
-        TorchScriptLoweringError,
-        parse_input_types,
-        parse_ranges,
-    )
-
     try:
         return parse_input_types(input_types), parse_ranges(ranges)
-    except TorchScriptLoweringError as e:
+    except InputOptionError as e:
         raise DiagnosticException(f"shape-propagation: {e}") from None
 
 

@@ -90,15 +90,14 @@ from xdsl.passes import ModulePass
 from xdsl_exir.dialects import ts
 from xdsl_exir.transforms.torchscript_to_exir.entry import lower_torchscript
 from xdsl_exir.transforms.torchscript_to_exir.errors import TorchScriptLoweringError
-from xdsl_exir.transforms.torchscript_to_exir.options import parse_input_types, parse_input_values, parse_ranges
+from xdsl_exir.transforms.torchscript_to_exir.options import parse_input_values
+from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 
 __all__ = [
     "TorchScriptLoweringError",
     "TorchScriptToExirPass",
     "lower_torchscript",
-    "parse_input_types",
     "parse_input_values",
-    "parse_ranges",
 ]
 
 
@@ -135,6 +134,4 @@ class TorchScriptToExirPass(ModulePass):
                 child.erase(drop_references=True)
         op.body.block.add_op(program)
         program.verify()
-        from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
-
         VerifyExportIRPass().verify_program(program)

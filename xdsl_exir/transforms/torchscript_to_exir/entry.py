@@ -33,13 +33,9 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.dialects.exir import ListType as ExirListType
 from xdsl_exir.dialects.exir import TupleType as ExirTupleType
 from xdsl_exir.transforms.dead_code_elimination import eliminate_dead_code
+from xdsl_exir.transforms.input_options import InputOptionError, exir_tensor_type, parse_input_types, parse_ranges
 from xdsl_exir.transforms.torchscript_to_exir.errors import TorchScriptLoweringError
-from xdsl_exir.transforms.torchscript_to_exir.options import (
-    exir_tensor_type,
-    parse_input_types,
-    parse_input_values,
-    parse_ranges,
-)
+from xdsl_exir.transforms.torchscript_to_exir.options import parse_input_values
 from xdsl_exir.transforms.torchscript_to_exir.prims import Lowering
 from xdsl_exir.transforms.torchscript_to_exir.values import (
     Detached,
@@ -98,7 +94,7 @@ def lower_torchscript(
     root, method = _find_entry(module, entry)
     try:
         options = (parse_input_types(input_types), parse_input_values(input_values), parse_ranges(ranges))
-    except TorchScriptLoweringError as e:
+    except (InputOptionError, TorchScriptLoweringError) as e:
         raise ExirDiagnostic(method, f"torchscript-to-exir option {e} (lowering @{method.sym_name.data})") from None
     low = Lowering(module, *options, max_unroll)
     try:
