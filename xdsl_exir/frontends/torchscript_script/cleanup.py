@@ -7,6 +7,7 @@ forwarded, scalar constants folded, constants pooled (the stock
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -319,8 +320,6 @@ def _first_use(value: SSAValue) -> tuple[Operation, int] | None:
 
 
 def _first_use_order(values: Sequence[SSAValue]) -> list[int]:
-    import functools
-
     firsts = [_first_use(v) for v in values]
 
     def compare(i: int, j: int) -> int:

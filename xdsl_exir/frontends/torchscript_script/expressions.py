@@ -7,6 +7,7 @@ they imply; statically known conditions compile only the branch taken.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -545,8 +546,6 @@ def _none_status(t: Attribute) -> str:
 
 def _renamed(node: ast.expr, renames: dict[str, str]) -> ast.expr:
     """A copy of `node` with the variables of `renames` renamed."""
-    import copy
-
     class _Renamer(ast.NodeTransformer):
         def visit_Name(self, n: ast.Name) -> ast.Name:
             if n.id in renames:
