@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any
 
+import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from xdsl_exir.dialects.exir import GraphOp, OutputOp, ProgramOp
@@ -80,6 +81,21 @@ def _load_extensions() -> None:
         except ModuleNotFoundError as e:
             if e.name != name:
                 raise
+
+
+def truth(pred: Any) -> bool:
+    """
+    Python truth of a predicate: a one-element tensor or a scalar. It lives here, below
+    the function modules, because the control flow of every dialect (`cond`,
+    `while_loop`, FX calls, the framework interpreter) tests predicates the same way.
+    """
+    if isinstance(pred, np.ndarray):
+        if pred.size != 1:
+            raise InterpreterError(
+                f"the truth value of a tensor of shape {list(pred.shape)} is ambiguous (a predicate needs one element)"
+            )
+        return bool(pred.reshape(()))
+    return bool(pred)
 
 
 def compiler_for(op_type: type[Operation]) -> OpCompiler | None:

@@ -11,7 +11,6 @@ prove that no promotion happens).
 
 from __future__ import annotations
 
-import importlib
 import math
 import operator
 from collections.abc import Callable, Sequence
@@ -46,7 +45,9 @@ from xdsl_exir.interpreters.compiler import (
     InterpreterError,
     Prepared,
     register_op,
+    truth,
 )
+from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.utils.tensor_data import contiguous_strides
 
 
@@ -359,12 +360,12 @@ def _call_graph(g: Any, args: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def _hop_cond(pred: Any, true_g: Any, false_g: Any, operands: Sequence[Any]) -> tuple[Any, ...]:
-    return (list(_call_graph(true_g if _truth(pred) else false_g, operands)),)
+    return (list(_call_graph(true_g if truth(pred) else false_g, operands)),)
 
 
 def _hop_while(cond_g: Any, body_g: Any, carried: Sequence[Any], additional: Sequence[Any] = ()) -> tuple[Any, ...]:
     values = list(carried)
-    while _truth(_call_graph(cond_g, [*values, *additional])[0]):
+    while truth(_call_graph(cond_g, [*values, *additional])[0]):
         values = list(_call_graph(body_g, [*values, *additional]))
     return (values,)
 
@@ -427,13 +428,8 @@ def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
             values = _compile_kernel(op, cheaper, args, kwargs, n_results=1)
             return lambda *ops: (*values(*ops), None)
         return _compile_kernel(op, target, args, kwargs)
-    try:
-        fx_functions = importlib.import_module("xdsl_exir.interpreters.fx_functions")
-    except ModuleNotFoundError:
-        fx_functions = None
-    python_call = getattr(fx_functions, "compile_python_call", None)
-    if python_call is not None and not target.startswith("aten."):
-        return cast(Prepared, python_call(op, ctx))
+    if not target.startswith("aten."):
+        return compile_python_call(op, ctx)
     raise InterpreterError(f"the interpreter has no implementation of the operator '{target}'", op)
 
 
@@ -535,17 +531,6 @@ def compile_assert_scalar(op: Operation, ctx: CompileContext) -> Prepared:
 # ---------------------------------------------------------------------------
 
 
-def _truth(pred: Any) -> bool:
-    """Python truth of a predicate: a one-element tensor or a scalar."""
-    if isinstance(pred, np.ndarray):
-        if pred.size != 1:
-            raise InterpreterError(
-                f"the truth value of a tensor of shape {list(pred.shape)} is ambiguous (a predicate needs one element)"
-            )
-        return bool(pred.reshape(()))
-    return bool(pred)
-
-
 @register_op(CondOp)
 def compile_cond(op: Operation, ctx: CompileContext) -> Prepared:
     cond = cast(CondOp, op)
@@ -553,7 +538,7 @@ def compile_cond(op: Operation, ctx: CompileContext) -> Prepared:
     false_branch = ctx.compile_region(cond.false_branch)
 
     def run(pred: Any, *inputs: Any) -> tuple[Any, ...]:
-        return (true_branch if _truth(pred) else false_branch)(*inputs)
+        return (true_branch if truth(pred) else false_branch)(*inputs)
 
     return run
 
@@ -567,7 +552,7 @@ def compile_while_loop(op: Operation, ctx: CompileContext) -> Prepared:
 
     def run(*values: Any) -> tuple[Any, ...]:
         carried, additional = values[:n_carried], values[n_carried:]
-        while _truth(cond(*carried, *additional)[0]):
+        while truth(cond(*carried, *additional)[0]):
             carried = body(*carried, *additional)
         return tuple(carried)
 

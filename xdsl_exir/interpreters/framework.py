@@ -46,22 +46,23 @@ from xdsl_exir.interpreters.compiler import (
     Prepared,
     _load_extensions,  # pyright: ignore[reportPrivateUsage]
     compiler_for,
+    truth,
 )
-from xdsl_exir.interpreters.exir_functions import _map_over, _truth  # pyright: ignore[reportPrivateUsage]
+from xdsl_exir.interpreters.exir_functions import _map_over  # pyright: ignore[reportPrivateUsage]
 from xdsl_exir.interpreters.program import load_state
 
 
 def _region_ops() -> dict[type[Operation], Any]:
     def run_cond(ft: ExirFunctions, interp: Interpreter, op: Operation, args: tuple[Any, ...]) -> OpImplResult:
         cond = cast(CondOp, op)
-        region = cond.true_branch if _truth(args[0]) else cond.false_branch
+        region = cond.true_branch if truth(args[0]) else cond.false_branch
         return OpImplResult(interp.run_ssacfg_region(region, args[1:], "cond"), None)
 
     def run_while(ft: ExirFunctions, interp: Interpreter, op: Operation, args: tuple[Any, ...]) -> OpImplResult:
         loop = cast(WhileLoopOp, op)
         n = len(loop.carried)
         carried, extra = args[:n], args[n:]
-        while _truth(interp.run_ssacfg_region(loop.cond_region, (*carried, *extra), "while_cond")[0]):
+        while truth(interp.run_ssacfg_region(loop.cond_region, (*carried, *extra), "while_cond")[0]):
             carried = interp.run_ssacfg_region(loop.body_region, (*carried, *extra), "while_body")
         return OpImplResult(tuple(carried), None)
 

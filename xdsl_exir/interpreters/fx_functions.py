@@ -54,8 +54,8 @@ from xdsl_exir.interpreters.compiler import (
     InterpreterError,
     Prepared,
     register_op,
+    truth,
 )
-from xdsl_exir.interpreters.exir_functions import _truth  # pyright: ignore[reportPrivateUsage]
 
 __all__ = ["compile_python_call", "module_classes", "python_targets"]
 
@@ -545,7 +545,7 @@ def _compile_operator(op: Operation, ctx: CompileContext, name: str, args: list[
     if name in ("not_", "truth") and len(args) == 1:
         read = _builder(args[0], ctx.state)
         negate = name == "not_"
-        return lambda *ops: (_truth(read(ops)) != negate,)
+        return lambda *ops: (truth(read(ops)) != negate,)
     return None
 
 
