@@ -77,16 +77,20 @@ def test_every_op_has_inference() -> None:
     assert missing == []
 
 
-def test_import_is_fast() -> None:
+def test_import_stays_cheap() -> None:
+    """Importing the dialect parses no schema and loads neither torch nor the kernels
+    (checked structurally: a wall-clock limit would fail on a loaded machine)."""
     import subprocess
     import sys
 
     code = (
-        "import time; t=time.time(); from xdsl_exir.dialects.aten import Aten; "
-        "print(time.time()-t)"
+        "import sys; from xdsl_exir.dialects.aten import Aten; "
+        "from xdsl_exir.utils import op_registry; "
+        "print(op_registry._parse_cached.cache_info().currsize, "
+        "'torch' in sys.modules, any(m.startswith('xdsl_exir.interpreters') for m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert float(out.stdout) < 1.5
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "False", "False"]
 
 
 # ---------------------------------------------------------------------------
