@@ -68,6 +68,7 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FileLineColLoc,
     IntAttr,
+    LocationAttr,
     ModuleOp,
     NoneAttr,
     StringAttr,
@@ -384,9 +385,9 @@ class _Archive:
 _FRAME = re.compile(r'File "([^"\n]*)", line (\d+)')
 
 
-def _location(stack_trace: str) -> Attribute | None:
+def _location(stack_trace: str) -> LocationAttr | None:
     """`callsite(innermost at callsite(... at outermost))` from a Python traceback."""
-    loc: Attribute | None = None
+    loc: LocationAttr | None = None
     for path, line in _FRAME.findall(stack_trace):
         frame = FileLineColLoc(StringAttr(path), IntAttr(int(line)), IntAttr(0))
         loc = frame if loc is None else CallSiteLoc(frame, loc)
@@ -586,7 +587,7 @@ class _Importer:
         self.targets: dict[str, _Target] = {}
         self.tensor_types: dict[tuple[object, ...], TensorType] = {}
         self.exprs: dict[str, sympy.Expr] = {}
-        self.locations: dict[str, Attribute | None] = {}
+        self.locations: dict[str, LocationAttr | None] = {}
         self.meta_attrs: dict[str, dict[str, Attribute]] = {k: {} for k in _META_ATTRS}
         self.symbols: set[str] = {ProgramOp.ENTRY}
         self.extra_graphs: list[GraphOp] = []
@@ -915,7 +916,7 @@ class _Importer:
     # -- shared helpers ---------------------------------------------------------
 
     def dtype(self, code: object) -> DType:
-        dtype = DTYPE_CODES.get(code) if type(code) is int else None  # pyright: ignore
+        dtype = DTYPE_CODES.get(code) if isinstance(code, int) and not isinstance(code, bool) else None
         if dtype is None:
             _fail(f"unknown dtype code {code!r}")
         return dtype
@@ -1109,7 +1110,6 @@ def _segments(*sizes: int) -> DenseArrayBase:
 
 _NO_ATTRS = DictionaryAttr({})
 _FLOAT_WORDS = ("Infinity", "-Infinity", "NaN")
-_MISSING = object()
 
 
 class _Multi(list[object]):
@@ -1466,7 +1466,8 @@ class _GraphImporter:
                 last = position
                 a = inp["arg"]
                 tensor = a.get("as_tensor") if type(a) is dict and len(a) == 1 else None
-                value = values.get(tensor.get("name")) if type(tensor) is dict else None
+                tname = tensor.get("name") if type(tensor) is dict else None
+                value = values.get(tname) if isinstance(tname, str) else None
                 if value is None:
                     value = self.arg(a)
                 computed[name] = value
@@ -1573,11 +1574,12 @@ class _GraphImporter:
             if not isinstance(text, str) or not text:
                 continue
             if key == "stack_trace":
-                loc = imp.locations.get(text, _MISSING)
-                if loc is _MISSING:
+                if text in imp.locations:
+                    loc = imp.locations[text]
+                else:
                     loc = imp.locations[text] = _location(text)
                 if loc is not None:
-                    op.location = cast(Attribute, loc)
+                    op.location = loc
                 continue
             cache = imp.meta_attrs.get(key)
             if cache is None:

@@ -11,7 +11,6 @@ convention the kernels, the tensor bytes and the generated Python share.
 
 from __future__ import annotations
 
-from enum import auto
 from typing import Any
 
 import numpy as np
@@ -23,52 +22,52 @@ __all__ = ["NUMPY_OF", "DType", "dtype_of", "numpy_dtype", "round_to_bfloat16"]
 class DType(StrEnum):
     """Every `torch.dtype`, spelled as torch spells it."""
 
-    bool = auto()
-    uint8 = auto()
-    int8 = auto()
-    int16 = auto()
-    int32 = auto()
-    int64 = auto()
-    uint16 = auto()
-    uint32 = auto()
-    uint64 = auto()
-    float16 = auto()
-    bfloat16 = auto()
-    float32 = auto()
-    float64 = auto()
-    complex32 = auto()
-    complex64 = auto()
-    complex128 = auto()
-    float8_e4m3fn = auto()
-    float8_e4m3fnuz = auto()
-    float8_e5m2 = auto()
-    float8_e5m2fnuz = auto()
-    float8_e8m0fnu = auto()
-    float4_e2m1fn_x2 = auto()
-    qint8 = auto()
-    quint8 = auto()
-    qint32 = auto()
-    quint4x2 = auto()
-    quint2x4 = auto()
-    bits1x8 = auto()
-    bits2x4 = auto()
-    bits4x2 = auto()
-    bits8 = auto()
-    bits16 = auto()
-    uint1 = auto()
-    uint2 = auto()
-    uint3 = auto()
-    uint4 = auto()
-    uint5 = auto()
-    uint6 = auto()
-    uint7 = auto()
-    int1 = auto()
-    int2 = auto()
-    int3 = auto()
-    int4 = auto()
-    int5 = auto()
-    int6 = auto()
-    int7 = auto()
+    bool = "bool"
+    uint8 = "uint8"
+    int8 = "int8"
+    int16 = "int16"
+    int32 = "int32"
+    int64 = "int64"
+    uint16 = "uint16"
+    uint32 = "uint32"
+    uint64 = "uint64"
+    float16 = "float16"
+    bfloat16 = "bfloat16"
+    float32 = "float32"
+    float64 = "float64"
+    complex32 = "complex32"
+    complex64 = "complex64"
+    complex128 = "complex128"
+    float8_e4m3fn = "float8_e4m3fn"
+    float8_e4m3fnuz = "float8_e4m3fnuz"
+    float8_e5m2 = "float8_e5m2"
+    float8_e5m2fnuz = "float8_e5m2fnuz"
+    float8_e8m0fnu = "float8_e8m0fnu"
+    float4_e2m1fn_x2 = "float4_e2m1fn_x2"
+    qint8 = "qint8"
+    quint8 = "quint8"
+    qint32 = "qint32"
+    quint4x2 = "quint4x2"
+    quint2x4 = "quint2x4"
+    bits1x8 = "bits1x8"
+    bits2x4 = "bits2x4"
+    bits4x2 = "bits4x2"
+    bits8 = "bits8"
+    bits16 = "bits16"
+    uint1 = "uint1"
+    uint2 = "uint2"
+    uint3 = "uint3"
+    uint4 = "uint4"
+    uint5 = "uint5"
+    uint6 = "uint6"
+    uint7 = "uint7"
+    int1 = "int1"
+    int2 = "int2"
+    int3 = "int3"
+    int4 = "int4"
+    int5 = "int5"
+    int6 = "int6"
+    int7 = "int7"
 
     @property
     def is_floating_point(self) -> bool:

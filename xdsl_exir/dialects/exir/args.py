@@ -145,7 +145,7 @@ def encode_arg(value: object, operands: list[SSAValue]) -> Attribute:
     if isinstance(value, DeviceAttr):
         return value
     if isinstance(value, list | tuple):
-        return ArrayAttr(encode_arg(v, operands) for v in value)  # pyright: ignore
+        return ArrayAttr(encode_arg(v, operands) for v in value)
     raise TypeError(f"cannot embed {type(value).__name__} as an FX argument")
 
 

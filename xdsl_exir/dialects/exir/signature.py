@@ -11,7 +11,6 @@ apart from it so passes that rewrite the signature need not import the ops.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import auto
 
 import sympy
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, NoneAttr, StringAttr
@@ -29,23 +28,23 @@ from xdsl_exir.utils.symbolic import SymSize, print_expr, to_sym
 class InputKind(StrEnum):
     """ExportGraphSignature input kinds, in the order torch places them."""
 
-    token = auto()
-    parameter = auto()
-    buffer = auto()
-    constant_tensor = auto()
-    custom_obj = auto()
-    user_input = auto()
+    token = "token"
+    parameter = "parameter"
+    buffer = "buffer"
+    constant_tensor = "constant_tensor"
+    custom_obj = "custom_obj"
+    user_input = "user_input"
 
 
 class OutputKind(StrEnum):
-    token = auto()
-    buffer_mutation = auto()
-    user_input_mutation = auto()
-    user_output = auto()
-    loss_output = auto()
-    gradient_to_parameter = auto()
-    gradient_to_user_input = auto()
-    parameter_mutation = auto()
+    token = "token"
+    buffer_mutation = "buffer_mutation"
+    user_input_mutation = "user_input_mutation"
+    user_output = "user_output"
+    loss_output = "loss_output"
+    gradient_to_parameter = "gradient_to_parameter"
+    gradient_to_user_input = "gradient_to_user_input"
+    parameter_mutation = "parameter_mutation"
 
 
 STATE_INPUT_KINDS = (

@@ -14,7 +14,6 @@ TorchScript lowering type values with them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import auto
 from typing import ClassVar, cast
 
 import sympy
@@ -33,21 +32,21 @@ from xdsl_exir.utils.symbolic import SymExprError, SymSize, Tok, normalize, pars
 
 
 class Layout(StrEnum):
-    strided = auto()
-    sparse_coo = auto()
-    sparse_csr = auto()
-    sparse_csc = auto()
-    sparse_bsr = auto()
-    sparse_bsc = auto()
-    _mkldnn = auto()
-    jagged = auto()
+    strided = "strided"
+    sparse_coo = "sparse_coo"
+    sparse_csr = "sparse_csr"
+    sparse_csc = "sparse_csc"
+    sparse_bsr = "sparse_bsr"
+    sparse_bsc = "sparse_bsc"
+    _mkldnn = "_mkldnn"
+    jagged = "jagged"
 
 
 class MemoryFormat(StrEnum):
-    contiguous_format = auto()
-    channels_last = auto()
-    channels_last_3d = auto()
-    preserve_format = auto()
+    contiguous_format = "contiguous_format"
+    channels_last = "channels_last"
+    channels_last_3d = "channels_last_3d"
+    preserve_format = "preserve_format"
 
 
 class _AngleEnumSyntax:

@@ -133,9 +133,10 @@ class NodeLowering(LoweringBase):
         if isinstance(value, TensorRef):
             return declared if isinstance(declared, ts.TSTensorType) else ts.TSTensorType()
         if isinstance(value, tuple):
-            return ts.TSTupleType(*(self.ts_type_of(v, ts.TSAnyType()) for v in cast(tuple[object, ...], value)))
+            # ts.py's container types redeclare their parameters, so checkers see the dataclass __init__.
+            return cast(Any, ts.TSTupleType)(*(self.ts_type_of(v, ts.TSAnyType()) for v in cast(tuple[object, ...], value)))
         if isinstance(value, TSList) and value and not isinstance(declared, ts.TSListType):
-            return ts.TSListType(self.ts_type_of(value[0], ts.TSAnyType()))
+            return cast(Any, ts.TSListType)(self.ts_type_of(value[0], ts.TSAnyType()))
         return declared
 
     # -- scalars -----------------------------------------------------------------
@@ -420,7 +421,7 @@ class NodeLowering(LoweringBase):
         else:
             rt = built.results[0].type
             if isinstance(rt, ExirTupleType):
-                return [None] * len(rt.types.data)
+                return [cast(ViewStep | None, None)] * len(rt.types.data)
             return None
         steps: list[ViewStep | None] = []
         start = 0

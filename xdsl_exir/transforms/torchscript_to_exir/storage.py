@@ -9,10 +9,10 @@ Export IR's `no-promotion` rule requires.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import sympy
 from xdsl.dialects.builtin import CallSiteLoc, LocationAttr, ModuleOp, StringAttr, UnknownLoc
@@ -290,7 +290,7 @@ class LoweringBase:
         self.emit(op)
         return op
 
-    def _build(self, cls: type[AtenOp], args: Sequence[object], kwargs: dict[str, object]) -> AtenOp:
+    def _build(self, cls: type[AtenOp], args: Sequence[object], kwargs: Mapping[str, Any]) -> AtenOp:
         try:
             return cls.build(*args, **kwargs)
         except NoInference as e:
