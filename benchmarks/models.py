@@ -1,0 +1,695 @@
+"""
+Real model architectures in the numpy interpreter against torch eager, plus
+start-up time and text-read time.
+
+Usage:
+    .venv/bin/python benchmarks/models.py [--models a,b] [--reps N] [--optimize] [--quick]
+        [--no-models] [--startup] [--text] [--profile MODEL]
+
+Models, written here in plain torch with random weights at small input sizes
+(torchvision is not needed; `scripts/gen_zoo.py`'s classes where they fit):
+
+- `resnet18`     ResNet-18 at full width (64..512, fc 1000), 1x3x64x64;
+- `mobilenetv3`  MobileNetV3-small (inverted residuals, squeeze-excite with
+                 hardsigmoid, hardswish, 3x3/5x5 depthwise), 1x3x96x96;
+- `convnext`     ConvNeXt-T sized (depths 3,3,9,3, widths 96..768; 7x7
+                 depthwise, channels-last LayerNorm, GELU, layer scale), 1x3x64x64;
+- `vit`          ViT-Ti/16 (width 192, 12 layers, 3 heads, class token), 1x3x112x112;
+- `bert`         a BERT-base sized encoder (width 768, 12 layers, 12 heads, FFN
+                 3072, embeddings + post-norm, GELU erf), token ids 1x64;
+- `transformer`  4 post-norm encoder layers (width 256, 4 heads, FFN 1024, GELU),
+                 batch 4, seq 128;
+- `swin`         two Swin-style windowed-attention blocks (7x7 windows, the second
+                 shifted with torch.roll and a mask, relative position bias),
+                 width 96, 3 heads, 1x56x56x96.
+
+Each model is exported (`torch.export.export(...).run_decompositions()`, core
+ATen IR), saved to a temporary `.pt2` and read back with `load_pt2`, then run by
+`ProgramRunner` (the public runner API) -- as exported and, with `--optimize`,
+after `-p optimize-inference` -- and by torch eager under
+`torch.inference_mode()`, interleaved round-robin in this one process, median
+per call. Outputs are checked against eager first. Everything is
+single-threaded: torch's intra/inter-op threads, and the BLAS under numpy
+(environment set before numpy loads, and threadpoolctl when installed).
+
+`--startup` times `exir-run --help` and `exir-run small.pt2` (the zoo's `mlp`)
+as fresh subprocesses. `--text` times reading `.mlir` text of a pointwise chain
+of 1k, 10k and 50k ops through exir-opt's frontend, in microseconds per op.
+
+The machine is shared, so figures are noisy: ratios are between runners of the
+same interleaved run, and nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # before numpy (and torch) load their BLAS
+
+import argparse
+import contextlib
+import cProfile
+import gc
+import math
+import pathlib
+import pstats
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+import torch.utils._pytree as pytree
+from torch import nn
+from xdsl.dialects.builtin import ModuleOp
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ZOO = ROOT / "tests" / "zoo"
+BIN = pathlib.Path(sys.executable).parent
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import gen_zoo
+import pass_harness
+
+from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.interpreters.program import ProgramRunner
+
+RTOL = 2e-3  # against the largest output magnitude: deep float32 stacks sum in other orders
+
+
+# -- models ---------------------------------------------------------------------
+
+
+class MobileNetV3Small(nn.Module):
+    """MobileNetV3-small: the paper's table of inverted-residual blocks with squeeze-excite."""
+
+    # kernel, expansion, out, squeeze-excite, hardswish, stride
+    BLOCKS = (
+        (3, 16, 16, True, False, 2), (3, 72, 24, False, False, 2), (3, 88, 24, False, False, 1),
+        (5, 96, 40, True, True, 2), (5, 240, 40, True, True, 1), (5, 240, 40, True, True, 1),
+        (5, 120, 48, True, True, 1), (5, 144, 48, True, True, 1), (5, 288, 96, True, True, 2),
+        (5, 576, 96, True, True, 1), (5, 576, 96, True, True, 1),
+    )  # fmt: skip
+
+    class SqueezeExcite(nn.Module):
+        def __init__(self, c: int) -> None:
+            super().__init__()
+            squeezed = max(8, (c // 4 + 4) // 8 * 8)
+            self.fc1 = nn.Conv2d(c, squeezed, 1)
+            self.fc2 = nn.Conv2d(squeezed, c, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            s = F.adaptive_avg_pool2d(x, 1)
+            return x * F.hardsigmoid(self.fc2(F.relu(self.fc1(s))))
+
+    class Block(nn.Module):
+        def __init__(self, cin: int, k: int, exp: int, cout: int, se: bool, hs: bool, stride: int, gen: torch.Generator) -> None:
+            super().__init__()
+            act: nn.Module = nn.Hardswish() if hs else nn.ReLU()
+            layers: list[nn.Module] = []
+            if exp != cin:
+                layers += [nn.Conv2d(cin, exp, 1, bias=False), _bn(exp, gen), act]
+            layers += [nn.Conv2d(exp, exp, k, stride, k // 2, groups=exp, bias=False), _bn(exp, gen), act]
+            if se:
+                layers.append(MobileNetV3Small.SqueezeExcite(exp))
+            layers += [nn.Conv2d(exp, cout, 1, bias=False), _bn(cout, gen)]
+            self.body = nn.Sequential(*layers)
+            self.residual = stride == 1 and cin == cout
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = self.body(x)
+            return x + y if self.residual else y
+
+    def __init__(self, gen: torch.Generator, classes: int = 1000) -> None:
+        super().__init__()
+        layers: list[nn.Module] = [nn.Conv2d(3, 16, 3, 2, 1, bias=False), _bn(16, gen), nn.Hardswish()]
+        cin = 16
+        for k, exp, cout, se, hs, stride in self.BLOCKS:
+            layers.append(self.Block(cin, k, exp, cout, se, hs, stride, gen))
+            cin = cout
+        layers += [nn.Conv2d(cin, 576, 1, bias=False), _bn(576, gen), nn.Hardswish()]
+        self.features = nn.Sequential(*layers)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Linear(576, 1024), nn.Hardswish(), nn.Linear(1024, classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.classifier(torch.flatten(self.pool(self.features(x)), 1))
+
+
+def _bn(c: int, gen: torch.Generator) -> nn.BatchNorm2d:
+    bn = nn.BatchNorm2d(c)
+    gen_zoo._randomize_bn(bn, gen)
+    return bn
+
+
+class LayerNorm2d(nn.LayerNorm):
+    """ConvNeXt's LayerNorm over the channels of an NCHW tensor (permute, normalize, permute back)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+
+
+class ConvNeXtBlock(nn.Module):
+    """7x7 depthwise conv, channels-last LayerNorm, 4x MLP with GELU, layer scale, residual."""
+
+    def __init__(self, dim: int, gen: torch.Generator) -> None:
+        super().__init__()
+        self.dwconv = nn.Conv2d(dim, dim, 7, padding=3, groups=dim)
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.fc1 = nn.Linear(dim, 4 * dim)
+        self.fc2 = nn.Linear(4 * dim, dim)
+        self.gamma = nn.Parameter(0.5 + 0.1 * torch.randn(dim, generator=gen))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.dwconv(x).permute(0, 2, 3, 1)
+        y = self.fc2(F.gelu(self.fc1(self.norm(y)))) * self.gamma
+        return x + y.permute(0, 3, 1, 2)
+
+
+class ConvNeXt(nn.Module):
+    """ConvNeXt: a 4x4 patchify stem, four stages with LayerNorm + 2x2 strided downsampling."""
+
+    def __init__(
+        self, gen: torch.Generator, depths: Sequence[int] = (3, 3, 9, 3), dims: Sequence[int] = (96, 192, 384, 768)
+    ) -> None:
+        super().__init__()
+        layers: list[nn.Module] = [nn.Conv2d(3, dims[0], 4, 4), LayerNorm2d(dims[0], eps=1e-6)]
+        for i, (depth, dim) in enumerate(zip(depths, dims)):
+            if i:
+                layers += [LayerNorm2d(dims[i - 1], eps=1e-6), nn.Conv2d(dims[i - 1], dim, 2, 2)]
+            layers += [ConvNeXtBlock(dim, gen) for _ in range(depth)]
+        self.features = nn.Sequential(*layers)
+        self.norm = nn.LayerNorm(dims[-1], eps=1e-6)
+        self.head = nn.Linear(dims[-1], 1000)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.norm(self.features(x).mean((2, 3))))
+
+
+class SelfAttention(nn.Module):
+    """Multi-head self-attention written out (fused qkv), as timm and Hugging Face models compute it."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+        b, t, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.qkv(x).reshape(b, t, 3, self.heads, hd).permute(2, 0, 3, 1, 4).unbind(0)
+        scores = (q * hd**-0.5) @ k.transpose(-2, -1)
+        if bias is not None:
+            scores = scores + bias
+        out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, d)
+        return self.proj(out)
+
+
+class PreNormBlock(nn.Module):
+    """ViT's block: x + attn(norm(x)), x + mlp(norm(x)) with GELU."""
+
+    def __init__(self, dim: int, heads: int, mlp: int) -> None:
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=1e-6)
+        self.attn = SelfAttention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim, eps=1e-6)
+        self.fc1 = nn.Linear(dim, mlp)
+        self.fc2 = nn.Linear(mlp, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.norm1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class ViT(nn.Module):
+    """A Vision Transformer: 16x16 patch embedding, class token, learned positions, pre-norm blocks."""
+
+    def __init__(self, gen: torch.Generator, image: int = 112, dim: int = 192, depth: int = 12, heads: int = 3) -> None:
+        super().__init__()
+        self.patch = nn.Conv2d(3, dim, 16, 16)
+        tokens = (image // 16) ** 2 + 1
+        self.cls = nn.Parameter(0.02 * torch.randn(1, 1, dim, generator=gen))
+        self.pos = nn.Parameter(0.02 * torch.randn(1, tokens, dim, generator=gen))
+        self.blocks = nn.Sequential(*[PreNormBlock(dim, heads, 4 * dim) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.head = nn.Linear(dim, 1000)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.pos
+        return self.head(self.norm(self.blocks(x))[:, 0])
+
+
+class BertLayer(nn.Module):
+    """BERT's post-norm layer: attention, add & norm, GELU (erf) feed-forward, add & norm."""
+
+    def __init__(self, dim: int, heads: int, ff: int) -> None:
+        super().__init__()
+        self.attn = SelfAttention(dim, heads)
+        self.norm1 = nn.LayerNorm(dim, eps=1e-12)
+        self.fc1 = nn.Linear(dim, ff)
+        self.fc2 = nn.Linear(ff, dim)
+        self.norm2 = nn.LayerNorm(dim, eps=1e-12)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = self.norm1(x + self.attn(x, mask))
+        return self.norm2(x + self.fc2(F.gelu(self.fc1(x))))
+
+
+class Bert(nn.Module):
+    """A BERT encoder: word + position + token-type embeddings, LayerNorm, post-norm layers, pooler."""
+
+    def __init__(
+        self, gen: torch.Generator, vocab: int = 30522, dim: int = 768, depth: int = 12, heads: int = 12, max_len: int = 512
+    ) -> None:
+        super().__init__()
+        self.words = nn.Embedding(vocab, dim)
+        self.positions = nn.Embedding(max_len, dim)
+        self.types = nn.Embedding(2, dim)
+        self.norm = nn.LayerNorm(dim, eps=1e-12)
+        self.layers = nn.ModuleList([BertLayer(dim, heads, 4 * dim) for _ in range(depth)])
+        self.pooler = nn.Linear(dim, dim)
+
+    def forward(self, ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        t = ids.shape[1]
+        pos = torch.arange(t, device=ids.device).unsqueeze(0)
+        x = self.norm(self.words(ids) + self.positions(pos) + self.types(torch.zeros_like(ids)))
+        bias = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+        for layer in self.layers:
+            x = layer(x, bias)
+        return x, torch.tanh(self.pooler(x[:, 0]))
+
+
+class SwinBlock(nn.Module):
+    """A Swin Transformer block on NHWC input: (shifted) window attention with relative
+    position bias, then a GELU MLP; the window partition is the reshape/permute chain."""
+
+    def __init__(self, gen: torch.Generator, dim: int, heads: int, size: int, window: int, shift: int) -> None:
+        super().__init__()
+        self.window, self.shift, self.heads = window, shift, heads
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = SelfAttention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, 4 * dim)
+        self.fc2 = nn.Linear(4 * dim, dim)
+        self.table = nn.Parameter(0.02 * torch.randn((2 * window - 1) ** 2, heads, generator=gen))
+        coords = torch.stack(torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")).flatten(1)
+        rel = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0) + (window - 1)
+        self.register_buffer("index", rel[..., 0] * (2 * window - 1) + rel[..., 1], persistent=False)
+        mask = torch.zeros(1, (size // window) ** 2, 1, window * window, window * window)
+        if shift:
+            region = torch.zeros(1, size, size, 1)
+            cuts = (slice(0, -window), slice(-window, -shift), slice(-shift, None))
+            for n, (h, w) in enumerate((h, w) for h in cuts for w in cuts):
+                region[:, h, w, :] = n
+            ids = self._partition(region).squeeze(-1)
+            same = ids[:, :, None] == ids[:, None, :]
+            mask = torch.where(same, 0.0, -100.0).view(1, -1, 1, window * window, window * window)
+        self.register_buffer("mask", mask, persistent=False)
+
+    def _partition(self, x: torch.Tensor) -> torch.Tensor:
+        b, h, w, c = x.shape
+        ws = self.window
+        x = x.view(b, h // ws, ws, w // ws, ws, c).permute(0, 1, 3, 2, 4, 5)
+        return x.reshape(-1, ws * ws, c)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, h, w, c = x.shape
+        ws, n = self.window, self.window * self.window
+        y = self.norm1(x)
+        if self.shift:
+            y = torch.roll(y, (-self.shift, -self.shift), (1, 2))
+        windows = self._partition(y)  # [b * nW, ws*ws, c]
+        bias = self.table[self.index.view(-1)].view(n, n, self.heads).permute(2, 0, 1)
+        bias = (bias.unsqueeze(0).unsqueeze(0) + self.mask).view(-1, self.heads, n, n)
+        y = self.attn(windows, bias.expand(b, -1, -1, -1, -1).reshape(-1, self.heads, n, n))
+        y = y.view(b, h // ws, w // ws, ws, ws, c).permute(0, 1, 3, 2, 4, 5).reshape(b, h, w, c)
+        if self.shift:
+            y = torch.roll(y, (self.shift, self.shift), (1, 2))
+        x = x + y
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class SwinStage(nn.Module):
+    """A regular and a shifted Swin block."""
+
+    def __init__(self, gen: torch.Generator, dim: int = 96, heads: int = 3, size: int = 56, window: int = 7) -> None:
+        super().__init__()
+        self.blocks = nn.Sequential(
+            SwinBlock(gen, dim, heads, size, window, 0), SwinBlock(gen, dim, heads, size, window, window // 2)
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.blocks(x)
+
+
+def _randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen)
+
+
+def _bert_args(gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+    ids = torch.randint(0, 30522, (1, 64), generator=gen)
+    mask = torch.ones(1, 64, dtype=torch.int64)
+    mask[:, 56:] = 0
+    return ids, mask
+
+
+@dataclass
+class Case:
+    name: str
+    label: str
+    make: Callable[[torch.Generator], nn.Module]
+    args: Callable[[torch.Generator], tuple[torch.Tensor, ...]]
+
+
+def _resnet18(gen: torch.Generator) -> nn.Module:
+    model = gen_zoo.ResNet18(gen, widths=(64, 128, 256, 512))
+    model.fc = nn.Linear(512, 1000)
+    return model
+
+
+CASES = [
+    Case("resnet18", "ResNet-18 1x3x64x64", _resnet18, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("mobilenetv3", "MobileNetV3-small 1x3x96x96", MobileNetV3Small, lambda g: (_randn(g, 1, 3, 96, 96),)),
+    Case("convnext", "ConvNeXt-T sized 1x3x64x64", ConvNeXt, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("vit", "ViT-Ti/16 1x3x112x112", ViT, lambda g: (_randn(g, 1, 3, 112, 112),)),
+    Case("bert", "BERT-base sized 1x64", Bert, _bert_args),
+    Case(
+        "transformer",
+        "4-layer GELU encoder d256 4x128",
+        lambda g: gen_zoo.TransformerEncoder(layers=4, dim=256, heads=4, ff=1024),
+        lambda g: (_randn(g, 4, 128, 256),),
+    ),
+    Case("swin", "2 Swin blocks d96 1x56x56x96", SwinStage, lambda g: (_randn(g, 1, 56, 56, 96),)),
+]
+
+
+# -- running ----------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """BLAS on one thread (threadpoolctl when installed; the environment is set already)."""
+    torch.set_num_threads(1)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1):
+        yield
+
+
+def flat(out: Any) -> list[np.ndarray]:
+    return [np.asarray(t.detach().numpy() if isinstance(t, torch.Tensor) else t) for t in pytree.tree_leaves(out)]
+
+
+def rel_error(got: Sequence[Any], want: Sequence[np.ndarray]) -> float:
+    """Largest error over all outputs, relative to each output's largest magnitude."""
+    if len(got) != len(want):
+        return math.inf
+    worst = 0.0
+    for g, w in zip(got, want):
+        g = np.asarray(g, dtype=np.float64)
+        if g.shape != w.shape:
+            return math.inf
+        scale = max(float(np.abs(w).max()) if w.size else 0.0, 1e-6)
+        worst = max(worst, float(np.abs(g - w).max()) / scale if w.size else 0.0)
+    return worst
+
+
+def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) -> dict[str, float]:
+    """Median seconds per call of each function, round-robin with a rotating start;
+    each sample is as many calls as fill `sample_s` (at least one)."""
+    number: dict[str, int] = {}
+    for name, fn in fns.items():
+        fn()  # warm-up
+        t = time.perf_counter()
+        fn()
+        number[name] = max(1, min(100, int(sample_s / max(time.perf_counter() - t, 1e-7))))
+    names = list(fns)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    gc.collect()
+    for rep in range(reps):
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            fn, k = fns[name], number[name]
+            t = time.perf_counter()
+            for _ in range(k):
+                fn()
+            times[name].append((time.perf_counter() - t) / k)
+    return {n: statistics.median(ts) for n, ts in times.items()}
+
+
+@dataclass
+class Row:
+    name: str
+    label: str
+    ms: dict[str, float] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def build(case: Case, tmp: pathlib.Path) -> tuple[nn.Module, tuple[torch.Tensor, ...], ModuleOp]:
+    """The eager model, its inputs, and its core-ATen program read back from a saved `.pt2`."""
+    gen = torch.Generator().manual_seed(0)
+    torch.manual_seed(0)
+    model = case.make(gen).eval()
+    args = case.args(gen)
+    ep = torch.export.export(model, args).run_decompositions()
+    path = tmp / f"{case.name}.core.pt2"
+    torch.export.save(ep, path)
+    return model, args, load_pt2(path.read_bytes(), path.name)
+
+
+def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, optimize: bool) -> Row:
+    row = Row(case.name, case.label)
+    try:
+        model, args, module = build(case, tmp)
+    except Exception as e:
+        row.errors.append(f"export/import: {one_line(e)}")
+        return row
+    np_args = [a.numpy() for a in args]
+    with torch.inference_mode():
+        want = flat(model(*args))
+
+    def eager() -> Any:
+        with torch.inference_mode():
+            return model(*args)
+
+    fns: dict[str, Callable[[], Any]] = {"eager": eager}
+    runners = {"ours": ProgramRunner(module)}
+    if optimize:
+        try:
+            runners["ours -O"] = ProgramRunner(pass_harness.apply(module, "optimize-inference"))
+        except Exception as e:
+            row.errors.append(f"optimize-inference: {one_line(e)}")
+    checks = []
+    for name, r in runners.items():
+        try:
+            err = rel_error(r.run(np_args), want)
+        except Exception as e:
+            row.errors.append(f"{name}: {one_line(e)}")
+            continue
+        checks.append(f"{name} {err:.1e}")
+        if err <= RTOL:
+            fns[name] = lambda r=r: r.run(np_args)
+        else:
+            row.errors.append(f"{name}: outputs differ from eager (relative error {err:.1e}; not timed)")
+    print(f"  {case.name}: error vs eager (relative to max |output|): {', '.join(checks) or '-'}", flush=True)
+    row.ms = {k: v * 1e3 for k, v in interleave(fns, reps, sample_s).items()}
+    return row
+
+
+def one_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {lines[0] if lines else ''}"[:240]
+
+
+def fmt_ms(x: float | None) -> str:
+    """Three significant digits without an exponent."""
+    if x is None:
+        return "-"
+    return f"{x:.{min(4, max(0, 2 - math.floor(math.log10(x)))) if x > 0 else 2}f}"
+
+
+def report(rows: list[Row], reps: int, optimize: bool) -> None:
+    cols = ["model", "eager ms", "ours ms", "ours/eager"] + (["ours -O ms", "-O/eager"] if optimize else [])
+    table = []
+    ratios: dict[str, list[float]] = {"ours": [], "ours -O": []}
+    for r in rows:
+        eager = r.ms.get("eager")
+        cells = [r.name, fmt_ms(eager)]
+        for key in ("ours", "ours -O") if optimize else ("ours",):
+            ms = r.ms.get(key)
+            ratio = ms / eager if ms is not None and eager else None
+            if ratio is not None:
+                ratios[key].append(ratio)
+            cells += [fmt_ms(ms), "-" if ratio is None else f"{ratio:.2f}"]
+        table.append(cells)
+    widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
+
+    def line(cells: Sequence[str]) -> str:
+        return " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    print(f"\nnumpy interpreter vs torch eager, single-threaded, median of {reps} interleaved samples")
+    print(line(cols))
+    print("-+-".join("-" * w for w in widths))
+    for r, cells in zip(rows, table):
+        print(line(cells))
+        for e in r.errors:
+            print(f"    {r.name}: {e}")
+    for key in ("ours", "ours -O") if optimize else ("ours",):
+        rs = ratios[key]
+        if not rs:
+            continue
+        geo = math.exp(sum(math.log(x) for x in rs) / len(rs))
+        worst = max(rs)
+        met = geo <= 1.0 and worst <= 1.5 and len(rs) == len(rows)
+        print(
+            f"{key}/eager: geometric mean {geo:.2f}x, worst {worst:.2f}x over {len(rs)} of {len(rows)} models "
+            f"(target <= 1.0x mean, none > 1.5x: {'MET' if met else 'NOT MET'})"
+        )
+
+
+# -- start-up and text ------------------------------------------------------------------
+
+
+def startup(reps: int) -> None:
+    """`exir-run --help` and `exir-run` on a small `.pt2`, each a fresh process; median wall time."""
+    exe = str(BIN / "exir-run")
+    small = str(ZOO / "mlp.core.pt2")
+    cases = {"exir-run --help": [exe, "--help"], "exir-run mlp.core.pt2": [exe, small]}
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "0"}
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    for cmd in cases.values():
+        subprocess.run(cmd, capture_output=True, env=env, check=True)  # bytecode caches warm
+    for _ in range(reps):
+        for name, cmd in cases.items():
+            t = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, env=env, check=True)
+            times[name].append(time.perf_counter() - t)
+    print(f"\nstart-up, fresh process each, median of {reps}:")
+    for name, ts in times.items():
+        print(f"  {name:28s} {statistics.median(ts):6.2f} s")
+
+
+def chain_text(n_ops: int) -> str:
+    """The `.mlir` of an exported program that is a chain of `n_ops` pointwise ops on a 4x16 tensor."""
+    t = "!exir.tensor<[4, 16], float32>"
+    leaf = "{\\22type\\22: null, \\22context\\22: null, \\22children_spec\\22: []}"
+    tup = "{\\22type\\22: \\22builtins.tuple\\22, \\22context\\22: \\22null\\22, \\22children_spec\\22: "
+    no_kwargs = "{\\22type\\22: \\22builtins.dict\\22, \\22context\\22: \\22[]\\22, \\22children_spec\\22: []}"
+    in_spec = f"[1, {tup}[{tup}[{leaf}]}}, {no_kwargs}]}}]"
+    lines = [
+        "builtin.module {",
+        f'  exir.program inputs [<user_input "x">] outputs [<user_output "v{n_ops}">] '
+        f'in_spec "{in_spec}" out_spec "[1, {leaf}]" {{',
+        f"    exir.graph @forward(%v0: {t}) -> {t} {{",
+    ]
+    for i in range(1, n_ops + 1):
+        if i % 3 == 1:
+            lines.append(f"      %v{i} = aten.relu.default(%v{i - 1}) : ({t}) -> {t}")
+        elif i % 3 == 2:
+            lines.append(f"      %v{i} = aten.add.Tensor(%v{i - 1}, %v{max(i - 2, 0)}) : ({t}, {t}) -> {t}")
+        else:
+            lines.append(f"      %v{i} = aten.mul.Scalar(%v{i - 1}, 0.5) : ({t}) -> {t}")
+    lines += [f"      exir.output %v{n_ops} : {t}", "    }", "  }", "}", ""]
+    return "\n".join(lines)
+
+
+def read_text(path: pathlib.Path) -> Any:
+    """Read `path` the way `exir-opt` does (its frontend, verification included), printing nothing."""
+    from xdsl_exir.tools.exir_opt import ExirOptMain
+
+    got: list[Any] = []
+
+    class Reader(ExirOptMain):
+        def output_resulting_program(self, prog: Any) -> str:
+            got.append(prog)
+            return ""
+
+    Reader(args=[str(path), "-o", os.devnull]).run()
+    return got[0]
+
+
+def text_read(sizes: Sequence[int], tmp: pathlib.Path) -> None:
+    print("\ntext read (.mlir, exir-opt's frontend + verification), a pointwise chain:")
+    for n in sizes:
+        path = tmp / f"chain{n}.mlir"
+        path.write_text(chain_text(n))
+        if n == sizes[0]:
+            read_text(path)  # imports and caches warm
+        best = math.inf
+        for _ in range(3 if n <= 10_000 else 1):
+            t = time.perf_counter()
+            read_text(path)
+            best = min(best, time.perf_counter() - t)
+        print(f"  {n:6d} ops  {best:7.2f} s  {best / n * 1e6:8.1f} us/op")
+
+
+def profile(case: Case, tmp: pathlib.Path, top: int) -> None:
+    """cProfile of a few interpreter calls: where the time goes."""
+    _, args, module = build(case, tmp)
+    runner = ProgramRunner(module)
+    np_args = [a.numpy() for a in args]
+    runner.run(np_args)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(3):
+        runner.run(np_args)
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip())
+    parser.add_argument("--models", default="", help=f"comma-separated subset of {','.join(c.name for c in CASES)}")
+    parser.add_argument("--reps", type=int, default=None, help="interleaved samples per runner (default 9, --quick 3)")
+    parser.add_argument("--quick", action="store_true", help="few short samples: a smoke run")
+    parser.add_argument("-O", "--optimize", action="store_true", help="also time the program after -p optimize-inference")
+    parser.add_argument("--no-models", action="store_true", help="skip the model table")
+    parser.add_argument("--startup", action="store_true", help="time exir-run start-up (subprocesses)")
+    parser.add_argument("--text", action="store_true", help="time reading .mlir text at 1k, 10k, 50k ops")
+    parser.add_argument("--text-sizes", default="1000,10000,50000", help="op counts for --text")
+    parser.add_argument("--profile", metavar="MODEL", help="cProfile the interpreter on one model instead")
+    opts = parser.parse_args(argv)
+    reps = opts.reps or (3 if opts.quick else 9)
+    sample_s = 0.01 if opts.quick else 0.05
+    by_name = {c.name: c for c in CASES}
+    wanted = [m for m in opts.models.split(",") if m]
+    unknown = set(wanted) - set(by_name) - ({opts.profile} if opts.profile else set())
+    if unknown or (opts.profile and opts.profile not in by_name):
+        parser.error(f"unknown models: {', '.join(sorted(unknown | {opts.profile} - set(by_name) - {None}))}")
+    torch.set_num_interop_threads(1)
+    with one_thread(), tempfile.TemporaryDirectory(prefix="exir-models-") as d:
+        tmp = pathlib.Path(d)
+        if opts.profile:
+            profile(by_name[opts.profile], tmp, 30)
+            return
+        if not opts.no_models:
+            rows = []
+            for case in CASES:
+                if wanted and case.name not in wanted:
+                    continue
+                print(f"{case.name} ({case.label}) ...", flush=True)
+                rows.append(bench(case, tmp, reps, sample_s, opts.optimize))
+            report(rows, reps, opts.optimize)
+        if opts.startup:
+            startup(3 if opts.quick else 5)
+        if opts.text:
+            text_read([int(n) for n in opts.text_sizes.split(",") if n], tmp)
+
+
+if __name__ == "__main__":
+    main()
