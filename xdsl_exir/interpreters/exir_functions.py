@@ -394,6 +394,11 @@ _BUILTIN_TARGETS: dict[str, Callable[..., tuple[Any, ...]]] = {
 """Targets that are not numpy kernels: asserts, SymInt queries, higher-order calls."""
 
 
+def builtin_targets() -> frozenset[str]:
+    """Targets run by the interpreter itself rather than a numpy kernel (asserts, SymInt queries, ...)."""
+    return frozenset(_BUILTIN_TARGETS)
+
+
 def _compile_builtin(op: Operation, fn: Callable[..., tuple[Any, ...]], args: list[object], kwargs: dict[str, object]) -> Prepared:
     fill_args = _filler(args)
     fill_kwargs = _filler(list(kwargs.values()))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xdsl_exir.interpreters.aten_kernels.decomposed import register_decompositions, use_kernels
 from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.interpreters.aten_kernels.views import (
     as_strided_kernel,
@@ -142,8 +143,10 @@ def build_kernels() -> dict[str, Kernel]:
 
     Called once, by the package, after every family module has registered its
     functional kernels: an in-place or ``out=`` variant can only be derived once
-    its functional overload is in :data:`FUNCTIONAL`.
+    its functional overload is in :data:`FUNCTIONAL`. Overloads with a rule in the
+    decompose table but no kernel run through that rule (``decomposed``).
     """
+    register_decompositions()
     kernels: dict[str, Kernel] = {}
     for name in selected_operators():
         if name in FUNCTIONAL:
@@ -173,4 +176,5 @@ def build_kernels() -> dict[str, Kernel]:
         entry = lookup(name)
         if name not in kernels and entry is not None and accepts(fn, entry.schema):
             kernels[name] = fn
+    use_kernels(kernels)
     return kernels
