@@ -35,10 +35,8 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     FloatAttr,
-    IntegerAttr,
     StringAttr,
     f64,
-    i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, OpTraits, SSAValue
 from xdsl.irdl import (
@@ -82,17 +80,19 @@ from xdsl_exir.dialects.exir import (
     ListType,
     MemoryFormat,
     OptionalType,
-    RefAttr,
     ScalarType,
     SymBoolType,
     SymFloatType,
     SymIntType,
     TensorType,
     TupleType,
+    array_attr,
     encode_arg,
+    int_attr,
     iter_refs,
     parse_operand_and_result_types,
     print_call_args,
+    ref_attr,
     sym_equal,
 )
 from xdsl_exir.utils.function_schema import AliasSet, FunctionSchema, SchemaType, TypeKind
@@ -322,9 +322,6 @@ def _schema_of(name: str) -> FunctionSchema:
     return entry.schema
 
 
-_REFS: list[RefAttr] = [RefAttr(i) for i in range(32)]
-_ARRAYS: dict[tuple[Attribute, ...], ArrayAttr[Attribute]] = {}
-_INT_ATTRS: dict[int, IntegerAttr] = {}
 _FLOAT_ATTRS: dict[float, FloatAttr] = {}
 
 
@@ -332,20 +329,16 @@ def _encode(value: object, operands: list[SSAValue]) -> Attribute:
     """`encode_arg` with the common leaves (values, small ints) on a fast path."""
     if isinstance(value, SSAValue | Operation):
         operands.append(value if isinstance(value, SSAValue) else value.results[0])
-        n = len(operands) - 1
-        return _REFS[n] if n < 32 else RefAttr(n)
+        return ref_attr(len(operands) - 1)
     if type(value) is int:
-        attr = _INT_ATTRS.get(value)
-        if attr is None:
-            attr = _INT_ATTRS[value] = IntegerAttr(value, i64)
-        return attr
+        return int_attr(value)
     if type(value) is float:
         fattr = _FLOAT_ATTRS.get(value)
         if fattr is None:
             fattr = _FLOAT_ATTRS[value] = FloatAttr(value, f64)
         return fattr
     if isinstance(value, list | tuple):
-        return _array(tuple(_encode(v, operands) for v in cast(Sequence[object], value)))
+        return array_attr(tuple(_encode(v, operands) for v in cast(Sequence[object], value)))
     return encode_arg(value, operands)
 
 
@@ -386,7 +379,7 @@ def _encode_call(
     if cached is not None:
         return cached
     scratch: list[SSAValue] = []
-    arg_attrs = _array(tuple(_encode(a, scratch) for a in args))
+    arg_attrs = array_attr(tuple(_encode(a, scratch) for a in args))
     kw_attrs = (
         DictionaryAttr({k: _encode(v, scratch) for k, v in kwargs.items()})
         if kwargs
@@ -397,17 +390,12 @@ def _encode_call(
     return arg_attrs, kw_attrs
 
 
-def _array(elements: tuple[Attribute, ...]) -> ArrayAttr[Attribute]:
-    """ArrayAttr, memoized: argument trees repeat (`(#ref<0>, #ref<1>)`, `[-1, 32]`)."""
-    attr = _ARRAYS.get(elements)
-    if attr is None:
-        attr = ArrayAttr(elements)
-        if len(_ARRAYS) < 1 << 16:
-            _ARRAYS[elements] = attr
-    return attr
-
-
 _EMPTY_KWARGS = DictionaryAttr({})
+
+
+_VERIFIED: set[tuple[object, ...]] = set()
+"""(op name, args, kwargs, operand types, result types) of calls that verified."""
+_VERIFIED_LIMIT = 65536
 
 
 @irdl_op_definition
@@ -490,6 +478,18 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
     # -- verification ---------------------------------------------------------
 
     def verify_(self) -> None:
+        # The checks read only the argument tree and the types, so a call already
+        # found valid with the same ones (a read program repeats them on many
+        # lines) is valid again.
+        key = (self.name, self.args, self.kwargs, tuple(self.operand_types), tuple(self.result_types))
+        if key in _VERIFIED:
+            return
+        self._verify_uncached()
+        if len(_VERIFIED) >= _VERIFIED_LIMIT:
+            _VERIFIED.clear()
+        _VERIFIED.add(key)
+
+    def _verify_uncached(self) -> None:
         self.verify_refs()
         schema = self.SCHEMA
         try:
@@ -534,7 +534,7 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
         return cls.create(
             operands=operands,
             result_types=results,
-            properties={"args": ArrayAttr(args), "kwargs": DictionaryAttr(kwargs)},
+            properties={"args": array_attr(tuple(args)), "kwargs": DictionaryAttr(kwargs) if kwargs else _EMPTY_KWARGS},
             attributes=attrs,
         )
 

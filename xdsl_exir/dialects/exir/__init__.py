@@ -28,13 +28,16 @@ from xdsl_exir.dialects.exir.args import (
     DenseBlobAttr,
     NoneValueAttr,
     RefAttr,
+    array_attr,
     decode_arg,
     encode_arg,
+    int_attr,
     iter_refs,
     parse_call_with_types,
     parse_operand_and_result_types,
     print_arg,
     print_call_args,
+    ref_attr,
 )
 from xdsl_exir.dialects.exir.blobs import array_from_blob, blob_from_array
 from xdsl_exir.dialects.exir.ops import (
@@ -173,7 +176,10 @@ __all__ = [
     "array_from_blob",
     "blob_from_array",
     "decode_arg",
+    "array_attr",
     "encode_arg",
+    "int_attr",
+    "ref_attr",
     "iter_refs",
     "parse_call_with_types",
     "parse_operand_and_result_types",

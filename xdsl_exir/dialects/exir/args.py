@@ -102,6 +102,45 @@ class NoneValueAttr(ParametrizedAttribute):
     name = "exir.none_value"
 
 
+_SHARED_LIMIT = 4096
+"""How many argument leaves are kept to be shared (small ints and references recur)."""
+_REFS: dict[int, RefAttr] = {}
+_INTS: dict[int, IntegerAttr] = {}
+
+
+def ref_attr(index: int) -> RefAttr:
+    """`#exir.ref<index>`, built once: an attribute costs microseconds to build and check."""
+    attr = _REFS.get(index)
+    if attr is None:
+        attr = RefAttr(index)
+        if len(_REFS) < _SHARED_LIMIT:
+            _REFS[index] = attr
+    return attr
+
+
+_ARRAYS: dict[tuple[Attribute, ...], ArrayAttr[Attribute]] = {}
+
+
+def array_attr(elements: tuple[Attribute, ...]) -> ArrayAttr[Attribute]:
+    """An argument list, built once per content: `(#ref<0>, #ref<1>)`, `[-1, 32]` recur."""
+    attr = _ARRAYS.get(elements)
+    if attr is None:
+        attr = ArrayAttr(elements)
+        if len(_ARRAYS) < 1 << 16:
+            _ARRAYS[elements] = attr
+    return attr
+
+
+def int_attr(value: int) -> IntegerAttr:
+    """An `i64` argument constant, built once per value (sizes and dims recur on every line)."""
+    attr = _INTS.get(value)
+    if attr is None:
+        attr = IntegerAttr(value, i64)
+        if len(_INTS) < _SHARED_LIMIT:
+            _INTS[value] = attr
+    return attr
+
+
 ArgValue = (
     SSAValue
     | int
@@ -122,7 +161,7 @@ def encode_arg(value: object, operands: list[SSAValue]) -> Attribute:
     """Turn a Python FX argument into its attribute form, appending SSA operands."""
     if isinstance(value, SSAValue):
         operands.append(value)
-        return RefAttr(len(operands) - 1)
+        return ref_attr(len(operands) - 1)
     if isinstance(value, Operation):
         return encode_arg(value.results[0], operands)
     if value is None:
@@ -130,7 +169,7 @@ def encode_arg(value: object, operands: list[SSAValue]) -> Attribute:
     if isinstance(value, bool):
         return BoolAttr.from_bool(value)
     if isinstance(value, int):
-        return IntegerAttr(value, i64)
+        return int_attr(value)
     if isinstance(value, float):
         return FloatAttr(value, f64)
     # The enums are StrEnums: test them before plain strings.
@@ -244,11 +283,11 @@ class ArgParser:
         p = self.parser
         if (operand := p.parse_optional_unresolved_operand()) is not None:
             self.operands.append(operand)
-            return RefAttr(len(self.operands) - 1)
+            return ref_attr(len(self.operands) - 1)
         if (elems := p.parse_optional_comma_separated_list(
             p.Delimiter.SQUARE, self.parse_value
         )) is not None:
-            return ArrayAttr(elems)
+            return array_attr(tuple(elems))
         if (text := p.parse_optional_str_literal()) is not None:
             return StringAttr(text)
         ident = p.parse_optional_identifier()
@@ -259,7 +298,7 @@ class ArgParser:
             return FloatAttr(-math.inf, f64)
         if (number := p.parse_optional_number()) is not None:
             if isinstance(number, int):
-                return IntegerAttr(-number if negative else number, i64)
+                return int_attr(-number if negative else number)
             return FloatAttr(-number if negative else number, f64)
         p.raise_error("expected an argument: %value, number, string, list or keyword")
 

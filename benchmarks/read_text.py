@@ -1,0 +1,145 @@
+"""
+Reading and printing the MLIR text of Export IR programs: microseconds per op at
+1k, 10k and 50k ops, so that a read which is not linear in the size shows as a
+growing figure.
+
+Each program is built in-process (a chain of linear, relu, add, view and softmax
+calls on a symbolic batch and a static one, as `build_graph.py` builds), printed
+with the `mlir` target's printer, then read back with the parser `exir-opt` uses and
+verified. The figures are the best of a few repetitions, single-threaded.
+
+Run: `python benchmarks/read_text.py [n_ops ...]`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.printer import Printer
+
+from xdsl_exir.dialects import get_all_dialects
+from xdsl_exir.dialects.aten import aten_op_class
+from xdsl_exir.dialects.exir import (
+    DType,
+    GraphOp,
+    InputKind,
+    InputSpecAttr,
+    OutputKind,
+    OutputOp,
+    OutputSpecAttr,
+    ProgramOp,
+    StateOp,
+    TensorType,
+    blob_from_array,
+)
+from xdsl_exir.utils.mlir_parser import ResourceParser
+from xdsl_exir.utils.symbolic import make_symbol
+
+FEATURES = 64
+OPS_PER_STEP = 6
+
+
+def context() -> Context:
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def build_program(n_ops: int) -> ModuleOp:
+    """A program of about `n_ops` aten calls with two weights as state."""
+    import numpy as np
+
+    linear = aten_op_class("aten.linear.default")
+    relu = aten_op_class("aten.relu.default")
+    add = aten_op_class("aten.add.Tensor")
+    view = aten_op_class("aten.view.default")
+    softmax = aten_op_class("aten._softmax.default")
+    assert linear and relu and add and view and softmax
+    s0 = make_symbol("s0")
+    wt = TensorType([FEATURES, FEATURES], DType.float32)
+    bt = TensorType([FEATURES], DType.float32)
+    in_types = [wt, bt, TensorType([s0, FEATURES], DType.float32), TensorType([32, FEATURES], DType.float32)]
+    block = Block(arg_types=in_types)
+    for arg, name in zip(block.args, ("p_w", "p_b", "x", "y")):
+        arg.name_hint = name
+    w, b = block.args[0], block.args[1]
+    xs: list[SSAValue] = [block.args[2], block.args[3]]
+    for step in range(max(1, n_ops // OPS_PER_STEP)):
+        x = xs[step % 2]
+        ops = [linear.build(x, w, b)]
+        ops.append(relu.build(ops[-1]))
+        ops.append(add.build(ops[-1], x))
+        ops.append(view.build(ops[-1], [-1, FEATURES // 2]))
+        ops.append(view.build(ops[-1], [-1, FEATURES]))
+        ops.append(softmax.build(ops[-1], -1, False))
+        block.add_ops(ops)
+        xs[step % 2] = ops[-1].results[0]
+    block.add_op(OutputOp(xs))
+    graph = GraphOp("forward", in_types, [v.type for v in xs], Region(block))
+    rng = np.random.default_rng(0)
+    states = [
+        StateOp("w", wt, blob_from_array(rng.standard_normal((FEATURES, FEATURES)).astype(np.float32), DType.float32)),
+        StateOp("b", bt, blob_from_array(rng.standard_normal(FEATURES).astype(np.float32), DType.float32)),
+    ]
+    program = ProgramOp(
+        [
+            InputSpecAttr(InputKind.parameter, "p_w", "w"),
+            InputSpecAttr(InputKind.parameter, "p_b", "b"),
+            InputSpecAttr(InputKind.user_input, "x"),
+            InputSpecAttr(InputKind.user_input, "y"),
+        ],
+        [OutputSpecAttr(OutputKind.user_output, "out0"), OutputSpecAttr(OutputKind.user_output, "out1")],
+        [*states, graph],
+    )
+    return ModuleOp([program])
+
+
+def print_module(ctx: Context, module: ModuleOp) -> str:
+    out = StringIO()
+    printer = Printer(stream=out)
+    printer.print_op(module)
+    printer.print_metadata(ctx.loaded_dialects)
+    return out.getvalue()
+
+
+def read_module(ctx: Context, text: str) -> ModuleOp:
+    module = ResourceParser(ctx, text, "bench.mlir").parse_module()
+    module.verify()
+    return module
+
+
+def best_of(repeat: int, fn: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str]) -> None:
+    sizes = [int(a) for a in argv] or [1_000, 10_000, 50_000]
+    ctx = context()
+    print(f"{'ops':>8} {'print us/op':>12} {'read us/op':>11} {'MB':>6}")
+    for n in sizes:
+        module = build_program(n)
+        n_ops = sum(1 for _ in module.walk())
+        text = print_module(ctx, module)
+        repeat = 3 if n <= 10_000 else 1
+        t_print = best_of(repeat, lambda: print_module(ctx, module))
+        t_read = best_of(repeat, lambda: read_module(ctx, text))
+        again = print_module(ctx, read_module(ctx, text))
+        assert again == text, "the text does not read back to itself"
+        print(f"{n_ops:>8} {t_print / n_ops * 1e6:>12.1f} {t_read / n_ops * 1e6:>11.1f} {len(text) / 1e6:>6.2f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
