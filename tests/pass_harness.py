@@ -86,7 +86,7 @@ def random_flat_inputs(module: ModuleOp, seed: int) -> list[Any]:
 
         return list(TorchScriptRunner(module).random_flat_inputs(seed))
     from xdsl_exir.interpreters.program import ProgramRunner
-    from xdsl_exir.tools.exir_run import random_inputs
+    from xdsl_exir.tools.run_program import random_inputs
 
     return random_inputs(ProgramRunner(module), seed)
 

@@ -92,14 +92,17 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
             ("parse_script", "torchscript_script"),
         )
     },
-    (f"{PACKAGE}.tools.exir_run", "_run_torchscript", f"{PACKAGE}.interpreters.ts_runner"): (
+    (f"{PACKAGE}.tools.run_program", "_run_torchscript", f"{PACKAGE}.interpreters.ts_runner"): (
         "the TorchScript runner, loaded for TorchScript inputs only"
     ),
-    (f"{PACKAGE}.tools.exir_run", "_is_torchscript", f"{PACKAGE}.interpreters.ts_runner"): (
+    (f"{PACKAGE}.tools.run_program", "_is_torchscript", f"{PACKAGE}.interpreters.ts_runner"): (
         "the TorchScript runner, loaded for TorchScript inputs only"
     ),
-    (f"{PACKAGE}.tools.exir_run", "_program_runner", f"{PACKAGE}.targets.iree"): (
+    (f"{PACKAGE}.tools.run_program", "_program_runner", f"{PACKAGE}.targets.iree"): (
         "the IREE backend (and the linalg lowering it imports), loaded for --backend iree only"
+    ),
+    (f"{PACKAGE}.tools.exir_run", "_run", f"{PACKAGE}.tools.run_program"): (
+        "exir-run's work, loaded once the arguments are parsed: --help and --version start at once"
     ),
     # constant-propagation runs the interpreter's kernels (so folding cannot disagree with
     # running), so it lives in the interpreter layer; the pass registry names it like any pass.

@@ -34,6 +34,13 @@ Prepared = Callable[..., tuple[Any, ...]]
 OpCompiler = Callable[[Operation, "CompileContext"], Prepared]
 """Called once per op when its graph is compiled."""
 
+OpWrapper = Callable[[Prepared, Operation], Prepared]
+"""
+Given each prepared op and its op at compile time, returns what runs instead (a
+profiler's timing wrapper). Applied when the graph is compiled, never per call,
+so a run without one pays nothing.
+"""
+
 _COMPILERS: dict[type[Operation], OpCompiler] = {}
 _RESOLVED: dict[type[Operation], OpCompiler | None] = {}
 
@@ -243,9 +250,15 @@ class CompileContext:
     compile the regions of the op being compiled.
     """
 
-    def __init__(self, program: ProgramOp | None = None, state: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        program: ProgramOp | None = None,
+        state: dict[str, Any] | None = None,
+        wrap_op: OpWrapper | None = None,
+    ):
         self.program = program
         self.state: dict[str, Any] = state if state is not None else {}
+        self.wrap_op = wrap_op
         self.frames: list[list[Any]] = []
         self._graphs: dict[str, CompiledGraph] = {}
         self._slots: dict[SSAValue, int] | None = None
@@ -319,6 +332,8 @@ class CompileContext:
                 raise
             except Exception as e:
                 raise InterpreterError(f"cannot prepare this op: {_describe(e)}", op) from e
+            if self.wrap_op is not None:
+                prepared = self.wrap_op(prepared, op)
             outs = tuple(self._slot(r) for r in op.results)
             steps.append(_Step(prepared, ins, outs, op))
         else:

@@ -37,7 +37,7 @@ from xdsl_exir.dialects.exir import (
     array_from_blob,
 )
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype, round_to_bfloat16
-from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError
+from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError, OpWrapper
 from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
 from xdsl_exir.utils.symbolic import print_python_expr
 from xdsl_exir.utils.tensor_data import TensorDataError
@@ -155,6 +155,7 @@ class ProgramRunner:
     The graph runs on the numpy interpreter unless `executor` is given: another
     backend (IREE's native code) then runs it, and this class keeps doing what
     the contract asks around it (input and range checks, state, mutations).
+    `wrap_op` wraps each prepared op as the graph is compiled (a profiler).
     """
 
     def __init__(
@@ -162,13 +163,14 @@ class ProgramRunner:
         module: ModuleOp | ProgramOp,
         state: dict[str, Any] | None = None,
         executor: GraphExecutor | None = None,
+        wrap_op: OpWrapper | None = None,
     ) -> None:
         self.program = find_program(module)
         self.state: dict[str, Any] = load_state(self.program) if state is None else state
         entry = self.program.entry
         if entry is None:
             raise InterpreterError("the program has no @forward graph", self.program)
-        self.ctx = CompileContext(self.program, self.state)
+        self.ctx = CompileContext(self.program, self.state, wrap_op)
         self.graph: GraphExecutor = self.ctx.compile_graph(entry) if executor is None else executor
         specs = self.program.inputs.data
         types = entry.function_type.inputs.data
@@ -202,6 +204,15 @@ class ProgramRunner:
 
     def run(self, user_inputs: Sequence[Any]) -> list[Any]:
         """Run on the flattened user inputs; returns the flattened user outputs."""
+        if isinstance(user_inputs, np.ndarray) or not isinstance(user_inputs, Sequence):
+            # One array is a sequence too: `run(x)` would take its rows for inputs.
+            what = type(user_inputs).__name__
+            if isinstance(user_inputs, np.ndarray):
+                what = f"one array of shape {list(user_inputs.shape)}"
+            raise InterpreterError(
+                f"run() takes a list of the {len(self.user_input_names)} user inputs "
+                f"({', '.join(self.user_input_names) or 'none'}), got {what}; write run([x]) or runner(x)"
+            )
         if len(user_inputs) != len(self.user_input_names):
             raise InterpreterError(
                 f"the program takes {len(self.user_input_names)} user inputs "

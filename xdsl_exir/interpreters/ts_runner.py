@@ -178,7 +178,8 @@ class TorchScriptRunner:
         if not functions:
             raise InterpreterError("the input holds no ts.module or ts.method to run")
         raise InterpreterError(
-            f"the input holds several functions ({', '.join(functions)}) and none is named forward; choose one"
+            f"the input holds several functions ({', '.join(functions)}) and none is named forward; "
+            f"choose one with --entry NAME (from Python: entry='NAME')"
         )
 
     # -- running ---------------------------------------------------------------

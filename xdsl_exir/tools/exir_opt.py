@@ -3,17 +3,24 @@
 of xdsl-exir, and diagnostics for people.
 
 Everything `xdsl-opt` accepts works here (`-p` with pass options,
-`--split-input-file`, `--verify-diagnostics`, `--print-between-passes`,
-`--time-passes`, `-o`, ...). On top of it:
+`--print-between-passes`, `-o`, ...). On top of it, and where mlir-opt and
+xdsl-opt differ, as mlir-opt does it:
 
 - `--from {mlir,...}` picks the frontend; by default it is chosen from the file
-  extension or, failing that, from the content.
-- `--emit FORMAT` picks the output format (an alias of `-t`).
+  extension or, failing that, from the content (a `.pt2` on stdin is known by
+  its zip signature). xDSL's `-f/--frontend` is a hidden alias.
+- `--emit FORMAT` picks the output format; xDSL's `-t/--target` is a hidden
+  alias (scripts written for xdsl-opt keep working).
 - `--pass-pipeline` is mlir-opt's spelling of `-p`; an mlir-opt style
   `builtin.module(...)` anchor around the pipeline is accepted. A pipeline
   error (syntax, an unknown pass or option, an option of the wrong type) is
   one paragraph pointing into the pipeline text, with a "did you mean" for
-  near misses.
+  near misses. `--list-passes` lists the passes, ours with their options.
+- `--split-input-file` processes every `// -----` chunk and reports each
+  failing one; `--verify-diagnostics` checks the `// expected-error {{...}}`
+  comments of the input (`tools/verify_diagnostics.py`).
+- `--time-passes` reports the passes compound passes run too, nested
+  (`tools/profiler.py`); `--mlir-print-debuginfo` is `--print-debuginfo`.
 - `--max-tensor-bytes N` (default 8G) bounds the size of any one tensor read
   from an archive (`utils/limits.py`).
 - Ops parsed from text get their `file:line:col` as location, as with mlir-opt,
@@ -36,9 +43,10 @@ import re
 import stat
 import sys
 import tempfile
+import textwrap
 import typing
 from collections.abc import Callable, Sequence
-from io import StringIO
+from io import BytesIO, StringIO
 from typing import IO, Any, NoReturn
 
 from xdsl.context import Context
@@ -50,8 +58,12 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.hints import isa
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xdsl_exir import __version__
 from xdsl_exir.targets import get_all_targets
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
+from xdsl_exir.tools.profiler import PassTimer, progress
+from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
+from xdsl_exir.transforms import get_all_passes
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 from xdsl_exir.utils.mlir_parser import ResourceParser
@@ -333,23 +345,116 @@ def _quote_hint(values: tuple[Any, ...], expected: Any) -> str:
     return ""
 
 
+# Our passes in --list-passes, by what they are for (a pass not listed goes under "Other").
+PASS_GROUPS: dict[str, tuple[str, ...]] = {
+    "Checking": ("verify-export-ir",),
+    "Export IR to core ATen": ("functionalize", "decompose", "to-core-aten"),
+    "Cleanup": ("exir-dce", "exir-cse", "constant-propagation", "constant-pooling", "inline"),
+    "Optimization": ("optimize-inference", "fold-conv-bn", "fuse-pointwise", "replace-activation"),
+    "Analysis": ("shape-propagation", "flop-count"),
+    "Quantization": ("insert-observers", "quantize"),
+    "TorchScript": (
+        "torchscript-to-exir",
+        "convert-to-ssa",
+        "exit-transform",
+        "unroll-loops",
+        "batch-mm",
+        "lower-tuples",
+        "list-peepholes",
+    ),
+    "Lowering to upstream MLIR": ("convert-exir-to-linalg",),
+}
+
+
+def format_pass_list(available: dict[str, Callable[[], type[ModulePass]]]) -> str:
+    """`--list-passes`: our passes grouped, each with its one-line description and options; then xDSL's names."""
+    ours = [name for name in get_all_passes() if name in available]
+    grouped = {name for names in PASS_GROUPS.values() for name in names}
+    groups = [(title, [n for n in names if n in ours]) for title, names in PASS_GROUPS.items()]
+    groups.append(("Other", [n for n in ours if n not in grouped]))
+    lines = ["Passes of xdsl-exir (options in braces: -p 'pass{option=value}'):"]
+    for title, names in groups:
+        if not names:
+            continue
+        lines.append("")
+        lines.append(f"  {title}")
+        for name in names:
+            cls = available[name]()
+            summary = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+            lines.append(f"    {name:<24} {summary}")
+            hints = typing.get_type_hints(cls)
+            for option, f in _option_fields(cls).items():
+                default = f.default if f.default is not dataclasses.MISSING else None
+                shown = "" if f.default is dataclasses.MISSING else f" = {_show_default(default)}"
+                lines.append(f"      {option.replace('_', '-')}: {_describe_type(hints.get(f.name, f.type))}{shown}")
+    stock = sorted(name for name in available if name not in ours)
+    lines.append("")
+    lines.append(f"xDSL's passes ({len(stock)}; see xDSL's documentation):")
+    lines.extend(textwrap.wrap(", ".join(stock), width=100, initial_indent="  ", subsequent_indent="  "))
+    return "\n".join(lines) + "\n"
+
+
+def _show_default(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_show_default(v) for v in typing.cast(tuple[Any, ...], value)) + "]"
+    return "none" if value is None else str(value)
+
+
+class _ListPasses(argparse.Action):
+    """`--list-passes`: print the list and exit, as `--help` does."""
+
+    def __init__(self, *args: Any, tool: ExirOptMain, **kwargs: Any) -> None:
+        super().__init__(*args, nargs=0, **kwargs)
+        self.tool = tool
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        sys.stdout.write(format_pass_list(self.tool.available_passes))
+        parser.exit()
+
+
+class ChunkFailures(ExirUserError):
+    """Some chunks of a split input failed (each was reported as it failed)."""
+
+
 class ExirOptMain(xDSLOptMain):
     """The driver; a subclass of xDSL's so every xdsl-opt flag keeps working."""
 
-    version_format = "exir-opt (xdsl-exir) built on xdsl {xdsl_version}"
+    version_format = f"exir-opt (xdsl-exir) {__version__}, built on xdsl {{xdsl_version}}"  # as exir-run --version
 
     frontend_name: str = "mlir"
     last_module: ModuleOp | None = None
     buffer: StringIO | None = None
+    pass_timer: PassTimer | None = None
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
         self._chunk_line_offset = 0
+        self._stdin: bytes | None = None
         super().__init__(description="xdsl-exir modular optimizer driver", args=args)
 
     # -- registration -------------------------------------------------------
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.usage = "exir-opt [INPUT] [-p PIPELINE] [--from FORMAT] [--emit FORMAT] [-o OUT] [options]"
+        arg_parser.epilog = "`exir-opt --list-passes` lists the passes, with the options of ours."
+        # xDSL's help lists every pass and target in one paragraph; ours name them on request.
+        # One documented spelling per flag: `--from` and `--emit`, xDSL's `-f` and `-t` stay as hidden aliases.
+        options = arg_parser._option_string_actions  # argparse has no public way to reword an added option
+        options["-p"].help = "pass pipeline, e.g. 'cse,dce' or 'decompose{legal-ops=...}' (--list-passes lists them)"
+        options["-p"].metavar = "PIPELINE"
+        options["-t"].help = argparse.SUPPRESS
+        options["-f"].help = argparse.SUPPRESS
+        options["--verify-diagnostics"].help = (
+            "check the input's // expected-error {{...}} comments (and expected-warning, expected-note) "
+            "against the diagnostics; exit 1 on any difference"
+        )
+        options["--split-input-file"].help = "process each `// -----` chunk of the input on its own and report every one"
+        options["--time-passes"].help = "report the time of each pass (and of the passes inside compound ones) on stderr"
+        options["--version"].help = "print the versions of xdsl-exir and xDSL"
         arg_parser.add_argument(
             "--from",
             dest="from_format",
@@ -359,14 +464,23 @@ class ExirOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--emit",
             dest="emit",
-            help="output format, an alias of -t/--target: "
-            + ", ".join(sorted(self.available_targets)),
+            metavar="FORMAT",
+            help="output format: " + ", ".join(sorted(self.available_targets)) + " (default: mlir)",
         )
         arg_parser.add_argument(
             "--pass-pipeline",
             dest="passes",
             default=argparse.SUPPRESS,
             help="the same as -p (mlir-opt's spelling; a builtin.module(...) anchor is accepted)",
+        )
+        arg_parser.add_argument(
+            "--list-passes", action=_ListPasses, tool=self, help="list the passes (ours with their options) and exit"
+        )
+        arg_parser.add_argument(
+            "--mlir-print-debuginfo",
+            dest="print_debuginfo",
+            action="store_true",
+            help="the same as --print-debuginfo (mlir-opt's spelling)",
         )
         arg_parser.add_argument(
             "--max-tensor-bytes",
@@ -378,11 +492,17 @@ class ExirOptMain(xDSLOptMain):
         )
 
     def setup_pipeline(self) -> None:
-        # xDSL's, with diagnostics for people (see `build_pipeline`).
+        # xDSL's, with diagnostics for people (see `build_pipeline`); `--time-passes` is
+        # ours (nested, on stderr), so xDSL's callback does not time.
         spec = self.args.passes
+        timing = self.args.time_passes
         self.args.passes = ""
+        self.args.time_passes = False
         super().setup_pipeline()  # an empty pipeline with xDSL's between-pass callback
         self.args.passes = spec
+        self.args.time_passes = timing
+        if timing:
+            self.pass_timer = PassTimer()
         if spec:
             self.pipeline = build_pipeline(self.available_passes, spec, self.pipeline.callback)
 
@@ -392,7 +512,12 @@ class ExirOptMain(xDSLOptMain):
 
     def register_all_frontends(self) -> None:
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
-            text = io.read().decode("utf-8", errors="replace")
+            data = io.read()
+            if data.startswith(b"PK\x03\x04"):
+                raise ExirUserError(
+                    f"{self.get_input_name()}: a zip archive (a torch.export .pt2?), not textual IR; read it with --from pt2"
+                )
+            text = data.decode("utf-8", errors="replace")
             parser = LocatingParser(
                 self.ctx, text, self.get_input_name(), self._chunk_line_offset
             )
@@ -454,9 +579,23 @@ class ExirOptMain(xDSLOptMain):
 
     # -- running ------------------------------------------------------------
 
+    def read_stdin(self) -> bytes:
+        """All of stdin, read once (the format is sniffed from it, then it is parsed)."""
+        data = self._stdin
+        if data is None:
+            data = self._stdin = sys.stdin.buffer.read()
+        return data
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        if self.args.input_file is None:
+            return BytesIO(self.read_stdin()), self.frontend_name
+        return super().get_input_stream()
+
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
         if self.args.input_file is not None and not os.path.isfile(self.args.input_file):
             raise ExirUserError(f"{self.args.input_file}: no such file")
+        if self.args.split_input_file and self.frontend_name != "mlir":
+            raise ExirUserError(f"--split-input-file splits textual IR; the input is read as '{self.frontend_name}'")
         self.args.frontend = self.frontend_name
         if self.frontend_name not in self.available_frontends:
             raise ExirUserError(
@@ -474,7 +613,80 @@ class ExirOptMain(xDSLOptMain):
 
     def apply_passes(self, prog: ModuleOp) -> None:
         self.last_module = prog
-        super().apply_passes(prog)
+        if not self.args.passes:
+            super().apply_passes(prog)
+            return
+        with progress(f"exir-opt: running {self.args.passes}"):
+            if self.pass_timer is None:
+                super().apply_passes(prog)
+            else:
+                with self.pass_timer.active():
+                    super().apply_passes(prog)
+
+    def run(self) -> None:
+        """
+        xDSL's loop over the input's chunks, with mlir-opt's behaviour for
+        `--split-input-file` (every chunk is processed; each failing one is
+        reported and the run fails at the end) and `--verify-diagnostics` (the
+        diagnostics must be exactly the ones the input's comments expect).
+        """
+        chunks, file_extension = self.prepare_input()
+        output_stream = self.prepare_output()
+        verify = bool(self.args.verify_diagnostics)
+        failed = 0
+        problems: list[str] = []
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                data = chunk.read()
+                chunk.close()
+                if i > 0:
+                    output_stream.write("// -----\n")
+                produced: list[Diagnostic] = []
+                try:
+                    with progress(f"exir-opt: reading {self.get_input_name()}"):
+                        module = self.parse_chunk(BytesIO(data), file_extension, offset)
+                    if module is not None:
+                        self.apply_passes(module)
+                        output_stream.write(self.output_resulting_program(module))
+                    output_stream.flush()
+                except ParseError as e:
+                    e.span = dataclasses.replace(e.span, line_offset=offset)
+                    if self.args.parsing_diagnostics:
+                        print(e)
+                        continue
+                    if not (verify or self.args.split_input_file):
+                        raise
+                    produced = [_as_diagnostic(format_parse_error(e))]
+                except (VerifyException, DiagnosticException, ExirUserError) as e:
+                    if not (verify or self.args.split_input_file):
+                        raise
+                    if isinstance(e, ExirUserError):
+                        produced = [_as_diagnostic(str(e))]
+                    else:
+                        produced = _verify_diagnostics(e, self.last_module)
+                if verify:
+                    text = data.decode("utf-8", errors="replace")
+                    expected, malformed = parse_expectations(text, offset)
+                    problems += [f"{self.get_input_name()}:{m}" for m in malformed]
+                    problems += check(self.get_input_name(), expected, produced)
+                elif produced:
+                    failed += 1
+                    for diag in produced:
+                        where = f"{self.get_input_name()}:{diag.line}:{diag.col}: " if diag.line else ""
+                        print(f"exir-opt: error: {where}{diag.message}", file=sys.stderr)
+        finally:
+            if output_stream is not sys.stdout:
+                output_stream.close()
+        if self.pass_timer is not None:
+            sys.stderr.write(self.pass_timer.report())
+        if problems:
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            raise ChunkFailures(
+                f"{len(problems)} difference" + ("s" if len(problems) > 1 else "") + " from the expected diagnostics"
+            )
+        if failed:
+            raise ChunkFailures(f"{failed} of {len(chunks)} input chunks failed")
 
     def prepare_output(self) -> IO[str]:
         # An output file is written only on success: buffer, commit at the end.
@@ -535,6 +747,23 @@ def describe_unexpected(e: BaseException, where: str | None = None) -> str:
     )
 
 
+def _as_diagnostic(message: str, kind: str = "error") -> Diagnostic:
+    line, col, rest = split_location(message)
+    return Diagnostic(kind, line, col, rest)
+
+
+def _verify_diagnostics(module_error: Exception, root: Operation | None) -> list[Diagnostic]:
+    """Every op the verifiers reject (each on its own), or the error itself when no op is to blame."""
+    found: list[Diagnostic] = []
+    if root is not None and not isinstance(module_error, ExirDiagnostic):
+        for op in root.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except Exception as e:
+                found.append(_as_diagnostic(f"{locate(op)}: {e.args[0] if e.args else e}"))
+    return found or [_as_diagnostic(_describe_verify_failure(module_error, root))]
+
+
 def _describe_verify_failure(module_error: Exception, root: Operation | None) -> str:
     """Find the op a core verifier rejected, to name its location."""
     if isinstance(module_error, ExirDiagnostic) or root is None:
@@ -575,7 +804,7 @@ def _run(argv: Sequence[str] | None) -> int:
             tool.args.target = tool.args.emit
         if tool.args.output_file is not None:
             check_output_path(tool.args.output_file)
-        tool.frontend_name = tool.args.from_format or _sniff(tool)
+        tool.frontend_name = tool.args.from_format or tool.args.frontend or _sniff(tool)
         with max_tensor_bytes(tool.args.max_tensor_bytes):
             tool.run()
         tool.commit_output()
@@ -614,7 +843,9 @@ def check_target(tool: ExirOptMain, target: str) -> None:
 def _sniff(tool: ExirOptMain) -> str:
     path = tool.args.input_file
     head = b""
-    if path is not None and os.path.isfile(path):
+    if path is None:
+        head = tool.read_stdin()[:4096]
+    elif os.path.isfile(path):
         with open(path, "rb") as f:
             head = f.read(4096)
     return detect_frontend(path, head)

@@ -1,101 +1,59 @@
 """
 `exir-run`: run a program on numpy.
 
-    exir-run INPUT [-p PIPELINE] [--inputs IN.npz] [-o OUT.npz]
+    exir-run INPUT [-p PIPELINE] [--inputs IN.npz] [-o OUT.npz] [--profile] [--trace OUT.json]
 
 INPUT is anything `exir-opt` reads (textual IR, a `.pt2` archive, a
-TorchScript dump), through the same frontends; `-p` runs a pass pipeline
-first. `IN.npz` holds the user inputs `arg0 ..` (pytree-flattened, Python
-scalars as 0-d arrays) and `OUT.npz` receives the user outputs `out0 ..`.
-A module holding TorchScript (`ts.module` / `ts.method` ops, as the
-TorchScript frontend makes from a graph dump) runs through
-`TorchScriptRunner` (`--entry NAME` picks the method or function to call);
-any other through `ProgramRunner`.
-Without `-o` the outputs are summarised on stdout. Input files are read by
-`utils/npz.py`: the zip rules of `.pt2` archives, each `.npy` header checked
-before its data is inflated, never a pickle. No tensor larger than
-`--max-tensor-bytes` (default 8 GiB) is allocated from a size the input claims
-(random inputs, npz inputs, state, creation ops). Every failure is one located
-paragraph on stderr and exit code 1 (`EXIR_DEBUG=1` shows the traceback); `-o`
-is written only on success, and a directory or a file in a missing directory
-is refused before any work.
+TorchScript dump, a Python file for the script frontend), through the same
+frontends; `-p` runs a pass pipeline first. `IN.npz` holds the user inputs
+`arg0 ..` (pytree-flattened, Python scalars as 0-d arrays) and `OUT.npz`
+receives the user outputs `out0 ..`. A module holding TorchScript runs through
+`TorchScriptRunner` (`--entry NAME` picks the method or function to call:
+`forward`, or the only function there is); any other through `ProgramRunner`.
+Without `-o` the outputs are summarised on stdout.
 
+`--profile` prints a per-operator table on stderr (calls, self and total time,
+share of the run, FLOPs and GFLOP/s where `flop-count` knows them), as
+torch.profiler's `key_averages()` does; `--trace OUT.json` writes the run as a
+Chrome/Perfetto trace. Loading and running show a progress line on stderr when
+they take more than a second and stderr is a terminal.
+
+This module is only the command line: the work is in `run_program.py`,
+imported once the arguments are parsed, so `--help` and `--version` start at
+once. Every failure is one located paragraph on stderr and exit code 1
+(`EXIR_DEBUG=1` shows the traceback); `-o` is written only on success, and a
+directory or a file in a missing directory is refused before any work.
 `--timeout SECONDS` stops loading, passes and the run after that long with a
-diagnostic and no output. It is a `SIGALRM` timer (POSIX, main thread only):
-Python code is interrupted at once, one long numpy call only when it returns.
-Ctrl-C ends the run with exit code 130 and a one-line message.
+diagnostic and no output. Ctrl-C ends the run with exit code 130 and a
+one-line message.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import os
-import signal
 import sys
-import threading
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType
-from typing import IO, Any, NoReturn
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, NoReturn
 
-import numpy as np
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-
-from xdsl_exir.dialects.exir import BoolType, FloatType, IntType, SymBoolType, SymFloatType, SymIntType, TensorType
-from xdsl_exir.interpreters.aten_kernels import numpy_dtype
-from xdsl_exir.interpreters.compiler import InterpreterError
-from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir import __version__
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
-from xdsl_exir.tools.exir_opt import (
-    ExirOptMain,
-    ExirUserError,
-    _describe_verify_failure,  # pyright: ignore[reportPrivateUsage]  (exir-run reports and sniffs inputs exactly as exir-opt does)
-    _sniff,  # pyright: ignore[reportPrivateUsage]  (exir-run sniffs its input format exactly as exir-opt does)
-    byte_size,
-    check_output_path,
-    describe_unexpected,
-    format_parse_error,
-    write_atomically,
-)
-from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, TensorSizeError, format_bytes, max_tensor_bytes
-from xdsl_exir.utils.npz import NpzError, read_npz
-from xdsl_exir.utils.tensor_data import random_array
+from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, parse_byte_size
 
 PROG = "exir-run"
 
+FROM_FORMATS = ("mlir", "pt2", "torchscript", "script")
+"""What `--from` takes: exir-opt's frontends."""
 
-class _Loader:
-    """Reuses exir-opt's frontends, pipeline handling and diagnostics."""
 
-    def __init__(self, input_file: str, pipeline: str | None, from_format: str | None) -> None:
-        argv: list[str] = []
-        if pipeline:
-            argv.append(f"--passes={pipeline}")  # `=`: a pipeline may start with '-'
-        if from_format:
-            argv.append(f"--from={from_format}")
-        argv += ["--", input_file]
-        loader = self
-
-        class _Main(ExirOptMain):
-            def output_resulting_program(self, prog: ModuleOp) -> str:
-                loader.module = prog
-                return ""
-
-            def prepare_output(self) -> IO[str]:
-                return open(os.devnull, "w")
-
-        self.module: ModuleOp | None = None
-        self.tool = _Main(args=argv)
-        self.tool.frontend_name = from_format or _sniff(self.tool)
-
-    def load(self) -> ModuleOp:
-        self.tool.run()
-        if self.module is None:
-            raise InterpreterError("the input holds no module")
-        return self.module
+def version_text(tool: str) -> str:
+    """`--version` of both tools: ours and the xDSL we are built on."""
+    try:
+        xdsl_version = version("xdsl")
+    except PackageNotFoundError:
+        xdsl_version = "unknown"
+    return f"{tool} (xdsl-exir) {__version__}, built on xdsl {xdsl_version}"
 
 
 def _fail(message: str) -> NoReturn:
@@ -103,102 +61,47 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(1)
 
 
-def _load_npz(path: str) -> dict[str, np.ndarray]:
+def _byte_size(text: str) -> int:
     try:
-        return read_npz(path)
-    except NpzError as e:
-        raise InterpreterError(str(e)) from None
+        return parse_byte_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _read_inputs(path: str, names: Sequence[str], arrays: dict[str, np.ndarray] | None = None) -> list[Any]:
-    if arrays is None:
-        arrays = _load_npz(path)
-    expected = [f"arg{i}" for i in range(len(names))]
-    extra = sorted(set(arrays) - set(expected))
-    missing = [k for k in expected if k not in arrays]
-    if missing or extra:
-        detail = []
-        if missing:
-            detail.append("missing " + ", ".join(f"{k} ({names[int(k[3:])]})" for k in missing))
-        if extra:
-            detail.append("unexpected " + ", ".join(extra))
-        raise InterpreterError(
-            f"{path}: the program takes {len(names)} user inputs ({', '.join(names) or 'none'}) "
-            f"as arg0..arg{len(names) - 1}; " + "; ".join(detail)
-        )
-    return [arrays[k] for k in expected]
+def _seconds(text: str) -> float:
+    """argparse type of `--timeout`: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
+    return value
 
 
-def random_inputs(runner: ProgramRunner, seed: int) -> list[Any]:
-    """Inputs drawn from the placeholder types (symbolic sizes take their lower bound, at least 2)."""
-    rng = np.random.default_rng(seed)
-    entry = runner.program.entry
-    assert entry is not None
-    ranges = runner.program.ranges()
-    values: list[Any] = []
-    for spec, t in zip(runner.program.inputs.data, entry.function_type.inputs.data):
-        if spec.arg_name.data not in runner.user_input_names or spec.input_kind.value != "user_input":
-            continue
-        if isinstance(t, TensorType):
-            shape = []
-            for s in t.sizes:
-                if isinstance(s, int):
-                    shape.append(s)
-                else:
-                    low = ranges.get(s, (None, None))[0]  # a symbol without a range constraint has none
-                    shape.append(max(int(low), 2) if low is not None and low.is_finite else 2)
-            dt = numpy_dtype(t.element_dtype)
-            values.append(random_array(rng, shape, dt, f"random input '{spec.arg_name.data}'"))
-        elif isinstance(t, (IntType, SymIntType)):
-            values.append(np.asarray(2))
-        elif isinstance(t, (FloatType, SymFloatType)):
-            values.append(np.asarray(rng.standard_normal()))
-        elif isinstance(t, (BoolType, SymBoolType)):
-            values.append(np.asarray(True))
-        else:
-            raise InterpreterError(f"cannot make a random value of type {t} for input '{spec.arg_name.data}'")
-    return values
-
-
-def _flatten(value: Any, out: list[np.ndarray]) -> None:
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            _flatten(v, out)
-    elif value is None:
-        return
-    else:
-        out.append(np.asarray(value))
-
-
-def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
-    buffer = io.BytesIO()
-    arrays: dict[str, Any] = {f"out{i}": o for i, o in enumerate(outputs)}  # numpy's stub reads a key as allow_pickle
-    np.savez(buffer, **arrays)
-    write_atomically(path, buffer.getvalue())
-
-
-def _summarise(outputs: Sequence[np.ndarray]) -> str:
-    lines = []
-    with np.printoptions(precision=6, threshold=20, edgeitems=3, linewidth=100):
-        for i, o in enumerate(outputs):
-            lines.append(f"out{i}: {o.dtype}{list(o.shape)}")
-            lines.append("  " + str(o).replace("\n", "\n  "))
-    return "\n".join(lines)
-
-
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG, description="Run an exir program on numpy.")
-    parser.add_argument("input_file", help="textual IR (.mlir), a torch.export archive (.pt2) or a TorchScript dump")
     parser.add_argument(
-        "-p", "--passes", "--pass-pipeline", dest="pipeline", help="pass pipeline to run first (as exir-opt -p)"
+        "input_file", help="textual IR (.mlir), a torch.export archive (.pt2), a TorchScript dump or a .py file"
     )
-    parser.add_argument("--from", dest="from_format", choices=["mlir", "pt2", "torchscript"], help="input format")
-    parser.add_argument("--inputs", help="npz file with the user inputs arg0 ..")
+    parser.add_argument(
+        "-p", "--passes", "--pass-pipeline", dest="pipeline", metavar="PIPELINE", help="pass pipeline to run first (as exir-opt -p)"
+    )
+    parser.add_argument(
+        "--from", dest="from_format", choices=FROM_FORMATS, help="input format (default: from the extension, else the content)"
+    )
+    parser.add_argument("--inputs", metavar="IN.npz", help="npz file with the user inputs arg0 ..")
     parser.add_argument(
         "--random-inputs", type=int, metavar="SEED", help="draw the user inputs from their types with this seed"
     )
-    parser.add_argument("-o", "--output", help="npz file to write the user outputs out0 .. to")
-    parser.add_argument("--entry", help="TorchScript: the method or function to run (default: forward)")
+    parser.add_argument("-o", "--output", metavar="OUT.npz", help="npz file to write the user outputs out0 .. to")
+    parser.add_argument(
+        "--entry", metavar="NAME", help="TorchScript: the method or function to run (default: forward, or the only function)"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="print a per-operator profile of the run on stderr (calls, times, FLOPs)"
+    )
+    parser.add_argument("--trace", metavar="OUT.json", help="write the run as a Chrome/Perfetto trace (trace-event JSON)")
     parser.add_argument(
         "--timeout",
         type=_seconds,
@@ -207,7 +110,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--max-tensor-bytes",
-        type=byte_size,
+        type=_byte_size,
         default=DEFAULT_MAX_TENSOR_BYTES,
         metavar="N",
         help="refuse to allocate any one tensor larger than this (e.g. 512M, 16G; default "
@@ -225,75 +128,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--iree-cache-dir", help="IREE: where compiled modules are cached (default ~/.cache/xdsl-exir/iree)")
     parser.add_argument("--no-iree-cache", action="store_true", help="IREE: always compile, never read or write the cache")
+    parser.add_argument("-v", "--version", action="version", version=version_text(PROG), help="print the versions of xdsl-exir and xDSL")
     return parser.parse_args(argv)
-
-
-def _run_torchscript(module: ModuleOp, args: argparse.Namespace) -> list[np.ndarray]:
-    """Run a TorchScript program with exir-run's npz contract (see `ts_runner`)."""
-    from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
-
-    runner = TorchScriptRunner(module, entry=args.entry)
-    if args.inputs is not None:
-        names = runner.flat_input_names
-        if names is None:  # a list input makes their number vary: every arg<i> of the file, in order
-            arrays = _load_npz(args.inputs)
-            names = [f"arg{i}" for i in range(sum(1 for k in arrays if k.startswith("arg") and k[3:].isdigit()))]
-            inputs = _read_inputs(args.inputs, names, arrays)
-        else:
-            inputs = _read_inputs(args.inputs, names)
-    elif args.random_inputs is not None:
-        inputs = runner.random_flat_inputs(args.random_inputs)
-    elif runner.input_types:
-        raise InterpreterError(
-            f"the graph takes inputs ({', '.join(runner.input_names)}); "
-            "give them with --inputs IN.npz (or --random-inputs SEED)"
-        )
-    else:
-        inputs = []
-    return runner.run_flat(inputs)
-
-
-class RunTimeout(BaseException):
-    """
-    Raised by the `--timeout` alarm. A BaseException, so that no `except
-    Exception` on the way (kernels wrap their failures) mistakes it for an
-    error of the program.
-    """
-
-
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise `RunTimeout` in the main thread after `seconds` (a SIGALRM timer)."""
-    if seconds is None:
-        yield
-        return
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        raise InterpreterError("--timeout needs a POSIX system and must run in the main thread")
-
-    def on_alarm(signum: int, frame: FrameType | None) -> None:
-        raise RunTimeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    outer, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
-    start = time.monotonic()
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if outer:  # a caller's timer (a test harness, say) keeps running
-            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3), outer_interval)
-
-
-def _seconds(text: str) -> float:
-    """argparse type of `--timeout`: a positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < 1e9:
-        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
-    return value
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -309,22 +145,17 @@ def run(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     debug = bool(os.environ.get("EXIR_DEBUG"))
     try:
-        args = _parse_args(argv)
+        args = parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
-    loaders: list[_Loader] = []
+    from xdsl_exir.tools import run_program  # the heavy part, after parsing (see the module doc)
+
+    loaders: list[Any] = []
     try:
-        if args.output is not None:
-            check_output_path(args.output)
-        with max_tensor_bytes(args.max_tensor_bytes), _time_limit(args.timeout):
-            flat = _outputs(args, loaders)
-        if args.output:
-            _write_outputs(args.output, flat)
-        else:
-            print(_summarise(flat))
+        run_program.execute(args, loaders)
     except SystemExit:
         raise
-    except RunTimeout:
+    except run_program.RunTimeout:
         _fail(f"timed out after {args.timeout:g} s (--timeout); no output was written")
     except BrokenPipeError:
         # The reader went away (`exir-run m.txt | head`): not an error of ours.
@@ -333,73 +164,8 @@ def _run(argv: Sequence[str] | None) -> int:
     except Exception as e:
         if debug:
             raise
-        _fail(_message(e, loaders[0].tool.last_module if loaders else None, args.input_file))
+        _fail(run_program.message(e, loaders[0].tool.last_module if loaders else None, args.input_file))
     return 0
-
-
-def _outputs(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray]:
-    """Load, transform and run the program: the user outputs, flattened."""
-    if not os.path.isfile(args.input_file):
-        raise InterpreterError(f"{args.input_file}: no such file")
-    try:
-        loader = _Loader(args.input_file, args.pipeline, args.from_format)
-    except (ValueError, KeyError) as e:  # a pass's own check of its options
-        raise InterpreterError(f"-p {args.pipeline}: {e}") from None
-    loaders.append(loader)
-    module = loader.load()
-    if _is_torchscript(module):
-        if args.backend == "iree":
-            raise InterpreterError(
-                "--backend iree compiles Export IR: lower the TorchScript program first "
-                "(-p 'torchscript-to-exir{input-types=...}')"
-            )
-        return _run_torchscript(module, args)
-    runner = _program_runner(module, args)
-    if args.inputs is not None:
-        inputs = _read_inputs(args.inputs, runner.user_input_names)
-    elif args.random_inputs is not None:
-        inputs = random_inputs(runner, args.random_inputs)
-    elif runner.user_input_names:
-        raise InterpreterError(
-            f"the program takes user inputs ({', '.join(runner.user_input_names)}); "
-            "give them with --inputs IN.npz (or --random-inputs SEED)"
-        )
-    else:
-        inputs = []
-    flat: list[np.ndarray] = []
-    _flatten(runner.run(inputs), flat)
-    return flat
-
-
-def _program_runner(module: ModuleOp, args: argparse.Namespace) -> ProgramRunner:
-    """The numpy interpreter, or the same contract around IREE's native code."""
-    if args.backend != "iree":
-        return ProgramRunner(module)
-    from xdsl_exir.targets.iree import IreeOptions, runner_for
-
-    options = IreeOptions(
-        device=args.iree_device,
-        threads=args.threads,
-        cache_dir=args.iree_cache_dir,
-        use_cache=not args.no_iree_cache,
-    )
-    return runner_for(module, options)
-
-
-def _is_torchscript(module: ModuleOp) -> bool:
-    from xdsl_exir.interpreters.ts_runner import is_torchscript
-
-    return is_torchscript(module)
-
-
-def _message(e: Exception, module: ModuleOp | None, input_file: str) -> str:
-    if isinstance(e, ParseError):
-        return format_parse_error(e)
-    if isinstance(e, (VerifyException, DiagnosticException)):
-        return _describe_verify_failure(e, module)
-    if isinstance(e, (InterpreterError, ExirUserError, TensorSizeError)):
-        return str(e)
-    return describe_unexpected(e, input_file)
 
 
 def main() -> None:

@@ -1,0 +1,393 @@
+"""
+Profiles of interpreter runs and pass pipelines, and a progress line for people.
+
+`OpProfiler` is the interpreter's profiler: handed to `ProgramRunner` as its
+`wrap_op`, it wraps each prepared op when the graph is compiled (so a run without
+it pays nothing) and records calls, total and self time per operator. `table()`
+prints them as torch.profiler's `key_averages().table()` does, sorted by self
+time, with the FLOPs `flop-count` knows (torch's FlopCounterMode convention) and
+the rate they were done at; `chrome_trace()` is one run as a Chrome/Perfetto
+trace (trace-event JSON: open it in ui.perfetto.dev or chrome://tracing).
+
+`PassTimer` times a pass pipeline and the passes compound passes run inside
+(`optimize-inference` is decompose, canonicalize, ...): while it is active, the
+`apply` of every loaded pass class is wrapped, so the report nests as the calls
+did, as mlir-opt's `--mlir-timing` does.
+
+`progress` shows what a tool is doing on stderr when that takes longer than a
+second, and only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.exir import CallFunctionOp, ProgramOp
+from xdsl_exir.interpreters.compiler import Prepared
+from xdsl_exir.transforms.flop_count import count_program
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
+
+__all__ = ["OpProfiler", "OpStat", "PassTimer", "op_key", "progress"]
+
+_FLOPS_ATTR = "exir.flops"
+
+
+def op_key(op: Operation) -> str:
+    """The name an op is profiled under: the operator it calls, else the op's name."""
+    if isinstance(op, CallFunctionOp):
+        return op.target.data
+    if isinstance(op, AtenOp):
+        return op.name
+    return op.name
+
+
+@dataclass
+class OpStat:
+    """One row of the profile: every call of one operator."""
+
+    name: str
+    calls: int = 0
+    total_ns: int = 0
+    """Time inside the op, including ops it runs (a fusion group's body, a cond's branch)."""
+    self_ns: int = 0
+    """Time inside the op minus the profiled ops it ran."""
+    flops: int = 0
+    """FLOPs done, where `flop-count` knows the op's count (static sizes only)."""
+    counted: bool = False
+
+
+@dataclass
+class _Event:
+    name: str
+    start_ns: int
+    dur_ns: int
+    category: str
+    args: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+class OpProfiler:
+    """
+    Per-operator times of interpreter runs; pass it to `ProgramRunner(wrap_op=...)`.
+
+    Call `count_flops(program)` before compiling to attach FLOPs. With `trace`,
+    every op call is also kept as a trace event (for `chrome_trace`).
+    """
+
+    def __init__(self, trace: bool = False) -> None:
+        self.stats: dict[str, OpStat] = {}
+        self.trace = trace
+        self.events: list[_Event] = []
+        self._children: list[int] = []
+        self._flops: dict[int, int] = {}
+        self.wall_ns = 0
+        self.runs = 0
+        self.origin_ns = time.perf_counter_ns()
+
+    # -- setup ----------------------------------------------------------------
+
+    def count_flops(self, program: ProgramOp) -> None:
+        """Each op's FLOPs by `flop-count`, remembered without changing the IR."""
+        before = {id(op): op.attributes.get(_FLOPS_ATTR) for op in program.walk()}
+        had_total = program.attributes.get(_FLOPS_ATTR)
+        try:
+            count_program(program, "torch")
+        except ExirDiagnostic:
+            return  # an op flop-count cannot bind: the profile shows no FLOPs
+        finally:
+            for op in program.walk():
+                value = op.attributes.get(_FLOPS_ATTR)
+                if isinstance(value, IntegerAttr) and value.value.data:
+                    self._flops[id(op)] = value.value.data
+                if before.get(id(op)) is None and _FLOPS_ATTR in op.attributes:
+                    del op.attributes[_FLOPS_ATTR]
+            if had_total is None:
+                program.attributes.pop(_FLOPS_ATTR, None)
+            elif _FLOPS_ATTR in program.attributes:
+                program.attributes[_FLOPS_ATTR] = had_total
+
+    # -- the wrapper ----------------------------------------------------------
+
+    def __call__(self, prepared: Prepared, op: Operation) -> Prepared:
+        """The `OpWrapper`: times every call of `prepared`."""
+        key = op_key(op)
+        stat = self.stats.get(key)
+        if stat is None:
+            stat = self.stats[key] = OpStat(key)
+        flops = self._flops.get(id(op), 0)
+        if flops:
+            stat.counted = True
+        children = self._children
+        events = self.events if self.trace else None
+        clock = time.perf_counter_ns
+
+        def timed(*args: Any) -> tuple[Any, ...]:
+            children.append(0)
+            start = clock()
+            try:
+                return prepared(*args)
+            finally:
+                total = clock() - start
+                inner = children.pop()
+                if children:
+                    children[-1] += total
+                stat.calls += 1
+                stat.total_ns += total
+                stat.self_ns += total - inner
+                stat.flops += flops
+                if events is not None:
+                    events.append(_Event(key, start, total, "op", {"flops": flops} if flops else {}))
+
+        return timed
+
+    @contextmanager
+    def run(self) -> Iterator[None]:
+        """Around one run: its wall time is the 100% of the table."""
+        start = time.perf_counter_ns()
+        try:
+            yield
+        finally:
+            duration = time.perf_counter_ns() - start
+            self.wall_ns += duration
+            self.runs += 1
+            if self.trace:
+                self.events.append(_Event("run", start, duration, "run"))
+
+    def phase(self, name: str, start_ns: int, dur_ns: int) -> None:
+        """A phase of the tool (loading, passes) for the trace."""
+        if self.trace:
+            self.events.append(_Event(name, start_ns, dur_ns, "phase"))
+
+    # -- reports --------------------------------------------------------------
+
+    def rows(self) -> list[OpStat]:
+        """The operators that ran, by self time, longest first."""
+        return sorted((s for s in self.stats.values() if s.calls), key=lambda s: (-s.self_ns, s.name))
+
+    def table(self, limit: int | None = None) -> str:
+        """The profile as a table (torch.profiler's `key_averages().table()` layout)."""
+        rows = self.rows()
+        shown = rows if limit is None else rows[:limit]
+        wall = self.wall_ns or sum(s.self_ns for s in rows) or 1
+        name_width = max([len("Name"), *(len(s.name) for s in shown)])
+        head = (
+            f"{'Name':<{name_width}}  {'Self %':>7}  {'Self total':>11}  {'Total':>11}  "
+            f"{'Calls':>6}  {'Mean':>11}  {'FLOPs':>9}  {'GFLOP/s':>8}"
+        )
+        rule = "-" * len(head)
+        lines = [rule, head, rule]
+        for s in shown:
+            flops = _si(s.flops) if s.counted else "-"
+            rate = f"{s.flops / s.total_ns:.2f}" if s.counted and s.total_ns else "-"
+            lines.append(
+                f"{s.name:<{name_width}}  {100 * s.self_ns / wall:>6.1f}%  {_ms(s.self_ns):>11}  "
+                f"{_ms(s.total_ns):>11}  {s.calls:>6}  {_ms(s.total_ns // s.calls):>11}  {flops:>9}  {rate:>8}"
+            )
+        lines.append(rule)
+        if limit is not None and len(rows) > limit:
+            lines.append(f"({len(rows) - limit} more operators not shown)")
+        self_sum = sum(s.self_ns for s in rows)
+        flops = sum(s.flops for s in rows)
+        runs = f"{self.runs} run" + ("s" if self.runs != 1 else "")
+        summary = f"Self time total: {_ms(self_sum)}; wall time of the {runs}: {_ms(self.wall_ns)}"
+        if flops:
+            summary += f"; {_si(flops)} FLOPs at {flops / max(self.wall_ns, 1):.2f} GFLOP/s"
+        lines.append(summary)
+        return "\n".join(lines) + "\n"
+
+    def chrome_trace(self) -> str:
+        """The recorded events as trace-event JSON (complete events, microseconds)."""
+        events: list[dict[str, Any]] = [
+            {"name": "process_name", "ph": "M", "pid": 1, "tid": 1, "args": {"name": "xdsl-exir"}},
+            {"name": "thread_name", "ph": "M", "pid": 1, "tid": 1, "args": {"name": "interpreter"}},
+        ]
+        for e in sorted(self.events, key=lambda e: (e.start_ns, -e.dur_ns)):
+            event: dict[str, Any] = {
+                "name": e.name,
+                "cat": e.category,
+                "ph": "X",
+                "ts": (e.start_ns - self.origin_ns) / 1000,
+                "dur": e.dur_ns / 1000,
+                "pid": 1,
+                "tid": 1,
+            }
+            if e.args:
+                event["args"] = e.args
+            events.append(event)
+        return json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}, indent=None) + "\n"
+
+
+def _ms(ns: int) -> str:
+    if ns >= 10_000_000:
+        return f"{ns / 1e6:.1f}ms"
+    if ns >= 1_000_000:
+        return f"{ns / 1e6:.3f}ms"
+    return f"{ns / 1e3:.1f}us"
+
+
+def _si(n: int) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if n >= scale:
+            return f"{n / scale:.2f}{suffix}"
+    return str(n)
+
+
+# ---------------------------------------------------------------------------
+# Pass timing
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _PassNode:
+    name: str
+    seconds: float = 0.0
+    count: int = 0
+    children: dict[str, _PassNode] = field(default_factory=dict[str, "_PassNode"])
+
+
+def _pass_classes() -> list[type[ModulePass]]:
+    found: list[type[ModulePass]] = []
+    stack: list[type[ModulePass]] = [ModulePass]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                stack.append(sub)
+    return found
+
+
+class PassTimer:
+    """
+    Wall time of every pass a pipeline runs, nested as the passes call each other.
+
+    `with timer.active(): pipeline.apply(ctx, module)` wraps the `apply` of every
+    pass class loaded at that point (a compound pass imports its steps with its
+    module) and restores them on exit.
+    """
+
+    def __init__(self) -> None:
+        self.root = _PassNode("total")
+        self._stack: list[_PassNode] = [self.root]
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        patched: list[tuple[type[ModulePass], Callable[..., None]]] = []
+        for cls in _pass_classes():
+            own = cls.__dict__.get("apply")
+            if own is None or getattr(own, "_exir_timed", False):
+                continue
+            patched.append((cls, own))
+            setattr(cls, "apply", self._wrap(own))  # noqa: B010 (restored on exit)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.root.seconds += time.perf_counter() - start
+            for cls, own in patched:
+                setattr(cls, "apply", own)  # noqa: B010
+
+    def _wrap(self, apply: Callable[..., None]) -> Callable[..., None]:
+        timer = self
+
+        def timed(pass_: ModulePass, ctx: Any, op: ModuleOp) -> None:
+            parent = timer._stack[-1]
+            node = parent.children.get(pass_.name)
+            if node is None:
+                node = parent.children[pass_.name] = _PassNode(pass_.name)
+            timer._stack.append(node)
+            start = time.perf_counter()
+            try:
+                apply(pass_, ctx, op)
+            finally:
+                node.seconds += time.perf_counter() - start
+                node.count += 1
+                timer._stack.pop()
+
+        setattr(timed, "_exir_timed", True)  # noqa: B010
+        return timed
+
+    def report(self) -> str:
+        """mlir-opt's execution time report: each pass with its share, sub-passes indented."""
+        total = self.root.seconds or 1e-9
+        title = "... Execution time report ..."
+        bar = "===" + "-" * 73 + "==="
+        lines = [bar, title.center(len(bar)).rstrip(), bar, f"  Total Execution Time: {self.root.seconds:.4f} seconds", ""]
+        lines.append("  ----Wall Time----  ----Name----")
+
+        def walk(node: _PassNode, depth: int) -> None:
+            for child in node.children.values():
+                times = f" (x{child.count})" if child.count > 1 else ""
+                lines.append(
+                    f"  {child.seconds:8.4f} ({100 * child.seconds / total:5.1f}%)  {'  ' * depth}{child.name}{times}"
+                )
+                walk(child, depth + 1)
+
+        walk(self.root, 0)
+        other = self.root.seconds - sum(c.seconds for c in self.root.children.values())
+        lines.append(f"  {other:8.4f} ({100 * other / total:5.1f}%)  (verification between passes)")
+        lines.append(f"  {self.root.seconds:8.4f} (100.0%)  Total")
+        return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Progress
+# ---------------------------------------------------------------------------
+
+_PROGRESS_DELAY = 1.0
+"""Seconds before a step shows its progress line: quick steps print nothing."""
+
+
+@contextmanager
+def progress(label: str, stream: Any = None) -> Iterator[None]:
+    """
+    `label` and the seconds spent on it, redrawn on one line of stderr while the
+    step lasts longer than a second; erased when it ends. Nothing at all when
+    stderr is not a terminal (a log, a pipe, a test) or `EXIR_NO_PROGRESS` is set.
+    """
+    out = sys.stderr if stream is None else stream
+    if os.environ.get("EXIR_NO_PROGRESS") or not _is_terminal(out):
+        yield
+        return
+    done = threading.Event()
+    start = time.monotonic()
+    shown = [False]
+
+    def draw() -> None:
+        if done.wait(_PROGRESS_DELAY):
+            return
+        while not done.is_set():
+            out.write(f"\r\x1b[2K{label} ... {time.monotonic() - start:.1f} s")
+            out.flush()
+            shown[0] = True
+            done.wait(0.2)
+
+    thread = threading.Thread(target=draw, name="exir-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if shown[0]:
+            out.write("\r\x1b[2K")
+            out.flush()
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,328 @@
+"""
+What `exir-run` does once its arguments are parsed: load (through exir-opt's
+frontends and pipeline handling), run on numpy or IREE, write or summarise the
+outputs, and profile (`--profile`, `--trace`). `exir_run.py` is the command
+line; it imports this module only after parsing, so `exir-run --help` does not
+load xDSL's dialects, sympy or the kernels.
+
+Input files are read by `utils/npz.py`: the zip rules of `.pt2` archives, each
+`.npy` header checked before its data is inflated, never a pickle. No tensor
+larger than `--max-tensor-bytes` is allocated from a size the input claims.
+Every failure is one located paragraph (`message`); `-o` is written only on
+success.
+
+`--timeout SECONDS` is a `SIGALRM` timer (POSIX, main thread only): Python
+code is interrupted at once, one long numpy call only when it returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
+from typing import IO, Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+from xdsl_exir.dialects.exir import BoolType, FloatType, IntType, SymBoolType, SymFloatType, SymIntType, TensorType
+from xdsl_exir.interpreters.aten_kernels import numpy_dtype
+from xdsl_exir.interpreters.compiler import InterpreterError
+from xdsl_exir.interpreters.program import ProgramRunner, find_program
+from xdsl_exir.tools.exir_opt import (
+    ExirOptMain,
+    ExirUserError,
+    _describe_verify_failure,  # pyright: ignore[reportPrivateUsage]  (exir-run reports and sniffs inputs exactly as exir-opt does)
+    _sniff,  # pyright: ignore[reportPrivateUsage]  (exir-run sniffs its input format exactly as exir-opt does)
+    check_output_path,
+    describe_unexpected,
+    format_parse_error,
+    write_atomically,
+)
+from xdsl_exir.tools.profiler import OpProfiler, progress
+from xdsl_exir.utils.limits import TensorSizeError, max_tensor_bytes
+from xdsl_exir.utils.npz import NpzError, read_npz
+from xdsl_exir.utils.tensor_data import random_array
+
+
+class _Loader:
+    """Reuses exir-opt's frontends, pipeline handling and diagnostics."""
+
+    def __init__(self, input_file: str, pipeline: str | None, from_format: str | None) -> None:
+        argv: list[str] = []
+        if pipeline:
+            argv.append(f"--passes={pipeline}")  # `=`: a pipeline may start with '-'
+        if from_format:
+            argv.append(f"--from={from_format}")
+        argv += ["--", input_file]
+        loader = self
+
+        class _Main(ExirOptMain):
+            def output_resulting_program(self, prog: ModuleOp) -> str:
+                loader.module = prog
+                return ""
+
+            def prepare_output(self) -> IO[str]:
+                return open(os.devnull, "w")
+
+        self.module: ModuleOp | None = None
+        self.tool = _Main(args=argv)
+        self.tool.frontend_name = from_format or _sniff(self.tool)
+
+    def load(self) -> ModuleOp:
+        self.tool.run()
+        if self.module is None:
+            raise InterpreterError("the input holds no module")
+        return self.module
+
+
+def _load_npz(path: str) -> dict[str, np.ndarray]:
+    try:
+        return read_npz(path)
+    except NpzError as e:
+        raise InterpreterError(str(e)) from None
+
+
+def _read_inputs(path: str, names: Sequence[str], arrays: dict[str, np.ndarray] | None = None) -> list[Any]:
+    if arrays is None:
+        arrays = _load_npz(path)
+    expected = [f"arg{i}" for i in range(len(names))]
+    extra = sorted(set(arrays) - set(expected))
+    missing = [k for k in expected if k not in arrays]
+    if missing or extra:
+        detail = []
+        if missing:
+            detail.append("missing " + ", ".join(f"{k} ({names[int(k[3:])]})" for k in missing))
+        if extra:
+            detail.append("unexpected " + ", ".join(extra))
+        raise InterpreterError(
+            f"{path}: the program takes {len(names)} user inputs ({', '.join(names) or 'none'}) "
+            f"as arg0..arg{len(names) - 1}; " + "; ".join(detail)
+        )
+    return [arrays[k] for k in expected]
+
+
+def random_inputs(runner: ProgramRunner, seed: int) -> list[Any]:
+    """Inputs drawn from the placeholder types (symbolic sizes take their lower bound, at least 2)."""
+    rng = np.random.default_rng(seed)
+    entry = runner.program.entry
+    assert entry is not None
+    ranges = runner.program.ranges()
+    values: list[Any] = []
+    for spec, t in zip(runner.program.inputs.data, entry.function_type.inputs.data):
+        if spec.arg_name.data not in runner.user_input_names or spec.input_kind.value != "user_input":
+            continue
+        if isinstance(t, TensorType):
+            shape = []
+            for s in t.sizes:
+                if isinstance(s, int):
+                    shape.append(s)
+                else:
+                    low = ranges.get(s, (None, None))[0]  # a symbol without a range constraint has none
+                    shape.append(max(int(low), 2) if low is not None and low.is_finite else 2)
+            dt = numpy_dtype(t.element_dtype)
+            values.append(random_array(rng, shape, dt, f"random input '{spec.arg_name.data}'"))
+        elif isinstance(t, (IntType, SymIntType)):
+            values.append(np.asarray(2))
+        elif isinstance(t, (FloatType, SymFloatType)):
+            values.append(np.asarray(rng.standard_normal()))
+        elif isinstance(t, (BoolType, SymBoolType)):
+            values.append(np.asarray(True))
+        else:
+            raise InterpreterError(f"cannot make a random value of type {t} for input '{spec.arg_name.data}'")
+    return values
+
+
+def _flatten(value: Any, out: list[np.ndarray]) -> None:
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _flatten(v, out)
+    elif value is None:
+        return
+    else:
+        out.append(np.asarray(value))
+
+
+def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
+    buffer = io.BytesIO()
+    arrays: dict[str, Any] = {f"out{i}": o for i, o in enumerate(outputs)}  # numpy's stub reads a key as allow_pickle
+    np.savez(buffer, **arrays)
+    write_atomically(path, buffer.getvalue())
+
+
+def _summarise(outputs: Sequence[np.ndarray]) -> str:
+    lines = []
+    with np.printoptions(precision=6, threshold=20, edgeitems=3, linewidth=100):
+        for i, o in enumerate(outputs):
+            lines.append(f"out{i}: {o.dtype}{list(o.shape)}")
+            lines.append("  " + str(o).replace("\n", "\n  "))
+    return "\n".join(lines)
+
+
+def _run_torchscript(module: ModuleOp, args: argparse.Namespace) -> list[np.ndarray]:
+    """Run a TorchScript program with exir-run's npz contract (see `ts_runner`)."""
+    from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
+
+    runner = TorchScriptRunner(module, entry=args.entry)
+    if args.inputs is not None:
+        names = runner.flat_input_names
+        if names is None:  # a list input makes their number vary: every arg<i> of the file, in order
+            arrays = _load_npz(args.inputs)
+            names = [f"arg{i}" for i in range(sum(1 for k in arrays if k.startswith("arg") and k[3:].isdigit()))]
+            inputs = _read_inputs(args.inputs, names, arrays)
+        else:
+            inputs = _read_inputs(args.inputs, names)
+    elif args.random_inputs is not None:
+        inputs = runner.random_flat_inputs(args.random_inputs)
+    elif runner.input_types:
+        raise InterpreterError(
+            f"the graph takes inputs ({', '.join(runner.input_names)}); "
+            "give them with --inputs IN.npz (or --random-inputs SEED)"
+        )
+    else:
+        inputs = []
+    return runner.run_flat(inputs)
+
+
+class RunTimeout(BaseException):
+    """
+    Raised by the `--timeout` alarm. A BaseException, so that no `except
+    Exception` on the way (kernels wrap their failures) mistakes it for an
+    error of the program.
+    """
+
+
+@contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise `RunTimeout` in the main thread after `seconds` (a SIGALRM timer)."""
+    if seconds is None:
+        yield
+        return
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        raise InterpreterError("--timeout needs a POSIX system and must run in the main thread")
+
+    def on_alarm(signum: int, frame: FrameType | None) -> None:
+        raise RunTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    outer, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer:  # a caller's timer (a test harness, say) keeps running
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3), outer_interval)
+
+
+def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray]:
+    """Everything `exir-run` does after parsing; returns the flat outputs (and writes `-o`)."""
+    if args.output is not None:
+        check_output_path(args.output)
+    if args.trace is not None:
+        check_output_path(args.trace)
+    profiler = OpProfiler(trace=args.trace is not None) if (args.profile or args.trace) else None
+    with max_tensor_bytes(args.max_tensor_bytes), _time_limit(args.timeout):
+        flat = _outputs(args, loaders, profiler)
+    if profiler is not None:
+        if args.profile:
+            sys.stderr.write(profiler.table())
+        if args.trace is not None:
+            write_atomically(args.trace, profiler.chrome_trace().encode())
+    if args.output:
+        _write_outputs(args.output, flat)
+    else:
+        print(_summarise(flat))
+    return flat
+
+
+def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfiler | None) -> list[np.ndarray]:
+    """Load, transform and run the program: the user outputs, flattened."""
+    if not os.path.isfile(args.input_file):
+        raise InterpreterError(f"{args.input_file}: no such file")
+    try:
+        loader = _Loader(args.input_file, args.pipeline, args.from_format)
+    except (ValueError, KeyError) as e:  # a pass's own check of its options
+        raise InterpreterError(f"-p {args.pipeline}: {e}") from None
+    loaders.append(loader)
+    start = time.perf_counter_ns()
+    with progress(f"exir-run: loading {args.input_file}"):
+        module = loader.load()
+    if profiler is not None:
+        profiler.phase("load" + (" and passes" if args.pipeline else ""), start, time.perf_counter_ns() - start)
+    if _is_torchscript(module):
+        if args.backend == "iree":
+            raise InterpreterError(
+                "--backend iree compiles Export IR: lower the TorchScript program first "
+                "(-p 'torchscript-to-exir{input-types=...}')"
+            )
+        if profiler is not None:
+            raise InterpreterError("--profile and --trace profile Export IR programs; TorchScript is not profiled yet")
+        return _run_torchscript(module, args)
+    if profiler is not None and args.backend == "iree":
+        raise InterpreterError("--profile and --trace time the interpreter's ops; IREE runs the program as one call")
+    runner = _program_runner(module, args, profiler)
+    if args.inputs is not None:
+        inputs = _read_inputs(args.inputs, runner.user_input_names)
+    elif args.random_inputs is not None:
+        inputs = random_inputs(runner, args.random_inputs)
+    elif runner.user_input_names:
+        raise InterpreterError(
+            f"the program takes user inputs ({', '.join(runner.user_input_names)}); "
+            "give them with --inputs IN.npz (or --random-inputs SEED)"
+        )
+    else:
+        inputs = []
+    flat: list[np.ndarray] = []
+    with progress("exir-run: running"):
+        if profiler is None:
+            results = runner.run(inputs)
+        else:
+            with profiler.run():
+                results = runner.run(inputs)
+    _flatten(results, flat)
+    return flat
+
+
+def _program_runner(module: ModuleOp, args: argparse.Namespace, profiler: OpProfiler | None = None) -> ProgramRunner:
+    """The numpy interpreter, or the same contract around IREE's native code."""
+    if args.backend != "iree":
+        if profiler is None:
+            return ProgramRunner(module)
+        profiler.count_flops(find_program(module))
+        return ProgramRunner(module, wrap_op=profiler)
+    from xdsl_exir.targets.iree import IreeOptions, runner_for
+
+    options = IreeOptions(
+        device=args.iree_device,
+        threads=args.threads,
+        cache_dir=args.iree_cache_dir,
+        use_cache=not args.no_iree_cache,
+    )
+    return runner_for(module, options)
+
+
+def _is_torchscript(module: ModuleOp) -> bool:
+    from xdsl_exir.interpreters.ts_runner import is_torchscript
+
+    return is_torchscript(module)
+
+
+def message(e: Exception, module: ModuleOp | None, input_file: str) -> str:
+    """The one-paragraph diagnostic of a failure."""
+    if isinstance(e, ParseError):
+        return format_parse_error(e)
+    if isinstance(e, (VerifyException, DiagnosticException)):
+        return _describe_verify_failure(e, module)
+    if isinstance(e, (InterpreterError, ExirUserError, TensorSizeError)):
+        return str(e)
+    return describe_unexpected(e, input_file)
