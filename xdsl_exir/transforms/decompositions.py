@@ -45,7 +45,7 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
-from xdsl_exir.utils.op_registry import all_operators
+from xdsl_exir.utils.op_registry import all_operators, lookup
 from xdsl_exir.utils.symbolic import FloorDiv
 
 SymSize = int | sympy.Expr
@@ -137,6 +137,16 @@ def _tensor(value: object) -> TensorType:
     if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
         return value.type
     raise Decline()
+
+
+def op_name(op: Operation) -> str:
+    """The overload an aten op or an `exir.call_function "aten.*"` calls (rules serve both)."""
+    if isinstance(op, AtenOp):
+        return op.name
+    target = getattr(op, "target", None)
+    text = cast(str, getattr(target, "data", op.name))
+    entry = lookup(text)
+    return entry.op_name if entry is not None else text
 
 
 # ---------------------------------------------------------------------------
@@ -606,6 +616,18 @@ def _flatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.reshape(x, sizes)]
 
 
+@rule("aten.unflatten.int")
+def _unflatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's `unflatten`: a `view` splitting one dimension (one `-1` inferred)."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank == 0:
+        raise Decline()
+    dim = b.int("dim") % t.rank
+    parts = _resolve_shape(TensorType([t.sizes[dim]], t.element_dtype), cast(list[object], b["sizes"]))
+    return [e.v("aten.view.default", x, e.sizes([*t.sizes[:dim], *parts, *t.sizes[dim + 1 :]]))]
+
+
 @rule("aten.contiguous.default")
 def _contiguous(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
@@ -709,12 +731,12 @@ _FILL = {"zeros": 0, "ones": 1}
 
 @rule("aten.zeros.default", "aten.ones.default")
 def _zeros_ones(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_full(e, b, b["size"], _FILL[op.name.split(".")[1]], None)]
+    return [_full(e, b, b["size"], _FILL[op_name(op).split(".")[1]], None)]
 
 
 @rule("aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default")
 def _new_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    kind = op.name.split(".")[1]
+    kind = op_name(op).split(".")[1]
     value = b["fill_value"] if kind == "new_full" else _FILL[kind.removeprefix("new_")]
     like = _tensor(b["self"])
     dtype = b.dtype("dtype") or like.element_dtype
@@ -728,7 +750,7 @@ def _new_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.zeros_like.default", "aten.ones_like.default")
 def _zeros_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     like = _tensor(b["self"])
-    return [_full(e, b, like.sizes, _FILL[op.name.split(".")[1].removesuffix("_like")], like)]
+    return [_full(e, b, like.sizes, _FILL[op_name(op).split(".")[1].removesuffix("_like")], like)]
 
 
 # -- masks -----------------------------------------------------------------------
@@ -767,7 +789,7 @@ def _triangle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     rows = e.v("aten.arange.start_step", 0, e.size(h), layout=Layout.strided, device=device, pin_memory=False)
     rows = e.v("aten.unsqueeze.default", rows, -1)
     diff = e.v("aten.sub.Tensor", cols, rows)
-    cmp = "aten.ge.Scalar" if op.name.startswith("aten.triu") else "aten.le.Scalar"
+    cmp = "aten.ge.Scalar" if op_name(op).startswith("aten.triu") else "aten.le.Scalar"
     mask = e.v(cmp, diff, b.int("diagonal"))
     if t.element_dtype == DType.bool:
         return [e.v("aten.logical_and.default", mask, x)]
@@ -779,11 +801,18 @@ def _triangle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.linear.default")
 def _linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """torch's `linear`: `addmm(bias, x, w.permute(1, 0))`, n-d inputs viewed to 2-d and back."""
+    """
+    ATen's `linear`: `addmm(bias, x, w.permute(1, 0))` for a 2-d input, or a
+    contiguous n-d one viewed to 2-d and back; otherwise `matmul(x, w.t())`
+    then `add` of the bias (a transposed input, as in `nn.MultiheadAttention`).
+    """
     x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
     t, wt = _tensor(x), _tensor(w)
     if wt.rank != 2 or t.rank == 0:
         raise Decline()
+    if t.rank != 2 and (bias is None or not e.layouts.is_contiguous(x)):
+        out = e.v("aten.matmul.default", x, e.v("aten.permute.default", w, [1, 0]))
+        return [out if bias is None else e.v("aten.add.Tensor", out, bias)]
     lead = list(t.sizes[:-1])
     x2 = x if t.rank == 2 else e.reshape(x, [_prod(lead), t.sizes[-1]])
     w_t = e.v("aten.permute.default", w, [1, 0])
@@ -806,7 +835,7 @@ def _matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         raise Decline()  # vector cases (dot, mv) are left to torch's own ops
     if da == 2 and dc == 2:
         return [e.v("aten.mm.default", a, c)]
-    if da >= 3 and dc == 2:
+    if da >= 3 and dc == 2 and _should_fold(ta, e.layouts.strides(a)):
         lead = list(ta.sizes[:-1])
         a2 = e.reshape(a, [_prod(lead), ta.sizes[-1]])
         out = e.v("aten.mm.default", a2, c)
@@ -821,6 +850,17 @@ def _matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     ec = e.reshape(ec, [bsz, m, p])
     out = e.v("aten.bmm.default", ea, ec)
     return [e.v("aten.view.default", out, e.sizes([*batch, n, p]))]
+
+
+def _should_fold(t: TensorType, strides: Strides) -> bool:
+    """
+    ATen's `should_fold` for an n-d left operand (no gradient is taken here):
+    fold to one `mm` when `view(-1, k)` needs no copy.
+    """
+    if any(_eq(s, 0) for s in t.sizes):
+        return True
+    sizes = t.sizes
+    return all(_eq(strides[i], _norm(strides[i + 1] * sizes[i + 1])) for i in range(len(sizes) - 2))
 
 
 def _broadcast(x: list[SymSize], y: list[SymSize]) -> list[SymSize]:
@@ -849,7 +889,7 @@ def _baddbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default")
 def _conv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    n = int(op.name.split(".")[1][-2])
+    n = int(op_name(op).split(".")[1][-2])
     if _tensor(b["input"]).rank != n + 2:
         raise Decline()  # unbatched input
     return [
@@ -946,6 +986,423 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
             scores = e.v("aten.add.Tensor", scores, mask)
     attn = e.v("aten.softmax.int", scores, -1)
     return [e.v("aten.matmul.default", attn, v)]
+
+
+# -- the long tail: operators torch.export's training IR emits ---------------------
+# Each follows the semantics of torch/_refs or torch/_decomp (read for semantics,
+# written here in this table's terms); the interpreter runs them through the
+# same rules (interpreters/aten_kernels/decomposed.py).
+
+
+def _dims(rank: int, dim: int) -> int:
+    return dim % rank if rank else 0
+
+
+def _movedim(e: Emitter, x: SSAValue, source: int, dest: int) -> SSAValue:
+    rank = _tensor(x).rank
+    source, dest = _dims(rank, source), _dims(rank, dest)
+    if source == dest:
+        return x
+    order = [d for d in range(rank) if d != source]
+    order.insert(dest, source)
+    return e.v("aten.permute.default", x, order)
+
+
+def _zero_like(e: Emitter, t: TensorType) -> SSAValue:
+    return _scalar_tensor(e, _fill_for(t.element_dtype, 0), t)
+
+
+@rule("aten.lift_fresh_copy.default")
+def _lift_fresh_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.clone.default", b["self"])]
+
+
+@rule("aten.reshape_as.default")
+def _reshape_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.reshape(cast(SSAValue, b["self"]), list(_tensor(b["other"]).sizes))]
+
+
+@rule("aten.view_as.default")
+def _view_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.view.default", b["self"], e.sizes(_tensor(b["other"]).sizes))]
+
+
+@rule("aten.expand_as.default")
+def _expand_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.expand.default", b["self"], e.sizes(_tensor(b["other"]).sizes))]
+
+
+@rule("aten.broadcast_to.default")
+def _broadcast_to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.expand.default", b["self"], b["size"])]
+
+
+@rule("aten.swapaxes.default", "aten.swapdims.default")
+def _swapaxes(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    d0, d1 = (b.int("axis0"), b.int("axis1")) if "axis0" in b else (b.int("dim0"), b.int("dim1"))
+    perm = list(range(rank))
+    if rank:
+        d0, d1 = d0 % rank, d1 % rank
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return [e.v("aten.permute.default", x, perm)]
+
+
+@rule("aten.numpy_T.default")
+def _numpy_t(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    return [e.v("aten.permute.default", x, list(reversed(range(_tensor(x).rank))))]
+
+
+@rule("aten.mT.default", "aten.adjoint.default")
+def _mt(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if _tensor(x).rank < 2 or _tensor(x).element_dtype.is_complex:
+        raise Decline()
+    return [_movedim(e, x, -1, -2)]
+
+
+@rule("aten.movedim.int", "aten.moveaxis.int")
+def _movedim_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_movedim(e, cast(SSAValue, b["self"]), b.int("source"), b.int("destination"))]
+
+
+@rule("aten.movedim.intlist", "aten.moveaxis.intlist")
+def _movedim_list(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    src = [_dims(rank, d) for d in b.ints("source")]
+    dst = [_dims(rank, d) for d in b.ints("destination")]
+    order: list[int | None] = [None] * rank
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    rest = iter(d for d in range(rank) if d not in src)
+    return [e.v("aten.permute.default", x, [o if o is not None else next(rest) for o in order])]
+
+
+@rule("aten.empty_like.default", "aten.empty_permuted.default")
+def _empty_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Uninitialized memory in torch; zeros here, so that results are reproducible."""
+    if "self" in b:
+        like = _tensor(b["self"])
+        return [_full(e, b, like.sizes, 0, like)]
+    return [_full(e, b, b["size"], 0, None)]
+
+
+@rule("aten.exp2.default")
+def _exp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.pow.Scalar", 2.0, b["self"])]
+
+
+def _as_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
+    """A Scalar argument as a 0-d tensor of its own kind (0-d tensors promote as scalars do)."""
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return value
+    if isinstance(value, SSAValue):
+        raise Decline()
+    if isinstance(value, bool):
+        dtype = DType.bool
+    elif isinstance(value, int):
+        dtype = DType.int64
+    else:
+        dtype = like.element_dtype if like.element_dtype.is_floating_point else DType.float32
+    return e.v(
+        "aten.scalar_tensor.default", value, dtype=dtype, layout=Layout.strided, device=DeviceAttr(like.device.data)
+    )
+
+
+@rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
+def _xlogy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.xlogy: 0 where self is 0, NaN where other is NaN, else self * log(other)."""
+    x, y = b["self"], b["other"]
+    like = _tensor(x) if isinstance(x, SSAValue) else _tensor(y)
+    return [_xlogy_of(e, _as_tensor(e, x, like), _as_tensor(e, y, like))]
+
+
+def _xlogy_of(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
+    prod = e.v("aten.mul.Tensor", x, e.v("aten.log.default", y))
+    t = _tensor(prod)
+    zero = e.v("aten.eq.Scalar", x, 0)
+    out = e.v("aten.where.self", zero, _zero_like(e, t), prod)
+    nan = e.v("aten.isnan.default", y)
+    return e.v("aten.where.self", nan, _scalar_tensor(e, float("nan"), t), out)
+
+
+@rule("aten.fmax.default", "aten.fmin.default")
+def _fmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The larger (smaller) of two values, the other where one is NaN."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    cmp = "aten.ge.Tensor" if op_name(op) == "aten.fmax.default" else "aten.le.Tensor"
+    pick = e.v(cmp, x, y)
+    if _tensor(y).element_dtype.is_floating_point:
+        pick = e.v("aten.logical_or.default", pick, e.v("aten.isnan.default", y))
+    return [e.v("aten.where.self", pick, x, y)]
+
+
+@rule("aten.trace.default")
+def _trace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if _tensor(x).rank != 2:
+        raise Decline()
+    return [e.v("aten.sum.dim_IntList", e.v("aten.diagonal.default", x), [])]
+
+
+@rule("aten.diff.default")
+def _diff(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.diff: `n` times `x[1:] - x[:-1]` (`!=` for bool) along `dim`, after
+    concatenating `prepend` and `append`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank == 0:
+        raise Decline()
+    dim = b.int("dim") % t.rank
+    parts = [p for p in (b.get("prepend"), x, b.get("append")) if p is not None]
+    if len(parts) > 1:
+        x = e.v("aten.cat.default", parts, dim)
+    for _ in range(b.int("n")):
+        length = _tensor(x).sizes[dim]
+        if isinstance(length, int) and length == 0:
+            break
+        hi = e.v("aten.slice.Tensor", x, dim, 1, e.size(length))
+        lo = e.v("aten.slice.Tensor", x, dim, 0, e.size(_norm(length - 1)))
+        x = e.v("aten.ne.Tensor" if t.element_dtype == DType.bool else "aten.sub.Tensor", hi, lo)
+    return [x]
+
+
+@rule("aten.diag_embed.default")
+def _diag_embed(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.diag_embed: put the last dim on a diagonal of two new dims, by a mask."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    rank = t.rank + 1
+    d1, d2, offset = b.int("dim1") % rank, b.int("dim2") % rank, b.int("offset")
+    if d1 == d2:
+        raise Decline()
+    if d1 > d2:
+        d1, d2, offset = d2, d1, -offset
+    last = t.sizes[-1]
+    if not isinstance(last, int):
+        raise Decline()
+    if offset:
+        zeros = e.v(
+            "aten.full.default", e.sizes([*t.sizes[:-1], abs(offset)]), _fill_for(t.element_dtype, 0),
+            dtype=t.element_dtype, layout=Layout.strided, device=DeviceAttr(t.device.data), pin_memory=False,
+        )
+        x = e.v("aten.cat.default", [zeros, x] if offset > 0 else [x, zeros], -1)
+        last += abs(offset)
+    x = _movedim(e, e.v("aten.unsqueeze.default", x, d1), -1, d2)
+    device = DeviceAttr(t.device.data)
+    cols = e.v("aten.arange.start_step", 0, last, layout=Layout.strided, device=device, pin_memory=False)
+    rows = e.v("aten.arange.start_step", offset, last + offset, layout=Layout.strided, device=device, pin_memory=False)
+    cond = e.v("aten.eq.Tensor", cols, e.v("aten.unsqueeze.default", rows, -1))
+    cond = e.v("aten.view.default", cond, [last if i in (d1, d2) else 1 for i in range(rank)])
+    return [e.v("aten.where.self", cond, x, _zero_like(e, t))]
+
+
+@rule("aten.channel_shuffle.default", "aten.native_channel_shuffle.default")
+def _channel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    g = b.int("groups")
+    c = t.sizes[1]
+    if t.rank < 3 or not isinstance(c, int) or c % g:
+        raise Decline()
+    n, rest = t.sizes[0], list(t.sizes[2:])
+    y = e.v("aten.view.default", x, e.sizes([n, g, c // g, *rest]))
+    y = e.v("aten.permute.default", y, [0, 2, 1, *range(3, t.rank + 1)])
+    y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.view.default", y, e.sizes(t.sizes))]
+
+
+@rule("aten.pixel_shuffle.default")
+def _pixel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    r = b.int("upscale_factor")
+    if t.rank < 3:
+        raise Decline()
+    lead = list(t.sizes[:-3])
+    c, h, w = t.sizes[-3:]
+    if not isinstance(c, int):
+        raise Decline()
+    oc = c // (r * r)
+    k = len(lead)
+    y = e.v("aten.view.default", x, e.sizes([*lead, oc, r, r, h, w]))
+    y = e.v("aten.permute.default", y, [*range(k), k, k + 3, k + 1, k + 4, k + 2])
+    y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.view.default", y, e.sizes([*lead, oc, _norm(h * r), _norm(w * r)]))]
+
+
+@rule("aten.pixel_unshuffle.default")
+def _pixel_unshuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    r = b.int("downscale_factor")
+    if t.rank < 3 or not all(isinstance(s, int) for s in t.sizes[-2:]):
+        raise Decline()
+    lead = list(t.sizes[:-3])
+    c, h, w = t.sizes[-3], cast(int, t.sizes[-2]), cast(int, t.sizes[-1])
+    k = len(lead)
+    y = e.v("aten.view.default", x, e.sizes([*lead, c, h // r, r, w // r, r]))
+    y = e.v("aten.permute.default", y, [*range(k), k, k + 2, k + 4, k + 1, k + 3])
+    y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.view.default", y, e.sizes([*lead, _norm(c * r * r), h // r, w // r]))]
+
+
+@rule("aten.eye.default", "aten.eye.m")
+def _eye(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = b["n"]
+    m = b.get("m", n) if "m" in b else n
+    device = b.get("device") or DeviceAttr("cpu")
+    rows = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=device, pin_memory=False)
+    cols = e.v("aten.arange.start_step", 0, m, layout=Layout.strided, device=device, pin_memory=False)
+    mask = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", rows, -1), cols)
+    return [e.v("aten._to_copy.default", mask, dtype=b.dtype("dtype") or DType.float32)]
+
+
+@rule("aten._convolution.default", "aten._convolution.deprecated")
+def _convolution_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [
+        e.v(
+            "aten.convolution.default", b["input"], b["weight"], b.get("bias"), b["stride"], b["padding"],
+            b["dilation"], b["transposed"], b["output_padding"], b["groups"],
+        )
+    ]
+
+
+@rule("aten.unfold.default")
+def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`Tensor.unfold`: windows of `size` every `step` along `dimension`, as a new last dim,
+    gathered with `index_select` of `arange(n) * step + arange(size)`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank == 0:
+        raise Decline()
+    dim, size, step = b.int("dimension") % t.rank, b.int("size"), b.int("step")
+    length = t.sizes[dim]
+    if not isinstance(length, int) or size > length:
+        raise Decline()
+    windows = (length - size) // step + 1
+    device = DeviceAttr(t.device.data)
+    starts = e.v("aten.arange.start_step", 0, windows * step, step, layout=Layout.strided, device=device, pin_memory=False)
+    offsets = e.v("aten.arange.start_step", 0, size, layout=Layout.strided, device=device, pin_memory=False)
+    index = e.v("aten.add.Tensor", e.v("aten.unsqueeze.default", starts, -1), offsets)
+    index = e.v("aten.view.default", index, [windows * size])
+    y = e.v("aten.index_select.default", x, dim, index)
+    y = e.v("aten.view.default", y, e.sizes([*t.sizes[:dim], windows, size, *t.sizes[dim + 1 :]]))
+    return [_movedim(e, y, dim + 1, -1)]
+
+
+@rule("aten.adaptive_avg_pool3d.default")
+def _adaptive_avg_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    out = b.ints("output_size", 3)
+    if out == [1, 1, 1]:
+        return [e.v("aten.mean.dim", x, [-1, -2, -3], True)]
+    return [e.v("aten._adaptive_avg_pool3d.default", x, out)]
+
+
+@rule("aten.linalg_vector_norm.default", "aten.norm.ScalarOpt_dim", "aten.norm.Scalar", "aten.norm.ScalarOpt_dtype",
+      "aten.norm.ScalarOpt_dim_dtype")
+def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.linalg.vector_norm: by `ord`, max/min of |x|, count of non-zeros,
+    sum of |x|, sqrt of the sum of squares, or the p-th root of the sum of |x|^p."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not (t.element_dtype.is_floating_point):
+        raise Decline()
+    ord_ = b.get("ord", b.get("p", 2.0))
+    ord_ = 2.0 if ord_ is None else float(cast(float, ord_))
+    dim = b.get("dim")
+    dims = [] if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    keep = bool(b.get("keepdim", False))
+    dtype = b.dtype("dtype")
+    if dtype is not None and dtype != t.element_dtype:
+        x = e.v("aten._to_copy.default", x, dtype=dtype)
+    all_dims = dims or list(range(t.rank))
+    a = e.v("aten.abs.default", x)
+    if ord_ == math.inf:
+        return [e.v("aten.amax.default", a, all_dims, keep)]
+    if ord_ == -math.inf:
+        return [e.v("aten.amin.default", a, all_dims, keep)]
+    if ord_ == 0:
+        nz = e.v("aten._to_copy.default", e.v("aten.ne.Scalar", x, 0), dtype=_tensor(x).element_dtype)
+        return [e.v("aten.sum.dim_IntList", nz, dims, keep)]
+    if ord_ == 1:
+        return [e.v("aten.sum.dim_IntList", a, dims, keep)]
+    if ord_ == 2:
+        return [e.v("aten.sqrt.default", e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, x), dims, keep))]
+    s = e.v("aten.sum.dim_IntList", e.v("aten.pow.Tensor_Scalar", a, ord_), dims, keep)
+    return [e.v("aten.pow.Tensor_Scalar", s, 1.0 / ord_)]
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduce(e: Emitter, loss: SSAValue, reduction: int) -> SSAValue:
+    if _REDUCTIONS.get(reduction) == "mean":
+        return e.v("aten.mean.dim", loss, list(range(_tensor(loss).rank)))
+    if _REDUCTIONS.get(reduction) == "sum":
+        return e.v("aten.sum.dim_IntList", loss, [])
+    return loss
+
+
+@rule("aten.kl_div.default")
+def _kl_div(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's kl_div: `xlogy(t, t) - t * x`, or `exp(t) * (t - x)` for a log target."""
+    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    if b.get("log_target"):
+        loss = e.v("aten.mul.Tensor", e.v("aten.exp.default", target), e.v("aten.sub.Tensor", target, x))
+    else:
+        loss = e.v("aten.sub.Tensor", _xlogy_of(e, target, target), e.v("aten.mul.Tensor", target, x))
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.threshold_backward.default")
+def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad_output"])
+    mask = e.v("aten.le.Scalar", b["self"], b["threshold"])
+    return [e.v("aten.where.self", mask, _zero_like(e, _tensor(grad)), grad)]
+
+
+@rule("aten.linalg_cross.default", "aten.cross.default")
+def _linalg_cross(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`a[i+1]*b[i+2] - a[i+2]*b[i+1]` along a dim of size 3, by index_select with rotations."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    tx, ty = _tensor(x), _tensor(y)
+    shape = _broadcast(list(tx.sizes), list(ty.sizes))
+    dim = b.get("dim")
+    if dim is None:
+        dim = next((i for i, s in enumerate(shape) if _eq(s, 3)), None)
+        if dim is None:
+            raise Decline()
+    d = cast(int, dim) % len(shape)
+    if not _eq(shape[d], 3):
+        raise Decline()
+    if tx.sizes != shape:
+        x = e.v("aten.expand.default", x, e.sizes(shape))
+    if ty.sizes != shape:
+        y = e.v("aten.expand.default", y, e.sizes(shape))
+    device = DeviceAttr(tx.device.data)
+    base = e.v("aten.arange.start_step", 0, 3, layout=Layout.strided, device=device, pin_memory=False)
+    i1 = e.v("aten.remainder.Scalar", e.v("aten.add.Tensor", base, 1), 3)
+    i2 = e.v("aten.remainder.Scalar", e.v("aten.add.Tensor", base, 2), 3)
+    def pick(v: SSAValue, i: SSAValue) -> SSAValue:
+        return e.v("aten.index_select.default", v, d, i)
+    left = e.v("aten.mul.Tensor", pick(x, i1), pick(y, i2))
+    right = e.v("aten.mul.Tensor", pick(x, i2), pick(y, i1))
+    return [e.v("aten.sub.Tensor", left, right)]
+
+
+@rule("aten.item.default")
+def _item(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten._local_scalar_dense.default", b["self"])]
+
+
+@rule("aten._index_put_impl.default")
+def _index_put_impl(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.index_put.default", b["self"], b["indices"], b["values"], b["accumulate"])]
 
 
 def default_legal_ops() -> frozenset[str]:

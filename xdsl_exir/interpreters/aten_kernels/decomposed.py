@@ -28,13 +28,24 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.dialects.aten_inference import InferenceError, NoInference
-from xdsl_exir.dialects.exir import CallFunctionOp, GraphOp, OutputOp, TensorType
+from xdsl_exir.dialects.exir import (
+    CallFunctionOp,
+    DType,
+    GraphOp,
+    ListType,
+    OutputOp,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    TensorType,
+)
 from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.interpreters.compiler import CompileContext
 from xdsl_exir.transforms.decompose import DecomposePattern
 from xdsl_exir.transforms.decompositions import RULES
 from xdsl_exir.utils.diagnostics import InterpreterError
 from xdsl_exir.utils.dtypes import dtype_of
+from xdsl_exir.utils.function_schema import SchemaType, TypeKind
 from xdsl_exir.utils.op_registry import lookup
 
 DECOMPOSED: set[str] = set()
@@ -109,11 +120,36 @@ def _leftover(module: ModuleOp, legal: frozenset[str]) -> list[str]:
     return left
 
 
+def _placeholder(t: SchemaType) -> Attribute:
+    """A result type for an op the rewrite replaces: only its kind matters to a rule."""
+    if t.kind is TypeKind.LIST:
+        return ListType(_placeholder(t.elements[0]) if t.elements else TensorType([], DType.float32))
+    if t.name in ("int", "SymInt"):
+        return SymIntType()
+    if t.name == "float":
+        return SymFloatType()
+    if t.name == "bool":
+        return SymBoolType()
+    return TensorType([], DType.float32)
+
+
+def _build(name: str, args: list[object], kwargs: dict[str, Any]) -> Operation:
+    """The aten op `name` of these arguments; an `exir.call_function` when the dialect
+    has no op for it or cannot infer its result types (the rewrite replaces it anyway)."""
+    cls = aten_op_class(name)
+    if cls is not None:
+        try:
+            return cls.build(*args, **kwargs)
+        except NoInference:
+            pass
+        except InferenceError as e:
+            raise InterpreterError(f"{name}: {e}") from None
+    types = [_placeholder(r.type) for r in schema_of(name).returns]
+    return CallFunctionOp(name, args, kwargs, types)
+
+
 def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) -> Callable[..., tuple[Any, ...]]:
     """Build `name`'s one-op graph for these arguments, decompose it and compile the result."""
-    cls = aten_op_class(name)
-    if cls is None:
-        raise NotImplementedError(f"{name} has a decomposition but no op in the aten dialect")
     input_types: list[Attribute] = [TensorType(list(t.shape), dtype_of(t)) for t in tensors]
     graph = GraphOp(f"decomposed_{name}", input_types, [])
     block = graph.body.block
@@ -128,10 +164,7 @@ def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) 
             kwargs[a.name] = value
         else:
             args.append(value)
-    try:
-        op: Operation = cls.build(*args, **kwargs)
-    except (InferenceError, NoInference) as e:
-        raise NotImplementedError(f"{name}: {e}") from None
+    op = _build(name, args, kwargs)
     block.add_op(op)
     block.add_op(OutputOp(list(op.results)))
     module = ModuleOp([graph])
@@ -177,7 +210,7 @@ def decomposition_kernel(name: str) -> Kernel:
 def register_decompositions() -> None:
     """Give every overload with a rule but no hand-written kernel a decomposition kernel."""
     for name in RULES:
-        if name in FUNCTIONAL or aten_op_class(name) is None:
+        if name in FUNCTIONAL or lookup(name) is None:
             continue
         FUNCTIONAL[name] = decomposition_kernel(name)
         DECOMPOSED.add(name)
