@@ -321,7 +321,12 @@ class TSGeneratorType(_Leaf):
 
 
 class _Container(ParametrizedAttribute, TypeAttribute):
-    """A type over element types, printed `!ts.list<!ts.int>`."""
+    """A type over element types, printed `!ts.list<!ts.int>`.
+
+    Each subclass declares `elements` again (xDSL compares and hashes only the parameters a
+    class declares) and is defined with `init=False`, so that type checkers see this
+    constructor rather than the parameter-wise one the declaration would synthesize.
+    """
 
     elements: ArrayAttr[Attribute]
 
@@ -348,7 +353,7 @@ class _Container(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"{self.name} takes {self.ARITY} element type(s), got {len(self.elements.data)}")
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSListType(_Container):
     name = "ts.list"
     elements: ArrayAttr[Attribute]
@@ -358,7 +363,7 @@ class TSListType(_Container):
         return self.elements.data[0]
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSOptionalType(_Container):
     name = "ts.optional"
     elements: ArrayAttr[Attribute]
@@ -368,7 +373,7 @@ class TSOptionalType(_Container):
         return self.elements.data[0]
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSFutureType(_Container):
     name = "ts.future"
     elements: ArrayAttr[Attribute]
@@ -378,21 +383,21 @@ class TSFutureType(_Container):
         return self.elements.data[0]
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSTupleType(_Container):
     name = "ts.tuple"
     elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = None
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSUnionType(_Container):
     name = "ts.union"
     elements: ArrayAttr[Attribute]
     ARITY: ClassVar[int | None] = None
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSDictType(_Container):
     name = "ts.dict"
     elements: ArrayAttr[Attribute]
@@ -408,7 +413,10 @@ class TSDictType(_Container):
 
 
 class _Named(ParametrizedAttribute, TypeAttribute):
-    """A type known by a qualified name, `!ts.class<"__torch__.M">`."""
+    """A type known by a qualified name, `!ts.class<"__torch__.M">`.
+
+    Subclasses declare `qualname` again and use `init=False`, for the reasons `_Container` gives.
+    """
 
     qualname: StringAttr
 
@@ -425,7 +433,7 @@ class _Named(ParametrizedAttribute, TypeAttribute):
             printer.print_string_literal(self.qualname.data)
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSClassType(_Named):
     """A TorchScript class (a scripted module's type, `__torch__.M`)."""
 
@@ -433,14 +441,15 @@ class TSClassType(_Named):
     qualname: StringAttr
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSFunctionType(_Named):
     """A reference to a function, what `prim::Constant[name="f"]` returns."""
 
     name = "ts.function"
+    qualname: StringAttr
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)
 class TSOpaqueType(_Named):
     """A type this project does not model (`Stream`, `Storage`, custom classes); kept by name."""
 

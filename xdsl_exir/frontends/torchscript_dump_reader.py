@@ -1054,9 +1054,9 @@ class _Builder:
                     fits = not n.blocks
                 else:
                     fits = n.subgraph is None
-                props = self.properties(cls, n) if fits else None
-                if props is not None:
-                    return cls.make(operands, result_types, props, regions)
+                prim_props = self.properties(cls, n) if fits else None
+                if prim_props is not None:
+                    return cls.make(operands, result_types, prim_props, regions)
         attrs = {a.name: self.generic_attr(a) for a in n.attrs}
         if n.subgraph is not None:
             attrs[SUBGRAPH_ATTR] = UnitAttr()
@@ -1313,8 +1313,8 @@ def _locate_verify_error(module: ModuleOp, builder: _Builder, error: VerifyExcep
         except VerifyException as e:
             pos = builder.positions.get(id(op))
             parent = op
-            while pos is None and parent.parent_op() is not None:
-                parent = parent.parent_op()  # type: ignore[assignment]
+            while pos is None and (outer := parent.parent_op()) is not None:
+                parent = outer
                 pos = builder.positions.get(id(parent))
             builder.error(str(e), pos or 0)
     builder.error(str(error), 0)

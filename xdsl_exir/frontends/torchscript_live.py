@@ -27,7 +27,14 @@ import sys
 from typing import Any
 
 import numpy as np
-import torch
+
+try:
+    import torch
+except ModuleNotFoundError as e:  # the optional extra: say which one, not a bare "No module named 'torch'"
+    raise ModuleNotFoundError(
+        "xdsl_exir.frontends.torchscript_live imports live torch objects and needs torch: pip install 'xdsl-exir[torch]'",
+        name=e.name,
+    ) from None
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FloatAttr,
@@ -56,7 +63,9 @@ class TorchScriptImportError(ValueError):
 def import_script_module(obj: Any) -> ModuleOp:
     """A `ScriptModule` as a `ts.module`, a `ScriptFunction` as a `ts.method`, in a builtin module."""
     if isinstance(obj, torch.jit.ScriptFunction):
-        op: ts.ScriptModuleOp | ts.MethodOp = _method(obj.name, str(obj.graph), str(obj.schema))
+        # torch's stub declares ScriptFunction.name and .schema methods; both are properties at run time.
+        name: str = obj.name  # pyright: ignore[reportAssignmentType] - a str property at run time, a method in the stub
+        op: ts.ScriptModuleOp | ts.MethodOp = _method(name, str(obj.graph), str(obj.schema))
     elif isinstance(obj, torch.jit.ScriptModule):
         op = _module(obj, obj.original_name)
     else:
@@ -114,7 +123,9 @@ def _module(m: torch.jit.ScriptModule, name: str) -> ts.ScriptModuleOp:
     buffers = dict(m.named_buffers(recurse=False))
     children = dict(m.named_children())
     declared = _declared_types(m)
-    members = torch._C._jit_debug_module_iterators(m._c)["named_attributes"]
+    # Only this debug iterator lists a scripted module's attributes in slot order with their values
+    # (named_parameters/buffers/children leave out plain attributes); torch's stub omits it.
+    members = torch._C._jit_debug_module_iterators(m._c)["named_attributes"]  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue] - no public equivalent
     for attr, value in members:
         if attr in children:
             continue
@@ -160,11 +171,15 @@ def _attribute_slot(qualname: str, attr: str, value: Any, declared: Attribute | 
 
 
 def _type_of_value(qualname: str, attr: str, value: Any) -> Attribute:
-    inferred = torch._C._jit_try_infer_type(value)
+    # The type torch.jit.script itself infers for a module attribute; torch has no public entry point to it.
+    inferred = torch._C._jit_try_infer_type(value)  # pyright: ignore[reportPrivateUsage] - no public equivalent
     if not inferred.success():
         raise TorchScriptImportError(f"attribute '{attr}' of {qualname}: {inferred.reason()}")
+    jit_type = inferred.type()
+    if not isinstance(jit_type, torch.Type):  # every JIT type is one; the stub types the result as its base
+        raise TorchScriptImportError(f"attribute '{attr}' of {qualname} has no TorchScript type")
     try:
-        return ts.parse_ts_type(inferred.type().str())
+        return ts.parse_ts_type(jit_type.str())
     except ts.TSTypeError as e:
         raise TorchScriptImportError(f"attribute '{attr}' of {qualname} has a type this importer cannot read: {e}") from e
 

@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
@@ -241,10 +242,10 @@ def format_constant_value(value: Attribute, t: Attribute) -> str:
 # ---------------------------------------------------------------------------
 
 
-_PROPS: dict[type[Operation], tuple[str, ...]] = {}
+_PROPS: dict[type[IRDLOperation], tuple[str, ...]] = {}
 
 
-def _prop_order(cls: type[Operation]) -> tuple[str, ...]:
+def _prop_order(cls: type[IRDLOperation]) -> tuple[str, ...]:
     order = _PROPS.get(cls)
     if order is None:
         order = _PROPS[cls] = tuple(n for n in cls.get_irdl_definition().properties if n != "attrs")

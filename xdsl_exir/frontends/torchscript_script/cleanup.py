@@ -196,7 +196,7 @@ def _fold(op: NodeOp) -> object:
     except (ArithmeticError, ValueError, TypeError):
         return NOT_LITERAL
     t = op.results[0].type
-    wanted = {TSIntType: int, TSFloatType: float, TSBoolType: bool, TSStrType: str}.get(type(t))  # type: ignore[arg-type]
+    wanted = {TSIntType: int, TSFloatType: float, TSBoolType: bool, TSStrType: str}.get(type(t))
     if wanted is None or result is NOT_LITERAL or type(result) is not wanted:
         if wanted is float and isinstance(result, int) and not isinstance(result, bool):
             result = float(result)
@@ -303,7 +303,7 @@ def _op_before(a: Operation, b: Operation) -> bool:
         assert pa is not None and pb is not None
         if pa is pb:
             ra, rb = a.parent_region(), b.parent_region()
-            return pa.regions.index(ra) < pa.regions.index(rb)  # type: ignore[arg-type]
+            return pa.regions.index(ra) < pa.regions.index(rb)
         a, b = pa, pb
     return a.is_before_in_block(b)
 

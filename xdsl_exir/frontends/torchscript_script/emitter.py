@@ -291,7 +291,7 @@ class EmitterBase:
             if node.id in self.src.type_names:
                 return self.src.type_names[node.id]
             if self.src.globals is not None and node.id in self.src.globals:
-                found = self.src._from_python(self.src.globals[node.id])
+                found = self.src.from_python(self.src.globals[node.id])
                 if isinstance(found, TypeName):
                     return found.name
             return node.id
@@ -445,12 +445,12 @@ class EmitterBase:
         if isinstance(t, TSTensorType):
             kind = {
                 TSFloatType: "aten::FloatImplicit", TSIntType: "aten::IntImplicit", TSNumberType: "aten::ScalarImplicit"
-            }.get(type(inner))  # type: ignore[arg-type]
+            }.get(type(inner))
         elif isinstance(t, TSNumberType):
-            kind = {TSFloatType: "aten::Float", TSIntType: "aten::Int"}.get(type(inner))  # type: ignore[arg-type]
+            kind = {TSFloatType: "aten::Float", TSIntType: "aten::Int"}.get(type(inner))
         elif isinstance(t, TSBoolType):
             kind = {TSFloatType: "aten::Float", TSIntType: "aten::Int", TSNumberType: "aten::Int"}.get(
-                type(inner)  # type: ignore[arg-type]
+                type(inner)
             )
         elif isinstance(t, TSStrType) and isinstance(inner, TSDeviceType):
             kind = "aten::device"

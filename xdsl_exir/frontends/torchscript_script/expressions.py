@@ -330,6 +330,7 @@ class ExpressionEmitter(EmitterBase):
             for value, current, what, n in ((kv, key_t, "keys", k), (vv, value_t, "values", v)):
                 joined = value.type if current is None else join_types(current, value.type)
                 if joined is None:
+                    assert current is not None  # the first key or value always joins
                     raise self.error(
                         f"dict {what} must have a single type, found '{ts_annotation_str(current)}' and "
                         f"'{ts_annotation_str(value.type)}'",

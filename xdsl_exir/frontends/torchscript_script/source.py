@@ -130,7 +130,7 @@ class Source:
         if name in self.functions:
             return UserFunction(self, name)
         if self.globals is not None and self.globals.get(name) is not None:
-            found = self._from_python(self.globals[name])
+            found = self.from_python(self.globals[name])
             if found is not None:
                 return found
         if name in self.aliases:
@@ -149,7 +149,8 @@ class Source:
             return SpecialForm(name)
         return None
 
-    def _from_python(self, obj: object) -> Sugared | None:
+    def from_python(self, obj: object) -> Sugared | None:
+        """The sugared value for a Python object the source refers to, or None if it is not one."""
         if isinstance(obj, types.ModuleType):
             return Namespace(obj.__name__) if obj.__name__ in MODULES else None
         if isinstance(obj, types.FunctionType):
