@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -30,7 +30,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.dialects.aten_inference import InferenceError, NoInference, bind_arguments
-from xdsl_exir.dialects.exir import CallFunctionOp
+from xdsl_exir.dialects.exir import CallFunctionOp, TensorType
 from xdsl_exir.transforms.decompositions import (
     RULES,
     Decline,
@@ -90,10 +90,23 @@ class DecomposePattern(RewritePattern):
             raise ExirDiagnostic(
                 op, f"decompose: rule gave {len(values)} value(s) for {len(op.results)} result(s)"
             )
-        for old, new in zip(op.results, values):
+        values = list(values)
+        for i, (old, new) in enumerate(zip(op.results, values)):
             if old.name_hint and not new.name_hint and new.owner is not op:
                 new.name_hint = old.name_hint
-        rewriter.replace(op, [], list(values))
+            if (
+                isinstance(new, OpResult)
+                and new.op is not op
+                and isinstance(old.type, TensorType)
+                and isinstance(new.type, TensorType)
+                and old.type != new.type
+                and old.type == TensorType(new.type.shape, new.type.dtype, new.type.device, old.type.dim_order)
+            ):
+                # Inference gives the default layout; torch recorded the dim order the
+                # decomposition computes too (a transposed output), and the graph's
+                # result types say so.
+                values[i] = rewriter.replace_value_with_new_type(new, old.type)
+        rewriter.replace(op, [], values)
 
 
 @dataclass(frozen=True)
@@ -142,7 +155,9 @@ class ToCoreAtenPass(ModulePass):
     functionalizes), `decompose`, `dce`; then
     `verify-export-ir`: a program that obeyed its rules must still obey them
     (torch's own core IR breaks `no-promotion` on mixed int widths, so a
-    program that already broke a rule is not held to it).
+    program that already broke a rule is not held to it), and its `core-aten`
+    rule always: an ATen operator left without a decomposition is an error
+    naming it, not a silent non-core program.
     """
 
     name = "to-core-aten"
@@ -156,6 +171,10 @@ class ToCoreAtenPass(ModulePass):
         DeadCodeElimination().apply(ctx, op)
         if valid_before and (error := self._verifies(ctx, op)) is not None:
             raise PassFailedException(f"to-core-aten produced invalid Export IR: {error}")
+        try:
+            VerifyExportIRPass(dialect="core", legal_ops=self.legal_ops).check_core_aten(op)
+        except VerifyException as e:
+            raise PassFailedException(f"to-core-aten: {e}") from None
 
     @staticmethod
     def _verifies(ctx: Context, op: ModuleOp) -> str | None:

@@ -1,5 +1,6 @@
 """
-`verify-export-ir`: the contract of seed 001 that the op verifiers do not cover.
+`verify-export-ir`: the contract of "torch.export IR Specification" that the op
+verifiers do not cover.
 
 The dialect's own verifiers check that each op is well formed (a cond's branches
 agree with its results, a getitem indexes in range, ...). This pass checks what
@@ -17,10 +18,19 @@ diagnostic naming the rule:
   back (comparisons give bool).
 - `declared-symbols`: every symbol in a type has a range constraint.
 - `signature`: the graph signature agrees with the entry graph and the state.
+
+With `dialect=core` one more rule applies, for programs handed to a back end
+that takes core ATen IR (what `run_decompositions()` produces):
+
+- `core-aten`: every ATen operator is a core-tagged overload torch does not
+  decompose further (`default_legal_ops()`), or one of the assertion and SymInt
+  operators torch keeps in core IR (`op_registry.CORE_IR_EXTRAS`). Other
+  namespaces (custom operators, `quantized_decomposed`) are not ATen and pass.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +39,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_exir.dialects.exir import (
     ArgsOpMixin,
@@ -50,6 +61,7 @@ from xdsl_exir.dialects.exir import (
     TokenType,
     TupleType,
 )
+from xdsl_exir.transforms.decompositions import default_legal_ops
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
@@ -87,7 +99,19 @@ class VerifyExportIRPass(ModulePass):
     allow_namespaces: tuple[str, ...] = ()
     """Custom-operator namespaces to accept in call_function (e.g. `mylib`)."""
 
+    dialect: str = "export"
+    """`export` (any ATen operator) or `core` (core ATen operators only, the `core-aten` rule)."""
+
+    legal_ops: tuple[str, ...] = ()
+    """With `dialect=core`, further ATen overloads to accept (as `to-core-aten{legal-ops=...}` keeps them)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.dialect not in ("export", "core"):
+            raise PassFailedException(
+                f"verify-export-ir: dialect={self.dialect} is not one of export, core"
+            )
+        if self.dialect == "core":
+            self.check_core_aten(op)
         for child in op.walk():
             if isinstance(child, ProgramOp):
                 self.verify_program(child)
@@ -95,6 +119,41 @@ class VerifyExportIRPass(ModulePass):
                 child.parent_op(), ProgramOp
             ):
                 self.verify_graph(child, None)
+
+    # -- core ATen ----------------------------------------------------------
+
+    def check_core_aten(self, module: Operation) -> None:
+        """The first non-core ATen op, located, with a count of the others by name."""
+        extra = {e.op_name for t in self.legal_ops if (e := op_registry.lookup(t.strip())) is not None}
+        core = default_legal_ops() | op_registry.CORE_IR_EXTRAS | extra
+        found: list[tuple[Operation, str]] = []
+        for op in module.walk():
+            if isinstance(op, CallFunctionOp):
+                entry = op_registry.lookup(op.target.data)
+                name = entry.op_name if entry is not None else None
+            else:
+                name = op.name if isinstance(op, ArgsOpMixin) and op.name.startswith("aten.") else None
+            if name is not None and name.startswith("aten.") and name not in core:
+                found.append((op, name))
+        if not found:
+            return
+        first, name = found[0]
+        counts = Counter(n for _, n in found)
+        why = (
+            "a core-tagged overload torch decomposes further"
+            if "core" in op_registry.all_operators()[name].tags
+            else "not tagged core"
+        )
+        more = ""
+        if len(found) > 1:
+            listing = ", ".join(f"{n} ({c})" for n, c in sorted(counts.items()))
+            more = f"; {len(found)} non-core ops in all: {listing}"
+        raise ExirDiagnostic(
+            first,
+            f"'{name}' is not a core ATen operator ({why}){more}; run to-core-aten, "
+            "or give its decomposition",
+            "core-aten",
+        )
 
     # -- programs -----------------------------------------------------------
 

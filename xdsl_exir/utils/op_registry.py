@@ -62,6 +62,30 @@ PYTHON_TARGETS: frozenset[str] = frozenset(
 )
 """Python callables FX records for SymInt arithmetic."""
 
+CORE_IR_EXTRAS: frozenset[str] = frozenset(
+    {
+        "aten._assert_async.default",
+        "aten._assert_async.msg",
+        "aten._assert_scalar.default",
+        "aten._assert_tensor_metadata.default",
+        "aten._functional_assert_async.msg",
+        "aten._functional_assert_scalar.default",
+        "aten._make_dep_token.default",
+        "aten.sym_constrain_range.default",
+        "aten.sym_constrain_range_for_size.default",
+        "aten.sym_size.default",
+        "aten.sym_stride.default",
+        *(f"aten.__{d}shift__.{o}" for d in "lr" for o in ("Scalar", "Tensor")),
+        *(f"aten.bitwise_{d}_shift.{o}" for d in ("left", "right") for o in ("Tensor", "Tensor_Scalar", "Scalar_Tensor")),
+    }
+)
+"""
+ATen operators without the `core` tag that core ATen IR still holds, because
+`run_decompositions()` keeps them: the runtime assertions and SymInt queries
+`torch.export` inserts for dynamic shapes, and the bit shifts, which no core
+operator expresses.
+"""
+
 
 @dataclass(frozen=True)
 class OperatorEntry:

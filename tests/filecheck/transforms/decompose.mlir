@@ -49,9 +49,10 @@ exir.graph @dynamic(%x: !exir.tensor<[s0, 3, 4], float32>, %w: !exir.tensor<[5, 
 
 // Symbolic sizes are computed in the graph, as torch does (sym_size, operator.mul).
 // CHECK-LABEL: exir.graph @dynamic
-// CHECK-NEXT:    %0 = exir.sym_size %x, 0
-// CHECK-NEXT:    %1 = exir.sym_mul(%0, 3) : (!exir.sym_int<s0>) -> !exir.sym_int<3*s0>
-// CHECK-NEXT:    %2 = aten.view.default(%x, [%1, 4])
-// CHECK-NEXT:    %3 = aten.permute.default(%w, [1, 0])
-// CHECK-NEXT:    %4 = aten.mm.default(%2, %3)
-// CHECK-NEXT:    %y = aten.view.default(%4, [%0, 3, 5]) : {{.*}} -> !exir.tensor<[s0, 3, 5], float32>
+// Without a bias, linear is matmul(x, w.t()), whose n-d x 2-d case folds to mm.
+// CHECK-NEXT:    %0 = aten.permute.default(%w, [1, 0])
+// CHECK-NEXT:    %1 = exir.sym_size %x, 0
+// CHECK-NEXT:    %2 = exir.sym_mul(%1, 3) : (!exir.sym_int<s0>) -> !exir.sym_int<3*s0>
+// CHECK-NEXT:    %3 = aten.view.default(%x, [%2, 4])
+// CHECK-NEXT:    %4 = aten.mm.default(%3, %0)
+// CHECK-NEXT:    %y = aten.view.default(%4, [%1, 3, 5]) : {{.*}} -> !exir.tensor<[s0, 3, 5], float32>
