@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
 TOP_MODULES: dict[str, str] = {
     PACKAGE: "utils",  # `xdsl_exir/__init__.py` applies the xDSL fixes of the core and nothing else
     f"{PACKAGE}.universe": "tools",  # the `xdsl.universe` entry point names every dialect, pass and target
+    f"{PACKAGE}.api": "tools",  # the Python API does what the tools do, through them
 }
 """Modules outside the sub-packages, and the layer each belongs to."""
 
@@ -103,6 +104,9 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     ),
     (f"{PACKAGE}.tools.exir_run", "_run", f"{PACKAGE}.tools.run_program"): (
         "exir-run's work, loaded once the arguments are parsed: --help and --version start at once"
+    ),
+    (f"{PACKAGE}.api", "_import_exported_program", f"{PACKAGE}.frontends.torch_live"): (
+        "the live torch importer (and torch), loaded for a live ExportedProgram only"
     ),
     # constant-propagation runs the interpreter's kernels (so folding cannot disagree with
     # running), so it lives in the interpreter layer; the pass registry names it like any pass.

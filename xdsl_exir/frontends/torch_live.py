@@ -42,7 +42,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 import numpy as np
-import torch
+
+try:
+    import torch
+except ModuleNotFoundError as e:  # the optional extra: say which one, not a bare "No module named 'torch'"
+    raise ModuleNotFoundError(
+        "xdsl_exir.frontends.torch_live imports live torch objects and needs torch: pip install 'xdsl-exir[torch]'",
+        name=e.name,
+    ) from None
 import torch.fx
 from torch.utils import _pytree as pytree
 from xdsl.dialects.builtin import ModuleOp

@@ -59,7 +59,7 @@ from xdsl.utils.hints import isa
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_exir import __version__
-from xdsl_exir.targets import get_all_targets
+from xdsl_exir.targets import get_all_targets, get_mlir_target
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
 from xdsl_exir.tools.profiler import PassTimer, progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
@@ -222,7 +222,7 @@ def build_pipeline(
                 column,
                 f"unknown pass '{arg_spec.name}'"
                 + _did_you_mean(arg_spec.name, available)
-                + " (`exir-opt --help` lists the passes)",
+                + " (`exir-opt --list-passes` lists them)",
             )
         passes.append(_make_pass(available[arg_spec.name](), arg_spec, spec, column))
     return PassPipeline(tuple(passes), callback)
@@ -483,6 +483,13 @@ class ExirOptMain(xDSLOptMain):
             help="the same as --print-debuginfo (mlir-opt's spelling)",
         )
         arg_parser.add_argument(
+            "--mlir-elide-resource-strings-if-larger",
+            type=int,
+            metavar="N",
+            help="print the data of resources (weights) longer than N characters as \"__elided__\", "
+            "for text meant for people (such text does not run)",
+        )
+        arg_parser.add_argument(
             "--max-tensor-bytes",
             type=byte_size,
             default=DEFAULT_MAX_TENSOR_BYTES,
@@ -509,6 +516,7 @@ class ExirOptMain(xDSLOptMain):
     def register_all_targets(self) -> None:
         super().register_all_targets()
         self.available_targets.update(get_all_targets())
+        self.available_targets["mlir"] = get_mlir_target  # weights one a line, elision of large ones
 
     def register_all_frontends(self) -> None:
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
@@ -802,6 +810,8 @@ def _run(argv: Sequence[str] | None) -> int:
         if tool.args.emit:
             check_target(tool, tool.args.emit)
             tool.args.target = tool.args.emit
+        if tool.args.mlir_elide_resource_strings_if_larger is not None and tool.args.target == "mlir":
+            tool.args.target = f"mlir{{elide-resource-strings-if-larger={tool.args.mlir_elide_resource_strings_if_larger}}}"
         if tool.args.output_file is not None:
             check_output_path(tool.args.output_file)
         tool.frontend_name = tool.args.from_format or tool.args.frontend or _sniff(tool)

@@ -1,0 +1,492 @@
+"""
+The Python API: what `exir-opt` and `exir-run` do, in a few calls from a notebook.
+
+    import xdsl_exir.api as exir
+
+    program = exir.load("m.pt2")              # a path, bytes, IR text, or a live torch ExportedProgram
+    fast = program.apply("optimize-inference")  # a pipeline, as exir-opt -p spells it (a new Program)
+    y = fast(x)                                # positional arrays or torch tensors in; outputs back
+                                               # in the program's pytree structure (its out_spec)
+    print(fast.to_mlir()); print(fast.to_fx())
+    print(fast.profile(x))                     # the per-operator table of exir-run --profile
+
+The names in `__all__` are the API and keep their meaning across versions; the
+rest of the package is free to move. Loading goes through exir-opt's frontends
+and pipelines through its pipeline builder, so the API and the tools give the
+same IR and the same diagnostics; failures raise `ExirError` with the tools'
+one-paragraph message. The live torch importer is imported only for a live
+object (and says which extra to install when torch is missing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from io import BytesIO
+from typing import Any, cast
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xdsl_exir.dialects.exir import ProgramOp
+from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.interpreters.ts_runner import TorchScriptRunner, is_torchscript
+from xdsl_exir.targets import get_all_targets
+from xdsl_exir.tools.exir_opt import ExirOptMain, ExirUserError, build_pipeline, check_target, detect_frontend
+from xdsl_exir.tools.profiler import OpProfiler, OpStat
+from xdsl_exir.tools.run_program import message
+
+__all__ = ["ExirError", "Profile", "Program", "load", "parse"]
+
+
+class ExirError(Exception):
+    """A program that cannot be loaded, transformed, printed or run; the message says where and why."""
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+
+
+def _tool(name: str) -> ExirOptMain:
+    """exir-opt's driver, for its context (every dialect), frontends and passes; nothing is read."""
+    return ExirOptMain(args=["--", name])
+
+
+def load(
+    source: str | os.PathLike[str] | bytes | Any,
+    *,
+    format: str | None = None,
+    name: str | None = None,
+    entry: str | None = None,
+) -> Program:
+    """
+    A program from a file path, the bytes of a file, or a live object.
+
+    Paths and bytes are read as exir-opt reads them: `format` is `mlir`, `pt2`,
+    `torchscript` or `script`, by default chosen from the extension or the
+    content (a `.pt2` is a zip archive). A `torch.export.ExportedProgram` goes
+    through the live importer (the `torch` extra); an xDSL `ModuleOp` is used
+    as it is (not copied). `entry` names the TorchScript method or function to
+    run (exir-run's `--entry`).
+    """
+    if isinstance(source, ModuleOp):
+        return Program(source, entry)
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise ExirError(f"{path}: no such file" + ("; for IR text use parse(text)" if "\n" in path else ""))
+        with open(path, "rb") as f:
+            data = f.read()
+        return _load_bytes(data, format or detect_frontend(path, data[:4096]), name or path, entry)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        return _load_bytes(data, format or detect_frontend(None, data[:4096]), name or "<bytes>", entry)
+    if type(source).__name__ == "ExportedProgram":
+        return Program(_import_exported_program(source))
+    raise ExirError(
+        f"load() takes a path, bytes, an ExportedProgram or a ModuleOp, got {type(source).__name__}"
+    )
+
+
+def parse(text: str, *, format: str = "mlir", name: str = "<text>", entry: str | None = None) -> Program:
+    """A program from IR text (a TorchScript graph dump with `format="torchscript"`, Python with "script")."""
+    return _load_bytes(text.encode(), format, name, entry)
+
+
+def _load_bytes(data: bytes, format: str, name: str, entry: str | None = None) -> Program:
+    tool = _tool(name)
+    frontend = tool.available_frontends.get(format)
+    if frontend is None:
+        raise ExirError(f"unknown format '{format}' (formats: {', '.join(sorted(tool.available_frontends))})")
+    try:
+        module = frontend(BytesIO(data))
+        module.verify()
+    except Exception as e:
+        raise ExirError(message(e, None, name)) from None
+    return Program(module, entry, tool)
+
+
+def _import_exported_program(ep: Any) -> ModuleOp:
+    from xdsl_exir.frontends.torch_live import import_exported_program  # torch: only for live objects
+
+    try:
+        return import_exported_program(ep)
+    except ModuleNotFoundError:
+        raise
+    except Exception as e:
+        raise ExirError(message(e, None, "ExportedProgram")) from None
+
+
+# ---------------------------------------------------------------------------
+# Programs
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Profile:
+    """The per-operator times of `Program.profile` (printed, it is exir-run --profile's table)."""
+
+    profiler: OpProfiler
+    outputs: Any
+
+    @property
+    def rows(self) -> list[OpStat]:
+        """One row per operator, longest self time first."""
+        return self.profiler.rows()
+
+    def table(self, limit: int | None = None) -> str:
+        return self.profiler.table(limit)
+
+    def chrome_trace(self) -> str:
+        """The run as trace-event JSON (write it to a file and open it in ui.perfetto.dev)."""
+        return self.profiler.chrome_trace()
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+class Program:
+    """
+    One module holding an `exir.program` (or TorchScript), with what a notebook does with it.
+
+    `module` is the xDSL IR itself, for anything the methods do not cover. The
+    compiled interpreter is made on the first run and kept.
+    """
+
+    def __init__(self, module: ModuleOp, entry: str | None = None, tool: ExirOptMain | None = None) -> None:
+        self.module = module
+        self.entry = entry
+        """TorchScript: the method or function to run (default: forward, or the only function)."""
+        self._runner: ProgramRunner | TorchScriptRunner | None = None
+        self._tool = tool
+
+    @property
+    def tool(self) -> ExirOptMain:
+        """The exir-opt driver this program was read with: its context, passes and targets."""
+        if self._tool is None:
+            self._tool = _tool("<program>")
+        return self._tool
+
+    # -- structure ------------------------------------------------------------
+
+    @property
+    def is_torchscript(self) -> bool:
+        return is_torchscript(self.module)
+
+    @property
+    def program(self) -> ProgramOp:
+        """The `exir.program` (an error for TorchScript, which has none until lowered)."""
+        programs = [op for op in self.module.ops if isinstance(op, ProgramOp)]
+        if len(programs) != 1:
+            raise ExirError(f"expected one exir.program in the module, found {len(programs)}")
+        return programs[0]
+
+    @property
+    def input_names(self) -> list[str]:
+        """The user inputs, flattened, in call order (the `arg0 ..` of exir-run's npz files)."""
+        runner = self._get_runner()
+        return list(runner.user_input_names if isinstance(runner, ProgramRunner) else runner.input_names)
+
+    # -- transforming ---------------------------------------------------------
+
+    def apply(self, pipeline: str) -> Program:
+        """
+        A new program: a copy of this one after `pipeline` (exir-opt's `-p`
+        syntax: 'cse,dce', 'decompose{legal-ops=...}', a builtin.module(...)
+        anchor). The IR is verified after each pass, as exir-opt does.
+        """
+        module = self.module.clone()
+        tool = self.tool
+
+        def verify(previous: ModulePass | None, op: ModuleOp, next_pass: ModulePass | None) -> None:
+            op.verify()
+
+        try:
+            passes = build_pipeline(tool.available_passes, pipeline, verify)
+            module.verify()
+            passes.apply(tool.ctx, module)
+        except Exception as e:
+            raise ExirError(message(e, module, f"-p {pipeline}")) from None
+        return Program(module, self.entry, tool)
+
+    # -- printing -------------------------------------------------------------
+
+    def to_mlir(self, debuginfo: bool = False, generic: bool = False) -> str:
+        """The textual IR, as exir-opt prints it (`debuginfo`: with locations, `generic`: generic op form)."""
+        return self.emit("mlir", debuginfo=debuginfo, generic=generic)
+
+    def emit(self, target: str, *, debuginfo: bool = False, generic: bool = False) -> str:
+        """
+        The output of an exir-opt target, spelled as `--emit` takes it: `mlir`, `fx`,
+        `python`, `torchscript`, `mlir{elide-resource-strings-if-larger=64}`, ...
+        """
+        tool = self.tool
+        try:
+            check_target(tool, target)
+        except ExirUserError:
+            known = ", ".join(sorted(get_all_targets()) + (["mlir"] if "mlir" not in get_all_targets() else []))
+            name = target.split("{")[0]
+            raise ExirError(f"no '{name}' output format in this build (formats of xdsl-exir: {known})") from None
+        args = tool.args
+        saved = (args.target, args.print_debuginfo, args.print_op_generic)
+        args.target, args.print_debuginfo, args.print_op_generic = target, debuginfo, generic
+        try:
+            return tool.output_resulting_program(self.module)
+        except Exception as e:
+            raise ExirError(message(e, self.module, f"--emit {target}")) from None
+        finally:
+            args.target, args.print_debuginfo, args.print_op_generic = saved
+
+    def to_fx(self) -> str:
+        """The graph as torch.fx prints it (`--emit fx`)."""
+        return self.emit("fx")
+
+    def to_python(self) -> str:
+        """A standalone numpy module computing the program (`--emit python`)."""
+        return self.emit("python")
+
+    def to_dot(self) -> str:
+        """The program as a Graphviz graph (`--emit dot`, when this build has that target)."""
+        return self.emit("dot")
+
+    def to_svg(self) -> str:
+        """The program as an SVG picture (`--emit svg`: needs Graphviz's `dot` program)."""
+        return self.emit("svg")
+
+    def __str__(self) -> str:
+        return self.to_mlir()
+
+    def __repr__(self) -> str:
+        if self.is_torchscript:
+            return "<Program (TorchScript)>"
+        try:
+            names = ", ".join(self.input_names)
+        except Exception:  # a program the interpreter cannot compile still has a repr
+            names = "?"
+        return f"<Program forward({names})>"
+
+    # -- running --------------------------------------------------------------
+
+    def _get_runner(self, wrap_op: OpProfiler | None = None) -> ProgramRunner | TorchScriptRunner:
+        if self._runner is not None and wrap_op is None:
+            return self._runner
+        try:
+            if self.is_torchscript:
+                if wrap_op is not None:
+                    raise ExirError("profile() profiles Export IR programs; TorchScript is not profiled yet")
+                runner: ProgramRunner | TorchScriptRunner = TorchScriptRunner(self.module, entry=self.entry)
+            elif wrap_op is not None:
+                wrap_op.count_flops(self.program)
+                runner = ProgramRunner(self.module, wrap_op=wrap_op)
+            else:
+                runner = ProgramRunner(self.module)
+        except ExirError:
+            raise
+        except Exception as e:
+            raise ExirError(message(e, self.module, "program")) from None
+        if wrap_op is None:
+            self._runner = runner
+        return runner
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.run(*args, **kwargs)
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """
+        Run on numpy: arguments as the exported module takes them (arrays, torch
+        tensors, Python scalars, nested in tuples, lists and dicts as at export),
+        or its flattened user inputs one by one; the outputs come back in the
+        program's pytree structure (a single tensor, a tuple, a dict, ...).
+        """
+        return self._run(self._get_runner(), args, kwargs)
+
+    def run_flat(self, inputs: Sequence[Any]) -> list[Any]:
+        """The flattened user inputs in, the flattened user outputs out (exir-run's npz contract)."""
+        runner = self._get_runner()
+        try:
+            if isinstance(runner, TorchScriptRunner):
+                return list(runner.run([_to_numpy(v) for v in inputs]))
+            return runner.run([_to_numpy(v) for v in inputs])
+        except Exception as e:
+            raise ExirError(message(e, self.module, "run")) from None
+
+    def profile(self, *args: Any, runs: int = 1, **kwargs: Any) -> Profile:
+        """Run `runs` times with a per-operator profiler (exir-run --profile); the outputs are in `.outputs`."""
+        profiler = OpProfiler(trace=True)
+        runner = self._get_runner(profiler)
+        outputs: Any = None
+        for _ in range(max(runs, 1)):
+            with profiler.run():
+                outputs = self._run(runner, args, kwargs)
+        return Profile(profiler, outputs)
+
+    def _run(self, runner: ProgramRunner | TorchScriptRunner, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        try:
+            if isinstance(runner, TorchScriptRunner):
+                if kwargs:
+                    raise ExirError("TorchScript programs take positional inputs only")
+                results = runner.run([_to_numpy(a) for a in args])
+                return results[0] if len(results) == 1 else tuple(results)
+            names = runner.user_input_names
+            flat = _flatten_inputs(args, kwargs, self.program.in_spec, names)
+            outputs = runner.run(flat)
+        except ExirError:
+            raise
+        except Exception as e:
+            raise ExirError(message(e, self.module, "run")) from None
+        spec = self.program.out_spec
+        return _unflatten(outputs, spec.data) if spec is not None else outputs
+
+
+# ---------------------------------------------------------------------------
+# Inputs and outputs
+# ---------------------------------------------------------------------------
+
+
+def _to_numpy(value: Any) -> Any:
+    """A torch tensor as a numpy array (without importing torch); anything else as it is."""
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        tensor = value.detach().cpu()
+        try:
+            return tensor.numpy()
+        except TypeError as e:  # bfloat16 and other dtypes numpy lacks
+            raise ExirError(f"cannot hand a torch tensor of {tensor.dtype} to numpy ({e}); convert it first") from None
+    return value
+
+
+def _flatten_inputs(args: tuple[Any, ...], kwargs: dict[str, Any], in_spec: Any, names: Sequence[str]) -> list[Any]:
+    """The user inputs in order: flat already, or flattened along the program's input spec."""
+    wanted = len(names)
+    listing = f"{_count(wanted, 'user input')} ({', '.join(names) or 'none'})"
+    if not kwargs and len(args) == wanted and not any(isinstance(a, (tuple, list, dict)) for a in args):
+        return [_to_numpy(a) for a in args]
+    spec = _load_spec(in_spec.data) if in_spec is not None else None
+    if spec is None:
+        raise ExirError(
+            f"the program takes {listing}, got {len(args)}"
+            + (f" and keyword arguments {', '.join(kwargs)}" if kwargs else "")
+        )
+    args_spec, kwargs_spec = _children(spec) if _kind(spec) == "tuple" and len(_children(spec)) == 2 else (spec, None)
+    flat: list[Any] = []
+    positional = _children(args_spec)
+    if len(args) != len(positional):
+        if len(positional) == wanted:
+            raise ExirError(f"the program takes {listing}, got {len(args)}")
+        raise ExirError(
+            f"the program takes {_count(len(positional), 'argument')} as exported "
+            f"(flattened: {listing}), got {len(args)}"
+        )
+    for i, (value, child) in enumerate(zip(args, positional)):
+        _flatten_along(value, child, f"argument {i}", flat)
+    if kwargs_spec is not None:
+        keys = _dict_keys(kwargs_spec)
+        unknown = sorted(set(kwargs) - set(keys))
+        if unknown:
+            raise ExirError(f"unexpected keyword arguments {', '.join(unknown)} (the program takes: {', '.join(keys) or 'none'})")
+        for key, child in zip(keys, _children(kwargs_spec)):
+            if key not in kwargs:
+                raise ExirError(f"missing keyword argument '{key}'")
+            _flatten_along(kwargs[key], child, f"keyword argument '{key}'", flat)
+    if len(flat) != wanted:
+        raise ExirError(f"the inputs flatten to {len(flat)} values, the program takes {listing}")
+    return flat
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _flatten_along(value: Any, spec: dict[str, Any], where: str, out: list[Any]) -> None:
+    kind = _kind(spec)
+    children = _children(spec)
+    if kind == "leaf":
+        out.append(_to_numpy(value))
+    elif kind == "none":
+        if value is not None:
+            raise ExirError(f"{where}: expected None")
+    elif kind == "dict":
+        if not isinstance(value, dict):
+            raise ExirError(f"{where}: expected a dict with keys {_dict_keys(spec)}, got {type(value).__name__}")
+        mapping = cast(dict[Any, Any], value)
+        for key, child in zip(_dict_keys(spec), children):
+            if key not in mapping:
+                raise ExirError(f"{where}: missing key {key!r}")
+            _flatten_along(mapping[key], child, f"{where}[{key!r}]", out)
+    else:
+        if not isinstance(value, (tuple, list)) or len(cast(Sequence[Any], value)) != len(children):
+            raise ExirError(f"{where}: expected a {kind} of {len(children)} values, got {type(value).__name__}")
+        for i, (item, child) in enumerate(zip(cast(Sequence[Any], value), children)):
+            _flatten_along(item, child, f"{where}[{i}]", out)
+
+
+def _load_spec(text: str) -> dict[str, Any] | None:
+    """torch's serialized TreeSpec (`treespec_dumps`: `[protocol, tree]`), or None if unreadable."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(data, list) and len(cast(list[Any], data)) == 2 and isinstance(data[1], dict):
+        return cast(dict[str, Any], data[1])
+    return None
+
+
+def _kind(spec: dict[str, Any]) -> str:
+    t = spec.get("type")
+    if t is None:
+        return "leaf"
+    name = str(t)
+    if name.endswith("NoneType"):
+        return "none"
+    if name in ("builtins.dict", "collections.OrderedDict", "collections.defaultdict"):
+        return "dict"
+    if name == "builtins.list":
+        return "list"
+    return "tuple"  # tuples, namedtuples and other registered containers come back as tuples
+
+
+def _children(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return cast(list[dict[str, Any]], spec.get("children_spec") or [])
+
+
+def _dict_keys(spec: dict[str, Any]) -> list[Any]:
+    context = spec.get("context")
+    try:
+        keys = json.loads(context) if isinstance(context, str) else context
+    except ValueError:
+        keys = None
+    if isinstance(keys, list):
+        return cast(list[Any], keys)
+    if isinstance(keys, dict) and "dict_keys" in keys:  # defaultdict's context
+        return cast(list[Any], cast(dict[str, Any], keys)["dict_keys"])
+    return list(range(len(_children(spec))))
+
+
+def _unflatten(flat: Sequence[Any], spec_text: str) -> Any:
+    """The outputs in the structure `spec_text` records; flat as they are if it cannot be read."""
+    spec = _load_spec(spec_text)
+    if spec is None:
+        return list(flat)
+    values = iter(flat)
+    count = [0]
+
+    def build(node: dict[str, Any]) -> Any:
+        kind = _kind(node)
+        if kind == "leaf":
+            count[0] += 1
+            return next(values)
+        if kind == "none":
+            return None
+        items = [build(child) for child in _children(node)]
+        if kind == "dict":
+            return dict(zip(_dict_keys(node), items))
+        return items if kind == "list" else tuple(items)
+
+    try:
+        result = build(spec)
+    except StopIteration:
+        return list(flat)
+    return result if count[0] == len(flat) else list(flat)
+
