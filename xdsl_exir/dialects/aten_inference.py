@@ -1924,6 +1924,10 @@ def _arange(b: Bound) -> Attribute:
     end, step = b["end"], b.get("step", 1)
     floating = any(scalar_dtype(v) in (DType.float64,) for v in (start, end, step))
     s, e, st = _number(start), _number(end), _number(step)
+    if b.dtype("dtype") == DType.int64 and all(isinstance(v, int | float) for v in (s, e, st)):
+        # torch's int64 arange converts start, end and step to int64 before sizing the
+        # result; other dtypes size it from the arguments as doubles
+        s, e, st = int(cast(float, s)), int(cast(float, e)), int(cast(float, st))
     if all(isinstance(v, int | float) for v in (s, e, st)):
         if st == 0:
             raise InferenceError("arange step must be nonzero")

@@ -26,10 +26,12 @@ from xdsl_exir.dialects.exir import (
     DenseBlobAttr,
     DType,
     FloatType,
+    GraphOp,
     InputKind,
     IntType,
     OutputKind,
     ProgramOp,
+    ResourceBlobAttr,
     SymBoolType,
     SymFloatType,
     SymIntType,
@@ -60,11 +62,11 @@ def load_state(program: ProgramOp) -> dict[str, Any]:
         if op.value is None:
             continue
         t = op.state_type
-        if not isinstance(t, TensorType) or not isinstance(op.value, (DenseBlobAttr, DenseIntOrFPElementsAttr)):
-            raise InterpreterError(f"state @{name}: only tensor data (#exir.blob or dense<...>) can be loaded", op)
+        if not isinstance(t, TensorType) or not isinstance(op.value, (DenseBlobAttr, ResourceBlobAttr, DenseIntOrFPElementsAttr)):
+            raise InterpreterError(f"state @{name}: only tensor data (dense_resource<...> or dense<...>) can be loaded", op)
         try:
             _check_state_size(name, t)
-            if isinstance(op.value, DenseBlobAttr):
+            if isinstance(op.value, DenseBlobAttr | ResourceBlobAttr):
                 state[name] = array_from_blob(op.value, t)
             else:
                 state[name] = _from_dense(op.value, t)
@@ -297,11 +299,34 @@ class ProgramRunner:
                     f"[{_bound(lower)}, {_bound(upper)}] the program was exported for"
                 )
 
+    def _check_output(self, index: int, name: str, value: Any) -> None:
+        """A result whose shape or dtype contradicts the IR is a bug of an operator
+        implementation: it must stop here, located, rather than reach the caller."""
+        entry = cast(GraphOp, self.program.entry)
+        types = entry.function_type.outputs.data
+        t = types[index] if index < len(types) else None
+        if not isinstance(t, TensorType) or not isinstance(value, np.ndarray):
+            return
+        sizes = t.sizes
+        shape_ok = value.ndim == len(sizes) and all(
+            not isinstance(s, int) or s == actual for s, actual in zip(sizes, value.shape)
+        )
+        want = numpy_dtype(t.element_dtype)
+        if shape_ok and value.dtype == want:
+            return
+        got = f"shape {list(value.shape)} and dtype {value.dtype}"
+        raise InterpreterError(
+            f"output {index} ('{name}'): the program computed {got} where the IR says {_show(sizes)} "
+            f"and {t.element_dtype} (numpy {want}); an operator's implementation disagrees with its type",
+            entry.body.block.last_op,
+        )
+
     def _apply_outputs(self, results: Sequence[Any], user_inputs: Sequence[Any], user_values: list[Any]) -> list[Any]:
         outputs: list[Any] = []
-        for spec, value in zip(self.program.outputs.data, results):
+        for index, (spec, value) in enumerate(zip(self.program.outputs.data, results)):
             kind = spec.output_kind
             if kind in (OutputKind.user_output, OutputKind.loss_output):
+                self._check_output(index, spec.arg_name.data, value)
                 outputs.append(value)
             elif kind is OutputKind.buffer_mutation:
                 target = cast(str, spec.target_name)

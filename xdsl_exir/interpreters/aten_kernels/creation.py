@@ -116,12 +116,30 @@ def _fill(self: np.ndarray, value: object) -> np.ndarray:
 def _arange(end: object, start: object = 0, step: object = 1, dtype: object = None, **_: object) -> np.ndarray:
     vals = [np.asarray(v).item() for v in (start, end, step)]
     dt = numpy_dtype_or_none(dtype) or (F32 if any(isinstance(v, float) for v in vals) else I64)
+    if dt == I64:
+        # torch's int64 arange converts start, end and step to int64 before sizing the
+        # result; other dtypes size it from the arguments as doubles
+        vals = [int(v) for v in vals]
+        if vals[2] == 0:
+            raise ValueError("arange: step must be nonzero")
     s, e, st = (float(v) for v in vals)
     n = max(0, math.ceil((e - s) / st))
     new_shape([n], np.dtype(np.float64))
     if dt.kind in "iu":
         return (int(vals[0]) + np.arange(n, dtype=np.int64) * int(vals[2])).astype(dt)
     return (s + np.arange(n, dtype=np.float64) * st).astype(dt)
+
+
+@register("aten.arange.out", "aten.arange.start_out")
+def _arange_out(end: object, start: object = 0, step: object = 1, *, out: np.ndarray) -> np.ndarray:
+    """torch's `arange_out` resizes `out` only when its number of elements differs: an `out`
+    of shape [3, 4] receives arange(12) in its own shape (the derived out= kernels resize
+    to the result's shape, as `resize_output` does for other operators)."""
+    values = _arange(end, start, step, dtype=dtype_of(out))
+    if out.size != values.size:
+        out.resize(values.shape, refcheck=False)
+    np.copyto(out, values.reshape(out.shape), casting="unsafe")
+    return out
 
 
 def _convert(a: np.ndarray, dtype: DType | None, copy: bool) -> np.ndarray:
