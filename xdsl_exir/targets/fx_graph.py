@@ -14,6 +14,13 @@ so the two agree on node names and on how each op reads as an FX node:
   `torch.ops.higher_order.*` call and `getitem`s of its tuple result;
 * SymInt ops, `sym_size` and `assert_scalar` become calls of the callables
   FX records (`operator.mul`, `torch.ops.aten.sym_size.int`, ...);
+* `exir.fusion_group` becomes what torch's own partitioner makes of a
+  partition (`torch.fx.passes.utils.fuser_utils.fuse_by_partitions`, used by
+  `CapabilityBasedPartitioner`): a `call_module` of a submodule `fused_<k>`
+  whose graph takes the group's inputs, named as in the caller, and returns
+  its one result bare or several as a tuple read by `getitem`s. A torch user
+  reads a fused program in the form torch's fusers print, and the grouping
+  stays visible (inlining would print the unfused program);
 * the `fx` dialect of `symbolic_trace` graphs gives `call_module`,
   `call_method` and `get_attr` nodes; its `slice` / `ellipsis` values are
   constants inside the arguments that use them, as in FX.
@@ -54,6 +61,7 @@ from xdsl_exir.dialects.exir import (
     CondOp,
     DeviceAttr,
     DType,
+    FusionGroupOp,
     GetAttrOp,
     GetItemOp,
     GraphOp,
@@ -166,10 +174,13 @@ class FxSlice:
 
 @dataclass(eq=False)
 class SubgraphRef:
-    """What a `get_attr` node reads: a program-level graph or a region's graph."""
+    """
+    What a `get_attr` node reads (a program-level graph or a region's graph),
+    or the submodule a fusion group's `call_module` node calls.
+    """
 
     attr: str
-    """The attribute name in the owning graph module (`true_graph_0`)."""
+    """The attribute name in the owning graph module (`true_graph_0`, `fused_0`)."""
     graph: FxGraph
     program_level: bool
     """True for an `exir.graph` symbol of the program, False for an op's region."""
@@ -488,6 +499,8 @@ class _GraphBuilder:
                     [self._node_of(v, op) for v in op.extra],
                 ),
             )
+        elif isinstance(op, FusionGroupOp):
+            self._fusion_group(op)
         elif op.name in ("fx.slice", "fx.ellipsis"):
             pass  # inlined into the arguments that use them
         elif op.name in ("fx.call_module", "fx.call_method"):
@@ -516,6 +529,28 @@ class _GraphBuilder:
         else:
             name = self._name_for(value, target)
         node = self._add(FxNode(opcode, name, target, args, kwargs, op, value))
+        if value is None:
+            self._getitems(node, op)
+
+    def _fusion_group(self, op: FusionGroupOp) -> None:
+        """`call_module[target=fused_<k>]` of the group's graph, as `fuse_by_partitions` records it."""
+        inputs = tuple(self._node_of(v, op) for v in op.inputs)
+        attr = self._new_attr("fused")
+        path = f"{self.graph.path}.{attr}" if self.graph.path else attr
+        single = len(op.results) == 1
+        sub = _GraphBuilder(
+            self.program,
+            FxGraph(path, bare_output=single),
+            op.body.block,
+            placeholder_names=[n.name for n in inputs],
+        ).build()
+        ref = SubgraphRef(attr, sub, False)
+        self.graph.subgraphs.append(ref)
+        value = op.results[0] if single else None
+        exact = None if value is None else self._exact.get(value)
+        # FX names a call_module node after its target.
+        name = self.ns.claim(exact) if exact is not None else self.ns.create(attr)
+        node = self._add(FxNode("call_module", name, attr, inputs, {}, op, value, subgraph=ref))
         if value is None:
             self._getitems(node, op)
 

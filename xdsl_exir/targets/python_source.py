@@ -13,9 +13,11 @@ The module holds:
   and each tensor result is given the dtype the IR records (what the
   interpreter does); SymInt ops are Python arithmetic; `cond`, `while_loop`
   and `map` are `if`, `while` and `for` over nested functions, one per
-  subgraph. It returns the user outputs as a flat tuple. Buffer mutations
-  update `STATE` in place and user-input mutations write into the caller's
-  arrays, as `ExportedProgram.module()` would;
+  subgraph; a fusion group (the `call_module` of a `fused_<k>` submodule in
+  `--emit fx`) is a nested function `fused_<k>_forward` called once. It
+  returns the user outputs as a flat tuple. Buffer mutations update `STATE`
+  in place and user-input mutations write into the caller's arrays, as
+  `ExportedProgram.module()` would;
 * `main()`: `python model.py --inputs in.npz -o out.npz` with the keys
   `arg0..` / `out0..` of exir-run.
 
@@ -67,6 +69,7 @@ from xdsl_exir.targets.fx_graph import (
     FxNode,
     FxProgram,
     FxSlice,
+    SubgraphRef,
     build_fx_programs,
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
@@ -305,6 +308,8 @@ class _Writer:
         self.needs_round_bf16 = False
         self.kernel_nodes: set[int] = set()
         """ids of nodes whose value is a kernel result (their getitems get dtypes)."""
+        self.scopes: list[set[str]] = []
+        """Names taken in each function being written, innermost last."""
 
     def emit(self, text: str, indent: int) -> None:
         self.lines.append("    " * indent + text if text else "")
@@ -315,12 +320,14 @@ class _Writer:
         params = self._params(graph, entry)
         self.emit(f"def {name}({', '.join(params)}):", indent)
         body = indent + 1
+        self.scopes.append({n.name for n in graph.nodes})
         if entry:
             self._entry_prologue(graph, body)
         for node in graph.nodes:
             if node.op == "placeholder":
                 continue
             self.node(node, body, entry)
+        self.scopes.pop()
 
     def _params(self, graph: FxGraph, entry: bool) -> list[str]:
         if not entry or self.program.program is None:
@@ -406,6 +413,8 @@ class _Writer:
             self._output(node, indent, entry)
         elif node.op == "call_function":
             self._call(node, indent)
+        elif node.op == "call_module" and node.subgraph is not None:
+            self._call_submodule(node, node.subgraph, indent)
         else:
             raise ExirDiagnostic(
                 cast(Operation, node.source),
@@ -430,6 +439,22 @@ class _Writer:
             self.emit("", indent)
         self.function(node.name, ref.graph, indent, entry=False)
         self.emit("", indent)
+
+    def _call_submodule(self, node: FxNode, ref: SubgraphRef, indent: int) -> None:
+        """A fusion group: its graph as a nested function, then one call of it."""
+        taken = self.scopes[-1]
+        name = f"{ref.attr}_forward"
+        k = 0
+        while name in taken or name in _MODULE_NAMES:
+            k += 1
+            name = f"{ref.attr}_forward_{k}"
+        taken.add(name)
+        if self.lines and not self.lines[-1].rstrip().endswith(":") and self.lines[-1]:
+            self.emit("", indent)
+        self.function(name, ref.graph, indent, entry=False)
+        self.emit("", indent)
+        args = ", ".join(_py_arg(a) for a in node.args)
+        self._line(node, f"{name}({args})", indent, f"call_module {ref.attr}: {_type_comment(node.value)}")
 
     def _output(self, node: FxNode, indent: int, entry: bool) -> None:
         (value,) = node.args
