@@ -56,7 +56,8 @@ from xdsl_exir.tools import exir_opt, exir_run
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 13
 MAX_SECONDS = 15.0
-"""Per case; the slowest honest case takes well under a second."""
+"""Per case, a guard against hangs (a case that runs past it fails), not a speed check: the
+slowest honest case takes well under a second."""
 LIMIT = "64M"
 """`--max-tensor-bytes` for the fuzzed runs: a mutated size may not cost the machine."""
 
@@ -110,20 +111,18 @@ class Result:
     rc: int
     out: str
     err: str
-    seconds: float
 
 
 def invoke(tool: str, argv: list[str]) -> Result:
     """Run a tool in-process; anything but a return or SystemExit escapes (and fails the test)."""
     main = exir_opt.run if tool == "exir-opt" else exir_run.run
     out, err = io.StringIO(), io.StringIO()
-    start = time.perf_counter()
     with redirect_stdout(out), redirect_stderr(err), time_bound(MAX_SECONDS):
         try:
             rc = main(argv)
         except SystemExit as e:
             rc = e.code if isinstance(e.code, int) else 1
-    return Result(rc, out.getvalue(), err.getvalue(), time.perf_counter() - start)
+    return Result(rc, out.getvalue(), err.getvalue())
 
 
 def check_promise(tool: str, result: Result, output: Path | None, must_fail: bool = False) -> None:
@@ -131,7 +130,6 @@ def check_promise(tool: str, result: Result, output: Path | None, must_fail: boo
     err = result.err
     assert "Traceback (most recent call last)" not in err, err
     assert "internal error" not in err, err
-    assert result.seconds < MAX_SECONDS
     assert result.rc in (0, 1), (result.rc, err)
     if output is not None:
         leftovers = [p.name for p in output.parent.iterdir() if p.name.startswith(".exir-")]
@@ -636,7 +634,6 @@ def test_timeout_stops_a_run_that_loops_forever(tmp_path: Path) -> None:
     out = tmp_path / "out.npz"
     r = invoke("exir-run", [str(src), "--random-inputs", "0", "--timeout", "0.5", "-o", str(out)])
     assert r.rc == 1 and "timed out after 0.5 s" in r.err and not out.exists()
-    assert r.seconds < 5
 
 
 def test_pt2_archive_rules(tmp_path: Path) -> None:
@@ -663,7 +660,7 @@ def test_xdsl_fixes_hold(tmp_path: Path) -> None:
     unclosed = tmp_path / "unclosed.mlir"
     unclosed.write_text('"exir.graph @g(%x: !exir.tensor<[2], float32>) -> () {\n  exir.output\n}\n')
     r = invoke("exir-opt", [str(unclosed)])
-    assert r.rc == 1 and "before closing string literal" in r.err and r.seconds < 5
+    assert r.rc == 1 and "before closing string literal" in r.err  # without the fix, it never returns
     accents = tmp_path / "accents.mlir"
     accents.write_text(example.replace('"mlp.py":14', '"jos\u00e9.py":14').replace("aten.abs.default", "aten.ab\u00e9"))
     first, second = tmp_path / "first.mlir", tmp_path / "second.mlir"
