@@ -86,3 +86,161 @@ def test_stock_xdsl_opt_sees_dialect_and_pass() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "exir.program" in result.stdout
+
+
+# -- the tools as a compiler engineer uses them (issue 15) ---------------------------------
+
+ZOO = ROOT / "tests" / "zoo"
+
+
+def exir_run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "xdsl_exir.tools.exir_run", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_exir_run_help_loads_no_heavy_module() -> None:
+    """`exir-run --help` parses before importing: no sympy, torch, dialects or kernels (structural, not timed)."""
+    code = (
+        "import sys, io, contextlib\n"
+        "from xdsl_exir.tools.exir_run import run\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert run(['--help']) == 0 and run(['--version']) == 0\n"
+        "heavy = ('sympy', 'torch', 'xdsl_exir.dialects.exir', 'xdsl_exir.interpreters.aten_kernels',\n"
+        "         'xdsl_exir.tools.run_program', 'xdsl_exir.frontends.pt2')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_versions_name_ours_and_xdsl() -> None:
+    from importlib.metadata import version
+
+    import xdsl_exir
+
+    for tool in (exir_opt, exir_run):
+        out = tool("--version").stdout
+        assert f"(xdsl-exir) {xdsl_exir.__version__}" in out
+        assert f"xdsl {version('xdsl')}" in out
+
+
+def test_help_is_short_and_list_passes_groups_ours() -> None:
+    help_text = exir_opt("--help").stdout
+    assert "apply-pdl" not in help_text  # xDSL's pass names are not in --help
+    assert "--list-passes" in help_text and "--from" in help_text and "--emit" in help_text
+    assert "-t TARGET" not in help_text and "--frontend" not in help_text  # hidden aliases
+    listing = exir_opt("--list-passes")
+    assert listing.returncode == 0
+    text = listing.stdout
+    ours, _, stock = text.partition("xDSL's passes")
+    assert "  Optimization\n" in ours and "    optimize-inference " in ours
+    assert "      min-fusion-size: an integer = 2" in ours
+    assert "apply-pdl" in stock and "optimize-inference" not in stock
+
+
+def test_hidden_aliases_still_work() -> None:
+    assert "graph():" in exir_opt(str(ZOO / "mlp.core.pt2"), "-t", "fx").stdout
+    assert exir_opt(str(EXAMPLE), "-f", "mlir").returncode == 0
+    debug = exir_opt(str(EXAMPLE), "--mlir-print-debuginfo").stdout
+    assert "loc(" in debug
+
+
+def test_time_passes_breaks_compound_passes_down() -> None:
+    result = exir_opt(str(ZOO / "resnet_blocks.core.pt2"), "-p", "optimize-inference,exir-dce", "--time-passes")
+    assert result.returncode == 0, result.stderr
+    report = result.stderr
+    assert "Execution time report" in report and "Total Execution Time" in report
+    lines = report.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.endswith(" optimize-inference"))
+    nested = [line.split(")", 1)[1] for line in lines[top + 1 : top + 7]]
+    assert [n.strip() for n in nested] == [
+        "decompose",
+        "canonicalize",
+        "exir-cse",
+        "fold-conv-bn",
+        "fuse-pointwise",
+        "exir-dce",
+    ]
+    assert all(n.startswith("    ") for n in nested)  # indented under optimize-inference
+    assert any(line.endswith("  exir-dce") and not line.endswith("    exir-dce") for line in lines)
+    assert "took" not in result.stdout  # xDSL's own timing lines are replaced
+
+
+def test_exir_run_profile_and_trace(tmp_path: pathlib.Path) -> None:
+    model = str(ZOO / "resnet_blocks.core.pt2")
+    inputs = str(ZOO / "resnet_blocks.inputs.npz")
+    plain, profiled, trace = tmp_path / "plain.npz", tmp_path / "profiled.npz", tmp_path / "trace.json"
+    assert exir_run(model, "--inputs", inputs, "-o", str(plain)).returncode == 0
+    result = exir_run(model, "--inputs", inputs, "-o", str(profiled), "--profile", "--trace", str(trace))
+    assert result.returncode == 0, result.stderr
+    # profiling changes nothing in the results
+    import numpy as np
+
+    a, b = np.load(plain), np.load(profiled)
+    assert list(a) == list(b) and all(np.array_equal(a[k], b[k]) for k in a)
+    table = result.stderr
+    header = next(line for line in table.splitlines() if line.startswith("Name"))
+    assert header.split() == ["Name", "Self", "%", "Self", "total", "Total", "Calls", "Mean", "FLOPs", "GFLOP/s"]
+    rows = [line for line in table.splitlines() if line.startswith("aten.")]
+    assert rows[0].startswith("aten.convolution.default")  # sorted by self time: the convolutions dominate
+    conv = rows[0].split()
+    assert conv[4] == "6" and conv[6].endswith("M")  # 6 calls, a count of FLOPs
+    assert "wall time of the 1 run" in table
+    import json
+
+    events = json.loads(trace.read_text())["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    assert {"load", "run"} <= {e["name"] for e in complete}
+    assert sum(e["name"] == "aten.convolution.default" for e in complete) == 6
+    assert all(e["dur"] >= 0 and "ts" in e for e in complete)
+    assert "\r" not in result.stderr  # no progress line when stderr is not a terminal
+
+
+def test_progress_only_on_terminals(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import time
+
+    from xdsl_exir.tools import profiler
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(profiler, "_PROGRESS_DELAY", 0.01)
+    monkeypatch.delenv("EXIR_NO_PROGRESS", raising=False)
+    tty, log = Terminal(), io.StringIO()
+    with profiler.progress("exir-run: running", tty):
+        time.sleep(0.3)
+    with profiler.progress("exir-run: running", log):
+        time.sleep(0.05)
+    assert "exir-run: running ... " in tty.getvalue() and tty.getvalue().endswith("\r\x1b[2K")
+    assert log.getvalue() == ""
+
+
+def test_script_frontend_entry_and_from(tmp_path: pathlib.Path) -> None:
+    src = tmp_path / "two.py"
+    src.write_text("def f(x: int) -> int:\n    return x + 1\n\ndef g(x: int) -> int:\n    return x * 2\n")
+    result = exir_run(str(src), "--random-inputs", "0")
+    assert result.returncode == 1
+    assert "choose one with --entry NAME" in result.stderr
+    inputs = tmp_path / "in.npz"
+    import numpy as np
+
+    np.savez(inputs, arg0=np.asarray(5))
+    ok = exir_run(str(src), "--from", "script", "--entry", "g", "--inputs", str(inputs))
+    assert ok.returncode == 0, ok.stderr
+    assert "10" in ok.stdout
+
+
+def test_pt2_on_stdin_is_detected() -> None:
+    data = (ZOO / "mlp.core.pt2").read_bytes()
+    tool = [sys.executable, "-m", "xdsl_exir.tools.exir_opt"]
+    ok = subprocess.run([*tool, "--emit", "fx"], input=data, capture_output=True, check=False)
+    assert ok.returncode == 0 and b"graph():" in ok.stdout
+    forced = subprocess.run([*tool, "--from", "mlir"], input=data, capture_output=True, check=False)
+    assert forced.returncode == 1
+    assert b"a zip archive" in forced.stderr and b"PK" not in forced.stderr

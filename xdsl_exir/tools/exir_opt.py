@@ -506,8 +506,7 @@ class ExirOptMain(xDSLOptMain):
         self.args.passes = ""
         self.args.time_passes = False
         super().setup_pipeline()  # an empty pipeline with xDSL's between-pass callback
-        self.args.passes = spec
-        self.args.time_passes = timing
+        self.args.passes = spec  # args.time_passes stays off: xDSL's callback reads it at every pass
         if timing:
             self.pass_timer = PassTimer()
         if spec:
