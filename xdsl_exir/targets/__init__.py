@@ -1,11 +1,16 @@
 """
 Targets of xdsl-exir: what `exir-opt --emit FORMAT` (or `-t FORMAT`) writes.
 
+* `mlir`: MLIR text, xDSL's target with the weights' resources one a line and
+  mlir-opt's option to elide large ones (`mlir_text`); `exir-opt` puts it in
+  place of xDSL's (a universe may not define a target twice);
 * `fx`: the FX graph text torch prints for the program (`fx_text`);
 * `python`: a standalone numpy module computing the program (`python_source`);
 * `torchscript-python`: TorchScript programs as torch's Python printer writes
   them (`ScriptModule.code`, `torchscript_python`);
-* `torchscript`: TorchScript graphs as torch prints them (`str(graph)`, `torchscript_dump_printer`).
+* `torchscript`: TorchScript graphs as torch prints them (`str(graph)`, `torchscript_dump_printer`);
+* `dot` / `svg`: a picture of the program at any stage, as Graphviz text or
+  rendered by Graphviz's `dot` (`dot`).
 
 Each is an xDSL `Target`, registered by name with a factory that imports its
 module only when the target is used.
@@ -14,6 +19,12 @@ module only when the target is used.
 from collections.abc import Callable
 
 from xdsl.utils.target import Target
+
+
+def get_mlir_target() -> type[Target]:
+    from xdsl_exir.targets.mlir_text import MLIRTarget
+
+    return MLIRTarget
 
 
 def get_fx_target() -> type[Target]:
@@ -40,6 +51,18 @@ def get_torchscript_target() -> type[Target]:
     return TorchScriptTarget
 
 
+def get_dot_target() -> type[Target]:
+    from xdsl_exir.targets.dot import DotTarget
+
+    return DotTarget
+
+
+def get_svg_target() -> type[Target]:
+    from xdsl_exir.targets.dot import SvgTarget
+
+    return SvgTarget
+
+
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
     """Target name -> factory of its `Target` class (xDSL's registration shape)."""
     return {
@@ -47,4 +70,6 @@ def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
         "python": get_python_target,
         "torchscript-python": get_torchscript_python_target,
         "torchscript": get_torchscript_target,
+        "dot": get_dot_target,
+        "svg": get_svg_target,
     }

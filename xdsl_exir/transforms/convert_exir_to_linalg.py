@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from xdsl.context import Context
-from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects import arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -67,6 +66,7 @@ from xdsl_exir.dialects.exir import (
     BoolType,
     CallFunctionOp,
     CondOp,
+    ConstantOp,
     DenseBlobAttr,
     DType,
     FloatType,
@@ -78,6 +78,7 @@ from xdsl_exir.dialects.exir import (
     OutputKind,
     OutputOp,
     ProgramOp,
+    ResourceBlobAttr,
     StateOp,
     SymArithOp,
     SymBoolType,
@@ -87,6 +88,7 @@ from xdsl_exir.dialects.exir import (
     SymSizeOp,
     TensorType,
     WhileLoopOp,
+    blob_data,
 )
 from xdsl_exir.transforms.linalg_lowering import rule_for
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -96,9 +98,8 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     tensor_type,
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
-
-RESOURCE_ALIGNMENT = 16
-"""Alignment word written before each blob (MLIR's blob format)."""
+from xdsl_exir.utils.mlir_parser import declare_blob
+from xdsl_exir.utils.tensor_data import TensorDataError
 
 _NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg", "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default"})
 """Checks torch.export records that have nothing to compute (the runner checks inputs)."""
@@ -113,29 +114,6 @@ def _scalar_type(t: Attribute) -> Attribute | None:
     if isinstance(t, SymBoolType | BoolType):
         return i1
     return None
-
-
-def declare_blob(name: str, data: bytes) -> str:
-    """
-    Put `data` in the builtin dialect's resource storage under a key derived from
-    `name`; an equal blob already stored under that key is reused, so lowering the
-    same program twice prints the same text.
-    """
-    storage = Builtin.get_interface(OpAsmDialectInterface)
-    assert storage is not None
-    hex_blob = "0x" + RESOURCE_ALIGNMENT.to_bytes(4, "little").hex().upper() + data.hex().upper()
-    base = "".join(c if c.isalnum() or c in "_." else "_" for c in name) or "blob"
-    if not (base[0].isalpha() or base[0] == "_"):  # a resource key is an identifier: `0.weight` is not
-        base = "_" + base
-    key, n = base, 0
-    existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage]  (no public lookup in xDSL 0.74)
-    while key in existing and existing[key] != hex_blob:
-        key = f"{base}_{n}"
-        n += 1
-    if key not in existing:
-        key = storage.declare_resource(key)
-        storage.parse_resource(key, hex_blob)
-    return key
 
 
 def function_arguments(program: ProgramOp) -> list[int]:
@@ -239,8 +217,11 @@ class _ProgramLowering:
             raise ExirDiagnostic(state, "only tensors of static sizes can be embedded as constants")
         bt = tensor_type(t)
         value = state.value
-        if isinstance(value, DenseBlobAttr):
-            key = declare_blob(state.sym_name.data, value.data)
+        if isinstance(value, DenseBlobAttr | ResourceBlobAttr):
+            try:
+                key = declare_blob(state.sym_name.data, blob_data(value))
+            except TensorDataError as e:  # left out of the text it was read from
+                raise ExirDiagnostic(state, f"state @{state.sym_name.data}: {e}") from None
             attr: Attribute = DenseResourceAttr.from_params(key, bt)
         elif isinstance(value, DenseIntOrFPElementsAttr):
             attr = DenseIntOrFPElementsAttr.from_list(cast(Any, bt), list(value.get_values()))
@@ -304,6 +285,10 @@ class _ProgramLowering:
             st.values[op.results[0]] = cast(list[object], container)[op.index.data]
             return
         if isinstance(op, AssertScalarOp):
+            return
+        if isinstance(op, ConstantOp):
+            # A Python constant stays one until it is used; returned, it leaves as a 0-d tensor.
+            st.values[op.result] = op.python_value
             return
         if isinstance(op, CondOp):
             self._lower_cond(st, op)

@@ -1,17 +1,135 @@
 """
-xDSL's MLIR parser with what this project needs from it: reading in time linear
-in the text (a type written many times is parsed once), and dialect resources
-read correctly when their keys are already in the process-wide blob storage.
+MLIR text as this project reads and writes it.
+
+Reading: xDSL's parser with what this project needs from it, in time linear in
+the text (a type written many times is parsed once), and dialect resources read
+correctly when their keys are already in the process-wide blob storage.
+
+Blobs: data too large for an attribute (weights) travels as MLIR does it, a
+`dense_resource<key>` naming an entry of the builtin dialect's resources, printed
+in the trailing `{-# dialect_resources: { builtin: { key: "0x..." } } #-}`
+section. The hex text starts with a 4-byte little-endian alignment word (MLIR's
+blob format). `declare_blob` puts data there and `ResourceParser` reads it back;
+the `exir.state` weights and the linalg lowering's constants both use them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import IO
+
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
-from xdsl.dialects.builtin import FunctionType
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import Builtin, FunctionType, ModuleOp
+from xdsl.ir import Attribute, Dialect
 from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+RESOURCE_ALIGNMENT = 16
+"""Alignment word written before each blob (MLIR's blob format)."""
+
+ELIDED = "__elided__"
+"""What MLIR prints instead of a resource's data when told to leave it out."""
+
+
+class BlobError(ValueError):
+    """A resource's text is not a blob (hex with its alignment word)."""
+
+
+def _builtin_resources() -> OpAsmDialectInterface:
+    storage = Builtin.get_interface(OpAsmDialectInterface)
+    assert storage is not None
+    return storage
+
+
+def blob_hex(data: bytes) -> str:
+    """The resource text of `data`: `0x`, the alignment word, the bytes."""
+    return "0x" + RESOURCE_ALIGNMENT.to_bytes(4, "little").hex().upper() + data.hex().upper()
+
+
+def blob_bytes(text: str) -> bytes:
+    """The data of a resource's hex text, without its alignment word."""
+    if not text.startswith("0x"):
+        raise BlobError("a blob is a hex string starting with 0x")
+    try:
+        raw = bytes.fromhex(text[2:])
+    except ValueError:
+        raise BlobError("malformed hex data in a blob") from None
+    if len(raw) < 4:
+        raise BlobError("a blob starts with a 4-byte alignment word")
+    alignment = int.from_bytes(raw[:4], "little")
+    if alignment == 0 or alignment & (alignment - 1):
+        raise BlobError(f"blob alignment {alignment} is not a power of two")
+    return raw[4:]
+
+
+def declare_blob(name: str, data: bytes) -> str:
+    """
+    Put `data` in the builtin dialect's resource storage under a key derived from
+    `name`, and return the key; an equal blob already stored under that key is
+    reused, so printing (or lowering) the same program twice gives the same text.
+    """
+    storage = _builtin_resources()
+    hex_blob = blob_hex(data)
+    base = "".join(c if c.isalnum() or c in "_." else "_" for c in name) or "blob"
+    if not (base[0].isalpha() or base[0] == "_"):  # a resource key is an identifier: `0.weight` is not
+        base = "_" + base
+    key, n = base, 0
+    existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage]  (no public lookup in xDSL 0.74)
+    while key in existing and existing[key] != hex_blob:
+        key = f"{base}_{n}"
+        n += 1
+    if key not in existing:
+        key = storage.declare_resource(key)
+        storage.parse_resource(key, hex_blob)
+    return key
+
+
+def lookup_blob(key: str) -> bytes | None:
+    """The data stored under a builtin resource key; None when it has none (elided, or never read)."""
+    text = _builtin_resources().lookup(key)
+    if not text or text == ELIDED:
+        return None
+    return blob_bytes(text)
+
+
+def print_resources(printer: Printer, dialects: Iterable[Dialect], elide_if_larger: int | None = None) -> None:
+    """
+    The trailing `{-# dialect_resources: ... #-}` section of what `printer` printed:
+    one entry a line (xDSL 0.74 writes them all on one line), and `"__elided__"`
+    for an entry whose text is longer than `elide_if_larger` characters, as
+    mlir-opt's `--mlir-elide-resource-strings-if-larger` leaves them out.
+    """
+    referenced = printer._dialect_resources  # pyright: ignore[reportPrivateUsage]  (no public accessor in xDSL 0.74)
+    if not referenced:
+        return
+    interfaces = {d.name: d.get_interface(OpAsmDialectInterface) for d in dialects}
+    interfaces.setdefault(Builtin.name, _builtin_resources())  # its storage is process-wide, loaded or not
+    sections: list[str] = []
+    for dialect_name in sorted(referenced):
+        interface = interfaces.get(dialect_name)
+        if interface is None:
+            continue
+        entries: list[str] = []
+        for key in sorted(referenced[dialect_name]):
+            text = interface.lookup(key) or ELIDED
+            if elide_if_larger is not None and len(text) > elide_if_larger:
+                text = ELIDED
+            entries.append(f'      {key}: "{text}"')
+        sections.append(f"    {dialect_name}: {{\n" + ",\n".join(entries) + "\n    }")
+    if sections:
+        printer.print_string("\n\n{-#\n  dialect_resources: {\n" + ",\n".join(sections) + "\n  }\n#-}")
+
+
+def print_module(
+    module: ModuleOp, stream: IO[str], dialects: Iterable[Dialect], elide_if_larger: int | None = None, **flags: bool
+) -> None:
+    """Print `module` and its resources as the `mlir` target writes them."""
+    printer = Printer(stream=stream, **flags)
+    printer.print_op(module)
+    print_resources(printer, dialects, elide_if_larger)
+    printer.print_string("\n")
 
 _CACHED_BODY_LIMIT = 512
 """Longer bodies (inline data) are parsed each time: keying them would copy the data."""
@@ -32,6 +150,61 @@ class ResourceParser(Parser):
         """How many dialect types and attributes were taken from the cache (tests count them)."""
         self.cache_misses = 0
         """How many were parsed from their text."""
+        self._mentions: dict[str, int] = {}
+        self._deferred: list[tuple[str, Callable[[bytes], None], int]] = []
+        self._elided: set[str] = set()
+
+    def defer_blob(self, key: str, load: Callable[[bytes], None], pos: int) -> None:
+        """
+        Call `load` with the data of builtin resource `key` once the file's
+        resources are read (they come last); not at all when the file has none
+        for it (elided or left out), so the reference stays a reference. A
+        malformed blob is reported at `pos`, the reference.
+        """
+        self._deferred.append((key, load, pos))
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        module = super().parse_module(allow_implicit_module)
+        self._load_deferred_blobs()
+        return module
+
+    def _load_deferred_blobs(self) -> None:
+        """
+        Hand each deferred reference its bytes, then drop from the process-wide
+        storage the entries no other attribute refers to: their data now lives in
+        the module, and reading many files would otherwise keep every copy.
+        """
+        if not self._deferred:
+            return
+        storage = _builtin_resources()
+        claimed: dict[str, int] = {}
+        for key, load, pos in self._deferred:
+            claimed[key] = claimed.get(key, 0) + 1
+            text = storage.lookup(key)
+            if not text or key in self._elided:
+                continue
+            try:
+                load(blob_bytes(text))
+            except BlobError as e:
+                self.raise_error(f"resource '{key}': {e}", pos)
+        section = 1
+        for key, count in claimed.items():
+            if self._mentions.get(key, 0) <= count + section and key not in self._elided and storage.lookup(key):
+                storage._blob_storage.pop(key, None)  # pyright: ignore[reportPrivateUsage]  (no public removal in xDSL 0.74)
+        self._deferred.clear()
+
+    def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
+        """An entry of `dialect_resources`; `"__elided__"` (MLIR's mark of left-out data) is kept as no data."""
+        key = self._parse_dialect_resource_handle(dialect_name, interface)
+        self._parse_token(MLIRTokenKind.COLON, "expected `:`")
+        value = self.parse_str_literal()
+        if value == ELIDED:
+            self._elided.add(key)
+            return
+        try:
+            interface.parse_resource(key, value)
+        except (ValueError, KeyError) as e:
+            self.raise_error(f"resource '{key}': {e}")
 
     def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool) -> Attribute:  # pyright: ignore[reportIncompatibleMethodOverride]
         """
@@ -109,4 +282,5 @@ class ResourceParser(Parser):
             declared = interface.declare_resource(key)
             self._resource_keys[(dialect_name, key)] = declared
             self.dialect_resources.add((dialect_name, declared))
+        self._mentions[declared] = self._mentions.get(declared, 0) + 1
         return declared

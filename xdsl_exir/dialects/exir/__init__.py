@@ -13,7 +13,7 @@ The dialect is a package, as xDSL keeps its large dialects: ``types`` (dtypes,
 tensor and SymInt types, leaf and container types), ``args`` (FX argument
 trees), ``signature`` (input/output specs, range constraints), ``sym_ops``
 (SymInt operations), ``ops`` (program, graphs, calls, higher-order ops) and
-``blobs`` (the data of ``#exir.blob`` weights as numpy arrays).
+``blobs`` (the data of weights as numpy arrays).
 This module re-exports their public names and holds the ``Exir`` dialect.
 """
 
@@ -28,6 +28,7 @@ from xdsl_exir.dialects.exir.args import (
     DenseBlobAttr,
     NoneValueAttr,
     RefAttr,
+    ResourceBlobAttr,
     array_attr,
     decode_arg,
     encode_arg,
@@ -39,10 +40,11 @@ from xdsl_exir.dialects.exir.args import (
     print_call_args,
     ref_attr,
 )
-from xdsl_exir.dialects.exir.blobs import array_from_blob, blob_from_array
+from xdsl_exir.dialects.exir.blobs import array_from_blob, blob_data, blob_from_array, is_blob
 from xdsl_exir.dialects.exir.ops import (
     CallFunctionOp,
     CondOp,
+    ConstantOp,
     FusionGroupOp,
     GetAttrOp,
     GetItemOp,
@@ -53,6 +55,7 @@ from xdsl_exir.dialects.exir.ops import (
     StateOp,
     TargetCallMixin,
     WhileLoopOp,
+    constant_type,
 )
 from xdsl_exir.dialects.exir.signature import (
     STATE_INPUT_KINDS,
@@ -124,6 +127,7 @@ __all__ = [
     "DenseBlobAttr",
     "DeviceAttr",
     "DeviceType",
+    "ConstantOp",
     "Exir",
     "FloatType",
     "FusionGroupOp",
@@ -151,6 +155,7 @@ __all__ = [
     "ProgramOp",
     "RangeConstraintAttr",
     "RefAttr",
+    "ResourceBlobAttr",
     "STATE_INPUT_KINDS",
     "SYM_ARITH_OPS",
     "ScalarType",
@@ -174,7 +179,10 @@ __all__ = [
     "TupleType",
     "WhileLoopOp",
     "array_from_blob",
+    "blob_data",
     "blob_from_array",
+    "is_blob",
+    "constant_type",
     "decode_arg",
     "array_attr",
     "encode_arg",
@@ -204,6 +212,7 @@ Exir = Dialect(
         CallFunctionOp,
         GetItemOp,
         GetAttrOp,
+        ConstantOp,
         SymSizeOp,
         SymStrideOp,
         SymNumelOp,
@@ -244,6 +253,7 @@ Exir = Dialect(
         RefAttr,
         NoneValueAttr,
         DenseBlobAttr,
+        ResourceBlobAttr,
         InputSpecAttr,
         OutputSpecAttr,
         RangeConstraintAttr,

@@ -70,11 +70,15 @@ class RefAttr(ParametrizedAttribute):
 @irdl_attr_definition
 class DenseBlobAttr(Data[bytes]):
     """
-    The raw bytes of a tensor, `#exir.blob<"0x0000803F...">`: little-endian,
-    contiguous in the identity dim order, bfloat16 as its 16-bit patterns.
+    The raw bytes of a tensor: little-endian, contiguous in the identity dim
+    order, bfloat16 as its 16-bit patterns. The element type and shape come from
+    the type of the op holding it (an `exir.state`).
 
-    The element type and shape come from the type of the op holding it (an
-    `exir.state`), so a module printed with its weights parses back unchanged.
+    An `exir.state` prints its blob as MLIR's `dense_resource<key>`, the bytes in
+    the file's `dialect_resources` section, so a module printed with its weights
+    parses back unchanged and its lines stay short. Printed on its own (inside
+    another attribute) it is `#exir.blob<"0x0000803F...">`, the form older
+    files also use for state; both read back.
     """
 
     name = "exir.blob"
@@ -93,6 +97,26 @@ class DenseBlobAttr(Data[bytes]):
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(f'<"0x{self.data.hex().upper()}">')
+
+
+@irdl_attr_definition
+class ResourceBlobAttr(Data[str]):
+    """
+    State data that is not in the module but in the builtin dialect's resources,
+    under this key: what `exir.state @w : T = dense_resource<key>` reads as when
+    the text leaves the data out (printed with large resources elided) or is read
+    by a parser that does not load resources. `blobs.blob_data` looks it up.
+    """
+
+    name = "exir.resource_blob"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            return parser.parse_identifier(" for resource handle")
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data}>")
 
 
 @irdl_attr_definition

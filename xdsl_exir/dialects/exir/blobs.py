@@ -1,9 +1,12 @@
 """
-The data of an `#exir.blob` as a numpy array, and back.
+The data of `exir.state` weights as numpy arrays, and back.
 
 A blob holds raw storage bytes; what they mean (dtype, sizes) is the type of
-the `exir.state` holding it. The byte conventions are the core's
-(`utils/tensor_data.py`); this module adds what needs the dialect's attribute
+the `exir.state` holding it. In memory the bytes are a `DenseBlobAttr`; in text
+they are MLIR's `dense_resource<key>`, the bytes in the file's resources
+(`utils/mlir_parser.py`), and a state whose data the text left out holds a
+`ResourceBlobAttr` naming the key. The byte conventions are the core's
+(`utils/tensor_data.py`); this module adds what needs the dialect's attributes
 and tensor type, so the core stays free of dialects.
 """
 
@@ -13,13 +16,15 @@ import math
 from typing import cast
 
 import numpy as np
+from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.exir.args import DenseBlobAttr
+from xdsl_exir.dialects.exir.args import DenseBlobAttr, ResourceBlobAttr
 from xdsl_exir.dialects.exir.types import TensorType
 from xdsl_exir.utils.dtypes import DType
+from xdsl_exir.utils.mlir_parser import BlobError, lookup_blob
 from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes, bytes_from_array, storage_dtype
 
-__all__ = ["array_from_blob", "blob_from_array"]
+__all__ = ["array_from_blob", "blob_data", "blob_from_array", "is_blob"]
 
 
 def blob_from_array(array: np.ndarray, dtype: DType) -> DenseBlobAttr:
@@ -27,16 +32,42 @@ def blob_from_array(array: np.ndarray, dtype: DType) -> DenseBlobAttr:
     return DenseBlobAttr(bytes_from_array(array, dtype))
 
 
-def array_from_blob(blob: DenseBlobAttr, tensor_type: TensorType) -> np.ndarray:
+def is_blob(value: Attribute | None) -> bool:
+    """Whether a state's value is raw tensor data, loaded or left in the resources."""
+    return isinstance(value, DenseBlobAttr | ResourceBlobAttr)
+
+
+def blob_data(blob: DenseBlobAttr | ResourceBlobAttr) -> bytes:
+    """
+    The bytes of a blob. A resource whose data the text left out (printed with
+    `--mlir-elide-resource-strings-if-larger`) has none: that is an error here,
+    never zeros, so an elided program cannot run as if it had its weights.
+    """
+    if isinstance(blob, DenseBlobAttr):
+        return blob.data
+    try:
+        data = lookup_blob(blob.data)
+    except BlobError as e:
+        raise TensorDataError(f"resource '{blob.data}': {e}") from None
+    if data is None:
+        raise TensorDataError(
+            f"the data of resource '{blob.data}' is not in the text: it was elided when printed "
+            "(print without --mlir-elide-resource-strings-if-larger to keep the weights)"
+        )
+    return data
+
+
+def array_from_blob(blob: DenseBlobAttr | ResourceBlobAttr, tensor_type: TensorType) -> np.ndarray:
     """The array a blob holds, shaped by the (static) sizes of `tensor_type`."""
     if not all(isinstance(s, int) for s in tensor_type.sizes):
         raise TensorDataError(f"state data needs static sizes, got {tensor_type}")
+    data = blob_data(blob)
     sizes = cast(list[int], list(tensor_type.sizes))
     sdt = storage_dtype(tensor_type.element_dtype)
     expected = math.prod(sizes) * sdt.itemsize
-    if len(blob.data) != expected:
+    if len(data) != expected:
         raise TensorDataError(
-            f"blob of {len(blob.data)} bytes does not hold a {tensor_type.element_dtype} tensor "
+            f"blob of {len(data)} bytes does not hold a {tensor_type.element_dtype} tensor "
             f"of sizes {list(sizes)} ({expected} bytes)"
         )
-    return array_from_bytes(blob.data, tensor_type.element_dtype, sizes)
+    return array_from_bytes(data, tensor_type.element_dtype, sizes)

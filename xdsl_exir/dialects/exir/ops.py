@@ -15,8 +15,10 @@ from collections.abc import Set as AbstractSet
 from typing import ClassVar, Self, cast
 
 import sympy
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    Builtin,
     DenseArrayBase,
     DictionaryAttr,
     FunctionType,
@@ -45,6 +47,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import (
+    ConstantLike,
     EffectInstance,
     HasParent,
     IsolatedFromAbove,
@@ -62,8 +65,13 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl_exir.dialects.exir.args import (
     ArgParser,
     ArgsOpMixin,
+    DenseBlobAttr,
+    ResourceBlobAttr,
+    decode_arg,
     encode_arg,
+    iter_refs,
     parse_operand_and_result_types,
+    print_arg,
     print_call_args,
 )
 from xdsl_exir.dialects.exir.signature import (
@@ -71,10 +79,25 @@ from xdsl_exir.dialects.exir.signature import (
     OutputSpecAttr,
     RangeConstraintAttr,
     parse_optional_spec_list,
+    parse_pytree_spec,
+    print_pytree_spec,
     print_spec_list,
 )
-from xdsl_exir.dialects.exir.types import BoolType, DType, GraphModuleType, ListType, SymBoolType, TensorType, TupleType
+from xdsl_exir.dialects.exir.types import (
+    BoolType,
+    DType,
+    FloatType,
+    GraphModuleType,
+    IntType,
+    ListType,
+    NoneType,
+    StrType,
+    SymBoolType,
+    TensorType,
+    TupleType,
+)
 from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.mlir_parser import ResourceParser, declare_blob
 from xdsl_exir.utils.symbolic import SymSize
 
 
@@ -165,9 +188,9 @@ class ProgramOp(IRDLOperation):
         in_spec = None
         out_spec = None
         if parser.parse_optional_keyword("in_spec"):
-            in_spec = parser.parse_str_literal("input pytree spec")
+            in_spec = parse_pytree_spec(parser)
         if parser.parse_optional_keyword("out_spec"):
-            out_spec = parser.parse_str_literal("output pytree spec")
+            out_spec = parse_pytree_spec(parser)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region()
         op = ProgramOp(
@@ -188,10 +211,10 @@ class ProgramOp(IRDLOperation):
         print_spec_list(printer, "ranges", self.range_constraints.data)
         if self.in_spec is not None:
             printer.print_string(" in_spec ")
-            printer.print_string_literal(self.in_spec.data)
+            print_pytree_spec(printer, self.in_spec.data)
         if self.out_spec is not None:
             printer.print_string(" out_spec ")
-            printer.print_string_literal(self.out_spec.data)
+            print_pytree_spec(printer, self.out_spec.data)
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
@@ -213,8 +236,6 @@ class StateOp(IRDLOperation):
 
     traits = traits_def(SymbolOpInterface(), HasParent(ProgramOp))
 
-    assembly_format = "$sym_name `:` $type (`=` $value^)? attr-dict"
-
     def __init__(
         self, name: str, state_type: Attribute, value: Attribute | None = None
     ) -> None:
@@ -225,6 +246,59 @@ class StateOp(IRDLOperation):
                 "value": value,
             }
         )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StateOp:
+        """
+        `@name : type (= value)? attr-dict?`, the value's data as MLIR's
+        `dense_resource<key>` (the bytes in the file's resources, loaded when
+        `ResourceParser` has read them) or as any attribute, the older inline
+        `#exir.blob<"0x...">` included.
+        """
+        name = parser.parse_symbol_name()
+        parser.parse_punctuation(":")
+        state_type = parser.parse_type()
+        value: Attribute | None = None
+        resource: str | None = None
+        pos = parser.pos
+        if parser.parse_optional_punctuation("="):
+            pos = parser.pos
+            if parser.parse_optional_keyword("dense_resource"):
+                storage = Builtin.get_interface(OpAsmDialectInterface)
+                assert storage is not None
+                with parser.in_angle_brackets():
+                    # The handle parser xDSL's own `dense_resource` attribute uses (declares the key).
+                    resource = parser._parse_dialect_resource_handle("builtin", storage)  # pyright: ignore[reportPrivateUsage]
+                value = ResourceBlobAttr(resource)
+            else:
+                value = parser.parse_attribute()
+        attrs = parser.parse_optional_attr_dict()
+        op = StateOp(name.data, state_type, value)
+        op.attributes |= attrs
+        if resource is not None and isinstance(parser, ResourceParser):
+
+            def load(data: bytes) -> None:
+                op.value = DenseBlobAttr(data)
+
+            parser.defer_blob(resource, load, pos)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.state_type)
+        value = self.value
+        if value is not None:
+            printer.print_string(" = ")
+            if isinstance(value, DenseBlobAttr | ResourceBlobAttr):
+                key = declare_blob(self.sym_name.data, value.data) if isinstance(value, DenseBlobAttr) else value.data
+                printer.print_string("dense_resource<")
+                printer.print_resource_handle("builtin", key)
+                printer.print_string(">")
+            else:
+                printer.print_attribute(value)
+        printer.print_op_attributes(self.attributes)
 
 
 @irdl_op_definition
@@ -507,6 +581,76 @@ class GetItemOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.input.type)
         printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+
+def constant_type(value: object) -> Attribute:
+    """The leaf type of a Python constant `exir.constant` can hold."""
+    if value is None:
+        return NoneType()
+    if isinstance(value, bool):
+        return BoolType()
+    if isinstance(value, int):
+        return IntType()
+    if isinstance(value, float):
+        return FloatType()
+    if isinstance(value, str):
+        return StrType()
+    raise TypeError(f"exir.constant holds a bool, int, float, str or None, not {type(value).__name__}")
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """
+    A Python constant as a value, `%c = exir.constant true : !exir.bool`.
+
+    torch.export lets a graph return a constant (`return x, True`): the output
+    spec's argument is then a `ConstantArgument`, not a node. `exir.output`
+    returns values, so the constant becomes one, spelled as FX arguments are.
+    """
+
+    name = "exir.constant"
+
+    value = prop_def()
+    result = result_def(BoolType | IntType | FloatType | StrType | NoneType)
+
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: bool | int | float | str | None) -> None:
+        super().__init__(
+            result_types=[constant_type(value)], properties={"value": encode_arg(value, [])}
+        )
+
+    @property
+    def python_value(self) -> bool | int | float | str | None:
+        return cast(bool | int | float | str | None, decode_arg(self.value, []))
+
+    def verify_(self) -> None:
+        if any(True for _ in iter_refs(self.value)):
+            raise VerifyException("exir.constant holds no SSA value")
+        try:
+            expected = constant_type(self.python_value)
+        except TypeError as e:
+            raise VerifyException(str(e)) from None
+        if expected != self.result.type:
+            raise VerifyException(f"exir.constant {self.python_value!r} has type {expected}, not {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        args = ArgParser(parser)
+        value = args.parse_value()
+        if args.operands:
+            parser.raise_error("exir.constant holds a constant, not an SSA value")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        rtype = parser.parse_type()
+        return cls.create(result_types=[rtype], properties={"value": value}, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_arg(printer, self.value, [])
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
 

@@ -10,7 +10,9 @@ apart from it so passes that rewrite the signature need not import the ops.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import cast
 
 import sympy
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, NoneAttr, StringAttr
@@ -19,6 +21,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.utils.str_enum import StrEnum
 
 from xdsl_exir.dialects.exir.types import SymExprAttr, parse_sym_expr
@@ -273,3 +276,166 @@ def print_spec_list(
     printer.print_string("]")
 
 
+
+
+# ---------------------------------------------------------------------------
+# Pytree specs
+# ---------------------------------------------------------------------------
+#
+# torch.export keeps how user inputs and outputs flatten as torch's
+# `treespec_dumps` JSON (`[1, {"type": "builtins.tuple", "context": "null",
+# "children_spec": [...]}]`). The program holds that text unchanged (other tools
+# read it); printed, it is written as the structure it describes:
+#
+#   spec ::= `*`                               a leaf (a tensor, a number)
+#          | `(` spec,* `)`                    builtins.tuple
+#          | `[` spec,* `]`                    builtins.list
+#          | `{` (key `:` spec),* `}`          builtins.dict, keys strings or integers
+#          | string (`<` string `>`)? `(` spec,* `)`
+#                                              any other node: its type name, its
+#                                              context's JSON text, its children
+#
+# so `torch.export.export(m, (x,))` reads `in_spec ((*), {})`. A spec this syntax
+# cannot give back byte for byte (another protocol, other JSON spacing) prints
+# as the JSON string it is, which also reads back.
+
+_PYTREE_PROTOCOL = 1
+_LEAF = {"type": None, "context": None, "children_spec": []}
+
+
+def _pytree_node_ok(node: object) -> bool:
+    if not isinstance(node, dict) or list(node) != ["type", "context", "children_spec"]:
+        return False
+    children = node["children_spec"]
+    return (
+        (node["type"] is None or isinstance(node["type"], str))
+        and (node["context"] is None or isinstance(node["context"], str))
+        and isinstance(children, list)
+        and all(_pytree_node_ok(c) for c in children)
+    )
+
+
+def _dict_keys(node: dict[str, object]) -> list[str | int] | None:
+    """The keys of a `builtins.dict` node, when its context is a JSON list of strings or integers."""
+    try:
+        keys = json.loads(cast(str, node["context"]))
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(keys, list) or len(keys) != len(cast(list[object], node["children_spec"])):
+        return None
+    keys = cast(list[object], keys)
+    if not all(isinstance(k, str) or (isinstance(k, int) and not isinstance(k, bool)) for k in keys):
+        return None
+    if json.dumps(keys) != node["context"]:
+        return None
+    return cast(list[str | int], keys)
+
+
+def _print_pytree_node(printer: Printer, node: dict[str, object]) -> None:
+    children = cast(list[dict[str, object]], node["children_spec"])
+
+    def each(c: dict[str, object]) -> None:
+        _print_pytree_node(printer, c)
+
+    kind, context = node["type"], node["context"]
+    if node == _LEAF:
+        printer.print_string("*")
+    elif kind in ("builtins.tuple", "builtins.list") and context == "null":
+        opening, closing = ("(", ")") if kind == "builtins.tuple" else ("[", "]")
+        printer.print_string(opening)
+        printer.print_list(children, each)
+        printer.print_string(closing)
+    elif kind == "builtins.dict" and (keys := _dict_keys(node)) is not None:
+        printer.print_string("{")
+
+        def entry(item: tuple[str | int, dict[str, object]]) -> None:
+            if isinstance(item[0], str):
+                printer.print_string_literal(item[0])
+            else:
+                printer.print_string(str(item[0]))
+            printer.print_string(": ")
+            each(item[1])
+
+        printer.print_list(list(zip(keys, children)), entry)
+        printer.print_string("}")
+    else:
+        printer.print_string_literal(cast(str, kind))
+        if context is not None:
+            printer.print_string("<")
+            printer.print_string_literal(cast(str, context))
+            printer.print_string(">")
+        printer.print_string("(")
+        printer.print_list(children, each)
+        printer.print_string(")")
+
+
+def print_pytree_spec(printer: Printer, spec: str) -> None:
+    """A `treespec_dumps` text in the syntax above, or as a string when that would not give it back."""
+    try:
+        loaded = json.loads(spec)
+    except ValueError:
+        loaded = None
+    if (
+        isinstance(loaded, list)
+        and len(cast(list[object], loaded)) == 2
+        and loaded[0] == _PYTREE_PROTOCOL
+        and _pytree_node_ok(loaded[1])
+        and loaded[1]["type"] is not None  # the root is a container: `*` alone reads as no spec
+        and json.dumps(loaded) == spec
+    ):
+        _print_pytree_node(printer, cast(dict[str, object], loaded[1]))
+    else:
+        printer.print_string_literal(spec)
+
+
+def _parse_pytree_node(parser: Parser) -> dict[str, object]:
+    def children(delimiter: Parser.Delimiter) -> list[dict[str, object]]:
+        return parser.parse_comma_separated_list(delimiter, lambda: _parse_pytree_node(parser), " in a pytree spec")
+
+    if parser.parse_optional_punctuation("*") is not None:
+        return dict(_LEAF)
+    if parser._current_token.kind == MLIRTokenKind.L_PAREN:  # pyright: ignore[reportPrivateUsage]
+        return {"type": "builtins.tuple", "context": "null", "children_spec": children(parser.Delimiter.PAREN)}
+    if parser._current_token.kind == MLIRTokenKind.L_SQUARE:  # pyright: ignore[reportPrivateUsage]
+        return {"type": "builtins.list", "context": "null", "children_spec": children(parser.Delimiter.SQUARE)}
+    if parser._current_token.kind == MLIRTokenKind.L_BRACE:  # pyright: ignore[reportPrivateUsage]
+        keys: list[str | int] = []
+
+        def entry() -> dict[str, object]:
+            key = parser.parse_optional_str_literal()
+            if key is None:
+                key = parser.parse_integer(allow_boolean=False, context_msg=" (a dict key: a string or an integer)")
+            keys.append(key)
+            parser.parse_punctuation(":")
+            return _parse_pytree_node(parser)
+
+        nodes = parser.parse_comma_separated_list(parser.Delimiter.BRACES, entry, " in a pytree spec")
+        return {"type": "builtins.dict", "context": json.dumps(keys), "children_spec": nodes}
+    kind = parser.parse_optional_str_literal()
+    if kind is None:
+        parser.raise_error("expected a pytree spec: `*`, `(...)`, `[...]`, `{...}` or \"type\"(...)")
+    context: str | None = None
+    if parser.parse_optional_punctuation("<") is not None:
+        context = parser.parse_str_literal("the node's context (JSON text)")
+        parser.parse_punctuation(">")
+    return {"type": kind, "context": context, "children_spec": children(parser.Delimiter.PAREN)}
+
+
+def parse_pytree_spec(parser: Parser) -> str:
+    """A spec in the syntax above (or the JSON string itself), as `treespec_dumps` text."""
+    text = parser.parse_optional_str_literal()
+    if text is not None:
+        kind = parser._current_token.kind  # pyright: ignore[reportPrivateUsage]
+        if kind not in (MLIRTokenKind.L_PAREN, MLIRTokenKind.LESS):
+            return text  # the JSON text itself
+        context: str | None = None
+        if parser.parse_optional_punctuation("<") is not None:
+            context = parser.parse_str_literal("the node's context (JSON text)")
+            parser.parse_punctuation(">")
+        nodes = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: _parse_pytree_node(parser), " in a pytree spec"
+        )
+        root: dict[str, object] = {"type": text, "context": context, "children_spec": nodes}
+    else:
+        root = _parse_pytree_node(parser)
+    return json.dumps([_PYTREE_PROTOCOL, root])
