@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.dialects.exir import DType
+from xdsl_exir.dialects.exir import DType, MemoryFormat
 from xdsl_exir.interpreters.aten_kernels.dtypes import (
     F32,
     I64,
     as_dtype,
+    as_memory_format,
     dtype_of,
     is_tensor,
     numpy_dtype,
@@ -130,8 +131,7 @@ def _arange(end: object, start: object = 0, step: object = 1, dtype: object = No
     return (s + np.arange(n, dtype=np.float64) * st).astype(dt)
 
 
-@register("aten.arange.out", "aten.arange.start_out")
-def _arange_out(end: object, start: object = 0, step: object = 1, *, out: np.ndarray) -> np.ndarray:
+def arange_out_kernel(end: object, start: object = 0, step: object = 1, *, out: np.ndarray) -> np.ndarray:
     """torch's `arange_out` resizes `out` only when its number of elements differs: an `out`
     of shape [3, 4] receives arange(12) in its own shape (the derived out= kernels resize
     to the result's shape, as `resize_output` does for other operators)."""
@@ -182,14 +182,38 @@ def _type_as(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     return _convert(np.asarray(self), dtype_of(other), False)
 
 
+_LAST = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
+"""The storage order of channels-last (4-d) and channels-last-3d (5-d) tensors."""
+
+
+def in_memory_format(a: np.ndarray, memory_format: object) -> np.ndarray:
+    """A copy of `a` laid out as torch lays out `memory_format`: channels-last copies
+    are NHWC buffers seen as NCHW (so views and `as_strided` see torch's storage);
+    `preserve_format` keeps a dense input's layout, as numpy's order 'K' does."""
+    fmt = as_memory_format(memory_format)
+    if fmt in (MemoryFormat.channels_last, MemoryFormat.channels_last_3d) and a.ndim in _LAST:
+        order = _LAST[a.ndim]
+        return np.ascontiguousarray(a.transpose(order)).transpose(np.argsort(order))
+    if fmt is MemoryFormat.contiguous_format:
+        return np.array(a, copy=True, order="C")
+    return np.array(a, copy=True, order="K")
+
+
 @register("aten.clone.default")
 def _clone(self: np.ndarray, memory_format: object = None) -> np.ndarray:
-    return np.array(self, copy=True)
+    return in_memory_format(np.asarray(self), memory_format)
 
 
 @register("aten.contiguous.default")
 def _contiguous(self: np.ndarray, memory_format: object = 0) -> np.ndarray:
-    return np.ascontiguousarray(self)
+    a = np.asarray(self)
+    fmt = as_memory_format(memory_format)
+    if fmt in (MemoryFormat.channels_last, MemoryFormat.channels_last_3d) and a.ndim in _LAST:
+        order = _LAST[a.ndim]
+        if a.transpose(order).flags.c_contiguous:
+            return a
+        return in_memory_format(a, fmt)
+    return np.ascontiguousarray(a)
 
 
 @register("aten.alias.default", "aten.detach.default")

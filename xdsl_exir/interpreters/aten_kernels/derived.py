@@ -5,7 +5,8 @@ annotations say which argument is written, :func:`functional_variant` names the
 functional overload (torch's grouping of variants), and the derived kernel
 copies that kernel's result into the written argument with ``np.copyto``, so
 the caller's array really changes. The few that cannot be derived (in-place
-view ops, ``copy_``, ``detach_``, ``resize_``) are written by hand here.
+view ops, ``copy_``, ``detach_``, ``resize_``, arange's ``out=`` forms) are
+written by hand here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xdsl_exir.interpreters.aten_kernels.creation import arange_out_kernel
 from xdsl_exir.interpreters.aten_kernels.decomposed import register_decompositions, use_kernels
 from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.interpreters.aten_kernels.views import (
@@ -86,6 +88,10 @@ def _resize_inplace(self: np.ndarray, size: Sequence[int], memory_format: object
 
 
 HANDWRITTEN_MUTATING["aten.resize_.default"] = _resize_inplace
+
+# arange resizes `out` only when its number of elements differs (torch's arange_out)
+HANDWRITTEN_MUTATING["aten.arange.out"] = arange_out_kernel
+HANDWRITTEN_MUTATING["aten.arange.start_out"] = arange_out_kernel
 
 
 # ---------------------------------------------------------------------------

@@ -299,18 +299,49 @@ def _replication_pad(self: np.ndarray, padding: Sequence[int]) -> np.ndarray:
     return _pad_any(np.asarray(self), padding, "replicate")
 
 
+def storage_of(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """The flat buffer `a` is a view of and `a`'s offset in it, in elements: torch's
+    storage and storage offset. numpy views keep their base (through `as_strided`'s
+    wrapper too), so the root is the array that owns the memory, as the tensor that
+    owns a torch storage is. A root numpy cannot flatten without a copy (another
+    dtype's view, a non-contiguous owner) makes `a` its own storage."""
+    root = a
+    while True:
+        base = root.base
+        if isinstance(base, np.ndarray):
+            root = base
+        elif base is not None and isinstance(getattr(base, "base", None), np.ndarray):
+            root = base.base  # numpy's as_strided wraps its base in a DummyArray
+        else:
+            break
+    if root is a or root.dtype != a.dtype or not root.flags.c_contiguous:
+        flat = a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
+        return flat, 0
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return root.reshape(-1), offset // a.itemsize
+
+
 @register("aten.as_strided.default")
 def as_strided_kernel(self: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> np.ndarray:
-    """Strides and offset count elements from the start of ``self``'s buffer.
-
-    A non-contiguous ``self`` is made contiguous first (so the result is then
-    a view of a copy): numpy has no notion of a storage shared by views.
-    """
+    """torch's `as_strided`: sizes, strides and offset address `self`'s STORAGE, not its
+    elements; the offset defaults to `self`'s own storage offset (a narrowed view keeps it).
+    A transposed, narrowed, moved-dim, expanded or channels-last `self` is read through
+    the buffer it views (`storage_of`), as torch reads the storage it shares."""
     a = np.asarray(self)
-    flat = a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
-    off = int(storage_offset or 0)
-    base = flat[off:]
-    return as_strided(base, tuple(int(s) for s in size), tuple(int(s) * a.itemsize for s in stride))
+    flat, own_offset = storage_of(a)
+    off = own_offset if storage_offset is None else int(storage_offset)
+    shape = tuple(int(s) for s in size)
+    strides = tuple(int(s) for s in stride)
+    if len(shape) != len(strides) or any(s < 0 for s in shape) or any(s < 0 for s in strides) or off < 0:
+        raise ValueError(f"as_strided: invalid size {list(shape)}, stride {list(strides)} or offset {off}")
+    if all(shape):
+        last = off + sum((n - 1) * st for n, st in zip(shape, strides))
+        if last >= flat.size:
+            raise ValueError(
+                f"as_strided: size {list(shape)}, stride {list(strides)} and offset {off} reach element "
+                f"{last} of a storage of {flat.size} elements"
+            )
+    return as_strided(flat[off:], shape, tuple(st * a.itemsize for st in strides))
 
 
 @register("aten.tril.default")
