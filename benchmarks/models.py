@@ -30,7 +30,10 @@ after `-p optimize-inference` -- and by torch eager under
 `torch.inference_mode()`, interleaved round-robin in this one process, median
 per call. Outputs are checked against eager first. Everything is
 single-threaded: torch's intra/inter-op threads, and the BLAS under numpy
-(environment set before numpy loads, and threadpoolctl when installed).
+(environment set before numpy loads, and threadpoolctl when installed). Times
+are the process's CPU time (`--wall` for wall-clock): with both sides on one
+thread that is their run time, without the waits for a core that other work on
+a shared machine adds.
 
 `--startup` times `exir-run --help` and `exir-run small.pt2` (the zoo's `mlp`)
 as fresh subprocesses. `--text` times reading `.mlir` text of a pointwise chain
@@ -430,25 +433,31 @@ def rel_error(got: Sequence[Any], want: Sequence[np.ndarray]) -> float:
     return worst
 
 
+CLOCK: Callable[[], float] = time.process_time
+"""CPU time of this process by default (`--wall`: wall-clock time). Both sides run on one
+thread, so CPU time is their run time without the waits for a core that other programs on
+a shared machine cause."""
+
+
 def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) -> dict[str, float]:
     """Median seconds per call of each function, round-robin with a rotating start;
     each sample is as many calls as fill `sample_s` (at least one)."""
     number: dict[str, int] = {}
     for name, fn in fns.items():
         fn()  # warm-up
-        t = time.perf_counter()
+        t = CLOCK()
         fn()
-        number[name] = max(1, min(100, int(sample_s / max(time.perf_counter() - t, 1e-7))))
+        number[name] = max(1, min(100, int(sample_s / max(CLOCK() - t, 1e-7))))
     names = list(fns)
     times: dict[str, list[float]] = {n: [] for n in names}
     gc.collect()
     for rep in range(reps):
         for name in names[rep % len(names) :] + names[: rep % len(names)]:
             fn, k = fns[name], number[name]
-            t = time.perf_counter()
+            t = CLOCK()
             for _ in range(k):
                 fn()
-            times[name].append((time.perf_counter() - t) / k)
+            times[name].append((CLOCK() - t) / k)
     return {n: statistics.median(ts) for n, ts in times.items()}
 
 
@@ -542,7 +551,8 @@ def report(rows: list[Row], reps: int, optimize: bool) -> None:
     def line(cells: Sequence[str]) -> str:
         return " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
-    print(f"\nnumpy interpreter vs torch eager, single-threaded, median of {reps} interleaved samples")
+    clock = "CPU" if CLOCK is time.process_time else "wall-clock"
+    print(f"\nnumpy interpreter vs torch eager, single-threaded, {clock} time, median of {reps} interleaved samples")
     print(line(cols))
     print("-+-".join("-" * w for w in widths))
     for r, cells in zip(rows, table):
@@ -658,12 +668,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=None, help="interleaved samples per runner (default 9, --quick 3)")
     parser.add_argument("--quick", action="store_true", help="few short samples: a smoke run")
     parser.add_argument("-O", "--optimize", action="store_true", help="also time the program after -p optimize-inference")
+    parser.add_argument("--wall", action="store_true", help="time wall-clock instead of CPU time")
     parser.add_argument("--no-models", action="store_true", help="skip the model table")
     parser.add_argument("--startup", action="store_true", help="time exir-run start-up (subprocesses)")
     parser.add_argument("--text", action="store_true", help="time reading .mlir text at 1k, 10k, 50k ops")
     parser.add_argument("--text-sizes", default="1000,10000,50000", help="op counts for --text")
     parser.add_argument("--profile", metavar="MODEL", help="cProfile the interpreter on one model instead")
     opts = parser.parse_args(argv)
+    global CLOCK
+    if opts.wall:
+        CLOCK = time.perf_counter
     reps = opts.reps or (3 if opts.quick else 9)
     sample_s = 0.01 if opts.quick else 0.05
     by_name = {c.name: c for c in CASES}

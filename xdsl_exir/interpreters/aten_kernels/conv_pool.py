@@ -1,10 +1,12 @@
 """Convolution (forward, transposed, backward, ``col2im``) and pooling (max, average,
 adaptive average, with backward kernels).
 
-Convolution copies the padded input channel-major into a column matrix, one
-whole-row copy per kernel offset, and does one GEMM (one per group); pooling
-folds the kernel offsets with whole-array ``maximum``/``add``. In numpy both are
-far faster than reducing strided window views.
+Convolution copies the padded input into a (channel, kernel offset) column
+matrix in one strided copy and does one GEMM per sample (and group) against the
+weight as it is stored; depthwise convolution on small planes works on
+channels-last columns with one ``einsum``. Pooling folds the kernel offsets with
+whole-array ``maximum``/``add``. In numpy these are far faster than reducing
+strided window views op by op.
 """
 
 from __future__ import annotations
@@ -53,48 +55,92 @@ def _offset_slices(
     return views
 
 
+def _depthwise_channels_last(
+    x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
+    dilation: Sequence[int], out: Sequence[int],
+) -> np.ndarray:
+    """Depthwise convolution (one input channel per group, `m` outputs each) on
+    channels-last columns: one strided copy makes (position, kernel offset, channel)
+    columns, one `einsum` multiplies them by the (offset, channel) weights and sums
+    the offsets.
+
+    With the channels innermost both run over long contiguous rows even when the
+    planes are tiny (ConvNeXt's 7x7 on 4x4, MobileNet's 5x5 on 3x3), where a GEMM
+    per channel or a multiply-add per offset costs numpy calls, not arithmetic.
+    """
+    n = len(out)
+    N, C = x.shape[:2]
+    m = w.shape[0] // C
+    k = w.shape[2:]
+    kk = int(np.prod(k))
+    lo = [max(v, 0) for v in pad_lo]
+    padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(x.shape[2:])]
+    xp = np.zeros((N, *padded, C), dtype=x.dtype)
+    xp[(slice(None), *(slice(lo[i], lo[i] + x.shape[2 + i]) for i in range(n)))] = np.moveaxis(x, 1, -1)
+    xp = xp[(slice(None),) + tuple(slice(max(-a, 0), padded[i] - max(-b, 0)) for i, (a, b) in enumerate(zip(pad_lo, pad_hi)))]
+    ext = [(kk_ - 1) * d + 1 for kk_, d in zip(k, dilation)]
+    win = sliding_window_view(xp, ext, axis=tuple(range(1, 1 + n)))  # N, *positions, C, *ext
+    win = win[(slice(None), *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)), slice(None),
+               *(slice(None, None, d) for d in dilation))]
+    perm = (0, *range(1, 1 + n), *range(2 + n, 2 + 2 * n), 1 + n)  # N, *out, *k, C
+    cols = np.ascontiguousarray(win.transpose(perm)).reshape(-1, kk, C)
+    wl = np.ascontiguousarray(w.reshape(C, m, kk).transpose(2, 0, 1))  # offsets, C, m
+    if m == 1:  # einsum's contiguous inner loop over the channels
+        res = np.einsum("pkc,kc->pc", cols, wl[:, :, 0]).reshape(N, *out, C)
+    else:
+        res = np.einsum("pkc,kcm->pcm", cols, wl).reshape(N, *out, C * m)
+    return np.ascontiguousarray(np.moveaxis(res, -1, 1))
+
+
 def _conv_nd(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
     dilation: Sequence[int], groups: int,
 ) -> np.ndarray:
     """Cross-correlation; x, w already in the compute dtype.
 
-    The padded input is built channel-major (C, N, *spatial) in one zero buffer
-    (np.pad is slow), so that each kernel offset copies whole rows into the
-    column matrix; then one GEMM (or one per group) does the arithmetic.
+    Depthwise convolutions on small planes go to `_depthwise_channels_last`.
+    Otherwise the (padded) input is copied into a column matrix ordered (channel,
+    kernel offset), one whole-plane copy per offset (none for a 1x1 kernel), so that
+    the weight is used as it is stored, (out channel, in channel x offsets): one
+    GEMM per sample and group writes the output in NC* order, with no weight or
+    output relayout.
     """
     n = w.ndim - 2
     N, C = x.shape[:2]
     spatial = x.shape[2:]
-    lo = [max(p, 0) for p in pad_lo]
-    padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(spatial)]
-    xp = np.zeros((C, N, *padded), dtype=x.dtype)
-    xp[(slice(None), slice(None), *(slice(lo[i], lo[i] + spatial[i]) for i in range(n)))] = np.swapaxes(x, 0, 1)
-    crop = (slice(None), slice(None)) + tuple(
-        slice(max(-a, 0), padded[i] - max(-b, 0)) for i, (a, b) in enumerate(zip(pad_lo, pad_hi))
-    )
-    xp = xp[crop]
-    k = w.shape[2:]
-    out = [(xp.shape[2 + i] - (k[i] - 1) * dilation[i] - 1) // stride[i] + 1 for i in range(n)]
     oc = w.shape[0]
+    k = w.shape[2:]
+    out = [(spatial[i] + pad_lo[i] + pad_hi[i] - (k[i] - 1) * dilation[i] - 1) // stride[i] + 1 for i in range(n)]
+    dt = np.result_type(x.dtype, w.dtype)
+    if min(out, default=1) <= 0 or N == 0 or C == 0 or oc == 0:
+        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=dt)
+    p = int(np.prod(out))
+    if groups == C and groups > 1 and w.shape[1] == 1 and N * p <= 4 * C:
+        return _depthwise_channels_last(x, w, stride, pad_lo, pad_hi, dilation, out)
     cg, ocg = C // groups, oc // groups
     kk = int(np.prod(k))
-    dt = np.result_type(x.dtype, w.dtype)
-    if min(out, default=1) <= 0 or N == 0 or C == 0:
-        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=dt)
-    cols = np.empty((kk, C, N, *out), dtype=x.dtype)
-    for flat, _, view in _offset_slices(xp, k, stride, dilation, out):
-        cols[flat] = view
-    p = N * int(np.prod(out))
-    # columns ordered (offset, channel); weights to (out channel, offset, channel)
-    if groups == 1:
-        wm = np.moveaxis(w.reshape(oc, C, kk), 1, 2).reshape(oc, kk * C)
-        res = wm @ cols.reshape(kk * C, p)
+    if kk == 1 and not any(pad_lo) and not any(pad_hi):
+        cols = x[(slice(None), slice(None), *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)))]
     else:
-        cols_g = np.moveaxis(cols.reshape(kk, groups, cg, p), 1, 0).reshape(groups, kk * cg, p)
-        wg = np.moveaxis(w.reshape(groups, ocg, cg, kk), 2, 3).reshape(groups, ocg, kk * cg)
-        res = np.matmul(wg, cols_g).reshape(oc, p)
-    return np.ascontiguousarray(np.swapaxes(res.reshape(oc, N, *out), 0, 1)).astype(dt, copy=False)
+        if any(v != 0 for v in (*pad_lo, *pad_hi)):
+            lo = [max(v, 0) for v in pad_lo]
+            padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(spatial)]
+            xp = np.zeros((N, C, *padded), dtype=x.dtype)
+            xp[(slice(None), slice(None), *(slice(lo[i], lo[i] + spatial[i]) for i in range(n)))] = x
+            xp = xp[(slice(None), slice(None)) + tuple(
+                slice(max(-a, 0), padded[i] - max(-b, 0)) for i, (a, b) in enumerate(zip(pad_lo, pad_hi))
+            )]
+        else:
+            xp = x
+        win = _windows(xp, k, stride, dilation, out)  # N, C, *out, *k
+        cols = np.ascontiguousarray(win.transpose(0, 1, *range(2 + n, 2 + 2 * n), *range(2, 2 + n)))
+    if groups == 1:
+        wm = w.reshape(oc, C * kk)
+        if N == 1:
+            return (wm @ cols.reshape(C * kk, p)).reshape(1, oc, *out).astype(dt, copy=False)
+        return np.matmul(wm, cols.reshape(N, C * kk, p)).reshape(N, oc, *out).astype(dt, copy=False)
+    res = np.matmul(w.reshape(groups, ocg, cg * kk), cols.reshape(N, groups, cg * kk, p))
+    return res.reshape(N, oc, *out).astype(dt, copy=False)
 
 
 def _conv_transpose_nd(
