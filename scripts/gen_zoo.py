@@ -519,9 +519,105 @@ class DepthwiseSeparableCNN(nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class LlamaDecoderTrainingOps(nn.Module):
+    """A LLaMA/Mistral-style decoder layer written as Hugging Face writes it, for the
+    operators torch.export's training IR keeps: position ids from a padding mask
+    (`cumsum`, `masked_fill_`), the packed-sequence check `diff(position_ids) >= 0`,
+    rotary tables gathered by position, grouped-query attention by `repeat_kv`
+    (`expand` + `reshape`), `scaled_dot_product_attention` with an additive mask,
+    `swapaxes`/`reshape_as` back to the residual stream, a constant scalar
+    tensor (`lift_fresh_copy`), RMSNorm and a SiLU-gated MLP."""
+
+    def __init__(self, gen: torch.Generator, dim: int = 32, heads: int = 4, kv_heads: int = 2,
+                 hidden: int = 64, max_seq: int = 32) -> None:
+        super().__init__()
+        self.heads, self.kv_heads = heads, kv_heads
+        hd = dim // heads
+        self.input_norm = RMSNorm(dim)
+        self.post_attention_norm = RMSNorm(dim)
+        with torch.no_grad():
+            self.input_norm.weight.copy_(1.0 + 0.2 * torch.randn(dim, generator=gen))
+            self.post_attention_norm.weight.copy_(1.0 + 0.2 * torch.randn(dim, generator=gen))
+        self.q_proj = nn.Linear(dim, heads * hd, bias=False)
+        self.k_proj = nn.Linear(dim, kv_heads * hd, bias=False)
+        self.v_proj = nn.Linear(dim, kv_heads * hd, bias=False)
+        self.o_proj = nn.Linear(heads * hd, dim, bias=False)
+        self.gate_proj = nn.Linear(dim, hidden, bias=False)
+        self.up_proj = nn.Linear(dim, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, dim, bias=False)
+        inv_freq = 1.0 / (10000.0 ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd))
+        freqs = torch.outer(torch.arange(max_seq, dtype=torch.float32), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("cos_cached", emb.cos(), persistent=False)
+        self.register_buffer("sin_cached", emb.sin(), persistent=False)
+
+    def _repeat_kv(self, x: torch.Tensor) -> torch.Tensor:
+        b, kvh, t, hd = x.shape
+        rep = self.heads // kvh
+        return x[:, :, None, :, :].expand(b, kvh, rep, t, hd).reshape(b, kvh * rep, t, hd)
+
+    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        hd = d // self.heads
+        position_ids = attention_mask.long().cumsum(-1) - 1
+        position_ids.masked_fill_(attention_mask == 0, 1)
+        in_order = (torch.diff(position_ids, dim=-1) >= 0).all()
+        h = self.input_norm(x)
+        q = self.q_proj(h).view(b, t, self.heads, hd).transpose(1, 2)
+        k = self.k_proj(h).view(b, t, self.kv_heads, hd).transpose(1, 2)
+        v = self.v_proj(h).view(b, t, self.kv_heads, hd).transpose(1, 2)
+        cos = self.cos_cached[position_ids].unsqueeze(1)
+        sin = self.sin_cached[position_ids].unsqueeze(1)
+        q = q * cos + _rotate_half(q) * sin
+        k = k * cos + _rotate_half(k) * sin
+        k, v = self._repeat_kv(k), self._repeat_kv(v)
+        causal = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        padding = (1.0 - attention_mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=causal + padding)
+        out = out.swapaxes(1, 2).reshape_as(x)
+        residual_scale = torch.tensor(0.5)
+        x = x + self.o_proj(out) * (residual_scale + in_order.float() * 0.5)
+        h = self.post_attention_norm(x)
+        return x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
+class Conv3dNet(nn.Module):
+    """A 3-D CNN (video / volumetric ResNet stem): Conv3d + BatchNorm3d + ReLU, a strided
+    Conv3d, AdaptiveAvgPool3d to 2x2x2 over a size it does not divide, flatten, Linear."""
+
+    def __init__(self, gen: torch.Generator) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv3d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm3d(8)
+        _randomize_bn(self.bn1, gen)  # type: ignore[arg-type]
+        self.conv2 = nn.Conv3d(8, 8, 3, stride=2, padding=1)
+        self.pool = nn.AdaptiveAvgPool3d((2, 2, 2))
+        self.fc = nn.Linear(8 * 8, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = F.relu(self.conv2(x))
+        return self.fc(torch.flatten(self.pool(x), 1))
+
+
 # ---------------------------------------------------------------------------
 # Zoo entries
 # ---------------------------------------------------------------------------
+
+
+class ConstantOutputs(nn.Module):
+    """
+    Graph outputs that are Python constants: torch.export records each as a
+    ConstantArgument in the output spec (a bool, the static batch size, a
+    float).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor, scale: float) -> tuple[Any, ...]:
+        return self.fc(x) * scale, True, x.shape[0], 2.5
 
 
 @dataclass
@@ -746,6 +842,25 @@ ENTRIES: list[Entry] = [
         lambda g: (_randn(g, 2, 16, 32),),
     ),
     Entry(
+        "llama_decoder_train",
+        "A LLaMA/Mistral-style decoder layer as Hugging Face writes it, width 32, 4 query and "
+        "2 key/value heads: position ids from a padding mask (cumsum, masked_fill_), the "
+        "packed-sequence check diff(position_ids) >= 0, rotary cos/sin gathered by position, "
+        "repeat_kv (expand + reshape), scaled_dot_product_attention with an additive causal "
+        "and padding mask, swapaxes + reshape_as, a constant scalar tensor, RMSNorm and a "
+        "SiLU-gated MLP. Batch 2, sequence 8, the second sequence left-padded by 3.",
+        LlamaDecoderTrainingOps,
+        lambda g: (_randn(g, 2, 8, 32), torch.tensor([[1] * 8, [0] * 3 + [1] * 5], dtype=torch.int64)),
+    ),
+    Entry(
+        "conv3d_net",
+        "A 3-D CNN: Conv3d(3, 8, 3, pad 1) + BatchNorm3d (eval) + ReLU, Conv3d(8, 8, 3, "
+        "stride 2, pad 1) + ReLU, AdaptiveAvgPool3d(2, 2, 2) over 3x5x5 (uneven windows), "
+        "flatten, Linear to 5. Input [1, 3, 6, 10, 10].",
+        Conv3dNet,
+        lambda g: (_randn(g, 1, 3, 6, 10, 10),),
+    ),
+    Entry(
         "dwsep_cnn",
         "MobileNet-style depthwise-separable CNN: conv 3x3 stride 2 + BatchNorm2d (eval) + "
         "ReLU6, three blocks of depthwise 3x3 conv (groups = channels) + BN + ReLU6 + "
@@ -753,6 +868,15 @@ ENTRIES: list[Entry] = [
         "H and W, Linear to 10 classes.",
         DepthwiseSeparableCNN,
         lambda g: (_randn(g, 1, 3, 32, 32),),
+    ),
+    Entry(
+        "constant_outputs",
+        "Linear(4, 3) times a float input (0.5, specialized to a constant), returning "
+        "(y, True, x.shape[0], 2.5): the last three are Python constants "
+        "(ConstantArgument outputs), out1 True (bool 0-d), out2 2 (int64 0-d), "
+        "out3 2.5 (float64 0-d).",
+        lambda g: ConstantOutputs(),
+        lambda g: (_randn(g, 2, 4), 0.5),
     ),
 ]
 

@@ -31,8 +31,9 @@ op with several results; a `Tensor[]` output is one list (or tuple, when the
 elements differ) result followed by an `exir.getitem` per element, as in FX.
 Graph inputs that are Python constants (`constant_input`) are placeholders of
 type `!exir.int`, `!exir.none`, ... with the value as the `exir.constant`
-argument attribute; graph outputs that are constants cannot be represented by
-`exir.output` and are refused.
+argument attribute; graph outputs that are constants (a `ConstantArgument` in
+the output spec: `return x, True`) are `exir.constant` ops returned by
+`exir.output`.
 
 This module never imports torch and never unpickles. An archive is refused with
 a `Pt2Error` (one paragraph naming the place) when it is not a sound zip, has
@@ -84,6 +85,7 @@ from xdsl_exir.dialects.exir import (
     BoolType,
     CallFunctionOp,
     CondOp,
+    ConstantOp,
     CustomObjType,
     DenseBlobAttr,
     DeviceAttr,
@@ -1228,25 +1230,25 @@ class _GraphImporter:
             if kind == "as_tensor":
                 value = self.lookup(_field(body, "name", str, "a tensor output"))
             elif kind in ("as_sym_int", "as_sym_float", "as_sym_bool"):
-                inner_kind, inner = _union(body, kind)
-                if inner_kind != "as_name":
-                    _fail(
-                        f"graph output {i} is the constant {inner!r}, which exir.output "
-                        "cannot return"
-                    )
-                value = self.lookup(inner)
+                value = self._sym_arg(kind, body)
+                if not isinstance(value, SSAValue):  # a SymInt torch knew to be constant
+                    value = self._constant_output(value)
             elif kind == "as_custom_obj":
                 value = self.lookup(_field(body, "name", str, kind))
+            elif kind in ("as_int", "as_float", "as_bool", "as_string", "as_none"):
+                # `return x, True`: torch.export's ConstantArgument output.
+                value = self._constant_output(None if kind == "as_none" else self._constant(kind, body))
             else:
-                shown = None if kind == "as_none" else body
-                _fail(
-                    f"graph output {i} is the Python constant {shown!r} ({kind}); "
-                    "exir.output returns values only"
-                )
+                _fail(f"graph output {i} is of unsupported kind '{kind}'")
             if not isinstance(value, SSAValue):
                 _fail(f"graph output {i} is not a single value")
             values.append(value)
         self.block.add_op(OutputOp(values))
+
+    def _constant_output(self, value: object) -> SSAValue:
+        op = ConstantOp(cast(bool | int | float | str | None, value))
+        self.block.add_op(op)
+        return op.result
 
     def _nodes(self) -> None:
         for node in _field(self.graph, "nodes", list, "the graph"):

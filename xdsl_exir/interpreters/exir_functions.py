@@ -26,6 +26,7 @@ from xdsl_exir.dialects.exir import (
     AssertScalarOp,
     CallFunctionOp,
     CondOp,
+    ConstantOp,
     DType,
     GetAttrOp,
     GetItemOp,
@@ -447,6 +448,12 @@ def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
 def compile_getitem(op: Operation, ctx: CompileContext) -> Prepared:
     index = cast(GetItemOp, op).index.data
     return lambda seq: (seq[index],)
+
+
+@register_op(ConstantOp)
+def compile_constant(op: Operation, ctx: CompileContext) -> Prepared:
+    value = cast(ConstantOp, op).python_value
+    return lambda: (value,)
 
 
 @register_op(GetAttrOp)

@@ -59,6 +59,7 @@ from xdsl_exir.dialects.exir import (
     AssertScalarOp,
     CallFunctionOp,
     CondOp,
+    ConstantOp,
     DeviceAttr,
     DType,
     FusionGroupOp,
@@ -384,6 +385,8 @@ class _GraphBuilder:
         """FX keeps `slice(...)` and `...` inside arguments; the fx dialect makes them values."""
         if not isinstance(value, OpResult):
             return _NOT_CONSTANT
+        if isinstance(value.op, ConstantOp):
+            return value.op.python_value  # torch.export's ConstantArgument output
         if value.op.name == "fx.ellipsis":
             return Ellipsis
         if value.op.name == "fx.slice":
@@ -436,7 +439,7 @@ class _GraphBuilder:
 
     def _visit(self, op: Operation) -> None:
         if isinstance(op, OutputOp):
-            values = tuple(self._node_of(v, op) for v in op.values)
+            values = tuple(self._convert(v, op) for v in op.values)
             arg: FxArg = values[0] if self.graph.bare_output and len(values) == 1 else values
             self._add(FxNode("output", "output", "output", (arg,), source=op))
         elif isinstance(op, AtenOp):
@@ -501,7 +504,7 @@ class _GraphBuilder:
             )
         elif isinstance(op, FusionGroupOp):
             self._fusion_group(op)
-        elif op.name in ("fx.slice", "fx.ellipsis"):
+        elif op.name in ("fx.slice", "fx.ellipsis") or isinstance(op, ConstantOp):
             pass  # inlined into the arguments that use them
         elif op.name in ("fx.call_module", "fx.call_method"):
             self._fx_call(op)

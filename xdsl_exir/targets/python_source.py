@@ -919,7 +919,8 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, RuntimeError) as e:
         print(f"error: {{e}}", file=sys.stderr)
         return 1
-    arrays = {{f"out{{i}}": np.asarray(v) for i, v in enumerate(outputs)}}
+    # pytree flattening drops None (a constant None output), as exir-run does.
+    arrays = {{f"out{{i}}": np.asarray(v) for i, v in enumerate(o for o in outputs if o is not None)}}
     if args.output is None:
         for key, array in arrays.items():
             print(f"{{key}}: {{array.dtype}}{{list(array.shape)}}")
