@@ -172,6 +172,7 @@ class ProgramRunner:
         entry = self.program.entry
         if entry is None:
             raise InterpreterError("the program has no @forward graph", self.program)
+        self._entry: GraphOp = entry  # found once: a run must not walk the program's ops
         self.ctx = CompileContext(self.program, self.state, wrap_op)
         self.graph: GraphExecutor = self.ctx.compile_graph(entry) if executor is None else executor
         specs = self.program.inputs.data
@@ -302,7 +303,7 @@ class ProgramRunner:
     def _check_output(self, index: int, name: str, value: Any) -> None:
         """A result whose shape or dtype contradicts the IR is a bug of an operator
         implementation: it must stop here, located, rather than reach the caller."""
-        entry = cast(GraphOp, self.program.entry)
+        entry = self._entry
         types = entry.function_type.outputs.data
         t = types[index] if index < len(types) else None
         if not isinstance(t, TensorType) or not isinstance(value, np.ndarray):
