@@ -7,15 +7,17 @@
 // RUN: exir-opt %S/inputs/tiny_core.pt2 --print-debuginfo | filecheck %s --check-prefix=LOC
 // RUN: exir-opt %S/inputs/tiny_core.pt2 -o %t.mlir && exir-opt %t.mlir -o %t.again.mlir && diff %t.mlir %t.again.mlir
 // RUN: exir-opt --from pt2 < %S/inputs/tiny_core.pt2 | filecheck %s --check-prefix=CORE
+// RUN: exir-opt %S/inputs/tiny_core.pt2 --mlir-elide-resource-strings-if-larger=30 -o %t.elided.mlir && filecheck %s --check-prefix=ELIDED < %t.elided.mlir
+// RUN: not exir-run %t.elided.mlir 2>&1 | filecheck %s --check-prefix=MISSING
 // RUN: not exir-opt %S/inputs/zip_slip.pt2 2>&1 | filecheck %s --check-prefix=SLIP
 // RUN: rm -f %t.out && not exir-opt %S/inputs/pickled_weights.pt2 -o %t.out 2>&1 | filecheck %s --check-prefix=PICKLE
 // RUN: not test -e %t.out
 
 // The training IR keeps the in-place update of the buffer, and no mutation output.
-// TRAIN:      exir.program inputs [<parameter "p_fc_weight" -> "fc.weight">, <parameter "p_fc_bias" -> "fc.bias">, <buffer "b_steps" -> "steps">, <user_input "x">] outputs [<user_output "relu">, <user_output "mul">] ranges [<[[S:s[0-9]+]] in [2, 16]>] in_spec "{{.*}}" out_spec "{{.*}}" {
-// TRAIN-NEXT:   exir.state @fc.weight : !exir.tensor<[2, 3], float32> = #exir.blob<"0x000000000000803E0000003F0000403F0000803F0000A03F">
-// TRAIN-NEXT:   exir.state @fc.bias : !exir.tensor<[2], float32> = #exir.blob<"0x0000003F0000003F">
-// TRAIN-NEXT:   exir.state @steps : !exir.tensor<[], int64> = #exir.blob<"0x0000000000000000">
+// TRAIN:      exir.program inputs [<parameter "p_fc_weight" -> "fc.weight">, <parameter "p_fc_bias" -> "fc.bias">, <buffer "b_steps" -> "steps">, <user_input "x">] outputs [<user_output "relu">, <user_output "mul">] ranges [<[[S:s[0-9]+]] in [2, 16]>] in_spec ((*), {}) out_spec (*, *) {
+// TRAIN-NEXT:   exir.state @fc.weight : !exir.tensor<[2, 3], float32> = dense_resource<fc.weight>
+// TRAIN-NEXT:   exir.state @fc.bias : !exir.tensor<[2], float32> = dense_resource<fc.bias>
+// TRAIN-NEXT:   exir.state @steps : !exir.tensor<[], int64> = dense_resource<steps>
 // TRAIN-NEXT:   exir.graph @forward(%p_fc_weight: !exir.tensor<[2, 3], float32>, %p_fc_bias: !exir.tensor<[2], float32>, %b_steps: !exir.tensor<[], int64>, %x: !exir.tensor<[[[S]], 3], float32>) -> (!exir.tensor<[[[S]], 2], float32>, !exir.tensor<[[[S]], 1], float32>) {
 // TRAIN-NEXT:     %[[N:.*]] = exir.sym_size %x, 0 {{{.*}}} : !exir.tensor<[[[S]], 3], float32> -> !exir.sym_int<[[S]]>
 // TRAIN-NEXT:     %add_ = aten.add_.Tensor(%b_steps, 1) {nn_module_stack = [["L__self__", "", "__main__.Tiny"]], torch_fn = ["add__1", "method_descriptor.add_"]} : (!exir.tensor<[], int64>) -> !exir.tensor<[], int64>
@@ -26,6 +28,9 @@
 // TRAIN-NEXT:     exir.output %relu, %mul : !exir.tensor<[[[S]], 2], float32>, !exir.tensor<[[[S]], 1], float32>
 // TRAIN-NEXT:   }
 // TRAIN-NEXT: }
+// TRAIN:      fc.bias: "0x100000000000003F0000003F"
+// TRAIN:      fc.weight: "0x10000000000000000000803E0000003F0000403F0000803F0000A03F"
+// TRAIN:      steps: "0x100000000000000000000000"
 
 // Core ATen: functional, the new buffer value is the first output.
 // CORE:      exir.program inputs [<parameter "p_fc_weight" -> "fc.weight">, <parameter "p_fc_bias" -> "fc.bias">, <buffer "b_steps" -> "steps">, <user_input "x">] outputs [<buffer_mutation "add" -> "steps">, <user_output "relu">, <user_output "mul{{.*}}">] ranges [<[[S:s[0-9]+]] in [2, 16]>]
@@ -41,3 +46,18 @@
 // SLIP-NOT: Traceback
 // PICKLE: exir-opt: error: {{.*}}pickled_weights.pt2: data/weights/model_weights_config.json: 'fc.weight' is stored pickled (use_pickle: true); pickled data is never loaded
 // PICKLE-NOT: Traceback
+
+// Weights larger than the limit are left out for people; the text still reads,
+// but running it names the missing weight at its line.
+// ELIDED:      exir.state @fc.weight : !exir.tensor<[2, 3], float32> = dense_resource<fc.weight>
+// ELIDED:      {-#
+// ELIDED-NEXT:   dialect_resources: {
+// ELIDED-NEXT:     builtin: {
+// ELIDED-NEXT:       fc.bias: "0x100000000000003F0000003F",
+// ELIDED-NEXT:       fc.weight: "__elided__",
+// ELIDED-NEXT:       steps: "0x100000000000000000000000"
+// ELIDED-NEXT:     }
+// ELIDED-NEXT:   }
+// ELIDED-NEXT: #-}
+// MISSING: exir-run: error: {{.*}}.elided.mlir:3:{{[0-9]+}}: 'exir.state': state @fc.weight: the data of resource 'fc.weight' is not in the text: it was elided when printed
+// MISSING-NOT: Traceback

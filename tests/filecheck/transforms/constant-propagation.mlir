@@ -17,9 +17,10 @@ exir.program inputs [<constant_tensor "c_k" -> "k">, <user_input "x">] outputs [
 // The intermediate fold (c * 2), read by nobody now, is not kept.
 // CHECK:      exir.program inputs [<constant_tensor "c_k" -> "k">, <constant_tensor "c_folded_constant1" -> "_folded_constant1">, <user_input "x">]
 // CHECK-NEXT:   exir.state @k
-// CHECK-NEXT:   exir.state @_folded_constant1 : !exir.tensor<[3], float32> = #exir.blob<"0x000040400000A0400000E040">
+// CHECK-NEXT:   exir.state @_folded_constant1 : !exir.tensor<[3], float32> = dense_resource<_folded_constant1>
 // CHECK-NEXT:   exir.graph @forward(%c_k: {{.*}}, %c_folded_constant1: {{.*}}, %x: {{.*}})
 // CHECK-NEXT:     %r = aten.add.Tensor(%x, %c_folded_constant1)
+// CHECK:      _folded_constant1: "0x10000000000040400000A0400000E040"
 
 // Too large for max-elements=2: nothing folds.
 // SMALL:        exir.graph @forward(%c_k: {{.*}}, %x: {{.*}})

@@ -6,7 +6,7 @@
 // RUN: not exir-opt %s -p insert-observers,insert-observers 2>&1 | filecheck %s --check-prefix=TWICE
 
 // CHECK:      exir.program inputs [<parameter "p_fc_weight" -> "fc.weight">, <parameter "p_fc_bias" -> "fc.bias">, <buffer "b_observer_0" -> "observer_0">, <user_input "x">] outputs [<buffer_mutation "observer_0" -> "observer_0">, <user_output "linear">]
-// CHECK:      exir.state @observer_0 : !exir.tensor<[2], float32> = #exir.blob<"0x0000807F000080FF">
+// CHECK:      exir.state @observer_0 : !exir.tensor<[2], float32> = dense_resource<observer_0>
 // CHECK:      %[[MIN:.*]] = aten.amin.default(%x) {observer = "observer_0"}
 // CHECK-NEXT: %[[MAX:.*]] = aten.amax.default(%x) {observer = "observer_0"}
 // CHECK-NEXT: %[[LO:.*]] = aten.select.int(%b_observer, 0, 0)
@@ -16,6 +16,7 @@
 // CHECK-NEXT: %observer = aten.stack.default([%[[NLO]], %[[NHI]]])
 // CHECK-NEXT: %linear = aten.linear.default(%x, %p_fc_weight, %p_fc_bias) {observes = "observer_0"}
 // CHECK-NEXT: exir.output %observer, %linear
+// CHECK:      observer_0: "0x100000000000807F000080FF"
 
 // CNN-COUNT-3: exir.state @observer_{{[0-9]}} : !exir.tensor<[2], float32>
 // CNN-NOT:     exir.state @observer_3

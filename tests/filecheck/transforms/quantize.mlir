@@ -6,7 +6,7 @@
 
 // CHECK:      exir.program inputs [<parameter "p_fc_bias" -> "fc.bias">, <constant_tensor "c_fc_weight_qweight" -> "fc_weight_qweight">, <constant_tensor "c_fc_weight_qscale" -> "fc_weight_qscale">, <user_input "x">] outputs [<user_output "linear">]
 // CHECK-NOT:  observer
-// CHECK:      exir.state @fc_weight_qweight : !exir.tensor<[2, 2], int8> = #exir.blob<"0x7F20C07F">
+// CHECK:      exir.state @fc_weight_qweight : !exir.tensor<[2, 2], int8> = dense_resource<fc_weight_qweight>
 // CHECK:      %0 = aten.div.Scalar(%x, 0.01568627450980392)
 // CHECK-NEXT: %1 = aten.round.default(%0)
 // CHECK-NEXT: %2 = aten.add.Scalar(%1, -64)
@@ -20,6 +20,7 @@
 // CHECK-NEXT: %10 = aten.mul.Tensor(%9, %c_fc_weight_qscale)
 // CHECK-NEXT: %linear = aten.add.Tensor(%10, %p_fc_bias)
 // CHECK-NEXT: exir.output %linear
+// CHECK:      fc_weight_qweight: "0x100000007F20C07F"
 
 // UNCAL: 'aten.linear.default' (%linear) in @forward: quantize: observer @observer_0 has no range (it saw no data); calibrate
 

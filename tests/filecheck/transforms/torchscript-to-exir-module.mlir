@@ -7,10 +7,10 @@
 
 // CHECK:      exir.program inputs [<parameter "p_w" -> "w">, <parameter "p_lin_weight" -> "lin.weight">, <buffer "b_steps" -> "steps">, <buffer "b_lin_calls" -> "lin.calls">, <user_input "x">]
 // CHECK-SAME: outputs [<buffer_mutation "add" -> "steps">, <buffer_mutation "select_scatter" -> "lin.calls">, <user_output "out">]
-// CHECK-NEXT:   exir.state @w : !exir.tensor<[2], float32> = #exir.blob<"0x0000803F00000040">
-// CHECK-NEXT:   exir.state @lin.weight : !exir.tensor<[2, 2], float32> = #exir.blob<"0x0000803F000000000000000000008040">
-// CHECK-NEXT:   exir.state @steps : !exir.tensor<[], int64> = #exir.blob<"0x0000000000000000">
-// CHECK-NEXT:   exir.state @lin.calls : !exir.tensor<[3], float32> = #exir.blob<"0x000000000000000000000000">
+// CHECK-NEXT:   exir.state @w : !exir.tensor<[2], float32> = dense_resource<w>
+// CHECK-NEXT:   exir.state @lin.weight : !exir.tensor<[2, 2], float32> = dense_resource<lin.weight>
+// CHECK-NEXT:   exir.state @steps : !exir.tensor<[], int64> = dense_resource<steps>
+// CHECK-NEXT:   exir.state @lin.calls : !exir.tensor<[3], float32> = dense_resource<lin.calls>
 // CHECK-NEXT:   exir.graph @forward(%p_w: !exir.tensor<[2], float32>, %p_lin_weight: !exir.tensor<[2, 2], float32>, %b_steps: !exir.tensor<[], int64>, %b_lin_calls: !exir.tensor<[3], float32>, %x: !exir.tensor<[4, 2], float32>)
 // CHECK-NEXT:     %y = aten.linear.default(%x, %p_lin_weight) : (!exir.tensor<[4, 2], float32>, !exir.tensor<[2, 2], float32>) -> !exir.tensor<[4, 2], float32>
 // CHECK-NEXT:     %c = aten.select.int(%b_lin_calls, 0, 1) : (!exir.tensor<[3], float32>) -> !exir.tensor<[], float32>
@@ -22,6 +22,10 @@
 // CHECK-NEXT:     exir.output %add_1, %select_scatter, %out : !exir.tensor<[], int64>, !exir.tensor<[3], float32>, !exir.tensor<[4, 2], float32>
 // CHECK-NOT:  ts.
 // CHECK-NOT:  prim.
+// CHECK:      lin.calls: "0x10000000000000000000000000000000"
+// CHECK:      lin.weight: "0x100000000000803F000000000000000000008040"
+// CHECK:      steps: "0x100000000000000000000000"
+// CHECK:      w: "0x100000000000803F00000040"
 ts.module @m class "__torch__.M" {
   ts.slot parameter @w : !ts.tensor<Float(2, strides=[1], requires_grad=1, device=cpu)> = #ts.tensor_value<Float, [2], #exir.blob<"0x0000803F00000040">>
   ts.slot buffer @steps : !ts.tensor<Long(requires_grad=0, device=cpu)> = #ts.tensor_value<Long, [], #exir.blob<"0x0000000000000000">>

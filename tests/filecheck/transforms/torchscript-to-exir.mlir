@@ -11,7 +11,7 @@
 // The seed's LSTM cell: chunk + ListUnpack become getitems, the returned
 // tuple two outputs, the constant alpha of aten::add disappears (its default).
 // LSTM:      exir.program inputs [<user_input "x">, <user_input "hx">, <user_input "cx">, <user_input "w_ih">, <user_input "w_hh">, <user_input "b_ih">, <user_input "b_hh">] outputs [<user_output "hy">, <user_output "cy">]
-// LSTM-SAME: out_spec "[1, {\22type\22: \22builtins.tuple\22
+// LSTM-SAME: in_spec ((*, *, *, *, *, *, *), {}) out_spec (*, *) {
 // LSTM:        exir.graph @forward(%x: !exir.tensor<[3, 10], float32>, %hx: !exir.tensor<[3, 20], float32>, %cx: !exir.tensor<[3, 20], float32>, %w_ih: !exir.tensor<[80, 10], float32>
 // LSTM-NEXT:     %[[T:.*]] = aten.t.default(%w_ih) : (!exir.tensor<[80, 10], float32>) -> !exir.tensor<[10, 80], float32>
 // LSTM-NEXT:     %{{.*}} = aten.mm.default(%x, %[[T]]) : (!exir.tensor<[3, 10], float32>, !exir.tensor<[10, 80], float32>) -> !exir.tensor<[3, 80], float32>
