@@ -654,9 +654,9 @@ def profile(case: Case, tmp: pathlib.Path, top: int) -> None:
     runner = ProgramRunner(module)
     np_args = [a.numpy() for a in args]
     runner.run(np_args)
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(CLOCK)
     prof.enable()
-    for _ in range(3):
+    for _ in range(10):
         runner.run(np_args)
     prof.disable()
     pstats.Stats(prof).sort_stats("tottime").print_stats(top)

@@ -11,6 +11,7 @@ strided window views op by op.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -59,20 +60,19 @@ def _depthwise_channels_last(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
     dilation: Sequence[int], out: Sequence[int],
 ) -> np.ndarray:
-    """Depthwise convolution (one input channel per group, `m` outputs each) on
-    channels-last columns: one strided copy makes (position, kernel offset, channel)
-    columns, one `einsum` multiplies them by the (offset, channel) weights and sums
-    the offsets.
+    """Depthwise convolution (one input channel per group, `m` outputs each) as one
+    `einsum` over a channels-last window view: (position, kernel offset, channel)
+    times (kernel offset, channel), summed over the offsets.
 
-    With the channels innermost both run over long contiguous rows even when the
-    planes are tiny (ConvNeXt's 7x7 on 4x4, MobileNet's 5x5 on 3x3), where a GEMM
-    per channel or a multiply-add per offset costs numpy calls, not arithmetic.
+    With the channels innermost the sum runs over long contiguous rows even when
+    the planes are tiny (ConvNeXt's 7x7 on 4x4, MobileNet's 5x5 on 3x3), where a GEMM
+    per channel or a multiply-add per offset costs numpy calls, not arithmetic; the
+    view is read in place, no column matrix is copied.
     """
     n = len(out)
     N, C = x.shape[:2]
     m = w.shape[0] // C
     k = w.shape[2:]
-    kk = int(np.prod(k))
     lo = [max(v, 0) for v in pad_lo]
     padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(x.shape[2:])]
     xp = np.zeros((N, *padded, C), dtype=x.dtype)
@@ -82,13 +82,13 @@ def _depthwise_channels_last(
     win = sliding_window_view(xp, ext, axis=tuple(range(1, 1 + n)))  # N, *positions, C, *ext
     win = win[(slice(None), *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)), slice(None),
                *(slice(None, None, d) for d in dilation))]
-    perm = (0, *range(1, 1 + n), *range(2 + n, 2 + 2 * n), 1 + n)  # N, *out, *k, C
-    cols = np.ascontiguousarray(win.transpose(perm)).reshape(-1, kk, C)
-    wl = np.ascontiguousarray(w.reshape(C, m, kk).transpose(2, 0, 1))  # offsets, C, m
-    if m == 1:  # einsum's contiguous inner loop over the channels
-        res = np.einsum("pkc,kc->pc", cols, wl[:, :, 0]).reshape(N, *out, C)
+    view = win.transpose(0, *range(1, 1 + n), *range(2 + n, 2 + 2 * n), 1 + n)  # N, *out, *k, C
+    wl = np.moveaxis(w.reshape(C, m, *k), (0, 1), (n, n + 1))  # *k, C, m
+    o, kd = "def"[:n], "ijk"[:n]
+    if m == 1:
+        res = np.einsum(f"z{o}{kd}c,{kd}c->z{o}c", view, np.ascontiguousarray(wl[..., 0]))
     else:
-        res = np.einsum("pkc,kcm->pcm", cols, wl).reshape(N, *out, C * m)
+        res = np.einsum(f"z{o}{kd}c,{kd}cm->z{o}cm", view, np.ascontiguousarray(wl)).reshape(N, *out, C * m)
     return np.ascontiguousarray(np.moveaxis(res, -1, 1))
 
 
@@ -111,18 +111,18 @@ def _conv_nd(
     oc = w.shape[0]
     k = w.shape[2:]
     out = [(spatial[i] + pad_lo[i] + pad_hi[i] - (k[i] - 1) * dilation[i] - 1) // stride[i] + 1 for i in range(n)]
-    dt = np.result_type(x.dtype, w.dtype)
     if min(out, default=1) <= 0 or N == 0 or C == 0 or oc == 0:
-        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=dt)
-    p = int(np.prod(out))
+        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=np.result_type(x.dtype, w.dtype))
+    p = math.prod(out)
     if groups == C and groups > 1 and w.shape[1] == 1 and N * p <= 4 * C:
         return _depthwise_channels_last(x, w, stride, pad_lo, pad_hi, dilation, out)
     cg, ocg = C // groups, oc // groups
-    kk = int(np.prod(k))
-    if kk == 1 and not any(pad_lo) and not any(pad_hi):
-        cols = x[(slice(None), slice(None), *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)))]
+    kk = math.prod(k)
+    padded_input = any(pad_lo) or any(pad_hi)
+    if kk == 1 and not padded_input:
+        cols = x if all(s == 1 for s in stride) else x[(slice(None), slice(None), *(slice(None, None, s) for s in stride))]
     else:
-        if any(v != 0 for v in (*pad_lo, *pad_hi)):
+        if padded_input:
             lo = [max(v, 0) for v in pad_lo]
             padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(spatial)]
             xp = np.zeros((N, C, *padded), dtype=x.dtype)
@@ -137,10 +137,10 @@ def _conv_nd(
     if groups == 1:
         wm = w.reshape(oc, C * kk)
         if N == 1:
-            return (wm @ cols.reshape(C * kk, p)).reshape(1, oc, *out).astype(dt, copy=False)
-        return np.matmul(wm, cols.reshape(N, C * kk, p)).reshape(N, oc, *out).astype(dt, copy=False)
+            return (wm @ cols.reshape(C * kk, p)).reshape(1, oc, *out)
+        return np.matmul(wm, cols.reshape(N, C * kk, p)).reshape(N, oc, *out)
     res = np.matmul(w.reshape(groups, ocg, cg * kk), cols.reshape(N, groups, cg * kk, p))
-    return res.reshape(N, oc, *out).astype(dt, copy=False)
+    return res.reshape(N, oc, *out)
 
 
 def _conv_transpose_nd(
@@ -193,8 +193,8 @@ def _convolution(
         res = _conv_transpose_nd(xc, wc, st, lo, dl, _expand_param(output_padding, n) if output_padding else [0] * n, int(groups))
     else:
         res = _conv_nd(xc, wc, st, lo, hi, dl, int(groups))
-    if bias is not None:
-        res = res + cast_to(bias, cdt).reshape((1, -1) + (1,) * n)
+    if bias is not None:  # `res` is a fresh array of the compute dtype
+        res += cast_to(bias, cdt).reshape((1, -1) + (1,) * n)
     res = finish(res, dt)
     return res[0] if unb else res
 
@@ -247,7 +247,7 @@ def _convolution_backward(
         win = _windows(xp, k, st, dl, out)  # N, Cs, *out, *k
         N, Cs = src.shape[:2]
         Cd = dst.shape[1]
-        P, K = int(np.prod(out)), int(np.prod(k))
+        P, K = math.prod(out), math.prod(k)
         win = win.reshape((N, g, Cs // g) + tuple(out) + tuple(k))
         perm = (1, 0) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
         cols = np.transpose(win, perm).reshape(g, N * P, (Cs // g) * K)
@@ -291,7 +291,7 @@ def _window_scatter(vals: np.ndarray, spatial: Sequence[int], stride: Sequence[i
     N, C = vals.shape[:2]
     out = vals.shape[2 : 2 + n]
     k = vals.shape[2 + n :]
-    flat = np.zeros((N, C, int(np.prod(spatial))), dtype=vals.dtype)
+    flat = np.zeros((N, C, math.prod(spatial)), dtype=vals.dtype)
     pos = np.zeros(tuple(out) + tuple(k), dtype=np.intp)
     mul = 1
     for i in reversed(range(n)):
@@ -421,7 +421,7 @@ def _max_pool2d_backward(
     a = np.asarray(self)
     dt = a.dtype
     plane = a.shape[-2] * a.shape[-1]
-    lead = int(np.prod(a.shape[:-2]))
+    lead = math.prod(a.shape[:-2])
     out = np.zeros((lead, plane), dtype=compute_dtype(dt))
     idx = np.asarray(indices).reshape(lead, -1).astype(np.intp)
     np.add.at(out, (np.arange(lead)[:, None], idx), cast_to(grad_output, out.dtype).reshape(lead, -1))
