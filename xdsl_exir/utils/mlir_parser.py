@@ -76,7 +76,7 @@ def declare_blob(name: str, data: bytes) -> str:
     if not (base[0].isalpha() or base[0] == "_"):  # a resource key is an identifier: `0.weight` is not
         base = "_" + base
     key, n = base, 0
-    existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage]  (no public lookup in xDSL 0.74)
+    existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage] - no public lookup in xDSL 0.74
     while key in existing and existing[key] != hex_blob:
         key = f"{base}_{n}"
         n += 1
@@ -101,7 +101,7 @@ def print_resources(printer: Printer, dialects: Iterable[Dialect], elide_if_larg
     for an entry whose text is longer than `elide_if_larger` characters, as
     mlir-opt's `--mlir-elide-resource-strings-if-larger` leaves them out.
     """
-    referenced = printer._dialect_resources  # pyright: ignore[reportPrivateUsage]  (no public accessor in xDSL 0.74)
+    referenced = printer._dialect_resources  # pyright: ignore[reportPrivateUsage] - no public accessor in xDSL 0.74
     if not referenced:
         return
     interfaces = {d.name: d.get_interface(OpAsmDialectInterface) for d in dialects}
@@ -123,10 +123,14 @@ def print_resources(printer: Printer, dialects: Iterable[Dialect], elide_if_larg
 
 
 def print_module(
-    module: ModuleOp, stream: IO[str], dialects: Iterable[Dialect], elide_if_larger: int | None = None, **flags: bool
+    module: ModuleOp,
+    stream: IO[str],
+    dialects: Iterable[Dialect],
+    elide_if_larger: int | None = None,
+    print_debuginfo: bool = False,
 ) -> None:
     """Print `module` and its resources as the `mlir` target writes them."""
-    printer = Printer(stream=stream, **flags)
+    printer = Printer(stream=stream, print_debuginfo=print_debuginfo)
     printer.print_op(module)
     print_resources(printer, dialects, elide_if_larger)
     printer.print_string("\n")
@@ -190,7 +194,7 @@ class ResourceParser(Parser):
         section = 1
         for key, count in claimed.items():
             if self._mentions.get(key, 0) <= count + section and key not in self._elided and storage.lookup(key):
-                storage._blob_storage.pop(key, None)  # pyright: ignore[reportPrivateUsage]  (no public removal in xDSL 0.74)
+                storage._blob_storage.pop(key, None)  # pyright: ignore[reportPrivateUsage] - no public removal in xDSL 0.74
         self._deferred.clear()
 
     def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
@@ -206,14 +210,14 @@ class ResourceParser(Parser):
         except (ValueError, KeyError) as e:
             self.raise_error(f"resource '{key}': {e}")
 
-    def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool) -> Attribute:  # pyright: ignore[reportIncompatibleMethodOverride]
+    def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool) -> Attribute:
         """
         The same text gives the same attribute, so each distinct `!dialect.type<...>`
         or `#dialect.attr<...>` is parsed once per file: an op's types are mostly
         ones already seen, and xDSL's lexer costs about a microsecond a token.
         """
         if "." not in attr_or_dialect_name:  # an alias or the opaque syntax
-            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)  # pyright: ignore[reportCallIssue, reportArgumentType]
+            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
         token = self._current_token
         end = -1
         if token.kind == MLIRTokenKind.LESS:
@@ -221,12 +225,12 @@ class ResourceParser(Parser):
             content = self.lexer.input.content
             end = content.find(">", start, start + _CACHED_BODY_LIMIT)
             if end < 0:
-                return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)  # pyright: ignore[reportCallIssue, reportArgumentType]
+                return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
             body = content[start:end]
             if "<" in body or '"' in body or "-" in body:  # nesting, strings, `->`: find the real end
                 end = self._raw_scan_balanced(start)
                 if end - start > _CACHED_BODY_LIMIT:
-                    return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)  # pyright: ignore[reportCallIssue, reportArgumentType]
+                    return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
                 body = content[start:end]
         else:
             body = ""
@@ -239,7 +243,7 @@ class ResourceParser(Parser):
                 self._parser_state.current_token = self.lexer.lex()
             return cached
         self.cache_misses += 1
-        attr = super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)  # pyright: ignore[reportCallIssue, reportArgumentType]
+        attr = super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
         self._parsed[key] = attr
         return attr
 

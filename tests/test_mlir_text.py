@@ -1,0 +1,227 @@
+"""
+Reading and printing MLIR text: weights as `dense_resource` blobs, elided
+weights, pytree specs, and a read whose cost is linear in the text (checked by
+counting parses and calls, never by the clock; speed is `benchmarks/read_text.py`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+from call_counting import assert_linear
+from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.ir import Block, Region, SSAValue
+
+from xdsl_exir.dialects.aten import Aten, aten_op_class
+from xdsl_exir.dialects.exir import (
+    DenseBlobAttr,
+    DType,
+    Exir,
+    GraphOp,
+    InputKind,
+    InputSpecAttr,
+    OutputKind,
+    OutputOp,
+    OutputSpecAttr,
+    ProgramOp,
+    ResourceBlobAttr,
+    StateOp,
+    TensorType,
+    blob_data,
+    blob_from_array,
+)
+from xdsl_exir.interpreters.compiler import InterpreterError
+from xdsl_exir.interpreters.program import load_state
+from xdsl_exir.utils.mlir_parser import (
+    ELIDED,
+    ResourceParser,
+    blob_bytes,
+    blob_hex,
+    print_module,
+)
+from xdsl_exir.utils.symbolic import make_symbol
+from xdsl_exir.utils.tensor_data import TensorDataError
+
+
+def context() -> Context:
+    ctx = Context()
+    for dialect in (Builtin, Exir, Aten):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def program(steps: int, weight: np.ndarray | None = None) -> ModuleOp:
+    """`steps` rounds of linear -> relu -> view on a symbolic batch, with one weight as state."""
+    linear = aten_op_class("aten.linear.default")
+    relu = aten_op_class("aten.relu.default")
+    view = aten_op_class("aten.view.default")
+    assert linear and relu and view
+    w = np.arange(16, dtype=np.float32).reshape(4, 4) if weight is None else weight
+    wt = TensorType([4, 4], DType.float32)
+    xt = TensorType([make_symbol("s0"), 4], DType.float32)
+    block = Block(arg_types=[wt, xt])
+    block.args[0].name_hint, block.args[1].name_hint = "p_w", "x"
+    cur: SSAValue = block.args[1]
+    for _ in range(steps):
+        ops = [linear.build(cur, block.args[0])]
+        ops.append(relu.build(ops[-1]))
+        ops.append(view.build(ops[-1], [-1, 4]))
+        block.add_ops(ops)
+        cur = ops[-1].results[0]
+    block.add_op(OutputOp([cur]))
+    graph = GraphOp("forward", [wt, xt], [cur.type], Region(block))
+    state = StateOp("w", wt, blob_from_array(w, DType.float32))
+    return ModuleOp(
+        [
+            ProgramOp(
+                [InputSpecAttr(InputKind.parameter, "p_w", "w"), InputSpecAttr(InputKind.user_input, "x")],
+                [OutputSpecAttr(OutputKind.user_output, "out")],
+                [state, graph],
+                in_spec=json.dumps([1, _tuple([_tuple([_LEAF]), _dict([], [])])]),
+                out_spec=json.dumps([1, _tuple([_LEAF])]),
+            )
+        ]
+    )
+
+
+_LEAF = {"type": None, "context": None, "children_spec": []}
+
+
+def _tuple(children: list[dict[str, object]]) -> dict[str, object]:
+    return {"type": "builtins.tuple", "context": "null", "children_spec": children}
+
+
+def _dict(keys: list[object], children: list[dict[str, object]]) -> dict[str, object]:
+    return {"type": "builtins.dict", "context": json.dumps(keys), "children_spec": children}
+
+
+def text_of(module: ModuleOp, elide: int | None = None) -> str:
+    out = io.StringIO()
+    print_module(module, out, context().loaded_dialects, elide)
+    return out.getvalue()
+
+
+def read(text: str) -> tuple[ModuleOp, ResourceParser]:
+    parser = ResourceParser(context(), text, "m.mlir")
+    module = parser.parse_module()
+    module.verify()
+    return module, parser
+
+
+def state_of(module: ModuleOp) -> StateOp:
+    prog = next(iter(module.ops))
+    assert isinstance(prog, ProgramOp)
+    return prog.state()["w"]
+
+
+def test_weights_print_as_dense_resource_and_read_back() -> None:
+    weight = np.array([[1.5, -2.0, 0.0, 3.25]] * 4, dtype=np.float32)
+    text = text_of(program(2, weight))
+    key = re.search(r"exir.state @w : !exir.tensor<\[4, 4\], float32> = dense_resource<([\w.]+)>", text)
+    assert key is not None
+    assert f'      {key.group(1)}: "{blob_hex(weight.tobytes())}"' in text
+    assert blob_hex(b"\x01")[:10] == "0x10000000", "a 4-byte little-endian alignment word comes first"
+    stored = Builtin.get_interface(OpAsmDialectInterface)
+    assert stored is not None
+    candidates = [key.group(1), *(f"{key.group(1)}_{i}" for i in range(50))]
+    before = stored.build_resources(candidates)
+    module, _ = read(text)
+    value = state_of(module).value
+    assert isinstance(value, DenseBlobAttr) and value.data == weight.tobytes()
+    assert stored.build_resources(candidates) == before, "the copy read into the module leaves the process-wide storage"
+    assert text_of(module) == text
+
+
+def test_old_inline_blob_form_still_reads() -> None:
+    text = text_of(program(1)).split("{-#")[0]
+    old = re.sub(r"dense_resource<[\w.]+>", '#exir.blob<"0x' + np.ones(16, np.float32).tobytes().hex().upper() + '">', text)
+    module, _ = read(old)
+    value = state_of(module).value
+    assert isinstance(value, DenseBlobAttr) and value.data == np.ones(16, np.float32).tobytes()
+
+
+def test_elided_weights_read_but_do_not_run() -> None:
+    text = text_of(program(1), elide=16)
+    assert re.search(rf'      w(_[0-9]+)?: "{ELIDED}"', text)
+    module, _ = read(text)
+    state = state_of(module)
+    assert isinstance(state.value, ResourceBlobAttr)
+    assert "dense_resource<" in text_of(module) and ELIDED in text_of(module)
+    with pytest.raises(TensorDataError, match="elided"):
+        blob_data(state.value)
+    prog = next(iter(module.ops))
+    assert isinstance(prog, ProgramOp)
+    with pytest.raises(InterpreterError, match="state @w: the data of resource '.*' is not in the text"):
+        load_state(prog)
+
+
+def test_blob_text_is_checked() -> None:
+    assert blob_bytes("0x08000000AABB") == b"\xaa\xbb"
+    for bad in ("AABB", "0x0800", "0x03000000AA", "0x08000000ZZ"):
+        with pytest.raises(ValueError):
+            blob_bytes(bad)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        [1, _tuple([_tuple([_LEAF, _LEAF]), _dict([], [])])],
+        [1, _dict(["a", 3], [_LEAF, {"type": "builtins.list", "context": "null", "children_spec": [_LEAF]}])],
+        [1, {"type": "collections.OrderedDict", "context": json.dumps(["k"]), "children_spec": [_LEAF]}],
+        [1, {"type": "my.Node", "context": None, "children_spec": [_tuple([])]}],
+        [1, _tuple([])],
+    ],
+)
+def test_pytree_specs_print_as_structures_and_read_back(spec: list[object]) -> None:
+    module = program(1)
+    prog = next(iter(module.ops))
+    assert isinstance(prog, ProgramOp)
+    prog.in_spec = type(prog.in_spec)(json.dumps(spec)) if prog.in_spec is not None else None
+    text = text_of(module)
+    assert ' in_spec "[1, ' not in text, "printed as the JSON string, not as a structure"
+    again, _ = read(text)
+    prog_again = next(iter(again.ops))
+    assert isinstance(prog_again, ProgramOp) and prog_again.in_spec is not None
+    assert prog_again.in_spec.data == json.dumps(spec)
+
+
+def test_pytree_spec_syntax() -> None:
+    text = text_of(program(1))
+    assert " in_spec ((*), {}) out_spec (*) {" in text
+    # Text this syntax cannot give back exactly stays the JSON string it is.
+    odd = '[1, {"type":null,"context":null,"children_spec":[]}]'
+    module = program(1)
+    prog = next(iter(module.ops))
+    assert isinstance(prog, ProgramOp)
+    prog.out_spec = type(prog.out_spec)(odd) if prog.out_spec is not None else None
+    again, _ = read(text_of(module))
+    prog_again = next(iter(again.ops))
+    assert isinstance(prog_again, ProgramOp) and prog_again.out_spec is not None
+    assert prog_again.out_spec.data == odd
+
+
+def test_reading_is_linear_in_the_text() -> None:
+    """Each distinct type and signature is parsed once, whatever the size; calls grow by the same step."""
+    texts = {steps: text_of(program(steps)) for steps in (10, 20, 40, 80)}
+    misses = set()
+    for steps, text in texts.items():
+        _, parser = read(text)
+        misses.add(parser.cache_misses)
+        assert parser.cache_hits >= 3 * steps
+    assert len(misses) == 1, f"types parsed again as the program grows: {misses}"
+    steps_of = {1: 10, 2: 20, 3: 30, 4: 40}
+    texts.update({steps: text_of(program(steps)) for steps in steps_of.values() if steps not in texts})
+    counts = assert_linear(lambda k: ResourceParser(context(), texts[steps_of[k]], "m.mlir").parse_module(), 1)
+    per_op = (counts[1] - counts[0]) / (3 * 10)
+    assert per_op < 600, f"{per_op:.0f} calls per op"
+
+
+def test_printing_is_linear() -> None:
+    modules = {k: program(20 * k) for k in (1, 2, 3, 4)}
+    assert_linear(lambda k: text_of(modules[k]), 1, steps=3)
