@@ -13,6 +13,10 @@ import pathlib
 
 import torch
 
+# Operators torch registers only when their module is imported; a program exported
+# with them (PT2E quantization) calls them all the same.
+import torch.ao.quantization.fx._decomposed  # registers quantized_decomposed::*
+
 OUT = pathlib.Path(__file__).resolve().parents[1] / "xdsl_exir/dialects/torch_schemas.txt"
 
 

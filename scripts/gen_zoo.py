@@ -589,7 +589,7 @@ class Conv3dNet(nn.Module):
         super().__init__()
         self.conv1 = nn.Conv3d(3, 8, 3, padding=1, bias=False)
         self.bn1 = nn.BatchNorm3d(8)
-        _randomize_bn(self.bn1, gen)  # type: ignore[arg-type]
+        _randomize_bn(self.bn1, gen)  # pyright: ignore[reportArgumentType] - typed for BatchNorm2d; it only sets the statistics every BatchNorm has
         self.conv2 = nn.Conv3d(8, 8, 3, stride=2, padding=1)
         self.pool = nn.AdaptiveAvgPool3d((2, 2, 2))
         self.fc = nn.Linear(8 * 8, 5)
@@ -620,6 +620,28 @@ class ConstantOutputs(nn.Module):
         return self.fc(x) * scale, True, x.shape[0], 2.5
 
 
+_MYLIB = torch.library.Library("mylib", "DEF")  # noqa: TOR901 - kept alive: the operators live as long as it
+_MYLIB.define("scale2(Tensor x, float k=2.0) -> Tensor")
+_MYLIB.impl("scale2", lambda x, k=2.0: x * k, "CompositeExplicitAutograd")
+torch.library.register_fake("mylib::scale2", lambda x, k=2.0: torch.empty_like(x), lib=_MYLIB)
+
+
+class CustomOp(nn.Module):
+    """
+    A user's `torch.library` operator, `mylib::scale2(x, k=2.0) = x * k`: torch
+    keeps it in both IRs; the interpreter runs it with the kernel that
+    `tests/zoo/mylib_kernels.py` registers through the `xdsl_exir.kernels` entry point.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.ops.mylib.scale2(self.fc(x), 3.0).relu()
+        return y + torch.ops.mylib.scale2(x)
+
+
 @dataclass
 class Entry:
     """One zoo model: how to build it, its inputs and its documentation."""
@@ -639,6 +661,8 @@ class Entry:
     tolerance_note: str = ""
     mutates_buffers: bool = False
     float64_reference: bool = True
+    custom_ops: list[str] = field(default_factory=list)
+    """torch.library operators the model calls; their kernels come from tests/zoo/<namespace>_kernels.py."""
 
 
 def _randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
@@ -877,6 +901,16 @@ ENTRIES: list[Entry] = [
         "out3 2.5 (float64 0-d).",
         lambda g: ConstantOutputs(),
         lambda g: (_randn(g, 2, 4), 0.5),
+    ),
+    Entry(
+        "custom_op",
+        "A torch.library operator mylib::scale2(Tensor x, float k=2.0) -> Tensor (x * k): "
+        "relu(scale2(Linear(4, 4)(x), 3.0)) + scale2(x). torch keeps the call in both IRs; "
+        "its numpy kernel is registered by tests/zoo/mylib_kernels.py (entry point "
+        "xdsl_exir.kernels, name mylib).",
+        lambda g: CustomOp(),
+        lambda g: (_randn(g, 3, 4),),
+        custom_ops=["mylib::scale2"],
     ),
 ]
 
@@ -1131,6 +1165,8 @@ def generate(entry: Entry, out_dir: pathlib.Path) -> dict[str, Any]:
 
     if entry.dynamic:
         record["dynamic"] = entry.dynamic
+    if entry.custom_ops:
+        record["custom_ops"] = entry.custom_ops
     if bad:
         bad_sets: list[dict[str, Any]] = []
         for offset, (bad_args, needles, note) in enumerate(bad):

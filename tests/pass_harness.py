@@ -60,9 +60,22 @@ def _xdsl_passes() -> dict[str, Any]:
     return xdsl_passes()
 
 
+def register_zoo_kernels() -> None:
+    """The kernels of the zoo's custom operators (`tests/zoo/mylib_kernels.py`), in this process."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mylib_kernels", ZOO / "mylib_kernels.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.register()
+
+
 def load_zoo(name: str, ir: str = "train") -> ModuleOp:
-    """A zoo model (`tests/zoo/<name>.<ir>.pt2`) as IR."""
+    """A zoo model (`tests/zoo/<name>.<ir>.pt2`) as IR (its custom operators' kernels registered)."""
     from xdsl_exir.frontends.pt2 import load_pt2
+
+    register_zoo_kernels()
 
     path = ZOO / f"{name}.{ir}.pt2"
     return load_pt2(path.read_bytes(), path.name)

@@ -60,7 +60,7 @@ def load_npz(path: pathlib.Path) -> list[np.ndarray]:
 
 def flatten(value: Any, out: list[np.ndarray]) -> list[np.ndarray]:
     if isinstance(value, list | tuple):
-        for v in value:  # pyright: ignore[reportUnknownVariableType]
+        for v in value:
             flatten(v, out)
     elif value is not None:
         out.append(np.asarray(value))
@@ -86,6 +86,8 @@ def assert_matches(got: list[np.ndarray], want: list[np.ndarray], rtol: float, a
 @pytest.mark.parametrize("name", [m["name"] for m in MODELS])
 def test_zoo_model_on_iree_matches_eager(name: str, ir: str, cache_dir: pathlib.Path) -> None:
     model = BY_NAME[name]
+    if model.get("custom_ops"):
+        pytest.skip("a custom operator's numpy kernel has no linalg lowering")
     program = compiled(name, ir, cache_dir)
     rtol, atol = tolerance(model)
     for s in model["input_sets"]:
@@ -216,7 +218,7 @@ def test_stock_iree_compile_reads_exir_opt_output(tmp_path: pathlib.Path) -> Non
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert comp.returncode == 0, comp.stderr[-2000:]
-    import iree.runtime as rt  # pyright: ignore[reportMissingImports]
+    import iree.runtime as rt
 
     ctx = rt.SystemContext(config=rt.Config("local-sync"))
     ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb.read_bytes()))

@@ -183,6 +183,13 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     """A directory holding the torch-blocking `sitecustomize.py`."""
     path = tmp_path_factory.mktemp("no_torch_site")
     (path / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    # The custom_op model's kernel, installed as a user's package would install it:
+    # a module and an `xdsl_exir.kernels` entry point named after its namespace.
+    (path / "mylib_kernels.py").write_text((ZOO / "mylib_kernels.py").read_text())
+    dist = path / "xdsl_exir_zoo_kernels-0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: xdsl-exir-zoo-kernels\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text("[xdsl_exir.kernels]\nmylib = mylib_kernels:register\n")
     return path
 
 

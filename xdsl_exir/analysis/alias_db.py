@@ -71,7 +71,7 @@ from xdsl_exir.dialects import exir, prim, ts
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
-from xdsl_exir.utils.op_registry import HIGHER_ORDER_OPS, PYTHON_TARGETS, lookup, op_name_of
+from xdsl_exir.utils.op_registry import HIGHER_ORDER_OPS, PYTHON_TARGETS, lookup, may_be_custom, op_name_of
 
 __all__ = ["AliasDb", "OpKind", "classify"]
 
@@ -222,7 +222,9 @@ def classify(op: Operation) -> Classified:
         target = op.target.data
         c = _TARGET_KINDS.get(target)
         if c is None:
-            c = _TARGET_KINDS[target] = _registry_kind(target)
+            c = _registry_kind(target)
+            if not may_be_custom(target):  # a custom operator's kernel may be (un)registered later
+                _TARGET_KINDS[target] = c
         return c
     if isinstance(op, ts.NodeOp):
         return _ts_kind(op)

@@ -43,7 +43,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.utils import symbolic
 from xdsl_exir.utils.function_schema import FunctionSchema
-from xdsl_exir.utils.op_registry import functional_variant, lookup
+from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import SymSize, make_symbol
 
@@ -562,7 +562,7 @@ def _infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
                 raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
             sizes[holes[0]] = numel // known
         elif isinstance(known, int) and known != 0 and (
-            (split := numel.as_coeff_Mul())[0].is_Integer  # type: ignore[union-attr]
+            (split := numel.as_coeff_Mul())[0].is_Integer  # pyright: ignore[reportAttributeAccessIssue] - numel is symbolic here: the int case is the branch above
             and int(split[0]) % known == 0
         ):
             # The common case `[k*s0, ...] -> [-1, m]`: divide the coefficient.
@@ -612,7 +612,27 @@ def _find_rule(schema: FunctionSchema) -> Rule | None:
     name = schema.op_name
     if name in _INPLACE_VIEW:
         name = functional_variant(name) or name
-    return _RULES.get(name)
+    found = _RULES.get(name)
+    if found is None and (custom := custom_operator(name)) is not None and custom.infer is not None:
+        return _custom_rule(custom.infer)
+    return found
+
+
+def _custom_rule(infer: Callable[..., object]) -> Rule:
+    """A custom operator's `infer(**arguments)`: SSA values given as their types."""
+
+    def typed(v: object) -> object:
+        v = _value(v)
+        if isinstance(v, SSAValue):
+            return v.type
+        if isinstance(v, list | tuple):
+            return [typed(x) for x in cast(Sequence[object], v)]
+        return v
+
+    def apply(bound: Bound) -> Attribute | Sequence[Attribute]:
+        return cast(Attribute | Sequence[Attribute], infer(**{k: typed(v) for k, v in bound.items()}))
+
+    return apply
 
 
 def has_inference(op_name: str) -> bool:
@@ -1935,7 +1955,7 @@ def _arange(b: Bound) -> Attribute:
     elif all(isinstance(v, int | sympy.Expr) and not isinstance(v, float) for v in (s, e, st)):
         n = ceildiv(add(_norm(cast(SymSize, e)), -_sym(cast(SymSize, s))), cast(SymSize, st))
     else:
-        n = _norm(sympy.ceiling((_sym(e) - _sym(s)) / _sym(st)))  # type: ignore[arg-type]
+        n = _norm(sympy.ceiling((_sym(e) - _sym(s)) / _sym(st)))  # pyright: ignore[reportArgumentType] - floats mixed with symbols: sympy takes all three, _sym is typed for sizes
     return _factory(b, [n], DEFAULT_FLOAT if floating else DType.int64)
 
 

@@ -49,6 +49,8 @@ from xdsl_exir.interpreters.compiler import (
     truth,
 )
 from xdsl_exir.interpreters.fx_functions import compile_python_call
+from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.tensor_data import contiguous_strides
 
 
@@ -434,9 +436,55 @@ def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
             values = _compile_kernel(op, cheaper, args, kwargs, n_results=1)
             return lambda *ops: (*values(*ops), None)
         return _compile_kernel(op, target, args, kwargs)
+    custom = op_registry.custom_operator(target)
+    if custom is not None:
+        return _compile_custom(op, custom, args, kwargs)
     if not target.startswith("aten."):
         return compile_python_call(op, ctx)
     raise InterpreterError(f"the interpreter has no implementation of the operator '{target}'", op)
+
+
+def _compile_custom(
+    op: Operation, custom: op_registry.CustomOperator, args: list[object], kwargs: dict[str, object]
+) -> Prepared:
+    """A registered custom operator's kernel: arguments bound to its schema when it has one."""
+    if custom.entry is not None:
+        try:
+            bound, extra = bind(custom.entry.schema, args, kwargs, missing="none")
+        except SchemaBindError as e:
+            raise InterpreterError(f"{custom.op_name}: {e}", op) from None
+        args, kwargs = extra, bound
+    fill_args, fill_kwargs = _filler(args), _filler(list(kwargs.values()))
+    names = list(kwargs)
+    kernel = custom.kernel
+    results = [r.type for r in op.results]
+
+    def call(*ops: Any) -> tuple[Any, ...]:
+        try:
+            res = kernel(*fill_args(ops), **dict(zip(names, fill_kwargs(ops))))
+        except InterpreterError:
+            raise
+        except Exception as e:  # a user's kernel: its failure is the op's, with the op named
+            raise InterpreterError(f"the kernel of {custom.op_name} failed: {type(e).__name__}: {e}", op) from e
+        values = _split(res, len(results)) if len(results) != 1 else (res,)
+        return tuple(_checked_result(v, t, custom.op_name, op) for v, t in zip(values, results))
+
+    return call
+
+
+def _checked_result(value: Any, t: Attribute, name: str, op: Operation) -> Any:
+    """A user kernel's result given the IR's dtype; a result of another shape is refused."""
+    if not isinstance(t, TensorType):
+        return value
+    array = aten_kernels.apply_result_dtype(np.asarray(value), t.element_dtype)
+    assert isinstance(array, np.ndarray)
+    if t.is_static and tuple(array.shape) != tuple(int(s) for s in t.sizes):
+        raise InterpreterError(
+            f"the kernel of {name} returned shape {list(array.shape)}, but the program says "
+            f"{[int(s) for s in t.sizes]}",
+            op,
+        )
+    return array
 
 
 # ---------------------------------------------------------------------------

@@ -10,9 +10,10 @@ on first use only, so asking whether a target is known stays cheap.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib import metadata
 from importlib.resources import files
 
 from xdsl_exir.utils.function_schema import FunctionSchema, SchemaType, parse_schema
@@ -134,8 +135,12 @@ def all_operators() -> dict[str, OperatorEntry]:
 
 
 def lookup(target: str) -> OperatorEntry | None:
-    """The registry entry of a call_function target, if it is an operator."""
-    return all_operators().get(_normalize_target(target))
+    """The registry entry of a call_function target, if it is an operator (custom ones included)."""
+    name = _normalize_target(target)
+    entry = all_operators().get(name)
+    if entry is None and (custom := custom_operator(name)) is not None:
+        return custom.entry
+    return entry
 
 
 def _normalize_target(target: str) -> str:
@@ -150,9 +155,127 @@ def _normalize_target(target: str) -> str:
 
 
 def is_known_target(target: str) -> bool:
-    """An ATen/prim operator, a higher-order op or an FX SymInt callable."""
+    """An ATen/prim operator, a higher-order op, an FX SymInt callable or a registered custom operator."""
     norm = _normalize_target(target)
-    return norm in all_operators() or norm in HIGHER_ORDER_OPS or norm in PYTHON_TARGETS
+    return (
+        norm in all_operators()
+        or norm in HIGHER_ORDER_OPS
+        or norm in PYTHON_TARGETS
+        or custom_operator(norm) is not None
+    )
+
+
+# ---------------------------------------------------------------------------
+# Custom operators
+# ---------------------------------------------------------------------------
+
+KERNEL_ENTRY_POINT_GROUP = "xdsl_exir.kernels"
+"""
+Packages register kernels of their `torch.library` operators under this entry-point
+group: the entry point's name is the operator namespace (`mylib`), its object a
+function of no arguments that calls `register_kernel` for each operator. It is
+loaded the first time an operator of that namespace is looked up.
+"""
+
+
+@dataclass(frozen=True)
+class CustomOperator:
+    """
+    A user's operator (`mylib::scale2`) the interpreter can run: a numpy kernel,
+    optionally the operator's FunctionSchema (which binds arguments, states its
+    effects and makes it a known operator for the verifier and the passes) and a
+    result-type rule (which lets shape-propagation and the TorchScript lowering
+    type its calls).
+    """
+
+    op_name: str
+    kernel: Callable[..., object]
+    entry: OperatorEntry | None = None
+    infer: Callable[..., object] | None = None
+
+
+_CUSTOM: dict[str, CustomOperator] = {}
+_LOADED_NAMESPACES: set[str] = set()
+
+
+class CustomOperatorError(ValueError):
+    """A custom operator registration that cannot be right (a bad name or schema)."""
+
+
+def custom_op_name(name: str) -> str:
+    """`mylib::scale2`, `mylib.scale2.default`, `torch.ops.mylib.scale2.default` -> `mylib.scale2.default`."""
+    norm = _normalize_target(name)
+    if norm.count(".") == 1:
+        norm += ".default"
+    return norm
+
+
+def register_kernel(
+    name: str,
+    kernel: Callable[..., object],
+    *,
+    schema: str | None = None,
+    infer: Callable[..., object] | None = None,
+) -> CustomOperator:
+    """
+    Register a numpy kernel for a custom operator, for the interpreter and the passes.
+
+    `kernel` receives the call's arguments as the program records them (numpy arrays
+    for tensors, Python scalars, lists); with a `schema` (`"mylib::scale2(Tensor x,
+    float k=2.) -> Tensor"`) they are first bound to it, by name, defaults filled in.
+    It returns an array (or a tuple of them for several results); the runner gives
+    each result the dtype the IR records and refuses one of another shape.
+    `infer(**arguments)` (schema required) receives tensor arguments as their
+    `!exir.tensor` types and returns the result type(s). ATen operators cannot be
+    overridden; registering a name again replaces it.
+    """
+    op_name = custom_op_name(name)
+    namespace = op_name.split(".", 1)[0]
+    if namespace in ("aten", "prim", "prims") or op_name in all_operators():
+        raise CustomOperatorError(f"{op_name} is an operator of torch, not a custom operator")
+    if not callable(kernel):
+        raise CustomOperatorError(f"the kernel of {op_name} is not callable")
+    entry = None
+    if schema is not None:
+        try:
+            parsed = parse_schema(schema)
+        except ValueError as e:
+            raise CustomOperatorError(f"schema of {op_name}: {e}") from None
+        if parsed.op_name != op_name:
+            raise CustomOperatorError(f"the schema names {parsed.op_name}, not {op_name}")
+        entry = OperatorEntry(op_name, schema, frozenset())
+    elif infer is not None:
+        raise CustomOperatorError(f"{op_name}: a result-type rule needs the operator's schema")
+    op = CustomOperator(op_name, kernel, entry, infer)
+    _CUSTOM[op_name] = op
+    return op
+
+
+def may_be_custom(target: str) -> bool:
+    """Whether facts about `target` may change as custom kernels are registered (caches skip it)."""
+    norm = _normalize_target(target)
+    return not (norm in all_operators() or norm in HIGHER_ORDER_OPS or norm in PYTHON_TARGETS)
+
+
+def unregister_kernel(name: str) -> None:
+    """Forget a custom operator (tests, notebooks)."""
+    _CUSTOM.pop(custom_op_name(name), None)
+
+
+def custom_operator(target: str) -> CustomOperator | None:
+    """The registered custom operator a target names, loading its namespace's entry points first."""
+    name = _normalize_target(target)
+    found = _CUSTOM.get(name)
+    if found is not None:
+        return found
+    namespace = name.split(".", 1)[0]
+    if namespace in _LOADED_NAMESPACES or namespace in ("aten", "prim", "prims", "torch", "operator"):
+        return None
+    _LOADED_NAMESPACES.add(namespace)
+    for ep in metadata.entry_points(group=KERNEL_ENTRY_POINT_GROUP, name=namespace):
+        register = ep.load()
+        register()
+    return _CUSTOM.get(name)
 
 
 @cache
