@@ -317,7 +317,7 @@ graph():
 
 
 def test_exir_opt_emit_targets(tmp_path: pathlib.Path) -> None:
-    assert set(get_all_targets()) == {"fx", "python", "torchscript", "torchscript-python"}
+    assert {"fx", "python", "torchscript", "torchscript-python", "dot", "svg"} <= set(get_all_targets())
     src = tmp_path / "seed.mlir"
     src.write_text(_seed_chunks()[0])
     out = tmp_path / "seed.fx"
