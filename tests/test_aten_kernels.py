@@ -423,6 +423,10 @@ CASES += [
     C("aten.clamp.default", t(3, 4), None, 0.5, dtypes=(F32, I64)),
     C("aten.clamp.default", t(3, 4), 1, None, dtypes=(F32, I64)),
     C("aten.clamp.default", t(3, 4), 0.5, -0.5, dtypes=(F32,)),
+    # one np.clip for float32/float64 and Python bounds: NaN in x, an integer bound, bounds crossed
+    C("aten.clamp.default", t(3, 4, dist="special"), 0, 6, dtypes=(F32, F64)),
+    C("aten.clamp.default", t(2, 5, dist="special"), None, -1, dtypes=(F32, F64)),
+    C("aten.clamp.default", t(4, 3), 2, -2, dtypes=(F64,)),
     C("aten.clamp.default", t(3, 4, dtype=I64), 0.5, 2.5, dtypes=(F32,)),
     C("aten.clamp.Tensor", t(3, 4), t(4), t(3, 1), dtypes=(F32, F64, I64)),
     C("aten.clamp.Tensor", t(3, 4), None, t(3, 1), dtypes=(F32,)),
