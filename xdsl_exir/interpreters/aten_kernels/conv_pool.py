@@ -76,20 +76,20 @@ def _depthwise_channels_last(
     lo = [max(v, 0) for v in pad_lo]
     padded = [s_ + lo[i] + max(pad_hi[i], 0) for i, s_ in enumerate(x.shape[2:])]
     xp = np.zeros((N, *padded, C), dtype=x.dtype)
-    xp[(slice(None), *(slice(lo[i], lo[i] + x.shape[2 + i]) for i in range(n)))] = np.moveaxis(x, 1, -1)
+    xp[(slice(None), *(slice(lo[i], lo[i] + x.shape[2 + i]) for i in range(n)))] = x.transpose(0, *range(2, 2 + n), 1)
     xp = xp[(slice(None),) + tuple(slice(max(-a, 0), padded[i] - max(-b, 0)) for i, (a, b) in enumerate(zip(pad_lo, pad_hi)))]
     ext = [(kk_ - 1) * d + 1 for kk_, d in zip(k, dilation)]
     win = sliding_window_view(xp, ext, axis=tuple(range(1, 1 + n)))  # N, *positions, C, *ext
     win = win[(slice(None), *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)), slice(None),
                *(slice(None, None, d) for d in dilation))]
     view = win.transpose(0, *range(1, 1 + n), *range(2 + n, 2 + 2 * n), 1 + n)  # N, *out, *k, C
-    wl = np.moveaxis(w.reshape(C, m, *k), (0, 1), (n, n + 1))  # *k, C, m
+    wl = w.reshape(C, m, *k).transpose(*range(2, 2 + n), 0, 1)  # *k, C, m
     o, kd = "def"[:n], "ijk"[:n]
     if m == 1:
         res = np.einsum(f"z{o}{kd}c,{kd}c->z{o}c", view, np.ascontiguousarray(wl[..., 0]))
     else:
         res = np.einsum(f"z{o}{kd}c,{kd}cm->z{o}cm", view, np.ascontiguousarray(wl)).reshape(N, *out, C * m)
-    return np.ascontiguousarray(np.moveaxis(res, -1, 1))
+    return np.ascontiguousarray(res.transpose(0, n + 1, *range(1, n + 1)))
 
 
 def _conv_nd(
