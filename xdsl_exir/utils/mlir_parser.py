@@ -15,6 +15,7 @@ the `exir.state` weights and the linalg lowering's constants both use them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import IO
 
@@ -138,6 +139,12 @@ def print_module(
 _CACHED_BODY_LIMIT = 512
 """Longer bodies (inline data) are parsed each time: keying them would copy the data."""
 
+_CACHED_DICT_LIMIT = 16384
+"""Attribute dictionaries longer than this are parsed each time."""
+
+_BRACES_AND_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}]')
+"""What a scan for the end of an attribute dictionary must see: braces, and strings that may hold them."""
+
 
 class ResourceParser(Parser):
     """
@@ -150,6 +157,7 @@ class ResourceParser(Parser):
         self._resource_keys: dict[tuple[str, str], str] = {}
         self._parsed: dict[tuple[bool, str, str], Attribute] = {}
         self._function_types: dict[str, FunctionType] = {}
+        self._dicts: dict[str, dict[str, Attribute]] = {}
         self.cache_hits = 0
         """How many dialect types and attributes were taken from the cache (tests count them)."""
         self.cache_misses = 0
@@ -200,8 +208,10 @@ class ResourceParser(Parser):
     def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
         """An entry of `dialect_resources`; `"__elided__"` (MLIR's mark of left-out data) is kept as no data."""
         key = self._parse_dialect_resource_handle(dialect_name, interface)
-        self._parse_token(MLIRTokenKind.COLON, "expected `:`")
-        value = self.parse_str_literal()
+        value = self._parse_blob_text()
+        if value is None:
+            self._parse_token(MLIRTokenKind.COLON, "expected `:`")
+            value = self.parse_str_literal()
         if value == ELIDED:
             self._elided.add(key)
             return
@@ -272,6 +282,66 @@ class ResourceParser(Parser):
         if ftype is not None and self._current_token.span.start >= eol:
             self._function_types[tail] = ftype
         return ftype
+
+    def parse_optional_dictionary_attr_dict(self) -> dict[str, Attribute]:
+        """
+        An op's attribute dictionary, parsed once per distinct text: imported
+        programs repeat the same `{nn_module_stack = [...], torch_fn = [...]}` on
+        many lines. Dictionaries naming resources are parsed each time (a mention
+        declares its handle).
+        """
+        token = self._current_token
+        if token.kind != MLIRTokenKind.L_BRACE:
+            return super().parse_optional_dictionary_attr_dict()
+        content = self.lexer.input.content
+        start = token.span.start
+        depth = 0
+        end = -1
+        for match in _BRACES_AND_STRINGS.finditer(content, start, min(len(content), start + _CACHED_DICT_LIMIT)):
+            text = match.group()
+            if text == "{":
+                depth += 1
+            elif text == "}":
+                depth -= 1
+                if depth == 0:
+                    end = match.end()
+                    break
+        body = content[start:end] if end > 0 else ""
+        if not body or "dense_resource" in body:
+            return super().parse_optional_dictionary_attr_dict()
+        cached = self._dicts.get(body)
+        if cached is not None:
+            self.cache_hits += 1
+            self.lexer.pos = end
+            self._parser_state.current_token = self.lexer.lex()
+            return dict(cached)
+        self.cache_misses += 1
+        parsed = super().parse_optional_dictionary_attr_dict()
+        if self._current_token.span.start >= end:
+            self._dicts[body] = dict(parsed)
+        return parsed
+
+    def _parse_blob_text(self) -> str | None:
+        """
+        `: "0x..."` read by finding the closing quote, or None (nothing consumed)
+        when the string has escapes: a blob's text has none, and xDSL's lexer
+        takes a regular expression and a copy per character class over megabytes.
+        """
+        colon = self._current_token
+        if colon.kind != MLIRTokenKind.COLON:
+            return None
+        content = self.lexer.input.content
+        start = colon.span.end
+        while start < len(content) and content[start] in " \t\r\n":
+            start += 1
+        if not content.startswith('"', start):
+            return None
+        end = content.find('"', start + 1)
+        if end < 0 or content.find("\\", start + 1, end) >= 0 or content.find("\n", start + 1, end) >= 0:
+            return None
+        self.lexer.pos = end + 1
+        self._parser_state.current_token = self.lexer.lex()
+        return content[start + 1 : end]
 
     def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
         """
