@@ -961,7 +961,9 @@ def _relu6(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.scaled_dot_product_attention.default")
 def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """The math path of `scaled_dot_product_attention` (no dropout, no GQA)."""
+    """ATen's math path of `scaled_dot_product_attention` (no dropout, no GQA): q and
+    k^T each scaled by sqrt(scale), `matmul`, the mask added, and `_safe_softmax`
+    (rows whose scores are all -inf give zeros, not NaN)."""
     if b.get("dropout_p") or b.get("enable_gqa"):
         raise Decline()
     q, k, v = (cast(SSAValue, b[n]) for n in ("query", "key", "value"))
@@ -971,8 +973,10 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         raise Decline()
     scale = b.get("scale")
     scale = float(cast(float, scale)) if scale is not None else 1.0 / math.sqrt(e_dim)
-    kt = e.v("aten.transpose.int", k, -2, -1)
-    scores = e.v("aten.mul.Tensor", e.v("aten.matmul.default", q, kt), scale)
+    factor = math.sqrt(scale)
+    q = e.v("aten.mul.Scalar", q, factor)
+    kt = e.v("aten.mul.Scalar", e.v("aten.transpose.int", k, -2, -1), factor)
+    scores = e.v("aten.matmul.default", q, kt)
     mask = b.get("attn_mask")
     if b.get("is_causal"):
         ones = e.v("aten.ones.default", e.sizes([tq.sizes[-2], tk.sizes[-2]]), dtype=DType.bool)
@@ -984,8 +988,20 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
             scores = e.v("aten.masked_fill.Scalar", scores, inv, float("-inf"))
         else:
             scores = e.v("aten.add.Tensor", scores, mask)
-    attn = e.v("aten.softmax.int", scores, -1)
+    attn = e.v("aten._softmax.default", scores, -1, False)
+    masked = e.v("aten.eq.Scalar", scores, float("-inf"))
+    live = e.v("aten.any.dim", e.v("aten.logical_not.default", masked), -1, True)
+    dead = e.v("aten.logical_not.default", live)
+    zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
+    attn = e.v("aten.where.self", dead, zeros, attn)
     return [e.v("aten.matmul.default", attn, v)]
+
+
+def default_legal_ops() -> frozenset[str]:
+    """The core ATen opset: overloads tagged `core`, minus those torch still decomposes."""
+    return frozenset(
+        n for n, entry in all_operators().items() if "core" in entry.tags
+    ) - DECOMPOSED_CORE
 
 
 # -- the long tail: operators torch.export's training IR emits ---------------------
@@ -1010,6 +1026,36 @@ def _movedim(e: Emitter, x: SSAValue, source: int, dest: int) -> SSAValue:
 
 def _zero_like(e: Emitter, t: TensorType) -> SSAValue:
     return _scalar_tensor(e, _fill_for(t.element_dtype, 0), t)
+
+
+@rule("aten.detach.default", "aten.alias.default")
+def _identity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """No autograd here: `detach` and `alias` are their argument (torch drops them too)."""
+    return [cast(SSAValue, b["self"])]
+
+
+@rule("aten.all.default", "aten.all.dim", "aten.all.dims")
+def _all(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`all(x) = not any(not x)`, over the same dims, as torch's core IR writes it."""
+    inverted = e.v("aten.logical_not.default", b["self"])
+    keep = bool(b.get("keepdim", False))
+    name = op_name(op)
+    if name == "aten.all.default":
+        anyv = e.v("aten.any.dims", inverted)
+    elif name == "aten.all.dim":
+        anyv = e.v("aten.any.dim", inverted, b.int("dim"), keep)
+    else:
+        anyv = e.v("aten.any.dims", inverted, b.get("dim"), keep)
+    return [e.v("aten.logical_not.default", anyv)]
+
+
+@rule("aten.rsub.Scalar", "aten.rsub.Tensor")
+def _rsub(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`other - alpha * self` (`sub.Tensor` with the Scalar first, as torch writes it)."""
+    alpha = b.get("alpha", 1)
+    if alpha != 1:
+        return [e.v("aten.sub.Tensor", b["other"], b["self"], alpha=alpha)]
+    return [e.v("aten.sub.Tensor", b["other"], b["self"])]
 
 
 @rule("aten.lift_fresh_copy.default")
@@ -1403,11 +1449,3 @@ def _item(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten._index_put_impl.default")
 def _index_put_impl(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.index_put.default", b["self"], b["indices"], b["values"], b["accumulate"])]
-
-
-def default_legal_ops() -> frozenset[str]:
-    """The core ATen opset: overloads tagged `core`, minus those torch still decomposes."""
-    return frozenset(
-        n for n, entry in all_operators().items() if "core" in entry.tags
-    ) - DECOMPOSED_CORE
-

@@ -217,6 +217,13 @@ class _Functionalizer:
         schema = info.schema
         if not isinstance(op, AtenOp | exir.CallFunctionOp):
             raise _fail(op, f"'{op.name}' writes its arguments and has no functional form here")
+        if schema.op_name == "aten.detach_.default":
+            # autograd metadata only (a `torch.tensor` constant in the training IR is
+            # lift_fresh_copy + detach_): the result is the argument, unchanged
+            self.aliases[op.results[0]] = self._alias_of(op.operands[0])
+            op.results[0].replace_all_uses_with(op.operands[0])
+            self.erase.append(op)
+            return
         target = functional_variant(schema.op_name)
         variant = lookup(target) if target is not None else None
         # an in-place view op (`t_`) has a view for its variant, which computes no new contents
