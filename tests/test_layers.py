@@ -67,6 +67,8 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
             ("python", "python_source"),
             ("torchscript_python", "torchscript_python"),
             ("torchscript", "torchscript_dump_printer"),
+            ("dot", "dot"),
+            ("svg", "dot"),
         )
     },
     # Canonicalization patterns: the dialects' canonicalization traits import their patterns on
