@@ -73,7 +73,7 @@ def test_fusion_group_is_bit_exact_on_zoo() -> None:
 def test_fusion_group_overwrites_dead_conv_output() -> None:
     """A group that is the only user of a convolution's result reuses its buffer."""
     from xdsl_exir.interpreters.compiler import CompileContext
-    from xdsl_exir.interpreters.fusion_functions import _FusedKernel  # pyright: ignore[reportPrivateUsage]
+    from xdsl_exir.interpreters.fusion_functions import _FusedKernel  # pyright: ignore[reportPrivateUsage] - the kernel class under test
 
     folded = ph.apply(ph.load_zoo("resnet_blocks", "core"), "fold-conv-bn")
     after = _exact(folded, "fuse-pointwise")
@@ -82,6 +82,40 @@ def test_fusion_group_overwrites_dead_conv_output() -> None:
     # the add writes into the convolution's result, the relu into the add's
     assert "v0 = np.add(a0, a1, out=a0)" in source and "np.maximum(v0, _z1, out=v1)" in source
     assert "v1 = v0" in source and "np.empty" not in source
+
+
+HARDSWISH = """
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "d">] {
+    exir.graph @forward(%x: !exir.tensor<[2, 8], DT>) -> !exir.tensor<[2, 8], DT> {
+      %a = aten.add.Tensor(%x, 3) : (!exir.tensor<[2, 8], DT>) -> !exir.tensor<[2, 8], DT>
+      %c = aten.clamp.default(%a, 0, 6) : (!exir.tensor<[2, 8], DT>) -> !exir.tensor<[2, 8], DT>
+      %m = aten.mul.Tensor(%x, %c) : (!exir.tensor<[2, 8], DT>, !exir.tensor<[2, 8], DT>) -> !exir.tensor<[2, 8], DT>
+      %d = aten.div.Tensor(%m, 6) : (!exir.tensor<[2, 8], DT>) -> !exir.tensor<[2, 8], DT>
+      exir.output %d : !exir.tensor<[2, 8], DT>
+    }
+  }
+}"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_fusion_group_inlines_clamp(dtype: str) -> None:
+    """Core IR's hardswish (add, clamp(0, 6), mul, div) runs as four numpy calls in one group,
+    the clamp one np.clip into a dead buffer; bit-exact with the unfused ops, NaN included.
+    float16 is not inlined (its kernels compute in float32), and stays exact too."""
+    from xdsl_exir.interpreters.compiler import CompileContext
+    from xdsl_exir.interpreters.fusion_functions import _FusedKernel  # pyright: ignore[reportPrivateUsage] - the kernel class under test
+
+    module = ph.parse(HARDSWISH.replace("DT", dtype))
+    after = _exact(module, "fuse-pointwise")
+    (group,) = _groups(after)
+    source = _FusedKernel(group, CompileContext()).source
+    if dtype == "float16":
+        assert "np.clip" not in source
+    else:
+        assert "v1 = np.clip(v0, _c1_0, _c1_1, out=v0)" in source and "p1(" not in source
+    x = np.array([[np.nan, -np.inf, np.inf, -3.0, -1.5, 0.0, 2.5, 7.0]] * 2, dtype=dtype)
+    np.testing.assert_array_equal(ph.run(after, [x])[0], ph.run(module, [x])[0])
 
 
 def test_fusion_group_min_size_and_bad_option() -> None:

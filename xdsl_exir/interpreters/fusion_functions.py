@@ -27,7 +27,7 @@ from xdsl_exir.interpreters.compiler import (
     CompileContext,
     InterpreterError,
     Prepared,
-    _describe,  # pyright: ignore[reportPrivateUsage]
+    _describe,  # pyright: ignore[reportPrivateUsage] - fused kernels describe values as the compiler does
     compiler_for,
     register_op,
 )
@@ -35,7 +35,7 @@ from xdsl_exir.interpreters.exir_functions import (
     FAST_BINARY,
     FAST_DTYPES,
     FAST_UNARY,
-    _Ref,  # pyright: ignore[reportPrivateUsage]
+    _Ref,  # pyright: ignore[reportPrivateUsage] - fused kernels read the compiler's value slots
     decode_call_args,
 )
 
@@ -73,7 +73,22 @@ def _inline_form(op: Operation) -> tuple[str, list[str], list[object]] | None:
         a, b = args
         if isinstance(a, _Ref) and (isinstance(b, _Ref) or (isinstance(b, (int, float)) and not isinstance(b, bool))):
             return target, ["binary"], args
+    if target == "aten.clamp.default" and not kwargs and args and isinstance(args[0], _Ref):
+        from xdsl_exir.interpreters.aten_kernels.pointwise import clamp_scalar_bounds  # the kernel family, when used
+
+        bounds = [*args[1:], None, None][:2]
+        # the kernel's own test for its one-np.clip path, on a stand-in of the operand's dtype
+        if len(args) <= 3 and clamp_scalar_bounds(np.empty(0, aten_kernels.numpy_dtype(rt.element_dtype)), *bounds):
+            return target, ["clamp"], [args[0], *bounds]
     return None
+
+
+def _scalar_name(namespace: dict[str, Any], name: str, value: object, dtype: np.dtype[Any]) -> str:
+    """A bound of an inlined clamp as a constant of the generated function (`None` stays None)."""
+    if value is None:
+        return "None"
+    namespace[name] = dtype.type(cast(float, value))
+    return name
 
 
 def _donatable(value: SSAValue, group: FusionGroupOp) -> bool:
@@ -134,7 +149,14 @@ class _FusedKernel:
                 np_dtype = aten_kernels.numpy_dtype(rt.element_dtype)
                 zero = f"_z{k}"
                 namespace[zero] = np_dtype.type(0)
-                if kind == "unary":
+                if kind == "clamp":
+                    x = names[op.operands[cast(_Ref, args[0]).index]]
+                    lo, hi = (_scalar_name(namespace, f"_c{k}_{j}", v, np_dtype) for j, v in enumerate(args[1:]))
+                    if reuse is not None:
+                        emit(f"{out} = np.clip({x}, {lo}, {hi}, out={names[reuse]})", op)
+                    else:
+                        emit(f"{out} = np.clip({x}, {lo}, {hi})", op)
+                elif kind == "unary":
                     x = names[op.operands[cast(_Ref, args[0]).index]]
                     steps = FAST_UNARY[target]
                     if reuse is not None:
