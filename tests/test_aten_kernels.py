@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -194,8 +195,8 @@ def _materialise(obj: Any, dtype: str, rng: np.random.Generator) -> tuple[Any, A
 
 
 def _to_numpy(x: Any) -> np.ndarray:
-    if x.dtype == torch.bfloat16:
-        return x.detach().float().numpy().copy()
+    if x.dtype == torch.bfloat16:  # an ml_dtypes array, as the interpreter holds bf16 tensors
+        return x.detach().float().numpy().astype(ml_dtypes.bfloat16)
     return x.detach().numpy().copy()
 
 
@@ -290,8 +291,10 @@ for _op, _dts in EXACT_UNARY.items():
     for _s in SHAPES_1:
         CASES.append(C(f"aten.{_op}.default", t(*_s, dist="half"), dtypes=_dts))
 CASES += [
-    C("aten.erf.default", t(64, dist="small"), dtypes=(F64,), note="|x|<3 series branch"),
+    C("aten.erf.default", t(64, dist="small"), dtypes=(F64,), note="both float64 ranges, |x| < 1 and beyond"),
     C("aten.erf.default", t(3, 5) , dtypes=(F64, F32)),
+    C("aten.erf.default", t(5, 70, 100), dtypes=FLOATS, note="several blocks and a partial one"),
+    C("aten.erf.default", t(3, 4, dist="special"), dtypes=(F32, F64, F16)),
     C("aten.relu6.default", t(4, 5, dist="small"), dtypes=FLOATS + (I64,)),
     C("aten.bitwise_not.default", t(3, 4), dtypes=(I64, I32, BOOL)),
     C("aten.logical_not.default", t(3, 4), dtypes=(F32, I64, BOOL)),
@@ -303,6 +306,13 @@ CASES += [
     C("aten.round.decimals", t(3, 4), decimals=-1, dtypes=(F64,)),
     C("aten.gelu.default", t(3, 5), dtypes=FLOATS),
     C("aten.gelu.default", t(3, 5), approximate="tanh", dtypes=FLOATS),
+    C("aten.gelu.default", t(4, 128, 96), dtypes=FLOATS, note="several erf blocks and a partial one"),
+    C("aten.gelu.default", t(), dtypes=(F32, F64)),
+    C("aten.gelu.default", t(2, 3, 4, dist="special"), dtypes=(F64,), note="float32 gives NaN at +inf in torch"),
+    C("aten.gelu.default", t(), approximate="tanh", dtypes=(F32, F64)),
+    C("aten.gelu.default", t(4, 128, 96), approximate="tanh", dtypes=(F32, F64, BF16)),
+    C("aten.silu.default", t(4, 128, 96), dtypes=FLOATS),
+    C("aten.sigmoid.default", t(3, 4, dist="special"), dtypes=(F32, F64)),
     C("aten.elu.default", t(3, 5), dtypes=FLOATS),
     C("aten.elu.default", t(3, 5), 0.5, 2.0, 1.5, dtypes=(F32, F64)),
     C("aten.leaky_relu.default", t(3, 5), dtypes=FLOATS),

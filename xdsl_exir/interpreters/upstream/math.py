@@ -1,8 +1,8 @@
 """
 `math` on numpy values. Every op of xDSL's `math` dialect is here; results
 keep the operand's dtype (numpy's float16/32/64 loops round to it), and bf16
-results are rounded to bf16. `math.erf` reuses the ATen kernels' float64
-series (numpy has no erf and scipy is not a dependency).
+results are rounded to bf16. `math.erf` is the ATen kernels' erf (numpy has
+none and scipy is not a dependency), so both interpreters agree to the bit.
 """
 
 from __future__ import annotations
