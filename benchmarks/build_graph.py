@@ -124,7 +124,7 @@ def main() -> None:
     print(f"aten builders (inferred types): {ours:.3f} s for {n_ops} ops "
           f"({ours / n_ops * 1e6:.1f} us/op)")
     try:
-        import torch  # noqa: F401
+        import torch  # noqa: F401 - imported only to learn whether the torch peer can run
     except ImportError:
         print("torch not installed: no comparison")
         return

@@ -404,7 +404,7 @@ def report(rows: list[Row], tuned: tuple[str, ...], reps: int) -> None:
         ]  # fmt: skip
         table.append(cells)
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
-    line = lambda cells: " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+    line = lambda cells: " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731 - a one-line formatter for the table below
     print()
     print(f"single-threaded, median per call of {reps} interleaved samples (2 shared cores: noisy)")
     print(line(cols))

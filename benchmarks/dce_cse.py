@@ -122,11 +122,11 @@ def main(sizes: list[int]) -> None:
         cse_ours: list[float] = []
         cse_fx: list[float] = []
         for _ in range(reps):
-            dce_ours.append(timed(lambda: build_ours(nodes, out), lambda m: ExirDCEPass().apply(ctx, m)))  # type: ignore[arg-type]
-            dce_fx.append(timed(lambda: build_fx(nodes, out), lambda g: g.eliminate_dead_code()))  # type: ignore[attr-defined]
-            cse_ours.append(timed(lambda: build_ours(nodes, out), lambda m: ExirCSEPass().apply(ctx, m)))  # type: ignore[arg-type]
+            dce_ours.append(timed(lambda: build_ours(nodes, out), lambda m: ExirDCEPass().apply(ctx, m)))  # pyright: ignore[reportArgumentType] - timed hands the built object over typed object; it is what the first lambda built
+            dce_fx.append(timed(lambda: build_fx(nodes, out), lambda g: g.eliminate_dead_code()))  # pyright: ignore[reportAttributeAccessIssue] - timed hands the built object over typed object; it is the fx Graph
+            cse_ours.append(timed(lambda: build_ours(nodes, out), lambda m: ExirCSEPass().apply(ctx, m)))  # pyright: ignore[reportArgumentType] - timed hands the built object over typed object; it is what the first lambda built
             cse_fx.append(
-                timed(lambda: torch.fx.GraphModule(torch.nn.Module(), build_fx(nodes, out)), lambda gm: CSEPass()(gm))  # type: ignore[arg-type]
+                timed(lambda: torch.fx.GraphModule(torch.nn.Module(), build_fx(nodes, out)), lambda gm: CSEPass()(gm))  # pyright: ignore[reportArgumentType] - timed hands the built object over typed object; it is what the first lambda built
             )
         rows.append(("dce", n, statistics.median(dce_ours), statistics.median(dce_fx)))
         rows.append(("cse", n, statistics.median(cse_ours), statistics.median(cse_fx)))

@@ -63,7 +63,7 @@ def bench_parse() -> None:
               f" us/node, ratio {ours / peer:5.2f}x")
 
 
-def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):  # type: ignore[no-untyped-def]
+def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
     gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
     ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
     ingate = torch.sigmoid(ingate)

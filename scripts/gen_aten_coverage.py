@@ -73,14 +73,14 @@ def cpu_overloads() -> list[str]:
     import torch
 
     names: list[str] = []
-    for schema in torch._C._jit_get_all_schemas():  # pyright: ignore[reportPrivateUsage]
+    for schema in torch._C._jit_get_all_schemas():  # pyright: ignore[reportPrivateUsage] - torch's only list of every registered schema
         if not schema.name.startswith("aten::") or EXCLUDED.search(schema.name):
             continue
         if any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments):
             continue
         full = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
         try:
-            reached = any(torch._C._dispatch_has_kernel_for_dispatch_key(full, k) for k in KEYS)  # pyright: ignore[reportPrivateUsage]
+            reached = any(torch._C._dispatch_has_kernel_for_dispatch_key(full, k) for k in KEYS)  # pyright: ignore[reportPrivateUsage] - no public query of the dispatcher's kernels
         except RuntimeError:  # a TorchScript builtin, not a dispatcher operator
             continue
         if reached:

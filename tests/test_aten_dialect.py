@@ -53,7 +53,7 @@ def value(t: Attribute) -> SSAValue:
 
 
 def tensor(shape: Sequence[object], dtype: DType = DType.float32) -> SSAValue:
-    return value(TensorType(shape, dtype))  # pyright: ignore[reportArgumentType]
+    return value(TensorType(shape, dtype))  # pyright: ignore[reportArgumentType] - tests pass ints and sympy sizes alike
 
 
 # ---------------------------------------------------------------------------
@@ -647,7 +647,7 @@ def _to_ours(spec: object) -> object:
 def _to_torch(spec: object, torch: object) -> object:
     tm = torch
     if isinstance(spec, T):
-        return tm.empty(spec.shape, dtype=getattr(tm, spec.dtype.value))  # type: ignore[attr-defined]
+        return tm.empty(spec.shape, dtype=getattr(tm, spec.dtype.value))  # pyright: ignore[reportAttributeAccessIssue] - tm is torch, imported lazily and typed object
     if isinstance(spec, list):
         return [_to_torch(s, tm) for s in spec]
     if isinstance(spec, DType):
@@ -655,7 +655,7 @@ def _to_torch(spec: object, torch: object) -> object:
     if isinstance(spec, MemoryFormat):
         return getattr(tm, spec.value)
     if isinstance(spec, DeviceAttr):
-        return tm.device(spec.device.data)  # type: ignore[attr-defined]
+        return tm.device(spec.device.data)  # pyright: ignore[reportAttributeAccessIssue] - tm is torch, imported lazily and typed object
     return spec
 
 
@@ -672,7 +672,7 @@ def _flatten_ours(types: Sequence[Attribute]) -> list[Attribute]:
 def _compare(case: Case, ours: Sequence[Attribute], theirs: object, torch: object) -> None:
     tm = torch
     if isinstance(theirs, tuple) or (isinstance(theirs, list) and len(ours) == 1 and isinstance(ours[0], ListType | TupleType)):
-        items = list(theirs)  # type: ignore[arg-type]
+        items = list(theirs)
         if len(ours) == 1 and isinstance(ours[0], ListType):
             ours = [ours[0].element_type] * len(items)
         else:
@@ -681,7 +681,7 @@ def _compare(case: Case, ours: Sequence[Attribute], theirs: object, torch: objec
         items = [theirs]
     assert len(ours) == len(items), f"{case.name}: {len(ours)} results vs {len(items)}"
     for mine, real in zip(ours, items):
-        if isinstance(real, tm.Tensor):  # type: ignore[attr-defined]
+        if isinstance(real, tm.Tensor):  # pyright: ignore[reportAttributeAccessIssue] - tm is torch, imported lazily and typed object
             assert isinstance(mine, TensorType), f"{case.name}: {mine}"
             assert list(mine.sizes) == list(real.shape), (
                 f"{case.name}{case.args}: shape {list(mine.sizes)} vs torch {list(real.shape)}"
@@ -694,7 +694,7 @@ def _compare(case: Case, ours: Sequence[Attribute], theirs: object, torch: objec
 
 
 @pytest.fixture(scope="module")
-def torch_mod():  # type: ignore[no-untyped-def]
+def torch_mod():
     return pytest.importorskip("torch")
 
 
@@ -702,7 +702,7 @@ def _ids(cases: list[Case]) -> list[str]:
     return [f"{c.name}-{i}" for i, c in enumerate(cases)]
 
 
-def test_inference_matches_torch(torch_mod) -> None:  # type: ignore[no-untyped-def]
+def test_inference_matches_torch(torch_mod) -> None:
     torch = torch_mod
     import logging
 
@@ -743,7 +743,7 @@ def test_inference_matches_torch(torch_mod) -> None:  # type: ignore[no-untyped-
     functional = {
         n
         for n in ATEN_OP_NAMES
-        if aten_op_class(n).SCHEMA.is_functional  # pyright: ignore[reportOptionalMemberAccess]
+        if aten_op_class(n).SCHEMA.is_functional  # pyright: ignore[reportOptionalMemberAccess] - every listed name has a class
     }
     uncovered = functional - checked - set(NOT_COMPARED)
     print(f"\n{n_checked} cases on {len(checked)} ops checked against torch; "

@@ -90,7 +90,7 @@ def test_inline_matches_torch_inlined_graph() -> None:
     """`inline` on the live ComposedModule gives the node kinds of torch's `m.inlined_graph`."""
     torch = pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).parent / "torchscript"))
-    import models  # type: ignore[import-not-found]
+    import models  # pyright: ignore[reportMissingImports] - tests/torchscript is put on sys.path just above
 
     from xdsl_exir.dialects.ts import MethodOp, ScriptModuleOp
     from xdsl_exir.frontends.torchscript_live import import_script_module
@@ -136,7 +136,7 @@ def test_constant_pooling_compares_floats_as_torch_does() -> None:
     from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript
 
     after = pass_harness.apply(parse_torchscript(SIGNED_ZERO_AND_NAN), "constant-pooling")
-    ours = [op.value.value.data for op in after.walk() if isinstance(op, ConstantOp)]  # type: ignore[union-attr]
+    ours = [op.value.value.data for op in after.walk() if isinstance(op, ConstantOp)]  # pyright: ignore[reportAttributeAccessIssue, reportOptionalMemberAccess] - the constants under test are floats
     assert _float_constants(ours) == ["-0.0", "nan", "nan"]
     torch = pytest.importorskip("torch")
     g = torch._C.Graph()

@@ -58,11 +58,11 @@ def test_mha_to_core_aten_equals_run_decompositions(batch_first: bool, bias: boo
     from xdsl_exir.frontends.torch_live import import_exported_program
 
     ep = _mha_program(torch, batch_first, bias)
-    module = import_exported_program(ep)  # type: ignore[arg-type]
+    module = import_exported_program(ep)  # pyright: ignore[reportArgumentType] - ep is torch's ExportedProgram, typed Any by the helper
     assert "aten.unflatten.int" in aten_multiset(module)
     after = ph.assert_preserves(module, "to-core-aten", seeds=(0, 1))
     want: collections.Counter[str] = collections.Counter()
-    for node in ep.run_decompositions().graph.nodes:  # type: ignore[attr-defined]
+    for node in ep.run_decompositions().graph.nodes:  # pyright: ignore[reportAttributeAccessIssue] - ep is torch's ExportedProgram, typed object by the helper
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
             want[f"aten.{node.target._opname}.{node.target._overloadname}"] += 1
     want.pop("aten.sym_size.int", None)
@@ -97,7 +97,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_core_decomposition_matches_torch(case: tuple) -> None:  # type: ignore[type-arg]
+def test_core_decomposition_matches_torch(case: tuple) -> None:
     torch = pytest.importorskip("torch")
     _, types, body, fn, expected = case
     module = program(types, body)

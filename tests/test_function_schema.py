@@ -321,7 +321,7 @@ def test_default_source_text_and_values() -> None:
 
 def test_default_value_is_not_shared_mutable_state() -> None:
     arg = parse_schema("f(int[] dims=[0, 1]) -> ()").arguments[0]
-    arg.default_value.append(5)  # type: ignore[union-attr]
+    arg.default_value.append(5)  # pyright: ignore[reportAttributeAccessIssue, reportOptionalMemberAccess] - the list default under test
     assert arg.default_value == [0, 1]
 
 

@@ -44,7 +44,7 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 F = torch.nn.functional
 
-from xdsl_exir.frontends.torch_live import TorchImportError, import_graph_module  # noqa: E402
+from xdsl_exir.frontends.torch_live import TorchImportError, import_graph_module  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 
 @pytest.fixture(autouse=True)
@@ -746,7 +746,7 @@ def test_materialize_fills_typed_leaves_and_conversions() -> None:
     op, bound = resolve("full", [[2], T])  # a tensor for `Scalar fill_value`: ScalarImplicit
     assert op == "aten.full.default" and needs_filling(bound)
     values = {0: np.array(2.5, np.float32)}
-    filled = materialize(bound, lambda leaf: values[leaf.key])  # type: ignore[index]
+    filled = materialize(bound, lambda leaf: values[leaf.key])  # pyright: ignore[reportArgumentType] - the leaves under test have integer keys; leaf.key is typed object
     assert filled == {"size": [2], "fill_value": 2.5}
     with pytest.raises(ValueError, match="must have one element"):
         materialize(bound, lambda leaf: np.zeros(3, np.float32))
@@ -772,7 +772,7 @@ def test_overload_resolution_on_runtime_values_matches_eager_dispatch() -> None:
 
 def test_python_operator_table_is_consistent_with_torch() -> None:
     """Each Python operator maps to the ATen operator torch's Tensor dunder calls."""
-    from xdsl_exir.interpreters.fx_functions import _BINARY  # pyright: ignore[reportPrivateUsage]
+    from xdsl_exir.interpreters.fx_functions import _BINARY  # pyright: ignore[reportPrivateUsage] - the operator table under test
 
     x = torch.randn(3) + 3
     for name, (base, _) in _BINARY.items():

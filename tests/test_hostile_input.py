@@ -207,10 +207,10 @@ HUGE_INT = "__HUGE_INT__"
 def json_paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     yield path
     if isinstance(value, dict):
-        for k, v in value.items():  # pyright: ignore[reportUnknownVariableType]
+        for k, v in value.items():
             yield from json_paths(v, (*path, k))
     elif isinstance(value, list):
-        for i, v in enumerate(value):  # pyright: ignore[reportUnknownVariableType]
+        for i, v in enumerate(value):
             yield from json_paths(v, (*path, i))
 
 

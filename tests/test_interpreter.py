@@ -252,7 +252,7 @@ def test_exir_run_refuses_bad_inputs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], arrays: dict[str, np.ndarray], message: str
 ) -> None:
     prog = write(tmp_path, "add.mlir", ADD)
-    np.savez(tmp_path / "in.npz", **arrays)  # type: ignore[arg-type]
+    np.savez(tmp_path / "in.npz", **arrays)  # pyright: ignore[reportArgumentType] - numpy's stub checks **arrays against savez's allow_pickle keyword
     out = tmp_path / "out.npz"
     with pytest.raises(SystemExit) as info:
         exir_run.run([prog, "--inputs", str(tmp_path / "in.npz"), "-o", str(out)])

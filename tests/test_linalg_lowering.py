@@ -43,7 +43,7 @@ def load_npz(path: pathlib.Path) -> list[np.ndarray]:
 
 def flatten(value: Any, out: list[np.ndarray]) -> list[np.ndarray]:
     if isinstance(value, list | tuple):
-        for v in value:  # pyright: ignore[reportUnknownVariableType]
+        for v in value:
             flatten(v, out)
     elif value is not None:
         out.append(np.asarray(value))
@@ -131,7 +131,7 @@ builtin.module {
 
 
 def test_status_table_is_current() -> None:
-    import gen_lowering_table  # pyright: ignore[reportMissingImports]
+    import gen_lowering_table  # pyright: ignore[reportMissingImports] - scripts/ is put on sys.path by the test
 
     page = ROOT / "docs" / "linalg_lowering.md"
     assert page.read_text() == gen_lowering_table.render(), "run scripts/gen_lowering_table.py"

@@ -34,14 +34,14 @@ def _export(module: object, *args: object) -> bytes:
 
 class ArangeOutView(torch.nn.Module):
     def forward(self, x: object) -> object:
-        buf = x.new_zeros(3, 4)  # type: ignore[attr-defined]
+        buf = x.new_zeros(3, 4)  # pyright: ignore[reportAttributeAccessIssue] - x is a torch tensor; forward is typed for torch.export
         y = torch.arange(1, 13, out=buf)
         return y.view(3, 4) + x
 
 
 class ArangeOutReturned(torch.nn.Module):
     def forward(self, x: object) -> object:
-        buf = x.new_zeros(3, 4)  # type: ignore[attr-defined]
+        buf = x.new_zeros(3, 4)  # pyright: ignore[reportAttributeAccessIssue] - x is a torch tensor; forward is typed for torch.export
         torch.arange(1, 13, out=buf)
         return buf
 
@@ -71,7 +71,7 @@ def test_output_contradicting_the_ir_is_a_located_error() -> None:
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float32, torch.float64])
 def test_arange_sizes_with_float_arguments(args: tuple[float, ...], dtype: object) -> None:
     """An int64 arange converts its float arguments before sizing (torch: 9 elements, not 10)."""
-    want = torch.arange(*args, dtype=dtype).numpy()  # type: ignore[arg-type]
+    want = torch.arange(*args, dtype=dtype).numpy()
     ours = DType(str(dtype).removeprefix("torch."))
     got = aten_kernels.run_kernel("aten.arange.start_step", list(args), {"dtype": ours})
     assert got.dtype == want.dtype

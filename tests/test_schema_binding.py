@@ -80,7 +80,7 @@ def test_list_defaults_are_fresh_per_call() -> None:
     first, _ = bind(schema, ["x"], {})
     dims = first["dims"]
     assert isinstance(dims, list)
-    dims.append(2)  # pyright: ignore[reportUnknownMemberType]
+    dims.append(2)
     second, _ = bind(schema, ["x"], {})
     assert second["dims"] == [0, 1]
 

@@ -382,7 +382,7 @@ def test_several_graphs_become_named_methods() -> None:
     module = parse_torchscript(
         "# m.forward\ngraph(%x : Tensor):\n  return (%x)\n\n# m.helper\ngraph(%y : int):\n  return (%y)\n"
     )
-    assert [op.sym_name.data for op in module.ops] == ["forward", "helper"]  # type: ignore[attr-defined]
+    assert [op.sym_name.data for op in module.ops] == ["forward", "helper"]  # pyright: ignore[reportAttributeAccessIssue] - both top-level ops are ts.method
 
 
 # ---------------------------------------------------------------------------

@@ -211,9 +211,9 @@ def module_ir(scripted: Any, name: str = "m") -> ScriptModuleOp:
     mod = ScriptModuleOp(name, cls.qualified_name())
     body = mod.body.block
     for pname, p in scripted.named_parameters(recurse=False):
-        body.add_op(SlotOp(pname, "parameter", parse_ts_type("Tensor"), _value_attr(p, None)))  # type: ignore[arg-type]
+        body.add_op(SlotOp(pname, "parameter", parse_ts_type("Tensor"), _value_attr(p, None)))  # pyright: ignore[reportArgumentType] - no declared type: the helper takes None at run time
     for bname, b in scripted.named_buffers(recurse=False):
-        body.add_op(SlotOp(bname, "buffer", parse_ts_type("Tensor"), _value_attr(b, None)))  # type: ignore[arg-type]
+        body.add_op(SlotOp(bname, "buffer", parse_ts_type("Tensor"), _value_attr(b, None)))  # pyright: ignore[reportArgumentType] - no declared type: the helper takes None at run time
     for cname, child in scripted.named_children():
         body.add_op(module_ir(child, cname))
     for mname in cls.method_names():
@@ -396,7 +396,7 @@ def canonical(source: str) -> str:
 # ---------------------------------------------------------------------------
 
 torch = pytest.importorskip("torch")
-from torch import Tensor  # noqa: E402
+from torch import Tensor  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 
 class SeedModule(torch.nn.Module):
@@ -709,7 +709,7 @@ def _archive_methods(scripted: Any) -> dict[str, str]:
                     current = None
                 elif line.startswith("  def "):
                     current = []
-                    methods[f"{cls}.{line[6:].split('(')[0]}"] = current  # type: ignore[assignment]
+                    methods[f"{cls}.{line[6:].split('(')[0]}"] = current  # pyright: ignore[reportArgumentType] - the dict holds a list of lines per method; its type is inferred from its first use
                 if current is not None and (line.startswith("    ") or line.startswith("  def ")):
                     current.append(line)
     return {k: "".join(v) for k, v in methods.items()}

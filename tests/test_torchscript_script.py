@@ -48,7 +48,7 @@ try:  # the functions below are also compiled by torch when it is there
     import torch
     from torch import Tensor
 except ImportError:  # pragma: no cover - the frontend itself never needs torch
-    torch = None  # type: ignore[assignment]
+    torch = None
 
 pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 
@@ -67,7 +67,7 @@ SCRIPTED = [
 
 
 def kind(op: Operation) -> str:
-    return op.kind.data if isinstance(op, NodeOp) else op.KIND  # type: ignore[attr-defined]
+    return op.kind.data if isinstance(op, NodeOp) else op.KIND  # pyright: ignore[reportAttributeAccessIssue] - every other op here is a prim op, which has KIND
 
 
 def tree(block: Block) -> list[tuple[str, int, list[Any]]]:

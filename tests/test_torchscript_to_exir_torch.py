@@ -16,20 +16,20 @@ import pytest
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.script/trace are deprecated
 
-from torch import Tensor, nn  # noqa: E402
-from ts_graphs import assert_same, to_numpy  # noqa: E402
-from xdsl.context import Context  # noqa: E402
-from xdsl.dialects.builtin import Builtin, ModuleOp  # noqa: E402
+from torch import Tensor, nn  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from ts_graphs import assert_same, to_numpy  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl.context import Context  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl.dialects.builtin import Builtin, ModuleOp  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
-from xdsl_exir.dialects.aten import Aten  # noqa: E402
-from xdsl_exir.dialects.exir import CondOp, Exir, GraphOp, ProgramOp  # noqa: E402
-from xdsl_exir.dialects.prim import Prim  # noqa: E402
-from xdsl_exir.dialects.ts import TS  # noqa: E402
-from xdsl_exir.frontends.torchscript_live import import_script_module  # noqa: E402
-from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402
-from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402
-from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass  # noqa: E402
-from xdsl_exir.utils.diagnostics import ExirDiagnostic  # noqa: E402
+from xdsl_exir.dialects.aten import Aten  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.dialects.exir import CondOp, Exir, GraphOp, ProgramOp  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.dialects.prim import Prim  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.dialects.ts import TS  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.frontends.torchscript_live import import_script_module  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.utils.diagnostics import ExirDiagnostic  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 
 def _ctx() -> Context:

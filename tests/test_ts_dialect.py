@@ -106,7 +106,7 @@ def test_refinements_are_read_into_fields() -> None:
     assert isinstance(t, TSTensorType)
     assert (t.scalar_type, t.shape, t.stride_list, t.grad, t.device_name) == ("Float", (2, None), (3, 1), True, "cpu")
     assert not t.is_complete()
-    assert parse_ts_type("Float(2, 3, device=cpu)").is_complete()  # type: ignore[union-attr]
+    assert parse_ts_type("Float(2, 3, device=cpu)").is_complete()  # pyright: ignore[reportAttributeAccessIssue] - a tensor type, typed Attribute
     # The seed's old spelling of an unrefined tensor, and the Python annotation forms.
     assert parse_ts_type("List[Optional[int]]") == TSListType(TSOptionalType(TSIntType()))
     assert parse_ts_type("Tuple[Tensor, float]") == TSTupleType(TSTensorType(), TSFloatType())
@@ -186,8 +186,8 @@ def _load_models(torch: ModuleType) -> ModuleType:
     return module
 
 
-def _walk(block: object):  # type: ignore[no-untyped-def]
-    for node in block.nodes():  # type: ignore[attr-defined]
+def _walk(block: object):
+    for node in block.nodes():  # pyright: ignore[reportAttributeAccessIssue] - a torch._C.Block, typed object
         yield node
         for b in node.blocks():
             yield from _walk(b)

@@ -18,12 +18,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torch import Tensor  # noqa: E402
-from ts_graphs import assert_same, graph_module, to_numpy  # noqa: E402
+from torch import Tensor  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from ts_graphs import assert_same, graph_module, to_numpy  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
-from xdsl_exir.interpreters.compiler import InterpreterError  # noqa: E402
-from xdsl_exir.interpreters.ts_builtins import ScriptException, ts_str  # noqa: E402
-from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402
+from xdsl_exir.interpreters.compiler import InterpreterError  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.ts_builtins import ScriptException, ts_str  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 
 def run_script(fn: Any, *args: Any, rtol: float = 1e-5) -> Any:
@@ -565,7 +565,7 @@ def test_unknown_operator() -> None:
     graph = torch.jit.script(if_else).graph
     module = graph_module(graph)
     node = next(op for op in module.walk() if op.name == "ts.node")
-    node.kind = type(node.kind)("aten::frobnicate")  # type: ignore[attr-defined]
+    node.kind = type(node.kind)("aten::frobnicate")  # pyright: ignore[reportAttributeAccessIssue] - a ts.node, found by name
     with pytest.raises(InterpreterError, match="no implementation of aten::frobnicate"):
         TorchScriptRunner(module)
 

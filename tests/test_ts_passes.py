@@ -13,16 +13,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import pass_harness as ph  # noqa: E402
+import pass_harness as ph  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
-from xdsl_exir.dialects.ts import NodeOp  # noqa: E402
-from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript  # noqa: E402
+from xdsl_exir.dialects.ts import NodeOp  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 
 def kinds(module: object) -> Counter[str]:
     """Node kinds of the IR as TorchScript names them (constants left out)."""
     out: Counter[str] = Counter()
-    for o in module.walk():  # type: ignore[attr-defined]
+    for o in module.walk():  # pyright: ignore[reportAttributeAccessIssue] - a ModuleOp, typed object so tests can pass any IR
         if isinstance(o, NodeOp):
             out[o.kind.data] += 1
         elif o.name.startswith("prim.") and o.name not in ("prim.Constant", "prim.Return"):
@@ -40,7 +40,7 @@ def torch_kinds(g: "torch._C.Graph") -> Counter[str]:
             for b in n.blocks():
                 walk(b)
 
-    walk(g.block())  # type: ignore[attr-defined]
+    walk(g.block())
     return out
 
 

@@ -248,7 +248,7 @@ def _raw_until_close(parser: AttrParser) -> str:
     else:
         parser.raise_error("expected '>'", pos)
     text = content[pos:i].strip()
-    parser._resume_from(i + 1)  # pyright: ignore[reportPrivateUsage]
+    parser._resume_from(i + 1)  # pyright: ignore[reportPrivateUsage] - no public way to skip the raw text already read in xDSL 0.74
     return text
 
 
@@ -796,19 +796,16 @@ def join_types(a: Attribute, b: Attribute) -> Attribute | None:
     if is_subtype(b, a):
         return a
     if isinstance(a, TSTensorType) and isinstance(b, TSTensorType):
-        def same(x: object, y: object) -> object:
-            return x if x == y else None
-
         sa, sb = a.shape, b.shape
         sizes = None
         if sa is not None and sb is not None and len(sa) == len(sb):
             sizes = [x if x == y else None for x, y in zip(sa, sb)]
         return TSTensorType(
-            same(a.scalar_type, b.scalar_type),  # type: ignore[arg-type]
+            a.scalar_type if a.scalar_type == b.scalar_type else None,
             sizes,
             None,
-            same(a.grad, b.grad),  # type: ignore[arg-type]
-            same(a.device_name, b.device_name),  # type: ignore[arg-type]
+            a.grad if a.grad == b.grad else None,
+            a.device_name if a.device_name == b.device_name else None,
         )
     if isinstance(a, TSNoneType):
         return TSOptionalType(b)

@@ -236,7 +236,7 @@ _LAYOUT_CODES: dict[int, Layout] = {
     3: Layout.sparse_csc,
     4: Layout.sparse_bsr,
     5: Layout.sparse_bsc,
-    6: Layout._mkldnn,  # pyright: ignore[reportPrivateUsage]
+    6: Layout._mkldnn,  # pyright: ignore[reportPrivateUsage] - torch's own name for the layout, private in its enum too
     7: Layout.strided,
 }
 

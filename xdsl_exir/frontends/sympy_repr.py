@@ -122,7 +122,7 @@ class _Parser:
         if kind == "punct" and text == "-":
             inner = self.value(depth + 1)
             if isinstance(inner, sympy.Basic | int | float) and not isinstance(inner, bool):
-                return -inner  # pyright: ignore
+                return -inner  # pyright: ignore[reportOperatorIssue] - sympy.Basic declares no __neg__; the expressions read here all negate
             raise SymExprError("'-' before a non-number", self.pos - 1)
         if kind == "int":
             if len(text.lstrip("-")) > MAX_INT_DIGITS:

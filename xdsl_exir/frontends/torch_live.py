@@ -159,12 +159,12 @@ def qualified_name(target: Callable[..., Any]) -> str:
     name (same dispatch), anything else as FX prints it, with `operator.` for
     `_operator.` and `builtins.` for builtins.
     """
-    from torch.fx.node import _get_qualified_name  # pyright: ignore[reportPrivateUsage]
+    from torch.fx.node import _get_qualified_name  # pyright: ignore[reportPrivateUsage] - the naming torch.fx itself prints targets with
 
-    if isinstance(target, torch._ops.OpOverload):  # pyright: ignore[reportPrivateUsage]
-        return f"{target.namespace}.{target._opname}.{target._overloadname}"  # pyright: ignore[reportPrivateUsage]
-    if isinstance(target, torch._ops.OpOverloadPacket):  # pyright: ignore[reportPrivateUsage]
-        namespace, _, op_name = target._qualified_op_name.partition("::")  # pyright: ignore[reportPrivateUsage]
+    if isinstance(target, torch._ops.OpOverload):  # pyright: ignore[reportPrivateUsage] - torch exports OpOverload only from torch._ops
+        return f"{target.namespace}.{target._opname}.{target._overloadname}"  # pyright: ignore[reportPrivateUsage] - no public accessor for the overload's parts
+    if isinstance(target, torch._ops.OpOverloadPacket):  # pyright: ignore[reportPrivateUsage] - torch exports OpOverloadPacket only from torch._ops
+        namespace, _, op_name = target._qualified_op_name.partition("::")  # pyright: ignore[reportPrivateUsage] - no public accessor for the packet's name
         if namespace == "aten" and hasattr(torch, op_name):
             return f"torch.{op_name}"
     name = getattr(target, "__name__", None)

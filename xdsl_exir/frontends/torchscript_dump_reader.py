@@ -270,7 +270,7 @@ class _Reader:
         if self.pos < len(text) and text[self.pos] not in _LAYOUT_START:
             return
         while True:
-            self.pos = _LAYOUT.match(text, self.pos).end()  # type: ignore[union-attr]
+            self.pos = _LAYOUT.match(text, self.pos).end()  # pyright: ignore[reportOptionalMemberAccess] - the pattern matches the empty string: never None
             if self.pos < len(text) and text[self.pos] == "}":
                 line_start = text.rfind("\n", 0, self.pos) + 1
                 if not text[line_start : self.pos].strip() and (m := _STRAY_BRACE.match(text, self.pos)):
@@ -279,7 +279,7 @@ class _Reader:
             return
 
     def hspace(self) -> None:
-        self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        self.pos = _SPACE.match(self.text, self.pos).end()  # pyright: ignore[reportOptionalMemberAccess] - the pattern matches the empty string: never None
 
     def at(self, s: str) -> bool:
         return self.text.startswith(s, self.pos)
@@ -615,17 +615,17 @@ class _Reader:
         if dm is None and c != "(":
             self.error(f"expected an attribute value, found {self.found()}")
         word = dm.group(0) if dm else ""
-        if not types:
+        if not types and dm is not None:
             if word in ("True", "False"):
-                self.pos = dm.end()  # type: ignore[union-attr]
+                self.pos = dm.end()
                 return word == "True"
             if word == "None":
-                self.pos = dm.end()  # type: ignore[union-attr]
+                self.pos = dm.end()
                 return None
-            if word in ("annotate", "object") and text.startswith("(", dm.end()):  # type: ignore[union-attr]
+            if word in ("annotate", "object") and text.startswith("(", dm.end()):
                 return self.call_value(word)
             if constant or not _looks_like_type(word):
-                self.pos = dm.end()  # type: ignore[union-attr]
+                self.pos = dm.end()
                 return _Raw(word)
         return self.type_at(pos)
 
@@ -1129,11 +1129,14 @@ def _generic_value(v: object) -> Attribute | None:
     if isinstance(v, _TensorText):
         return _tensor_value(v, None)
     if isinstance(v, list):
-        items = [_generic_value(x) for x in v]
-        if any(x is None for x in items):
-            return None
-        return ArrayAttr(items)  # type: ignore[arg-type]
+        return _array_or_none([_generic_value(x) for x in v])
     return None  # tuples, None, complex, raw text
+
+
+def _array_or_none(items: Sequence[Attribute | None]) -> ArrayAttr[Attribute] | None:
+    """The items as an array attribute, or None if one of them has no encoding."""
+    known = [x for x in items if x is not None]
+    return ArrayAttr(known) if len(known) == len(items) else None
 
 
 def _encodable(t: Attribute) -> bool:
@@ -1170,11 +1173,9 @@ def _constant_value(v: object, t: Attribute) -> Attribute | None:
             return ArrayAttr([FloatAttr(v.real, f64), FloatAttr(v.imag, f64)])
         return None
     if isinstance(t, TSListType) and isinstance(v, list):
-        items = [_constant_value(x, t.element) for x in v]
-        return None if any(x is None for x in items) else ArrayAttr(items)  # type: ignore[arg-type]
+        return _array_or_none([_constant_value(x, t.element) for x in v])
     if isinstance(t, TSTupleType) and isinstance(v, tuple) and len(v) == len(t.element_types):
-        items = [_constant_value(x, e) for x, e in zip(v, t.element_types)]
-        return None if any(x is None for x in items) else ArrayAttr(items)  # type: ignore[arg-type]
+        return _array_or_none([_constant_value(x, e) for x, e in zip(v, t.element_types)])
     return None
 
 
@@ -1193,8 +1194,9 @@ def _tensor_value(v: _TensorText, t: Attribute | None) -> TensorValueAttr:
     dims = v.dims
     if dims is None:
         shape = tt.shape if tt else None
-        if shape is not None and None not in shape and (values is None or math.prod(shape) == len(values)):  # type: ignore[arg-type]
-            dims = [int(d) for d in shape]  # type: ignore[arg-type]
+        known = [d for d in shape if d is not None] if shape is not None else []
+        if shape is not None and len(known) == len(shape) and (values is None or math.prod(known) == len(values)):
+            dims = known
         else:
             dims = []
     if values is None or scalar not in _STORABLE:
@@ -1231,7 +1233,7 @@ def _read_graphs(reader: _Reader) -> list[tuple[str | None, _Graph]]:
     while True:
         name: str | None = None
         while True:  # blank and comment lines; remember the last name-like comment
-            reader.pos = _SPACE.match(text, reader.pos).end()  # type: ignore[union-attr]
+            reader.pos = _SPACE.match(text, reader.pos).end()  # pyright: ignore[reportOptionalMemberAccess] - the pattern matches the empty string: never None
             if reader.pos >= len(text):
                 return out
             if text[reader.pos] in "\r\n":

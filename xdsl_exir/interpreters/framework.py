@@ -41,14 +41,14 @@ from xdsl_exir.dialects.exir import (
     WhileLoopOp,
 )
 from xdsl_exir.interpreters.compiler import (
-    _COMPILERS,  # pyright: ignore[reportPrivateUsage]
+    _COMPILERS,  # pyright: ignore[reportPrivateUsage] - the framework ops register into the compiler's own table
     CompileContext,
     Prepared,
-    _load_extensions,  # pyright: ignore[reportPrivateUsage]
+    _load_extensions,  # pyright: ignore[reportPrivateUsage] - the framework ops register into the compiler's own table
     compiler_for,
     truth,
 )
-from xdsl_exir.interpreters.exir_functions import _map_over  # pyright: ignore[reportPrivateUsage]
+from xdsl_exir.interpreters.exir_functions import _map_over  # pyright: ignore[reportPrivateUsage] - map runs its body with the exir functions' own loop
 from xdsl_exir.interpreters.program import load_state
 
 
@@ -69,7 +69,7 @@ def _region_ops() -> dict[type[Operation], Any]:
     def run_map(ft: ExirFunctions, interp: Interpreter, op: Operation, args: tuple[Any, ...]) -> OpImplResult:
         map_op = cast(MapOp, op)
         n = len(map_op.xs)
-        body = lambda *a: interp.run_ssacfg_region(map_op.body, a, "map")  # noqa: E731
+        body = lambda *a: interp.run_ssacfg_region(map_op.body, a, "map")  # noqa: E731 - a one-line closure over the interpreter, named for the call below
         return OpImplResult(tuple(_map_over(body, list(args[:n]), list(args[n:]))), None)
 
     def run_output(ft: ExirFunctions, interp: Interpreter, op: Operation, args: tuple[Any, ...]) -> OpImplResult:

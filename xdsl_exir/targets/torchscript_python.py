@@ -318,7 +318,7 @@ def _attr_value(value: Attribute | None, t: Attribute) -> object:
     if isinstance(value, ArrayAttr):
         if isinstance(t, TSComplexType):
             re, im = (_attr_value(x, TSAnyType()) for x in value.data)
-            return complex(float(re), float(im))  # type: ignore[arg-type]
+            return complex(float(re), float(im))  # pyright: ignore[reportArgumentType] - a complex constant's parts are floats
         if isinstance(t, TSTupleType):
             return tuple(_attr_value(x, e) for x, e in zip(value.data, t.element_types))
         elem = t.element if isinstance(t, TSListType) else TSAnyType()
@@ -975,7 +975,7 @@ class _FunctionPrinter:
             items = value.data
             if isinstance(t, TSComplexType) and len(items) == 2:
                 re, im = (_attr_value(x, TSAnyType()) for x in items)
-                return format_complex(float(re), float(im))  # type: ignore[arg-type]
+                return format_complex(float(re), float(im))  # pyright: ignore[reportArgumentType] - a complex constant's parts are floats
             if isinstance(t, TSTupleType):
                 shown = [self.format_constant(x, e) for x, e in zip(items, t.element_types)]
                 return f"({', '.join(shown)}{',' if len(shown) == 1 else ''})"
@@ -1122,7 +1122,7 @@ def _necessary_args(schema: FunctionSchema, ins: Sequence[SSAValue]) -> tuple[in
 
 def _int_attr(op: Operation, key: str) -> int:
     attrs = op.properties.get("attrs")
-    value = attrs.data.get(key) if attrs is not None else None  # type: ignore[union-attr]
+    value = attrs.data.get(key) if isinstance(attrs, DictionaryAttr) else None
     if not isinstance(value, IntegerAttr):
         raise ExirDiagnostic(op, f"expected an integer attribute '{key}'")
     return value.value.data
@@ -1131,7 +1131,7 @@ def _int_attr(op: Operation, key: str) -> int:
 def _type_list_attr(op: Operation, key: str) -> list[Attribute]:
     """A list of types kept as types or as their dump spelling (`types=[Tensor]`)."""
     attrs = op.properties.get("attrs")
-    value = attrs.data.get(key) if attrs is not None else None  # type: ignore[union-attr]
+    value = attrs.data.get(key) if isinstance(attrs, DictionaryAttr) else None
     items = value.data if isinstance(value, ArrayAttr) else (value,) if value is not None else ()
     types: list[Attribute] = []
     for item in items:

@@ -40,8 +40,8 @@ from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.tools.exir_opt import (
     ExirOptMain,
     ExirUserError,
-    _describe_verify_failure,  # pyright: ignore[reportPrivateUsage]  (exir-run reports and sniffs inputs exactly as exir-opt does)
-    _sniff,  # pyright: ignore[reportPrivateUsage]  (exir-run sniffs its input format exactly as exir-opt does)
+    _describe_verify_failure,  # pyright: ignore[reportPrivateUsage] - exir-run reports verify failures exactly as exir-opt does
+    _sniff,  # pyright: ignore[reportPrivateUsage] - exir-run sniffs its input format exactly as exir-opt does
     check_output_path,
     describe_unexpected,
     format_parse_error,

@@ -137,7 +137,7 @@ class DecomposePass(ModulePass):
                     "overload (write it as aten.linear.default, aten::linear or "
                     "torch.ops.aten.linear.default)"
                 )
-            extra.add(cls.name if cls is not None else entry.op_name)  # type: ignore[union-attr]
+            extra.add(cls.name if cls is not None else entry.op_name)  # pyright: ignore[reportOptionalMemberAccess] - entry is set whenever cls is None (refused above otherwise)
         return default_legal_ops() | extra
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

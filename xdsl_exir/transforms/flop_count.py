@@ -267,7 +267,7 @@ class _Counter:
                 bound = (
                     op.bound_arguments()
                     if isinstance(op, AtenOp)
-                    else bind_arguments(entry.schema, op.get_args(), op.get_kwargs())  # pyright: ignore
+                    else bind_arguments(entry.schema, op.get_args(), op.get_kwargs())  # pyright: ignore[reportAttributeAccessIssue] - ops reaching here are call_function ops, which have get_args
                 )
             except InferenceError as e:
                 raise ExirDiagnostic(op, f"flop-count cannot bind the arguments: {e}") from None

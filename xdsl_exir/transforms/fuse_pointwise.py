@@ -73,7 +73,7 @@ def _find_groups(block: Block, min_size: int) -> list[_Group]:
             if isinstance(v.owner, Operation) and v.owner in group_of
         }
         if is_fusible_pointwise(op):
-            sizes = tuple(op.results[0].type.sizes)  # pyright: ignore[reportAttributeAccessIssue]
+            sizes = tuple(op.results[0].type.sizes)  # pyright: ignore[reportAttributeAccessIssue] - a fusible pointwise op returns a tensor
             joined = [g for g in producers if g.open and g.sizes == sizes]
             for g in producers:
                 if g not in joined:

@@ -39,7 +39,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xdsl_exir.dialects import exir
-from xdsl_exir.dialects.aten import AtenOp, _types_agree  # pyright: ignore[reportPrivateUsage]
+from xdsl_exir.dialects.aten import AtenOp, _types_agree  # pyright: ignore[reportPrivateUsage] - the op verifier's own type comparison, so both agree
 from xdsl_exir.dialects.aten_inference import (
     InferenceError,
     NoInference,
@@ -195,7 +195,7 @@ class _Propagator:
         if isinstance(op, exir.SymNumelOp):
             return [exir.SymIntType(cast(exir.TensorType, op.input.type).numel())]
         if isinstance(op, exir.SymArithOp):
-            return [op._result_type(op._arg_values())]  # pyright: ignore[reportPrivateUsage]
+            return [op._result_type(op._arg_values())]  # pyright: ignore[reportPrivateUsage] - the op's own result-type rule, so inference and verifier agree
         if isinstance(op, exir.CondOp):
             return self._cond(op)
         if isinstance(op, exir.WhileLoopOp):
@@ -210,7 +210,7 @@ class _Propagator:
 
     def _infer_call(self, op: Operation, fn: object) -> list[Attribute] | None:
         try:
-            types = cast("list[Attribute]", fn())  # pyright: ignore[reportCallIssue]
+            types = cast("list[Attribute]", fn())  # pyright: ignore[reportCallIssue] - fn is an inference callable, typed object by its table
         except NoInference as e:
             if self._inputs_changed(op):
                 raise ExirDiagnostic(op, f"shape-propagation cannot infer the result types: {e}") from None
@@ -223,7 +223,7 @@ class _Propagator:
     def _check_broadcast(self, op: Operation, results: Sequence[Attribute]) -> None:
         """A symbolic size broadcast against a static one would be specialized: refuse it."""
         target = op.name if isinstance(op, AtenOp) else getattr(op, "target", None)
-        name = target.data if hasattr(target, "data") else target  # pyright: ignore
+        name = target.data if hasattr(target, "data") else target  # pyright: ignore[reportAttributeAccessIssue, reportOptionalMemberAccess] - hasattr above: a StringAttr target or a plain name
         entry = lookup(str(name)) if name else None
         if entry is None or "pointwise" not in entry.tags or not results:
             return

@@ -170,13 +170,13 @@ class UnrollLoopsPass(ModulePass):
         body = loop.body.block
         new_body = Block(arg_types=body.arg_types)
         final = _repeat_body(body, self.factor, None, new_body, list(new_body.args[1:]))
-        new_body.add_op(ReturnOp.make([body.last_op.operands[0], *final]))  # type: ignore[union-attr]
+        new_body.add_op(ReturnOp.make([body.last_op.operands[0], *final]))  # pyright: ignore[reportOptionalMemberAccess] - a loop body always ends with its prim::Return
         # The body's condition is a constant defined outside or inside; keep it valid.
-        cond = body.last_op.operands[0]  # type: ignore[union-attr]
+        cond = body.last_op.operands[0]  # pyright: ignore[reportOptionalMemberAccess] - a loop body always ends with its prim::Return
         if cond.owner.parent_block() is body:
-            c = cond.owner.clone()  # type: ignore[union-attr]
-            new_body.insert_op_before(c, new_body.last_op)  # type: ignore[arg-type]
-            new_body.last_op.operands = [c.results[0], *new_body.last_op.operands[1:]]  # type: ignore[union-attr]
+            c = cond.owner.clone()  # pyright: ignore[reportAttributeAccessIssue] - defined in the body, so an op, not a block argument
+            new_body.insert_op_before(c, new_body.last_op)  # pyright: ignore[reportArgumentType] - the new body ends with the Return added above
+            new_body.last_op.operands = [c.results[0], *new_body.last_op.operands[1:]]  # pyright: ignore[reportOptionalMemberAccess] - the new body ends with the Return added above
         loop.body.detach_block(body)
         loop.body.add_block(new_body)
         body.erase()

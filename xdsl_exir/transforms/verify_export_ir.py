@@ -73,9 +73,9 @@ def _symbols_of_type(t: Attribute) -> Iterator[sympy.Symbol]:
     if isinstance(t, TensorType):
         for s in t.sizes:
             if not isinstance(s, int):
-                yield from s.free_symbols  # pyright: ignore
+                yield from s.free_symbols  # pyright: ignore[reportReturnType] - sympy types free_symbols as set[Basic]; sizes hold only symbols
     elif isinstance(t, SymScalarType) and t.value is not None:
-        yield from t.value.free_symbols  # pyright: ignore
+        yield from t.value.free_symbols  # pyright: ignore[reportReturnType] - sympy types free_symbols as set[Basic]; sizes hold only symbols
     elif isinstance(t, ListType | OptionalType):
         yield from _symbols_of_type(t.element_type)
     elif isinstance(t, TupleType):

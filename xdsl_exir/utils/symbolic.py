@@ -107,7 +107,7 @@ def free_symbol_names(values: Iterable[SymSize]) -> set[str]:
     names: set[str] = set()
     for v in values:
         if not isinstance(v, int):
-            names.update(s.name for s in v.free_symbols)  # pyright: ignore
+            names.update(s.name for s in v.free_symbols)  # pyright: ignore[reportAttributeAccessIssue] - free symbols are sympy Symbols, typed Basic
     return names
 
 
@@ -302,7 +302,7 @@ def _print(expr: sympy.Expr, python: bool) -> tuple[str, int]:
     if expr is sympy.S.NegativeInfinity:  # an unbounded range's lower end
         return ("-int_oo" if python else "-inf"), _PREC_UNARY
     if expr.is_Symbol:
-        return expr.name, _PREC_ATOM  # pyright: ignore
+        return expr.name, _PREC_ATOM  # pyright: ignore[reportAttributeAccessIssue] - is_Symbol above: a Symbol, typed Expr
     if expr.is_Add:
         terms = cast(list[sympy.Expr], expr.as_ordered_terms())
         text = _wrap(terms[0], _PREC_ADD, python)

@@ -70,7 +70,7 @@ def _verify_width(self: IntegerType) -> None:
 _LIST_SLOT = 8
 """Bytes of a Python list slot: what xDSL's expanded splat costs per element beside the data."""
 
-_parse_dense_literal_type = AttrParser._parse_dense_literal_type  # pyright: ignore[reportPrivateUsage]
+_parse_dense_literal_type = AttrParser._parse_dense_literal_type  # pyright: ignore[reportPrivateUsage] - the xDSL method this fix wraps
 _parse_dense_elements = AttrParser.parse_dense_int_or_fp_elements_attr
 
 
@@ -95,7 +95,7 @@ def _sized_dense_elements(self: AttrParser, type: Any) -> Any:
     return _parse_dense_elements(self, type)
 
 
-_lex_string_literal = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
+_lex_string_literal = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage] - the xDSL method this fix wraps
 
 
 def _utf8_is_string(self: MLIRLexer, start_pos: Position) -> MLIRToken:
@@ -111,11 +111,11 @@ def _utf8_is_string(self: MLIRLexer, start_pos: Position) -> MLIRToken:
 
 def apply() -> None:
     """Install the fixes."""
-    MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
+    MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage] - the fix replaces xDSL's internal regex
     fixed: Any = classmethod(_no_empty_hint)
     SSAValue.extract_valid_name = fixed
     IntegerType.verify = _verify_width
-    AttrParser._parse_dense_literal_type = _sized_dense_literal_type  # pyright: ignore[reportPrivateUsage]
+    AttrParser._parse_dense_literal_type = _sized_dense_literal_type  # pyright: ignore[reportPrivateUsage] - the fix replaces xDSL's internal method
     AttrParser.parse_dense_int_or_fp_elements_attr = _sized_dense_elements
-    if MLIRLexer._lex_string_literal is _lex_string_literal:  # pyright: ignore[reportPrivateUsage]
-        MLIRLexer._lex_string_literal = _utf8_is_string  # pyright: ignore[reportPrivateUsage]
+    if MLIRLexer._lex_string_literal is _lex_string_literal:  # pyright: ignore[reportPrivateUsage] - installs the fix once
+        MLIRLexer._lex_string_literal = _utf8_is_string  # pyright: ignore[reportPrivateUsage] - the fix replaces xDSL's internal method

@@ -349,7 +349,7 @@ class ArgParser:
         p = self.parser
 
         def one() -> None:
-            if p._current_token.kind == MLIRTokenKind.BARE_IDENT:  # pyright: ignore
+            if p._current_token.kind == MLIRTokenKind.BARE_IDENT:  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
                 name = p.parse_identifier()
                 if p.parse_optional_punctuation("="):
                     if name in kwargs:

@@ -268,7 +268,7 @@ class StateOp(IRDLOperation):
                 assert storage is not None
                 with parser.in_angle_brackets():
                     # The handle parser xDSL's own `dense_resource` attribute uses (declares the key).
-                    resource = parser._parse_dialect_resource_handle("builtin", storage)  # pyright: ignore[reportPrivateUsage]
+                    resource = parser._parse_dialect_resource_handle("builtin", storage)  # pyright: ignore[reportPrivateUsage] - no public resource-handle parser in xDSL 0.74
                 value = ResourceBlobAttr(resource)
             else:
                 value = parser.parse_attribute()

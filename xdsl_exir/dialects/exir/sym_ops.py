@@ -360,7 +360,7 @@ def _make_sym_op(
             "PYTHON_TARGET": target,
             "ARITY": arity,
             "RESULT_KIND": kind,
-            "compute": classmethod(lambda _cls, values: fn(*values)),  # pyright: ignore
+            "compute": classmethod(lambda _cls, values: fn(*values)),  # pyright: ignore[reportCallIssue] - fn is the Python operator this op computes, typed object by its table
             "__doc__": f"`{target}` on symbolic scalars.",
             "__annotations__": {
                 "PYTHON_TARGET": ClassVar[str],

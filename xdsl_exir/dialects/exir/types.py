@@ -126,7 +126,7 @@ def parse_sym_expr(
     spans = []
     depth = 0
     while True:
-        tok = parser._current_token  # pyright: ignore[reportPrivateUsage]
+        tok = parser._current_token  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
         if depth == 0 and (tok.kind in _EXPR_STOP or tok.text in stop_words):
             break
         if tok.kind == MLIRTokenKind.L_PAREN:
@@ -147,7 +147,7 @@ def parse_sym_expr(
         else:
             parser.raise_error(f"'{tok.text}' cannot appear in a symbolic size", tok.span)
         spans.append(tok.span)
-        parser._consume_token()  # pyright: ignore[reportPrivateUsage]
+        parser._consume_token()  # pyright: ignore[reportPrivateUsage] - no public way to consume one raw token in xDSL 0.74
     if not tokens:
         parser.raise_error("expected a size: an integer or a symbolic expression")
     try:

@@ -113,7 +113,7 @@ class Source:
         node = _start(node) if node is not None else None
         if node is None or not hasattr(node, "lineno"):
             return self.line_offset + 1, 0
-        return node.lineno + self.line_offset, node.col_offset + self.col_offset  # type: ignore[attr-defined]
+        return node.lineno + self.line_offset, node.col_offset + self.col_offset  # pyright: ignore[reportAttributeAccessIssue] - hasattr above: only some ast nodes have positions
 
     def loc(self, node: ast.AST | None) -> FileLineColLoc:
         line, col = self.position(node)

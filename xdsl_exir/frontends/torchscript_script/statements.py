@@ -336,7 +336,7 @@ class FunctionEmitter(ExpressionEmitter):
                 raise self.error("the message of an assert must be a string literal in this frontend", stmt.msg)
             text += literal
         failing = ast.copy_location(ast.Raise(exc=ast.Name(id="AssertionError", ctx=ast.Load()), cause=None), stmt)
-        failing.exir_assert_message = text  # type: ignore[attr-defined]
+        failing.exir_assert_message = text  # pyright: ignore[reportAttributeAccessIssue] - the message rides on the synthesized ast node
         self.emit_if_else(stmt, cond, [], [failing])
 
     # -- control flow ------------------------------------------------------------

@@ -18,10 +18,10 @@ Numerics follow PyTorch's CPU eager mode where that is cheap to do:
   scalars, by category bool < integer < floating < complex);
 * float16 is computed in float32 and rounded at the end, as torch's CPU
   kernels do through their ``opmath`` type;
-* bfloat16 has no numpy dtype: bf16 tensors are carried as float32 arrays that
-  hold bf16-representable values.  Kernels compute in float32 and
-  :func:`run_kernel` rounds a result with :func:`round_to_bfloat16` when
-  ``result_dtypes`` says it is bfloat16.
+* bfloat16 and float8 tensors are ``ml_dtypes`` arrays.  Like torch's CPU
+  kernels, the kernels compute on them in float32 (the interpreter hands them
+  float32 copies, :func:`run_kernel` too) and a result is rounded to its dtype
+  when ``result_dtypes`` says so.
 
 Random operators (``rand``, ``randn``, ``randperm``, ``dropout``/
 ``native_dropout`` in training mode, ``scaled_dot_product_attention`` with
@@ -44,13 +44,14 @@ calling convention every caller uses.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import numpy as np
 
 from xdsl_exir.dialects.exir import DType
 
 # every family registers its functional kernels when imported; the variants are derived after all of them
-from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401
+from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for their registrations
     conv_pool,
     creation,
     indexing,
@@ -67,6 +68,7 @@ from xdsl_exir.interpreters.aten_kernels.derived import SKIPPED, build_kernels
 from xdsl_exir.interpreters.aten_kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16
 from xdsl_exir.interpreters.aten_kernels.random import manual_seed
 from xdsl_exir.interpreters.aten_kernels.registry import Kernel, schema_of
+from xdsl_exir.utils.dtypes import to_float32
 from xdsl_exir.utils.schema_binding import bind
 
 __all__ = [
@@ -95,13 +97,7 @@ def has_kernel(name: str) -> bool:
 def _apply_dtype(value: object, dtype: DType | None) -> object:
     if dtype is None or not isinstance(value, np.ndarray):
         return value
-    if dtype == DType.bfloat16:
-        if value.dtype == np.float32 and value.flags.writeable:
-            # in place, so that in-place and out= results stay the caller's array
-            np.copyto(value, round_to_bfloat16(value))
-            return value
-        return round_to_bfloat16(value)
-    want = NUMPY_OF.get(dtype)
+    want = NUMPY_OF.get(dtype)  # bfloat16 and float8: the ml_dtypes array, rounded to nearest even
     if want is not None and value.dtype != want:
         return value.astype(want)
     return value
@@ -120,13 +116,28 @@ def run_kernel(
     if kernel is None:
         raise NotImplementedError(f"no numpy kernel for {op_name}")
     schema = schema_of(op_name)
+    written = {a.name: bind(schema, args, kwargs, missing="none")[0].get(a.name) for a in schema.written_arguments}
+    args = [to_float32(a) for a in args]
+    kwargs = {k: to_float32(v) for k, v in kwargs.items()}
     bound, extra = bind(schema, args, kwargs, missing="none")
+    # bfloat16/float8 operands are computed on as float32 copies (see the module docstring);
+    # an in-place or out= kernel writes the copy, which goes back into the caller's array.
+    copies = {id(bound[n]): original for n, original in written.items() if bound.get(n) is not original}
     with np.errstate(all="ignore"):
         if extra:
             lead = [bound.pop(a.name) for a in schema.arguments if not a.kwarg_only]
             result = kernel(*lead, *extra, **bound)
         else:
             result = kernel(**bound)
+        if copies:
+            for n in written:
+                if (original := copies.get(id(bound[n]))) is not None:
+                    np.copyto(cast(np.ndarray, original), cast(np.ndarray, bound[n]), casting="unsafe")
+            if isinstance(result, tuple | list):
+                result = type(result)(copies.get(id(r), r) for r in result)
+                return result  # written arguments: already of their dtype
+            if id(result) in copies:
+                return copies[id(result)]
         if not result_dtypes:
             return result
         if isinstance(result, (tuple, list)) and not (len(result_dtypes) == 1 and isinstance(result, list)):

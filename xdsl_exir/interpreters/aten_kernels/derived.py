@@ -122,7 +122,7 @@ def _derive_out(functional: Kernel, out_names: Sequence[str], bind_names: set[st
         outs = [kw.pop(n) for n in out_names]
         res = functional(**{k: v for k, v in kw.items() if k in bind_names})
         results = list(res) if isinstance(res, (tuple, list)) else [res]
-        written = [r if o is None else _write_into(o, r) for o, r in zip(outs, results)]  # type: ignore[arg-type]
+        written = [r if o is None else _write_into(o, r) for o, r in zip(outs, results)]  # pyright: ignore[reportArgumentType] - an out= argument is an ndarray once bound; kw values are typed object
         return tuple(written) if len(written) > 1 else written[0]
 
     return kernel

@@ -73,7 +73,7 @@ def as_dtype(value: object) -> DType | None:
         return _SCALAR_TYPE_CODES[value]
     if isinstance(value, str):
         return DType(value.removeprefix("torch."))
-    return dtype_of(np.empty(0, dtype=np.dtype(value)))  # type: ignore[arg-type]
+    return dtype_of(np.empty(0, dtype=np.dtype(value)))  # pyright: ignore[reportArgumentType, reportCallIssue] - value is a numpy dtype-like here, typed object
 
 
 def numpy_dtype_or_none(value: object) -> np.dtype[Any] | None:

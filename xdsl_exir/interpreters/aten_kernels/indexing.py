@@ -49,7 +49,7 @@ def index_put_kernel(self: np.ndarray, indices: Sequence[np.ndarray | None], val
             else:
                 expanded.append(i)
         target_shape = out[tuple(expanded)].shape
-        np.add.at(out, tuple(expanded), np.broadcast_to(vals, target_shape))  # pyright: ignore[reportArgumentType]  (numpy's stub for ufunc.at omits the tuple of index arrays its documentation allows)
+        np.add.at(out, tuple(expanded), np.broadcast_to(vals, target_shape))  # pyright: ignore[reportArgumentType] - numpy's stub for ufunc.at omits the tuple of index arrays its documentation allows
     else:
         out[idx] = vals
     return out

@@ -156,7 +156,7 @@ def _var_impl(a: np.ndarray, dim: object, correction: float, keepdim: bool) -> t
 
 def _correction(unbiased: bool | None, correction: object) -> float:
     if correction is not None:
-        return float(correction)  # type: ignore[arg-type]
+        return float(correction)  # pyright: ignore[reportArgumentType] - a schema Scalar: an int or float once bound
     return 1.0 if unbiased is None or unbiased else 0.0
 
 

@@ -45,7 +45,7 @@ def reduction_dims(dim: object, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = [dim]
-    dims = list(dim)  # type: ignore[call-overload]
+    dims = list(dim)  # pyright: ignore[reportArgumentType] - an int[] argument once bound; the binder types values as object
     if not dims:
         return tuple(range(ndim))
     if ndim == 0:

@@ -59,7 +59,7 @@ def _same(a: object, b: object) -> bool:
 def _product(sizes: Sequence[object]) -> object:
     p: object = 1
     for s in sizes:
-        p = p * s  # type: ignore[operator]  (ints and sympy expressions)
+        p = p * s  # pyright: ignore[reportOperatorIssue] - sizes are ints and sympy expressions, which multiply
     return sympy.expand(p) if isinstance(p, sympy.Basic) else p
 
 

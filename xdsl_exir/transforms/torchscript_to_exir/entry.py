@@ -360,7 +360,7 @@ def _finish(low: Lowering, result: object) -> ProgramOp:
 def _symbols_of(t: Attribute) -> set[sympy.Symbol]:
     """The size symbols a type mentions."""
     if isinstance(t, TensorType):
-        return {s for size in t.sizes if not isinstance(size, int) for s in size.free_symbols}  # type: ignore[misc]
+        return {s for size in t.sizes if not isinstance(size, int) for s in size.free_symbols}  # pyright: ignore[reportReturnType] - sympy types free_symbols as set[Basic]; sizes hold only symbols
     if isinstance(t, SymScalarType) and t.value is not None:
         return cast(set[sympy.Symbol], t.value.free_symbols)
     if isinstance(t, ExirListType):

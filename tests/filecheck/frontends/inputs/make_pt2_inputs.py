@@ -64,7 +64,7 @@ def _rewrite(
             rel = info.filename.split("/", 1)[1]
             if rel in edit:
                 if edit[rel] is not None:
-                    dst.writestr(info.filename, edit[rel])  # type: ignore[arg-type]
+                    dst.writestr(info.filename, edit[rel])  # pyright: ignore[reportArgumentType] - checked not None just above
             else:
                 dst.writestr(info.filename, src.read(info.filename))
         for entry, content in extra.items():
