@@ -31,10 +31,12 @@ a timeout); without it, the diagnostic says how to install it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import IO, Self, cast
 
 from xdsl.context import Context
@@ -306,15 +308,19 @@ def _short(value: object) -> str:
         number = cast(IntegerAttr, value).value.data
         text = str(bool(number)).lower() if value.type == i1 else str(number)
     elif isinstance(value, FloatAttr):
-        text = repr(cast(FloatAttr, value).value.data)
+        text = _float_text(cast(FloatAttr, value).value.data)
     elif isinstance(value, ArrayAttr):
         text = "[" + ", ".join(_short(v) for v in cast(ArrayAttr[Attribute], value).data) + "]"
     elif isinstance(value, list | tuple):
         text = "[" + ", ".join(_short(v) for v in cast(Sequence[object], value)) + "]"
     elif isinstance(value, float):
-        text = repr(value)
+        text = _float_text(value)
+    elif isinstance(value, Enum):  # DType, Layout, MemoryFormat: torch's names
+        text = str(value.value)
     elif isinstance(value, str):
         text = repr(value)
+    elif isinstance(value, int) and abs(value) >= _INT64_MAX:
+        text = "INT64_MAX" if value > 0 else "INT64_MIN"
     elif isinstance(value, SSAValue):
         text = "%" + (value.name_hint or "")
     elif isinstance(value, DenseArrayBase):
@@ -336,6 +342,15 @@ def _short(value: object) -> str:
     else:
         text = str(getattr(value, "value", value))
     return text if len(text) <= _MAX_ATTR else text[: _MAX_ATTR - 1] + "…"
+
+
+_INT64_MAX = 2**63 - 1
+"""`end=INT64_MAX` is how torch spells an open slice; the label says so."""
+
+
+def _float_text(value: float) -> str:
+    """Six significant digits, and `2.0` rather than `2` so a float reads as one."""
+    return repr(value) if value.is_integer() or not math.isfinite(value) else f"{value:.6g}"
 
 
 def _aten_key_args(op: AtenOp) -> list[str]:
@@ -399,7 +414,7 @@ def op_label(op: Operation) -> str:
         attrs = _aten_key_args(op)
     elif isinstance(op, CallFunctionOp):
         name = op.target.data.removeprefix("torch.ops.")
-        attrs = []
+        attrs = _constant_args(op)
     elif name == "ts.node":
         name = cast(StringAttr, op.properties["kind"]).data
         name = name.removeprefix("aten::")
