@@ -18,6 +18,8 @@ torch user reads it from, `ep.graph_module.true_graph_0.graph`):
         ...
 
 A nested subgraph is named by its full path (`true_graph_0.false_graph_0`).
+A fusion group prints as torch's partitioner records one, a `call_module` of a
+`fused_<k>` submodule, whose graph follows in the same way (`# subgraph fused_0`).
 Program-level graphs other than `@forward` follow in program order. Several
 programs in one module are separated by a `# program <n>` line.
 
