@@ -3,7 +3,8 @@
 
 The region is compiled once into one generated Python function. Pointwise
 ops that the IR proves to be same-dtype float ufunc calls (the ops of
-`exir_functions`' fast-path tables, `FAST_UNARY` and `FAST_BINARY`) are
+`exir_functions`' fast-path tables, `FAST_UNARY` and `FAST_BINARY`, and a
+clamp with number bounds, the clamp kernel's one-`np.clip` case) are
 emitted as numpy calls writing into a buffer that is dead after the op
 (`np.add(v1, v2, out=v1)`), so a chain of N ops allocates about one array
 instead of N; a group input is overwritten too when the group is the only
