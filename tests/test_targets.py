@@ -463,7 +463,7 @@ def from_export(ep: Any, exact_names: bool = False, regions: bool = False) -> Mo
 
     def name(value: SSAValue, fx_name: str) -> None:
         if exact_names:
-            value._name = fx_name  # pyright: ignore[reportPrivateUsage]
+            value._name = fx_name  # pyright: ignore[reportPrivateUsage] - torch.fx has no public way to force a node's name
         else:
             value.name_hint = fx_name
 
@@ -565,7 +565,7 @@ def from_export(ep: Any, exact_names: bool = False, regions: bool = False) -> Mo
             op = GetItemOp(env[src], index)
             name(op.result, n.name)
             return op
-        if isinstance(t, torch._ops.HigherOrderOperator):  # pyright: ignore
+        if isinstance(t, torch._ops.HigherOrderOperator):  # pyright: ignore[reportPrivateUsage] - torch exports HigherOrderOperator only from torch._ops
             kind = f"higher_order.{t.__name__}"
             if regions and kind == "higher_order.cond":
                 pred, tg, fg, ops = n.args
@@ -583,7 +583,7 @@ def from_export(ep: Any, exact_names: bool = False, regions: bool = False) -> Mo
                 results_of[0][n] = op
                 return op
             return CallFunctionOp(kind, const(list(n.args), env), const(dict(n.kwargs), env), [type_of(val)])
-        if isinstance(t, torch._ops.OpOverload):  # pyright: ignore
+        if isinstance(t, torch._ops.OpOverload):  # pyright: ignore[reportPrivateUsage] - torch exports OpOverload only from torch._ops
             kind = f"{t.namespace}.{t._opname}.{t._overloadname}"
             if kind == "aten.sym_size.int":
                 return SymSizeOp(env[n.args[0]], n.args[1], type_of(val))
@@ -834,7 +834,7 @@ def test_python_matches_torch_eager(name: str, core: bool, regions: bool, tmp_pa
 
 def _pt2_loader() -> Callable[[bytes, str], ModuleOp] | None:
     try:
-        from xdsl_exir.frontends import pt2  # pyright: ignore
+        from xdsl_exir.frontends import pt2
     except ImportError:
         return None
     return getattr(pt2, "load_pt2", None)
@@ -983,7 +983,7 @@ def _live_importer() -> Callable[..., ModuleOp] | None:
     if not torch_available:
         return None
     try:
-        from xdsl_exir.frontends import torch_live  # pyright: ignore
+        from xdsl_exir.frontends import torch_live
     except ImportError:
         return None
     return getattr(torch_live, "import_graph_module", None)
@@ -1001,7 +1001,7 @@ def test_fx_text_of_symbolic_trace() -> None:
             self.seq = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(4, 4))
             self.scale = torch.nn.Parameter(torch.ones(4))
 
-        def forward(self, x):  # type: ignore[no-untyped-def]  # (symbolic_trace prints annotations)
+        def forward(self, x):  # unannotated: symbolic_trace prints annotations
             n = x.size(0)
             y = (self.seq(self.fc(x)) * self.scale).view(n, -1)[:, :2]
             return torch.relu(y).sum(dim=1) + y[..., 0]
