@@ -34,7 +34,7 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.interpreters import aten_kernels
-from xdsl_exir.transforms.decompositions import default_legal_ops
+from xdsl_exir.transforms.decompositions import RULES, default_legal_ops
 from xdsl_exir.utils.dtypes import dtype_of
 
 torch = pytest.importorskip("torch")
@@ -49,6 +49,9 @@ class T:
     domain: str = "normal"  # normal | positive | zeros | small_int | index:N
 
     def make(self, rng: np.random.Generator) -> np.ndarray:
+        return np.asarray(self._values(rng))
+
+    def _values(self, rng: np.random.Generator) -> np.ndarray:
         if self.dtype == "bool":
             return rng.random(self.shape) < 0.5
         if self.domain.startswith("index:"):
@@ -95,7 +98,7 @@ def cases(op: str, *rows: Sequence[Any], rtol: float = 1e-5, **kwargs: Any) -> l
     return out
 
 
-F16, I64, I32, B = "float16", "int64", "int32", "bool"
+F16, F64, I64, I32, B = "float16", "float64", "int64", "int32", "bool"
 
 CASES: list[Case] = [
     *cases("aten.diff.default", [T((5,))], [T((3, 6)), 2, 1], [T((4, 5), I64), 1, 0], [T((2, 7), B)],
@@ -147,6 +150,22 @@ CASES: list[Case] = [
     *cases("aten.rsub.Scalar", [T((3, 4)), 2.0], [T((5,), I64), 3, {"alpha": 2}], [T((2, 3)), 1.5, {"alpha": 0.5}]),
     *cases("aten.rsub.Tensor", [T((3, 4)), T((4,))], [T((5,), I64), T((5,), I64), {"alpha": 2}]),
     *cases("aten.detach.default", [T((3, 4))], [T((2,), I64)]),
+    *cases("aten.nll_loss_forward.default",
+           [T((4, 5)), T((4,), I64, "index:5"), None, 1, -100], [T((4, 5)), T((4,), I64, "index:5"), T((5,), domain="positive"), 2, 2],
+           [T((4, 5)), T((4,), I64, "index:5"), T((5,), domain="positive"), 0, 1], [T((5,)), T((), I64, "index:5"), None, 1, -100],
+           [T((3, 5), F64), T((3,), I64, "index:5"), T((5,), F64, "positive"), 1, 0]),
+    *cases("aten.nll_loss_backward.default",
+           [T(()), T((4, 5)), T((4,), I64, "index:5"), None, 1, -100, T((), domain="positive")],
+           [T(()), T((4, 5)), T((4,), I64, "index:5"), T((5,), domain="positive"), 2, 2, T((), domain="positive")],
+           [T((4,)), T((4, 5)), T((4,), I64, "index:5"), T((5,), domain="positive"), 0, 1, T((), domain="positive")]),
+    *cases("aten.nll_loss.default", [T((4, 5)), T((4,), I64, "index:5")], [T((4, 5)), T((4,), I64, "index:5"), None, 0]),
+    *cases("aten.cross_entropy_loss.default", [T((4, 5)), T((4,), I64, "index:5")],
+           [T((3, 6)), T((3,), I64, "index:6"), T((6,), domain="positive"), 2]),
+    *cases("aten.linspace.default", [0.0, 1.0, 5], [-2.5, 7.0, 11], [3, 10, 4, {"dtype": torch.int64}], [1.0, 2.0, 1],
+           [0.0, 1.0, 0], [-1.0, 1.0, 7, {"dtype": torch.float64}]),
+    *cases("aten.triu_indices.default", [3, 4], [4, 3, 1], [5, 5, -2]),
+    *cases("aten.tril_indices.default", [3, 4], [4, 3, -1], [2, 6, 3]),
+    *cases("aten.adaptive_max_pool2d.default", [T((1, 2, 5, 7)), [2, 3]], [T((2, 6, 6)), [3, 3]], [T((1, 1, 4, 4), F64), [3, 2]]),
     *cases("aten._index_put_impl.default",
            [T((5, 3)), [T((4,), I64, "index:5")], T((4, 3)), False, False],
            [T((6,)), [T((3,), I64, "index:6")], T((3,)), True, False]),
@@ -265,7 +284,8 @@ def _one_op_program(case: Case, args: list[Any], tensors: list[np.ndarray], want
     )
 
 
-FIRST_OF_EACH = list({c.op: c for c in reversed(CASES) if c.op != "aten.item.default"}.values())
+FIRST_OF_EACH = list({c.op: c for c in reversed(CASES) if c.op in RULES and c.op != "aten.item.default"}.values())
+"""One row per operator with a rule (the others are numpy kernels, which `decompose` keeps)."""
 
 
 @pytest.mark.parametrize("case", FIRST_OF_EACH, ids=[c.id for c in FIRST_OF_EACH])
@@ -293,3 +313,54 @@ def test_table_covers_several_shapes_per_operator() -> None:
     assert not few, f"operators tested on one shape only: {few}"
 
 
+
+
+# ---------------------------------------------------------------------------
+# Random operators: shape, dtype and distribution
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_random_bernoulli_distribution(dtype: str) -> None:
+    aten_kernels.manual_seed(0)
+    n = 40_000
+    x = np.zeros((200, n // 200), dtype=dtype)
+    draws = aten_kernels.run_kernel("aten.bernoulli.p", [x, 0.3], {})
+    assert draws.shape == x.shape and draws.dtype == x.dtype
+    assert set(np.unique(draws)) <= {0.0, 1.0}
+    sigma = np.sqrt(0.3 * 0.7 / n)
+    assert abs(float(draws.mean()) - 0.3) < 5 * sigma
+    # per-element probabilities: a column of zeros and one of ones are exact
+    p = np.tile(np.array([0.0, 0.25, 0.75, 1.0], dtype=dtype), (n // 4, 1))
+    draws = aten_kernels.run_kernel("aten.bernoulli.default", [p], {})
+    assert draws.dtype == p.dtype
+    means = draws.mean(axis=0)
+    assert means[0] == 0.0 and means[3] == 1.0
+    assert np.all(np.abs(means[1:3] - [0.25, 0.75]) < 5 * np.sqrt(0.25 * 0.75 / (n // 4)))
+
+
+def test_random_rrelu_training_slopes_are_uniform() -> None:
+    aten_kernels.manual_seed(1)
+    x = -np.ones((100, 100), dtype=np.float32)
+    x[0] = 2.0  # positive inputs pass unchanged
+    out, noise = aten_kernels.run_kernel(
+        "aten.rrelu_with_noise_functional.default", [x, np.zeros_like(x), 0.1, 0.3, True], {}
+    )
+    assert out.shape == x.shape and out.dtype == np.float32 and noise.dtype == np.float32
+    np.testing.assert_array_equal(out[0], 2.0)
+    np.testing.assert_array_equal(noise[0], 1.0)
+    slopes = -out[1:]
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3
+    np.testing.assert_array_equal(slopes, noise[1:])
+    # uniform on [0.1, 0.3]: mean 0.2, standard deviation 0.2 / sqrt(12)
+    assert abs(float(slopes.mean()) - 0.2) < 5 * (0.2 / np.sqrt(12)) / np.sqrt(slopes.size)
+    assert abs(float(slopes.std()) - 0.2 / np.sqrt(12)) < 0.005
+
+
+@pytest.mark.parametrize("op", ["aten.rrelu.default", "aten.rrelu_with_noise_functional.default"])
+def test_rrelu_evaluation_matches_torch(op: str) -> None:
+    x = np.random.default_rng(3).standard_normal((4, 6)).astype(np.float32)
+    args: list[Any] = [x, np.zeros_like(x)] if "noise" in op else [x]
+    got = aten_kernels.run_kernel(op, [*args, 0.1, 0.4, False], {})
+    want = _torch_op(op)(*[_to_torch(a) for a in args], 0.1, 0.4, False)
+    _compare(_flat(got), _flat(want), 1e-6, "rrelu evaluation")

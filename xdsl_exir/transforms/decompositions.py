@@ -1449,3 +1449,130 @@ def _item(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten._index_put_impl.default")
 def _index_put_impl(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.index_put.default", b["self"], b["indices"], b["values"], b["accumulate"])]
+
+
+# -- losses ---------------------------------------------------------------------
+
+
+def _nll_forward(
+    e: Emitter, x: SSAValue, target: SSAValue, weight: object, reduction: int, ignore_index: object
+) -> tuple[SSAValue, SSAValue]:
+    """torch/_decomp's `nll_loss_forward`: minus the target class's (weighted) log-probability,
+    zero at `ignore_index`; the sum, the mean over the weights of the counted targets, or
+    each term; and the total weight."""
+    t = _tensor(x)
+    cdim = 1 if t.rank >= 2 else 0
+    w = None
+    if isinstance(weight, SSAValue):
+        w = weight
+        if t.rank > 1:
+            shape: list[SymSize] = [1] * t.rank
+            shape[cdim] = _tensor(weight).sizes[0]
+            w = e.v("aten.view.default", weight, e.sizes(shape))
+        x = e.v("aten.mul.Tensor", x, w)
+    keep = e.v("aten.ne.Scalar", target, ignore_index)
+    safe = e.v("aten.where.self", keep, target, _zero_like(e, _tensor(target)))
+    safe_u = e.v("aten.unsqueeze.default", safe, cdim)
+    picked = e.v("aten.squeeze.dims", e.v("aten.gather.default", x, cdim, safe_u), [cdim])
+    result = e.v("aten.neg.default", picked)
+    result = e.v("aten.where.self", keep, result, _zero_like(e, _tensor(result)))
+    zero_total = e.v("aten.full.default", [], 0.0, dtype=t.element_dtype, layout=Layout.strided,
+                     device=DeviceAttr(t.device.data), pin_memory=False)
+    if _REDUCTIONS.get(reduction) == "none" and t.rank > 1:
+        return result, zero_total
+    if w is not None:
+        wx = e.v("aten.expand.default", w, e.sizes(t.sizes))
+        wsum = e.v("aten.squeeze.dims", e.v("aten.gather.default", wx, cdim, safe_u), [cdim])
+        wsum = e.v("aten.where.self", keep, wsum, _zero_like(e, _tensor(wsum)))
+        total = e.v("aten.sum.dim_IntList", wsum, [])
+    else:
+        count = e.v("aten.sum.dim_IntList", keep, [])
+        total = e.v("aten._to_copy.default", count, dtype=t.element_dtype)
+    if _REDUCTIONS.get(reduction) == "sum":
+        result = e.v("aten.sum.dim_IntList", result, [])
+    elif _REDUCTIONS.get(reduction) == "mean":
+        result = e.v("aten.div.Tensor", e.v("aten.sum.dim_IntList", result, []), total)
+    return result, total
+
+
+@rule("aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default")
+def _nll_loss_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    out, total = _nll_forward(
+        e, cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), b.get("weight"), b.int("reduction"),
+        b["ignore_index"],
+    )
+    return [out, total]
+
+
+@rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default")
+def _nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if op_name(op) == "aten.nll_loss_nd.default" and _tensor(x).rank > 2:
+        raise Decline()  # flattening the spatial dims is left to torch's own decomposition
+    return [_nll_forward(e, x, cast(SSAValue, b["target"]), b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
+
+
+@rule("aten.cross_entropy_loss.default")
+def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Class-index targets without label smoothing: `nll_loss(log_softmax(x, 1))`."""
+    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    if b.get("label_smoothing") or _tensor(target).element_dtype.is_floating_point or _tensor(x).rank > 2:
+        raise Decline()
+    cdim = 1 if _tensor(x).rank >= 2 else 0
+    logp = e.v("aten._log_softmax.default", x, cdim, False)
+    return [_nll_forward(e, logp, target, b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
+
+
+@rule("aten.nll_loss_backward.default", "aten.nll_loss2d_backward.default")
+def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp's `nll_loss_backward`: -grad (weighted, over the total weight for a
+    mean) scattered at each target class, zero at `ignore_index`."""
+    x, target, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), cast(SSAValue, b["grad_output"])
+    t = _tensor(x)
+    cdim = 1 if t.rank >= 2 else 0
+    if _REDUCTIONS.get(b.int("reduction")) == "mean":
+        grad = e.v("aten.div.Tensor", grad, b["total_weight"])
+    tu = e.v("aten.unsqueeze.default", target, cdim)
+    keep = e.v("aten.ne.Scalar", tu, b["ignore_index"])
+    safe = e.v("aten.where.self", keep, tu, _zero_like(e, _tensor(tu)))
+    zeros = _full(e, b, t.sizes, 0, t)
+    grad_input = e.v("aten.scatter.value", zeros, cdim, safe, -1.0)
+    if t.rank > _tensor(grad).rank > 0:
+        grad = e.v("aten.unsqueeze.default", grad, cdim)
+    weight = b.get("weight")
+    if isinstance(weight, SSAValue):
+        shape: list[SymSize] = [1] * t.rank
+        shape[cdim] = _tensor(weight).sizes[0]
+        grad = e.v("aten.mul.Tensor", grad, e.v("aten.view.default", weight, e.sizes(shape)))
+    grad = e.v("aten.where.self", keep, grad, _zero_like(e, _tensor(grad)))
+    return [e.v("aten.mul.Tensor", grad_input, grad)]
+
+
+# -- creation -------------------------------------------------------------------------
+
+
+@rule("aten.linspace.default")
+def _linspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's CPU linspace: `start + step * i` for the first half, `end - step * (steps - 1 - i)`
+    for the second, in the result dtype (double for integral results, then truncated)."""
+    start, end, steps = b["start"], b["end"], b.int("steps")
+    if isinstance(start, SSAValue) or isinstance(end, SSAValue) or steps < 0:
+        raise Decline()
+    dtype = b.dtype("dtype") or DType.float32
+    device = b.get("device") or DeviceAttr("cpu")
+    work = dtype if dtype.is_floating_point else DType.float64
+    s, en = float(cast(float, start)), float(cast(float, end))
+    if steps <= 1:
+        values = [s] if steps == 1 else []
+        out = e.v("aten.full.default", [len(values)], s, dtype=work, layout=Layout.strided, device=device,
+                  pin_memory=False)
+        return [out if work == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]
+    step = (en - s) / (steps - 1)
+    index = e.v("aten.arange.start_step", 0, steps, dtype=work, layout=Layout.strided, device=device,
+                pin_memory=False)
+    low = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", index, step), s)
+    back = e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", index, -1), -(steps - 1))
+    high = e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", back, -step), -en)
+    first = e.v("aten.lt.Scalar", index, steps // 2)
+    out = e.v("aten.where.self", first, low, high)
+    return [out if work == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]

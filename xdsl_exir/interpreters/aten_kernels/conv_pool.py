@@ -562,3 +562,24 @@ def _adaptive_avg_pool3d(self: np.ndarray, output_size: Sequence[int]) -> np.nda
 def _adaptive_avg_pool2d_backward(grad_output: np.ndarray, self: np.ndarray) -> np.ndarray:
     g = np.asarray(grad_output)
     return _adaptive_avg(g, g.shape[-2:], transpose=True, like=np.asarray(self)).astype(np.asarray(self).dtype)
+
+
+@register("aten.adaptive_max_pool2d.default")
+def _adaptive_max_pool2d(self: np.ndarray, output_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Max and flat (h * W + w) argmax over ATen's adaptive windows
+    [floor(i * H / oh), ceil((i + 1) * H / oh)); the first maximum wins, NaN propagates."""
+    a = np.asarray(self)
+    h, w = a.shape[-2:]
+    oh, ow = (int(s) if s is not None else d for s, d in zip(output_size, (h, w)))
+    values = np.empty(a.shape[:-2] + (oh, ow), dtype=a.dtype)
+    indices = np.empty(a.shape[:-2] + (oh, ow), dtype=np.int64)
+    for i in range(oh):
+        h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+        for j in range(ow):
+            w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
+            window = a[..., h0:h1, w0:w1].reshape(a.shape[:-2] + (-1,))
+            nan = np.isnan(window) if a.dtype.kind == "f" else np.zeros(window.shape, bool)
+            k = np.where(nan.any(-1), nan.argmax(-1), window.argmax(-1))
+            values[..., i, j] = np.take_along_axis(window, k[..., None], -1)[..., 0]
+            indices[..., i, j] = (h0 + k // (w1 - w0)) * w + w0 + k % (w1 - w0)
+    return values, indices

@@ -9,7 +9,7 @@ limit before anything is allocated.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -238,3 +238,20 @@ def resize_kernel(self: np.ndarray, size: Sequence[int], memory_format: object =
     n = min(out.size, a.size)
     out[:n] = a[:n]
     return out.reshape(shape)
+
+
+def _tri(upper: bool) -> Callable[..., np.ndarray]:
+    """`triu_indices` / `tril_indices`: the [2, N] row and column indices of a triangle
+    of a `row` x `col` matrix, in row-major order."""
+
+    def kernel(row: int, col: int, offset: int = 0, dtype: object = 4, **_: object) -> np.ndarray:
+        r, c = np.indices((int(row), int(col)))
+        keep = (c - r >= int(offset)) if upper else (c - r <= int(offset))
+        out = np.stack([r[keep], c[keep]])
+        return out.astype(numpy_dtype_or_none(dtype) or I64)
+
+    return kernel
+
+
+register("aten.triu_indices.default")(_tri(True))
+register("aten.tril_indices.default")(_tri(False))

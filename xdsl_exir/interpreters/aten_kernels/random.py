@@ -61,3 +61,71 @@ def native_dropout_kernel(input: np.ndarray, p: float, train: bool | None) -> tu
 @register("aten.dropout.default")
 def _dropout(input: np.ndarray, p: float, train: bool) -> np.ndarray:
     return native_dropout_kernel(input, p, train)[0]
+
+
+# ---------------------------------------------------------------------------
+# Bernoulli draws and randomized leaky ReLU
+# ---------------------------------------------------------------------------
+
+
+@register("aten.bernoulli.default")
+def _bernoulli(self: np.ndarray, generator: object = None) -> np.ndarray:
+    """One draw per element with the element's value as probability, in `self`'s dtype."""
+    a = np.asarray(self)
+    return (_rng().random(a.shape) < a).astype(a.dtype)
+
+
+@register("aten.bernoulli.p")
+def _bernoulli_p(self: np.ndarray, p: float = 0.5, generator: object = None) -> np.ndarray:
+    a = np.asarray(self)
+    return (_rng().random(a.shape) < float(p)).astype(a.dtype)
+
+
+@register("aten.bernoulli.Tensor")
+def _bernoulli_tensor(self: np.ndarray, p: np.ndarray, generator: object = None) -> np.ndarray:
+    a = np.asarray(self)
+    return (_rng().random(a.shape) < np.broadcast_to(np.asarray(p), a.shape)).astype(a.dtype)
+
+
+def _rrelu_slopes(shape: tuple[int, ...], lower: float, upper: float, training: bool) -> np.ndarray | float:
+    if not training:
+        return (float(lower) + float(upper)) / 2
+    return _rng().uniform(float(lower), float(upper), shape)
+
+
+@register("aten.rrelu.default")
+def _rrelu(self: np.ndarray, lower: float = 0.125, upper: float = 1 / 3, training: bool = False,
+           generator: object = None) -> np.ndarray:
+    """Negative inputs scaled by a slope drawn from U(lower, upper) per element in training,
+    by (lower + upper) / 2 in evaluation, as torch's `rrelu`."""
+    return _rrelu_with_noise_functional(self, np.empty(0), lower, upper, training)[0]
+
+
+@register("aten.rrelu_with_noise_functional.default")
+def _rrelu_with_noise_functional(
+    self: np.ndarray, noise: np.ndarray, lower: float = 0.125, upper: float = 1 / 3, training: bool = False,
+    generator: object = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The functional `rrelu_with_noise`: the result and the slopes used (`noise_out`: the
+    slope where the input is negative, 1 elsewhere; `noise` unchanged in evaluation)."""
+    a = np.asarray(self)
+    c = cast_to(a, compute_dtype(a.dtype))
+    slopes = _rrelu_slopes(a.shape, lower, upper, bool(training))
+    out = np.where(c >= 0, c, c * slopes)
+    if training:
+        noise_out = np.where(c >= 0, 1.0, slopes).astype(a.dtype)
+    else:
+        noise_out = np.array(noise, copy=True)
+    return finish(out, a.dtype), noise_out
+
+
+@register("aten.rrelu_with_noise.default")
+def _rrelu_with_noise(
+    self: np.ndarray, noise: np.ndarray, lower: float = 0.125, upper: float = 1 / 3, training: bool = False,
+    generator: object = None,
+) -> np.ndarray:
+    """`rrelu_with_noise` writes the slopes into `noise` (in training), as torch does."""
+    out, noise_out = _rrelu_with_noise_functional(self, noise, lower, upper, training)
+    if training and isinstance(noise, np.ndarray) and noise.shape == noise_out.shape and noise.flags.writeable:
+        np.copyto(noise, noise_out, casting="unsafe")
+    return out
