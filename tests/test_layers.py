@@ -63,6 +63,7 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     **{
         (f"{PACKAGE}.targets", f"get_{name}_target", f"{PACKAGE}.targets.{module}"): "lazy target registration"
         for name, module in (
+            ("mlir", "mlir_text"),
             ("fx", "fx_text"),
             ("python", "python_source"),
             ("torchscript_python", "torchscript_python"),

@@ -17,6 +17,8 @@ from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Block, Region, SSAValue
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
 
 from xdsl_exir.dialects.aten import Aten, aten_op_class
 from xdsl_exir.dialects.exir import (
@@ -225,3 +227,44 @@ def test_reading_is_linear_in_the_text() -> None:
 def test_printing_is_linear() -> None:
     modules = {k: program(20 * k) for k in (1, 2, 3, 4)}
     assert_linear(lambda k: text_of(modules[k]), 1, steps=3)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "(%x, [-1, 32], 1.5, -2, true, none, dim = 1, keepdim = false)",
+        "(%x, [], 1.0e-05, alpha = -3)",
+        "(%x, [%x, 2], torch.float16)",  # not simple: the general parser
+        '(%x, "s", inf, -inf, nan, device("cpu"))',
+        "( %x ,[ 1 ,2 ] , name=2)",
+    ],
+)
+def test_simple_calls_read_as_the_general_parser_reads_them(call: str) -> None:
+    text = (
+        'exir.program inputs [<user_input "x">] outputs [<user_output "r">] {\n'
+        "  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> (!exir.tensor<[2], float32>) {\n"
+        f'    %r = exir.call_function "my.op"{call} : '
+        + "(" + ", ".join(["!exir.tensor<[2], float32>"] * call.count("%x")) + ") -> !exir.tensor<[2], float32>\n"
+        "    exir.output %r : !exir.tensor<[2], float32>\n  }\n}\n"
+    )
+    fast, _ = read(text)
+    slow = Parser(context(), text).parse_module()
+    fast_call = next(op for op in fast.walk() if op.name == "exir.call_function")
+    slow_call = next(op for op in slow.walk() if op.name == "exir.call_function")
+    assert fast_call.properties == slow_call.properties
+    assert str(fast) == str(slow)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [("(%x, alpha = 1, alpha = 2)", "given twice"), ("(alpha = 1, %x)", "positional argument after keyword")],
+)
+def test_simple_call_errors_are_the_general_parsers(call: str, message: str) -> None:
+    text = (
+        'exir.program inputs [<user_input "x">] outputs [<user_output "r">] {\n'
+        "  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> (!exir.tensor<[2], float32>) {\n"
+        f'    %r = exir.call_function "my.op"{call} : (!exir.tensor<[2], float32>) -> !exir.tensor<[2], float32>\n'
+        "    exir.output %r : !exir.tensor<[2], float32>\n  }\n}\n"
+    )
+    with pytest.raises(ParseError, match=message):
+        ResourceParser(context(), text).parse_module()

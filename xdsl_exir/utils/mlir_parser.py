@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import Builtin, FunctionType, ModuleOp
 from xdsl.ir import Attribute, Dialect
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 RESOURCE_ALIGNMENT = 16
@@ -320,6 +321,22 @@ class ResourceParser(Parser):
         if self._current_token.span.start >= end:
             self._dicts[body] = dict(parsed)
         return parsed
+
+    def peek_raw(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """
+        `pattern` matched on the text at the current token, nothing consumed: a
+        custom syntax's fast path for its common, simple forms (see `skip_raw`).
+        """
+        return pattern.match(self.lexer.input.content, self._current_token.span.start)
+
+    def skip_raw(self, end: int) -> None:
+        """Go on reading at offset `end` (the end of what a `peek_raw` match covered)."""
+        self.lexer.pos = end
+        self._parser_state.current_token = self.lexer.lex()
+
+    def raw_span(self, start: int, end: int) -> Span[str]:
+        """The span of the text between two offsets, for operands and errors."""
+        return Span(start, end, self.lexer.input)
 
     def _parse_blob_text(self) -> str | None:
         """

@@ -14,6 +14,7 @@ the aten ops, the SymInt ops) its ``args``/``kwargs``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from typing import cast
 
@@ -45,6 +46,7 @@ from xdsl_exir.dialects.exir.types import (
     MemoryFormat,
     MemoryFormatAttr,
 )
+from xdsl_exir.utils.mlir_parser import ResourceParser
 
 
 @irdl_attr_definition
@@ -344,6 +346,8 @@ class ArgParser:
 
     def parse_call(self) -> tuple[list[Attribute], dict[str, Attribute]]:
         """`(arg, ..., name = arg, ...)`"""
+        if isinstance(self.parser, ResourceParser) and (simple := self._parse_simple_call(self.parser)) is not None:
+            return simple
         args: list[Attribute] = []
         kwargs: dict[str, Attribute] = {}
         p = self.parser
@@ -366,6 +370,76 @@ class ArgParser:
 
         p.parse_comma_separated_list(p.Delimiter.PAREN, one, "in argument list")
         return args, kwargs
+
+
+    def _parse_simple_call(self, p: ResourceParser) -> tuple[list[Attribute], dict[str, Attribute]] | None:
+        """
+        Most calls are values, numbers, flags and lists of ints, as in
+        `(%x, [-1, 32], dim = 1)`: such a list is read from its text with two
+        regular expressions instead of a token at a time (the lexer costs a
+        microsecond or two a token). Anything else, errors included, is left
+        to the general parser (None, nothing consumed).
+        """
+        match = p.peek_raw(_SIMPLE_CALL)
+        if match is None:
+            return None
+        args: list[Attribute] = []
+        kwargs: dict[str, Attribute] = {}
+        operands: list[UnresolvedOperand] = []
+        lists: list[list[Attribute]] = []
+        key: str | None = None
+        for piece in _CALL_PIECE.finditer(match.string, match.start() + 1, match.end() - 1):
+            name, operand, real, integer, word, opening, closing = piece.groups()
+            if name is not None:
+                key = name
+                continue
+            if opening is not None:
+                lists.append([])
+                continue
+            if closing is not None:
+                value: Attribute = array_attr(tuple(lists.pop()))
+            elif operand is not None:
+                operands.append(UnresolvedOperand(p.raw_span(piece.start(2), piece.end(2)), 0))
+                value = ref_attr(len(self.operands) + len(operands) - 1)
+            elif real is not None:
+                value = FloatAttr(float(real), f64)
+            elif integer is not None:
+                value = int_attr(int(integer))
+            else:
+                value = _value_of_word(word)
+            if lists:
+                lists[-1].append(value)
+            elif key is not None:
+                if key in kwargs:
+                    return None  # the general parser says it is given twice
+                kwargs[key] = value
+                key = None
+            elif kwargs:
+                return None  # positional after keyword: the general parser explains
+            else:
+                args.append(value)
+        self.operands += operands
+        p.skip_raw(match.end())
+        return args, kwargs
+
+
+_SIMPLE_ITEM = (
+    r"(?:%[A-Za-z0-9_$.\-]+(?![#\w$.\-])|-?[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|-?[0-9]+(?![\w.])"
+    r"|(?:true|false|none)(?![\w.])|\[\s*(?:-?[0-9]+\s*(?:,\s*-?[0-9]+\s*)*)?\])"
+)
+_SIMPLE_ARG = rf"(?:[A-Za-z_][A-Za-z0-9_]*\s*=\s*)?{_SIMPLE_ITEM}"
+_SIMPLE_CALL = re.compile(rf"\(\s*(?:{_SIMPLE_ARG}\s*(?:,\s*{_SIMPLE_ARG}\s*)*)?\)")
+"""A call whose arguments are values, numbers, true/false/none and lists of integers."""
+_CALL_PIECE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*)\s*=|(%[A-Za-z0-9_$.\-]+)|(-?[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?)|(-?[0-9]+)"
+    r"|(true|false|none)|(\[)|(\])"
+)
+
+
+def _value_of_word(word: str) -> Attribute:
+    if word == "none":
+        return NoneValueAttr()
+    return BoolAttr.from_bool(word == "true")
 
 
 def print_call_args(
