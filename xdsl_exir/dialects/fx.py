@@ -9,7 +9,7 @@ three opcodes; the others reuse the `exir` ops, so a traced module is an
 `exir.program` like an exported one:
 
     exir.program inputs [<user_input "x">] outputs [<user_output "relu">] {
-      exir.state @fc.weight : !exir.tensor<[4, 8], float32> = #exir.blob<"0x...">
+      exir.state @fc.weight : !exir.tensor<[4, 8], float32> = dense_resource<fc.weight>
       exir.graph @forward(%x: T) -> (U) {
         %fc = fx.call_module "fc"(%x) module torch.nn.modules.linear.Linear(
                 in_features = 8, out_features = 4, training = false)

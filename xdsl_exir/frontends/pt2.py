@@ -15,8 +15,9 @@ torch 2.13 writes a zip whose entries sit under one top folder:
     <root>/data/sample_inputs/model.pt         pickled example inputs: ignored
 
 Every parameter, buffer and tensor constant becomes an `exir.state` holding its
-data as `#exir.blob` (contiguous bytes cut from the stored storage by the
-tensor's sizes, strides and offset), so printing the module keeps the weights.
+data as a blob (contiguous bytes cut from the stored storage by the
+tensor's sizes, strides and offset), so printing the module keeps the weights
+(as `dense_resource` blobs in the file's resources section).
 The graph signature, range constraints, pytree specs and node metadata
 (`stack_trace` as the op location; `nn_module_stack`, `source_fn_stack`,
 `torch_fn`, `custom` as attributes) are kept. `torch.ops.aten.*` targets the
