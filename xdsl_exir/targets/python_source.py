@@ -75,7 +75,7 @@ from xdsl_exir.targets.fx_graph import (
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.dtypes import numpy_dtype
 from xdsl_exir.utils.function_schema import FunctionSchema
-from xdsl_exir.utils.op_registry import lookup
+from xdsl_exir.utils.op_registry import OperatorEntry, custom_operator, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import print_python_expr
 from xdsl_exir.utils.tensor_data import (
@@ -109,6 +109,8 @@ _MODULE_NAMES = frozenset(
         "round_to_bfloat16",
         "_i",
         "_stacked",
+        "custom_kernel",
+        "custom_operator",
     }
 )
 """Module-level and helper names; node names avoid them so locals never shadow."""
@@ -306,6 +308,7 @@ class _Writer:
         self.needs_apply_dtype = False
         self.needs_run_kernel = False
         self.needs_round_bf16 = False
+        self.needs_custom = False
         self.kernel_nodes: set[int] = set()
         """ids of nodes whose value is a kernel result (their getitems get dtypes)."""
         self.scopes: list[set[str]] = []
@@ -574,6 +577,9 @@ class _Writer:
     def _kernel(self, node: FxNode, kind: str, indent: int, comment: str) -> None:
         op = cast(Operation, node.source)
         entry = lookup(kind)
+        if not aten_kernels.has_kernel(kind) and custom_operator(kind) is not None:
+            self._custom(node, kind, entry, indent, comment)
+            return
         if entry is None or not aten_kernels.has_kernel(kind):
             raise ExirDiagnostic(op, f"no numpy kernel for '{kind}' to generate Python with")
         bound, extra = _bind(op, entry.schema, node.args, node.kwargs)
@@ -594,6 +600,25 @@ class _Writer:
         if node.value is not None:
             call = self._with_dtype(call, node.value)
         self._line(node, call, indent, comment)
+
+    def _custom(self, node: FxNode, kind: str, entry: OperatorEntry | None, indent: int, comment: str) -> None:
+        """
+        A custom operator: the kernel registered for it (`register_kernel` or an
+        `xdsl_exir.kernels` entry point), looked up when the line runs, called as
+        the interpreter calls it (bound to its schema when it has one).
+        """
+        op = cast(Operation, node.source)
+        self.needs_custom = True
+        self.kernel_nodes.add(id(node))
+        if entry is not None:
+            bound, extra = _bind(op, entry.schema, node.args, node.kwargs)
+            parts = [_py_arg(v) for v in extra] + _keyword_args(bound)
+        else:
+            parts = [_py_arg(a) for a in node.args] + _keyword_args(node.kwargs)
+        call = f"custom_kernel({kind!r})({', '.join(parts)})"
+        if node.value is not None:
+            call = self._with_dtype(call, node.value)
+        self._line(node, call, indent, f"custom operator: {comment}")
 
     def _metadata_check(self, node: FxNode, indent: int) -> None:
         x = _py_arg(node.args[0])
@@ -758,6 +783,19 @@ def _check_range(bound: dict[str, int], symbol: str, lower: int | None, upper: i
 '''
 
 
+_CUSTOM_KERNEL = '''
+def custom_kernel(name: str):
+    """The kernel registered for a custom operator (by an installed package or register_kernel)."""
+    found = custom_operator(name)
+    if found is None:
+        raise RuntimeError(
+            f"no kernel is registered for the custom operator {name}: install the package that "
+            "provides it (entry point group xdsl_exir.kernels) or call xdsl_exir.register_kernel"
+        )
+    return found.kernel
+'''
+
+
 _LOADER = '''
 def _load(data: str, storage: str, shape: tuple[int, ...]) -> np.ndarray:
     """A tensor from base64 of its little-endian bytes (bf16 as 16-bit patterns)."""
@@ -846,7 +884,11 @@ def python_source(module: ModuleOp) -> str:
     if writer.needs_round_bf16:
         imported.append("round_to_bfloat16")
     head.append(f"from xdsl_exir.interpreters.aten_kernels import {', '.join(imported)}")
+    if writer.needs_custom:
+        head.append("from xdsl_exir.utils.op_registry import custom_operator")
     head += ["", "", *_LOADER.strip("\n").splitlines(), "", ""]
+    if writer.needs_custom:
+        head += [*_CUSTOM_KERNEL.strip("\n").splitlines(), "", ""]
     head += [*_INPUT_CHECKS.strip("\n").splitlines(), "", ""]
     state = (
         _state_lines(program.program)
