@@ -25,10 +25,12 @@ from xdsl_exir.dialects.ts import (
     TSClassType,
     TSDictType,
     TSFloatType,
+    TSFunctionType,
     TSIntType,
     TSListType,
     TSNoneType,
     TSNumberType,
+    TSOpaqueType,
     TSOptionalType,
     TSStrType,
     TSTensorType,
@@ -245,3 +247,12 @@ def test_result_types_bind_type_variables() -> None:
     assert r.name == "aten::add.Scalar"
     r = resolve_node("aten::mul", [TSFloatType(), TSIntType()])
     assert r.name == "aten::mul.float_int" and r.result_types == (TSFloatType(),)
+
+
+def test_named_types_compare_by_name() -> None:
+    """Each named type declares its name as its parameter, so two names never compare or hash alike."""
+    for cls in (TSClassType, TSFunctionType, TSOpaqueType):
+        assert cls("__torch__.A") == cls("__torch__.A")
+        assert cls("__torch__.A") != cls("__torch__.B")
+        assert len({cls("__torch__.A"), cls("__torch__.B")}) == 2
+    assert TSListType(TSIntType()) != TSListType(TSFloatType())
