@@ -478,18 +478,6 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
     # -- verification ---------------------------------------------------------
 
     def verify_(self) -> None:
-        # The checks read only the argument tree and the types, so a call already
-        # found valid with the same ones (a read program repeats them on many
-        # lines) is valid again.
-        key = (self.name, self.args, self.kwargs, tuple(self.operand_types), tuple(self.result_types))
-        if key in _VERIFIED:
-            return
-        self._verify_uncached()
-        if len(_VERIFIED) >= _VERIFIED_LIMIT:
-            _VERIFIED.clear()
-        _VERIFIED.add(key)
-
-    def _verify_uncached(self) -> None:
         self.verify_refs()
         schema = self.SCHEMA
         try:
@@ -550,6 +538,27 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
 # ---------------------------------------------------------------------------
 
 _BASE_DEF: OpDef = AtenOp.get_irdl_definition()
+
+_CHECK_CALL = AtenOp.verify_
+"""xDSL's verifier of the op: the definition's constraints, then the schema checks above."""
+
+
+def _verify_once(self: AtenOp) -> None:
+    """
+    Both checks read only the op's name, argument tree and types, so a call found
+    valid with the same ones (a read program repeats them on many lines) is valid
+    again: its verification is a set lookup.
+    """
+    key = (self.name, self.args, self.kwargs, tuple(self.operand_types), tuple(self.result_types))
+    if key in _VERIFIED:
+        return
+    _CHECK_CALL(self)
+    if len(_VERIFIED) >= _VERIFIED_LIMIT:
+        _VERIFIED.clear()
+    _VERIFIED.add(key)
+
+
+AtenOp.verify_ = _verify_once
 
 
 class AtenCanonicalization(HasCanonicalizationPatternsTrait):

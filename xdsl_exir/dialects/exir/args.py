@@ -330,9 +330,9 @@ class ArgParser:
 
     def _value_of_keyword(self, ident: str) -> Attribute:
         if ident in ("true", "false"):
-            return BoolAttr.from_bool(ident == "true")
+            return _TRUE if ident == "true" else _FALSE
         if ident == "none":
-            return NoneValueAttr()
+            return _NONE
         if ident == "inf":
             return FloatAttr(math.inf, f64)
         if ident == "nan":
@@ -383,6 +383,15 @@ class ArgParser:
         match = p.peek_raw(_SIMPLE_CALL)
         if match is None:
             return None
+        text = match.group()
+        names = list(_OPERAND_NAME.finditer(text))
+        shape = _OPERAND_NAME.sub("%", text) if names else text
+        known = _SIMPLE_CALLS.get(shape) if not self.operands else None
+        if known is not None:  # the same call but for its values' names: the same trees
+            base = match.start()
+            self.operands += [UnresolvedOperand(p.raw_span(base + n.start(), base + n.end()), 0) for n in names]
+            p.skip_raw(match.end())
+            return list(known[0]), dict(known[1])
         args: list[Attribute] = []
         kwargs: dict[str, Attribute] = {}
         operands: list[UnresolvedOperand] = []
@@ -418,6 +427,8 @@ class ArgParser:
                 return None  # positional after keyword: the general parser explains
             else:
                 args.append(value)
+        if not self.operands and len(_SIMPLE_CALLS) < _SHARED_LIMIT:
+            _SIMPLE_CALLS[shape] = (tuple(args), dict(kwargs))
         self.operands += operands
         p.skip_raw(match.end())
         return args, kwargs
@@ -430,6 +441,12 @@ _SIMPLE_ITEM = (
 _SIMPLE_ARG = rf"(?:[A-Za-z_][A-Za-z0-9_]*\s*=\s*)?{_SIMPLE_ITEM}"
 _SIMPLE_CALL = re.compile(rf"\(\s*(?:{_SIMPLE_ARG}\s*(?:,\s*{_SIMPLE_ARG}\s*)*)?\)")
 """A call whose arguments are values, numbers, true/false/none and lists of integers."""
+_OPERAND_NAME = re.compile(r"%[A-Za-z0-9_$.\-]+")
+_SIMPLE_CALLS: dict[str, tuple[tuple[Attribute, ...], dict[str, Attribute]]] = {}
+"""Argument trees of simple calls by their text with value names left out."""
+_TRUE = BoolAttr.from_bool(True)
+_FALSE = BoolAttr.from_bool(False)
+_NONE = NoneValueAttr()
 _CALL_PIECE = re.compile(
     r"([A-Za-z_][A-Za-z0-9_]*)\s*=|(%[A-Za-z0-9_$.\-]+)|(-?[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?)|(-?[0-9]+)"
     r"|(true|false|none)|(\[)|(\])"
@@ -438,8 +455,8 @@ _CALL_PIECE = re.compile(
 
 def _value_of_word(word: str) -> Attribute:
     if word == "none":
-        return NoneValueAttr()
-    return BoolAttr.from_bool(word == "true")
+        return _NONE
+    return _TRUE if word == "true" else _FALSE
 
 
 def print_call_args(
