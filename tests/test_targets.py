@@ -29,6 +29,7 @@ from typing import Any, cast
 
 import numpy as np
 import pytest
+from pass_harness import register_zoo_kernels
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -893,6 +894,11 @@ _ZOO_RUNNER = textwrap.dedent(
     spec = importlib.util.spec_from_file_location("generated", sys.argv[1])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    if len(sys.argv) > 4:  # the kernels of the model's custom operators, as an installed package gives them
+        kernels_spec = importlib.util.spec_from_file_location("kernels", sys.argv[4])
+        kernels = importlib.util.module_from_spec(kernels_spec)
+        kernels_spec.loader.exec_module(kernels)
+        kernels.register()
     with open(sys.argv[2], "rb") as f:
         calls = pickle.load(f)
     results = []
@@ -923,6 +929,8 @@ def test_python_of_zoo_programs(model: dict[str, Any], ir: str, tmp_path: pathli
     import pickle
 
     load_pt2 = cast(Callable[[bytes, str], ModuleOp], _pt2_loader())
+    if model.get("custom_ops"):  # here and in the process running the generated module
+        register_zoo_kernels()
     archive = ZOO / model["programs"][ir]
     try:
         imported = load_pt2(archive.read_bytes(), str(archive))
@@ -947,7 +955,8 @@ def test_python_of_zoo_programs(model: dict[str, Any], ir: str, tmp_path: pathli
     (tmp_path / "runner.py").write_text(_ZOO_RUNNER)
     (tmp_path / "calls.pkl").write_bytes(pickle.dumps(calls))
     result = subprocess.run(
-        [sys.executable, str(tmp_path / "runner.py"), str(module), str(tmp_path / "calls.pkl"), str(tmp_path / "out.pkl")],
+        [sys.executable, str(tmp_path / "runner.py"), str(module), str(tmp_path / "calls.pkl"), str(tmp_path / "out.pkl")]
+        + ([str(ZOO / "mylib_kernels.py")] if model.get("custom_ops") else []),
         capture_output=True, text=True, check=False, env=dict(os.environ, PYTHONPATH=str(ROOT)),
     )
     assert result.returncode == 0, result.stderr
