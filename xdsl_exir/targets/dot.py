@@ -52,6 +52,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
+    UnitAttr,
     i1,
 )
 from xdsl.dialects.builtin import (
@@ -227,7 +228,8 @@ def op_family(op: Operation) -> str:
         return "control flow"
     if name in ("prim.If", "prim.Loop", "prim.With", "prim.fork", "prim.Guard", "prim.BailOut", "prim.TypeCheck"):
         return "control flow"
-    if name.startswith(("exir.sym_", "exir.assert_scalar")) or isinstance(op.results and op.results[0].type, SymScalarType):
+    sym_result = bool(op.results) and isinstance(op.results[0].type, SymScalarType)
+    if name.startswith(("exir.sym_", "exir.assert_scalar")) or sym_result:
         return "symbolic"
     target: str | None = None
     if isinstance(op, AtenOp):
@@ -396,9 +398,11 @@ def _attr_items(op: Operation) -> list[str]:
         value = items[name]
         if isinstance(value, DictionaryAttr):
             for k in sorted(value.data):
-                out.append(f"{k}={_short(value.data[k])}")
+                out.append(k if isinstance(value.data[k], UnitAttr) else f"{k}={_short(value.data[k])}")
             continue
-        if name in ("value", "name", "target"):
+        if isinstance(value, UnitAttr):
+            out.append(name)
+        elif name in ("value", "name", "target"):
             out.append(_short(value))
         else:
             out.append(f"{name}={_short(value)}")
@@ -536,7 +540,6 @@ class _DotWriter:
         self.edges: list[_Edge] = []
         self.seen_edges: set[tuple[str, str, str]] = set()
         self.ids: dict[SSAValue, str] = {}
-        self.op_ids: dict[Operation, str] = {}
         self.families: set[str] = set()
         self.next_node = 0
         self.next_cluster = 0
@@ -555,11 +558,11 @@ class _DotWriter:
     def emit(self, text: str, depth: int) -> None:
         self.lines.append("  " * depth + text)
 
-    def node(self, label: str, depth: int, *, shape: str = "box", fill: str = "#ffffff", extra: str = "") -> str:
+    def node(self, label: str, depth: int, *, shape: str = "box", fill: str = "#ffffff") -> str:
         node_id = self._node_id()
         style = "filled" if shape != "box" else "rounded,filled"
         attrs = f"label={_quote(label)}, shape={shape}, style={_quote(style)}, fillcolor={_quote(fill)}"
-        self.emit(f"{node_id} [{attrs}{extra}];", depth)
+        self.emit(f"{node_id} [{attrs}];", depth)
         return node_id
 
     def edge(self, src: str, dst: str, label: str, style: str = "") -> None:
@@ -572,7 +575,7 @@ class _DotWriter:
 
     def module(self, module: ModuleOp) -> str:
         self.emit("digraph G {", 0)
-        self.emit('graph [rankdir=TB, compound=true, fontname="Helvetica", fontsize=11];', 1)
+        self.emit('graph [rankdir=TB, fontname="Helvetica", fontsize=11];', 1)
         self.emit('node [fontname="Helvetica", fontsize=10];', 1)
         self.emit('edge [fontname="Helvetica", fontsize=8, color="#4b5563"];', 1)
         self.top(module.body.block.ops, "", 1)
@@ -732,7 +735,6 @@ class _DotWriter:
                     self.op(op, depth, None)
 
     def _connect(self, op: Operation, node_id: str) -> None:
-        self.op_ids[op] = node_id
         for operand in op.operands:
             self._use(operand, node_id, type_label(operand.type))
         if _is_payload_region_op(op):  # values the undrawn payload reads from outside

@@ -43,7 +43,7 @@
 // CHECK-NEXT:     }
 // CHECK-NEXT:     subgraph cluster_7 {
 // CHECK-NEXT:       label="else"; style="dashed"; color="#6b7280";
-// CHECK:              n32 [label="my::op\nSubgraph=unit\nalpha=0.25\n(+2)"
+// CHECK:              n32 [label="my::op\nSubgraph\nalpha=0.25\n(+2)"
 // CHECK:        n4 -> n7 [label="__torch__.M"];
 // CHECK:        n8 -> n9 [label="__torch__.Sub"];
 // CHECK:        n14 -> n23 [label="bool"];
