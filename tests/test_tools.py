@@ -149,6 +149,17 @@ def test_hidden_aliases_still_work() -> None:
     assert "loc(" in debug
 
 
+def test_block_arguments_get_their_position() -> None:
+    """A graph's arguments print the line and column of their name, not loc(unknown)."""
+    debug = exir_opt(str(EXAMPLE), "--mlir-print-debuginfo").stdout
+    graph = next(line for line in debug.splitlines() if "exir.graph @forward(" in line)
+    source = EXAMPLE.read_text().splitlines()
+    line_no = next(i for i, line in enumerate(source, 1) if "exir.graph @forward(" in line)
+    column = source[line_no - 1].index("%x:") + 1
+    assert f'%x: !exir.tensor<[s0, 8], float32> loc("{EXAMPLE}":{line_no}:{column})' in graph
+    assert "loc(unknown)" not in graph
+
+
 def test_time_passes_breaks_compound_passes_down() -> None:
     result = exir_opt(str(ZOO / "resnet_blocks.core.pt2"), "-p", "optimize-inference,exir-dce", "--time-passes")
     assert result.returncode == 0, result.stderr
