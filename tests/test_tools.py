@@ -215,7 +215,7 @@ def test_progress_only_on_terminals(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
     import time
 
-    from xdsl_exir.tools import profiler
+    from xdsl_exir.tools import progress as profiler
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

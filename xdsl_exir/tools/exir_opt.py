@@ -62,7 +62,8 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xdsl_exir import __version__
 from xdsl_exir.targets import get_all_targets, get_mlir_target
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
-from xdsl_exir.tools.profiler import PassTimer, progress
+from xdsl_exir.tools.profiler import PassTimer
+from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, has_expectations, parse_expectations, split_location
 from xdsl_exir.transforms import get_all_passes
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate

@@ -39,6 +39,7 @@ from typing import Any, NoReturn
 
 from xdsl_exir import __version__
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
+from xdsl_exir.tools.progress import progress
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, parse_byte_size
 
 PROG = "exir-run"
@@ -148,7 +149,8 @@ def _run(argv: Sequence[str] | None) -> int:
         args = parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
-    from xdsl_exir.tools import run_program  # the heavy part, after parsing (see the module doc)
+    with progress("exir-run: starting"):
+        from xdsl_exir.tools import run_program  # the heavy part, after parsing (see the module doc)
 
     loaders: list[Any] = []
     try:

@@ -14,16 +14,11 @@ trace (trace-event JSON: open it in ui.perfetto.dev or chrome://tracing).
 `apply` of every loaded pass class is wrapped, so the report nests as the calls
 did, as mlir-opt's `--mlir-timing` does.
 
-`progress` shows what a tool is doing on stderr when that takes longer than a
-second, and only when stderr is a terminal.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,7 +35,7 @@ from xdsl_exir.interpreters.compiler import Prepared
 from xdsl_exir.transforms.flop_count import count_program
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
-__all__ = ["OpProfiler", "OpStat", "PassTimer", "op_key", "progress"]
+__all__ = ["OpProfiler", "OpStat", "PassTimer", "op_key"]
 
 _FLOPS_ATTR = "exir.flops"
 
@@ -340,54 +335,3 @@ class PassTimer:
         lines.append(f"  {other:8.4f} ({100 * other / total:5.1f}%)  (verification between passes)")
         lines.append(f"  {self.root.seconds:8.4f} (100.0%)  Total")
         return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------------------
-# Progress
-# ---------------------------------------------------------------------------
-
-_PROGRESS_DELAY = 1.0
-"""Seconds before a step shows its progress line: quick steps print nothing."""
-
-
-@contextmanager
-def progress(label: str, stream: Any = None) -> Iterator[None]:
-    """
-    `label` and the seconds spent on it, redrawn on one line of stderr while the
-    step lasts longer than a second; erased when it ends. Nothing at all when
-    stderr is not a terminal (a log, a pipe, a test) or `EXIR_NO_PROGRESS` is set.
-    """
-    out = sys.stderr if stream is None else stream
-    if os.environ.get("EXIR_NO_PROGRESS") or not _is_terminal(out):
-        yield
-        return
-    done = threading.Event()
-    start = time.monotonic()
-    shown = [False]
-
-    def draw() -> None:
-        if done.wait(_PROGRESS_DELAY):
-            return
-        while not done.is_set():
-            out.write(f"\r\x1b[2K{label} ... {time.monotonic() - start:.1f} s")
-            out.flush()
-            shown[0] = True
-            done.wait(0.2)
-
-    thread = threading.Thread(target=draw, name="exir-progress", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
-        if shown[0]:
-            out.write("\r\x1b[2K")
-            out.flush()
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False

@@ -47,9 +47,10 @@ from xdsl_exir.tools.exir_opt import (
     format_parse_error,
     write_atomically,
 )
-from xdsl_exir.tools.profiler import OpProfiler, progress
+from xdsl_exir.tools.profiler import OpProfiler
+from xdsl_exir.tools.progress import progress
 from xdsl_exir.utils.limits import TensorSizeError, max_tensor_bytes
-from xdsl_exir.utils.npz import NpzError, read_npz
+from xdsl_exir.utils.npz import NpzError, npz_array, read_npz
 from xdsl_exir.utils.tensor_data import random_array
 
 
@@ -148,7 +149,7 @@ def _flatten(value: Any, out: list[np.ndarray]) -> None:
     elif value is None:
         return
     else:
-        out.append(np.asarray(value))
+        out.append(npz_array(value))
 
 
 def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
