@@ -40,6 +40,7 @@ from xdsl_exir.dialects.exir import (
     decode_arg,
 )
 from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
     CompiledGraph,
@@ -161,13 +162,6 @@ _DENSE_TARGETS = frozenset(
 )
 
 
-def _softmax_rows(x: np.ndarray, dim: int) -> np.ndarray:
-    e = x - x.max(axis=dim, keepdims=True)  # rows with +inf or only -inf give NaN, as in torch
-    np.exp(e, out=e)
-    e /= e.sum(axis=dim, keepdims=True)
-    return e
-
-
 def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
     """linear / addmm / mm / softmax on one float dtype: BLAS and ufuncs, no promotion logic."""
     if kwargs and target != "aten.addmm.default":
@@ -208,7 +202,7 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
         if not isinstance(dim, int) or rank == 0:
             return None
         dim %= rank
-        return lambda x: (_softmax_rows(x, dim),)
+        return lambda x: (softmax_rows(x, dim),)
     return None
 
 

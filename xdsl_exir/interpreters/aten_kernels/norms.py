@@ -7,11 +7,13 @@ and training mode updates the running statistics in place.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from xdsl_exir.interpreters.aten_kernels.dtypes import F16, F32, cast_to, compute_dtype, finish
+from xdsl_exir.interpreters.aten_kernels.reductions import row_sums
 from xdsl_exir.interpreters.aten_kernels.registry import register
 
 
@@ -19,20 +21,39 @@ from xdsl_exir.interpreters.aten_kernels.registry import register
 def _native_layer_norm(
     input: np.ndarray, normalized_shape: Sequence[int], weight: np.ndarray | None, bias: np.ndarray | None, eps: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of a dense copy, vectorised row sums and in-place updates.
+
+    The output is C-contiguous whatever the input's layout, as torch's is: a
+    channels-last LayerNorm (the NHWC view of an NCHW buffer that ConvNeXt
+    normalises) costs one copy, after which every pass runs along contiguous rows.
+    """
     a = np.asarray(input)
     dt = a.dtype
     x = cast_to(a, compute_dtype(dt))
     k = len(normalized_shape)
-    axes = tuple(range(a.ndim - k, a.ndim))
-    mean = np.mean(x, axis=axes, keepdims=True)
-    var = np.mean((x - mean) ** 2, axis=axes, keepdims=True)
-    rstd = 1.0 / np.sqrt(var + np.asarray(eps).astype(x.dtype))
-    y = (x - mean) * rstd
+    lead = a.shape[: a.ndim - k]
+    count = math.prod(a.shape[a.ndim - k :])
+    rows = math.prod(lead)
+    d = np.array(x, order="C", copy=True).reshape(rows, count)
+    stat_shape = lead + (1,) * k
+    if d.size == 0:
+        nan = np.full(stat_shape, np.nan, x.dtype)
+        return finish(d.reshape(a.shape), dt), finish(nan, dt), finish(nan.copy(), dt)
+    mean = row_sums(d)
+    np.divide(mean, count, out=mean)
+    np.subtract(d, mean[:, None], out=d)
+    var = np.einsum("ij,ij->i", d, d)
+    np.divide(var, count, out=var)
+    np.add(var, np.asarray(eps).astype(x.dtype), out=var)
+    np.sqrt(var, out=var)
+    rstd = np.divide(1, var, out=var)
+    np.multiply(d, rstd[:, None], out=d)
+    y = d.reshape(a.shape)
     if weight is not None:
-        y = y * cast_to(weight, x.dtype)
+        np.multiply(y, cast_to(weight, x.dtype), out=y)
     if bias is not None:
-        y = y + cast_to(bias, x.dtype)
-    return finish(y, dt), finish(mean, dt), finish(rstd, dt)
+        np.add(y, cast_to(bias, x.dtype), out=y)
+    return finish(y, dt), finish(mean.reshape(stat_shape), dt), finish(rstd.reshape(stat_shape), dt)
 
 
 @register("aten.layer_norm.default")
