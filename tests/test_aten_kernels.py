@@ -625,6 +625,14 @@ CASES += [
       dtypes=(F32,), tol=CONV_TOL),
     C("aten.conv2d.padding", t(1, 8, 3, 3), t(8, 1, 2, 2), None, [1, 1], "same", [1, 1], 8, dtypes=(F32,), tol=CONV_TOL),
     C("aten.conv1d.default", t(2, 6, 3), t(6, 1, 3), t(6), [1], [1], [1], 6, dtypes=(F32,), tol=CONV_TOL),
+    # depthwise, stride 1 along the last axis: (width x channel) rows; with a row stride and dilations
+    C("aten.convolution.default", t(1, 4, 6, 7), t(4, 1, 3, 3), t(4), [2, 1], [1, 2], [1, 2], False, [0, 0], 4,
+      dtypes=(F32, F64), tol=CONV_TOL),
+    C("aten.convolution.default", t(2, 3, 1, 9), t(3, 1, 1, 4), None, [1, 1], [0, 1], [1, 1], False, [0, 0], 3,
+      dtypes=(F32,), tol=CONV_TOL),
+    # depthwise with stride 2 on a large plane: the grouped GEMM
+    C("aten.convolution.default", t(1, 4, 12, 12), t(4, 1, 3, 3), t(4), [2, 2], [1, 1], [1, 1], False, [0, 0], 4,
+      dtypes=(F32,), tol=CONV_TOL),
     C("aten.conv3d.default", t(1, 4, 2, 2, 2), t(4, 1, 3, 3, 3), None, [1, 1, 1], [1, 1, 1], [1, 1, 1], 4,
       dtypes=(F32,), tol=CONV_TOL),
     # depthwise on a large plane (grouped GEMM), 1x1 kernels with and without stride (no column copy), groups

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
 from numpy.typing import ArrayLike
 
 from xdsl_exir.interpreters.aten_kernels.dtypes import cast_to, compute_dtype, finish, floating_dtype, result_type
@@ -67,7 +67,11 @@ def _depthwise_channels_last(
     With the channels innermost the sum runs over long contiguous rows even when
     the planes are tiny (ConvNeXt's 7x7 on 4x4, MobileNet's 5x5 on 3x3), where a GEMM
     per channel or a multiply-add per offset costs numpy calls, not arithmetic; the
-    view is read in place, no column matrix is copied.
+    view is read in place, no column matrix is copied. With stride 1 along the last
+    axis (and one output per channel) a whole output row of that axis, (width x
+    channel), is one contiguous run of the padded input per kernel offset, so the
+    einsum's inner loop covers the row against the weights tiled along it: a
+    handful of long inner loops instead of one per output position.
     """
     n = len(out)
     N, C = x.shape[:2]
@@ -78,13 +82,25 @@ def _depthwise_channels_last(
     xp = np.zeros((N, *padded, C), dtype=x.dtype)
     xp[(slice(None), *(slice(lo[i], lo[i] + x.shape[2 + i]) for i in range(n)))] = x.transpose(0, *range(2, 2 + n), 1)
     xp = xp[(slice(None),) + tuple(slice(max(-a, 0), padded[i] - max(-b, 0)) for i, (a, b) in enumerate(zip(pad_lo, pad_hi)))]
+    o, kd = "def"[:n], "ijk"[:n]
+    if m == 1 and stride[-1] == 1:
+        sx = xp.strides
+        rows = as_strided(
+            xp,
+            (N, *out[:-1], *k, out[-1] * C),
+            (sx[0], *(st * sx[1 + i] for i, st in enumerate(stride[:-1])), *(d * sx[1 + i] for i, d in enumerate(dilation)),
+             sx[n + 1]),
+            writeable=False,
+        )  # N, *out[:-1], *k, (last out x C)
+        wt = np.tile(w.reshape(C, *k).transpose(*range(1, 1 + n), 0), (1,) * n + (out[-1],))  # *k, (last out x C)
+        res = np.einsum(f"z{o[:-1]}{kd}m,{kd}m->z{o[:-1]}m", rows, wt).reshape(N, *out, C)
+        return np.ascontiguousarray(res.transpose(0, n + 1, *range(1, n + 1)))
     ext = [(kk_ - 1) * d + 1 for kk_, d in zip(k, dilation)]
     win = sliding_window_view(xp, ext, axis=tuple(range(1, 1 + n)))  # N, *positions, C, *ext
     win = win[(slice(None), *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)), slice(None),
                *(slice(None, None, d) for d in dilation))]
     view = win.transpose(0, *range(1, 1 + n), *range(2 + n, 2 + 2 * n), 1 + n)  # N, *out, *k, C
     wl = w.reshape(C, m, *k).transpose(*range(2, 2 + n), 0, 1)  # *k, C, m
-    o, kd = "def"[:n], "ijk"[:n]
     if m == 1:
         res = np.einsum(f"z{o}{kd}c,{kd}c->z{o}c", view, np.ascontiguousarray(wl[..., 0]))
     else:
@@ -114,7 +130,7 @@ def _conv_nd(
     if min(out, default=1) <= 0 or N == 0 or C == 0 or oc == 0:
         return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=np.result_type(x.dtype, w.dtype))
     p = math.prod(out)
-    if groups == C and groups > 1 and w.shape[1] == 1 and N * p <= 4 * C:
+    if groups == C and groups > 1 and w.shape[1] == 1 and (N * p <= 4 * C or (oc == C and stride[-1] == 1)):
         return _depthwise_channels_last(x, w, stride, pad_lo, pad_hi, dilation, out)
     cg, ocg = C // groups, oc // groups
     kk = math.prod(k)
