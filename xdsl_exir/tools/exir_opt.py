@@ -20,7 +20,7 @@ xdsl-opt differ, as mlir-opt does it:
   failing one; `--verify-diagnostics` checks the `// expected-error {{...}}`
   comments of the input (`tools/verify_diagnostics.py`).
 - `--time-passes` reports the passes compound passes run too, nested
-  (`tools/profiler.py`); `--mlir-print-debuginfo` is `--print-debuginfo`.
+  (`tools/pass_timer.py`); `--mlir-print-debuginfo` is `--print-debuginfo`.
 - `--max-tensor-bytes N` (default 8G) bounds the size of any one tensor read
   from an archive (`utils/limits.py`).
 - Ops parsed from text get their `file:line:col` as location, as with mlir-opt,
@@ -62,7 +62,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xdsl_exir import __version__
 from xdsl_exir.targets import get_all_targets, get_mlir_target
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
-from xdsl_exir.tools.profiler import PassTimer
+from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, has_expectations, parse_expectations, split_location
 from xdsl_exir.transforms import get_all_passes

@@ -9,10 +9,7 @@ time, with the FLOPs `flop-count` knows (torch's FlopCounterMode convention) and
 the rate they were done at; `chrome_trace()` is one run as a Chrome/Perfetto
 trace (trace-event JSON: open it in ui.perfetto.dev or chrome://tracing).
 
-`PassTimer` times a pass pipeline and the passes compound passes run inside
-(`optimize-inference` is decompose, canonicalize, ...): while it is active, the
-`apply` of every loaded pass class is wrapped, so the report nests as the calls
-did, as mlir-opt's `--mlir-timing` does.
+(`--time-passes` is `pass_timer.py`.)
 
 """
 
@@ -20,14 +17,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import CallFunctionOp, ProgramOp
@@ -35,7 +31,7 @@ from xdsl_exir.interpreters.compiler import Prepared
 from xdsl_exir.transforms.flop_count import count_program
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
-__all__ = ["OpProfiler", "OpStat", "PassTimer", "op_key"]
+__all__ = ["OpProfiler", "OpStat", "op_key"]
 
 _FLOPS_ATTR = "exir.flops"
 
@@ -237,101 +233,3 @@ def _si(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.2f}{suffix}"
     return str(n)
-
-
-# ---------------------------------------------------------------------------
-# Pass timing
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class _PassNode:
-    name: str
-    seconds: float = 0.0
-    count: int = 0
-    children: dict[str, _PassNode] = field(default_factory=dict[str, "_PassNode"])
-
-
-def _pass_classes() -> list[type[ModulePass]]:
-    found: list[type[ModulePass]] = []
-    stack: list[type[ModulePass]] = [ModulePass]
-    while stack:
-        cls = stack.pop()
-        for sub in cls.__subclasses__():
-            if sub not in found:
-                found.append(sub)
-                stack.append(sub)
-    return found
-
-
-class PassTimer:
-    """
-    Wall time of every pass a pipeline runs, nested as the passes call each other.
-
-    `with timer.active(): pipeline.apply(ctx, module)` wraps the `apply` of every
-    pass class loaded at that point (a compound pass imports its steps with its
-    module) and restores them on exit.
-    """
-
-    def __init__(self) -> None:
-        self.root = _PassNode("total")
-        self._stack: list[_PassNode] = [self.root]
-
-    @contextmanager
-    def active(self) -> Iterator[None]:
-        patched: list[tuple[type[ModulePass], Callable[..., None]]] = []
-        for cls in _pass_classes():
-            own = cls.__dict__.get("apply")
-            if own is None or getattr(own, "_exir_timed", False):
-                continue
-            patched.append((cls, own))
-            setattr(cls, "apply", self._wrap(own))  # noqa: B010 - a class attribute patched while profiling, restored on exit
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.root.seconds += time.perf_counter() - start
-            for cls, own in patched:
-                setattr(cls, "apply", own)  # noqa: B010 - restores the class attribute patched above
-
-    def _wrap(self, apply: Callable[..., None]) -> Callable[..., None]:
-        timer = self
-
-        def timed(pass_: ModulePass, ctx: Any, op: ModuleOp) -> None:
-            parent = timer._stack[-1]
-            node = parent.children.get(pass_.name)
-            if node is None:
-                node = parent.children[pass_.name] = _PassNode(pass_.name)
-            timer._stack.append(node)
-            start = time.perf_counter()
-            try:
-                apply(pass_, ctx, op)
-            finally:
-                node.seconds += time.perf_counter() - start
-                node.count += 1
-                timer._stack.pop()
-
-        setattr(timed, "_exir_timed", True)  # noqa: B010 - a marker attribute the checker does not know functions may carry
-        return timed
-
-    def report(self) -> str:
-        """mlir-opt's execution time report: each pass with its share, sub-passes indented."""
-        total = self.root.seconds or 1e-9
-        title = "... Execution time report ..."
-        bar = "===" + "-" * 73 + "==="
-        lines = [bar, title.center(len(bar)).rstrip(), bar, f"  Total Execution Time: {self.root.seconds:.4f} seconds", ""]
-        lines.append("  ----Wall Time----  ----Name----")
-
-        def walk(node: _PassNode, depth: int) -> None:
-            for child in node.children.values():
-                times = f" (x{child.count})" if child.count > 1 else ""
-                lines.append(
-                    f"  {child.seconds:8.4f} ({100 * child.seconds / total:5.1f}%)  {'  ' * depth}{child.name}{times}"
-                )
-                walk(child, depth + 1)
-
-        walk(self.root, 0)
-        other = self.root.seconds - sum(c.seconds for c in self.root.children.values())
-        lines.append(f"  {other:8.4f} ({100 * other / total:5.1f}%)  (verification between passes)")
-        lines.append(f"  {self.root.seconds:8.4f} (100.0%)  Total")
-        return "\n".join(lines) + "\n"
