@@ -115,6 +115,9 @@ def test_exir_run_help_loads_no_heavy_module() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+    opt = code.replace("xdsl_exir.tools.exir_run", "xdsl_exir.tools.exir_opt")
+    result = subprocess.run([sys.executable, "-c", opt], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
 
 
 def test_versions_name_ours_and_xdsl() -> None:
