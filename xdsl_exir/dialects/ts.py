@@ -856,7 +856,7 @@ class TensorValueAttr(ParametrizedAttribute):
         return tuple(s.data for s in self.sizes.data)
 
     def to_array(self) -> np.ndarray:
-        """The data as an array (bfloat16 widened to float32); raises `TensorDataError` if it does not fit."""
+        """The data as an array (bfloat16 and float8 as ml_dtypes arrays); raises `TensorDataError` if it does not fit."""
         return array_from_bytes(self.data.data, SCALAR_TYPES[self.scalar.data], self.shape)
 
     @staticmethod

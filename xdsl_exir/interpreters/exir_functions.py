@@ -51,6 +51,7 @@ from xdsl_exir.interpreters.compiler import (
 )
 from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.dtypes import LOW_PRECISION, to_float32
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.tensor_data import contiguous_strides
 
@@ -273,6 +274,40 @@ def _compile_kernel(
     op: Operation, target: str, args: list[object], kwargs: dict[str, object], n_results: int | None = None
 ) -> Prepared:
     """Bind the kernel of `target` once; `n_results` limits the results it returns."""
+    if any(isinstance(v.type, TensorType) and v.type.element_dtype in LOW_PRECISION for v in op.operands):
+        return _widened(op, _compile_plain_kernel(op, target, args, kwargs, n_results))
+    return _compile_plain_kernel(op, target, args, kwargs, n_results)
+
+
+def _widened(op: Operation, inner: Prepared) -> Prepared:
+    """
+    torch's CPU kernels compute on bfloat16 and float8 in float32 (their opmath
+    type) and round once: the kernel sees float32 copies of those operands, its
+    results get the IR's dtypes, and an operand it writes (an in-place op) gets
+    the new values back, rounded, and is the result it aliases.
+    """
+    written = [i for i, v in enumerate(op.operands) if isinstance(op, AtenOp) and v in op.written_operands()]
+    aliases = [
+        op.operands.index(a) if isinstance(op, AtenOp) and (a := op.aliased_operand(r)) is not None else None
+        for r in range(len(op.results))
+    ]
+
+    def call(*ops: Any) -> tuple[Any, ...]:
+        wide = [to_float32(o) for o in ops]
+        results = inner(*wide)
+        if not written:
+            return results
+        for i in written:
+            if wide[i] is not ops[i]:
+                np.copyto(ops[i], wide[i], casting="unsafe")
+        return tuple(ops[a] if a is not None and a in written else r for r, a in zip(results, aliases))
+
+    return call
+
+
+def _compile_plain_kernel(
+    op: Operation, target: str, args: list[object], kwargs: dict[str, object], n_results: int | None = None
+) -> Prepared:
     fast = _fast_pointwise(op, target, args, kwargs)
     if fast is not None:
         return fast

@@ -24,7 +24,6 @@ from xdsl.ir import Attribute
 from xdsl_exir.dialects.exir import (
     BoolType,
     DenseBlobAttr,
-    DType,
     FloatType,
     GraphOp,
     InputKind,
@@ -38,8 +37,9 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     array_from_blob,
 )
-from xdsl_exir.interpreters.aten_kernels import numpy_dtype, round_to_bfloat16
+from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError, OpWrapper
+from xdsl_exir.utils.dtypes import cast_array, is_low_precision
 from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
 from xdsl_exir.utils.symbolic import print_python_expr
 from xdsl_exir.utils.tensor_data import TensorDataError
@@ -268,9 +268,10 @@ class ProgramRunner:
         dtype = t.element_dtype
         want = numpy_dtype(dtype)
         if value.dtype != want:
-            raise InterpreterError(f"{where}: expected a {dtype} tensor, got numpy {value.dtype}")
-        if dtype is DType.bfloat16:
-            value = round_to_bfloat16(value)
+            if not (is_low_precision(want) and value.dtype == np.float32):
+                raise InterpreterError(f"{where}: expected a {dtype} tensor, got numpy {value.dtype}")
+            # float32 is how .npz files carry bfloat16 and float8 (utils/npz.py): round to the dtype.
+            value = cast_array(value, dtype)
         sizes = t.sizes
         if value.ndim != len(sizes):
             raise InterpreterError(

@@ -4,19 +4,32 @@ Torch's dtypes, and the numpy dtype that carries each one.
 Part of the torch-free core: the tensor bytes of archives and blobs
 (`tensor_data`), the dialects' types, the kernels, the lowering and the
 exporters all name dtypes, so the enumeration lives below all of them and the
-`exir` dialect re-exports it. numpy has no bfloat16: a bfloat16 tensor travels
-as float32 holding bfloat16-representable values (`round_to_bfloat16`), the
-convention the kernels, the tensor bytes and the generated Python share.
+`exir` dialect re-exports it. numpy has no bfloat16 or float8: `ml_dtypes` (the
+numpy extension JAX uses) gives them, so a bfloat16 or float8 tensor is a real
+numpy array of that dtype and item size. Those dtypes are of numpy kind `V`, not
+`f`, so code asking "is this a float?" of a numpy dtype asks `is_floating`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.utils.str_enum import StrEnum
 
-__all__ = ["NUMPY_OF", "DType", "dtype_of", "numpy_dtype", "round_to_bfloat16"]
+__all__ = [
+    "LOW_PRECISION",
+    "NUMPY_OF",
+    "DType",
+    "cast_array",
+    "dtype_of",
+    "is_floating",
+    "is_low_precision",
+    "numpy_dtype",
+    "round_to_bfloat16",
+    "to_float32",
+]
 
 
 class DType(StrEnum):
@@ -94,18 +107,71 @@ NUMPY_OF: dict[DType, np.dtype[Any]] = {
     DType.uint32: np.dtype(np.uint32),
     DType.uint64: np.dtype(np.uint64),
     DType.float16: np.dtype(np.float16),
-    DType.bfloat16: np.dtype(np.float32),  # carried as float32, see the module docstring
+    DType.bfloat16: np.dtype(ml_dtypes.bfloat16),
     DType.float32: np.dtype(np.float32),
     DType.float64: np.dtype(np.float64),
     DType.complex32: np.dtype(np.complex64),
     DType.complex64: np.dtype(np.complex64),
     DType.complex128: np.dtype(np.complex128),
+    DType.float8_e4m3fn: np.dtype(ml_dtypes.float8_e4m3fn),
+    DType.float8_e4m3fnuz: np.dtype(ml_dtypes.float8_e4m3fnuz),
+    DType.float8_e5m2: np.dtype(ml_dtypes.float8_e5m2),
+    DType.float8_e5m2fnuz: np.dtype(ml_dtypes.float8_e5m2fnuz),
+    DType.float8_e8m0fnu: np.dtype(ml_dtypes.float8_e8m0fnu),
 }
-"""The numpy dtype that carries each torch dtype numpy can compute with."""
+"""The numpy dtype that carries each torch dtype numpy (with `ml_dtypes`) can hold."""
+
+LOW_PRECISION: dict[DType, np.dtype[Any]] = {
+    d: NUMPY_OF[d]
+    for d in (
+        DType.bfloat16,
+        DType.float8_e4m3fn,
+        DType.float8_e4m3fnuz,
+        DType.float8_e5m2,
+        DType.float8_e5m2fnuz,
+        DType.float8_e8m0fnu,
+    )
+}
+"""
+The `ml_dtypes` floats. torch's CPU kernels compute on them in float32 (their
+opmath type) and round the result once; the interpreter does the same
+(`to_float32` on the way in, the result's dtype on the way out).
+"""
+
+_LOW_PRECISION_NUMPY = frozenset(LOW_PRECISION.values())
+
+
+def is_low_precision(dt: np.dtype[Any]) -> bool:
+    """Whether a numpy dtype is one of the `ml_dtypes` floats."""
+    return dt in _LOW_PRECISION_NUMPY
+
+
+def is_floating(dt: np.dtype[Any]) -> bool:
+    """A real floating numpy dtype, the `ml_dtypes` ones (numpy kind `V`) included."""
+    return dt.kind == "f" or dt in _LOW_PRECISION_NUMPY
+
+
+def cast_array(value: np.ndarray, dtype: DType) -> np.ndarray:
+    """
+    `value` as an array of torch dtype `dtype`, rounded as torch's CPU casts round:
+    to nearest even, except that torch saturates float8_e4m3fn (which has no
+    infinity) to +-448, infinities included, where ml_dtypes gives NaN.
+    """
+    want = numpy_dtype(dtype)
+    if dtype is DType.float8_e4m3fn and (value.dtype.kind == "f" or value.dtype in _LOW_PRECISION_NUMPY):
+        value = np.clip(value.astype(np.float32), -448.0, 448.0)
+    return value.astype(want)
+
+
+def to_float32(value: Any) -> Any:
+    """An `ml_dtypes` array widened (exactly) to float32; anything else as it is."""
+    if isinstance(value, np.ndarray | np.generic) and value.dtype in _LOW_PRECISION_NUMPY:
+        return np.asarray(value).astype(np.float32)
+    return value
 
 
 def numpy_dtype(dtype: DType) -> np.dtype[Any]:
-    """The numpy dtype that carries a torch dtype (bfloat16 -> float32)."""
+    """The numpy dtype that carries a torch dtype (bfloat16 -> ml_dtypes.bfloat16)."""
     try:
         return NUMPY_OF[dtype]
     except KeyError:
@@ -113,22 +179,15 @@ def numpy_dtype(dtype: DType) -> np.dtype[Any]:
 
 
 def dtype_of(array: np.ndarray | np.generic) -> DType:
-    """The torch dtype of a numpy array (float32 arrays report float32, never bf16)."""
+    """The torch dtype of a numpy array (complex64 arrays report complex64, never complex32)."""
     dt = np.asarray(array).dtype
     for torch_dt, np_dt in NUMPY_OF.items():
-        if np_dt == dt and torch_dt not in (DType.bfloat16, DType.complex32):
+        if np_dt == dt and torch_dt is not DType.complex32:
             return torch_dt
     raise NotImplementedError(f"numpy dtype {dt} has no torch counterpart")
 
 
 def round_to_bfloat16(a: np.ndarray | float) -> np.ndarray:
-    """Round to the nearest bfloat16 value (ties to even), returned as float32.
-
-    bfloat16 is the top half of an IEEE float32, so rounding is adding half an
-    ulp of the dropped 16 bits (plus the tie-breaking lsb) and truncating.
-    """
-    f = np.asarray(a, dtype=np.float32)
-    bits = f.view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    out = rounded.astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(f), f, out).astype(np.float32)
+    """Round to the nearest bfloat16 value (ties to even), returned as float32
+    (for code computing in float32 that needs bf16 values, e.g. the linalg interpreter)."""
+    return np.asarray(a, dtype=np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)

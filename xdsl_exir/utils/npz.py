@@ -8,6 +8,13 @@ zip rules of `safe_zip` (the ones `.pt2` archives get), each `.npy` header is re
 from the entry's stream first and checked — no object arrays (they would need
 unpickling), sizes within the tensor size limit of `limits`, data exactly as long
 as the header says — and only then is the data inflated.
+
+bfloat16 and float8 tensors (`ml_dtypes` arrays in the interpreter) have no
+`.npy` form numpy reads back without `ml_dtypes` (their header is an opaque
+`|V2`), so `.npz` files carry them as float32 (`npz_array`), which holds every
+bfloat16 and float8 value exactly: an output is written widened, and a float32
+input of a bfloat16 or float8 tensor is rounded to that dtype by the runner, so
+an output fed back as an input gives the same bits.
 """
 
 from __future__ import annotations
@@ -21,10 +28,16 @@ from typing import IO, Any
 
 import numpy as np
 
+from xdsl_exir.utils.dtypes import to_float32
 from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.safe_zip import CheckedZip, ZipRefused
 
-__all__ = ["NpzError", "read_npz"]
+__all__ = ["NpzError", "npz_array", "read_npz"]
+
+
+def npz_array(value: Any) -> np.ndarray:
+    """A value as `.npz` stores it: bfloat16 and float8 widened (exactly) to float32."""
+    return np.asarray(to_float32(np.asarray(value)))
 
 _MAX_HEADER = 1 << 16
 """numpy writes headers of well under a kilobyte; its own reader stops at 10,000 bytes by default."""

@@ -4,9 +4,8 @@ weights of a printed module (`dialects/exir/blobs.py`) and the interpreter.
 Part of the torch-free core: it knows dtypes (`utils/dtypes.py`) and bytes,
 no dialect.
 
-Archives and blobs hold raw little-endian element bytes. numpy has no
-bfloat16, so a bf16 tensor is stored as its 16-bit patterns and lives in
-numpy as float32 holding bf16 values (the kernels' convention).
+Archives and blobs hold raw little-endian element bytes; bfloat16 and float8
+tensors are arrays of their `ml_dtypes` dtype, whose bytes are torch's.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.utils.dtypes import DType, round_to_bfloat16
+from xdsl_exir.utils.dtypes import LOW_PRECISION, DType, cast_array, is_floating
 from xdsl_exir.utils.limits import check_tensor_bytes
 
 STORAGE_DTYPES: dict[DType, np.dtype[Any]] = {
@@ -31,11 +30,11 @@ STORAGE_DTYPES: dict[DType, np.dtype[Any]] = {
     DType.uint32: np.dtype("<u4"),
     DType.uint64: np.dtype("<u8"),
     DType.float16: np.dtype("<f2"),
-    DType.bfloat16: np.dtype("<u2"),  # bit patterns, widened on load
     DType.float32: np.dtype("<f4"),
     DType.float64: np.dtype("<f8"),
     DType.complex64: np.dtype("<c8"),
     DType.complex128: np.dtype("<c16"),
+    **LOW_PRECISION,  # ml_dtypes: torch's bit layouts, one or two bytes (no byte order to mind in one)
 }
 """How each supported torch dtype is laid out in bytes."""
 
@@ -57,9 +56,9 @@ def storage_dtype(dtype: DType) -> np.dtype[Any]:
 
 
 def _widen(raw: np.ndarray, dtype: DType) -> np.ndarray:
-    """From the storage representation to the one the kernels compute on."""
-    if dtype is DType.bfloat16:
-        return (raw.astype(np.uint32) << 16).view(np.float32)
+    """From the storage representation to the native byte order the kernels compute on."""
+    if dtype in LOW_PRECISION:  # ml_dtypes types are native already (and float8_e5m2, of kind "f", has no '<f1')
+        return raw
     return raw.astype(raw.dtype.newbyteorder("="), copy=False)
 
 
@@ -103,14 +102,16 @@ def array_from_bytes(
         )
     # A view can repeat its storage (stride 0): the copy is what the sizes say.
     check_tensor_bytes("tensor view", sizes, sdt.itemsize)
-    flat = np.frombuffer(data, dtype=sdt, count=n_storage)
+    # ml_dtypes types are copied as same-size words (as_strided cannot describe float8_e5m2).
+    word = np.dtype(f"<u{sdt.itemsize}") if dtype in LOW_PRECISION else sdt
+    flat = np.frombuffer(data, dtype=word, count=n_storage)
     view = np.lib.stride_tricks.as_strided(
         flat[storage_offset:],
         shape=sizes,
         strides=[s * sdt.itemsize for s in strides],
         writeable=False,
     )
-    out = _widen(np.array(view), dtype)
+    out = _widen(np.array(view).view(sdt), dtype)
     # (np.ascontiguousarray would turn a 0-d tensor into a 1-d one)
     return out if out.flags.c_contiguous else out.copy(order="C")
 
@@ -128,9 +129,8 @@ def bytes_from_array(array: np.ndarray, dtype: DType) -> bytes:
     """The contiguous little-endian storage bytes of `array` as a `dtype` tensor."""
     sdt = storage_dtype(dtype)
     a = np.ascontiguousarray(array)
-    if dtype is DType.bfloat16:
-        bits = round_to_bfloat16(a).view(np.uint32) >> 16
-        return bits.astype(sdt).tobytes()
+    if dtype in LOW_PRECISION and a.dtype != sdt:
+        a = cast_array(a, dtype)  # e.g. float32 values for a bfloat16 tensor, rounded as torch rounds
     return a.astype(sdt, copy=False).tobytes()
 
 
@@ -153,7 +153,7 @@ def random_array(rng: np.random.Generator, shape: Sequence[int], dtype: np.dtype
     for part in parts:
         for start in range(0, flat.size, _RANDOM_CHUNK):
             n = min(_RANDOM_CHUNK, flat.size - start)
-            if dtype.kind in "fc":
+            if dtype.kind == "c" or is_floating(dtype):
                 chunk = rng.standard_normal(n)
             elif dtype.kind == "b":
                 chunk = rng.random(n) < 0.5

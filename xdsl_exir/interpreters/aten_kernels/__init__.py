@@ -68,7 +68,7 @@ from xdsl_exir.interpreters.aten_kernels.derived import SKIPPED, build_kernels
 from xdsl_exir.interpreters.aten_kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16
 from xdsl_exir.interpreters.aten_kernels.random import manual_seed
 from xdsl_exir.interpreters.aten_kernels.registry import Kernel, schema_of
-from xdsl_exir.utils.dtypes import to_float32
+from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, to_float32
 from xdsl_exir.utils.schema_binding import bind
 
 __all__ = [
@@ -97,9 +97,9 @@ def has_kernel(name: str) -> bool:
 def _apply_dtype(value: object, dtype: DType | None) -> object:
     if dtype is None or not isinstance(value, np.ndarray):
         return value
-    want = NUMPY_OF.get(dtype)  # bfloat16 and float8: the ml_dtypes array, rounded to nearest even
+    want = NUMPY_OF.get(dtype)  # bfloat16 and float8: the ml_dtypes array, rounded as torch rounds
     if want is not None and value.dtype != want:
-        return value.astype(want)
+        return cast_array(value, dtype) if dtype in LOW_PRECISION else value.astype(want)
     return value
 
 

@@ -25,9 +25,9 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     numpy_dtype,
     numpy_dtype_or_none,
     result_type,
-    round_to_bfloat16,
 )
 from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array
 from xdsl_exir.utils.limits import check_tensor_bytes
 
 
@@ -146,8 +146,8 @@ def _convert(a: np.ndarray, dtype: DType | None, copy: bool) -> np.ndarray:
     if dtype is None:
         return a.copy() if copy else a
     dt = numpy_dtype(dtype)
-    if dtype == DType.bfloat16:
-        return round_to_bfloat16(np.real(a) if a.dtype.kind == "c" else a)
+    if dtype in LOW_PRECISION:  # bfloat16, float8: rounded (float8_e4m3fn saturated) as torch does
+        return cast_array(np.real(a) if a.dtype.kind == "c" else a, dtype)
     if a.dtype.kind == "f" and dt.kind in "iu":
         # torch truncates toward zero; NaN/inf give unspecified values
         with np.errstate(invalid="ignore"):
