@@ -34,8 +34,12 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.interpreters.aten_kernels.decomposed import DECOMPOSED
+from xdsl_exir.interpreters.aten_kernels.derived import HANDWRITTEN_MUTATING
+from xdsl_exir.interpreters.aten_kernels.registry import schema_of
 from xdsl_exir.transforms.decompositions import RULES, default_legal_ops
 from xdsl_exir.utils.dtypes import dtype_of
+from xdsl_exir.utils.op_registry import functional_variant, selected_operators
 
 torch = pytest.importorskip("torch")
 
@@ -364,3 +368,55 @@ def test_rrelu_evaluation_matches_torch(op: str) -> None:
     got = aten_kernels.run_kernel(op, [*args, 0.1, 0.4, False], {})
     want = _torch_op(op)(*[_to_torch(a) for a in args], 0.1, 0.4, False)
     _compare(_flat(got), _flat(want), 1e-6, "rrelu evaluation")
+
+
+# ---------------------------------------------------------------------------
+# In-place and out= variants of decomposed operators (derived from them)
+# ---------------------------------------------------------------------------
+
+
+def _variants() -> list[tuple[str, Case]]:
+    """(variant, a row of its functional overload) for every listed in-place/out= variant
+    whose functional overload runs through a decomposition."""
+    first = {c.op: c for c in reversed(CASES)}
+    out: list[tuple[str, Case]] = []
+    for name in selected_operators():
+        f = functional_variant(name, mutable=True)
+        if f in DECOMPOSED and f in first and name != f:
+            out.append((name, first[f]))
+    return out
+
+
+VARIANTS = _variants()
+
+
+@pytest.mark.parametrize("variant,case", VARIANTS, ids=[v for v, _ in VARIANTS])
+def test_decomposed_variants_match_torch(variant: str, case: Case) -> None:
+    args, _ = _inputs(case, np.random.default_rng(4))
+    kwargs = dict(case.kwargs)
+    want = _want(case, args)
+    schema = schema_of(variant)
+    accepted = {a.name for a in schema.arguments}
+    kwargs = {k: v for k, v in kwargs.items() if k in accepted}
+    ours_kw = {k: v for k, v in _our_kwargs(case).items() if k in accepted}
+    if schema.is_out:
+        names = [a.name for a in schema.out_arguments]
+        outs = [np.zeros_like(w) for w in want]
+        got = aten_kernels.run_kernel(variant, args, {**ours_kw, **dict(zip(names, outs))})
+        _compare(outs, want, case.rtol, variant, case.op)
+        assert all(g is o for g, o in zip(got if isinstance(got, tuple) else (got,), outs))
+        return
+    # in-place: `self` (the first argument) is written and returned
+    mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    theirs = [torch.from_numpy(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
+    base = variant.split(".")[1]
+    try:
+        returned = getattr(getattr(torch.ops.aten, base), variant.split(".")[2])(*theirs, **kwargs)
+    except RuntimeError as e:  # torch refuses the in-place form for these dtypes (result type)
+        pytest.skip(f"torch refuses {variant} on this row: {e}")
+    got = aten_kernels.run_kernel(variant, mine, ours_kw)
+    if variant in HANDWRITTEN_MUTATING:  # in-place view ops: the new view is returned
+        _compare([got], [returned.numpy()], case.rtol, variant, case.op)
+        return
+    assert got is mine[0]
+    _compare([mine[0]], [theirs[0].numpy()], case.rtol, variant, case.op)

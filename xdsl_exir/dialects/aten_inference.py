@@ -603,7 +603,7 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
 _INPLACE_VIEW = frozenset({
     "aten.squeeze_.default", "aten.squeeze_.dim", "aten.squeeze_.dims", "aten.unsqueeze_.default",
     "aten.t_.default", "aten.transpose_.default", "aten.as_strided_.default", "aten.resize_.default",
-    "aten.detach_.default",
+    "aten.detach_.default", "aten.swapaxes_.default", "aten.swapdims_.default",
 })  # fmt: skip
 """In-place ops that change `self`'s metadata: typed by their functional variant's rule."""
 
@@ -2137,3 +2137,223 @@ def _fft_c2r(b: Bound) -> Attribute:
     dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
     shape[dims[-1]] = b.size("last_dim_size")
     return make_tensor(shape, _real(t.element_dtype), t.device.data)
+
+
+# ---------------------------------------------------------------------------
+# The long tail of training-IR operators (issue 12): the overloads the aten
+# dialect gained so that TorchScript lowers them and `.pt2` imports them as ops;
+# each decomposes (transforms/decompositions.py), and these types are those of
+# its decomposition.
+# ---------------------------------------------------------------------------
+
+
+@rule("aten.lift_fresh_copy.default", "aten.channel_shuffle.default", "aten.native_channel_shuffle.default",
+      "aten._index_put_impl.default")  # fmt: skip
+def _long_tail_same(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten.empty_like.default")
+def _empty_like(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, b.dtype("dtype") or t.element_dtype, b.device("device") or t.device.data,
+                       _dim_order(b.get("memory_format"), t, t.rank))
+
+
+@rule("aten.empty_permuted.default")
+def _empty_permuted(b: Bound) -> Attribute:
+    return _factory(b, b.sizes("size"), DEFAULT_FLOAT)
+
+
+@rule("aten.reshape_as.default", "aten.view_as.default")
+def _reshape_as(b: Bound) -> Attribute:
+    t, other = b.tensor("self"), b.tensor("other")
+    return make_tensor(other.sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.broadcast_to.default")
+def _broadcast_to(b: Bound) -> Attribute | Sequence[Attribute]:
+    return _expand(b)
+
+
+def _swapped(t: TensorType, d0: int, d1: int) -> TensorType:
+    sizes = list(t.sizes)
+    if t.rank:
+        d0, d1 = wrap_dim(d0, t.rank), wrap_dim(d1, t.rank)
+        sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.swapaxes.default")
+def _swapaxes(b: Bound) -> Attribute:
+    return _swapped(b.tensor("self"), b.int("axis0"), b.int("axis1"))
+
+
+@rule("aten.swapdims.default")
+def _swapdims(b: Bound) -> Attribute:
+    return _swapped(b.tensor("self"), b.int("dim0"), b.int("dim1"))
+
+
+@rule("aten.numpy_T.default")
+def _numpy_t(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(list(reversed(t.sizes)), t.element_dtype, t.device.data)
+
+
+@rule("aten.mT.default")
+def _mt(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank < 2:
+        raise InferenceError("mT needs at least 2 dimensions")
+    return _swapped(t, -1, -2)
+
+
+@rule("aten.exp2.default")
+def _exp2(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
+
+
+@rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
+def _xlogy(b: Bound) -> Attribute:
+    shape, dtype, device = _pointwise(b, ("self", "other"))
+    return make_tensor(shape, _to_float(dtype), device)
+
+
+@rule("aten.fmax.default", "aten.fmin.default", "aten.linalg_cross.default")
+def _long_tail_binary(b: Bound) -> Attribute:
+    shape, dtype, device = _pointwise(b, ("self", "other"))
+    return make_tensor(shape, dtype, device)
+
+
+@rule("aten.trace.default")
+def _trace(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor([], _sum_dtype(t, None), t.device.data)
+
+
+@rule("aten.diff.default")
+def _diff(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank == 0:
+        raise InferenceError("diff needs at least one dimension")
+    d = wrap_dim(b.int("dim"), t.rank)
+    length: SymSize = t.sizes[d]
+    dtype = t.element_dtype
+    for extra in ("prepend", "append"):
+        if b.get(extra) is not None:
+            other = b.tensor(extra)
+            length = add(length, other.sizes[d] if other.rank else 1)
+            dtype = promote_types(dtype, other.element_dtype)
+    n = b.int("n")
+    if isinstance(length, int):
+        length = max(length - n, 0)
+    else:
+        length = add(length, -n)
+    return make_tensor([*t.sizes[:d], length, *t.sizes[d + 1 :]], dtype, t.device.data)
+
+
+@rule("aten.diag_embed.default")
+def _diag_embed(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    rank = t.rank + 1
+    d1, d2 = wrap_dim(b.int("dim1"), rank), wrap_dim(b.int("dim2"), rank)
+    n = add(t.sizes[-1], abs(b.int("offset")))
+    rest = iter(t.sizes[:-1])
+    sizes = [n if i in (d1, d2) else next(rest) for i in range(rank)]
+    return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.pixel_shuffle.default", "aten.pixel_unshuffle.default")
+def _pixel_shuffle(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank < 3:
+        raise InferenceError("pixel (un)shuffle needs at least 3 dimensions")
+    c, h, w = t.sizes[-3:]
+    if b.schema.name == "pixel_shuffle":
+        r = b.int("upscale_factor")
+        out = [floordiv(c, r * r), mul(h, r), mul(w, r)]
+    else:
+        r = b.int("downscale_factor")
+        out = [mul(c, r * r), floordiv(h, r), floordiv(w, r)]
+    return make_tensor([*t.sizes[:-3], *out], t.element_dtype, t.device.data)
+
+
+@rule("aten.eye.default", "aten.eye.m")
+def _eye(b: Bound) -> Attribute:
+    n = b.size("n")
+    return _factory(b, [n, b.size("m") if "m" in b else n], DEFAULT_FLOAT)
+
+
+@rule("aten._convolution.default", "aten._convolution.deprecated")
+def _convolution_full(b: Bound) -> Attribute | Sequence[Attribute]:
+    return _conv(b)
+
+
+@rule("aten.unfold.default")
+def _unfold(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    size, step = b.int("size"), b.int("step")
+    if t.rank == 0:
+        return make_tensor([size], t.element_dtype, t.device.data)
+    d = wrap_dim(b.int("dimension"), t.rank)
+    windows = add(floordiv(add(t.sizes[d], -size), step), 1)
+    return make_tensor([*t.sizes[:d], windows, *t.sizes[d + 1 :], size], t.element_dtype, t.device.data)
+
+
+@rule("aten.adaptive_avg_pool3d.default")
+def _adaptive_avg_pool3d(b: Bound) -> Attribute | Sequence[Attribute]:
+    return _adaptive(b)
+
+
+@rule("aten.linalg_vector_norm.default")
+def _vector_norm(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
+    return make_tensor(shape, _real(b.dtype("dtype") or t.element_dtype), t.device.data)
+
+
+_NONE_REDUCTION = 0
+
+
+@rule("aten.kl_div.default")
+def _kl_div(b: Bound) -> Attribute:
+    shape, dtype, device = _pointwise(b, ("self", "target"))
+    return make_tensor(shape if b.int("reduction") == _NONE_REDUCTION else [], dtype, device)
+
+
+@rule("aten.threshold_backward.default")
+def _threshold_backward(b: Bound) -> Attribute:
+    return b.tensor("grad_output")
+
+
+def _nll_output(b: Bound) -> TensorType:
+    t, target = b.tensor("self"), b.tensor("target")
+    shape = list(target.sizes) if b.int("reduction") == _NONE_REDUCTION and t.rank > 1 else []
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default")
+def _nll_loss_forward(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    return [_nll_output(b), make_tensor([], t.element_dtype, t.device.data)]
+
+
+@rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default", "aten.cross_entropy_loss.default")
+def _nll_loss(b: Bound) -> Attribute:
+    return _nll_output(b)
+
+
+@rule("aten.nll_loss_backward.default", "aten.nll_loss2d_backward.default")
+def _nll_loss_backward(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten.linspace.default")
+def _linspace(b: Bound) -> Attribute:
+    return _factory(b, [b.size("steps")], DEFAULT_FLOAT)
+
+
+@rule("aten.item.default")
+def _item(b: Bound) -> Attribute | Sequence[Attribute]:
+    return _local_scalar(b)

@@ -207,13 +207,16 @@ def decomposition_kernel(name: str) -> Kernel:
     return kernel
 
 
-def register_decompositions() -> None:
-    """Give every overload with a rule but no hand-written kernel a decomposition kernel."""
+def decomposition_kernels() -> dict[str, Kernel]:
+    """A decomposition kernel for every overload with a rule but no hand-written kernel
+    (kept apart from `FUNCTIONAL`, the hand-written ones; variants derive from both)."""
+    out: dict[str, Kernel] = {}
     for name in RULES:
         if name in FUNCTIONAL or lookup(name) is None:
             continue
-        FUNCTIONAL[name] = decomposition_kernel(name)
+        out[name] = decomposition_kernel(name)
         DECOMPOSED.add(name)
+    return out
 
 
-__all__ = ["DECOMPOSED", "decomposition_kernel", "register_decompositions", "use_kernels"]
+__all__ = ["DECOMPOSED", "decomposition_kernel", "decomposition_kernels", "use_kernels"]

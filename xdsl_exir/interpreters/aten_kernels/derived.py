@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xdsl_exir.interpreters.aten_kernels.creation import arange_out_kernel
-from xdsl_exir.interpreters.aten_kernels.decomposed import register_decompositions, use_kernels
+from xdsl_exir.interpreters.aten_kernels.decomposed import decomposition_kernels, use_kernels
 from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.interpreters.aten_kernels.views import (
     as_strided_kernel,
@@ -60,6 +60,8 @@ HANDWRITTEN_MUTATING: dict[str, Kernel] = {
     "aten.t_.default": _inplace_view(t_kernel),
     "aten.transpose_.default": _inplace_view(transpose_kernel),
     "aten.as_strided_.default": _inplace_view(as_strided_kernel),
+    "aten.swapaxes_.default": _inplace_view(lambda self, axis0, axis1: transpose_kernel(self, axis0, axis1)),
+    "aten.swapdims_.default": _inplace_view(transpose_kernel),
 }
 
 
@@ -152,11 +154,11 @@ def build_kernels() -> dict[str, Kernel]:
     its functional overload is in :data:`FUNCTIONAL`. Overloads with a rule in the
     decompose table but no kernel run through that rule (``decomposed``).
     """
-    register_decompositions()
+    functional = {**decomposition_kernels(), **FUNCTIONAL}
     kernels: dict[str, Kernel] = {}
     for name in selected_operators():
-        if name in FUNCTIONAL:
-            kernels[name] = FUNCTIONAL[name]
+        if name in functional:
+            kernels[name] = functional[name]
             continue
         if name in HANDWRITTEN_MUTATING:
             kernels[name] = HANDWRITTEN_MUTATING[name]
@@ -165,20 +167,20 @@ def build_kernels() -> dict[str, Kernel]:
         out_names = [a.name for a in schema.out_arguments]
         if schema.is_inplace:
             f = functional_variant(name)
-            if f in FUNCTIONAL:
+            if f in functional:
                 fnames = [a.name for a in schema_of(f).arguments]
-                kernels[name] = _derive_inplace(FUNCTIONAL[f], "self" if "self" in fnames else fnames[0])
+                kernels[name] = _derive_inplace(functional[f], "self" if "self" in fnames else fnames[0])
                 continue
         elif out_names:
             # the out= form of a mutating op (batch norm updating its running statistics) runs that op
             f = functional_variant(name, mutable=True)
-            if f in FUNCTIONAL:
-                kernels[name] = _derive_out(FUNCTIONAL[f], out_names, _bind_names(f))
+            if f in functional:
+                kernels[name] = _derive_out(functional[f], out_names, _bind_names(f))
                 continue
         SKIPPED[name] = "no functional kernel to derive from"
     # functional kernels of overloads outside the list (e.g. bitwise_xor.Scalar_Tensor) are usable
     # too, unless the name belongs to an unrelated overload (aten::eq(Scalar a, Scalar b) -> bool)
-    for name, fn in FUNCTIONAL.items():
+    for name, fn in functional.items():
         entry = lookup(name)
         if name not in kernels and entry is not None and accepts(fn, entry.schema):
             kernels[name] = fn
