@@ -208,3 +208,15 @@ def test_live_exported_program_and_torch_tensors() -> None:
     assert list(out) == ["sum", "prod"]
     for key in out:
         np.testing.assert_allclose(out[key], want[key].numpy(), rtol=1e-5)
+
+
+def test_profile_counts_symbolic_flops_from_the_shapes() -> None:
+    """`flop-count` gives `144*s0` for a dynamic batch; the profile evaluates it per call."""
+    program = exir.load(ZOO / "dynamic_batch.core.pt2")
+    bias = np.zeros(6, np.float32)
+    for batch in (2, 5):
+        x = np.ones((batch, 3, 4), np.float32)  # x: [s0, 3, 4] -> addmm of [s0, 12] x [12, 6]
+        profile = program.profile(x, bias)
+        rows = {r.name: r for r in profile.rows}
+        assert rows["aten.addmm.default"].flops == 2 * batch * 12 * 6
+        np.testing.assert_array_equal(profile.outputs[0], program(x, bias)[0])

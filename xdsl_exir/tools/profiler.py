@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+import sympy
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.exir import CallFunctionOp, ProgramOp
+from xdsl_exir.dialects.exir import CallFunctionOp, ProgramOp, SymExprAttr, TensorType
 from xdsl_exir.interpreters.compiler import Prepared
 from xdsl_exir.transforms.flop_count import count_program
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
@@ -83,6 +84,7 @@ class OpProfiler:
         self.events: list[_Event] = []
         self._children: list[int] = []
         self._flops: dict[int, int] = {}
+        self._sym_flops: dict[int, sympy.Expr] = {}
         self.wall_ns = 0
         self.runs = 0
         self.origin_ns = time.perf_counter_ns()
@@ -102,6 +104,8 @@ class OpProfiler:
                 value = op.attributes.get(_FLOPS_ATTR)
                 if isinstance(value, IntegerAttr) and value.value.data:
                     self._flops[id(op)] = value.value.data
+                elif isinstance(value, SymExprAttr) and value.data.free_symbols:
+                    self._sym_flops[id(op)] = value.data
                 if before.get(id(op)) is None and _FLOPS_ATTR in op.attributes:
                     del op.attributes[_FLOPS_ATTR]
             if had_total is None:
@@ -118,7 +122,8 @@ class OpProfiler:
         if stat is None:
             stat = self.stats[key] = OpStat(key)
         flops = self._flops.get(id(op), 0)
-        if flops:
+        count = _symbolic_count(op, self._sym_flops.get(id(op)))
+        if flops or count is not None:
             stat.counted = True
         children = self._children
         events = self.events if self.trace else None
@@ -137,9 +142,10 @@ class OpProfiler:
                 stat.calls += 1
                 stat.total_ns += total
                 stat.self_ns += total - inner
-                stat.flops += flops
+                done = flops if count is None else count(args)
+                stat.flops += done
                 if events is not None:
-                    events.append(_Event(key, start, total, "op", {"flops": flops} if flops else {}))
+                    events.append(_Event(key, start, total, "op", {"flops": done} if done else {}))
 
         return timed
 
@@ -218,6 +224,36 @@ class OpProfiler:
                 event["args"] = e.args
             events.append(event)
         return json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}, indent=None) + "\n"
+
+
+def _symbolic_count(op: Operation, expr: sympy.Expr | None) -> Callable[[tuple[Any, ...]], int] | None:
+    """
+    The FLOPs of one call of an op whose count is symbolic (`2*s0*768`): its symbols
+    are read off the shapes of the operands that call gets; None when they do not
+    all appear as a dimension of an operand.
+    """
+    if expr is None:
+        return None
+    probes: dict[sympy.Symbol, tuple[int, int]] = {}
+    for i, t in enumerate(op.operand_types):
+        if isinstance(t, TensorType):
+            for d, size in enumerate(t.sizes):
+                if isinstance(size, sympy.Symbol) and size not in probes:
+                    probes[size] = (i, d)
+    if not expr.free_symbols <= probes.keys():
+        return None
+    symbols = sorted(probes, key=str)
+    cache: dict[tuple[int, ...], int] = {}
+
+    def count(args: tuple[Any, ...]) -> int:
+        key = tuple(int(args[probes[s][0]].shape[probes[s][1]]) for s in symbols)
+        value = cache.get(key)
+        if value is None:
+            number = cast(sympy.Integer, expr.xreplace({s: sympy.Integer(v) for s, v in zip(symbols, key)}))
+            value = cache[key] = int(number)
+        return value
+
+    return count
 
 
 def _ms(ns: int) -> str:
