@@ -68,9 +68,15 @@ _ERFCX_Q = (
     0.6380473427286406478, 0.15578493123560666713, 0.023736319425869438773, 0.0017888297971208989191,
 )
 _ERF64_CLIP = 6.0
+# GELU's erf(x / sqrt 2) as a rational in x^2 directly (coefficient j of P over
+# 2^j sqrt 2, of Q over 2^j): no scaling pass over the input.
+_GELU32_P = tuple(c / 2.0**j / math.sqrt(2.0) for j, c in enumerate(_ERF32_P))
+_GELU32_Q = tuple(c / 2.0**j for j, c in enumerate(_ERF32_Q))
+_GELU32_CLIP = _ERF32_CLIP * math.sqrt(2.0)
 # Elements per block: the temporaries of one block stay in cache, so the ~30
 # numpy calls of a rational evaluation run at cache speed, not memory speed.
 _BLOCK = 16384
+Block = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 
 
 def _polyval(coeffs: tuple[float, ...], t: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -83,64 +89,80 @@ def _polyval(coeffs: tuple[float, ...], t: np.ndarray, out: np.ndarray) -> np.nd
     return out
 
 
-def _erf_block32(a: np.ndarray, out: np.ndarray, t: np.ndarray, p: np.ndarray, q: np.ndarray) -> None:
-    """erf of the float64 block `a` (clobbered) for a float32/float16 result."""
-    np.clip(a, -_ERF32_CLIP, _ERF32_CLIP, out=a)
-    np.multiply(a, a, out=t)
-    _polyval(_ERF32_P, t, p)
-    _polyval(_ERF32_Q, t, q)
-    np.multiply(p, a, out=p)
-    np.divide(p, q, out=out)
+def _erf32_block(
+    p_coeffs: tuple[float, ...], q_coeffs: tuple[float, ...], bound: float
+) -> Block:
+    """erf for float32/float16 blocks: x P(x^2)/Q(x^2) in float64, rounded once into `out`."""
 
-
-def _erf_block64(a: np.ndarray, out: np.ndarray, t: np.ndarray, p: np.ndarray, q: np.ndarray) -> None:
-    """erf of the float64 block `a` to float64 precision (both ranges, then a select)."""
-    b = np.abs(a)
-    big = b >= 1.0
-    if big.any():
-        np.clip(b, 1.0, _ERF64_CLIP, out=b)
-        _polyval(_ERFCX_P, b, p)
-        _polyval(_ERFCX_Q, b, q)
+    def block(x: np.ndarray, out: np.ndarray, a: np.ndarray, t: np.ndarray, p: np.ndarray, q: np.ndarray) -> None:
+        np.clip(x, -bound, bound, out=a)  # read in x's dtype, widened to float64 on the way
+        np.multiply(a, a, out=t)
+        _polyval(p_coeffs, t, p)
+        _polyval(q_coeffs, t, q)
         np.divide(p, q, out=p)
-        np.multiply(b, b, out=q)
-        np.negative(q, out=q)
-        np.exp(q, out=q)
-        np.multiply(p, q, out=p)
-        np.subtract(1.0, p, out=p)
-        np.copysign(p, a, out=p)
-        np.copyto(b, p)  # the large-|x| result waits in b
-    np.clip(a, -1.0, 1.0, out=a)
-    np.multiply(a, a, out=t)
-    _polyval(_ERF64_P, t, p)
-    _polyval(_ERF64_Q, t, q)
-    np.divide(p, q, out=p)
-    np.multiply(p, a, out=p)
-    np.add(p, a, out=out)
-    if big.any():
-        np.copyto(out, b, where=big)
+        np.multiply(p, a, out=out)
+
+    return block
 
 
-def _blockwise(
-    x: np.ndarray, scale: float, block: Callable[..., None], post: Callable[[np.ndarray, np.ndarray], None] | None
-) -> np.ndarray:
-    """Apply `block` to `x * scale` in float64 blocks and return an array of `x`'s
-    dtype and shape; `post(result, x)` then runs on each block of the result, in
-    `x`'s dtype (so GELU's `1 + erf` is float32 arithmetic on a rounded erf, as in torch)."""
+def _erf64_block(scale: float) -> Block:
+    """erf(x * scale) for float64 blocks, to float64 precision: both ranges, then a select."""
+
+    def block(x: np.ndarray, out: np.ndarray, a: np.ndarray, t: np.ndarray, p: np.ndarray, q: np.ndarray) -> None:
+        np.multiply(x, scale, out=a)
+        b = np.abs(a)
+        big = b >= 1.0
+        any_big = bool(big.any())
+        if any_big:
+            np.clip(b, 1.0, _ERF64_CLIP, out=b)
+            _polyval(_ERFCX_P, b, p)
+            _polyval(_ERFCX_Q, b, q)
+            np.divide(p, q, out=p)
+            np.multiply(b, b, out=q)
+            np.negative(q, out=q)
+            np.exp(q, out=q)
+            np.multiply(p, q, out=p)
+            np.subtract(1.0, p, out=p)
+            np.copysign(p, a, out=b)  # the large-|x| result waits in b
+        np.clip(a, -1.0, 1.0, out=a)
+        np.multiply(a, a, out=t)
+        _polyval(_ERF64_P, t, p)
+        _polyval(_ERF64_Q, t, q)
+        np.divide(p, q, out=p)
+        np.multiply(p, a, out=p)
+        np.add(p, a, out=out)
+        if any_big:
+            np.copyto(out, b, where=big)
+
+    return block
+
+
+_ERF_BLOCKS: dict[np.dtype[Any], Block] = {
+    F16: _erf32_block(_ERF32_P, _ERF32_Q, _ERF32_CLIP),
+    F32: _erf32_block(_ERF32_P, _ERF32_Q, _ERF32_CLIP),
+    np.dtype(np.float64): _erf64_block(1.0),
+}
+_GELU_BLOCKS: dict[np.dtype[Any], Block] = {
+    F32: _erf32_block(_GELU32_P, _GELU32_Q, _GELU32_CLIP),
+    np.dtype(np.float64): _erf64_block(1.0 / math.sqrt(2.0)),
+}
+
+
+def _blockwise(x: np.ndarray, block: Block, post: Callable[[np.ndarray, np.ndarray], None] | None) -> np.ndarray:
+    """Run `block(x_block, result_block, *float64 scratch)` over cache-sized blocks of
+    `x` into a result of `x`'s dtype and shape; `post(result_block, x_block)` then
+    runs in `x`'s dtype (so GELU's `1 + erf` is float32 arithmetic on a rounded erf,
+    as in torch)."""
     flat = np.ascontiguousarray(x).reshape(-1)
     res = np.empty(flat.shape, x.dtype)
     n = flat.size
     m = min(n, _BLOCK)
-    a, o, t, p, q = (np.empty(m) for _ in range(5))
+    a, t, p, q = (np.empty(m) for _ in range(4))
     for s in range(0, n, _BLOCK):
         e = min(s + _BLOCK, n)
         k = e - s
-        xb = flat[s:e]
-        np.copyto(a[:k], xb)
-        if scale != 1.0:
-            np.multiply(a[:k], scale, out=a[:k])
-        block(a[:k], o[:k], t[:k], p[:k], q[:k])
-        rb = res[s:e]
-        np.copyto(rb, o[:k], casting="unsafe")
+        xb, rb = flat[s:e], res[s:e]
+        block(xb, rb, a[:k], t[:k], p[:k], q[:k])
         if post is not None:
             post(rb, xb)
     return res.reshape(x.shape)
@@ -156,9 +178,9 @@ def erf(x: np.ndarray) -> np.ndarray:
     Other inputs compute in float64.
     """
     a = np.asarray(x)
-    if a.dtype not in (F16, F32):
-        a = a.astype(np.float64, copy=False)
-    return _blockwise(a, 1.0, _erf_block64 if a.dtype == np.float64 else _erf_block32, None)
+    if a.dtype not in _ERF_BLOCKS:
+        a = a.astype(np.float64)
+    return _blockwise(a, _ERF_BLOCKS[a.dtype], None)
 
 
 # ---------------------------------------------------------------------------
@@ -280,9 +302,9 @@ def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
         np.multiply(y, x, out=y)
         np.multiply(y, x.dtype.type(0.5), out=y)
         return y
-    if x.dtype not in (F16, F32, np.float64):
+    if x.dtype not in _GELU_BLOCKS:
         x = x.astype(np.float64)
-    return _blockwise(x, 1.0 / math.sqrt(2.0), _erf_block64 if x.dtype == np.float64 else _erf_block32, _gelu_finish)
+    return _blockwise(x, _GELU_BLOCKS[x.dtype], _gelu_finish)
 
 
 def _elu(x: np.ndarray, alpha: float = 1, scale: float = 1, input_scale: float = 1) -> np.ndarray:
