@@ -24,6 +24,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import FusionGroupOp, OutputOp, TensorType
 from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.interpreters.aten_kernels.pointwise import clamp_scalar_bounds
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
     InterpreterError,
@@ -75,8 +76,6 @@ def _inline_form(op: Operation) -> tuple[str, list[str], list[object]] | None:
         if isinstance(a, _Ref) and (isinstance(b, _Ref) or (isinstance(b, (int, float)) and not isinstance(b, bool))):
             return target, ["binary"], args
     if target == "aten.clamp.default" and not kwargs and args and isinstance(args[0], _Ref):
-        from xdsl_exir.interpreters.aten_kernels.pointwise import clamp_scalar_bounds  # the kernel family, when used
-
         bounds = [*args[1:], None, None][:2]
         # the kernel's own test for its one-np.clip path, on a stand-in of the operand's dtype
         if len(args) <= 3 and clamp_scalar_bounds(np.empty(0, aten_kernels.numpy_dtype(rt.element_dtype)), *bounds):
