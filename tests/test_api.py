@@ -220,3 +220,12 @@ def test_profile_counts_symbolic_flops_from_the_shapes() -> None:
         rows = {r.name: r for r in profile.rows}
         assert rows["aten.addmm.default"].flops == 2 * batch * 12 * 6
         np.testing.assert_array_equal(profile.outputs[0], program(x, bias)[0])
+
+
+def test_profile_of_a_torchscript_program() -> None:
+    source = "def g(x: int) -> int:\n    y = x * 2\n    return y + 1\n"
+    program = exir.parse(source, format="script")
+    profile = program.profile(5, runs=3)
+    assert profile.outputs == 11
+    rows = {r.name: r for r in profile.rows}
+    assert rows["aten::mul"].calls == 3 and rows["aten::add"].calls == 3

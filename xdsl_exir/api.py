@@ -275,9 +275,7 @@ class Program:
             return self._runner
         try:
             if self.is_torchscript:
-                if wrap_op is not None:
-                    raise ExirError("profile() profiles Export IR programs; TorchScript is not profiled yet")
-                runner: ProgramRunner | TorchScriptRunner = TorchScriptRunner(self.module, entry=self.entry)
+                runner: ProgramRunner | TorchScriptRunner = TorchScriptRunner(self.module, self.entry, wrap_op)
             elif wrap_op is not None:
                 wrap_op.count_flops(self.program)
                 runner = ProgramRunner(self.module, wrap_op=wrap_op)

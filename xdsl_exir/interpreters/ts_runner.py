@@ -63,7 +63,7 @@ from xdsl_exir.dialects.ts import (
     ts_type_str,
 )
 from xdsl_exir.interpreters import aten_kernels
-from xdsl_exir.interpreters.compiler import CompiledGraph, InterpreterError
+from xdsl_exir.interpreters.compiler import CompiledGraph, InterpreterError, OpWrapper
 from xdsl_exir.interpreters.ts_builtins import Future
 from xdsl_exir.interpreters.ts_functions import (
     UNINITIALIZED,
@@ -120,13 +120,14 @@ def build_object(module: ScriptModuleOp) -> ScriptObject:
 class TorchScriptRunner:
     """Runs the entry method or function of a TorchScript program (see the module doc)."""
 
-    def __init__(self, module: BuiltinModuleOp, entry: str | None = None) -> None:
+    def __init__(self, module: BuiltinModuleOp, entry: str | None = None, wrap_op: OpWrapper | None = None) -> None:
         modules = [op for op in module.ops if isinstance(op, ScriptModuleOp)]
         functions = {op.sym_name.data: op for op in module.ops if isinstance(op, MethodOp)}
         classes: dict[str, ScriptModuleOp] = {}
         for m in modules:
             _collect_classes(m, classes)
         self.context = TSCompileContext(classes, functions)
+        self.context.wrap_op = wrap_op  # a profiler's, as ProgramRunner takes it
         self.self_object: ScriptObject | None = None
         method = self._find_entry(modules, functions, entry)
         self.method = method

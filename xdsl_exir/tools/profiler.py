@@ -26,8 +26,8 @@ import sympy
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
-from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import CallFunctionOp, ProgramOp, SymExprAttr, TensorType
+from xdsl_exir.dialects.ts import NodeOp
 from xdsl_exir.interpreters.compiler import Prepared
 from xdsl_exir.transforms.flop_count import count_program
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
@@ -41,8 +41,8 @@ def op_key(op: Operation) -> str:
     """The name an op is profiled under: the operator it calls, else the op's name."""
     if isinstance(op, CallFunctionOp):
         return op.target.data
-    if isinstance(op, AtenOp):
-        return op.name
+    if isinstance(op, NodeOp):  # a TorchScript node: its kind, `aten::add`
+        return op.kind.data
     return op.name
 
 

@@ -168,11 +168,11 @@ def _summarise(outputs: Sequence[np.ndarray]) -> str:
     return "\n".join(lines)
 
 
-def _run_torchscript(module: ModuleOp, args: argparse.Namespace) -> list[np.ndarray]:
+def _run_torchscript(module: ModuleOp, args: argparse.Namespace, profiler: OpProfiler | None = None) -> list[np.ndarray]:
     """Run a TorchScript program with exir-run's npz contract (see `ts_runner`)."""
     from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
 
-    runner = TorchScriptRunner(module, entry=args.entry)
+    runner = TorchScriptRunner(module, entry=args.entry, wrap_op=profiler)
     if args.inputs is not None:
         names = runner.flat_input_names
         if names is None:  # a list input makes their number vary: every arg<i> of the file, in order
@@ -190,7 +190,10 @@ def _run_torchscript(module: ModuleOp, args: argparse.Namespace) -> list[np.ndar
         )
     else:
         inputs = []
-    return runner.run_flat(inputs)
+    if profiler is None:
+        return runner.run_flat(inputs)
+    with progress("exir-run: running"), profiler.run():
+        return runner.run_flat(inputs)
 
 
 class RunTimeout(BaseException):
@@ -266,9 +269,7 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
                 "--backend iree compiles Export IR: lower the TorchScript program first "
                 "(-p 'torchscript-to-exir{input-types=...}')"
             )
-        if profiler is not None:
-            raise InterpreterError("--profile and --trace profile Export IR programs; TorchScript is not profiled yet")
-        return _run_torchscript(module, args)
+        return _run_torchscript(module, args, profiler)
     if profiler is not None and args.backend == "iree":
         raise InterpreterError("--profile and --trace time the interpreter's ops; IREE runs the program as one call")
     runner = _program_runner(module, args, profiler)
