@@ -18,20 +18,20 @@ import pytest
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-from test_decompositions_golden import CASES, UNINITIALIZED, Case, T, _flat, _inputs, _torch_op  # noqa: E402
-from xdsl.context import Context  # noqa: E402
-from xdsl.dialects.builtin import Builtin  # noqa: E402
+from test_decompositions_golden import CASES, UNINITIALIZED, Case, T, _flat, _inputs, _torch_op  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl.context import Context  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl.dialects.builtin import Builtin  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
-from xdsl_exir.dialects.aten import Aten  # noqa: E402
-from xdsl_exir.dialects.exir import Exir, ProgramOp  # noqa: E402
-from xdsl_exir.dialects.prim import Prim  # noqa: E402
-from xdsl_exir.dialects.ts import TS  # noqa: E402
-from xdsl_exir.frontends.torchscript_live import import_script_module  # noqa: E402
-from xdsl_exir.interpreters.aten_coverage import read_coverage  # noqa: E402
-from xdsl_exir.interpreters.aten_kernels.registry import schema_of  # noqa: E402
-from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402
-from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402
-from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402
+from xdsl_exir.dialects.aten import Aten  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.dialects.exir import Exir, ProgramOp  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.dialects.prim import Prim  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.dialects.ts import TS  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.frontends.torchscript_live import import_script_module  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.aten_coverage import read_coverage  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.aten_kernels.registry import schema_of  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 _TS_TYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool", "float16": "f16"}
 

@@ -154,9 +154,9 @@ def _program() -> tuple[Any, Any]:
 def test_program_with_bf16_io_and_float8_state() -> None:
     ep, module = _program()
     states = {op.sym_name.data: op for op in module.walk() if isinstance(op, StateOp)}
-    scale = array_from_blob(states["scale"].value, states["scale"].state_type)  # type: ignore[arg-type]
+    scale = array_from_blob(states["scale"].value, states["scale"].state_type)  # pyright: ignore[reportArgumentType] - an imported tensor state holds a blob and a tensor type
     assert scale.dtype == ml_dtypes.float8_e4m3fn and scale.itemsize == 1
-    weight = array_from_blob(states["fc.weight"].value, states["fc.weight"].state_type)  # type: ignore[arg-type]
+    weight = array_from_blob(states["fc.weight"].value, states["fc.weight"].state_type)  # pyright: ignore[reportArgumentType] - an imported tensor state holds a blob and a tensor type
     assert weight.dtype == ml_dtypes.bfloat16 and weight.itemsize == 2
     x = torch.randn(3, 8).bfloat16()
     with torch.no_grad():
