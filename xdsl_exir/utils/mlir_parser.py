@@ -55,15 +55,17 @@ def blob_bytes(text: str) -> bytes:
     if not text.startswith("0x"):
         raise BlobError("a blob is a hex string starting with 0x")
     try:
-        raw = bytes.fromhex(text[2:])
-    except ValueError:
+        word = bytes.fromhex(text[2:10])
+        if len(word) < 4:
+            raise BlobError("a blob starts with a 4-byte alignment word")
+        alignment = int.from_bytes(word, "little")
+        if alignment == 0 or alignment & (alignment - 1):
+            raise BlobError(f"blob alignment {alignment} is not a power of two")
+        return bytes.fromhex(text[10:])  # one copy of the text, none of the data
+    except ValueError as e:
+        if isinstance(e, BlobError):
+            raise
         raise BlobError("malformed hex data in a blob") from None
-    if len(raw) < 4:
-        raise BlobError("a blob starts with a 4-byte alignment word")
-    alignment = int.from_bytes(raw[:4], "little")
-    if alignment == 0 or alignment & (alignment - 1):
-        raise BlobError(f"blob alignment {alignment} is not a power of two")
-    return raw[4:]
 
 
 def declare_blob(name: str, data: bytes) -> str:
@@ -146,6 +148,9 @@ _CACHED_DICT_LIMIT = 16384
 _BRACES_AND_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}]')
 """What a scan for the end of an attribute dictionary must see: braces, and strings that may hold them."""
 
+_ENTRY_PIECES = re.compile(r'->|"(?:[^"\\\n]|\\.)*"|[\[\](){}<>,]')
+"""What a scan for the end of a dictionary entry must see: brackets, commas, strings, and `->` (not a bracket)."""
+
 
 class ResourceParser(Parser):
     """
@@ -159,6 +164,7 @@ class ResourceParser(Parser):
         self._parsed: dict[tuple[bool, str, str], Attribute] = {}
         self._function_types: dict[str, FunctionType] = {}
         self._dicts: dict[str, dict[str, Attribute]] = {}
+        self._entries: dict[str, tuple[str, Attribute]] = {}
         self.cache_hits = 0
         """How many dialect types and attributes were taken from the cache (tests count them)."""
         self.cache_misses = 0
@@ -337,6 +343,43 @@ class ResourceParser(Parser):
     def raw_span(self, start: int, end: int) -> Span[str]:
         """The span of the text between two offsets, for operands and errors."""
         return Span(start, end, self.lexer.input)
+
+    def _parse_attribute_entry(self) -> tuple[str, Attribute]:
+        """
+        One `name = attribute` of a dictionary, parsed once per distinct text: when
+        whole dictionaries differ (`torch_fn` names the op), their entries still
+        repeat (`nn_module_stack` is the same for a module's ops).
+        """
+        content = self.lexer.input.content
+        start = self._current_token.span.start
+        depth = 0
+        end = -1
+        for match in _ENTRY_PIECES.finditer(content, start, min(len(content), start + _CACHED_DICT_LIMIT)):
+            piece = match.group()
+            if piece in "([{<":
+                depth += 1
+            elif piece in ")]}>":
+                if depth == 0:
+                    end = match.start()
+                    break
+                depth -= 1
+            elif piece == "," and depth == 0:
+                end = match.start()
+                break
+        body = content[start:end].rstrip() if end > 0 else ""
+        if not body or "dense_resource" in body:
+            return super()._parse_attribute_entry()
+        cached = self._entries.get(body)
+        if cached is not None:
+            self.cache_hits += 1
+            self.lexer.pos = start + len(body)
+            self._parser_state.current_token = self.lexer.lex()
+            return cached
+        self.cache_misses += 1
+        entry = super()._parse_attribute_entry()
+        if self._current_token.span.start == end:
+            self._entries[body] = entry
+        return entry
 
     def _parse_blob_text(self) -> str | None:
         """
