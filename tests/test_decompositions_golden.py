@@ -50,7 +50,7 @@ class T:
 
     shape: tuple[int, ...]
     dtype: str = "float32"
-    domain: str = "normal"  # normal | positive | zeros | small_int | index:N
+    domain: str = "normal"  # normal | positive | unit | zeros | index:N
 
     def make(self, rng: np.random.Generator) -> np.ndarray:
         return np.asarray(self._values(rng))
@@ -62,6 +62,8 @@ class T:
             return rng.integers(0, int(self.domain[6:]), self.shape).astype(self.dtype)
         if self.dtype.startswith("int"):
             return rng.integers(-5, 6, self.shape).astype(self.dtype)
+        if self.domain == "unit":  # inside (0, 1)
+            return (rng.random(self.shape) * 0.98 + 0.01).astype(self.dtype)
         if self.domain == "positive":
             return (rng.random(self.shape) + 0.1).astype(self.dtype)
         if self.domain == "zeros":  # zeros, a NaN and ordinary values
@@ -169,6 +171,71 @@ CASES: list[Case] = [
            [0.0, 1.0, 0], [-1.0, 1.0, 7, {"dtype": torch.float64}]),
     *cases("aten.triu_indices.default", [3, 4], [4, 3, 1], [5, 5, -2]),
     *cases("aten.tril_indices.default", [3, 4], [4, 3, -1], [2, 6, 3]),
+    *cases("aten.absolute.default", [T((3, 4))], [T((5,), I64)]),
+    *cases("aten.arctan2.default", [T((3, 4)), T((4,))], [T((2, 3), F64), T((2, 3), F64)]),
+    *cases("aten.clip.default", [T((3, 4)), -0.5, 0.5], [T((5,), I64), -2, 3]),
+    *cases("aten.concat.default", [[T((2, 3)), T((1, 3))]], [[T((2, 1), I64), T((2, 2), I64)], 1]),
+    *cases("aten.divide.Tensor_mode", [T((3, 4)), T((3, 4), domain="positive"), {"rounding_mode": "floor"}],
+           [T((5,), F64), T((5,), F64, "positive"), {"rounding_mode": "trunc"}]),
+    *cases("aten.multiply.Tensor", [T((3, 4)), T((4,))], [T((5,), I64), T((5,), I64)]),
+    *cases("aten.subtract.Tensor", [T((3, 4)), T((4,)), {"alpha": 2}], [T((5,), I64), T((5,), I64)]),
+    *cases("aten.greater_equal.Scalar", [T((3, 4)), 0.0], [T((5,), I64), 1]),
+    *cases("aten.not_equal.Tensor", [T((3, 4), I64), T((4,), I64)], [T((5,)), T((5,))]),
+    *cases("aten.negative.default", [T((3, 4))], [T((5,), I64)]),
+    *cases("aten.special_expit.default", [T((3, 4))], [T((5,), F64)]),
+    *cases("aten.special_xlogy.default", [T((3, 4), domain="zeros"), T((3, 4), domain="positive")],
+           [T((5,), I64), T((5,), domain="positive")]),
+    *cases("aten.special_log_softmax.default", [T((3, 4)), 1], [T((2, 5), F64), 0]),
+    *cases("aten._unsafe_index.Tensor", [T((5, 3)), [T((4,), I64, "index:5")]], [T((6,), I64), [T((2, 2), I64, "index:6")]]),
+    *cases("aten.view_copy.default", [T((3, 4)), [2, 6]], [T((6,), I64), [3, 2]]),
+    *cases("aten.permute_copy.default", [T((2, 3, 4)), [2, 0, 1]], [T((3, 5), I64), [1, 0]]),
+    *cases("aten.transpose_copy.int", [T((2, 3, 4)), 0, 2], [T((3, 5), I64), 0, 1]),
+    *cases("aten.slice_copy.Tensor", [T((5, 4)), 0, 1, 4], [T((6,), I64), 0, 0, 6, 2]),
+    *cases("aten.unsqueeze_copy.default", [T((3, 4)), 1], [T((5,), I64), 0]),
+    *cases("aten.square.default", [T((3, 4))], [T((5,), I64)]),
+    *cases("aten.rad2deg.default", [T((3, 4))], [T((5,), F64)]),
+    *cases("aten.deg2rad.default", [T((3, 4))], [T((5,), F64)]),
+    *cases("aten.frac.default", [T((3, 4))], [T((5,), F64)]),
+    *cases("aten.threshold.default", [T((3, 4)), 0.1, 20.0], [T((5,), I64), 1, -1]),
+    *cases("aten.hardshrink.default", [T((3, 4))], [T((5,), F64), 0.3]),
+    *cases("aten.softshrink.default", [T((3, 4))], [T((5,), F64), 0.3]),
+    *cases("aten.logaddexp.default", [T((3, 4)), T((4,))], [T((5,), F64), T((5,), F64)]),
+    *cases("aten.hypot.default", [T((3, 4)), T((4,))], [T((5,), F64), T((5,), F64)]),
+    *cases("aten.sinc.default", [T((3, 4), domain="zeros")], [T((5,), F64)]),
+    *cases("aten.logit.default", [T((3, 4), domain="positive")], [T((5,), domain="positive"), 0.2]),
+    *cases("aten.log_sigmoid.default", [T((3, 4))], [T((5,), F64)]),
+    *cases("aten.celu.default", [T((3, 4))], [T((5,), F64), 0.5]),
+    *cases("aten.selu.default", [T((3, 4))], [T((5,), F64)]),
+    *cases("aten.glu.default", [T((3, 4))], [T((4, 6), F64), 0]),
+    *cases("aten.prelu.default", [T((2, 3, 4)), T((3,))], [T((5, 2), F64), T((1,), F64)]),
+    *cases("aten.isposinf.default", [T((3, 4), domain="zeros")], [T((5,))]),
+    *cases("aten.isfinite.default", [T((3, 4), domain="zeros")], [T((5,), I64)]),
+    *cases("aten.heaviside.default", [T((3, 4), domain="zeros"), T((4,))], [T((5,), F64), T((5,), F64)]),
+    *cases("aten.logsumexp.default", [T((3, 4)), [1]], [T((2, 3, 4), F64), [0, 2], True], [T((5,), I64), [0]]),
+    *cases("aten.nansum.default", [T((3, 4), domain="zeros")], [T((3, 4), domain="zeros"), [1], True]),
+    *cases("aten.count_nonzero.dim_IntList", [T((3, 4), domain="zeros"), [1]], [T((5, 2), I64), [0, 1]]),
+    *cases("aten.aminmax.default", [T((3, 4))], [T((3, 4), I64), {"dim": 1, "keepdim": True}]),
+    *cases("aten.dist.default", [T((3, 4)), T((4,))], [T((5,), F64), T((5,), F64), 1.0]),
+    *cases("aten.mse_loss.default", [T((3, 4)), T((3, 4))], [T((5,), F64), T((5,), F64), 0]),
+    *cases("aten.l1_loss.default", [T((3, 4)), T((3, 4))], [T((5,), F64), T((5,), F64), 2]),
+    *cases("aten.smooth_l1_loss.default", [T((3, 4)), T((3, 4))], [T((5,), F64), T((5,), F64), 2, 0.5]),
+    *cases("aten.huber_loss.default", [T((3, 4)), T((3, 4))], [T((5,), F64), T((5,), F64), 0, 0.5]),
+    *cases("aten.binary_cross_entropy.default", [T((3, 4), domain="unit"), T((3, 4), domain="unit")],
+           [T((5,), F64, "unit"), T((5,), F64, "unit"), T((5,), F64), 2]),
+    *cases("aten.binary_cross_entropy_with_logits.default", [T((3, 4)), T((3, 4), domain="unit")],
+           [T((2, 5), F64), T((2, 5), F64, "unit"), T((5,), F64), T((5,), F64, "positive"), 2]),
+    *cases("aten.cosine_similarity.default", [T((3, 4)), T((3, 4))], [T((2, 5), F64), T((5,), F64), -1]),
+    *cases("aten.pairwise_distance.default", [T((3, 4)), T((3, 4))], [T((2, 5), F64), T((5,), F64), 1.0]),
+    *cases("aten.ravel.default", [T((3, 4))], [T((2, 3, 2), I64)]),
+    *cases("aten.fliplr.default", [T((3, 4))], [T((2, 3, 2), I64)]),
+    *cases("aten.flipud.default", [T((3, 4))], [T((2, 3), I64)]),
+    *cases("aten.tile.default", [T((3, 4)), [2]], [T((2, 3), I64), [2, 1, 2]]),
+    *cases("aten.repeat_interleave.self_int", [T((3, 4)), 2], [T((2, 3), I64), 3, 1]),
+    *cases("aten.one_hot.default", [T((5,), I64, "index:4"), 4], [T((2, 3), I64, "index:6"), 6]),
+    *cases("aten.rms_norm.default", [T((2, 3, 8)), [8]], [T((2, 3, 8)), [3, 8], T((3, 8)), 1e-5], [T((4, 6), F64), [6]]),
+    *cases("aten.conv_transpose2d.input", [T((1, 3, 5, 5)), T((3, 2, 3, 3)), T((2,)), [2, 2], [1, 1], [1, 1]],
+           [T((2, 4, 4, 4)), T((4, 1, 3, 3)), None, [1, 1], [0, 0], [0, 0], 2], rtol=1e-4),
+    *cases("aten.conv_transpose1d.default", [T((1, 3, 7)), T((3, 2, 3)), None, [2]], [T((2, 2, 5)), T((2, 4, 2))], rtol=1e-4),
     *cases("aten.adaptive_max_pool2d.default", [T((1, 2, 5, 7)), [2, 3]], [T((2, 6, 6)), [3, 3]], [T((1, 1, 4, 4), F64), [3, 2]]),
     *cases("aten._index_put_impl.default",
            [T((5, 3)), [T((4,), I64, "index:5")], T((4, 3)), False, False],

@@ -1576,3 +1576,467 @@ def _linspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     first = e.v("aten.lt.Scalar", index, steps // 2)
     out = e.v("aten.where.self", first, low, high)
     return [out if work == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]
+
+
+# -- aliases and copies -----------------------------------------------------------
+
+
+def _same_arguments(e: Emitter, b: Bound, target: str) -> AtenOp:
+    """`target` called with the bound arguments by name (an alias has the same schema)."""
+    cls = aten_op_class(target)
+    if cls is None:
+        raise Decline()
+    args: list[object] = []
+    kwargs: dict[str, Any] = {}  # forwarded to AtenOp.build
+    for a in cls.SCHEMA.arguments:
+        if a.name not in b:
+            continue
+        if a.kwarg_only:
+            kwargs[a.name] = b[a.name]
+        else:
+            args.append(b[a.name])
+    return e.call(target, *args, **kwargs)
+
+
+ALIASES: dict[str, str] = {
+    **{f"aten.{a}.default": f"aten.{t}.default" for a, t in (
+        ("absolute", "abs"), ("arccos", "acos"), ("arccosh", "acosh"), ("arcsin", "asin"), ("arcsinh", "asinh"),
+        ("arctan", "atan"), ("arctan2", "atan2"), ("arctanh", "atanh"), ("clip", "clamp"), ("negative", "neg"),
+        ("fix", "trunc"), ("special_expit", "sigmoid"), ("special_erf", "erf"), ("special_expm1", "expm1"),
+        ("special_log1p", "log1p"), ("special_exp2", "exp2"), ("concat", "cat"), ("concatenate", "cat"),
+    )},
+    "aten.clip.Tensor": "aten.clamp.Tensor",
+    **{f"aten.{a}.{ov}": f"aten.{t}.{ov}" for a, t in (
+        ("divide", "div"), ("multiply", "mul"), ("subtract", "sub"), ("true_divide", "div"), ("greater", "gt"),
+        ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne"),
+    ) for ov in ("Tensor", "Scalar")},
+    "aten.divide.Tensor_mode": "aten.div.Tensor_mode",
+    "aten.divide.Scalar_mode": "aten.div.Scalar_mode",
+    "aten.special_xlogy.default": "aten.xlogy.Tensor",
+    "aten.special_xlogy.self_scalar": "aten.xlogy.Scalar_Self",
+    "aten.special_xlogy.other_scalar": "aten.xlogy.Scalar_Other",
+    "aten.special_log_softmax.default": "aten.log_softmax.int",
+    "aten.special_softmax.default": "aten.softmax.int",
+    "aten.special_round.default": "aten.round.decimals",
+    "aten._unsafe_index.Tensor": "aten.index.Tensor",
+    "aten._unsafe_index_put.default": "aten.index_put.default",
+}
+"""Overloads that are another overload under another name, with the same arguments
+(torch's alias declarations: `absolute` is `abs`, `special_expit` is `sigmoid`)."""
+
+
+def _alias_rule(target: str) -> Rule:
+    def apply(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+        return list(_same_arguments(e, b, target).results)
+
+    return apply
+
+
+for _name, _target in ALIASES.items():
+    rule(_name)(_alias_rule(_target))
+
+
+COPIES: dict[str, str] = {
+    f"aten.{v}_copy.{ov}": f"aten.{v}.{ov}"
+    for v, ov in (
+        ("view", "default"), ("permute", "default"), ("expand", "default"), ("transpose", "int"), ("t", "default"),
+        ("unsqueeze", "default"), ("squeeze", "default"), ("squeeze", "dim"), ("squeeze", "dims"), ("select", "int"),
+        ("slice", "Tensor"), ("diagonal", "default"), ("alias", "default"), ("detach", "default"),
+        ("unfold", "default"), ("as_strided", "default"),
+    )
+}
+"""The functional `_copy` forms of view ops: the view, then a copy (a fresh tensor)."""
+COPIES["aten.narrow_copy.default"] = "aten.narrow.default"
+
+
+def _copy_rule(view: str) -> Rule:
+    def apply(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+        value = _same_arguments(e, b, view).results[0]
+        return [e.v("aten.clone.default", value, memory_format=MemoryFormat.contiguous_format)]
+
+    return apply
+
+
+for _name, _view in COPIES.items():
+    if _name in all_operators():
+        rule(_name)(_copy_rule(_view))
+
+
+@rule("aten.positive.default", "aten.lift_fresh.default")
+def _positive(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [cast(SSAValue, b["self"])]
+
+
+# -- pointwise formulas (torch/_refs) ----------------------------------------------
+
+
+@rule("aten.square.default")
+def _square(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.pow.Tensor_Scalar", b["self"], 2)]
+
+
+@rule("aten.rad2deg.default", "aten.deg2rad.default")
+def _rad2deg(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    factor = 180.0 / math.pi if op_name(op) == "aten.rad2deg.default" else math.pi / 180.0
+    return [e.v("aten.mul.Tensor", b["self"], factor)]
+
+
+@rule("aten.frac.default")
+def _frac(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    return [e.v("aten.sub.Tensor", x, e.v("aten.trunc.default", x))]
+
+
+@rule("aten.threshold.default")
+def _threshold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    mask = e.v("aten.le.Scalar", x, b["threshold"])
+    return [e.v("aten.where.self", mask, _scalar_tensor(e, _fill_for(t.element_dtype, b["value"]), t), x)]
+
+
+@rule("aten.hardshrink.default")
+def _hardshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    mask = e.v("aten.le.Scalar", e.v("aten.abs.default", x), b["lambd"])
+    return [e.v("aten.where.self", mask, _zero_like(e, _tensor(x)), x)]
+
+
+@rule("aten.softshrink.default")
+def _softshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    lambd = float(cast(float, b["lambd"]))
+    zero = _zero_like(e, _tensor(x))
+    low = e.v("aten.where.self", e.v("aten.lt.Scalar", x, -lambd), e.v("aten.add.Tensor", x, lambd), zero)
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, lambd), e.v("aten.sub.Tensor", x, lambd), low)]
+
+
+@rule("aten.logaddexp.default")
+def _logaddexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs: max + log1p(exp(-|a - b|)), and the infinity itself where both are it."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    m = e.v("aten.maximum.default", x, y)
+    spread = e.v("aten.neg.default", e.v("aten.abs.default", e.v("aten.sub.Tensor", x, y)))
+    out = e.v("aten.add.Tensor", m, e.v("aten.log1p.default", e.v("aten.exp.default", spread)))
+    same_inf = e.v("aten.logical_and.default", e.v("aten.isinf.default", x), e.v("aten.eq.Tensor", x, y))
+    return [e.v("aten.where.self", same_inf, x, out)]
+
+
+@rule("aten.hypot.default")
+def _hypot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, y = b["self"], b["other"]
+    return [e.v("aten.sqrt.default", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, x), e.v("aten.mul.Tensor", y, y)))]
+
+
+@rule("aten.sinc.default", "aten.special_sinc.default")
+def _sinc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+    px = e.v("aten.mul.Tensor", x, math.pi)
+    ratio = e.v("aten.div.Tensor", e.v("aten.sin.default", px), px)
+    one = _scalar_tensor(e, 1.0, _tensor(ratio))
+    return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), one, ratio)]
+
+
+@rule("aten.logit.default", "aten.special_logit.default")
+def _logit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    eps = b.get("eps")
+    if eps is not None:
+        x = e.v("aten.clamp.default", x, float(cast(float, eps)), 1.0 - float(cast(float, eps)))
+    return [e.v("aten.log.default", e.v("aten.div.Tensor", x, e.v("aten.rsub.Scalar", x, 1)))]
+
+
+@rule("aten.log_sigmoid.default")
+def _log_sigmoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """min(0, x) - log1p(exp(-|x|)), stable for large |x|."""
+    x = cast(SSAValue, b["self"])
+    low = e.v("aten.clamp.default", x, None, 0)
+    tail = e.v("aten.log1p.default", e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x))))
+    return [e.v("aten.sub.Tensor", low, tail)]
+
+
+@rule("aten.celu.default")
+def _celu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    alpha = float(cast(float, b["alpha"]))
+    return [e.v("aten.elu.default", b["self"], alpha, 1.0, 1.0 / alpha)]
+
+
+@rule("aten.selu.default")
+def _selu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.elu.default", b["self"], 1.6732632423543772848170429916717, 1.0507009873554804934193349852946)]
+
+
+@rule("aten.glu.default")
+def _glu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    d = b.int("dim") % t.rank
+    n = t.sizes[d]
+    if not isinstance(n, int) or n % 2:
+        raise Decline()
+    a = e.v("aten.slice.Tensor", x, d, 0, n // 2)
+    g = e.v("aten.slice.Tensor", x, d, n // 2, n)
+    return [e.v("aten.mul.Tensor", a, e.v("aten.sigmoid.default", g))]
+
+
+@rule("aten.prelu.default", "aten._prelu_kernel.default")
+def _prelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, w = cast(SSAValue, b["self"]), cast(SSAValue, b["weight"])
+    t, tw = _tensor(x), _tensor(w)
+    if t.rank >= 2 and tw.rank == 1 and not _eq(tw.sizes[0], 1):
+        shape: list[SymSize] = [1] * t.rank
+        shape[1] = tw.sizes[0]
+        w = e.v("aten.view.default", w, e.sizes(shape))
+    positive = e.v("aten.gt.Scalar", x, 0)
+    return [e.v("aten.where.self", positive, x, e.v("aten.mul.Tensor", w, x))]
+
+
+@rule("aten.isposinf.default", "aten.isneginf.default")
+def _isposinf(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    value = math.inf if op_name(op) == "aten.isposinf.default" else -math.inf
+    return [e.v("aten.eq.Scalar", b["self"], value)]
+
+
+@rule("aten.isfinite.default")
+def _isfinite(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        return [e.v("aten.eq.Tensor", x, x)]  # integers are always finite
+    bad = e.v("aten.logical_or.default", e.v("aten.isinf.default", x), e.v("aten.isnan.default", x))
+    return [e.v("aten.logical_not.default", bad)]
+
+
+@rule("aten.heaviside.default")
+def _heaviside(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, values = cast(SSAValue, b["self"]), cast(SSAValue, b["values"])
+    t = _tensor(x)
+    step = e.v("aten._to_copy.default", e.v("aten.gt.Scalar", x, 0), dtype=t.element_dtype)
+    return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), values, step)]
+
+
+# -- reductions ----------------------------------------------------------------------
+
+
+@rule("aten.logsumexp.default", "aten.special_logsumexp.default")
+def _logsumexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs.logsumexp: the max taken out (0 where it is infinite), then log-sum-exp."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not t.element_dtype.is_floating_point:
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+    dims = b.ints("dim") or list(range(t.rank))
+    keep = bool(b.get("keepdim", False))
+    m = e.v("aten.amax.default", x, dims, True)
+    m = e.v("aten.where.self", e.v("aten.isinf.default", m), _zero_like(e, _tensor(m)), m)
+    s = e.v("aten.sum.dim_IntList", e.v("aten.exp.default", e.v("aten.sub.Tensor", x, m)), dims, keep)
+    if not keep:
+        m = e.v("aten.squeeze.dims", m, dims)
+    return [e.v("aten.add.Tensor", e.v("aten.log.default", s), m)]
+
+
+@rule("aten.nansum.default")
+def _nansum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.element_dtype.is_floating_point:
+        x = e.v("aten.where.self", e.v("aten.isnan.default", x), _zero_like(e, t), x)
+    return [e.v("aten.sum.dim_IntList", x, b.get("dim") or [], bool(b.get("keepdim", False)), dtype=b.dtype("dtype"))]
+
+
+@rule("aten.count_nonzero.dim_IntList", "aten.count_nonzero.default")
+def _count_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    nz = e.v("aten.ne.Scalar", b["self"], 0)
+    dim = b.get("dim")
+    dims = [] if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    return [e.v("aten.sum.dim_IntList", nz, dims, False, dtype=DType.int64)]
+
+
+@rule("aten.aminmax.default")
+def _aminmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    dim = b.get("dim")
+    dims = list(range(_tensor(x).rank)) if dim is None else [b.int("dim")]
+    keep = bool(b.get("keepdim", False))
+    return [e.v("aten.amin.default", x, dims, keep), e.v("aten.amax.default", x, dims, keep)]
+
+
+@rule("aten.dist.default")
+def _dist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    diff = e.v("aten.sub.Tensor", b["self"], b["other"])
+    return [e.v("aten.linalg_vector_norm.default", diff, b["p"])]
+
+
+# -- losses and distances --------------------------------------------------------------
+
+
+@rule("aten.mse_loss.default", "aten.l1_loss.default")
+def _mse_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    d = e.v("aten.sub.Tensor", b["self"], b["target"])
+    loss = e.v("aten.mul.Tensor", d, d) if op_name(op) == "aten.mse_loss.default" else e.v("aten.abs.default", d)
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.smooth_l1_loss.default", "aten.huber_loss.default")
+def _smooth_l1(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Quadratic below `beta` (`delta`), linear above: smooth L1 divides the quadratic
+    part by beta, Huber multiplies the linear part by delta."""
+    d = e.v("aten.abs.default", e.v("aten.sub.Tensor", b["self"], b["target"]))
+    huber = op_name(op) == "aten.huber_loss.default"
+    beta = float(cast(float, b["delta"] if huber else b["beta"]))
+    if not huber and beta == 0:
+        return [_reduce(e, d, b.int("reduction"))]
+    square = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", d, d), 0.5 if huber else 0.5 / beta)
+    linear = e.v("aten.sub.Tensor", d, 0.5 * beta)
+    if huber:
+        linear = e.v("aten.mul.Tensor", linear, beta)
+    loss = e.v("aten.where.self", e.v("aten.lt.Scalar", d, beta), square, linear)
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.binary_cross_entropy.default")
+def _bce(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """-(t * log(x) + (1 - t) * log(1 - x)), each log clamped at -100 as torch does."""
+    x, t = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    log_x = e.v("aten.clamp.default", e.v("aten.log.default", x), -100)
+    log_1mx = e.v("aten.clamp.default", e.v("aten.log1p.default", e.v("aten.neg.default", x)), -100)
+    one_minus_t = e.v("aten.rsub.Scalar", t, 1)
+    loss = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", one_minus_t, log_1mx), e.v("aten.mul.Tensor", t, log_x))
+    loss = e.v("aten.neg.default", loss)
+    if isinstance(b.get("weight"), SSAValue):
+        loss = e.v("aten.mul.Tensor", loss, b["weight"])
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.binary_cross_entropy_with_logits.default")
+def _bce_logits(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's stable form: (1 - t) * x + w_pos * (log1p(exp(-|x|)) + relu(-x))."""
+    x, t = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    softplus_neg = e.v("aten.add.Tensor",
+                       e.v("aten.log1p.default", e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))),
+                       e.v("aten.relu.default", e.v("aten.neg.default", x)))
+    pos_weight = b.get("pos_weight")
+    if isinstance(pos_weight, SSAValue):
+        log_weight = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", pos_weight, 1), t), 1)
+        softplus_neg = e.v("aten.mul.Tensor", log_weight, softplus_neg)
+    loss = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.rsub.Scalar", t, 1), x), softplus_neg)
+    if isinstance(b.get("weight"), SSAValue):
+        loss = e.v("aten.mul.Tensor", loss, b["weight"])
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.cosine_similarity.default")
+def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's form: each input divided by its norm (at least eps), then the dot product."""
+    x1, x2 = cast(SSAValue, b["x1"]), cast(SSAValue, b["x2"])
+    shape = _broadcast(list(_tensor(x1).sizes), list(_tensor(x2).sizes))
+    d = b.int("dim") % len(shape)
+    if _tensor(x1).sizes != shape:
+        x1 = e.v("aten.expand.default", x1, e.sizes(shape))
+    if _tensor(x2).sizes != shape:
+        x2 = e.v("aten.expand.default", x2, e.sizes(shape))
+    eps = float(cast(float, b["eps"]))
+
+    def normalized(v: SSAValue) -> SSAValue:
+        n = e.v("aten.linalg_vector_norm.default", v, 2, [d], True)
+        return e.v("aten.div.Tensor", v, e.v("aten.clamp.default", n, eps))
+
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", normalized(x1), normalized(x2)), [d])]
+
+
+@rule("aten.pairwise_distance.default")
+def _pairwise_distance(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x1 = cast(SSAValue, b["x1"])
+    diff = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", x1, b["x2"]), b["eps"])
+    rank = max(_tensor(x1).rank, _tensor(b["x2"]).rank)
+    return [e.v("aten.linalg_vector_norm.default", diff, b["p"], [-1] if rank else [], bool(b["keepdim"]))]
+
+
+# -- shape helpers -----------------------------------------------------------------------
+
+
+@rule("aten.ravel.default")
+def _ravel(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    return [e.reshape(x, [_tensor(x).numel()])]
+
+
+@rule("aten.fliplr.default", "aten.flipud.default")
+def _fliplr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.flip.default", b["self"], [1] if op_name(op) == "aten.fliplr.default" else [0])]
+
+
+@rule("aten.tile.default")
+def _tile(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    dims = b.ints("dims")
+    rank = _tensor(x).rank
+    dims = [1] * (rank - len(dims)) + dims
+    return [e.v("aten.repeat.default", x, dims)]
+
+
+@rule("aten.repeat_interleave.self_int")
+def _repeat_interleave(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """An int count: each element repeated along `dim` (flattened first when dim is None)."""
+    x = cast(SSAValue, b["self"])
+    repeats = b.int("repeats")
+    if b.get("dim") is None:
+        x = e.reshape(x, [_tensor(x).numel()])
+        d = 0
+    else:
+        d = b.int("dim") % max(_tensor(x).rank, 1)
+    t = _tensor(x)
+    y = e.v("aten.unsqueeze.default", x, d + 1)
+    y = e.v("aten.expand.default", y, e.sizes([*t.sizes[: d + 1], repeats, *t.sizes[d + 1 :]]))
+    y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.view.default", y, e.sizes([*t.sizes[:d], _norm(t.sizes[d] * repeats), *t.sizes[d + 1 :]]))]
+
+
+@rule("aten.one_hot.default")
+def _one_hot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = b.int("num_classes")
+    if n < 0:
+        raise Decline()  # the class count read from the data is a data-dependent size
+    x = cast(SSAValue, b["self"])
+    classes = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=DeviceAttr(_tensor(x).device.data),
+                  pin_memory=False)
+    hit = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", x, -1), classes)
+    return [e.v("aten._to_copy.default", hit, dtype=DType.int64)]
+
+
+@rule("aten._reshape_alias.default")
+def _reshape_alias(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.view.default", b["self"], b["size"])]
+
+
+@rule("aten.rms_norm.default")
+def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """x * rsqrt(mean(x^2 over the normalized dims) + eps) * weight; eps defaults to the
+    dtype's machine epsilon, as torch's rms_norm."""
+    x = cast(SSAValue, b["input"])
+    t = _tensor(x)
+    n = len(b.ints("normalized_shape"))
+    dims = list(range(t.rank - n, t.rank))
+    eps = b.get("eps")
+    if eps is None:
+        eps = {DType.float64: 2.220446049250313e-16, DType.float16: 0.0009765625,
+               DType.bfloat16: 0.0078125}.get(t.element_dtype, 1.1920928955078125e-07)
+    ms = e.v("aten.mean.dim", e.v("aten.mul.Tensor", x, x), dims, True)
+    out = e.v("aten.mul.Tensor", x, e.v("aten.rsqrt.default", e.v("aten.add.Tensor", ms, eps)))
+    if isinstance(b.get("weight"), SSAValue):
+        out = e.v("aten.mul.Tensor", out, b["weight"])
+    return [out]
+
+
+@rule("aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input")
+def _conv_transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = int(op_name(op).split(".")[1][-2])
+    if _tensor(b["input"]).rank != n + 2:
+        raise Decline()
+    return [
+        e.v(
+            "aten.convolution.default", b["input"], b["weight"], b.get("bias"), b.ints("stride", n),
+            b.ints("padding", n), b.ints("dilation", n), True, b.ints("output_padding", n), b["groups"],
+        )
+    ]
