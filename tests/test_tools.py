@@ -233,6 +233,11 @@ def test_progress_only_on_terminals(monkeypatch: pytest.MonkeyPatch) -> None:
         time.sleep(0.05)
     assert "exir-run: running ... " in tty.getvalue() and tty.getvalue().endswith("\r\x1b[2K")
     assert log.getvalue() == ""
+    nested = Terminal()
+    with profiler.progress("exir-run: loading m.pt2", nested):
+        with profiler.progress("exir-opt: running optimize-inference", nested):
+            time.sleep(0.3)  # one line, showing the inner step
+    assert "exir-opt: running optimize-inference ... " in nested.getvalue()
 
 
 def test_script_frontend_entry_and_from(tmp_path: pathlib.Path) -> None:

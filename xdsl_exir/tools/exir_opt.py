@@ -645,7 +645,7 @@ class ExirOptMain(xDSLOptMain):
         if not self.args.passes:
             super().apply_passes(prog)
             return
-        with progress(f"exir-opt: running {self.args.passes}"):
+        with progress(f"running {self.args.passes}"):
             if self.pass_timer is None:
                 super().apply_passes(prog)
             else:
@@ -678,7 +678,7 @@ class ExirOptMain(xDSLOptMain):
                     output_stream.write("// -----\n")
                 produced: list[Diagnostic] = []
                 try:
-                    with progress(f"exir-opt: reading {self.get_input_name()}"):
+                    with progress(f"reading {self.get_input_name()}"):
                         module = self.parse_chunk(BytesIO(data), file_extension, offset)
                     if module is not None:
                         self.apply_passes(module)

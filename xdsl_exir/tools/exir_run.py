@@ -149,7 +149,7 @@ def _run(argv: Sequence[str] | None) -> int:
         args = parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
-    with progress("exir-run: starting"):
+    with progress("starting"):
         from xdsl_exir.tools import run_program  # the heavy part, after parsing (see the module doc)
 
     loaders: list[Any] = []

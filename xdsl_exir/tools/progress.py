@@ -24,6 +24,11 @@ _PROGRESS_DELAY = 1.0
 """Seconds before a step shows its progress line: quick steps print nothing."""
 
 
+_steps: list[str] = []
+"""The labels of the steps under way, outermost first: nested steps (a pipeline while
+loading) share the outermost step's line, which shows the innermost label."""
+
+
 @contextmanager
 def progress(label: str, stream: Any = None) -> Iterator[None]:
     """
@@ -35,6 +40,13 @@ def progress(label: str, stream: Any = None) -> Iterator[None]:
     if os.environ.get("EXIR_NO_PROGRESS") or not _is_terminal(out):
         yield
         return
+    _steps.append(label)
+    if len(_steps) > 1:  # the outer step's line shows this one
+        try:
+            yield
+        finally:
+            _steps.pop()
+        return
     done = threading.Event()
     start = time.monotonic()
     shown = [False]
@@ -43,7 +55,8 @@ def progress(label: str, stream: Any = None) -> Iterator[None]:
         if done.wait(_PROGRESS_DELAY):
             return
         while not done.is_set():
-            out.write(f"\r\x1b[2K{label} ... {time.monotonic() - start:.1f} s")
+            current = _steps[-1] if _steps else label
+            out.write(f"\r\x1b[2K{current} ... {time.monotonic() - start:.1f} s")
             out.flush()
             shown[0] = True
             done.wait(0.2)
@@ -55,6 +68,7 @@ def progress(label: str, stream: Any = None) -> Iterator[None]:
     finally:
         done.set()
         thread.join()
+        _steps.clear()
         if shown[0]:
             out.write("\r\x1b[2K")
             out.flush()

@@ -192,7 +192,7 @@ def _run_torchscript(module: ModuleOp, args: argparse.Namespace, profiler: OpPro
         inputs = []
     if profiler is None:
         return runner.run_flat(inputs)
-    with progress("exir-run: running"), profiler.run():
+    with progress("running"), profiler.run():
         return runner.run_flat(inputs)
 
 
@@ -259,7 +259,7 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
         raise InterpreterError(f"-p {args.pipeline}: {e}") from None
     loaders.append(loader)
     start = time.perf_counter_ns()
-    with progress(f"exir-run: loading {args.input_file}"):
+    with progress(f"loading {args.input_file}"):
         module = loader.load()
     if profiler is not None:
         profiler.phase("load" + (" and passes" if args.pipeline else ""), start, time.perf_counter_ns() - start)
@@ -285,7 +285,7 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
     else:
         inputs = []
     flat: list[np.ndarray] = []
-    with progress("exir-run: running"):
+    with progress("running"):
         if profiler is None:
             results = runner.run(inputs)
         else:
