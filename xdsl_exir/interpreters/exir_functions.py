@@ -40,6 +40,7 @@ from xdsl_exir.dialects.exir import (
     decode_arg,
 )
 from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.interpreters.aten_kernels.pointwise import dense_broadcast_operands
 from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
@@ -250,7 +251,10 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         ia, ib = a.index, b.index
 
         def binary(*ops: Any) -> tuple[Any, ...]:
-            r = fn2(ops[ia], ops[ib])
+            x, y = ops[ia], ops[ib]
+            if x.size != y.size:
+                x, y = dense_broadcast_operands(x, y)
+            r = fn2(x, y)
             return (r if type(r) is np.ndarray else np.asarray(r),)
 
         return binary

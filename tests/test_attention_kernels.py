@@ -1,0 +1,138 @@
+"""Kernels on the layouts transformer models hand them, against torch eager.
+
+Attention and windowed attention (Swin, MaxViT) feed kernels strided views: a
+channels-last LayerNorm's NHWC view of an NCHW buffer, a permuted relative
+position bias broadcast against scores, transposed keys. The fast paths for
+these (dense copies of small operands, row sums, blockwise GELU) must give what
+torch gives on exactly those layouts, and a whole windowed-attention block must
+run through the interpreter as torch runs it.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, cast
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.interpreters.aten_kernels import run_kernel
+from xdsl_exir.interpreters.aten_kernels.pointwise import dense_broadcast_operands
+from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows, sum_keepdims
+from xdsl_exir.interpreters.program import ProgramRunner
+
+
+def _randn(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("shape", [(2, 96, 7, 7), (1, 48, 16, 16), (1, 768, 2, 2)])
+def test_channels_last_layer_norm(shape: tuple[int, ...]) -> None:
+    """ConvNeXt's LayerNorm2d: permute to NHWC, normalise over C, permute back."""
+    x = _randn(*shape)
+    c = shape[1]
+    w, b = _randn(c, seed=1), _randn(c, seed=2)
+    view = x.transpose(0, 2, 3, 1)
+    assert not view.flags.c_contiguous
+    res = run_kernel("aten.native_layer_norm.default", [view, [c], w, b, 1e-6], {})
+    y, mean, rstd = cast(tuple[np.ndarray, np.ndarray, np.ndarray], res)
+    ty, tmean, trstd = torch.ops.aten.native_layer_norm.default(
+        torch.from_numpy(x).permute(0, 2, 3, 1), [c], torch.from_numpy(w), torch.from_numpy(b), 1e-6
+    )
+    np.testing.assert_allclose(y, ty.numpy(), rtol=1e-5, atol=2e-5)
+    np.testing.assert_allclose(mean, tmean.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, trstd.numpy(), rtol=1e-4)
+    assert y.flags.c_contiguous and mean.shape == tuple(tmean.shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 3, 49, 49), (2, 4, 7, 13), (5, 1), (3, 0)])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_rows_on_every_dim(shape: tuple[int, ...], dtype: Any, log: bool) -> None:
+    x = np.random.default_rng(3).standard_normal(shape).astype(dtype) * 4
+    fn = torch.log_softmax if log else torch.softmax
+    # log-probabilities near 0 are x - max - log(sum): absolute error of an ulp of the terms
+    rtol, atol = (2e-6, 2e-6 if log else 1e-7) if dtype == np.float32 else (1e-12, 1e-14)
+    for dim in range(len(shape)):
+        np.testing.assert_allclose(
+            softmax_rows(x, dim, log), fn(torch.from_numpy(x), dim).numpy(), rtol=rtol, atol=atol
+        )
+    # a transposed (non-contiguous) input takes the reduction path
+    xt = np.swapaxes(x, 0, -1)
+    np.testing.assert_allclose(
+        softmax_rows(xt, xt.ndim - 1, log), fn(torch.from_numpy(xt), -1).numpy(), rtol=rtol, atol=atol
+    )
+
+
+def test_softmax_special_rows_match_torch() -> None:
+    x = np.array([[1, np.nan, 2], [-np.inf] * 3, [np.inf, 1, 2], [-np.inf, 0, 1], [1e30, -1e30, 0]], np.float32)
+    for log in (False, True):
+        want = (torch.log_softmax if log else torch.softmax)(torch.from_numpy(x), 1).numpy()
+        np.testing.assert_array_equal(np.isnan(softmax_rows(x, 1, log)), np.isnan(want))
+        np.testing.assert_allclose(softmax_rows(x, 1, log), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(9408, 49), (3, 5, 96), (7, 1)])
+def test_row_sums(shape: tuple[int, ...]) -> None:
+    x = _randn(*shape)
+    np.testing.assert_allclose(
+        sum_keepdims(x, x.ndim - 1), x.sum(-1, keepdims=True, dtype=np.float64), rtol=1e-5, atol=1e-5
+    )
+
+
+def test_broadcast_operand_made_dense() -> None:
+    """Swin's relative position bias: a permuted (3, 49, 49) view broadcast against the mask."""
+    bias = _randn(49, 49, 3).transpose(2, 0, 1)[None, None]
+    mask = _randn(1, 64, 1, 49, 49, seed=1)
+    x, y = dense_broadcast_operands(bias, mask)
+    assert x.flags.c_contiguous and y is mask
+    np.testing.assert_array_equal(x + y, bias + mask)
+    y2, x2 = dense_broadcast_operands(mask, bias)
+    assert x2.flags.c_contiguous and y2 is mask
+    same = _randn(3, 4).T
+    assert dense_broadcast_operands(same, _randn(4, 3))[0] is same  # equal sizes: left alone
+
+
+class _WindowBlock(nn.Module):
+    """A shifted-window attention block on NHWC input: roll, window partition
+    (view/permute/reshape), attention with a permuted bias, the reverse chain, GELU MLP."""
+
+    def __init__(self, dim: int = 32, heads: int = 2, window: int = 4, shift: int = 2) -> None:
+        super().__init__()
+        self.heads, self.window, self.shift = heads, window, shift
+        self.norm = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.fc1 = nn.Linear(dim, 4 * dim)
+        self.fc2 = nn.Linear(4 * dim, dim)
+        self.table = nn.Parameter(0.1 * torch.randn(window * window, window * window, heads))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, h, w, c = x.shape
+        ws, n, hd = self.window, self.window * self.window, c // self.heads
+        y = torch.roll(self.norm(x), (-self.shift, -self.shift), (1, 2))
+        win = y.view(b, h // ws, ws, w // ws, ws, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, n, c)
+        q, k, v = self.qkv(win).reshape(-1, n, 3, self.heads, hd).permute(2, 0, 3, 1, 4).unbind(0)
+        scores = (q * hd**-0.5) @ k.transpose(-2, -1) + self.table.permute(2, 0, 1).unsqueeze(0)
+        out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(-1, n, c)
+        out = self.proj(out).view(b, h // ws, w // ws, ws, ws, c).permute(0, 1, 3, 2, 4, 5).reshape(b, h, w, c)
+        x = x + torch.roll(out, (self.shift, self.shift), (1, 2))
+        return x + self.fc2(F.gelu(self.fc1(x)))
+
+
+def test_window_attention_block_runs_as_torch() -> None:
+    torch.manual_seed(0)
+    model = _WindowBlock().eval()
+    x = torch.randn(2, 8, 8, 32)
+    ep = torch.export.export(model, (x,)).run_decompositions()
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    runner = ProgramRunner(load_pt2(buf.getvalue(), "window.pt2"))
+    with torch.inference_mode():
+        want = model(x).numpy()
+    (got,) = runner.run([x.numpy()])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
