@@ -12,6 +12,7 @@ and distribution in `test_random_*`.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -236,6 +237,14 @@ CASES: list[Case] = [
     *cases("aten.conv_transpose2d.input", [T((1, 3, 5, 5)), T((3, 2, 3, 3)), T((2,)), [2, 2], [1, 1], [1, 1]],
            [T((2, 4, 4, 4)), T((4, 1, 3, 3)), None, [1, 1], [0, 0], [0, 0], 2], rtol=1e-4),
     *cases("aten.conv_transpose1d.default", [T((1, 3, 7)), T((3, 2, 3)), None, [2]], [T((2, 2, 5)), T((2, 4, 2))], rtol=1e-4),
+    *cases("quantized_decomposed.quantize_per_tensor.default", [T((3, 4)), 0.05, 3, -128, 127, torch.int8],
+           [T((5, 2)), 0.2, 128, 0, 255, torch.uint8], [T((7,)), 0.01, 0, -127, 127, torch.int8]),
+    *cases("quantized_decomposed.quantize_per_tensor.tensor",
+           [T((3, 4)), T((), domain="positive"), T((), I64, "index:4"), -128, 127, torch.int8],
+           [T((2, 5)), T((), domain="positive"), T((), I64, "index:200"), 0, 255, torch.uint8]),
+    *cases("quantized_decomposed.dequantize_per_tensor.default", [T((3, 4), "int8"), 0.05, 3, -128, 127, torch.int8],
+           [T((5, 2), "uint8", "index:255"), 0.2, 128, 0, 255, torch.uint8],
+           [T((4,), "int8"), 0.5, -1, -128, 127, torch.int8, {"out_dtype": torch.float64}]),
     *cases("aten.adaptive_max_pool2d.default", [T((1, 2, 5, 7)), [2, 3]], [T((2, 6, 6)), [3, 3]], [T((1, 1, 4, 4), F64), [3, 2]]),
     *cases("aten._index_put_impl.default",
            [T((5, 3)), [T((4,), I64, "index:5")], T((4, 3)), False, False],
@@ -244,8 +253,10 @@ CASES: list[Case] = [
 
 
 def _torch_op(name: str) -> Any:
-    _, base, overload = name.split(".")
-    return getattr(getattr(torch.ops.aten, base), overload)
+    namespace, base, overload = name.split(".")
+    if namespace == "quantized_decomposed":
+        importlib.import_module("torch.ao.quantization.fx._decomposed")  # registers the namespace
+    return getattr(getattr(getattr(torch.ops, namespace), base), overload)
 
 
 def _inputs(case: Case, rng: np.random.Generator) -> tuple[list[Any], list[np.ndarray]]:
@@ -273,6 +284,12 @@ def _to_torch(a: Any) -> Any:
 
 def _torch_kwargs(case: Case) -> dict[str, Any]:
     return dict(case.kwargs)
+
+
+def _ours(v: Any) -> Any:
+    if isinstance(v, torch.dtype):
+        return dtype_of(torch.empty(0, dtype=v).numpy())
+    return v
 
 
 def _our_kwargs(case: Case) -> dict[str, Any]:
@@ -319,7 +336,7 @@ def _want(case: Case, args: list[Any]) -> list[np.ndarray]:
 def test_interpreter_matches_torch(case: Case) -> None:
     args, _ = _inputs(case, np.random.default_rng(0))
     want = _want(case, args)
-    got = aten_kernels.run_kernel(case.op, args, _our_kwargs(case))
+    got = aten_kernels.run_kernel(case.op, [_ours(a) for a in args], _our_kwargs(case))
     _compare(_flat(got), want, case.rtol, "interpreter", case.op)
 
 

@@ -2357,3 +2357,21 @@ def _linspace(b: Bound) -> Attribute:
 @rule("aten.item.default")
 def _item(b: Bound) -> Attribute | Sequence[Attribute]:
     return _local_scalar(b)
+
+
+@rule(
+    "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.quantize_per_tensor.tensor",
+    "quantized_decomposed.quantize_per_tensor.tensor2",
+)  # fmt: skip
+def _quantize_per_tensor(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("dtype") or DType.int8, t.device.data)
+
+
+@rule(
+    "quantized_decomposed.dequantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.tensor",
+    "quantized_decomposed.dequantize_per_tensor.tensor2",
+)  # fmt: skip
+def _dequantize_per_tensor(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("out_dtype") or DType.float32, t.device.data)

@@ -255,3 +255,44 @@ def _tri(upper: bool) -> Callable[..., np.ndarray]:
 
 register("aten.triu_indices.default")(_tri(True))
 register("aten.tril_indices.default")(_tri(False))
+
+
+# ---------------------------------------------------------------------------
+# quantized_decomposed: PT2E quantization's per-tensor (de)quantization
+# ---------------------------------------------------------------------------
+
+
+def _qparam(value: object) -> float:
+    return float(np.asarray(value).reshape(-1)[0])
+
+
+@register(
+    "quantized_decomposed.quantize_per_tensor.default",
+    "quantized_decomposed.quantize_per_tensor.tensor",
+    "quantized_decomposed.quantize_per_tensor.tensor2",
+)
+def _quantize_per_tensor(
+    input: np.ndarray, scale: object, zero_point: object, quant_min: object, quant_max: object, dtype: object
+) -> np.ndarray:
+    """clamp(round(x / scale) + zero_point, quant_min, quant_max) in float32 (rounding half to
+    even, as torch.round), converted to the integer dtype."""
+    x = np.asarray(input, dtype=np.float32)
+    inv_scale = np.float32(1.0 / _qparam(scale))
+    q = np.round(x * inv_scale) + np.float32(_qparam(zero_point))
+    q = np.clip(q, _qparam(quant_min), _qparam(quant_max))
+    return q.astype(numpy_dtype_or_none(dtype) or np.dtype(np.int8))
+
+
+@register(
+    "quantized_decomposed.dequantize_per_tensor.default",
+    "quantized_decomposed.dequantize_per_tensor.tensor",
+    "quantized_decomposed.dequantize_per_tensor.tensor2",
+)
+def _dequantize_per_tensor(
+    input: np.ndarray, scale: object, zero_point: object, quant_min: object, quant_max: object, dtype: object,
+    out_dtype: object = None,
+) -> np.ndarray:
+    """(q - zero_point) * scale, in `out_dtype` (float32 by default)."""
+    out = numpy_dtype_or_none(out_dtype) or F32
+    q = np.asarray(input).astype(out)
+    return ((q - out.type(_qparam(zero_point))) * out.type(_qparam(scale))).astype(out)
