@@ -35,7 +35,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Attribute
-from xdsl.printer import Printer
 from xdsl.universe import Universe
 
 from xdsl_exir.dialects import get_all_dialects
@@ -45,7 +44,7 @@ from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
-from xdsl_exir.utils.mlir_parser import ResourceParser
+from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
 
 INSTALL_HINT = (
     "the IREE backend needs the 'iree' extra: pip install 'xdsl-exir[iree]' "
@@ -155,10 +154,7 @@ def lower_to_upstream(module: ModuleOp) -> ModuleOp:
 def print_mlir(module: ModuleOp) -> str:
     """MLIR text with the weights' `dialect_resources` section, as `iree-compile` reads it."""
     out = io.StringIO()
-    printer = Printer(stream=out)
-    printer.print_op(module)
-    printer.print_metadata([Builtin])
-    out.write("\n")
+    print_module(module, out, [Builtin])
     return out.getvalue()
 
 

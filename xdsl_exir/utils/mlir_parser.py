@@ -110,20 +110,32 @@ def print_resources(printer: Printer, dialects: Iterable[Dialect], elide_if_larg
         return
     interfaces = {d.name: d.get_interface(OpAsmDialectInterface) for d in dialects}
     interfaces.setdefault(Builtin.name, _builtin_resources())  # its storage is process-wide, loaded or not
-    sections: list[str] = []
+    sections: list[tuple[str, list[tuple[str, str]]]] = []
     for dialect_name in sorted(referenced):
         interface = interfaces.get(dialect_name)
         if interface is None:
             continue
-        entries: list[str] = []
+        entries: list[tuple[str, str]] = []
         for key in sorted(referenced[dialect_name]):
             text = interface.lookup(key) or ELIDED
             if elide_if_larger is not None and len(text) > elide_if_larger:
                 text = ELIDED
-            entries.append(f'      {key}: "{text}"')
-        sections.append(f"    {dialect_name}: {{\n" + ",\n".join(entries) + "\n    }")
-    if sections:
-        printer.print_string("\n\n{-#\n  dialect_resources: {\n" + ",\n".join(sections) + "\n  }\n#-}")
+            entries.append((key, text))
+        sections.append((dialect_name, entries))
+    if not sections:
+        return
+    # Piece by piece, newlines apart: the printer splits any text that holds one,
+    # and the data run to megabytes.
+    printer.print_string("\n\n{-#\n  dialect_resources: {", indent=0)
+    for i, (dialect_name, entries) in enumerate(sections):
+        printer.print_string(("," if i else "") + f"\n    {dialect_name}: {{", indent=0)
+        for j, (key, text) in enumerate(entries):
+            printer.print_string(("," if j else "") + "\n", indent=0)
+            printer.print_string(f'      {key}: "')
+            printer.print_string(text)
+            printer.print_string('"')
+        printer.print_string("\n    }", indent=0)
+    printer.print_string("\n  }\n#-}", indent=0)
 
 
 def print_module(
