@@ -108,6 +108,9 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     (f"{PACKAGE}.tools.exir_run", "_run", f"{PACKAGE}.tools.run_program"): (
         "exir-run's work, loaded once the arguments are parsed: --help and --version start at once"
     ),
+    (PACKAGE, "__getattr__", f"{PACKAGE}.api"): (
+        "the Python API re-exported at the top on first use (PEP 562), so `import xdsl_exir` stays cheap"
+    ),
     (f"{PACKAGE}.api", "_import_exported_program", f"{PACKAGE}.frontends.torch_live"): (
         "the live torch importer (and torch), loaded for a live ExportedProgram only"
     ),

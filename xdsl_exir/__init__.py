@@ -1,5 +1,7 @@
 """PyTorch's Export IR and TorchScript IR as xDSL dialects."""
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 from xdsl_exir.utils import xdsl_fixes
@@ -8,4 +10,21 @@ xdsl_fixes.apply()  # fixes of the pinned xDSL every user of these dialects need
 
 from xdsl_exir.utils.op_registry import register_kernel  # noqa: E402 - after xdsl_fixes.apply(), which every import of the package needs first
 
+_API = ("ExirError", "Profile", "Program", "load", "parse")
+"""
+The Python API (`xdsl_exir/api.py`, whose `__all__` is the stable surface), also
+reachable here: `xdsl_exir.load("m.pt2")`. Not in this `__all__`: a star import
+would load it all.
+"""
+
 __all__ = ["__version__", "register_kernel"]
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the API (and the dialects, kernels and sympy behind it) is imported on
+    # first use, so `import xdsl_exir` stays cheap.
+    if name in _API:
+        from xdsl_exir import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'xdsl_exir' has no attribute '{name}'")
