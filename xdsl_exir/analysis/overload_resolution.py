@@ -59,7 +59,7 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.dialects import exir, ts
 from xdsl_exir.utils.function_schema import Argument, FunctionSchema, SchemaType, TypeKind
-from xdsl_exir.utils.op_registry import all_operators, overloads
+from xdsl_exir.utils.op_registry import all_operators, lookup, overloads
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 
 __all__ = [
@@ -86,10 +86,19 @@ class OverloadError(LookupError):
 # ---------------------------------------------------------------------------
 
 
-@cache
 def candidates(qualified: str) -> tuple[FunctionSchema, ...]:
-    """The overloads of `aten::add`, in schema-list order."""
-    return tuple(all_operators()[n].schema for n in overloads(qualified))
+    """The overloads of `aten::add`, in schema-list order (a registered custom operator's too)."""
+    found = _torch_candidates(qualified)
+    if found:
+        return found
+    # Custom operators are registered at run time (op_registry.register_kernel): not cached.
+    return tuple(e.schema for n in overloads(qualified) if (e := lookup(n)) is not None)
+
+
+@cache
+def _torch_candidates(qualified: str) -> tuple[FunctionSchema, ...]:
+    table = all_operators()
+    return tuple(table[n].schema for n in overloads(qualified) if n in table)
 
 
 def is_type_var(name: str) -> bool:

@@ -77,6 +77,7 @@ from xdsl_exir.interpreters.ts_builtins import (
     builtin_for,
     implicit_conversion,
 )
+from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
 from xdsl_exir.utils.tensor_data import TensorDataError
 
@@ -445,6 +446,11 @@ def compile_node(op: Operation, ctx: CompileContext) -> Prepared:
     kernel_name = _kernel_name(resolved.name)
     if aten_kernels.has_kernel(kernel_name):
         return _guard_uninitialized(_compile_kernel_call(node, kernel_name, schema, bound))
+    custom = op_registry.custom_operator(resolved.name)
+    if custom is not None:  # a custom operator's registered kernel, its arguments by name
+        names = [a.name for a in schema.arguments]
+        kernel = custom.kernel
+        return _guard_uninitialized(_compile_builtin_call(node, lambda *a: kernel(**dict(zip(names, a))), bound, 0))
     fn = builtin_for(resolved.name, schema)
     if fn is None:
         raise InterpreterError(f"no implementation of {resolved.name} ({schema})", op)

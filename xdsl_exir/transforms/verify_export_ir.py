@@ -248,8 +248,9 @@ class VerifyExportIRPass(ModulePass):
             return  # arguments the schema does not take: nothing to say about promotion
         dtypes: dict[DType, str] = {}
         float_scalar: str | None = None
+        cast_args = op_registry.CAST_ARGUMENTS.get(entry.op_name, frozenset())
         for arg_name, value in bound.items():
-            if arg_name in ("condition", "mask"):
+            if arg_name in ("condition", "mask") or arg_name in cast_args:  # cast to self's dtype, not promoted
                 continue
             if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
                 dtypes.setdefault(value.type.element_dtype, arg_name)

@@ -165,6 +165,22 @@ def is_known_target(target: str) -> bool:
     )
 
 
+CAST_ARGUMENTS: dict[str, frozenset[str]] = {
+    name: frozenset({"value"})
+    for name in (
+        "aten.masked_fill.Scalar", "aten.masked_fill.Tensor", "aten.masked_fill_.Scalar", "aten.masked_fill_.Tensor",
+        "aten.fill.Scalar", "aten.fill.Tensor", "aten.fill_.Scalar", "aten.fill_.Tensor",
+        "aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor",
+    )
+}  # fmt: skip
+"""
+Arguments of pointwise-tagged operators that take no part in type promotion:
+torch casts them to `self`'s dtype (`masked_fill` of an int64 tensor with 1.5 is
+int64), so the lowering must not promote for them and the verifier's
+`no-promotion` rule does not count them.
+"""
+
+
 # ---------------------------------------------------------------------------
 # Custom operators
 # ---------------------------------------------------------------------------
@@ -290,8 +306,14 @@ def _overload_index() -> dict[str, tuple[str, ...]]:
 
 
 def overloads(qualified: str) -> tuple[str, ...]:
-    """The IR names of every overload of `aten::add`, in schema-list order."""
-    return _overload_index().get(qualified, ())
+    """The IR names of every overload of `aten::add`, in schema-list order (a custom operator's registered ones)."""
+    found = _overload_index().get(qualified, ())
+    if found or "::" not in qualified:
+        return found
+    custom_operator(qualified.replace("::", ".") + ".default")  # loads the namespace's entry points
+    return tuple(
+        name for name, op in _CUSTOM.items() if op.entry is not None and op.entry.schema.qualified_name == qualified
+    )
 
 
 # ---------------------------------------------------------------------------

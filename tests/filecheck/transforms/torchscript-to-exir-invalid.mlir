@@ -7,7 +7,7 @@
 // RUN: not exir-opt %s -p 'torchscript-to-exir{entry=no_aten_op input-types="x=f32[2, 2]"}' 2>&1 | filecheck %s --check-prefix=NOATEN
 // RUN: not exir-opt %s -p 'torchscript-to-exir{entry=scalar_input input-types="x=f32[2]" input-values="n=-1"}' 2>&1 | filecheck %s --check-prefix=RAISE
 // RUN: not exir-opt %s -p 'torchscript-to-exir{entry=branch_constant input-types="x=f32[]"}' 2>&1 | filecheck %s --check-prefix=BRANCH
-// RUN: not exir-opt %s -p 'torchscript-to-exir{entry=returns_int input-types="x=f32[2]"}' 2>&1 | filecheck %s --check-prefix=OUTPUT
+// RUN: exir-opt %s -p 'torchscript-to-exir{entry=returns_int input-types="x=f32[2]"}' 2>&1 | filecheck %s --check-prefix=OUTPUT
 
 // A while loop whose condition is computed from tensor data.
 // WHILE: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 7]]:3: 'prim.Loop' (%r) in @while_tensor: data-dependent loop: its condition is a bool computed from tensor data; Export IR would need while_loop, which this lowering does not produce
@@ -62,11 +62,12 @@ ts.method @unknown_op {
   prim.Return(%y) : (!ts.tensor) -> ()
 }
 
-// A known ATen operator outside the aten dialect.
-// NOATEN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'ts.node' (%y) in @no_aten_op: aten::trace resolves to aten::trace, which is not an operator of the aten dialect, so it has no Export IR lowering
+// A known ATen operator outside the aten dialect becomes an exir.call_function when its result
+// types can be inferred; this one's cannot.
+// NOATEN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'ts.node' (%y) in @no_aten_op: aten::logdet resolves to aten::logdet, which is not an operator of the aten dialect, and its result types cannot be inferred (no inference rule for aten.logdet.default)
 ts.method @no_aten_op {
 ^bb0(%x: !ts.tensor):
-  %y = ts.node "aten::trace"(%x) : (!ts.tensor) -> !ts.tensor
+  %y = ts.node "aten::logdet"(%x) : (!ts.tensor) -> !ts.tensor
   prim.Return(%y) : (!ts.tensor) -> ()
 }
 
@@ -106,8 +107,9 @@ ts.method @branch_constant {
   prim.Return(%k) : (!ts.optional<!ts.tensor>) -> ()
 }
 
-// Outputs are tensors (and symbolic sizes), not constants.
-// OUTPUT: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 6]]:3: 'prim.Return' in @returns_int: the returned value[1] is the int 2; the outputs of an exir program are tensors and symbolic sizes
+// A constant output (torch.export's ConstantArgument) is no longer refused: it is an exir.constant.
+// OUTPUT: %[[C:.*]] = exir.constant 2 : !exir.int
+// OUTPUT-NEXT: exir.output %x, %[[C]] : !exir.tensor<[2], float32>, !exir.int
 ts.method @returns_int {
 ^bb0(%x: !ts.tensor):
   %zero = prim.Constant() {value = 0 : i64} : () -> !ts.int

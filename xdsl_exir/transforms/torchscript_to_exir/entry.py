@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, BlockArgument, Region, SSAValue
 
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.exir import (
+    ConstantOp,
     GraphOp,
     InputKind,
     InputSpecAttr,
@@ -316,10 +317,12 @@ def _finish(low: Lowering, result: object) -> ProgramOp:
         elif isinstance(value, SymScalar):
             v = value.value
         elif isinstance(value, TensorScalar):
-            raise TorchScriptLoweringError(
-                f"the returned value{path} is {with_article(value.kind)} computed from tensor data (item(), int(), ...); "
-                "return the tensor instead"
-            )
+            # What torch.export makes of `int(t)` returned: `_local_scalar_dense`, a SymInt (SymFloat, SymBool).
+            scalar = low.convert_scalar(value, value.kind)
+            v = low.aten("aten._local_scalar_dense.default", scalar.value)
+        elif isinstance(value, bool | int | float | str) or value is None:
+            # A Python constant returned: torch.export's ConstantArgument output.
+            v = low.emit(ConstantOp(value)).results[0]
         else:
             raise TorchScriptLoweringError(
                 f"the returned value{path} is {low.describe(value)}; the outputs of an exir program are tensors "

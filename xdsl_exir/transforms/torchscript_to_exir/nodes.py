@@ -16,9 +16,11 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl_exir.analysis.overload_resolution import OverloadError, ResolvedNode, resolve_node
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.aten_inference import InferenceError, bind_arguments
+from xdsl_exir.dialects.aten_inference import InferenceError, NoInference, bind_arguments, infer_result_types
 from xdsl_exir.dialects.exir import (
     SYM_ARITH_OPS,
+    AssertScalarOp,
+    CallFunctionOp,
     DeviceAttr,
     DType,
     GetItemOp,
@@ -58,6 +60,24 @@ from xdsl_exir.transforms.view_scatter import MAY_COPY, copies
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.function_schema import Argument, FunctionSchema, SchemaType, TypeKind
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
+
+_STRUCTURAL_BUILTINS = frozenset({
+    "len", "__getitem__", "append", "add", "mul", "list", "copy", "insert", "pop", "extend", "clear",
+    "reverse", "slice", "_set_item", "__is__", "__isnot__", "tuple", "keys", "values", "items", "get",
+    "__derive_index", "__range_length",
+})  # fmt: skip
+"""Scalar builtins that only move list elements (or read the length): they may hold values computed
+from tensor data, which other builtins would read as opaque placeholders."""
+
+
+def _holds_computed(value: object) -> bool:
+    if isinstance(value, TensorScalar | SymScalar):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_holds_computed(v) for v in cast(Sequence[object], value))
+    if isinstance(value, dict):
+        return any(_holds_computed(v) for v in cast(dict[object, object], value).values())
+    return False
 
 
 class NodeLowering(LoweringBase):
@@ -151,6 +171,12 @@ class NodeLowering(LoweringBase):
             return [self.tensor_scalar_op(name, values)]
         if any(isinstance(v, SymScalar) for v in values):
             return [self.sym_op(name, values)]
+        if name in ("any", "all") and len(values) == 1 and isinstance(values[0], list):
+            return [self.any_all(name, cast(list[LV], values[0]))]
+        if name not in _STRUCTURAL_BUILTINS and any(_holds_computed(v) for v in values):
+            # Evaluating it now would read a placeholder object as the value (a TensorScalar is truthy).
+            raise self.fail(f"{resolved.name} of a list holding values computed from tensor data has no "
+                            "Export IR lowering")  # fmt: skip
         for a, v in zip(schema.arguments, values):
             if a.is_write:
                 self.check_writable(v)
@@ -172,6 +198,25 @@ class NodeLowering(LoweringBase):
         if not op.results:
             return []
         return list(cast(Sequence[object], result))
+
+    def any_all(self, name: str, elements: list[LV]) -> LV:
+        """`any`/`all` of a bool list: constants folded, values computed from tensor data or'd / and'ed."""
+        neutral = name == "all"  # all([]) is True, any([]) is False
+        computed: list[TensorScalar] = []
+        for v in elements:
+            if isinstance(v, bool):
+                if v != neutral:
+                    return v  # any(..., True, ...) / all(..., False, ...)
+            elif isinstance(v, TensorScalar):
+                computed.append(self.convert_scalar(v, "bool"))
+            else:
+                raise self.fail(f"aten::{name} of {self.describe(v)}, which is not a bool")
+        if not computed:
+            return neutral
+        acc: LV = computed[0]
+        for v in computed[1:]:
+            acc = self.tensor_scalar_op("__and__" if name == "all" else "__or__", [acc, v])
+        return acc
 
     def check_writable(self, container: LV) -> None:
         """
@@ -204,6 +249,16 @@ class NodeLowering(LoweringBase):
             return TensorScalar(self.aten("aten.neg.default", operand(values[0])), kinds[0])
         if name == "__not__":
             return TensorScalar(self.aten("aten.logical_not.default", operand(values[0])), "bool")
+        if name in ("ceil", "floor") and len(values) == 1:
+            # math.ceil / math.floor: an int, rounded up / down from a float
+            v = cast(TensorScalar, values[0])
+            if v.kind != "float":
+                return self.convert_scalar(v, "int")
+            rounded = self.aten(f"aten.{name}.default", self.convert_scalar(v, "float").value)
+            return TensorScalar(self.aten("aten._to_copy.default", rounded, dtype=DType.int64), "int")
+        if name == "abs" and len(values) == 1:
+            v = cast(TensorScalar, values[0])
+            return TensorScalar(self.aten("aten.abs.default", v.value), v.kind)
         if name not in TENSOR_SCALAR_OPS or len(values) != 2:
             raise self.fail(f"aten::{name} of a value computed from tensor data has no Export IR lowering")
         base, kind = TENSOR_SCALAR_OPS[name]
@@ -283,8 +338,12 @@ class NodeLowering(LoweringBase):
         schema = resolved.schema
         functional: tuple[str, tuple[object, ...]] | None = None
         name = resolved.name
+        if (computed_dim := self.computed_dim(resolved, args)) is not None:
+            return self.dispatch_dim(op, resolved, args, computed_dim)
         if schema.is_mutable:
             written = schema.written_arguments
+            if schema.is_out and len(written) == 1 and len(schema.returns) == 1:
+                return self.lower_out(resolved, args, written[0])
             if len(written) != 1 or written[0] is not schema.arguments[0] or schema.is_out:
                 raise self.fail(f"{name} writes {', '.join(a.name for a in written)}; only in-place ops "
                                 "writing their first argument are functionalized")  # fmt: skip
@@ -293,6 +352,8 @@ class NodeLowering(LoweringBase):
                 raise self.fail(f"{name} writes its argument and has no functional variant to lower it to")
             functional = FUNCTIONAL_SPELLING.get(variant, (variant, ()))
         cls = aten_op_class(functional[0] if functional else name)
+        if cls is None and functional is None:
+            return self.lower_unlisted_op(op, resolved, args)
         if cls is None:
             target = functional[0] if functional else name
             raise self.fail(
@@ -320,6 +381,115 @@ class NodeLowering(LoweringBase):
             self.write(target, built.results[0])
             return [target]
         return self.wrap_results(op, built, schema, args, fx_args, fx_kwargs)
+
+    def lower_unlisted_op(self, op: ts.NodeOp, resolved: ResolvedNode, args: list[LV]) -> list[LV]:
+        """
+        An operator the aten dialect has no op for (`quantized_decomposed::*`, a custom
+        operator): an `exir.call_function` of its overload, typed by its inference rule
+        (a custom operator's `infer`, see `op_registry.register_kernel`).
+        """
+        schema = resolved.schema
+        fx_args, fx_kwargs = self.fx_arguments(resolved, args, schema)
+        try:
+            types = infer_result_types(schema.op_name, fx_args, fx_kwargs)
+        except (NoInference, InferenceError) as e:
+            raise self.fail(
+                f"{op.kind.data} resolves to {resolved.name}, which is not an operator of the aten dialect, and "
+                f"its result types cannot be inferred ({e}); a custom operator needs an infer rule "
+                "(xdsl_exir.register_kernel)"
+            ) from None
+        call = CallFunctionOp(schema.op_name, fx_args, fx_kwargs, types)
+        self.emit(call)
+        out: list[LV] = []
+        for r in call.results:
+            if isinstance(r.type, TensorType):
+                out.append(self.new_tensor(r))
+            elif isinstance(r.type, SymIntType | SymFloatType | SymBoolType):
+                out.append(self.sym_result(r))
+            else:
+                raise self.fail(f"{resolved.name} gives a {r.type}, which the lowering cannot use")
+        if len(out) != len(op.results):
+            if len(op.results) == 1 and len(out) > 1:
+                return [tuple(out)]
+            raise self.fail(f"{resolved.name} gives {len(out)} results, the node has {len(op.results)}")
+        return out
+
+    def lower_out(self, resolved: ResolvedNode, args: list[LV], out: Argument) -> list[LV]:
+        """
+        An `out=` call (`torch.arange(0, 12, out=buf)`): the functional overload, cast to
+        `out`'s dtype and written into it. torch resizes `out` to the result's shape, which
+        a typed program cannot do, except that `arange` keeps an `out` of as many elements
+        in its shape.
+        """
+        schema = resolved.schema
+        variant = op_registry.functional_variant(schema.op_name)
+        cls = aten_op_class(variant) if variant is not None else None
+        if cls is None:
+            raise self.fail(f"{resolved.name} has no functional variant in the aten dialect to lower it to")
+        g = resolved.bindings[schema.arguments.index(out)]
+        target = args[g] if g is not None else None
+        if not isinstance(target, TensorRef):
+            raise self.fail(f"{resolved.name} writes {self.describe(target)}")
+        fx_args, fx_kwargs = self.fx_arguments(resolved, args, cls.SCHEMA)
+        result = self.build(cls, fx_args, fx_kwargs).results[0]
+        want = cast(TensorType, self.value_of(target).type)
+        got = cast(TensorType, result.type)
+        if got.sizes != want.sizes:
+            same_numel = got.is_static and want.is_static and got.numel() == want.numel()
+            if not (same_numel and cls.name.startswith("aten.arange.")):
+                raise self.fail(
+                    f"{resolved.name} resizes out from {list(want.sizes)} to {list(got.sizes)}; a lowered program "
+                    "keeps each tensor's shape"
+                )
+            result = self.aten("aten.view.default", result, list(want.sizes))
+        self.write(target, result)  # cast to out's dtype on the way
+        return [target]
+
+    def computed_dim(self, resolved: ResolvedNode, args: list[LV]) -> int | None:
+        """The position in `args` of a `dim` computed from tensor data, for a functional, non-view op."""
+        schema = resolved.schema
+        if schema.is_mutable or schema.return_alias_map() or not args or not isinstance(args[0], TensorRef):
+            return None
+        for a, g in zip(schema.arguments, resolved.bindings):
+            if a.name == "dim" and a.type.kind is TypeKind.BASE and a.type.name == "int" and g is not None and isinstance(args[g], TensorScalar):
+                return g
+        return None
+
+    def dispatch_dim(self, op: ts.NodeOp, resolved: ResolvedNode, args: list[LV], g: int) -> list[LV]:
+        """
+        `cumsum(x, d)` with `d` computed from tensor data: Export IR takes constant dims,
+        so the op is computed for every dim of `x` and the result picked with `where`
+        (`d == k or d == k - rank`), after a runtime assert that `d` is a dim of `x`.
+        """
+        d = self.convert_scalar(cast(TensorScalar, args[g]), "int").value
+        rank = cast(TensorType, self.value_of(cast(TensorRef, args[0])).type).rank
+        if rank == 0:
+            raise self.fail("a dim computed from tensor data, of a 0-d tensor")
+        in_range = self.aten(
+            "aten.logical_and.default", self.aten("aten.ge.Scalar", d, -rank), self.aten("aten.lt.Scalar", d, rank)
+        )
+        ok = self.aten("aten._local_scalar_dense.default", in_range)
+        self.emit(AssertScalarOp(ok, f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}])"))
+        variants: list[list[SSAValue]] = []
+        for k in range(rank):
+            picked = list(args)
+            picked[g] = k
+            outs = self.lower_tensor_op(op, resolved, picked)
+            if not all(isinstance(o, TensorRef) for o in outs):
+                raise self.fail(f"{resolved.name} with a dim computed from tensor data: its results are not tensors")
+            variants.append([self.value_of(cast(TensorRef, o)) for o in outs])
+        if any([v.type for v in vs] != [v.type for v in variants[0]] for vs in variants):
+            raise self.fail(f"{resolved.name}: the result's type depends on a dim computed from tensor data")
+        results: list[LV] = []
+        for j, first in enumerate(variants[0]):
+            acc = first
+            for k in range(1, rank):
+                pick = self.aten(
+                    "aten.logical_or.default", self.aten("aten.eq.Scalar", d, k), self.aten("aten.eq.Scalar", d, k - rank)
+                )
+                acc = self.aten("aten.where.self", pick, variants[k][j], acc)
+            results.append(self.new_tensor(acc))
+        return results
 
     def wrap_results(
         self,

@@ -306,9 +306,10 @@ class LoweringBase:
         except InferenceError as e:
             raise self.fail(f"{cls.name}: {e}") from None
         given = {a.name for a in cls.SCHEMA.arguments[: len(args)]} | set(kwargs)
+        cast_args = op_registry.CAST_ARGUMENTS.get(cls.name, frozenset())
         return {
             k: v for k, v in bound.items()
-            if k in given and k not in ("condition", "mask") and (
+            if k in given and k not in ("condition", "mask") and k not in cast_args and (
                 (isinstance(v, SSAValue) and isinstance(v.type, TensorType)) or is_number(v)
                 or isinstance(v, bool)
             )
