@@ -269,3 +269,28 @@ def test_pt2_on_stdin_is_detected() -> None:
     forced = subprocess.run([*tool, "--from", "mlir"], input=data, capture_output=True, check=False)
     assert forced.returncode == 1
     assert b"a zip archive" in forced.stderr and b"PK" not in forced.stderr
+
+
+def test_exir_run_traces_and_times_the_passes(tmp_path: pathlib.Path) -> None:
+    import json
+
+    trace = tmp_path / "trace.json"
+    result = exir_run(
+        str(ZOO / "resnet_blocks.core.pt2"),
+        "--random-inputs",
+        "0",
+        "-p",
+        "optimize-inference",
+        "--trace",
+        str(trace),
+        "--time-passes",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Execution time report" in result.stderr and "    fuse-pointwise" in result.stderr
+    events = [e for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"]
+    passes = {e["name"]: e for e in events if e.get("cat") == "pass"}
+    outer, inner = passes["optimize-inference"], passes["fuse-pointwise"]
+    assert outer["ts"] <= inner["ts"] and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"] + 1e-3
+    (load,) = [e for e in events if e["name"] == "load and passes"]
+    (run,) = [e for e in events if e["name"] == "run"]
+    assert load["ts"] + load["dur"] <= run["ts"]

@@ -444,6 +444,8 @@ class ExirOptMain(xDSLOptMain):
     last_module: ModuleOp | None = None
     buffer: StringIO | None = None
     pass_timer: PassTimer | None = None
+    report_pass_times = False
+    """`--time-passes`: print the timer's report at the end (a caller may time without it)."""
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
         self._chunk_line_offset = 0
@@ -524,6 +526,7 @@ class ExirOptMain(xDSLOptMain):
         self.args.passes = spec  # args.time_passes stays off: xDSL's callback reads it at every pass
         if timing:
             self.pass_timer = PassTimer()
+            self.report_pass_times = True
         if spec:
             self.pipeline = build_pipeline(self.available_passes, spec, self.pipeline.callback)
 
@@ -712,7 +715,7 @@ class ExirOptMain(xDSLOptMain):
         finally:
             if output_stream is not sys.stdout:
                 output_stream.close()
-        if self.pass_timer is not None:
+        if self.pass_timer is not None and self.report_pass_times:
             sys.stderr.write(self.pass_timer.report())
         if problems:
             for problem in problems:

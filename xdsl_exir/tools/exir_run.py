@@ -102,7 +102,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--profile", action="store_true", help="print a per-operator profile of the run on stderr (calls, times, FLOPs)"
     )
-    parser.add_argument("--trace", metavar="OUT.json", help="write the run as a Chrome/Perfetto trace (trace-event JSON)")
+    parser.add_argument(
+        "--trace", metavar="OUT.json", help="write loading, passes and the run as a Chrome/Perfetto trace (trace-event JSON)"
+    )
+    parser.add_argument(
+        "--time-passes", action="store_true", help="report the time of each pass of -p on stderr (as exir-opt --time-passes)"
+    )
     parser.add_argument(
         "--timeout",
         type=_seconds,

@@ -54,6 +54,8 @@ class PassTimer:
     def __init__(self) -> None:
         self.root = _PassNode("total")
         self._stack: list[_PassNode] = [self.root]
+        self.calls: list[tuple[str, int, int]] = []
+        """Every pass run as (name, start, duration) in `time.perf_counter_ns` units, for traces."""
 
     @contextmanager
     def active(self) -> Iterator[None]:
@@ -81,13 +83,15 @@ class PassTimer:
             if node is None:
                 node = parent.children[pass_.name] = _PassNode(pass_.name)
             timer._stack.append(node)
-            start = time.perf_counter()
+            start = time.perf_counter_ns()
             try:
                 apply(pass_, ctx, op)
             finally:
-                node.seconds += time.perf_counter() - start
+                duration = time.perf_counter_ns() - start
+                node.seconds += duration / 1e9
                 node.count += 1
                 timer._stack.pop()
+                timer.calls.append((pass_.name, start, duration))
 
         setattr(timed, "_exir_timed", True)  # noqa: B010 - a marker attribute the checker does not know functions may carry
         return timed

@@ -162,10 +162,10 @@ class OpProfiler:
             if self.trace:
                 self.events.append(_Event("run", start, duration, "run"))
 
-    def phase(self, name: str, start_ns: int, dur_ns: int) -> None:
-        """A phase of the tool (loading, passes) for the trace."""
+    def phase(self, name: str, start_ns: int, dur_ns: int, category: str = "phase") -> None:
+        """A phase of the tool (loading, a pass) for the trace."""
         if self.trace:
-            self.events.append(_Event(name, start_ns, dur_ns, "phase"))
+            self.events.append(_Event(name, start_ns, dur_ns, category))
 
     # -- reports --------------------------------------------------------------
 

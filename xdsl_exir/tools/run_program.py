@@ -47,6 +47,7 @@ from xdsl_exir.tools.exir_opt import (
     format_parse_error,
     write_atomically,
 )
+from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.profiler import OpProfiler
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.utils.limits import TensorSizeError, max_tensor_bytes
@@ -57,12 +58,16 @@ from xdsl_exir.utils.tensor_data import random_array
 class _Loader:
     """Reuses exir-opt's frontends, pipeline handling and diagnostics."""
 
-    def __init__(self, input_file: str, pipeline: str | None, from_format: str | None) -> None:
+    def __init__(
+        self, input_file: str, pipeline: str | None, from_format: str | None, time_passes: bool = False
+    ) -> None:
         argv: list[str] = []
         if pipeline:
             argv.append(f"--passes={pipeline}")  # `=`: a pipeline may start with '-'
         if from_format:
             argv.append(f"--from={from_format}")
+        if time_passes:
+            argv.append("--time-passes")
         argv += ["--", input_file]
         loader = self
 
@@ -254,15 +259,19 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
     if not os.path.isfile(args.input_file):
         raise InterpreterError(f"{args.input_file}: no such file")
     try:
-        loader = _Loader(args.input_file, args.pipeline, args.from_format)
+        loader = _Loader(args.input_file, args.pipeline, args.from_format, args.time_passes)
     except (ValueError, KeyError) as e:  # a pass's own check of its options
         raise InterpreterError(f"-p {args.pipeline}: {e}") from None
     loaders.append(loader)
+    if profiler is not None and profiler.trace and loader.tool.pass_timer is None:
+        loader.tool.pass_timer = PassTimer()  # the passes go into the trace, without a report
     start = time.perf_counter_ns()
     with progress(f"loading {args.input_file}"):
         module = loader.load()
     if profiler is not None:
         profiler.phase("load" + (" and passes" if args.pipeline else ""), start, time.perf_counter_ns() - start)
+        for name, pass_start, duration in loader.tool.pass_timer.calls if loader.tool.pass_timer else ():
+            profiler.phase(name, pass_start, duration, "pass")
     if _is_torchscript(module):
         if args.backend == "iree":
             raise InterpreterError(
