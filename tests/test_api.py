@@ -82,7 +82,7 @@ def test_runner_run_with_one_array_says_to_wrap_it() -> None:
     """`ProgramRunner.run(x)` used to read the rows of x as inputs ("got 5")."""
     runner = ProgramRunner(exir.load(ZOO / "mlp.core.pt2").module)
     x = np.zeros((5, 16), np.float32)
-    with pytest.raises(InterpreterError, match=r"one array of shape \[5, 16\]; write run\(\[x\]\) or runner\(x\)"):
+    with pytest.raises(InterpreterError, match=r"the 1 user input \(x\), got one array of shape \[5, 16\]; write run\(\[x\]\) or runner\(x\)"):
         runner.run(x)  # pyright: ignore[reportArgumentType] - the mistake under test
     batch = np.zeros((4, 16), np.float32)  # the exported batch size
     np.testing.assert_array_equal(runner(batch)[0], runner.run([batch])[0])

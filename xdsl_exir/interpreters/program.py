@@ -213,12 +213,12 @@ class ProgramRunner:
             if isinstance(user_inputs, np.ndarray):
                 what = f"one array of shape {list(user_inputs.shape)}"
             raise InterpreterError(
-                f"run() takes a list of the {len(self.user_input_names)} user inputs "
+                f"run() takes a list of the {_inputs(len(self.user_input_names))} "
                 f"({', '.join(self.user_input_names) or 'none'}), got {what}; write run([x]) or runner(x)"
             )
         if len(user_inputs) != len(self.user_input_names):
             raise InterpreterError(
-                f"the program takes {len(self.user_input_names)} user inputs "
+                f"the program takes {_inputs(len(self.user_input_names))} "
                 f"({', '.join(self.user_input_names) or 'none'}), got {len(user_inputs)}"
             )
         bindings = _Bindings()
@@ -344,6 +344,10 @@ class ProgramRunner:
                     if isinstance(dest, np.ndarray) and dest.flags.writeable:
                         np.copyto(dest, value, casting="unsafe")
         return outputs
+
+
+def _inputs(n: int) -> str:
+    return f"{n} user input" + ("" if n == 1 else "s")
 
 
 def _show(sizes: Sequence[Any]) -> str:
