@@ -618,6 +618,19 @@ EXPLICIT: list[Case] = [
     C("aten.unfold.default", t(3, 8), 1, 3, 2),
     C("aten.xlogy.Scalar_Self", 2.0, t(3, 4)),
     C("aten.xlogy.Scalar_Other", t(3, 4, dtype=I), 2),
+    C("aten.conv_transpose1d.default", t(1, 3, 7), t(3, 2, 3), None, [2]),
+    C("aten.conv_transpose2d.input", t(1, 3, 5, 5), t(3, 2, 3, 3), t(2), [2, 2], [1, 1], [1, 1]),
+    C("aten.conv_transpose2d.input", t(2, 4, 4, 4), t(4, 1, 3, 3), None, [1, 1], [0, 0], [0, 0], 2, [2, 1]),
+    C("aten.conv_transpose3d.input", t(1, 2, 3, 4, 4), t(2, 3, 2, 2, 2), None, [2, 1, 1]),
+    C("aten.count_nonzero.dim_IntList", t(3, 4), [1]),
+    C("aten.glu.default", t(3, 4)),
+    C("aten.glu.default", t(4, 6, dtype=D), 0),
+    C("aten.logsumexp.default", t(2, 3, 4), [0, 2], True),
+    C("aten.one_hot.default", t(2, 3, dtype=I), 6),
+    C("aten.repeat_interleave.self_int", t(2, 3), 3, 1),
+    C("aten.repeat_interleave.self_int", t(2, 3), 2),
+    C("aten.rms_norm.default", t(2, 3, 8), [8]),
+    C("aten.tile.default", t(2, 3), [2, 1, 2]),
 ]
 
 # Ops whose inputs torch cannot produce on fake tensors, or whose output is

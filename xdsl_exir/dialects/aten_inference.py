@@ -2375,3 +2375,157 @@ def _quantize_per_tensor(b: Bound) -> Attribute:
 def _dequantize_per_tensor(b: Bound) -> Attribute:
     t = b.tensor("input")
     return make_tensor(t.sizes, b.dtype("out_dtype") or DType.float32, t.device.data)
+
+
+@rule(
+    "aten.square.default", "aten.threshold.default", "aten.glu.default", "aten.celu.default",
+    "aten.selu.default", "aten.prelu.default", "aten.hardshrink.default", "aten.softshrink.default",
+    "aten.frac.default", "aten.positive.default", "aten.lift_fresh.default", "aten.fliplr.default",
+    "aten.flipud.default", "aten.log_sigmoid.default",
+)  # fmt: skip
+def _long_tail_unary(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if b.schema.name == "glu":
+        d = wrap_dim(b.int("dim"), t.rank)
+        sizes = list(t.sizes)
+        sizes[d] = floordiv(sizes[d], 2)
+        return make_tensor(sizes, t.element_dtype, t.device.data)
+    if b.schema.name == "square" and t.element_dtype == DType.bool:
+        return make_tensor(t.sizes, DType.int64, t.device.data)
+    return t
+
+
+@rule("aten.rms_norm.default")
+def _rms_norm(b: Bound) -> Attribute:
+    return b.tensor("input")
+
+
+@rule("aten.sinc.default", "aten.logit.default", "aten.rad2deg.default", "aten.deg2rad.default")
+def _long_tail_float(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
+
+
+@rule("aten.isfinite.default", "aten.isposinf.default", "aten.isneginf.default")
+def _long_tail_bool(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, DType.bool, t.device.data)
+
+
+@rule("aten.logaddexp.default", "aten.hypot.default", "aten.heaviside.default")
+def _long_tail_pointwise(b: Bound) -> Attribute:
+    names = ("self", "values") if b.schema.name == "heaviside" else ("self", "other")
+    shape, dtype, device = _pointwise(b, names)
+    return make_tensor(shape, dtype, device)
+
+
+@rule("aten.logsumexp.default")
+def _logsumexp(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
+    return make_tensor(shape, _to_float(t.element_dtype), t.device.data)
+
+
+@rule("aten.nansum.default")
+def _nansum(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
+    return make_tensor(shape, _sum_dtype(t, b.dtype("dtype")), t.device.data)
+
+
+@rule("aten.count_nonzero.dim_IntList", "aten.count_nonzero.default")
+def _count_nonzero(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dim = b.get("dim")
+    dims = None if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    return make_tensor(_reduce_shape(t, dims, False), DType.int64, t.device.data)
+
+
+@rule("aten.aminmax.default")
+def _aminmax(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    dims = None if b.get("dim") is None else [b.int("dim")]
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    return [make_tensor(shape, t.element_dtype, t.device.data)] * 2
+
+
+@rule("aten.dist.default")
+def _dist(b: Bound) -> Attribute:
+    _, dtype, device = _pointwise(b, ("self", "other"))
+    return make_tensor([], dtype, device)
+
+
+@rule("aten.mse_loss.default", "aten.l1_loss.default", "aten.smooth_l1_loss.default", "aten.huber_loss.default",
+      "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default")  # fmt: skip
+def _pointwise_loss(b: Bound) -> Attribute:
+    shape, dtype, device = _pointwise(b, ("self", "target"))
+    return make_tensor(shape if b.int("reduction") == _NONE_REDUCTION else [], dtype, device)
+
+
+@rule("aten.cosine_similarity.default")
+def _cosine_similarity(b: Bound) -> Attribute:
+    shape, dtype, device = _pointwise(b, ("x1", "x2"))
+    d = wrap_dim(b.int("dim"), len(shape))
+    return make_tensor([s for i, s in enumerate(shape) if i != d], dtype, device)
+
+
+@rule("aten.pairwise_distance.default")
+def _pairwise_distance(b: Bound) -> Attribute:
+    shape, dtype, device = _pointwise(b, ("x1", "x2"))
+    dtype = _to_float(dtype)  # x1 - x2 + eps
+    if not shape:
+        return make_tensor([], dtype, device)
+    return make_tensor([*shape[:-1], 1] if b.get("keepdim") else shape[:-1], dtype, device)
+
+
+@rule("aten.tile.default")
+def _tile(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = b.ints("dims")
+    lead = max(len(dims) - t.rank, 0)
+    sizes = [1] * lead + list(t.sizes)
+    dims = [1] * (len(sizes) - len(dims)) + dims
+    return make_tensor([mul(s, r) for s, r in zip(sizes, dims)], t.element_dtype, t.device.data)
+
+
+@rule("aten.ravel.default")
+def _ravel(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor([_numel(t.sizes)], t.element_dtype, t.device.data)
+
+
+@rule("aten.repeat_interleave.self_int")
+def _repeat_interleave(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    r = b.size("repeats")
+    if b.get("dim") is None:
+        return make_tensor([mul(_numel(t.sizes), r)], t.element_dtype, t.device.data)
+    d = wrap_dim(b.int("dim"), t.rank)
+    sizes = list(t.sizes)
+    sizes[d] = mul(sizes[d], r)
+    return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.one_hot.default")
+def _one_hot(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = b.int("num_classes")
+    if n < 0:
+        raise NoInference("one_hot without num_classes has a data-dependent size")
+    return make_tensor([*t.sizes, n], DType.int64, t.device.data)
+
+
+@rule("aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input")
+def _conv_transpose(b: Bound) -> Attribute:
+    x, w = b.tensor("input"), b.tensor("weight")
+    n = w.rank - 2
+    batched = x.rank == n + 2
+    stride, padding = _spatial(b, "stride", n), _spatial(b, "padding", n)
+    output_padding, dilation = _spatial(b, "output_padding", n), _spatial(b, "dilation", n)
+    spatial = [
+        add(mul(add(x.sizes[-n + i], -1), stride[i]), -2 * padding[i], dilation[i] * (w.sizes[2 + i] - 1) if isinstance(w.sizes[2 + i], int) else mul(dilation[i], add(w.sizes[2 + i], -1)), output_padding[i], 1)
+        for i in range(n)
+    ]
+    channels = mul(w.sizes[1], b.int("groups"))
+    lead = [x.sizes[0], channels] if batched else [channels]
+    return make_tensor([*lead, *spatial], x.element_dtype, x.device.data)
