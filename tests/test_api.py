@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -143,6 +144,8 @@ def test_dot_goes_through_the_target_registry() -> None:
     program = exir.load(ZOO / "mlp.core.pt2")
     if "dot" in get_all_targets():
         assert "digraph" in program.to_dot()
+        if "svg" in get_all_targets() and shutil.which("dot"):
+            assert "<svg" in program.to_svg() and "<svg" in program.emit("svg{collapse-depth=1}")
     else:
         with pytest.raises(exir.ExirError, match="no 'dot' output format in this build"):
             program.to_dot()
