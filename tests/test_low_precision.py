@@ -184,3 +184,16 @@ def test_npz_carries_bf16_as_float32_and_round_trips(tmp_path: pathlib.Path) -> 
     with torch.no_grad():
         want = ep.module()(x)[0].float().numpy()
     np.testing.assert_allclose(y, want, rtol=2**-7, atol=1e-3)
+
+
+def test_python_api_takes_bf16_torch_tensors_and_returns_constants() -> None:
+    import xdsl_exir.api as exir
+
+    class M(torch.nn.Module):
+        def forward(self, x: Any) -> tuple[Any, bool, int]:
+            return x * 2, True, 3
+
+    x = torch.tensor([1.5, 2.0, 3.0]).bfloat16()
+    y, flag, n = exir.load(torch.export.export(M(), (x,)))(x)
+    assert y.dtype == ml_dtypes.bfloat16 and (flag, n) == (True, 3)
+    np.testing.assert_array_equal(_bits(y), _torch_bits(x * 2))

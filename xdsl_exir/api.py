@@ -37,6 +37,7 @@ from xdsl_exir.targets import get_all_targets
 from xdsl_exir.tools.exir_opt import ExirOptMain, ExirUserError, build_pipeline, check_target, detect_frontend
 from xdsl_exir.tools.profiler import OpProfiler, OpStat
 from xdsl_exir.tools.run_program import message
+from xdsl_exir.utils.dtypes import LOW_PRECISION, DType, cast_array
 
 __all__ = ["ExirError", "Profile", "Program", "load", "parse"]
 
@@ -344,13 +345,19 @@ class Program:
 # ---------------------------------------------------------------------------
 
 
+_LOW_PRECISION_NAMES = frozenset(d.value for d in LOW_PRECISION)
+
+
 def _to_numpy(value: Any) -> Any:
     """A torch tensor as a numpy array (without importing torch); anything else as it is."""
     if hasattr(value, "detach") and hasattr(value, "numpy"):
         tensor = value.detach().cpu()
+        name = str(tensor.dtype).removeprefix("torch.")
+        if name in _LOW_PRECISION_NAMES:  # bfloat16, float8: exactly, as an ml_dtypes array
+            return cast_array(tensor.float().numpy(), DType(name))
         try:
             return tensor.numpy()
-        except TypeError as e:  # bfloat16 and other dtypes numpy lacks
+        except TypeError as e:  # dtypes numpy lacks
             raise ExirError(f"cannot hand a torch tensor of {tensor.dtype} to numpy ({e}); convert it first") from None
     return value
 
