@@ -51,18 +51,19 @@ def blob_hex(data: bytes) -> str:
     return "0x" + RESOURCE_ALIGNMENT.to_bytes(4, "little").hex().upper() + data.hex().upper()
 
 
-def blob_bytes(text: str) -> bytes:
-    """The data of a resource's hex text, without its alignment word."""
-    if not text.startswith("0x"):
+def blob_bytes(text: str, start: int = 0, end: int | None = None) -> bytes:
+    """The data of a resource's hex text (`text[start:end]`), without its alignment word."""
+    end = len(text) if end is None else end
+    if not text.startswith("0x", start, end):
         raise BlobError("a blob is a hex string starting with 0x")
     try:
-        word = bytes.fromhex(text[2:10])
+        word = bytes.fromhex(text[start + 2 : min(start + 10, end)])
         if len(word) < 4:
             raise BlobError("a blob starts with a 4-byte alignment word")
         alignment = int.from_bytes(word, "little")
         if alignment == 0 or alignment & (alignment - 1):
             raise BlobError(f"blob alignment {alignment} is not a power of two")
-        return bytes.fromhex(text[10:])  # one copy of the text, none of the data
+        return bytes.fromhex(text[start + 10 : end])  # one copy of the text, none of the data
     except ValueError as e:
         if isinstance(e, BlobError):
             raise
@@ -184,6 +185,8 @@ class ResourceParser(Parser):
         """How many were parsed from their text."""
         self._mentions: dict[str, int] = {}
         self._deferred: list[tuple[str, Callable[[bytes], None], int]] = []
+        self._deferred_count: dict[str, int] = {}
+        self._loaded: dict[str, bytes] = {}
         self._elided: set[str] = set()
 
     def defer_blob(self, key: str, load: Callable[[bytes], None], pos: int) -> None:
@@ -194,6 +197,7 @@ class ResourceParser(Parser):
         malformed blob is reported at `pos`, the reference.
         """
         self._deferred.append((key, load, pos))
+        self._deferred_count[key] = self._deferred_count.get(key, 0) + 1
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """
@@ -224,6 +228,9 @@ class ResourceParser(Parser):
         claimed: dict[str, int] = {}
         for key, load, pos in self._deferred:
             claimed[key] = claimed.get(key, 0) + 1
+            if key in self._loaded:
+                load(self._loaded[key])
+                continue
             text = storage.lookup(key)
             if not text or key in self._elided:
                 continue
@@ -233,13 +240,28 @@ class ResourceParser(Parser):
                 self.raise_error(f"resource '{key}': {e}", pos)
         section = 1
         for key, count in claimed.items():
-            if self._mentions.get(key, 0) <= count + section and key not in self._elided and storage.lookup(key):
+            if self._mentions.get(key, 0) <= count + section:
                 storage._blob_storage.pop(key, None)  # pyright: ignore[reportPrivateUsage] - no public removal in xDSL 0.74
         self._deferred.clear()
+        self._loaded.clear()
 
     def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
         """An entry of `dialect_resources`; `"__elided__"` (MLIR's mark of left-out data) is kept as no data."""
         key = self._parse_dialect_resource_handle(dialect_name, interface)
+        claimed = self._deferred_count.get(key, 0) if dialect_name == Builtin.name else 0
+        if claimed and self._mentions.get(key, 0) <= claimed + 1 and (span := self._parse_blob_span()) is not None:
+            # Only states refer to it (the section comes last, so all mentions are
+            # known): decode the bytes from the file's text, no copy in the storage.
+            start, end = span
+            content = self.lexer.input.content
+            if content.startswith(ELIDED, start) and end - start == len(ELIDED):
+                self._elided.add(key)
+                return
+            try:
+                self._loaded[key] = blob_bytes(content, start, end)
+            except BlobError as e:
+                self.raise_error(f"resource '{key}': {e}", start - 1, end + 1)
+            return
         value = self._parse_blob_text()
         if value is None:
             self._parse_token(MLIRTokenKind.COLON, "expected `:`")
@@ -406,11 +428,12 @@ class ResourceParser(Parser):
             self._entries[body] = entry
         return entry
 
-    def _parse_blob_text(self) -> str | None:
+    def _parse_blob_span(self) -> tuple[int, int] | None:
         """
-        `: "0x..."` read by finding the closing quote, or None (nothing consumed)
-        when the string has escapes: a blob's text has none, and xDSL's lexer
-        takes a regular expression and a copy per character class over megabytes.
+        `: "0x..."` read by finding the closing quote: the offsets of the text
+        between the quotes, or None (nothing consumed) when the string has
+        escapes. A blob's text has none, and xDSL's lexer takes a regular
+        expression and a copy per character class over megabytes.
         """
         colon = self._current_token
         if colon.kind != MLIRTokenKind.COLON:
@@ -426,7 +449,12 @@ class ResourceParser(Parser):
             return None
         self.lexer.pos = end + 1
         self._parser_state.current_token = self.lexer.lex()
-        return content[start + 1 : end]
+        return start + 1, end
+
+    def _parse_blob_text(self) -> str | None:
+        """`: "0x..."` as `_parse_blob_span` reads it, as text."""
+        span = self._parse_blob_span()
+        return None if span is None else self.lexer.input.content[span[0] : span[1]]
 
     def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
         """

@@ -40,4 +40,4 @@ exir.program inputs [<parameter "p_w" -> "w">, <constant_tensor "c_k" -> "k">] o
 // [3, -4] + [1, 2]
 // VALUES: [4.0, -2.0]
 
-// BAD: exir-opt: error: {{.*}}:12:48: resource 'w': blob alignment 3 is not a power of two
+// BAD: exir-opt: error: {{.*}}:23:10: resource 'w': blob alignment 3 is not a power of two
