@@ -142,7 +142,9 @@ def test_weights_print_as_dense_resource_and_read_back() -> None:
 
 def test_old_inline_blob_form_still_reads() -> None:
     text = text_of(program(1)).split("{-#")[0]
-    old = re.sub(r"dense_resource<[\w.]+>", '#exir.blob<"0x' + np.ones(16, np.float32).tobytes().hex().upper() + '">', text)
+    old = re.sub(
+        r"dense_resource<[\w.]+>", '#exir.blob<"0x' + np.ones(16, np.float32).tobytes().hex().upper() + '">', text
+    )
     module, _ = read(old)
     value = state_of(module).value
     assert isinstance(value, DenseBlobAttr) and value.data == np.ones(16, np.float32).tobytes()
@@ -244,7 +246,9 @@ def test_simple_calls_read_as_the_general_parser_reads_them(call: str) -> None:
         'exir.program inputs [<user_input "x">] outputs [<user_output "r">] {\n'
         "  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> (!exir.tensor<[2], float32>) {\n"
         f'    %r = exir.call_function "my.op"{call} : '
-        + "(" + ", ".join(["!exir.tensor<[2], float32>"] * call.count("%x")) + ") -> !exir.tensor<[2], float32>\n"
+        + "("
+        + ", ".join(["!exir.tensor<[2], float32>"] * call.count("%x"))
+        + ") -> !exir.tensor<[2], float32>\n"
         "    exir.output %r : !exir.tensor<[2], float32>\n  }\n}\n"
     )
     fast, _ = read(text)

@@ -153,6 +153,7 @@ def print_module(
     print_resources(printer, dialects, elide_if_larger)
     printer.print_string("\n")
 
+
 _CACHED_BODY_LIMIT = 512
 """Longer bodies (inline data) are parsed each time: keying them would copy the data."""
 
