@@ -680,6 +680,7 @@ class ExirOptMain(xDSLOptMain):
                 if i > 0:
                     output_stream.write("// -----\n")
                 produced: list[Diagnostic] = []
+                self.last_module = None  # a failure while parsing must not be looked for in the previous chunk
                 try:
                     with progress(f"reading {self.get_input_name()}"):
                         module = self.parse_chunk(BytesIO(data), file_extension, offset)
