@@ -80,3 +80,17 @@ def test_exir_run_writes_0d_arrays(tmp_path: pathlib.Path) -> None:
     assert [(a.item(), a.dtype.kind, a.shape) for a in scalars] == [
         (True, "b", ()), (4, "i", ()), (2.5, "f", ()), ("s", "U", ()), (3, "i", ()), (False, "b", ()),
     ]
+
+
+def test_symbolic_trace_with_constant_outputs() -> None:
+    from xdsl_exir.frontends.torch_live import import_graph_module
+
+    class M(torch.nn.Module):
+        def forward(self, x: Any) -> tuple[Any, ...]:
+            return x * 2, (3, True), None
+
+    x = torch.randn(3)
+    module = import_graph_module(torch.fx.symbolic_trace(M()), (x,))
+    got = ProgramRunner(module)(x.numpy())
+    np.testing.assert_array_equal(got[0], (x * 2).numpy())
+    assert got[1:] == [3, True, None]  # pytree-flattened, as torch flattens (None is a leaf)

@@ -58,6 +58,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl_exir.dialects.exir import (
     BoolType,
     CallFunctionOp,
+    ConstantOp,
     DeviceAttr,
     DeviceType,
     DType,
@@ -351,6 +352,12 @@ class _GraphBuilder:
         names: list[str] = []
         for path, leaf in paths:
             obj, depth = result, 0
+            if not _contains_node(result, path) and (leaf is None or isinstance(leaf, bool | int | float | str)):
+                constant = ConstantOp(leaf)  # a constant output, as torch.export's ConstantArgument
+                self.ops.append(constant)
+                values.append(constant.result)
+                names.append("")
+                continue
             while not isinstance(obj, torch.fx.Node):
                 if depth == len(path):
                     raise TorchImportError(f"the output returns the constant {leaf!r}; only node values can be outputs")
@@ -452,6 +459,16 @@ def _dump_spec(value: object, spec: pytree.TreeSpec) -> str | None:
         return pytree.treespec_dumps(pytree.tree_structure(plain(value)))
     except (NotImplementedError, TypeError):
         return None
+
+
+def _contains_node(result: object, path: Sequence[object]) -> bool:
+    """Whether the output path from `result` passes through an FX node (else the leaf is a constant)."""
+    obj = result
+    for key in path:
+        if isinstance(obj, torch.fx.Node):
+            return True
+        obj = _child(obj, key)
+    return isinstance(obj, torch.fx.Node)
 
 
 def _child(container: object, key: object) -> object:
