@@ -2040,3 +2040,255 @@ def _conv_transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
             b.ints("padding", n), b.ints("dilation", n), True, b.ints("output_padding", n), b["groups"],
         )
     ]
+
+
+# -- sorting, statistics, matrix-vector products -------------------------------------
+
+
+@rule("aten.argsort.default", "aten.argsort.stable", "aten.msort.default")
+def _argsort(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    name = op_name(op)
+    if name == "aten.msort.default":
+        return [e.item(e.call("aten.sort.default", x, 0), 0)]
+    if name == "aten.argsort.stable":
+        new = e.call("aten.sort.stable", x, stable=b["stable"], dim=b.int("dim"), descending=b["descending"])
+    else:
+        new = e.call("aten.sort.default", x, b.int("dim"), b["descending"])
+    return [e.item(new, 1)]
+
+
+@rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
+def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    new = _same_arguments(e, b, op_name(op).replace("std_mean", "var_mean"))
+    return [e.v("aten.sqrt.default", e.item(new, 0)), e.item(new, 1)]
+
+
+@rule("aten.diag.default")
+def _diag(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    if rank == 1:
+        return [e.v("aten.diag_embed.default", x, b.int("diagonal"))]
+    if rank != 2:
+        raise Decline()
+    return [e.v("aten.clone.default", e.v("aten.diagonal.default", x, b.int("diagonal")))]
+
+
+@rule("aten.mv.default")
+def _mv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    col = e.v("aten.unsqueeze.default", b["vec"], 1)
+    return [e.v("aten.squeeze.dims", e.v("aten.mm.default", b["self"], col), [1])]
+
+
+@rule("aten.ger.default", "aten.outer.default")
+def _outer(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["self"], 1), b["vec2"])]
+
+
+def _scaled_sum(e: Emitter, b: Bound, product: SSAValue) -> SSAValue:
+    """`beta * self + alpha * product` (self ignored when beta is 0, as torch does)."""
+    alpha, beta = b.get("alpha", 1), b.get("beta", 1)
+    if alpha != 1:
+        product = e.v("aten.mul.Tensor", product, alpha)
+    if beta == 0:
+        return e.v("aten.expand.default", product, e.sizes(_broadcast(list(_tensor(b["self"]).sizes),
+                                                                       list(_tensor(product).sizes))))
+    x = b["self"] if beta == 1 else e.v("aten.mul.Tensor", b["self"], beta)
+    return e.v("aten.add.Tensor", x, product)
+
+
+@rule("aten.addmv.default")
+def _addmv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    col = e.v("aten.unsqueeze.default", b["vec"], 1)
+    product = e.v("aten.squeeze.dims", e.v("aten.mm.default", b["mat"], col), [1])
+    return [_scaled_sum(e, b, product)]
+
+
+@rule("aten.addr.default")
+def _addr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    if _tensor(b["self"]).element_dtype == DType.bool:
+        raise Decline()
+    product = e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["vec1"], 1), b["vec2"])
+    return [_scaled_sum(e, b, product)]
+
+
+@rule("aten.inner.default")
+def _inner(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    rx, ry = _tensor(x).rank, _tensor(y).rank
+    if rx == 0 or ry == 0:
+        return [e.v("aten.mul.Tensor", x, y)]
+    if rx == 1 and ry == 1:
+        return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, y), [0])]
+    if rx <= 2 and ry == 2:
+        return [e.v("aten.matmul.default", x, e.v("aten.permute.default", y, [1, 0]))]
+    raise Decline()
+
+
+# -- fused forms torch's passes emit ---------------------------------------------------------
+
+
+@rule("aten._safe_softmax.default")
+def _safe_softmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """softmax, with zeros (not NaN) in slices that are all -inf."""
+    x = cast(SSAValue, b["self"])
+    dtype = b.dtype("dtype")
+    if dtype is not None and dtype != _tensor(x).element_dtype:
+        x = e.v("aten._to_copy.default", x, dtype=dtype)
+    d = b.int("dim")
+    attn = e.v("aten._softmax.default", x, d, False)
+    live = e.v("aten.any.dim", e.v("aten.logical_not.default", e.v("aten.eq.Scalar", x, float("-inf"))), d, True)
+    zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
+    return [e.v("aten.where.self", e.v("aten.logical_not.default", live), zeros, attn)]
+
+
+@rule("aten._add_relu.Tensor")
+def _add_relu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    alpha = b.get("alpha", 1)
+    s = e.v("aten.add.Tensor", b["self"], b["other"], alpha=alpha) if alpha != 1 else e.v(
+        "aten.add.Tensor", b["self"], b["other"])
+    return [e.v("aten.relu.default", s)]
+
+
+@rule("aten._addmm_activation.default")
+def _addmm_activation(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    out = e.v("aten.addmm.default", b["self"], b["mat1"], b["mat2"], beta=b.get("beta", 1), alpha=b.get("alpha", 1))
+    return [e.v("aten.gelu.default", out) if b.get("use_gelu") else e.v("aten.relu.default", out)]
+
+
+# -- indexing along a dim ------------------------------------------------------------------
+
+
+def _index_along(e: Emitter, b: Bound, values: SSAValue, accumulate: bool) -> SSAValue:
+    """`self` with `values` put at `index` along `dim`: the dim moved first, `index_put`, moved back."""
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    if rank == 0:
+        raise Decline()
+    d = b.int("dim") % rank
+    front = _movedim(e, x, d, 0)
+    vt = _tensor(values)
+    if vt.rank == rank:
+        values = _movedim(e, values, d, 0)
+    put = e.v("aten.index_put.default", front, [b["index"]], values, accumulate)
+    return _movedim(e, put, 0, d)
+
+
+@rule("aten.index_add.default")
+def _index_add(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    source = cast(SSAValue, b["source"])
+    if b.get("alpha", 1) != 1:
+        source = e.v("aten.mul.Tensor", source, b["alpha"])
+    return [_index_along(e, b, source, True)]
+
+
+@rule("aten.index_copy.default")
+def _index_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_index_along(e, b, cast(SSAValue, b["source"]), False)]
+
+
+@rule("aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")
+def _index_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    t = _tensor(b["self"])
+    value = b["value"]
+    if not isinstance(value, SSAValue):
+        value = _scalar_tensor(e, _fill_for(t.element_dtype, value), t)
+    elif _tensor(value).element_dtype != t.element_dtype:
+        value = e.v("aten._to_copy.default", value, dtype=t.element_dtype)
+    return [_index_along(e, b, value, False)]
+
+
+@rule("aten.take.default")
+def _take(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    flat = e.reshape(x, [_tensor(x).numel()])
+    return [e.v("aten.index.Tensor", flat, [b["index"]])]
+
+
+@rule("aten.take_along_dim.default")
+def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, idx = cast(SSAValue, b["self"]), cast(SSAValue, b["indices"])
+    if b.get("dim") is None:
+        flat = e.reshape(x, [_tensor(x).numel()])
+        return [e.v("aten.gather.default", flat, 0, e.reshape(idx, [_tensor(idx).numel()]))]
+    tx, ti = _tensor(x), _tensor(idx)
+    if tx.rank != ti.rank:
+        raise Decline()
+    d = b.int("dim") % tx.rank
+    shape = _broadcast(list(tx.sizes), list(ti.sizes))
+    xs = [tx.sizes[d] if i == d else s for i, s in enumerate(shape)]
+    ids = [ti.sizes[d] if i == d else s for i, s in enumerate(shape)]
+    if list(tx.sizes) != xs:
+        x = e.v("aten.expand.default", x, e.sizes(xs))
+    if list(ti.sizes) != ids:
+        idx = e.v("aten.expand.default", idx, e.sizes(ids))
+    return [e.v("aten.gather.default", x, d, idx)]
+
+
+# -- pooling and stacking ----------------------------------------------------------------------
+
+
+@rule("aten.max_pool1d.default")
+def _max_pool1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = e.v("aten.unsqueeze.default", b["self"], -2)
+    k = b.ints("kernel_size", 1)
+    stride = b.ints("stride", 1) if b.get("stride") else k
+    new = e.call(
+        "aten.max_pool2d_with_indices.default", x, [1, *k], [1, *stride], [0, *b.ints("padding", 1)],
+        [1, *b.ints("dilation", 1)], b["ceil_mode"],
+    )
+    return [e.v("aten.squeeze.dims", e.item(new, 0), [-2])]
+
+
+def _atleast(e: Emitter, x: SSAValue, n: int) -> SSAValue:
+    rank = _tensor(x).rank
+    if rank >= n:
+        return x
+    if rank == 0:
+        return e.v("aten.view.default", x, [1] * n)
+    if n == 2:
+        return e.v("aten.unsqueeze.default", x, 0)
+    # 3-d: [n] -> [1, n, 1], [m, n] -> [m, n, 1]
+    y = e.v("aten.unsqueeze.default", x, 0) if rank == 1 else x
+    return e.v("aten.unsqueeze.default", y, -1)
+
+
+@rule("aten.atleast_1d.default", "aten.atleast_2d.default", "aten.atleast_3d.default")
+def _atleast_nd(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_atleast(e, cast(SSAValue, b["self"]), int(op_name(op).split(".")[1][-2]))]
+
+
+@rule("aten.vstack.default", "aten.row_stack.default", "aten.hstack.default", "aten.dstack.default",
+      "aten.column_stack.default")
+def _stacks(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    tensors = cast(list[SSAValue], b["tensors"])
+    kind = op_name(op).split(".")[1]
+    if kind in ("vstack", "row_stack"):
+        return [e.v("aten.cat.default", [_atleast(e, t, 2) for t in tensors], 0)]
+    if kind == "dstack":
+        return [e.v("aten.cat.default", [_atleast(e, t, 3) for t in tensors], 2)]
+    if kind == "column_stack":
+        cols = [e.reshape(t, [_tensor(t).numel(), 1]) if _tensor(t).rank <= 1 else t for t in tensors]
+        return [e.v("aten.cat.default", cols, 1)]
+    ones = [_atleast(e, t, 1) for t in tensors]
+    return [e.v("aten.cat.default", ones, 0 if all(_tensor(t).rank == 1 for t in ones) else 1)]
+
+
+@rule("aten.var_mean.correction", "aten.var_mean.dim", "aten.var_mean.default")
+def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`var.correction` and `mean.dim` over the same dims (an `unbiased` flag is correction 1 or 0)."""
+    x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        raise Decline()
+    dim = b.get("dim")
+    dims = None if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    if "correction" in b:
+        correction = b.get("correction")
+        correction = 1 if correction is None else correction
+    else:
+        correction = 1 if b.get("unbiased", True) else 0
+    keep = bool(b.get("keepdim", False))
+    var = e.v("aten.var.correction", x, dims, correction=correction, keepdim=keep)
+    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(_tensor(x).rank)), keep)
+    return [var, mean]
