@@ -93,7 +93,7 @@ def test_stock_xdsl_opt_sees_dialect_and_pass() -> None:
 ZOO = ROOT / "tests" / "zoo"
 
 
-def exir_run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+def exir_run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "xdsl_exir.tools.exir_run", *args],
         capture_output=True,
@@ -269,6 +269,10 @@ def test_pt2_on_stdin_is_detected() -> None:
     forced = subprocess.run([*tool, "--from", "mlir"], input=data, capture_output=True, check=False)
     assert forced.returncode == 1
     assert b"a zip archive" in forced.stderr and b"PK" not in forced.stderr
+    run_tool = [sys.executable, "-m", "xdsl_exir.tools.exir_run", "-", "--inputs", str(ZOO / "mlp.inputs.npz")]
+    ran = subprocess.run(run_tool, input=data, capture_output=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith(b"out0: float32[4, 8]")
 
 
 def test_exir_run_traces_and_times_the_passes(tmp_path: pathlib.Path) -> None:

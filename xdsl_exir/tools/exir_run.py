@@ -83,7 +83,8 @@ def _seconds(text: str) -> float:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG, description="Run an exir program on numpy.")
     parser.add_argument(
-        "input_file", help="textual IR (.mlir), a torch.export archive (.pt2), a TorchScript dump or a .py file"
+        "input_file",
+        help="textual IR (.mlir), a torch.export archive (.pt2), a TorchScript dump or a .py file; - for stdin",
     )
     parser.add_argument(
         "-p", "--passes", "--pass-pipeline", dest="pipeline", metavar="PIPELINE", help="pass pipeline to run first (as exir-opt -p)"

@@ -68,7 +68,8 @@ class _Loader:
             argv.append(f"--from={from_format}")
         if time_passes:
             argv.append("--time-passes")
-        argv += ["--", input_file]
+        if input_file != "-":  # `-`: stdin, as exir-opt reads it (a .pt2 known by its zip signature)
+            argv += ["--", input_file]
         loader = self
 
         class _Main(ExirOptMain):
@@ -256,7 +257,7 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
 
 def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfiler | None) -> list[np.ndarray]:
     """Load, transform and run the program: the user outputs, flattened."""
-    if not os.path.isfile(args.input_file):
+    if args.input_file != "-" and not os.path.isfile(args.input_file):
         raise InterpreterError(f"{args.input_file}: no such file")
     try:
         loader = _Loader(args.input_file, args.pipeline, args.from_format, args.time_passes)
