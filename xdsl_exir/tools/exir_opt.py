@@ -487,6 +487,7 @@ class ExirOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--pass-pipeline",
             dest="passes",
+            metavar="PIPELINE",
             default=argparse.SUPPRESS,
             help="the same as -p (mlir-opt's spelling; a builtin.module(...) anchor is accepted)",
         )
