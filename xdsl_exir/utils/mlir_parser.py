@@ -250,7 +250,11 @@ class ResourceParser(Parser):
         """An entry of `dialect_resources`; `"__elided__"` (MLIR's mark of left-out data) is kept as no data."""
         key = self._parse_dialect_resource_handle(dialect_name, interface)
         claimed = self._deferred_count.get(key, 0) if dialect_name == Builtin.name else 0
-        if claimed and self._mentions.get(key, 0) <= claimed + 1 and (span := self._parse_blob_span()) is not None:
+        if (
+            claimed
+            and self._mentions.get(key, 0) <= claimed + 1
+            and (span := self._parse_blob_span(check_escapes=False)) is not None
+        ):
             # Only states refer to it (the section comes last, so all mentions are
             # known): decode the bytes from the file's text, no copy in the storage.
             start, end = span
@@ -429,12 +433,13 @@ class ResourceParser(Parser):
             self._entries[body] = entry
         return entry
 
-    def _parse_blob_span(self) -> tuple[int, int] | None:
+    def _parse_blob_span(self, check_escapes: bool = True) -> tuple[int, int] | None:
         """
         `: "0x..."` read by finding the closing quote: the offsets of the text
         between the quotes, or None (nothing consumed) when the string has
         escapes. A blob's text has none, and xDSL's lexer takes a regular
-        expression and a copy per character class over megabytes.
+        expression and a copy per character class over megabytes. Text that goes
+        straight to the hex decoder need not be checked: a backslash is not hex.
         """
         colon = self._current_token
         if colon.kind != MLIRTokenKind.COLON:
@@ -446,7 +451,9 @@ class ResourceParser(Parser):
         if not content.startswith('"', start):
             return None
         end = content.find('"', start + 1)
-        if end < 0 or content.find("\\", start + 1, end) >= 0 or content.find("\n", start + 1, end) >= 0:
+        if end < 0 or (
+            check_escapes and (content.find("\\", start + 1, end) >= 0 or content.find("\n", start + 1, end) >= 0)
+        ):
             return None
         self.lexer.pos = end + 1
         self._parser_state.current_token = self.lexer.lex()
