@@ -20,6 +20,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
+import xdsl_exir.dialects.aten as aten_dialect
 from xdsl_exir.dialects.aten import Aten, aten_op_class
 from xdsl_exir.dialects.exir import (
     DenseBlobAttr,
@@ -272,3 +273,20 @@ def test_simple_call_errors_are_the_general_parsers(call: str, message: str) -> 
     )
     with pytest.raises(ParseError, match=message):
         ResourceParser(context(), text).parse_module()
+
+
+def test_a_call_is_verified_once_per_signature(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verifying a read program checks each distinct (op, arguments, types) once, not once a line."""
+    checked: list[str] = []
+    original = aten_dialect.AtenOp.bound_arguments
+
+    def counting(self: aten_dialect.AtenOp) -> object:
+        checked.append(self.name)
+        return original(self)
+
+    monkeypatch.setattr(aten_dialect.AtenOp, "bound_arguments", counting)
+    monkeypatch.setattr(aten_dialect, "_VERIFIED", set())
+    for steps in (5, 50):
+        checked.clear()
+        read(text_of(program(steps)))
+        assert len(checked) <= 4, f"{len(checked)} schema checks for {3 * steps} calls"
