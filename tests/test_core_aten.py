@@ -121,9 +121,12 @@ def test_verify_core_names_decomposed_core_overload() -> None:
     VerifyExportIRPass(dialect="core", legal_ops=("aten.squeeze.dim",)).apply(ph.context(), module)
 
 
-def test_verify_core_bad_dialect_is_a_diagnostic() -> None:
+def test_verify_core_bad_options_are_diagnostics() -> None:
+    module = program([f32(2)], one("aten.relu.default", X))
     with pytest.raises(PassFailedException, match="dialect=edge is not one of export, core"):
-        VerifyExportIRPass(dialect="edge").apply(ph.context(), program([f32(2)], one("aten.relu.default", X)))
+        VerifyExportIRPass(dialect="edge").apply(ph.context(), module)
+    with pytest.raises(PassFailedException, match="legal-ops names 'aten.nope.default'"):
+        VerifyExportIRPass(dialect="core", legal_ops=("aten.nope.default",)).apply(ph.context(), module)
 
 
 def test_core_ir_extras_are_operators() -> None:

@@ -124,7 +124,16 @@ class VerifyExportIRPass(ModulePass):
 
     def check_core_aten(self, module: Operation) -> None:
         """The first non-core ATen op, located, with a count of the others by name."""
-        extra = {e.op_name for t in self.legal_ops if (e := op_registry.lookup(t.strip())) is not None}
+        extra: set[str] = set()
+        for text in (t.strip() for t in self.legal_ops):
+            entry = op_registry.lookup(text) if text else None
+            if text and entry is None:
+                raise PassFailedException(
+                    f"verify-export-ir: legal-ops names '{text}', which is not an ATen overload (write it as "
+                    "aten.linear.default, aten::linear or torch.ops.aten.linear.default)"
+                )
+            if entry is not None:
+                extra.add(entry.op_name)
         core = default_legal_ops() | op_registry.CORE_IR_EXTRAS | extra
         found: list[tuple[Operation, str]] = []
         for op in module.walk():
