@@ -675,6 +675,12 @@ CASES += [
     C("aten.max_pool2d_with_indices.default", t(3, 8, 8, dist="distinct"), [2, 2], [], [0, 0], [2, 2], False,
       dtypes=(F32, F16, BF16)),
     C("aten.max_pool2d.default", t(1, 2, 5, 5, dist="distinct"), [2, 2], [2, 2], [0, 0], [1, 1], True, dtypes=(F32,)),
+    # ties (the first maximum's index wins), with dilation; integer ties
+    C("aten.max_pool2d_with_indices.default", t(2, 3, 9, 8, dist="half"), [3, 3], [2, 2], [1, 1], [1, 1], False,
+      dtypes=(F32, F64)),
+    C("aten.max_pool2d_with_indices.default", t(1, 2, 8, 7, dist="half"), [2, 3], [1, 2], [1, 1], [2, 1], True,
+      dtypes=(F32,)),
+    C("aten.max_pool2d_with_indices.default", t(2, 3, 7, 6), [3, 2], [2, 2], [1, 1], [1, 1], False, dtypes=(I64,)),
     C("aten.max_pool3d_with_indices.default", t(1, 2, 5, 4, 4, dist="distinct"), [2, 2, 2], [2, 1, 2], [1, 0, 0],
       dtypes=(F32,)),
     C("aten.avg_pool2d.default", t(2, 3, 7, 6), [3, 2], [2, 2], [1, 1], False, True, dtypes=FLOATS),

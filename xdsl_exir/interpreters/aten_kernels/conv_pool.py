@@ -374,28 +374,29 @@ def _max_pool_nd(
     xp = _pad_for_pool(x, n, k, s, p, d, out, low)
     views = _offset_slices(xp, k, s, d, out)
     vals = views[0][2].copy()
-    floating = x.dtype.kind == "f"
+    for _, _, view in views[1:]:
+        np.maximum(vals, view, out=vals)  # propagates NaN, as torch does; ties keep the first
     if not with_indices:
-        for _, _, view in views[1:]:
-            np.maximum(vals, view, out=vals)  # propagates NaN, as torch does
         return (vals[0] if unb else vals), None
-    arg = np.zeros(vals.shape, dtype=np.int64)
-    for flat, _, view in views[1:]:
-        # the first maximum wins, and a NaN beats any number, as in torch
-        better = view > vals
-        if floating:
-            better |= np.isnan(view) & ~np.isnan(vals)
-        np.copyto(vals, view, where=better)
-        np.copyto(arg, flat, where=better)
-    # flat index into the unpadded input spatial plane
-    kidx = np.unravel_index(arg, k)
+    # The index of the first offset holding the maximum (or the first NaN, which beats
+    # any number), as in torch: offsets from last to first overwrite where they hold it.
+    # Comparing against the finished maximum costs one compare per offset instead of
+    # the running compare, NaN tests and two masked copies of a running argmax.
     spatial = x.shape[2:]
-    flat = np.zeros(arg.shape, dtype=np.int64)
+    plane = [math.prod(spatial[i + 1 :]) for i in range(n)]  # row-major strides of the input plane
+    arg = np.zeros(vals.shape, dtype=np.int64)  # the offset's part of the flat index
+    nan = x.dtype.kind == "f" and bool(np.isnan(vals).any())
+    for _, pos, view in reversed(views):
+        hit = view == vals
+        if nan:
+            hit |= np.isnan(view)
+        np.copyto(arg, sum(q * d[i] * plane[i] for i, q in enumerate(pos)), where=hit)
+    # plus the window origin's part: flat index into the unpadded input plane
+    flat = arg
     for i in range(n):
         shape = [1] * arg.ndim
         shape[2 + i] = out[i]
-        coord = np.arange(out[i]).reshape(shape) * s[i] - p[i] + kidx[i] * d[i]
-        flat = flat * spatial[i] + coord
+        flat = flat + ((np.arange(out[i]) * s[i] - p[i]) * plane[i]).reshape(shape)
     if unb:
         return vals[0], flat[0]
     return vals, flat
