@@ -631,6 +631,23 @@ EXPLICIT: list[Case] = [
     C("aten.repeat_interleave.self_int", t(2, 3), 2),
     C("aten.rms_norm.default", t(2, 3, 8), [8]),
     C("aten.tile.default", t(2, 3), [2, 1, 2]),
+    C("aten._addmm_activation.default", t(4), t(3, 5), t(5, 4), use_gelu=True),
+    C("aten._safe_softmax.default", t(3, 4), 1),
+    C("aten.addmv.default", t(3), t(3, 4), t(4)),
+    C("aten.argsort.stable", t(3, 5), stable=True, dim=0),
+    C("aten.ger.default", t(3), t(4)),
+    C("aten.index_add.default", t(5, 3), 0, t(4, dtype=I), t(4, 3)),
+    C("aten.index_copy.default", t(3, 6), 1, t(2, dtype=I), t(3, 2)),
+    C("aten.index_fill.int_Scalar", t(5, 3), 0, t(2, dtype=I), 1.5),
+    C("aten.index_fill.int_Tensor", t(5, 3), 1, t(2, dtype=I), t()),
+    C("aten.max_pool1d.default", t(2, 3, 9), [3]),
+    C("aten.max_pool1d.default", t(1, 2, 10), [2], [3], [1], [2], True),
+    C("aten.permute_copy.default", t(2, 3, 4), [2, 0, 1]),
+    C("aten.std_mean.dim", t(2, 3, 4), [1, 2], True, True),
+    C("aten.transpose_copy.int", t(2, 3, 4), 0, 2),
+    C("aten.unsqueeze_copy.default", t(3, 4), 1),
+    C("aten.view_copy.default", t(3, 4), [2, 6]),
+    C("aten.take_along_dim.default", t(3, 4), t(3, 2, dtype=I), 1),
 ]
 
 # Ops whose inputs torch cannot produce on fake tensors, or whose output is

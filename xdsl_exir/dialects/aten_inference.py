@@ -2529,3 +2529,126 @@ def _conv_transpose(b: Bound) -> Attribute:
     channels = mul(w.sizes[1], b.int("groups"))
     lead = [x.sizes[0], channels] if batched else [channels]
     return make_tensor([*lead, *spatial], x.element_dtype, x.device.data)
+
+
+@rule(
+    "aten.view_copy.default", "aten.permute_copy.default", "aten.transpose_copy.int", "aten.slice_copy.Tensor",
+    "aten.unsqueeze_copy.default",
+)  # fmt: skip
+def _view_copy(b: Bound) -> Attribute | Sequence[Attribute]:
+    """A view's `_copy` form has the view's type, contiguous."""
+    view = lookup(b.schema.op_name.replace("_copy.", "."))
+    assert view is not None
+    rule_fn = _RULES[view.op_name]
+    return rule_fn(Bound(view.schema, dict(b)))
+
+
+@rule("aten.argsort.default", "aten.argsort.stable")
+def _argsort(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, DType.int64, t.device.data)
+
+
+@rule("aten.msort.default", "aten.take_along_dim.default", "aten.index_add.default", "aten.index_copy.default",
+      "aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor", "aten._safe_softmax.default")  # fmt: skip
+def _like_self(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if b.schema.name == "_safe_softmax" and b.dtype("dtype") is not None:
+        return make_tensor(t.sizes, cast(DType, b.dtype("dtype")), t.device.data)
+    if b.schema.name == "take_along_dim":
+        i = b.tensor("indices")
+        if b.get("dim") is None:
+            return make_tensor([_numel(i.sizes)], t.element_dtype, t.device.data)
+        d = wrap_dim(b.int("dim"), t.rank)
+        shape = broadcast_shapes([1 if k == d else s for k, s in enumerate(t.sizes)],
+                                 [1 if k == d else s for k, s in enumerate(i.sizes)])
+        shape[d] = i.sizes[d]
+        return make_tensor(shape, t.element_dtype, t.device.data)
+    return t
+
+
+@rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
+def _std_mean(b: Bound) -> Attribute | Sequence[Attribute]:
+    return _var_mean(b)
+
+
+@rule("aten.diag.default")
+def _diag(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    k = b.int("diagonal")
+    if t.rank == 1:
+        n = add(t.sizes[0], abs(k))
+        return make_tensor([n, n], t.element_dtype, t.device.data)
+    h, w = t.sizes
+    if isinstance(h, int) and isinstance(w, int):
+        length: SymSize = max(0, min(h + min(k, 0), w - max(k, 0)))
+    else:
+        length = sym_min(add(h, min(k, 0)), add(w, -max(k, 0)))
+    return make_tensor([length], t.element_dtype, t.device.data)
+
+
+@rule("aten.mv.default", "aten.addmv.default")
+def _mv(b: Bound) -> Attribute:
+    m = b.tensor("self" if b.schema.name == "mv" else "mat")
+    dtype = result_type([b[n] for n in (("self", "vec") if b.schema.name == "mv" else ("self", "mat", "vec"))])
+    return make_tensor([m.sizes[0]], dtype, m.device.data)
+
+
+@rule("aten.ger.default", "aten.addr.default")
+def _outer_product(b: Bound) -> Attribute:
+    v1, v2 = (b.tensor("self"), b.tensor("vec2")) if b.schema.name == "ger" else (b.tensor("vec1"), b.tensor("vec2"))
+    names = ("self", "vec2") if b.schema.name == "ger" else ("self", "vec1", "vec2")
+    return make_tensor([v1.sizes[0], v2.sizes[0]], result_type([b[n] for n in names]), v1.device.data)
+
+
+@rule("aten.inner.default")
+def _inner(b: Bound) -> Attribute:
+    x, y = b.tensor("self"), b.tensor("other")
+    dtype, device = result_type([b["self"], b["other"]]), x.device.data
+    if x.rank == 0 or y.rank == 0:
+        return make_tensor(broadcast_shapes(x.sizes, y.sizes), dtype, device)
+    return make_tensor([*x.sizes[:-1], *y.sizes[:-1]], dtype, device)
+
+
+@rule("aten._add_relu.Tensor")
+def _add_relu(b: Bound) -> Attribute:
+    shape, dtype, device = _pointwise(b, ("self", "other"))
+    return make_tensor(shape, dtype, device)
+
+
+@rule("aten._addmm_activation.default")
+def _addmm_activation(b: Bound) -> Attribute:
+    m1, m2 = b.tensor("mat1"), b.tensor("mat2")
+    dtype = result_type([b[n] for n in ("self", "mat1", "mat2")])
+    return make_tensor([m1.sizes[0], m2.sizes[1]], dtype, m1.device.data)
+
+
+@rule("aten.take.default")
+def _take(b: Bound) -> Attribute:
+    t, i = b.tensor("self"), b.tensor("index")
+    return make_tensor(i.sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.max_pool1d.default")
+def _max_pool1d(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    k = b.ints("kernel_size", 1)[0]
+    stride = b.ints("stride", 1)[0] if b.get("stride") else k
+    out = pool_out(t.sizes[-1], k, stride, b.ints("padding", 1)[0], b.ints("dilation", 1)[0], bool(b["ceil_mode"]))
+    return make_tensor([*t.sizes[:-1], out], t.element_dtype, t.device.data)
+
+
+@rule("aten.atleast_2d.default", "aten.atleast_3d.default")
+def _atleast(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = int(b.schema.name[-2])
+    sizes = list(t.sizes)
+    if len(sizes) >= n:
+        return t
+    if not sizes:
+        sizes = [1] * n
+    elif n == 2:
+        sizes = [1, *sizes]
+    else:
+        sizes = [1, *sizes, 1] if len(sizes) == 1 else [*sizes, 1]
+    return make_tensor(sizes, t.element_dtype, t.device.data)
