@@ -699,6 +699,9 @@ CASES += [
       dtypes=(F32,)),
     C("aten._adaptive_avg_pool2d.default", t(2, 3, 7, 5), [3, 2], dtypes=FLOATS),
     C("aten.adaptive_avg_pool2d.default", t(3, 6, 6), [1, 1], dtypes=(F32,)),
+    # equal bins: one mean over a reshape
+    C("aten._adaptive_avg_pool2d.default", t(2, 3, 8, 6), [4, 3], dtypes=(F32, F64, F16)),
+    C("aten._adaptive_avg_pool3d.default", t(1, 2, 4, 6, 2), [2, 3, 1], dtypes=(F32,)),
     C("aten.adaptive_avg_pool1d.default", t(2, 3, 7), [4], dtypes=(F32, F64)),
     C("aten._adaptive_avg_pool3d.default", t(1, 2, 5, 4, 3), [2, 3, 2], dtypes=(F32,)),
     C("aten._adaptive_avg_pool2d_backward.default", t(2, 3, 3, 2), t(2, 3, 7, 5), dtypes=(F32, F64)),
