@@ -3,10 +3,10 @@ adaptive average, with backward kernels).
 
 Convolution copies the padded input into a (channel, kernel offset) column
 matrix in one strided copy and does one GEMM per sample (and group) against the
-weight as it is stored; depthwise convolution on small planes works on
-channels-last columns with one ``einsum``. Pooling folds the kernel offsets with
-whole-array ``maximum``/``add``. In numpy these are far faster than reducing
-strided window views op by op.
+weight as it is stored; depthwise convolution works on channels-last windows
+with one ``einsum``. Pooling folds the kernel offsets with whole-array
+``maximum``/``add``. In numpy these are far faster than reducing strided window
+views op by op.
 """
 
 from __future__ import annotations
@@ -114,12 +114,13 @@ def _conv_nd(
 ) -> np.ndarray:
     """Cross-correlation; x, w already in the compute dtype.
 
-    Depthwise convolutions on small planes go to `_depthwise_channels_last`.
-    Otherwise the (padded) input is copied into a column matrix ordered (channel,
-    kernel offset), one whole-plane copy per offset (none for a 1x1 kernel), so that
-    the weight is used as it is stored, (out channel, in channel x offsets): one
-    GEMM per sample and group writes the output in NC* order, with no weight or
-    output relayout.
+    Depthwise convolutions go to `_depthwise_channels_last` when their planes are
+    small or their last axis has stride 1 (measured faster there than a GEMM per
+    channel). Otherwise the (padded) input is copied into a column matrix ordered
+    (channel, kernel offset) in one strided copy (none for an unpadded 1x1 kernel),
+    so that the weight is used as it is stored, (out channel, in channel x
+    offsets): one GEMM per sample and group writes the output in NC* order, with no
+    weight or output relayout.
     """
     n = w.ndim - 2
     N, C = x.shape[:2]
