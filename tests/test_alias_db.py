@@ -1,4 +1,4 @@
-"""AliasDb (seed 004's alias analysis) on hand-written Export IR and TorchScript IR."""
+"""AliasDb (the JIT Technical Overview's alias analysis) on hand-written Export IR and TorchScript IR."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ def test_fuse_pointwise_preserves_zoo(name: str, ir: str) -> None:
 
 
 def test_lstm_cell_groups_like_seed() -> None:
-    """Seed 004: FusionGroup_0 holds the 3 gate adds, FusionGroup_1 the 9 ops after chunk."""
+    """The JIT Technical Overview: FusionGroup_0 holds the 3 gate adds, FusionGroup_1 the 9 ops after chunk."""
     after = _exact(_lstm(), "fuse-pointwise")
     groups = _groups(after)
     assert [[op.name for op in g.body.block.ops][:-1] for g in groups] == [
@@ -197,7 +197,7 @@ def _conv_bn_module(torch, bias: bool, reuse_conv: bool = False):
 
 @pytest.mark.parametrize("bias", [False, True])
 def test_fold_conv_bn_fx_level(bias: bool) -> None:
-    """Seed 002 §8 on a symbolic_trace'd module: the BN call_module goes, results unchanged."""
+    """torch.fx: Practical Program Capture and Transformation, §8 on a symbolic_trace'd module: the BN call_module goes, results unchanged."""
     torch = pytest.importorskip("torch")
     from xdsl_exir.frontends.torch_live import import_graph_module
 
@@ -230,7 +230,7 @@ def test_fold_conv_bn_keeps_conv_with_other_users() -> None:
 
 
 def test_replace_activation_fx_matches_torch() -> None:
-    """Seed 002 Figure 2: relu -> gelu in every FX spelling equals the model written with gelu."""
+    """Figure 2 of torch.fx: Practical Program Capture and Transformation: relu -> gelu in every FX spelling equals the model written with gelu."""
     torch = pytest.importorskip("torch")
     from xdsl_exir.frontends.torch_live import import_graph_module
 

@@ -1,4 +1,4 @@
-"""PTQ (seed 002, §9): insert-observers, calibrate through the interpreter, quantize."""
+"""PTQ (torch.fx: Practical Program Capture and Transformation, §9): insert-observers, calibrate through the interpreter, quantize."""
 
 from __future__ import annotations
 

@@ -400,7 +400,7 @@ from torch import Tensor  # noqa: E402 - after pytest.importorskip, so the modul
 
 
 class SeedModule(torch.nn.Module):
-    """Seed 004's Python printer example."""
+    """The JIT Technical Overview's Python printer example."""
 
     def forward(self, x: Tensor, y: int, z: float) -> Tensor:
         if y > 2:

@@ -1,4 +1,4 @@
-"""TorchScript passes of seed 004: unroll-loops, batch-mm, lower-tuples, list-peepholes.
+"""TorchScript passes of the JIT Technical Overview: unroll-loops, batch-mm, lower-tuples, list-peepholes.
 
 Each is checked for semantic preservation on the interpreter and, where torch
 has the pass, against torch's own result on the same graph (node kinds)."""

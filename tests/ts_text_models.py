@@ -18,7 +18,7 @@ def lstm_cell(
     b_ih: torch.Tensor,
     b_hh: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Seed 004's LSTM cell."""
+    """The JIT Technical Overview's LSTM cell."""
     gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
     ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
     ingate = torch.sigmoid(ingate)
@@ -31,7 +31,7 @@ def lstm_cell(
 
 
 def if_else(a: torch.Tensor, b: torch.Tensor, c: bool) -> torch.Tensor:
-    """Seed 004's if-statement."""
+    """The JIT Technical Overview's if-statement."""
     d = a + b
     if c:
         e = d + d
@@ -41,7 +41,7 @@ def if_else(a: torch.Tensor, b: torch.Tensor, c: bool) -> torch.Tensor:
 
 
 def for_loop(x: torch.Tensor) -> torch.Tensor:
-    """Seed 004's for loop."""
+    """The JIT Technical Overview's for loop."""
     z = x
     for _ in range(x.size(0)):
         z = z * z

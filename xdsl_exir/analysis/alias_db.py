@@ -1,5 +1,5 @@
 """
-Alias analysis for Export IR and TorchScript IR graphs (seed 004, "Alias
+Alias analysis for Export IR and TorchScript IR graphs (JIT Technical Overview, "Alias
 Analysis in the IR" / "Writing optimization passes with AliasDb").
 
 `AliasDb(graph)` builds a MemoryDAG for one graph (`exir.graph`, `ts.method`,

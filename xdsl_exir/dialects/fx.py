@@ -4,7 +4,7 @@ The `fx` dialect: the module-level nodes of `torch.fx.symbolic_trace` graphs.
 Export IR (the `exir` dialect) has only `placeholder`, `call_function`,
 `get_attr` of subgraphs and `output`. A symbolically traced `GraphModule`
 additionally calls leaf modules, calls tensor methods, and reads parameters
-and buffers by name (seed 002, "The Six Opcodes"). This dialect adds those
+and buffers by name (torch.fx: Practical Program Capture and Transformation, "The Six Opcodes"). This dialect adds those
 three opcodes; the others reuse the `exir` ops, so a traced module is an
 `exir.program` like an exported one:
 

@@ -1,7 +1,7 @@
 """
 The `prim` dialect: TorchScript's primitive nodes (`prim::If` -> `prim.If`).
 
-Seed 004's core representation: constants, structured control flow (If,
+The JIT Technical Overview's core representation: constants, structured control flow (If,
 Loop, With), lists, tuples and dicts, module access (GetAttr, SetAttr,
 CallMethod), the frontend's Store/Load and exit statements, the executor's
 ConstantChunk, fusion and differentiable subgraphs, guards and profiling, and

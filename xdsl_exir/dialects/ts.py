@@ -1,7 +1,7 @@
 """
 The `ts` dialect: TorchScript's types and program structure.
 
-TorchScript (seed 004) keeps a program as a Module of slots (parameters,
+TorchScript (JIT Technical Overview) keeps a program as a Module of slots (parameters,
 buffers, attributes, submodules) and Methods, each a Graph of Nodes in Blocks.
 Here a Module is `ts.module`, a Method (or a free function) is `ts.method`
 whose region is its graph, a slot is `ts.slot`, and a Node whose kind has no

@@ -1,5 +1,5 @@
 """
-Calibration for post-training quantization (seed 002, §9): run a program with
+Calibration for post-training quantization (torch.fx: Practical Program Capture and Transformation, §9): run a program with
 observers (`insert-observers`) on sample inputs through the interpreter, so
 the observers' buffer mutations record each activation's range, and write the
 recorded ranges back into the program state for `quantize` to read.

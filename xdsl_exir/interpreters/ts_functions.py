@@ -10,7 +10,7 @@ overload (`aten_kernels`) or, for the builtins on numbers, strings, lists and
 dicts, its implementation in `ts_builtins`. Node inputs are positional and
 complete, so each is bound to its schema argument by position.
 
-Values are Python objects with TorchScript's reference semantics (seed 004,
+Values are Python objects with TorchScript's reference semantics (JIT Technical Overview,
 "Evaluation Semantics"): tensors are numpy arrays (views share memory with
 their base wherever numpy can express the view, so an in-place op on
 `x.select(0, 1)` writes into `x`), lists are Python lists and dicts Python
@@ -21,7 +21,7 @@ tuples, `int`/`float`/`bool`/`str` are Python's, a Device is its string
 
 Control flow runs the compiled regions: `prim.If` one of its blocks,
 `prim.Loop` its body while the condition holds and the trip count allows
-(seed 004's pseudo-code; a `while` loop is a trip count of 2**63 - 1), and
+(the JIT Technical Overview's pseudo-code; a `while` loop is a trip count of 2**63 - 1), and
 the subgraph ops (`FusionGroup`, `TensorExprGroup`, `DifferentiableGraph`,
 `fork`, `prim::FallbackGraph`) their subgraph, compiled once into one
 straight-line function, the fused kernel. There is no autograd:

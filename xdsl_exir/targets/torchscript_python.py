@@ -2,7 +2,7 @@
 `--emit torchscript-python`: TorchScript programs as the Python printer writes them.
 
 TorchScript shows a graph as Python source (`ScriptModule.code`, and the
-`code/` folder of a `torch.jit.save` archive); seed 004's "Python Printer".
+`code/` folder of a `torch.jit.save` archive); the JIT Technical Overview's "Python Printer".
 This target prints `ts.method`s and `ts.module`s the way torch 2.13 does:
 
     def forward(self,

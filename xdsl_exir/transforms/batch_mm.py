@@ -1,6 +1,6 @@
 """
 `batch-mm`: TorchScript's `BatchMM` "TreeReduce" case (torch's
-`_jit_pass_batch_mm`, seed 004's batching of the matrix multiplications that
+`_jit_pass_batch_mm`, the JIT Technical Overview's batching of the matrix multiplications that
 unrolling produces).
 
 A tree of `aten::add` nodes (alpha the constant 1) whose leaves are at least

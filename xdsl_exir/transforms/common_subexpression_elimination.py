@@ -1,6 +1,6 @@
 """
 `exir-cse`: common subexpression elimination that respects mutation and
-aliasing (TorchScript's `EliminateCommonSubexpression`, seed 004).
+aliasing (TorchScript's `EliminateCommonSubexpression`, JIT Technical Overview).
 
 Two ops are merged when they have the same name, operands, properties and
 attributes (the FX metadata attributes `nn_module_stack`, `source_fn_stack`,

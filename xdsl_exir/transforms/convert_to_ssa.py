@@ -1,11 +1,11 @@
 """
 `convert-to-ssa`: the script frontend's variables become SSA values.
 
-The frontend (seed 004, "IR Emitter" and "Environment") writes every
+The frontend (JIT Technical Overview, "IR Emitter" and "Environment") writes every
 assignment as `prim.Store {name = "x"}` and every read as `prim.Load`,
 `break`/`continue` as `prim.BreakStmt`/`prim.ContinueStmt`, and a loop as
 `prim.Loop(%max_trip_count)` whose second block computes the loop condition.
-This pass does what seed 004's "Conversion To SSA" lists, in its order:
+This pass does what the JIT Technical Overview's "Conversion To SSA" lists, in its order:
 
 1. Loads and stores around control flow: an `if` gets an output for each
    variable both branches define (or one defines and the enclosing scope
@@ -70,7 +70,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ConvertToSSAPass(ModulePass):
-    """Turn `prim.Store`/`prim.Load` variables into SSA values (seed 004)."""
+    """Turn `prim.Store`/`prim.Load` variables into SSA values (JIT Technical Overview)."""
 
     name = "convert-to-ssa"
 

@@ -1,6 +1,6 @@
 """
 `exir-dce`: dead code elimination that respects mutation and aliasing
-(TorchScript's `EliminateDeadCode` with an AliasDb, seed 004).
+(TorchScript's `EliminateDeadCode` with an AliasDb, JIT Technical Overview).
 
 An op stays when its results are used by a live op, when it has effects the
 analysis cannot see (no schema, unknown target, random ops), or when it writes

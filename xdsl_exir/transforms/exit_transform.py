@@ -1,5 +1,5 @@
 """
-`exit-transform`: early exits become structured control flow (seed 004).
+`exit-transform`: early exits become structured control flow (JIT Technical Overview).
 
 After `convert-to-ssa`, `break`/`continue` are `prim.LoopContinuation(%cond,
 %carried...)` (they target the innermost loop's body) and `return` is
@@ -74,7 +74,7 @@ __all__ = ["ExitTransformPass", "exit_transform"]
 
 @dataclass(frozen=True)
 class ExitTransformPass(ModulePass):
-    """Erase `prim.LoopContinuation` and `prim.ReturnStmt` by setting block outputs (seed 004)."""
+    """Erase `prim.LoopContinuation` and `prim.ReturnStmt` by setting block outputs (JIT Technical Overview)."""
 
     name = "exit-transform"
 

@@ -2,7 +2,7 @@
 `fold-conv-bn`: fold inference batch norm into the convolution before it.
 
 In eval mode a batch norm is a per-channel affine map, so a convolution
-followed by it equals one convolution with rescaled weights (seed 002 §8):
+followed by it equals one convolution with rescaled weights (torch.fx: Practical Program Capture and Transformation, §8):
 
     s  = gamma / sqrt(running_var + eps)
     W' = W * s            (per output channel)

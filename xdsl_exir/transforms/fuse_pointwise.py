@@ -1,7 +1,7 @@
 """
 `fuse-pointwise`: group adjacent pointwise ops into `exir.fusion_group`s.
 
-Seed 004's fuser (and seed 002's §8) merges chains of elementwise ops so they
+The JIT Technical Overview's fuser (and torch.fx: Practical Program Capture and Transformation, §8) merges chains of elementwise ops so they
 run as one kernel: one pass over memory, no full-size temporaries between
 them. Here a group is a maximal set of functional pointwise aten ops (schema
 tag `pointwise`) connected by producer-consumer edges whose results all have

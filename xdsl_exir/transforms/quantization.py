@@ -1,5 +1,5 @@
 """
-Post-training quantization (seed 002, §9): `insert-observers`, then
+Post-training quantization (torch.fx: Practical Program Capture and Transformation, §9): `insert-observers`, then
 calibration (`xdsl_exir.interpreters.calibrate.calibrate`), then `quantize`.
 
 Observers are ordinary Export IR, the way `torch.export` records a module

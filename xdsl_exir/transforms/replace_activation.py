@@ -1,7 +1,7 @@
 """
 `replace-activation{from=relu to=gelu}`: swap one activation function for another.
 
-Seed 002's Figure 2 rewrites every `torch.relu` of a traced module into
+Figure 2 of torch.fx: Practical Program Capture and Transformation rewrites every `torch.relu` of a traced module into
 `torch.nn.functional.gelu`. The same swap applies at every level the IR
 carries: aten ops (`aten.relu.default` -> `aten.gelu.default`, in-place
 `relu_` -> `gelu_` when it exists), `exir.call_function` targets, `fx.call_method`

@@ -1,5 +1,5 @@
 """
-`unroll-loops`: TorchScript's loop unrolling (seed 004, "Derivative
+`unroll-loops`: TorchScript's loop unrolling (JIT Technical Overview, "Derivative
 Preserving Optimization"; torch's `_jit_pass_loop_unrolling`).
 
 Only for-loops are unrolled (the initial condition and the body's next

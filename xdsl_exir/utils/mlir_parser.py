@@ -18,11 +18,11 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Callable, Iterable
-from typing import IO
+from typing import IO, cast
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
-from xdsl.dialects.builtin import Builtin, FunctionType, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, Builtin, FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Dialect
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -162,6 +162,14 @@ _CACHED_DICT_LIMIT = 16384
 
 _BRACES_AND_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}]')
 """What a scan for the end of an attribute dictionary must see: braces, and strings that may hold them."""
+
+_PLAIN_STRING = r'"[^"\\\n]*"'
+_STRING_LIST = rf"\[\s*(?:{_PLAIN_STRING}\s*(?:,\s*{_PLAIN_STRING}\s*)*)?\]"
+_STRING_ARRAYS = re.compile(
+    rf"\[\s*(?:(?:{_PLAIN_STRING}|{_STRING_LIST})\s*(?:,\s*(?:{_PLAIN_STRING}|{_STRING_LIST})\s*)*)?\]"
+)
+"""An array of strings without escapes, or of such arrays."""
+_STRING_ARRAY_PIECES = re.compile(rf"{_PLAIN_STRING}|[\[\]]")
 
 _ENTRY_PIECES = re.compile(r'->|"(?:[^"\\\n]|\\.)*"|[\[\](){}<>,]')
 """What a scan for the end of a dictionary entry must see: brackets, commas, strings, and `->` (not a bracket)."""
@@ -432,6 +440,31 @@ class ResourceParser(Parser):
         if self._current_token.span.start == end:
             self._entries[body] = entry
         return entry
+
+    def _parse_optional_array_attr(self) -> ArrayAttr[Attribute] | None:
+        """
+        Arrays of plain strings, nested once (`[["L__self__", "", "torch.nn.Linear"]]`,
+        how `nn_module_stack` and `torch_fn` are kept), read from their text by a
+        regular expression; anything else as xDSL reads it.
+        """
+        token = self._current_token
+        if token.kind == MLIRTokenKind.L_SQUARE:
+            match = _STRING_ARRAYS.match(self.lexer.input.content, token.span.start)
+            if match is not None:
+                stack: list[list[Attribute]] = [[]]
+                for piece in _STRING_ARRAY_PIECES.finditer(match.group()):
+                    text = piece.group()
+                    if text == "[":
+                        stack.append([])
+                    elif text == "]":
+                        done = ArrayAttr(stack.pop())
+                        stack[-1].append(done)
+                    else:
+                        stack[-1].append(StringAttr(text[1:-1]))
+                self.lexer.pos = match.end()
+                self._parser_state.current_token = self.lexer.lex()
+                return cast(ArrayAttr[Attribute], stack[0][0])
+        return super()._parse_optional_array_attr()
 
     def _parse_blob_span(self, check_escapes: bool = True) -> tuple[int, int] | None:
         """

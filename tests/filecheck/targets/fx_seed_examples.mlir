@@ -1,4 +1,4 @@
-// --emit fx on the examples of the Export IR specification (seed 001): the
+// --emit fx on the examples of the torch.export IR Specification: the
 // text torch prints for `str(exported_program.graph)`, subgraphs after it.
 // RUN: exir-opt %s --split-input-file --emit fx | filecheck %s
 

@@ -1,4 +1,4 @@
-// convert-to-ssa on the script frontend's Store/Load form (seed 004,
+// convert-to-ssa on the script frontend's Store/Load form (JIT Technical Overview,
 // "Conversion To SSA"): if outputs for variables both branches assign, loop-
 // carried variables, break/continue as prim.LoopContinuation, the loop
 // condition block inlined, and every Load replaced by the value in scope.

@@ -1,4 +1,4 @@
-// exit-transform (seed 004, "Exit Transform"): prim.ReturnStmt and
+// exit-transform (JIT Technical Overview, "Exit Transform"): prim.ReturnStmt and
 // prim.LoopContinuation become block outputs; code after an exit that might
 // have been taken moves under an `if` on a did-exit flag; code after an exit
 // that was surely taken, or after a raise, is deleted.

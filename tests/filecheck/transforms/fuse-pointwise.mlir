@@ -1,4 +1,4 @@
-// fuse-pointwise on seed 004's LSTM cell: the three gate adds after the mms form
+// fuse-pointwise on the JIT Technical Overview's LSTM cell: the three gate adds after the mms form
 // one group (prim::FusionGroup_0), the sigmoids, tanhs, muls and the cell add after
 // chunk the other (prim::FusionGroup_1); chunk and the mms stay outside.
 // RUN: exir-opt %S/../../torchscript/dumps/lstm_cell.txt -p 'torchscript-to-exir{input-types="x=f32[3,10];hx=f32[3,20];cx=f32[3,20];w_ih=f32[80,10];w_hh=f32[80,20];b_ih=f32[80];b_hh=f32[80]"},fuse-pointwise' | filecheck %s

@@ -1,4 +1,4 @@
-// insert-observers (seed 002, §9): each quantizable op's float activation gets
+// insert-observers (torch.fx: Practical Program Capture and Transformation, §9): each quantizable op's float activation gets
 // a [min, max] buffer updated by aten ops and returned as a buffer mutation.
 // RUN: exir-opt %s -p insert-observers | filecheck %s
 // RUN: exir-opt %S/../../zoo/cnn_bn.train.pt2 -p insert-observers | filecheck %s --check-prefix=CNN

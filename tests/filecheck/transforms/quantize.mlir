@@ -1,4 +1,4 @@
-// quantize (seed 002, §9): an observed linear becomes int8 activation x int8
+// quantize (torch.fx: Practical Program Capture and Transformation, §9): an observed linear becomes int8 activation x int8
 // per-channel weight -> int32 matmul -> float32 scale per channel + bias; the
 // observer (here calibrated to [-1, 3]) and the float weight are removed.
 // RUN: exir-opt %s -p quantize | filecheck %s

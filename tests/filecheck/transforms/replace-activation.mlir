@@ -1,4 +1,4 @@
-// replace-activation (seed 002, Figure 2): every spelling of relu becomes gelu,
+// replace-activation (torch.fx: Practical Program Capture and Transformation, Figure 2): every spelling of relu becomes gelu,
 // at the aten level and at the FX call_function / call_method / call_module level;
 // other activations are left alone. A bad option is a one-line error.
 // RUN: exir-opt %s -p 'replace-activation{from=relu to=gelu}' | filecheck %s

@@ -1,4 +1,4 @@
-// unroll-loops (seed 004; torch's _jit_pass_loop_unrolling): a constant-count
+// unroll-loops (JIT Technical Overview; torch's _jit_pass_loop_unrolling): a constant-count
 // for-loop is unrolled completely; others run the body `factor` times per
 // iteration, followed by an epilogue loop for the remainder.
 // RUN: exir-opt %s -p 'unroll-loops{factor=2}' | filecheck %s

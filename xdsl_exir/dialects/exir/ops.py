@@ -1032,7 +1032,7 @@ class MapOp(IRDLOperation):
 @irdl_op_definition
 class FusionGroupOp(IRDLOperation):
     """
-    A group of pointwise ops that runs as one kernel (seed 004's
+    A group of pointwise ops that runs as one kernel (the JIT Technical Overview's
     `prim::FusionGroup`), made by `fuse-pointwise`. The region is isolated:
     its block arguments are the operands, in order, and its `exir.output`
     gives the results. The interpreter compiles the region once into one

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 
 class Sugared:
-    """A compile-time value (seed 004's SugaredValue); `describe` names it in errors."""
+    """A compile-time value (the JIT Technical Overview's SugaredValue); `describe` names it in errors."""
 
     def describe(self) -> str:
         return "this value"

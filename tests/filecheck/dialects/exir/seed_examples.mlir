@@ -1,4 +1,4 @@
-// The examples of the Export IR specification (seed 001), as exir programs.
+// The examples of the torch.export IR Specification, as exir programs.
 // Each is parsed, printed, parsed again (custom and generic form), and passes
 // verify-export-ir.
 // RUN: exir-opt %s --split-input-file -p verify-export-ir | exir-opt --split-input-file | filecheck %s

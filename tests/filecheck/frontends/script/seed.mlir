@@ -1,4 +1,4 @@
-// The script frontend on seed 004's worked examples (inputs/seed.py): the
+// The script frontend on the JIT Technical Overview's worked examples (inputs/seed.py): the
 // graphs torch.jit.script shows for them, as ts.methods with their schema,
 // and the same in TorchScript's dump spelling with source locations.
 // RUN: exir-opt %S/inputs/seed.py | filecheck %s

@@ -1,4 +1,4 @@
-# The worked examples of seed 004 (the PyTorch JIT overview), compiled by the
+# The worked examples of the JIT Technical Overview, compiled by the
 # script frontend in filecheck tests. Line numbers matter: CHECK lines name them.
 import torch
 
