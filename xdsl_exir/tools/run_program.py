@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -153,14 +153,17 @@ def _flatten(value: Any, out: list[np.ndarray]) -> None:
         for v in value:
             _flatten(v, out)
     elif value is None:
-        return
+        # A None output (a constant) is a pytree leaf, as torch counts it: it keeps its
+        # number, and has no array (an .npz cannot hold one without pickling).
+        out.append(cast(np.ndarray, None))
     else:
         out.append(npz_array(value))
 
 
 def _write_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
     buffer = io.BytesIO()
-    arrays: dict[str, Any] = {f"out{i}": o for i, o in enumerate(outputs)}  # numpy's stub reads a key as allow_pickle
+    # numpy's stub reads a key as allow_pickle; a None output has no key
+    arrays: dict[str, Any] = {f"out{i}": o for i, o in enumerate(outputs) if o is not None}
     np.savez(buffer, **arrays)
     write_atomically(path, buffer.getvalue())
 
@@ -169,6 +172,9 @@ def _summarise(outputs: Sequence[np.ndarray]) -> str:
     lines = []
     with np.printoptions(precision=6, threshold=20, edgeitems=3, linewidth=100):
         for i, o in enumerate(outputs):
+            if cast(object, o) is None:
+                lines.append(f"out{i}: None")
+                continue
             lines.append(f"out{i}: {o.dtype}{list(o.shape)}")
             lines.append("  " + str(o).replace("\n", "\n  "))
     return "\n".join(lines)
