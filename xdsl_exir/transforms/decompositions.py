@@ -2292,3 +2292,27 @@ def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     var = e.v("aten.var.correction", x, dims, correction=correction, keepdim=keep)
     mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(_tensor(x).rank)), keep)
     return [var, mean]
+
+
+@rule("aten.instance_norm.default")
+def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Input statistics per sample and channel over the spatial dims (biased variance),
+    then the affine weight and bias per channel; running statistics are not updated."""
+    if not b.get("use_input_stats"):
+        raise Decline()  # evaluation with running statistics: a batch norm of them
+    x = cast(SSAValue, b["input"])
+    t = _tensor(x)
+    if t.rank < 3 or not t.element_dtype.is_floating_point:
+        raise Decline()
+    dims = list(range(2, t.rank))
+    stats = e.call("aten.var_mean.correction", x, dims, correction=0, keepdim=True)
+    var, mean = e.item(stats, 0), e.item(stats, 1)
+    out = e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", x, mean),
+              e.v("aten.rsqrt.default", e.v("aten.add.Tensor", var, b["eps"])))
+    shape: list[SymSize] = [1] * t.rank
+    shape[1] = t.sizes[1]
+    if isinstance(b.get("weight"), SSAValue):
+        out = e.v("aten.mul.Tensor", out, e.v("aten.view.default", b["weight"], e.sizes(shape)))
+    if isinstance(b.get("bias"), SSAValue):
+        out = e.v("aten.add.Tensor", out, e.v("aten.view.default", b["bias"], e.sizes(shape)))
+    return [out]

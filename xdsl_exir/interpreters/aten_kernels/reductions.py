@@ -298,3 +298,12 @@ def _topk(self: np.ndarray, k: int, dim: int = -1, largest: bool = True, sorted:
 def _sort_list(self: list[np.ndarray], reverse: bool = False) -> None:
     """Sorts a list of one-element tensors in place, as TorchScript's list.sort()."""
     self.sort(key=lambda t: np.asarray(t).item(), reverse=reverse)
+
+
+@register("aten.cumprod.default")
+def _cumprod(self: np.ndarray, dim: int, dtype: object = None) -> np.ndarray:
+    """Running product along `dim`; integral and bool inputs accumulate in int64, as torch."""
+    a, dt = _acc_input(np.asarray(self), dtype, I64)
+    if a.ndim == 0:
+        return finish(a, dt)
+    return finish(np.cumprod(a, axis=wrap_dim(dim, a.ndim)), dt)
