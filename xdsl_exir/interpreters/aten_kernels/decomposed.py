@@ -67,7 +67,7 @@ def _abstract(value: object, tensors: list[np.ndarray]) -> tuple[Hashable, objec
     """(signature part, IR-side stand-in) of one argument; tensors become graph inputs."""
     if isinstance(value, np.ndarray):
         tensors.append(value)
-        return ("T", value.shape, value.dtype.str), _TensorArg(len(tensors) - 1)
+        return ("T", value.shape, value.dtype.name), _TensorArg(len(tensors) - 1)
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, (list, tuple)):
