@@ -613,3 +613,63 @@ def _masked_fill(self: np.ndarray, mask: np.ndarray, value: object) -> np.ndarra
     a = np.asarray(self)
     v = np.asarray(value).astype(a.dtype)
     return np.where(np.asarray(mask, dtype=bool), v, a).astype(a.dtype)
+
+
+# ---------------------------------------------------------------------------
+# the long tail: numpy's own elementwise functions (issue 12)
+# ---------------------------------------------------------------------------
+
+
+@register("aten.copysign.Tensor", "aten.copysign.Scalar")
+def _copysign(self: np.ndarray, other: object) -> np.ndarray:
+    """|self| with the sign of `other` (the sign bit: -0.0 counts), in a floating type."""
+    dt = floating_dtype(result_type(self, other))
+    c = compute_dtype(dt)
+    return finish(np.copysign(cast_to(self, c), cast_to(other, c)), dt)
+
+
+@register("aten.signbit.default")
+def _signbit(self: np.ndarray) -> np.ndarray:
+    a = np.asarray(self)
+    return np.signbit(a) if a.dtype.kind == "f" else a < 0
+
+
+@register("aten.nextafter.default")
+def _nextafter(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    dt = result_type(self, other)
+    return np.nextafter(cast_to(self, dt), cast_to(other, dt))
+
+
+def _int_pair(fn: Callable[[Any, Any], Any]) -> Kernel:
+    """`gcd` / `lcm` of integer tensors (numpy's; both non-negative, as torch's)."""
+
+    def kernel(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+        dt = result_type(self, other)
+        return np.asarray(fn(cast_to(self, dt), cast_to(other, dt))).astype(dt)
+
+    return kernel
+
+
+register("aten.gcd.default")(_int_pair(np.gcd))
+register("aten.lcm.default")(_int_pair(np.lcm))
+
+
+@register("aten.i0.default", "aten.special_i0.default")
+def _i0(self: np.ndarray) -> np.ndarray:
+    """The modified Bessel function of the first kind, order 0 (numpy's Clenshaw series)."""
+    dt = floating_dtype(np.asarray(self).dtype)
+    return finish(np.i0(cast_to(self, compute_dtype(dt))), dt)
+
+
+@register("aten.float_power.Tensor_Tensor", "aten.float_power.Tensor_Scalar", "aten.float_power.Scalar")
+def _float_power(self: object, exponent: object) -> np.ndarray:
+    """`pow` computed and returned in float64, whatever the inputs."""
+    return np.power(np.asarray(self, dtype=np.float64), np.asarray(exponent, dtype=np.float64))
+
+
+@register("aten.ldexp.Tensor")
+def _ldexp(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """self * 2 ** other, in a floating type."""
+    dt = floating_dtype(result_type(self, other))
+    c = compute_dtype(dt)
+    return finish(cast_to(self, c) * np.power(c.type(2), cast_to(other, c)), dt)

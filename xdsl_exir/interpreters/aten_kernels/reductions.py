@@ -307,3 +307,44 @@ def _cumprod(self: np.ndarray, dim: int, dtype: object = None) -> np.ndarray:
     if a.ndim == 0:
         return finish(a, dt)
     return finish(np.cumprod(a, axis=wrap_dim(dim, a.ndim)), dt)
+
+
+def _cum_extreme(better: Callable[[Any, Any], Any]) -> Kernel:
+    def kernel(self: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """Running max (min) along `dim` and the index where it was reached (the last one on
+        ties, NaN sticking once seen), as torch's `cummax` / `cummin`."""
+        a = np.asarray(self)
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), dtype=np.int64)
+        d = wrap_dim(dim, a.ndim)
+        x = np.moveaxis(a, d, 0)
+        values = np.empty_like(x)
+        indices = np.empty(x.shape, dtype=np.int64)
+        best, where = x[0].copy(), np.zeros(x.shape[1:], dtype=np.int64)
+        for i in range(x.shape[0]):
+            cur = x[i]
+            nan_best = np.isnan(best) if a.dtype.kind == "f" else np.zeros(best.shape, bool)
+            take = ~nan_best & ((better(cur, best) | (cur == best)) | (np.isnan(cur) if a.dtype.kind == "f" else False))
+            if i == 0:
+                take = np.ones(best.shape, bool)
+            best = np.where(take, cur, best)
+            where = np.where(take, i, where)
+            values[i], indices[i] = best, where
+        return np.moveaxis(values, 0, d), np.moveaxis(indices, 0, d)
+
+    return kernel
+
+
+register("aten.cummax.default")(_cum_extreme(np.greater))
+register("aten.cummin.default")(_cum_extreme(np.less))
+
+
+@register("aten.logcumsumexp.default")
+def _logcumsumexp(self: np.ndarray, dim: int) -> np.ndarray:
+    """log(cumsum(exp(x))) computed stably: a running logaddexp along `dim`."""
+    a = np.asarray(self)
+    dt = floating_dtype(a.dtype)
+    c = cast_to(a, compute_dtype(dt))
+    if c.ndim == 0:
+        return finish(c, dt)
+    return finish(np.logaddexp.accumulate(c, axis=wrap_dim(dim, c.ndim)), dt)
