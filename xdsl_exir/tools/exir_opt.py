@@ -64,7 +64,7 @@ from xdsl_exir.targets import get_all_targets, get_mlir_target
 from xdsl_exir.tools import INTERRUPTED, accept_interrupts
 from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
-from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, has_expectations, parse_expectations, split_location
+from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
 from xdsl_exir.transforms import get_all_passes
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
@@ -559,8 +559,6 @@ class ExirOptMain(xDSLOptMain):
                 line, col = parser.line_col(parser.pos)
                 raise ExirUserError(f"{self.get_input_name()}:{line}:{col}: number out of range ({e})") from None
             except VerifyException as e:  # an attribute or type refused as it is built
-                if self.args.verify_diagnostics:
-                    raise  # printed as it is by xDSL's driver
                 line, col = parser.line_col(parser.pos)
                 raise ExirUserError(f"{self.get_input_name()}:{line}:{col}: {e}") from None
 
@@ -661,14 +659,9 @@ class ExirOptMain(xDSLOptMain):
         xDSL's loop over the input's chunks, with mlir-opt's behaviour for
         `--split-input-file` (every chunk is processed; each failing one is
         reported and the run fails at the end) and `--verify-diagnostics` (the
-        diagnostics must be exactly the ones the input's comments expect). An
-        input without any `expected-*` comment keeps xdsl-opt's meaning of
-        `--verify-diagnostics` (print each diagnostic on stdout, exit 0), which
-        FileCheck-based tests of the verifiers rely on.
+        diagnostics must be exactly the ones the input's comments expect; an
+        input that expects none must produce none).
         """
-        if self.args.verify_diagnostics and not has_expectations(self._input_bytes()):
-            super().run()
-            return
         chunks, file_extension = self.prepare_input()
         output_stream = self.prepare_output()
         verify = bool(self.args.verify_diagnostics)

@@ -11,9 +11,8 @@ expects, in comments, and the run fails unless exactly those are produced.
 An expectation matches a diagnostic of its severity on its line whose message
 contains the text between the braces. Every diagnostic nobody expected and
 every expectation that nothing produced is reported, each on its own line, the
-way mlir-opt words them, and the run then exits with code 1. An input with no
-`expected-*` comment at all keeps xdsl-opt's meaning of the flag (each
-diagnostic printed on stdout, exit 0), which FileCheck-based tests use.
+way mlir-opt words them, and the run then exits with code 1. As with mlir-opt,
+an input with no `expected-*` comment expects no diagnostic: any error fails.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Diagnostic", "Expectation", "check", "has_expectations", "parse_expectations", "split_location"]
+__all__ = ["Diagnostic", "Expectation", "check", "parse_expectations", "split_location"]
 
 _EXPECTED = re.compile(
     r"//\s*expected-(?P<kind>error|warning|note|remark)(?:@(?P<where>[+-]\d+|above|below|\d+))?\s*(?P<rest>.*)"
@@ -49,11 +48,6 @@ class Diagnostic:
     line: int
     col: int
     message: str
-
-
-def has_expectations(data: bytes) -> bool:
-    """Whether an input says what it expects at all (else xdsl-opt's meaning of the flag applies)."""
-    return _EXPECTED.search(data.decode("utf-8", errors="replace")) is not None
 
 
 def parse_expectations(text: str, line_offset: int = 0) -> tuple[list[Expectation], list[str]]:

@@ -3,6 +3,10 @@
 // RUN: exir-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=OK
 // RUN: not exir-opt %S/inputs/wrong_expectations.mlir --split-input-file --verify-diagnostics 2>&1 | filecheck %s --check-prefix=WRONG
 // RUN: not exir-opt %S/inputs/wrong_expectations.mlir --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=SPLIT
+// An input that expects nothing must produce nothing (mlir-opt's rule, not xdsl-opt's printing):
+// RUN: not exir-opt %S/inputs/bad_verify.mlir --verify-diagnostics 2>&1 | filecheck %s --check-prefix=NONE
+// NONE: bad_verify.mlir:2:3: error: unexpected error: 'exir.sym_mul' (%r) in @g: result is recorded as 3*s0
+// NONE: exir-opt: error: 1 difference from the expected diagnostics
 
 exir.graph @same_line(%a: !exir.sym_int<s0>) -> () {
   %r = exir.sym_mul(%a, 2) : (!exir.sym_int<s0>) -> !exir.sym_int<3*s0> // expected-error {{result is recorded as 3*s0 but the operands give 2*s0}}
