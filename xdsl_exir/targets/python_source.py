@@ -961,8 +961,8 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, RuntimeError) as e:
         print(f"error: {{e}}", file=sys.stderr)
         return 1
-    # pytree flattening drops None (a constant None output), as exir-run does.
-    arrays = {{f"out{{i}}": np.asarray(v) for i, v in enumerate(o for o in outputs if o is not None)}}
+    # A None output keeps its number but has no array (no key), as in exir-run.
+    arrays = {{f"out{{i}}": np.asarray(v) for i, v in enumerate(outputs) if v is not None}}
     if args.output is None:
         for key, array in arrays.items():
             print(f"{{key}}: {{array.dtype}}{{list(array.shape)}}")
