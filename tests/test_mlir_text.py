@@ -290,3 +290,27 @@ def test_a_call_is_verified_once_per_signature(monkeypatch: pytest.MonkeyPatch) 
         checked.clear()
         read(text_of(program(steps)))
         assert len(checked) <= 4, f"{len(checked)} schema checks for {3 * steps} calls"
+
+
+def test_attribute_dictionaries_read_as_the_general_parser_reads_them() -> None:
+    """The text caches and the string-array fast path give what xDSL's parser gives."""
+    attrs = (
+        '{nn_module_stack = [["L__self__", "", "torch.nn.Linear"], ["L__self__fc", "fc", "x.y"]], '
+        'torch_fn = ["linear_1", "builtin.linear"], empty = [], mixed = [["a"], "b", 1], '
+        'escaped = ["q\\22uote"], nested = {inner = ["s"]}}'
+    )
+    lines = "\n".join(
+        f'    %r{i} = exir.call_function "my.op"(%x) {attrs} : (!exir.tensor<[2], float32>) -> !exir.tensor<[2], float32>'
+        for i in range(3)
+    )
+    text = (
+        'exir.program inputs [<user_input "x">] outputs [<user_output "r2">] {\n'
+        "  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> (!exir.tensor<[2], float32>) {\n"
+        f"{lines}\n    exir.output %r2 : !exir.tensor<[2], float32>\n  }}\n}}\n"
+    )
+    fast, parser = read(text)
+    slow = Parser(context(), text).parse_module()
+    fast_ops = [op for op in fast.walk() if op.name == "exir.call_function"]
+    slow_ops = [op for op in slow.walk() if op.name == "exir.call_function"]
+    assert [op.attributes for op in fast_ops] == [op.attributes for op in slow_ops]
+    assert parser.cache_hits >= 2
