@@ -2316,3 +2316,95 @@ def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if isinstance(b.get("bias"), SSAValue):
         out = e.v("aten.add.Tensor", out, e.v("aten.view.default", b["bias"], e.sizes(shape)))
     return [out]
+
+
+# -- resampling, windows and ranges --------------------------------------------------------
+
+
+@rule("aten.upsample_nearest1d.vec", "aten.upsample_nearest1d.default", "aten.upsample_nearest3d.vec",
+      "aten.upsample_nearest3d.default")
+def _upsample_nearest(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp's nearest upsampling: per spatial dim, the source index
+    `int(i * in / out)` (or `i / scale`) in float32, then one `index.Tensor`."""
+    x = cast(SSAValue, b["input"] if "input" in b else b["self"])
+    t = _tensor(x)
+    n = t.rank - 2
+    spatial = t.sizes[2:]
+    if n < 1 or not all(isinstance(s, int) for s in spatial):
+        raise Decline()
+    sizes_in = cast(list[int], list(spatial))
+    if "scale_factors" in b:
+        out_arg, factors = b.get("output_size"), b.get("scale_factors")
+        scales: list[float | None] = [None] * n
+        if out_arg is not None:
+            out = b.ints("output_size", n)
+        elif factors is not None:
+            fs = [float(f) for f in cast(list[float], factors)]
+            out = [int(math.floor(s * f)) for s, f in zip(sizes_in, fs)]
+            scales = list(fs)
+        else:
+            raise Decline()
+    else:
+        out = b.ints("output_size", n)
+        names = ["scales"] if n == 1 else ["scales_d", "scales_h", "scales_w"]
+        scales = [cast(float | None, b.get(k)) for k in names]
+    device = DeviceAttr(t.device.data)
+    indices: list[object] = [None, None]
+    for d in range(n):
+        scale = scales[d]
+        ratio = 1.0 / scale if scale else sizes_in[d] / out[d]
+        pos = e.v("aten.arange.start_step", 0, out[d], dtype=DType.float32, layout=Layout.strided, device=device,
+                  pin_memory=False)
+        idx = e.v("aten._to_copy.default", e.v("aten.mul.Tensor", pos, ratio), dtype=DType.int64)
+        idx = e.v("aten.clamp.default", idx, None, sizes_in[d] - 1)
+        if n - 1 - d:
+            idx = e.v("aten.view.default", idx, [out[d]] + [1] * (n - 1 - d))
+        indices.append(idx)
+    return [e.v("aten.index.Tensor", x, indices)]
+
+
+_WINDOWS = ("hann_window", "hamming_window", "blackman_window", "bartlett_window")
+
+
+@rule(*(f"aten.{w}.{ov}" for w in _WINDOWS for ov in ("default", "periodic")))
+def _window(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's window functions over n = 0 .. N-1 with denominator N (periodic, the
+    default) or N - 1, computed in float64 and converted."""
+    length = b.int("window_length")
+    dtype = b.dtype("dtype") or DType.float32
+    device = b.get("device") or DeviceAttr("cpu")
+    kind = op_name(op).split(".")[1]
+    if length <= 1:
+        return [e.v("aten.full.default", [length], 1.0, dtype=dtype, layout=Layout.strided, device=device,
+                    pin_memory=False)]
+    denom = length if b.get("periodic", True) else length - 1
+    n = e.v("aten.arange.start_step", 0, length, dtype=DType.float64, layout=Layout.strided, device=device,
+            pin_memory=False)
+    if kind == "bartlett_window":
+        w = e.v("aten.rsub.Scalar", e.v("aten.abs.default", e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", n, 2.0 / denom), 1)), 1)
+    else:
+        c1 = e.v("aten.cos.default", e.v("aten.mul.Tensor", n, 2 * math.pi / denom))
+        a0, a1 = {"hann_window": (0.5, 0.5), "hamming_window": (0.54, 0.46), "blackman_window": (0.42, 0.5)}[kind]
+        w = e.v("aten.rsub.Scalar", e.v("aten.mul.Tensor", c1, a1), a0)
+        if kind == "blackman_window":
+            c2 = e.v("aten.cos.default", e.v("aten.mul.Tensor", n, 4 * math.pi / denom))
+            w = e.v("aten.add.Tensor", w, e.v("aten.mul.Tensor", c2, 0.08))
+    return [e.v("aten._to_copy.default", w, dtype=dtype)]
+
+
+@rule("aten.range.step", "aten.range.default")
+def _range(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`torch.range`: both ends included, `start + i * step` computed in double."""
+    start, end, step = b["start"], b["end"], b.get("step", 1)
+    if any(isinstance(v, SSAValue) for v in (start, end, step)):
+        raise Decline()
+    s, en, st = float(cast(float, start)), float(cast(float, end)), float(cast(float, step))
+    if st == 0:
+        raise Decline()
+    count = max(int(math.floor((en - s) / st)) + 1, 0)
+    dtype = b.dtype("dtype") or DType.float32
+    device = b.get("device") or DeviceAttr("cpu")
+    i = e.v("aten.arange.start_step", 0, count, dtype=DType.float64, layout=Layout.strided, device=device,
+            pin_memory=False)
+    values = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", i, st), s)
+    return [e.v("aten._to_copy.default", values, dtype=dtype)]
