@@ -648,6 +648,14 @@ EXPLICIT: list[Case] = [
     C("aten.unsqueeze_copy.default", t(3, 4), 1),
     C("aten.view_copy.default", t(3, 4), [2, 6]),
     C("aten.take_along_dim.default", t(3, 4), t(3, 2, dtype=I), 1),
+    *(C(f"aten.{w}.default", 8) for w in ("hann_window", "hamming_window", "blackman_window", "bartlett_window")),
+    *(C(f"aten.{w}.periodic", 7, False, dtype=D)
+      for w in ("hann_window", "hamming_window", "blackman_window", "bartlett_window")),
+    C("aten.instance_norm.default", t(2, 3, 5, 4), t(3), t(3), None, None, True, 0.1, 1e-5, False),
+    C("aten.upsample_nearest1d.default", t(1, 2, 5), [9]),
+    C("aten.upsample_nearest1d.vec", t(2, 3, 4), None, [2.0]),
+    C("aten.upsample_nearest3d.default", t(1, 2, 3, 4, 5), [4, 6, 3]),
+    C("aten.upsample_nearest3d.vec", t(1, 1, 2, 3, 2), None, [2.0, 1.5, 3.0]),
 ]
 
 # Ops whose inputs torch cannot produce on fake tensors, or whose output is

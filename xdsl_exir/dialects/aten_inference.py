@@ -2652,3 +2652,42 @@ def _atleast(b: Bound) -> Attribute:
     else:
         sizes = [1, *sizes, 1] if len(sizes) == 1 else [*sizes, 1]
     return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.instance_norm.default")
+def _instance_norm(b: Bound) -> Attribute:
+    return b.tensor("input")
+
+
+@rule("aten.upsample_nearest1d.vec", "aten.upsample_nearest1d.default", "aten.upsample_nearest3d.vec",
+      "aten.upsample_nearest3d.default")  # fmt: skip
+def _upsample_nearest_nd(b: Bound) -> Attribute:
+    t = b.tensor("input" if "input" in b else "self")
+    n = t.rank - 2
+    out_arg = b.get("output_size")
+    if out_arg is not None:
+        out = b.sizes("output_size", n)
+    else:
+        factors = cast(list[float] | None, b.get("scale_factors"))
+        if factors is None:
+            raise InferenceError("either output_size or scale_factors is required")
+        out = []
+        for s, f in zip(t.sizes[2:], factors):
+            if not isinstance(s, int):
+                raise NoInference("a symbolic size scaled by a float")
+            out.append(int(math.floor(s * float(f))))
+    return make_tensor([*t.sizes[:2], *out], t.element_dtype, t.device.data)
+
+
+@rule(*(f"aten.{w}.{ov}" for w in ("hann_window", "hamming_window", "blackman_window", "bartlett_window")
+        for ov in ("default", "periodic")))  # fmt: skip
+def _window(b: Bound) -> Attribute:
+    return _factory(b, [b.int("window_length")], DEFAULT_FLOAT)
+
+
+@rule("aten.range.step", "aten.range.default")
+def _range(b: Bound) -> Attribute:
+    s, e, st = (float(cast(float, _number(b.get(k, 1)))) for k in ("start", "end", "step"))
+    if st == 0:
+        raise InferenceError("range step must be nonzero")
+    return _factory(b, [max(int(math.floor((e - s) / st)) + 1, 0)], DEFAULT_FLOAT)
