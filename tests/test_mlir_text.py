@@ -314,3 +314,18 @@ def test_attribute_dictionaries_read_as_the_general_parser_reads_them() -> None:
     slow_ops = [op for op in slow.walk() if op.name == "exir.call_function"]
     assert [op.attributes for op in fast_ops] == [op.attributes for op in slow_ops]
     assert parser.cache_hits >= 2
+
+
+def test_a_signature_split_over_lines_is_not_taken_for_another() -> None:
+    """A cache keyed by a line's text must not serve a signature that goes on past the line."""
+    t2, t3 = "!exir.tensor<[2], float32>", "!exir.tensor<[3], float32>"
+    text = (
+        'exir.program inputs [<user_input "x">, <user_input "y">] outputs [<user_output "b">] {\n'
+        f"  exir.graph @forward(%x: {t2}, %y: {t3}) -> ({t3}) {{\n"
+        f'    %a = exir.call_function "my.op"(%x, %x) : ({t2},\n        {t2}) -> {t2}\n'
+        f'    %b = exir.call_function "my.op"(%x, %y) : ({t2},\n        {t3}) -> {t3}\n'
+        f"    exir.output %b : {t3}\n  }}\n}}\n"
+    )
+    module, _ = read(text)
+    calls = [op for op in module.walk() if op.name == "exir.call_function"]
+    assert [str(op.result_types[0]) for op in calls] == [t2, t3]

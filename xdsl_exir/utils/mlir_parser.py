@@ -320,9 +320,19 @@ class ResourceParser(Parser):
                 self._parser_state.current_token = self.lexer.lex()
             return cached
         self.cache_misses += 1
+        first = token.span.start
         attr = super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
-        self._parsed[key] = attr
+        if (end >= 0 and self._consumed_end() == end + 1) or (end < 0 and self._current_token.span.start == first):
+            self._parsed[key] = attr  # only when the parse read exactly the text of the key
         return attr
+
+    def _consumed_end(self) -> int:
+        """The offset just after the last character read: a cache entry keyed by text must cover exactly it."""
+        content = self.lexer.input.content
+        i = self._current_token.span.start
+        while i > 0 and content[i - 1] in " \t\r\n":
+            i -= 1
+        return i
 
     def parse_optional_function_type(self) -> FunctionType | None:
         """
@@ -346,7 +356,7 @@ class ResourceParser(Parser):
             return cached
         self.cache_misses += 1
         ftype = super().parse_optional_function_type()
-        if ftype is not None and self._current_token.span.start >= eol:
+        if ftype is not None and self._current_token.span.start >= eol and self._consumed_end() <= eol:
             self._function_types[tail] = ftype
         return ftype
 
@@ -384,7 +394,7 @@ class ResourceParser(Parser):
             return dict(cached)
         self.cache_misses += 1
         parsed = super().parse_optional_dictionary_attr_dict()
-        if self._current_token.span.start >= end:
+        if self._consumed_end() == end:
             self._dicts[body] = dict(parsed)
         return parsed
 
@@ -437,7 +447,7 @@ class ResourceParser(Parser):
             return cached
         self.cache_misses += 1
         entry = super()._parse_attribute_entry()
-        if self._current_token.span.start == end:
+        if self._current_token.span.start == end and self._consumed_end() == start + len(body):
             self._entries[body] = entry
         return entry
 
