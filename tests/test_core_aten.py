@@ -131,3 +131,32 @@ def test_verify_core_bad_options_are_diagnostics() -> None:
 
 def test_core_ir_extras_are_operators() -> None:
     assert op_registry.CORE_IR_EXTRAS <= set(op_registry.all_operators())
+
+
+# Where to-core-aten's operator multiset differs from run_decompositions(), and why.
+KNOWN_DIFFERENCES = {
+    # torch's scaled_dot_product_attention decomposition leaves its result in (batch, seq,
+    # heads, dim) memory order, so the o_proj linear after it sees a non-contiguous input
+    # and becomes expand/bmm; the decompose rule gives a contiguous result, so the linear
+    # folds to one mm. Same values, a different layout.
+    "llama_decoder_train": "sdpa's result layout decides whether the following linear folds to mm",
+}
+
+
+@pytest.mark.parametrize("name", sorted(m["name"] for m in ph.zoo_models() if not m.get("custom_ops")))
+def test_zoo_multiset_equals_run_decompositions(name: str) -> None:
+    """Op counts, not just the set: to-core-aten on the training IR against torch's core IR."""
+    torch = pytest.importorskip("torch")
+    if name in KNOWN_DIFFERENCES:
+        pytest.xfail(KNOWN_DIFFERENCES[name])
+    after = ph.apply(ph.load_zoo(name), "to-core-aten")
+    core = torch.export.load(str(ph.ZOO / f"{name}.core.pt2"))
+    want: collections.Counter[str] = collections.Counter()
+    for gm in core.graph_module.modules():
+        if isinstance(gm, torch.fx.GraphModule):
+            for node in gm.graph.nodes:
+                target = node.target
+                if node.op == "call_function" and isinstance(target, torch._ops.OpOverload):
+                    if target.namespace == "aten" and target._opname != "sym_size":
+                        want[f"aten.{target._opname}.{target._overloadname}"] += 1
+    assert aten_multiset(after) == want
