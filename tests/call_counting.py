@@ -11,6 +11,7 @@ measured in `benchmarks/`. Tests import this module; it is not a test.
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
 from types import FrameType
@@ -25,12 +26,18 @@ def calls_made(fn: Callable[[], object]) -> int:
         if event in ("call", "c_call"):
             count += 1
 
+    # Off while counting: the cyclic collector would run finalizers of earlier garbage at
+    # unpredictable moments.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     previous = sys.getprofile()
     sys.setprofile(profile)
     try:
         fn()
     finally:
         sys.setprofile(previous)
+        if gc_was_enabled:
+            gc.enable()
     return count
 
 
