@@ -60,6 +60,8 @@ def lowered_runner(core: ModuleOp, lowered: ModuleOp) -> ProgramRunner:
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_lowered_zoo_model_matches_eager_and_interpreter(name: str) -> None:
     model = MODELS[name]
+    if model.get("custom_ops"):
+        pytest.skip("a custom operator's numpy kernel has no linalg lowering")
     core = to_core(load_pt2((ZOO / model["programs"]["core"]).read_bytes(), model["programs"]["core"]))
     lowered = lower_to_upstream(core)
     dialects = {op.dialect_name() for op in lowered.walk()}

@@ -302,6 +302,8 @@ class _ProgramLowering:
         if isinstance(op, CallFunctionOp):
             if op.target.data in _NO_OPS:
                 return
+            if not op.target.data.startswith("aten."):
+                raise LoweringError(f"{op.target.data} is not an ATen operator: it has no lowering to linalg", op)
             raise LoweringError(f"{op.target.data} is not a core ATen operator with a lowering (run to-core-aten first?)", op)
         raise LoweringError(f"'{op.name}' has no lowering to linalg", op)
 
