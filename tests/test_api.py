@@ -200,7 +200,7 @@ def test_the_api_is_reachable_from_the_package() -> None:
 
     assert xdsl_exir.load is exir.load and xdsl_exir.Program is exir.Program
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        _ = xdsl_exir.nope  # pyright: ignore[reportAttributeAccessIssue]  (the error under test)
+        _ = xdsl_exir.nope  # pyright: ignore[reportAttributeAccessIssue] - the error under test
 
 
 def test_live_exported_program_and_torch_tensors() -> None:

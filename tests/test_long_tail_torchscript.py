@@ -33,7 +33,7 @@ from xdsl_exir.interpreters.aten_coverage import read_coverage  # noqa: E402 - a
 from xdsl_exir.interpreters.aten_kernels.registry import schema_of  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
-from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402
+from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.utils.diagnostics import ExirDiagnostic  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 _TS_TYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool", "float16": "f16"}

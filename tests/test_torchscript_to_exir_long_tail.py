@@ -15,17 +15,17 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 import pass_harness as ph  # noqa: E402 - after pytest.importorskip
-from test_torchscript_to_exir_torch import check_function, imported, lower, types_option  # noqa: E402
-from torch import Tensor  # noqa: E402
+from test_torchscript_to_exir_torch import check_function, imported, lower, types_option  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from torch import Tensor  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
-import xdsl_exir  # noqa: E402
-from xdsl_exir.dialects.exir import CallFunctionOp, ConstantOp  # noqa: E402
-from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript  # noqa: E402
-from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402
-from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402
-from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402
-from xdsl_exir.utils import op_registry  # noqa: E402
-from xdsl_exir.utils.diagnostics import ExirDiagnostic  # noqa: E402
+import xdsl_exir  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.dialects.exir import CallFunctionOp, ConstantOp  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.frontends.torchscript_dump_reader import parse_torchscript  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.utils import op_registry  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.utils.diagnostics import ExirDiagnostic  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 
 
 def any_of_computed(x: Tensor) -> Tensor:
