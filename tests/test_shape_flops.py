@@ -120,7 +120,7 @@ def _torch_total(name: str, ir: str) -> int | None:
 
 # FlopCounterMode cannot run these through ep.module() (it returns NotImplemented
 # for while_loop / map, and cond fails inside autograd bookkeeping).
-_TORCH_CANNOT = {"cond", "while_loop", "map"}
+_TORCH_CANNOT = {"cond", "while_loop", "map", "custom_op"}  # custom_op: torch loads it only with mylib::scale2 defined
 
 
 def _size_bindings(module: ModuleOp, name: str) -> dict[sympy.Symbol, int]:
