@@ -39,6 +39,8 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.dialects.fx import CallMethodOp, CallModuleOp, GetAttrOp, SliceOp
 from xdsl_exir.interpreters.compiler import CompileContext, InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.utils.mlir_parser import ResourceParser
+from xdsl_exir.utils.mlir_parser import print_module as print_text
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -62,15 +64,19 @@ def context() -> Context:
 
 
 def print_module(module: ModuleOp, generic: bool = False) -> str:
+    """The module's text, weights in the resources section as the `mlir` target writes them."""
     text = io.StringIO()
-    Printer(stream=text, print_generic_format=generic).print_op(module)
+    if generic:
+        Printer(stream=text, print_generic_format=True).print_op(module)
+    else:
+        print_text(module, text, context().loaded_dialects)
     return text.getvalue()
 
 
 def roundtrip(module: ModuleOp) -> ModuleOp:
     """Print, parse back and verify, in custom and generic form; the text is a fixed point."""
     text = print_module(module)
-    parsed = Parser(context(), text).parse_module()
+    parsed = ResourceParser(context(), text).parse_module()
     parsed.verify()
     assert print_module(parsed) == text
     generic = Parser(context(), print_module(module, generic=True)).parse_module()
