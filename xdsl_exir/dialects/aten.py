@@ -30,7 +30,6 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any, ClassVar, Self, cast
 
-import sympy
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -98,6 +97,7 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.utils.function_schema import AliasSet, FunctionSchema, SchemaType, TypeKind
 from xdsl_exir.utils.op_registry import lookup, selected_operators
 from xdsl_exir.utils.schema_binding import bind
+from xdsl_exir.utils.symbolic import sympy
 
 __all__ = [
     "Aten",

@@ -21,7 +21,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
-import sympy
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -45,7 +44,7 @@ from xdsl_exir.utils import symbolic
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
-from xdsl_exir.utils.symbolic import SymSize, make_symbol
+from xdsl_exir.utils.symbolic import SymSize, make_symbol, sympy
 
 __all__ = [
     "BindError",

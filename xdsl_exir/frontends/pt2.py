@@ -61,7 +61,6 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
 import numpy as np
-import sympy
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
@@ -133,6 +132,7 @@ from xdsl_exir.utils.symbolic import (
     normalize,
     parse_python_expr,
     print_expr,
+    sympy,
 )
 from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
 

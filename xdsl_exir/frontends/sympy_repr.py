@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-
-import sympy
+from typing import TYPE_CHECKING
 
 from xdsl_exir.utils.symbolic import (
     MAX_INT_DIGITS,
@@ -24,6 +23,7 @@ from xdsl_exir.utils.symbolic import (
     checked_pow,
     floordiv,
     make_symbol,
+    sympy,
 )
 
 __all__ = ["parse_sympy_repr"]
@@ -41,51 +41,52 @@ _TOKEN = re.compile(
 _MAX_DEPTH = 256
 _MAX_LENGTH = 1 << 16
 
-Value = sympy.Basic | int | float | str | bool
+if TYPE_CHECKING:
+    Value = sympy.Basic | int | float | str | bool
+else:
+    Value = "sympy.Basic | int | float | str | bool"  # as text: sympy loads with the first expression read
 
 
 def _modular_indexing(a: sympy.Expr, b: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
     return sympy.Mod(floordiv(a, b), c)
 
 
-_CONSTRUCTORS: dict[str, Callable[..., sympy.Basic]] = {
-    "Add": sympy.Add,
-    "Mul": sympy.Mul,
-    "Pow": checked_pow,
-    "PowByNatural": checked_pow,
-    "FloatPow": checked_pow,
-    "FloorDiv": floordiv,
-    "CleanDiv": floordiv,
-    "CeilDiv": ceildiv,
-    "IntTrueDiv": lambda a, b: a / b,
-    "FloatTrueDiv": lambda a, b: a / b,
-    "Mod": sympy.Mod,
-    "PythonMod": sympy.Mod,
-    "ModularIndexing": _modular_indexing,
-    "Max": sympy.Max,
-    "Min": sympy.Min,
-    "CeilToInt": sympy.ceiling,
-    "FloorToInt": sympy.floor,
-    "ToFloat": lambda a: a,
-    "Identity": lambda a: a,
-    "Equality": sympy.Equality,
-    "Unequality": sympy.Unequality,
-    "StrictLessThan": sympy.StrictLessThan,
-    "LessThan": sympy.LessThan,
-    "StrictGreaterThan": sympy.StrictGreaterThan,
-    "GreaterThan": sympy.GreaterThan,
-    "And": sympy.And,
-    "Or": sympy.Or,
-    "Not": sympy.Not,
-}
-"""Constructors applied to already-built sympy arguments."""
+@lru_cache(maxsize=1)
+def _constructors() -> dict[str, Callable[..., sympy.Basic]]:
+    """Constructors applied to already-built sympy arguments (made once sympy is loaded)."""
+    return {
+        "Add": sympy.Add,
+        "Mul": sympy.Mul,
+        "Pow": checked_pow,
+        "PowByNatural": checked_pow,
+        "FloatPow": checked_pow,
+        "FloorDiv": floordiv,
+        "CleanDiv": floordiv,
+        "CeilDiv": ceildiv,
+        "IntTrueDiv": lambda a, b: a / b,
+        "FloatTrueDiv": lambda a, b: a / b,
+        "Mod": sympy.Mod,
+        "PythonMod": sympy.Mod,
+        "ModularIndexing": _modular_indexing,
+        "Max": sympy.Max,
+        "Min": sympy.Min,
+        "CeilToInt": sympy.ceiling,
+        "FloorToInt": sympy.floor,
+        "ToFloat": lambda a: a,
+        "Identity": lambda a: a,
+        "Equality": sympy.Equality,
+        "Unequality": sympy.Unequality,
+        "StrictLessThan": sympy.StrictLessThan,
+        "LessThan": sympy.LessThan,
+        "StrictGreaterThan": sympy.StrictGreaterThan,
+        "GreaterThan": sympy.GreaterThan,
+        "And": sympy.And,
+        "Or": sympy.Or,
+        "Not": sympy.Not,
+    }
 
-_CONSTANTS: dict[str, sympy.Basic] = {
-    "oo": sympy.oo,
-    "int_oo": sympy.oo,
-    "true": sympy.true,
-    "false": sympy.false,
-}
+_CONSTANTS: dict[str, str] = {"oo": "oo", "int_oo": "oo", "true": "true", "false": "false"}
+"""Names of sympy's constants, by their spelling in a repr."""
 
 
 class _Parser:
@@ -139,7 +140,7 @@ class _Parser:
             if text in ("True", "False"):
                 return text == "True"
             if text in _CONSTANTS:
-                return _CONSTANTS[text]
+                return getattr(sympy, _CONSTANTS[text])
             raise SymExprError(f"unknown name '{text}'", self.pos - 1)
         what = "end of expression" if kind == "end" else f"'{text}'"
         raise SymExprError(f"unexpected {what}", self.pos - 1)
@@ -197,7 +198,7 @@ def _build(head: str, args: Sequence[Value], kwargs: dict[str, Value], where: in
             return sympy.Float(args[0])
         except (ValueError, TypeError):
             raise SymExprError(f"malformed Float {args[0]!r}", where) from None
-    fn = _CONSTRUCTORS.get(head)
+    fn = _constructors().get(head)
     if fn is None:
         raise SymExprError(f"unsupported function '{head}'", where)
     if kwargs:

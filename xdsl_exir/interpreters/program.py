@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
-import sympy
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute
 
@@ -41,7 +40,7 @@ from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError, OpWrapper
 from xdsl_exir.utils.dtypes import cast_array, is_low_precision
 from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
-from xdsl_exir.utils.symbolic import print_python_expr
+from xdsl_exir.utils.symbolic import print_python_expr, sympy
 from xdsl_exir.utils.tensor_data import TensorDataError
 
 

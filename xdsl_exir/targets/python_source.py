@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import IO, cast
 
 import numpy as np
-import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
@@ -77,7 +76,7 @@ from xdsl_exir.utils.dtypes import numpy_dtype
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import OperatorEntry, custom_operator, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
-from xdsl_exir.utils.symbolic import print_python_expr
+from xdsl_exir.utils.symbolic import print_python_expr, sympy
 from xdsl_exir.utils.tensor_data import (
     TensorDataError,
     bytes_from_array,

@@ -22,7 +22,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-import sympy
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
@@ -31,6 +30,7 @@ from xdsl_exir.dialects.ts import NodeOp
 from xdsl_exir.interpreters.compiler import Prepared
 from xdsl_exir.transforms.flop_count import count_program
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.symbolic import sympy
 
 __all__ = ["OpProfiler", "OpStat", "op_key"]
 

@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-import sympy
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -46,9 +45,8 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import all_operators, lookup
-from xdsl_exir.utils.symbolic import FloorDiv
+from xdsl_exir.utils.symbolic import SymSize, is_floordiv, sympy
 
-SymSize = int | sympy.Expr
 Strides = tuple[SymSize, ...]
 
 
@@ -407,7 +405,7 @@ class Emitter:
                 acc = self.insert(fn(acc, int(coeff))).results[0]
             assert isinstance(acc, SSAValue)
             return acc
-        if isinstance(expr, FloorDiv):
+        if is_floordiv(expr):
             a, b = (self.size(cast(sympy.Expr, x)) for x in expr.args)
             return self.insert(SYM_ARITH_OPS["operator.floordiv"](a, b)).results[0]
         raise ExirDiagnostic(self.op, f"decompose: cannot compute the size {expr} in the graph")

@@ -35,9 +35,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -49,12 +48,18 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound, InferenceError, bind_arguments
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import functional_variant, lookup
-from xdsl_exir.utils.symbolic import normalize, print_expr, to_sym
+from xdsl_exir.utils.symbolic import normalize, print_expr, sympy, to_sym
 
 __all__ = ["FlopCountPass", "count_program", "op_flops"]
 
-Expr = sympy.Expr
-_ZERO = sympy.Integer(0)
+if TYPE_CHECKING:
+    Expr = sympy.Expr
+else:
+    Expr = "sympy.Expr"  # as text: sympy loads when a count is first made
+
+
+def _zero() -> Expr:
+    return sympy.Integer(0)
 
 _WEIGHTS: dict[str, tuple[int, str]] = {
     # functional overload: (flops per element, of "in"put or "out"put) -- mode=all only;
@@ -111,14 +116,14 @@ def _prod(values: Sequence[Expr]) -> Expr:
 
 
 def _numel(t: Attribute | None) -> Expr:
-    return _prod(_sizes(t)) if isinstance(t, exir.TensorType) else _ZERO
+    return _prod(_sizes(t)) if isinstance(t, exir.TensorType) else _zero()
 
 
 def _matmul(a: exir.TensorType, b: exir.TensorType, mode: str) -> Expr:
     """2·batch·M·N·K of a (broadcast) matrix product; torch's dispatch gives vector cases to mv/dot."""
     sa, sb = _sizes(a), _sizes(b)
     if (len(sa) == 1 or len(sb) == 1) and not (len(sa) == 1 and len(sb) == 2) and mode == "torch":
-        return _ZERO
+        return _zero()
     if len(sa) == 1:
         sa = [sympy.Integer(1), *sa]
     if len(sb) == 1:
@@ -189,14 +194,14 @@ def op_flops(name: str, bound: Bound, results: Sequence[Attribute], mode: str) -
             key = variant
     out = results[0] if results else None
     out_numel = _numel(out)
-    bias_add = _ZERO
-    flops: Expr = _ZERO
+    bias_add = _zero()
+    flops: Expr = _zero()
     if key in _PRODUCTS:
         first, second = _PRODUCTS[key]
         a, b = _t(bound, first), _t(bound, second)
         if a is not None and b is not None:
             if key in _VECTOR_PRODUCTS:
-                flops = _matmul(a, b, "all") if mode == "all" else _ZERO
+                flops = _matmul(a, b, "all") if mode == "all" else _zero()
             else:
                 flops = _matmul(a, b, mode)
         if key in _BIASED_PRODUCTS:
@@ -237,7 +242,7 @@ class _Counter:
         self.by_kind: dict[str, Expr] = {}
 
     def block(self, block: Block) -> Expr:
-        total: Expr = _ZERO
+        total: Expr = _zero()
         for op in block.ops:
             total = total + self.op(op)
         return total
@@ -253,7 +258,7 @@ class _Counter:
             flops = self.block(op.cond_region.block) + self.block(op.body_region.block)
             op.attributes["per_iteration"] = UnitAttr()
         elif op.regions:
-            flops = _ZERO
+            flops = _zero()
             for region in op.regions:
                 for block in region.blocks:
                     flops = flops + self.block(block)
@@ -262,7 +267,7 @@ class _Counter:
             if isinstance(op, exir.CallFunctionOp):
                 name = op.target.data
             if name is None or (entry := lookup(name)) is None:
-                return _ZERO
+                return _zero()
             try:
                 bound = (
                     op.bound_arguments()
@@ -274,7 +279,7 @@ class _Counter:
             flops = op_flops(entry.op_name, bound, op.result_types, self.mode)
             if flops != 0:
                 key = entry.op_name
-                self.by_kind[key] = self.by_kind.get(key, _ZERO) + flops
+                self.by_kind[key] = self.by_kind.get(key, _zero()) + flops
         if flops != 0:
             op.attributes["exir.flops"] = _attr(flops)
         return cast(Expr, flops)  # sympy types Max and its numbers as Basic subclasses, not all Expr

@@ -18,11 +18,9 @@ import re
 from collections.abc import Iterator
 from typing import cast
 
-import sympy
-
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.exir import DType, TensorType
-from xdsl_exir.utils.symbolic import SymSize, make_symbol, normalize, parse_python_expr
+from xdsl_exir.utils.symbolic import SymSize, make_symbol, normalize, parse_python_expr, sympy
 
 __all__ = ["InputOptionError", "exir_tensor_type", "parse_input_types", "parse_ranges", "split_entries"]
 

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -50,7 +49,7 @@ from xdsl_exir.dialects.aten_inference import (
 from xdsl_exir.transforms.input_options import InputOptionError, parse_input_types, parse_ranges
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import lookup
-from xdsl_exir.utils.symbolic import SymSize, normalize, to_sym
+from xdsl_exir.utils.symbolic import SymSize, normalize, sympy, to_sym
 
 __all__ = ["ShapePropagationPass", "SymbolRanges", "propagate_program"]
 

@@ -34,7 +34,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, Region, SSAValue
@@ -65,6 +64,7 @@ from xdsl_exir.transforms.decompositions import default_legal_ops
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
+from xdsl_exir.utils.symbolic import sympy
 
 _KIND_ORDER = {k: i for i, k in enumerate(InputKind)}
 

@@ -21,9 +21,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
-import sympy
+from xdsl_exir.utils.lazy_modules import is_loaded, lazy
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = lazy("sympy")  # loaded by the first symbolic size: static-shape programs never import it
 
 __all__ = [
     "FloorDiv",
@@ -40,42 +45,68 @@ __all__ = [
 ]
 
 
-class FloorDiv(sympy.Function):
-    """Integer floor division, kept unevaluated on symbols so it prints back."""
+@lru_cache(maxsize=1)
+def _floordiv_class() -> type[sympy.Function]:
+    """`FloorDiv`, defined on first use: a sympy class cannot exist before sympy is loaded."""
 
-    is_integer = True
+    class FloorDiv(sympy.Function):
+        """Integer floor division, kept unevaluated on symbols so it prints back."""
 
-    @classmethod
-    def eval(cls, base: sympy.Expr, divisor: sympy.Expr) -> sympy.Expr | None:
-        if divisor == 0:
-            raise ZeroDivisionError("floor division by zero in a symbolic size")
-        if base.is_Integer and divisor.is_Integer:
-            return sympy.Integer(int(base) // int(divisor))
-        if divisor == 1:
-            return base
-        if base == 0:
-            return sympy.Integer(0)
-        if divisor.is_Integer:
-            d = int(divisor)
-            # Pull out terms that are integer multiples of the divisor:
-            # floor((a + k*d) / d) == floor(a / d) + k for integer a, k.
-            exact: list[sympy.Expr] = []
-            rest: list[sympy.Expr] = []
-            for term in sympy.Add.make_args(base):
-                coeff, other = term.as_coeff_Mul()
-                if coeff.is_Integer and int(coeff) % d == 0 and other.is_integer:
-                    exact.append(sympy.Integer(int(coeff) // d) * other)
-                else:
-                    rest.append(term)
-            if exact:
-                remainder = sympy.Add(*rest)
-                return sympy.Add(*exact) + (cls(remainder, divisor) if rest else 0)
-        return None
+        is_integer = True
+
+        @classmethod
+        def eval(cls, base: sympy.Expr, divisor: sympy.Expr) -> sympy.Expr | None:
+            return _floordiv_eval(cls, base, divisor)
+
+    return FloorDiv
+
+
+if TYPE_CHECKING:
+    FloorDiv: type[sympy.Function]
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: `symbolic.FloorDiv` is the class made on first use (see `_floordiv_class`).
+    if name == "FloorDiv":
+        return _floordiv_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def is_floordiv(expr: object) -> bool:
+    """Whether `expr` is a `FloorDiv` term (never true before sympy is loaded)."""
+    return is_loaded("sympy") and isinstance(expr, _floordiv_class())
+
+
+def _floordiv_eval(cls: type[sympy.Function], base: sympy.Expr, divisor: sympy.Expr) -> sympy.Expr | None:
+    if divisor == 0:
+        raise ZeroDivisionError("floor division by zero in a symbolic size")
+    if base.is_Integer and divisor.is_Integer:
+        return sympy.Integer(int(base) // int(divisor))
+    if divisor == 1:
+        return base
+    if base == 0:
+        return sympy.Integer(0)
+    if divisor.is_Integer:
+        d = int(divisor)
+        # Pull out terms that are integer multiples of the divisor:
+        # floor((a + k*d) / d) == floor(a / d) + k for integer a, k.
+        exact: list[sympy.Expr] = []
+        rest: list[sympy.Expr] = []
+        for term in sympy.Add.make_args(base):
+            coeff, other = term.as_coeff_Mul()
+            if coeff.is_Integer and int(coeff) % d == 0 and other.is_integer:
+                exact.append(sympy.Integer(int(coeff) // d) * other)
+            else:
+                rest.append(term)
+        if exact:
+            remainder = sympy.Add(*rest)
+            return sympy.Add(*exact) + (cls(remainder, divisor) if rest else 0)
+    return None
 
 
 def floordiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     """`FloorDiv(a, b)` typed as the expression it is (sympy's stubs type a Function call as a class)."""
-    return cast(sympy.Expr, FloorDiv(a, b))
+    return cast(sympy.Expr, _floordiv_class()(a, b))
 
 
 def ceildiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
@@ -83,8 +114,11 @@ def ceildiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     return -floordiv(-a, b)
 
 
-SymSize = int | sympy.Expr
-"""One dimension of a tensor: a Python int or a sympy expression."""
+if TYPE_CHECKING:
+    SymSize = int | sympy.Expr
+    """One dimension of a tensor: a Python int or a sympy expression."""
+else:
+    SymSize = "int | sympy.Expr"  # the alias as text: spelling the union would load sympy
 
 
 @lru_cache(maxsize=4096)
@@ -111,8 +145,10 @@ def free_symbol_names(values: Iterable[SymSize]) -> set[str]:
     return names
 
 
-def normalize(value: sympy.Expr) -> SymSize:
+def normalize(value: SymSize) -> SymSize:
     """Plain ints for constant sizes, so `[2, 3]` is not `[Integer(2), ...]`."""
+    if isinstance(value, int):
+        return value  # without touching sympy, which a static shape never loads
     if value.is_Integer:
         return int(value)
     return value
@@ -134,20 +170,23 @@ class Tok:
     text: str
 
 
-_FUNCS: dict[str, Callable[..., sympy.Expr]] = {
-    "max": sympy.Max,
-    "min": sympy.Min,
-    "Max": sympy.Max,
-    "Min": sympy.Min,
-    "FloorDiv": FloorDiv,
-    "floordiv": FloorDiv,
-    "Mod": sympy.Mod,
-    "PythonMod": sympy.Mod,
-    "mod": sympy.Mod,
-    "CeilDiv": ceildiv,
-    "CleanDiv": FloorDiv,
-    "IntTrueDiv": lambda a, b: a / b,
-}
+@lru_cache(maxsize=1)
+def _funcs() -> dict[str, Callable[..., sympy.Expr]]:
+    """The functions of both spellings, by name (built when sympy is loaded)."""
+    return {
+        "max": sympy.Max,
+        "min": sympy.Min,
+        "Max": sympy.Max,
+        "Min": sympy.Min,
+        "FloorDiv": floordiv,
+        "floordiv": floordiv,
+        "Mod": sympy.Mod,
+        "PythonMod": sympy.Mod,
+        "mod": sympy.Mod,
+        "CeilDiv": ceildiv,
+        "CleanDiv": floordiv,
+        "IntTrueDiv": lambda a, b: a / b,
+    }
 
 _BINARY_WORDS = {"floordiv": "//", "mod": "%", "ceildiv": "ceildiv"}
 
@@ -245,14 +284,14 @@ def parse_tokens(tokens: Sequence[Tok], allow_infinity: bool = False) -> sympy.E
         if tok.kind == "name":
             if tok.text in ("inf", "oo", "int_oo") and allow_infinity:
                 return sympy.oo
-            if peek().text == "(" and tok.text in _FUNCS:
+            if peek().text == "(" and tok.text in _funcs():
                 take()
                 args = [expression()]
                 while peek().text == ",":
                     take()
                     args.append(expression())
                 expect(")")
-                return _FUNCS[tok.text](*args)
+                return _funcs()[tok.text](*args)
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tok.text) is None:
                 raise SymExprError(f"'{tok.text}' is not a symbol name", pos - 1)
             return make_symbol(tok.text)
@@ -325,9 +364,9 @@ def _print(expr: sympy.Expr, python: bool) -> tuple[str, int]:
             _wrap(base, _PREC_ATOM, python) + "**" + _wrap(exp, _PREC_ATOM, python),
             _PREC_POW,
         )
-    if isinstance(expr, FloorDiv | sympy.Mod):
+    if is_floordiv(expr) or isinstance(expr, sympy.Mod):
         a, b = cast(tuple[sympy.Expr, sympy.Expr], expr.args)
-        word = ("//" if python else "floordiv") if isinstance(expr, FloorDiv) else (
+        word = ("//" if python else "floordiv") if is_floordiv(expr) else (
             "%" if python else "mod"
         )
         sep = word if python else f" {word} "
@@ -347,7 +386,7 @@ def _wrap(expr: sympy.Expr, min_prec: int, python: bool) -> str:
     # Floor division and modulo bind like `*` but are not associative with it:
     # parenthesize them inside any other product.
     if prec < min_prec or (
-        min_prec >= _PREC_UNARY and isinstance(expr, FloorDiv | sympy.Mod)
+        min_prec >= _PREC_UNARY and (is_floordiv(expr) or isinstance(expr, sympy.Mod))
     ):
         return f"({text})"
     return text

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import ClassVar, Self, cast
 
-import sympy
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -98,7 +97,7 @@ from xdsl_exir.dialects.exir.types import (
 )
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.mlir_parser import ResourceParser, declare_blob
-from xdsl_exir.utils.symbolic import SymSize
+from xdsl_exir.utils.symbolic import SymSize, sympy
 
 
 @irdl_op_definition

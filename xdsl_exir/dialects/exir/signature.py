@@ -14,7 +14,6 @@ import json
 from collections.abc import Sequence
 from typing import cast
 
-import sympy
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, NoneAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -25,7 +24,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.utils.str_enum import StrEnum
 
 from xdsl_exir.dialects.exir.types import SymExprAttr, parse_sym_expr
-from xdsl_exir.utils.symbolic import SymSize, print_expr, to_sym
+from xdsl_exir.utils.symbolic import SymSize, print_expr, sympy, to_sym
 
 
 class InputKind(StrEnum):

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, cast
 
-import sympy
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
@@ -38,7 +37,7 @@ from xdsl_exir.dialects.exir.types import (
     SymScalarType,
     TensorType,
 )
-from xdsl_exir.utils.symbolic import FloorDiv, SymSize, print_expr, to_sym
+from xdsl_exir.utils.symbolic import SymSize, floordiv, print_expr, sympy, to_sym
 
 
 def _tensor_operand_type(value: SSAValue, what: str) -> TensorType:
@@ -317,8 +316,9 @@ class SymArithOp(ArgsOpMixin, IRDLOperation):
         printer.print_function_type(self.operand_types, self.result_types)
 
 
-def _sympy_bool(fn: type[sympy.Basic]) -> object:
-    return lambda a, b: fn(a, b)
+def _sympy_bool(fn: str) -> object:
+    """sympy's relation or connective `fn`, looked up when first applied (sympy loads lazily)."""
+    return lambda a, b: getattr(sympy, fn)(a, b)
 
 
 _SYM_OPS: list[tuple[str, str, int, str, object]] = [
@@ -326,22 +326,22 @@ _SYM_OPS: list[tuple[str, str, int, str, object]] = [
     ("add", "operator.add", 2, "num", lambda a, b: a + b),
     ("sub", "operator.sub", 2, "num", lambda a, b: a - b),
     ("mul", "operator.mul", 2, "num", lambda a, b: a * b),
-    ("floordiv", "operator.floordiv", 2, "num", FloorDiv),
-    ("mod", "operator.mod", 2, "num", sympy.Mod),
+    ("floordiv", "operator.floordiv", 2, "num", floordiv),
+    ("mod", "operator.mod", 2, "num", lambda a, b: sympy.Mod(a, b)),
     ("pow", "operator.pow", 2, "num", lambda a, b: a**b),
     ("truediv", "operator.truediv", 2, "float", lambda a, b: a / b),
     ("neg", "operator.neg", 1, "num", lambda a: -a),
-    ("max", "torch.sym_max", 2, "num", sympy.Max),
-    ("min", "torch.sym_min", 2, "num", sympy.Min),
-    ("eq", "operator.eq", 2, "bool", _sympy_bool(sympy.Eq)),
-    ("ne", "operator.ne", 2, "bool", _sympy_bool(sympy.Ne)),
-    ("lt", "operator.lt", 2, "bool", _sympy_bool(sympy.Lt)),
-    ("le", "operator.le", 2, "bool", _sympy_bool(sympy.Le)),
-    ("gt", "operator.gt", 2, "bool", _sympy_bool(sympy.Gt)),
-    ("ge", "operator.ge", 2, "bool", _sympy_bool(sympy.Ge)),
-    ("and", "operator.and_", 2, "bool", _sympy_bool(sympy.And)),
-    ("or", "operator.or_", 2, "bool", _sympy_bool(sympy.Or)),
-    ("not", "torch.sym_not", 1, "bool", sympy.Not),
+    ("max", "torch.sym_max", 2, "num", lambda a, b: sympy.Max(a, b)),
+    ("min", "torch.sym_min", 2, "num", lambda a, b: sympy.Min(a, b)),
+    ("eq", "operator.eq", 2, "bool", _sympy_bool("Eq")),
+    ("ne", "operator.ne", 2, "bool", _sympy_bool("Ne")),
+    ("lt", "operator.lt", 2, "bool", _sympy_bool("Lt")),
+    ("le", "operator.le", 2, "bool", _sympy_bool("Le")),
+    ("gt", "operator.gt", 2, "bool", _sympy_bool("Gt")),
+    ("ge", "operator.ge", 2, "bool", _sympy_bool("Ge")),
+    ("and", "operator.and_", 2, "bool", _sympy_bool("And")),
+    ("or", "operator.or_", 2, "bool", _sympy_bool("Or")),
+    ("not", "torch.sym_not", 1, "bool", lambda a: sympy.Not(a)),
     ("float", "torch.sym_float", 1, "float", lambda a: a),
     ("int", "torch.sym_int", 1, "int", lambda a: a),
 ]

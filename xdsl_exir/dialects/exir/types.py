@@ -13,10 +13,10 @@ TorchScript lowering type values with them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar, cast
 
-import sympy
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr, StringAttr
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
@@ -28,7 +28,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.utils.str_enum import StrEnum
 
 from xdsl_exir.utils.dtypes import DType
-from xdsl_exir.utils.symbolic import SymExprError, SymSize, Tok, normalize, parse_tokens, print_expr, to_sym
+from xdsl_exir.utils.symbolic import SymExprError, SymSize, Tok, normalize, parse_tokens, print_expr, sympy, to_sym
 
 
 class Layout(StrEnum):
@@ -161,7 +161,7 @@ def parse_sym_expr(
 
 
 @irdl_attr_definition
-class SymExprAttr(Data[sympy.Expr]):
+class SymExprAttr(Data["sympy.Expr"]):  # a string: naming the class would load sympy
     """A sympy expression over size symbols, `#exir.sym<2*s0 + 1>`."""
 
     name = "exir.sym"
@@ -237,7 +237,7 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
         dim_order: Sequence[int] | ArrayAttr[IntAttr] | None = None,
     ) -> None:
         if not isinstance(shape, SymShapeAttr):
-            shape = SymShapeAttr(tuple(normalize(to_sym(s)) for s in shape))
+            shape = SymShapeAttr(tuple(normalize(s) for s in shape))
         if not isinstance(dtype, DTypeAttr):
             dtype = DTypeAttr(dtype)
         if isinstance(device, str):
@@ -269,11 +269,20 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
         return tuple(d.data for d in self.dim_order.data)
 
     def numel(self) -> SymSize:
-        return normalize(sympy.Mul(*(to_sym(s) for s in self.sizes)))
+        sizes = self.sizes
+        if all(isinstance(s, int) for s in sizes):
+            return math.prod(cast(tuple[int, ...], sizes))  # static: no sympy (it loads lazily)
+        return normalize(sympy.Mul(*(to_sym(s) for s in sizes)))
 
     def strides(self) -> tuple[SymSize, ...]:
         """Strides of a dense tensor laid out in this type's dim order."""
         strides: list[SymSize] = [0] * self.rank
+        if self.is_static():  # ints only: no sympy (it loads lazily)
+            step = 1
+            for dim in reversed(self.get_dim_order()):
+                strides[dim] = step
+                step *= cast(int, self.sizes[dim])
+            return tuple(strides)
         running: sympy.Expr = sympy.Integer(1)
         for dim in reversed(self.get_dim_order()):
             strides[dim] = normalize(running)

@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-import sympy
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     DenseIntElementsAttr,
@@ -86,6 +85,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
 from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
+from xdsl_exir.utils.symbolic import sympy
 
 _DEPTHWISE_GENERIC = True
 """Lower depthwise convolutions (one input channel per group) to a `linalg.generic`."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-import sympy
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, i64
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
@@ -56,7 +55,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 )
 from xdsl_exir.transforms.linalg_lowering.views import collapse
 from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
-from xdsl_exir.utils.symbolic import to_sym
+from xdsl_exir.utils.symbolic import sympy, to_sym
 
 Mixed = SSAValue | int
 """A slice offset, size or stride: static, or an `index` value."""

@@ -29,7 +29,6 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-import sympy
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     i64,
@@ -70,6 +69,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
 from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
+from xdsl_exir.utils.symbolic import sympy
 
 Body = Callable[[Sequence[SSAValue]], Sequence[SSAValue]]
 

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-import sympy
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX as DYNAMIC_INDEX_BUILTIN
@@ -67,7 +66,7 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
 )
-from xdsl_exir.utils.symbolic import FloorDiv, SymSize, print_expr
+from xdsl_exir.utils.symbolic import SymSize, is_floordiv, print_expr, sympy
 
 DYNAMIC = DYNAMIC_INDEX_BUILTIN
 DYNAMIC_INDEX = DYNAMIC_INDEX_BUILTIN
@@ -275,7 +274,7 @@ class LoweringState:
             for a in args[1:]:
                 acc = self.emit(combine(acc, a))
             return acc
-        if isinstance(expr, FloorDiv):
+        if is_floordiv(expr):
             a, b = expr.args
             return self.emit(arith.FloorDivSIOp(self.index(a), self.index(b)))
         if isinstance(expr, sympy.Mod):

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-import sympy
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -49,7 +48,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.utils.symbolic import SymSize, to_sym
+from xdsl_exir.utils.symbolic import SymSize, sympy, to_sym
 
 
 def _same(a: object, b: object) -> bool:

@@ -12,7 +12,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
-import sympy
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Attribute, BlockArgument, Region, SSAValue
 
@@ -50,7 +49,7 @@ from xdsl_exir.transforms.torchscript_to_exir.values import (
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.function_schema import SchemaParseError, parse_schema
-from xdsl_exir.utils.symbolic import SymSize
+from xdsl_exir.utils.symbolic import SymSize, sympy
 
 if TYPE_CHECKING:
     from xdsl_exir.transforms.torchscript_to_exir.values import LV

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
-import sympy
 from xdsl.ir import Attribute, SSAValue
 
 from xdsl_exir.analysis.overload_resolution import OverloadError, ResolvedNode, resolve_node
@@ -59,6 +58,7 @@ from xdsl_exir.transforms.torchscript_to_exir.values import (
 from xdsl_exir.transforms.view_scatter import MAY_COPY, copies
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.function_schema import Argument, FunctionSchema, SchemaType, TypeKind
+from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.ts_builtins import ScriptException, builtin_for
 
 _STRUCTURAL_BUILTINS = frozenset({

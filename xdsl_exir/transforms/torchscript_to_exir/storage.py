@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-import sympy
 from xdsl.dialects.builtin import CallSiteLoc, LocationAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -43,6 +42,7 @@ from xdsl_exir.transforms.view_scatter import (
     scatter_into_base,
 )
 from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.ts_builtins import ts_str
 
 if TYPE_CHECKING:
