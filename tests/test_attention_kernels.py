@@ -136,3 +136,22 @@ def test_window_attention_block_runs_as_torch() -> None:
         want = model(x).numpy()
     (got,) = runner.run([x.numpy()])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(("mask_kind", "causal"), [(None, False), (None, True), ("bool", False), ("float", False)])
+def test_sdpa_kernel(mask_kind: str | None, causal: bool) -> None:
+    """The kernel kept by the training IR (no decomposition), with rows masked out entirely."""
+    q, k, v = _randn(2, 3, 40, 16), _randn(2, 3, 40, 16, seed=1), _randn(2, 3, 40, 8, seed=2)
+    mask: np.ndarray | None = None
+    if mask_kind == "bool":
+        mask = np.random.default_rng(4).random((40, 40)) < 0.7
+        mask[5] = False  # a fully masked row: zeros, as torch's safe softmax gives
+    elif mask_kind == "float":
+        mask = _randn(1, 3, 40, 40, seed=5)
+        mask[0, 1, 7] = -np.inf
+    got = run_kernel("aten.scaled_dot_product_attention.default", [q, k, v, mask, 0.0, causal], {})
+    tm = None if mask is None else torch.from_numpy(mask)
+    want = torch.ops.aten.scaled_dot_product_attention.default(
+        torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), tm, 0.0, causal
+    )
+    np.testing.assert_allclose(cast(np.ndarray, got), want.numpy(), rtol=1e-5, atol=1e-6)

@@ -25,7 +25,7 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
 )
 from xdsl_exir.interpreters.aten_kernels.pointwise import run_pointwise
 from xdsl_exir.interpreters.aten_kernels.random import native_dropout_kernel
-from xdsl_exir.interpreters.aten_kernels.reductions import softmax_impl
+from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows
 from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
 
 
@@ -51,13 +51,20 @@ def _outer(self: np.ndarray, vec2: np.ndarray) -> np.ndarray:
 
 
 def _add_scaled(acc: np.ndarray, self: object, beta: object, alpha: object, dt: np.dtype[Any]) -> np.ndarray:
+    """alpha * acc + beta * self; `acc` is the product just computed, so it is updated in
+    place when the sum keeps its shape (the bias of addmm/linear broadcasts into it)."""
     cdt = compute_dtype(dt)
-    acc = acc.astype(cdt, copy=False)
+    acc = np.asarray(acc).astype(cdt, copy=False)
     if alpha != 1:
         acc = acc * np.asarray(alpha).astype(cdt)
     if beta != 0:
         s = cast_to(self, cdt)
-        acc = acc + (s if beta == 1 else s * np.asarray(beta).astype(cdt))
+        if beta != 1:
+            s = s * np.asarray(beta).astype(cdt)
+        if acc.ndim and np.broadcast_shapes(acc.shape, s.shape) == acc.shape:
+            np.add(acc, s, out=acc)
+        else:
+            acc = acc + s
     return finish(acc, dt)
 
 
@@ -146,6 +153,7 @@ def _sdpa(
     query: np.ndarray, key: np.ndarray, value: np.ndarray, attn_mask: np.ndarray | None = None, dropout_p: float = 0.0,
     is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False,
 ) -> np.ndarray:
+    """torch's math reference, with the scores scaled, masked and normalised in place."""
     dt = np.asarray(query).dtype
     cdt = compute_dtype(dt)
     q, k, v = cast_to(query, cdt), cast_to(key, cdt), cast_to(value, cdt)
@@ -153,16 +161,22 @@ def _sdpa(
         rep = q.shape[-3] // k.shape[-3]
         k, v = np.repeat(k, rep, axis=-3), np.repeat(v, rep, axis=-3)
     s = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
-    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * np.asarray(s, cdt)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2))
+    np.multiply(scores, np.asarray(s, cdt), out=scores)
     L, S = q.shape[-2], k.shape[-2]
     if is_causal:
-        scores = np.where(np.tril(np.ones((L, S), dtype=bool)), scores, -np.inf)
+        np.copyto(scores, -np.inf, where=~np.tril(np.ones((L, S), dtype=bool)))
     if attn_mask is not None:
         m = np.asarray(attn_mask)
-        scores = np.where(m, scores, -np.inf) if m.dtype == BOOL else scores + cast_to(m, cdt)
-    attn = softmax_impl(scores, -1, False, None)
+        if m.dtype == BOOL:
+            scores = np.where(m, scores, -np.inf)  # the mask may broadcast scores to more dims
+        else:
+            scores = scores + cast_to(m, cdt)
     # a fully masked row attends to nothing: torch's safe softmax yields zeros there, not NaN
-    attn = np.where(np.all(scores == -np.inf, axis=-1, keepdims=True), 0, attn).astype(attn.dtype)
+    masked = np.maximum.reduce(scores, axis=-1, keepdims=True) == -np.inf if scores.size else None
+    attn = softmax_rows(scores, scores.ndim - 1)
+    if masked is not None and masked.any():
+        np.copyto(attn, 0, where=masked)
     if dropout_p > 0:
         attn = native_dropout_kernel(attn, dropout_p, True)[0]
     return finish(np.matmul(attn, v), dt)
