@@ -98,8 +98,9 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     tensor_type,
 )
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.dtypes import LOW_PRECISION
 from xdsl_exir.utils.mlir_parser import declare_blob
-from xdsl_exir.utils.tensor_data import TensorDataError
+from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
 
 _NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg", "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default"})
 """Checks torch.export records that have nothing to compute (the runner checks inputs)."""
@@ -219,10 +220,16 @@ class _ProgramLowering:
         value = state.value
         if isinstance(value, DenseBlobAttr | ResourceBlobAttr):
             try:
-                key = declare_blob(state.sym_name.data, blob_data(value))
+                data = blob_data(value)
+                if t.numel() == 1 and t.element_dtype not in LOW_PRECISION:
+                    # One element inline: iree-compile 3.13 crashes folding a single-element
+                    # dense_resource ("ElementsAttr does not provide iteration facilities").
+                    one = array_from_bytes(data, t.element_dtype, [int(s) for s in t.sizes]).reshape(-1)[0].item()
+                    attr: Attribute = DenseIntOrFPElementsAttr.from_list(cast(Any, bt), [one])
+                else:
+                    attr = DenseResourceAttr.from_params(declare_blob(state.sym_name.data, data), bt)
             except TensorDataError as e:  # left out of the text it was read from
                 raise ExirDiagnostic(state, f"state @{state.sym_name.data}: {e}") from None
-            attr: Attribute = DenseResourceAttr.from_params(key, bt)
         elif isinstance(value, DenseIntOrFPElementsAttr):
             attr = DenseIntOrFPElementsAttr.from_list(cast(Any, bt), list(value.get_values()))
         else:

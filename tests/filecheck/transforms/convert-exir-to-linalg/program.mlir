@@ -77,3 +77,21 @@ builtin.module {
 // CHECK:           math.cos
 // CHECK:           scf.yield %{{.*}} : tensor<3xf32>
 // CHECK-NEXT:    }
+
+// -----
+
+// A one-element weight is written inline, not as a resource: iree-compile 3.13
+// crashes folding a single-element dense_resource (lifted tensors of LLaMA blocks).
+builtin.module {
+  exir.program inputs [<constant_tensor "c_scale" -> "scale">, <user_input "x">] outputs [<user_output "r">] {
+    exir.state @scale : !exir.tensor<[], float32> = #exir.blob<"0x00002040">
+    exir.graph @forward(%c_scale: !exir.tensor<[], float32>, %x: !exir.tensor<[3], float32>) -> !exir.tensor<[3], float32> {
+      %r = aten.mul.Tensor(%x, %c_scale) : (!exir.tensor<[3], float32>, !exir.tensor<[], float32>) -> !exir.tensor<[3], float32>
+      exir.output %r : !exir.tensor<[3], float32>
+    }
+  }
+}
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %c_scale = arith.constant dense<2.500000e+00> : tensor<f32>
+// CHECK-NOT:     dialect_resources
