@@ -105,6 +105,13 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     (f"{PACKAGE}.tools.run_program", "_program_runner", f"{PACKAGE}.targets.iree"): (
         "the IREE backend (and the linalg lowering it imports), loaded for --backend iree only"
     ),
+    (f"{PACKAGE}.interpreters.aten_kernels", "_KernelTable.table", f"{PACKAGE}.interpreters.aten_kernels.derived"): (
+        "the derived kernel table (and the decompose table and aten dialect behind it), built by the "
+        "first lookup that needs more than a hand-written kernel"
+    ),
+    (f"{PACKAGE}.tools.run_program", "execute", f"{PACKAGE}.tools.profiler"): (
+        "the profiler (and the flop count and aten dialect it imports), loaded for --profile and --trace only"
+    ),
     (f"{PACKAGE}.tools.exir_run", "_run", f"{PACKAGE}.tools.run_program"): (
         "exir-run's work, loaded once the arguments are parsed: --help and --version start at once"
     ),

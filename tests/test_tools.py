@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -118,6 +119,35 @@ def test_exir_run_help_loads_no_heavy_module() -> None:
     opt = code.replace("xdsl_exir.tools.exir_run", "xdsl_exir.tools.exir_opt")
     result = subprocess.run([sys.executable, "-c", opt], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def _modules_after_running(model: str) -> dict[str, object]:
+    """Run a zoo program through exir-run in a fresh interpreter; report what it imported."""
+    code = (
+        "import sys, io, json, contextlib\n"
+        "from xdsl_exir.tools.exir_run import run\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    status = run([{str(ZOO / f'{model}.core.pt2')!r}, '--inputs', {str(ZOO / f'{model}.inputs.npz')!r}])\n"
+        "from xdsl_exir.utils.lazy_modules import is_loaded\n"
+        "later = ('xdsl_exir.interpreters.aten_kernels.derived', 'xdsl_exir.interpreters.aten_kernels.decomposed',\n"
+        "         'xdsl_exir.transforms.decompose', 'xdsl_exir.tools.profiler', 'torch')\n"
+        "print(json.dumps({'status': status, 'sympy': is_loaded('sympy') or 'sympy.core' in sys.modules,\n"
+        "                  'loaded': sorted(m for m in later if m in sys.modules)}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_exir_run_static_program_loads_no_sympy_nor_derived_kernels() -> None:
+    """
+    Cold start (structural, not timed): a static-shape program runs without importing
+    sympy, the derived kernel table (with the decompose table behind it) or the profiler;
+    a program with symbolic sizes does load sympy, so the probe sees a real import.
+    """
+    static = _modules_after_running("mlp")
+    assert static == {"status": 0, "sympy": False, "loaded": []}
+    dynamic = _modules_after_running("dynamic_batch")
+    assert dynamic["status"] == 0 and dynamic["sympy"] is True
 
 
 def test_versions_name_ours_and_xdsl() -> None:

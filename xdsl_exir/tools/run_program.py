@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -48,11 +48,13 @@ from xdsl_exir.tools.exir_opt import (
     write_atomically,
 )
 from xdsl_exir.tools.pass_timer import PassTimer
-from xdsl_exir.tools.profiler import OpProfiler
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.utils.limits import TensorSizeError, max_tensor_bytes
 from xdsl_exir.utils.npz import NpzError, npz_array, read_npz
 from xdsl_exir.utils.tensor_data import random_array
+
+if TYPE_CHECKING:
+    from xdsl_exir.tools.profiler import OpProfiler
 
 
 class _Loader:
@@ -246,7 +248,11 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
         check_output_path(args.output)
     if args.trace is not None:
         check_output_path(args.trace)
-    profiler = OpProfiler(trace=args.trace is not None) if (args.profile or args.trace) else None
+    profiler = None
+    if args.profile or args.trace:
+        from xdsl_exir.tools.profiler import OpProfiler
+
+        profiler = OpProfiler(trace=args.trace is not None)
     with max_tensor_bytes(args.max_tensor_bytes), _time_limit(args.timeout):
         flat = _outputs(args, loaders, profiler)
     if profiler is not None:

@@ -37,14 +37,19 @@ TorchScript's list scalars), ``creation`` (and conversions), ``random``,
 ``conv_pool``, ``resampling``; ``dtypes`` holds torch's dtypes and type
 promotion, ``registry`` the table the families register in, and ``derived`` the
 in-place and ``out=`` variants. Importing this package imports every family
-(registering its kernels), then derives the variants once; this module is the
-calling convention every caller uses.
+(registering its kernels; each takes about a millisecond), and this module is
+the calling convention every caller uses. :data:`KERNELS` is filled on demand:
+a listed overload with a hand-written kernel is that kernel at once, and the
+first lookup of any other name derives the whole table (``derived``, which
+loads the decompose table and the aten dialect behind ``decomposed``), so a
+program of plain kernels starts without either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import cast
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -64,12 +69,15 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     scalars,
     views,
 )
-from xdsl_exir.interpreters.aten_kernels.derived import SKIPPED, build_kernels
 from xdsl_exir.interpreters.aten_kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16
 from xdsl_exir.interpreters.aten_kernels.random import manual_seed
-from xdsl_exir.interpreters.aten_kernels.registry import Kernel, schema_of
+from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, to_float32
+from xdsl_exir.utils.op_registry import selected_operators
 from xdsl_exir.utils.schema_binding import bind
+
+if TYPE_CHECKING:
+    SKIPPED: dict[str, str]
 
 __all__ = [
     "KERNELS",
@@ -85,8 +93,62 @@ __all__ = [
     "run_kernel",
 ]
 
-KERNELS: dict[str, Kernel] = build_kernels()
-"""Kernel of every listed operator, keyed by IR name (``aten.add.Tensor``)."""
+@cache
+def _listed() -> frozenset[str]:
+    return frozenset(selected_operators())
+
+
+class _KernelTable(Mapping[str, Kernel]):
+    """The kernel of every operator, derived in full on the first name that needs more than `FUNCTIONAL`.
+
+    A listed overload with a hand-written kernel is what `derived.build_kernels`
+    would map it to, so it is answered without building the table.
+    """
+
+    def __init__(self) -> None:
+        self._table: dict[str, Kernel] | None = None
+        self.skipped: dict[str, str] = {}
+
+    def table(self) -> dict[str, Kernel]:
+        """The whole table (built once: every variant and decomposition derived)."""
+        if self._table is None:
+            from xdsl_exir.interpreters.aten_kernels.derived import SKIPPED, build_kernels
+
+            self._table = build_kernels()
+            self.skipped = SKIPPED
+        return self._table
+
+    def __getitem__(self, name: str) -> Kernel:
+        if self._table is None and name in FUNCTIONAL and name in _listed():
+            return FUNCTIONAL[name]
+        return self.table()[name]
+
+    def __contains__(self, name: object) -> bool:
+        if self._table is None and name in FUNCTIONAL and name in _listed():
+            return True
+        return name in self.table()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.table())
+
+    def __len__(self) -> int:
+        return len(self.table())
+
+
+KERNELS: Mapping[str, Kernel] = _KernelTable()
+"""Kernel of every listed operator, keyed by IR name (``aten.add.Tensor``); filled on demand."""
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the listed operators without a kernel are known once the table is built.
+    if name == "SKIPPED":
+        table = cast(_KernelTable, KERNELS)
+        table.table()
+        return table.skipped
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def has_kernel(name: str) -> bool:

@@ -219,4 +219,8 @@ def decomposition_kernels() -> dict[str, Kernel]:
     return out
 
 
+# Known on import (the families registered their kernels before this module loads), so a
+# reader of DECOMPOSED need not build the kernel table first.
+DECOMPOSED.update(n for n in RULES if n not in FUNCTIONAL and lookup(n) is not None)
+
 __all__ = ["DECOMPOSED", "decomposition_kernel", "decomposition_kernels", "use_kernels"]
