@@ -34,14 +34,15 @@ def _native_layer_norm(
     lead = a.shape[: a.ndim - k]
     count = math.prod(a.shape[a.ndim - k :])
     rows = math.prod(lead)
-    d = np.array(x, order="C", copy=True).reshape(rows, count)
     stat_shape = lead + (1,) * k
-    if d.size == 0:
+    if x.size == 0:
         nan = np.full(stat_shape, np.nan, x.dtype)
-        return finish(d.reshape(a.shape), dt), finish(nan, dt), finish(nan.copy(), dt)
+        return finish(x.copy(), dt), finish(nan, dt), finish(nan.copy(), dt)
+    # a dense input is read in place; any other is copied once and centred in place
+    d = x.reshape(rows, count) if x.flags.c_contiguous else np.array(x, order="C", copy=True).reshape(rows, count)
     mean = row_sums(d)
     np.divide(mean, count, out=mean)
-    np.subtract(d, mean[:, None], out=d)
+    d = np.subtract(d, mean[:, None], out=None if x.flags.c_contiguous else d)
     var = np.einsum("ij,ij->i", d, d)
     np.divide(var, count, out=var)
     np.add(var, np.asarray(eps).astype(x.dtype), out=var)
