@@ -328,3 +328,29 @@ def test_exir_run_traces_and_times_the_passes(tmp_path: pathlib.Path) -> None:
     (load,) = [e for e in events if e["name"] == "load and passes"]
     (run,) = [e for e in events if e["name"] == "run"]
     assert load["ts"] + load["dur"] <= run["ts"]
+
+
+def test_exir_run_threads_limits_the_interpreters_blas(tmp_path: pathlib.Path) -> None:
+    """`--threads N` sets the BLAS pool numpy runs matmuls on, for that run only; 0 is refused."""
+    model, inputs = str(ZOO / "mlp.core.pt2"), str(ZOO / "mlp.inputs.npz")
+    code = (
+        "import io, json, contextlib, threadpoolctl\n"
+        "from xdsl_exir.tools.exir_run import run\n"
+        "import xdsl_exir.tools.run_program as rp\n"
+        "def blas():\n"
+        "    return [p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas']\n"
+        "before, inside, outputs = blas(), [], rp._outputs\n"
+        "def probe(*a):\n"
+        "    inside.extend(blas())\n"
+        "    return outputs(*a)\n"
+        "rp._outputs = probe\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    status = run([{model!r}, '--inputs', {inputs!r}, '--threads', '1'])\n"
+        "print(json.dumps({'status': status, 'before': before, 'inside': inside, 'after': blas()}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["status"] == 0 and seen["before"], "numpy's BLAS pool is visible"
+    assert set(seen["inside"]) == {1} and seen["after"] == seen["before"]
+    refused = exir_run(model, "--threads", "0")
+    assert refused.returncode == 2 and "expected a positive number of threads, got '0'" in refused.stderr

@@ -62,6 +62,17 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(1)
 
 
+def _positive_int(text: str) -> int:
+    """`--threads`: a count of at least one."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of threads, got '{text}'")
+    return n
+
+
 def _byte_size(text: str) -> int:
     try:
         return parse_byte_size(text)
@@ -129,7 +140,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="interpreter",
         help="run on the numpy interpreter (default) or compile to native code with IREE (the 'iree' extra)",
     )
-    parser.add_argument("--threads", type=int, help="IREE: worker threads (default: all cores, as eager PyTorch)")
+    parser.add_argument(
+        "--threads",
+        type=_positive_int,
+        metavar="N",
+        help="threads of the backend: numpy's BLAS for the interpreter, the worker pool for IREE "
+        "(default: all cores, as eager PyTorch; 1 for steady timings on a shared machine)",
+    )
     parser.add_argument(
         "--iree-device", default="cpu", help="IREE: target device, cpu (default), cuda, rocm or vulkan"
     )

@@ -18,6 +18,7 @@ code is interrupted at once, one long numpy call only when it returns.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import signal
@@ -253,7 +254,7 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
         from xdsl_exir.tools.profiler import OpProfiler
 
         profiler = OpProfiler(trace=args.trace is not None)
-    with max_tensor_bytes(args.max_tensor_bytes), _time_limit(args.timeout):
+    with max_tensor_bytes(args.max_tensor_bytes), _time_limit(args.timeout), _blas_threads(args):
         flat = _outputs(args, loaders, profiler)
     if profiler is not None:
         if args.profile:
@@ -265,6 +266,20 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
     else:
         print(_summarise(flat))
     return flat
+
+
+def _blas_threads(args: argparse.Namespace) -> contextlib.AbstractContextManager[object]:
+    """
+    `--threads N` on the interpreter: numpy's BLAS (matmul, convolution as matmul) on N
+    threads. numpy is loaded before the arguments are read, so the environment
+    variables OpenBLAS reads at load time are too late; threadpoolctl sets the pool
+    of the loaded library.
+    """
+    if args.threads is None or args.backend != "interpreter":
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=args.threads)
 
 
 def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfiler | None) -> list[np.ndarray]:
