@@ -180,6 +180,51 @@ def test_flop_report_file_and_all_mode(tmp_path: Path) -> None:
     ph.assert_preserves(module, "flop-count{report=none}", seeds=(0,))
 
 
+_SDPA_CASES = {
+    # q, k, v, mask shapes and keyword arguments; which of CPU's flash kernel
+    # (uncounted) or math fallback (two counted bmm) torch picks varies
+    "flash": ((2, 4, 8, 8), (2, 4, 8, 8), (2, 4, 8, 8), None, {}),
+    "flash_mask_4d": ((2, 4, 8, 8), (2, 4, 6, 8), (2, 4, 6, 8), (2, 1, 8, 6), {}),
+    "flash_mask_2d_causal": ((2, 4, 8, 8), (2, 4, 8, 8), (2, 4, 8, 8), (8, 8), {}),
+    "flash_gqa": ((2, 4, 8, 8), (2, 2, 8, 8), (2, 2, 8, 8), None, {"enable_gqa": True}),
+    "math_3d": ((4, 8, 8), (4, 6, 8), (4, 6, 8), None, {}),
+    "math_mask_3d": ((2, 4, 8, 8), (2, 4, 8, 8), (2, 4, 8, 8), (4, 8, 8), {}),
+    "math_value_dim": ((2, 4, 8, 8), (2, 4, 5, 8), (2, 4, 5, 16), None, {}),
+    "math_broadcast_batch": ((2, 4, 8, 8), (1, 4, 8, 8), (1, 4, 8, 8), None, {}),
+    "math_dropout": ((2, 4, 8, 8), (2, 4, 8, 8), (2, 4, 8, 8), None, {"dropout_p": 0.5}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SDPA_CASES))
+def test_attention_flops_follow_torch_cpu_dispatch(case: str) -> None:
+    torch = pytest.importorskip("torch")
+    from test_decompose import program
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from xdsl_exir.dialects.aten import build
+
+    q, k, v, mask, kwargs = _SDPA_CASES[case]
+    shapes = [q, k, v] if mask is None else [q, k, v, mask]
+    types = [exir.TensorType(list(s), exir.DType.float32) for s in shapes]
+
+    def body(add: Any, *xs: Any) -> list[Any]:
+        m = xs[3] if mask is not None else None
+        return list(add(build("aten.scaled_dot_product_attention.default", xs[0], xs[1], xs[2], m, kwargs.get("dropout_p", 0.0), enable_gqa=kwargs.get("enable_gqa", False))).results)
+
+    counts = {}
+    for mode in ("torch", "all"):
+        after = ph.apply(program(types, body), f"flop-count{{mode={mode} report=none}}")
+        attr = _program(after).attributes.get("exir.flops")
+        counts[mode] = attr.value.data if isinstance(attr, IntegerAttr) else 0
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        args = [torch.randn(s) for s in shapes]
+        torch.nn.functional.scaled_dot_product_attention(*args[:3], attn_mask=args[3] if mask is not None else None, **kwargs)
+    assert counts["torch"] == counter.get_total_flops()
+    assert counts["torch"] == (0 if case.startswith("flash") else counts["all"])
+    assert counts["all"] > 0
+
+
 def test_flops_of_out_and_inplace_variants_follow_torch() -> None:
     """Flop tables are keyed by functional overload: `addmm.out` counts as `addmm`, while
     `addmm_` does not count, as in FlopCounterMode (formulas are registered per overload

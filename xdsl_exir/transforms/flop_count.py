@@ -12,10 +12,12 @@ Two conventions (option `mode`):
   and `matmul` count what they dispatch to on contiguous CPU tensors (`mm` or
   `bmm`; a matrix-vector or dot product goes to `mv`/`dot`, which torch does
   not count); a convolution is 2·batch·(output spatial)·C_out·(C_in/groups)·
-  (kernel) (input spatial for a transposed one), bias ignored; attention is its
-  two batched products.
-* `all` adds what `torch` leaves out: bias adds (one per output element),
-  matrix-vector products, every `pointwise`-tagged operator (one per output
+  (kernel) (input spatial for a transposed one), bias ignored; attention
+  counts what it dispatches to on CPU: the fused flash kernel (4-D inputs, no
+  dropout, a 2-D or 4-D mask: see `_cpu_flash_attention`), for which torch has
+  no formula, is 0, the math fallback its two batched products.
+* `all` adds what `torch` leaves out: attention's two products wherever it
+  runs, bias adds (one per output element), matrix-vector products, every `pointwise`-tagged operator (one per output
   element, transcendental ones included), reductions (one per input element)
   and the fused normalizations and softmax, by the weights in `_WEIGHTS`.
 
@@ -146,9 +148,37 @@ def _conv(x: exir.TensorType, w: exir.TensorType, out: exir.TensorType, transpos
 
 
 def _sdpa(q: exir.TensorType, k: exir.TensorType, v: exir.TensorType) -> Expr:
+    """The two batched products `q @ k^T` and `attn @ v`, over the broadcast batch (query heads, for GQA)."""
     sq, sk, sv = _sizes(q), _sizes(k), _sizes(v)
-    batch = _prod(sq[:-2])
-    return 2 * batch * sq[-2] * sq[-1] * sk[-2] + 2 * batch * sq[-2] * sk[-2] * sv[-1]
+    rank = max(len(sq), len(sk), len(sv)) - 2
+    padded = [[sympy.Integer(1)] * (rank + 2 - len(x)) + x[:-2] for x in (sq, sk, sv)]
+    # each batch dim is the first operand's that is not 1 (broadcasting; key/value heads repeat for GQA)
+    n = _prod([next((d for d in dims if d != 1), sympy.Integer(1)) for dims in zip(*padded)])
+    return 2 * n * sq[-2] * sq[-1] * sk[-2] + 2 * n * sq[-2] * sk[-2] * sv[-1]
+
+
+def _cpu_flash_attention(b: Bound, q: exir.TensorType, k: exir.TensorType, v: exir.TensorType) -> bool:
+    """
+    Whether `scaled_dot_product_attention` on CPU tensors runs the fused flash
+    kernel, which FlopCounterMode has no formula for (it counts 0), rather than
+    the math fallback, whose two `bmm`s it counts. The kernel's constraints as
+    ATen's CPU backend selection checks them on dense contiguous tensors:
+    4-D floating-point q, k, v with one batch size, one head count (or query
+    heads a multiple of key/value heads with `enable_gqa`), one head dim, no
+    dropout, and a 2-D or 4-D mask if any.
+    """
+    sq, sk, sv = _sizes(q), _sizes(k), _sizes(v)
+    if not (len(sq) == len(sk) == len(sv) == 4) or not q.element_dtype.is_floating_point:
+        return False
+    dropout = b.get("dropout_p")
+    if isinstance(dropout, int | float) and dropout > 0:
+        return False
+    if not (sq[0] == sk[0] == sv[0]) or sq[-1] != sk[-1] or sq[-1] != sv[-1] or sk[1] != sv[1]:
+        return False
+    if sq[1] != sk[1] and not (b.get("enable_gqa") and (sq[1] % sk[1]) == 0):
+        return False
+    mask = _t(b, "attn_mask")
+    return mask is None or mask.rank in (2, 4)
 
 
 _PRODUCTS: dict[str, tuple[str, str]] = {
@@ -179,6 +209,9 @@ _ATTENTION = frozenset({
     "aten._scaled_dot_product_flash_attention.quantized", "aten._scaled_dot_product_efficient_attention.default",
     "aten._scaled_dot_product_cudnn_attention.default", "aten._scaled_dot_product_flash_attention_for_cpu.default",
 })  # fmt: skip
+_SDPA = "aten.scaled_dot_product_attention.default"
+_UNCOUNTED_ATTENTION = frozenset({"aten._scaled_dot_product_flash_attention_for_cpu.default"})
+"""Fused attention kernels FlopCounterMode registers no formula for: 0 in `torch` mode."""
 _COUNTED = frozenset({*_PRODUCTS, "aten.linear.default", *_CONVOLUTIONS, *_ATTENTION, *_WEIGHTS})
 
 
@@ -223,6 +256,8 @@ def op_flops(name: str, bound: Bound, results: Sequence[Attribute], mode: str) -
         q, k, v = _t(bound, "query"), _t(bound, "key"), _t(bound, "value")
         if q is not None and k is not None and v is not None:
             flops = _sdpa(q, k, v)
+            if mode == "torch" and (key in _UNCOUNTED_ATTENTION or (key == _SDPA and _cpu_flash_attention(bound, q, k, v))):
+                flops = _zero()
     elif mode == "all":
         entry = lookup(name)
         if key in _WEIGHTS:
