@@ -31,6 +31,7 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
@@ -277,8 +278,6 @@ def _blas_threads(args: argparse.Namespace) -> contextlib.AbstractContextManager
     """
     if args.threads is None or args.backend != "interpreter":
         return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
-
     return threadpool_limits(limits=args.threads)
 
 
