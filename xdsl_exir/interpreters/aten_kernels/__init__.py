@@ -33,7 +33,8 @@ The kernels live in one module per family, following the operator families of
 the ATen operator list: ``pointwise`` (unary, binary and ternary), ``reductions``
 (with softmax and sorting), ``views``, ``scalars`` (symbolic size queries and
 TorchScript's list scalars), ``creation`` (and conversions), ``random``,
-``indexing``, ``linalg`` (the matmul family and attention), ``norms``,
+``indexing``, ``linalg`` (the matmul family and attention), ``lapack``
+(factorizations, solves, determinants and matrix norms through numpy.linalg), ``norms``,
 ``conv_pool``, ``resampling``; ``dtypes`` holds torch's dtypes and type
 promotion, ``registry`` the table the families register in, and ``derived`` the
 in-place and ``out=`` variants. Importing this package imports every family
@@ -60,6 +61,7 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     conv_pool,
     creation,
     indexing,
+    lapack,
     linalg,
     norms,
     pointwise,
@@ -119,16 +121,20 @@ class _KernelTable(Mapping[str, Kernel]):
         return self._table
 
     def __getitem__(self, name: str) -> Kernel:
-        if self._table is None and name in FUNCTIONAL and name in _listed():
+        if self._table is not None:
+            return self._table[name]
+        if name in FUNCTIONAL and name in _listed():
             return FUNCTIONAL[name]
         return self.table()[name]
 
     def __contains__(self, name: object) -> bool:
-        if self._table is None and name in FUNCTIONAL and name in _listed():
-            return True
-        return name in self.table()
+        if self._table is not None:
+            return name in self._table
+        return (name in FUNCTIONAL and name in _listed()) or name in self.table()
 
     def get(self, name: str, default: Any = None) -> Any:
+        if self._table is not None:
+            return self._table.get(name, default)
         return self[name] if name in self else default
 
     def __iter__(self) -> Iterator[str]:
