@@ -179,6 +179,42 @@ CASES = [
         atol=1e-5, why=CONV_ACCUMULATION,
     ),
     Case(
+        "conv3d_groups_depthwise_stride_padding_dilation",
+        [(f32(S0, 4, 5, 6, 7), (2, 4, 5, 6, 7)), (f32(6, 2, 3, 3, 3), (6, 2, 3, 3, 3)), (f32(6), (6,)), (f32(4, 1, 2, 3, 2), (4, 1, 2, 3, 2)), (f32(3, 4, 1, 2, 3), (3, 4, 1, 2, 3))],
+        together(
+            op("aten.convolution.default", X, Y, Z, [1, 2, 1], [1, 0, 2], [1, 1, 2], False, [0, 0, 0], 2),
+            op("aten.convolution.default", X, W, None, [2, 1, 2], [0, 1, 1], [2, 1, 1], False, [0, 0, 0], 4),
+            op("aten.convolution.default", X, V, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1),
+        ),
+        atol=1e-5, why=CONV_ACCUMULATION,
+    ),
+    Case(
+        "conv3d_transposed_and_unbatched",
+        [(f32(2, 4, 3, 4, 3), (2, 4, 3, 4, 3)), (f32(4, 3, 2, 3, 2), (4, 3, 2, 3, 2)), (f32(3), (3,)), (f32(4, 2, 3, 2, 2), (4, 2, 3, 2, 2)), (f32(4, 3, 4, 5), (4, 3, 4, 5))],
+        together(
+            op("aten.convolution.default", X, Y, Z, [2, 1, 2], [0, 1, 1], [1, 1, 1], True, [1, 0, 0], 1),
+            op("aten.convolution.default", X, W, None, [1, 2, 1], [1, 0, 0], [1, 1, 2], True, [0, 1, 0], 2),
+            op("aten.convolution.default", V, Y, Z, [1, 2, 1], [1, 1, 0], [1, 1, 1], True, [0, 1, 0], 1),
+        ),
+        atol=1e-5, why=CONV_ACCUMULATION,
+    ),
+    Case(
+        "conv3d_float16",
+        [(t(F16, 1, 3, 4, 5, 5), (1, 3, 4, 5, 5)), (t(F16, 4, 3, 2, 3, 3), (4, 3, 2, 3, 3)), (t(F16, 4), (4,))],
+        op("aten.convolution.default", X, Y, Z, [1, 2, 2], [1, 1, 1], [1, 1, 1], False, [0, 0, 0], 1),
+        rtol=1e-3, atol=1e-3, why="float16 results: one rounding of a float16 ulp (2**-11) may differ",
+    ),
+    Case(
+        "adaptive_avg_pool_uneven_windows",
+        [(f32(S0, 3, 5, 7, 6), (2, 3, 5, 7, 6)), (f32(2, 3, 5, 7), (2, 3, 5, 7)), (f32(2, 3, 7), (2, 3, 7))],
+        together(
+            op("aten._adaptive_avg_pool3d.default", X, [2, 3, 4]),
+            op("aten._adaptive_avg_pool3d.default", X, [5, 1, 6]),
+            op("aten._adaptive_avg_pool2d.default", Y, [3, 3]),
+            op("aten.adaptive_avg_pool1d.default", Z, [3]),
+        ),
+    ),
+    Case(
         # IREE folds a unit output dim into the window dim, which must then
         # match the input's size: the input is cropped to what the windows read
         "unit_outputs_read_an_exact_input",
@@ -406,15 +442,15 @@ def test_unused_pool_indices_use_the_named_op() -> None:
     ("inputs", "body", "message"),
     [
         ([f32(1, 2, 5, 5), f32(2, 3, 3, 3)], op("aten.convolution.default", X, Y, None, [1, 1], [3, 3], [1, 1], True, [0, 0], 1), "padding exceeds"),
-        ([f32(1, 2, 4, 4, 4), f32(3, 2, 3, 3, 3)], op("aten.convolution.default", X, Y, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1), "3-D convolution"),
-        ([f32(1, 2, 5, 5)], op("aten._adaptive_avg_pool2d.default", X, [3, 3]), "only uniform windows"),
+        ([f32(1, 2, S0, 5, 5)], op("aten._adaptive_avg_pool3d.default", X, [2, 2, 2]), "only static windows"),
+        ([f32(1, 2, S0, 5)], op("aten._adaptive_avg_pool2d.default", X, [3, 3]), "only static windows"),
         (
             [f32(2, 3, 4, 4), f32(3), f32(3)],
             op("aten._native_batch_norm_legit.default", X, None, None, Y, Z, True, 0.1, 1e-5),
             "updates running_mean and running_var in place",
         ),
     ],
-    ids=["transposed", "conv3d", "adaptive_non_uniform", "batch_norm_in_place_update"],
+    ids=["transposed", "adaptive3d_symbolic", "adaptive_non_uniform_symbolic", "batch_norm_in_place_update"],
 )
 def test_refusals_are_located_diagnostics(inputs: list[TensorType], body: Body, message: str) -> None:
     with pytest.raises(ExirDiagnostic, match=message):

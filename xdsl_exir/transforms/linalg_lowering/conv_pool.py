@@ -1,7 +1,7 @@
 """
-Convolution, pooling and batch norm on NCHW tensors.
+Convolution, pooling and batch norm on NCHW (NCDHW, ...) tensors.
 
-`convolution` pads its input with `tensor.pad` and becomes the named
+A 1-D or 2-D `convolution` pads its input with `tensor.pad` and becomes the named
 `linalg.conv_2d_nchw_fchw` (one group), `linalg.conv_2d_ngchw_gfchw` (several
 groups: PyTorch's weight `[G*F, C, kh, kw]` is `[G, F, C, kh, kw]` after an
 `expand_shape`, the input's and the output's channels split the same way) or,
@@ -11,7 +11,9 @@ the same compile time, on MobileNet-like shapes; see `_DEPTHWISE_GENERIC`):
 for kernels of up to `_MAX_TAPS` taps an elementwise one over a strided slice
 per tap, another 30% faster, else a windowed reduction. A 1-D convolution is a
 2-D one over a unit height,
-an unbatched input gets a unit batch. A transposed convolution is a direct
+an unbatched input gets a unit batch. Spatial ranks xDSL has no named op for
+(3-D and up) are one `linalg.generic` of any rank (`_conv_generic`), grouped
+the same way. A transposed convolution is a direct
 one at stride 1 over the input dilated by the stride and padded by
 `dilation * (kernel - 1) - padding`, with the weight's channels swapped per
 group and its window flipped (see `_transposed`). The bias is the
@@ -27,6 +29,9 @@ torch computed (the result type) read, which is more than the padding in
 the count torch uses: the whole window clipped to the padded input
 (`count_include_pad`), only the input elements in it (otherwise), or
 `divisor_override`; when every window is full that count is one constant.
+Adaptive average pooling with uneven (static) windows sums along one pooled
+dim at a time, a contraction with a 0/1 window-membership matrix each, then
+divides by each box's element count (`_adaptive_avg_separable`).
 """
 
 from __future__ import annotations
@@ -253,46 +258,98 @@ def _transposed(
     acc: DType,
 ) -> tuple[SSAValue, list[object], SSAValue, list[object], list[int], list[int]]:
     """
-    A 2-D transposed convolution as a direct one at stride 1: the input dilated
+    An N-d transposed convolution as a direct one at stride 1: the input dilated
     by the stride (zeros between its elements, a strided `tensor.insert_slice`),
     padded by `dilation * (kernel - 1) - padding` on each side (plus
-    `output_padding` after), and the weight `[G*Ci, Co, kh, kw]` turned into
-    `[G*Co, Ci, kh, kw]` with its window flipped. Returns the new input and its
+    `output_padding` after), and the weight `[G*Ci, Co, *kernel]` turned into
+    `[G*Co, Ci, *kernel]` with its window flipped. Returns the new input and its
     sizes, the new weight and its sizes, and the low and high padding still to
     apply.
     """
-    cin_total, co, kh, kw = ws
     if not all(isinstance(v, int) for v in ws):
         raise st.error("transposed convolution with a symbolic weight size")
-    ci = cast(int, cin_total) // groups
-    kernel = [cast(int, kh), cast(int, kw)]
-    low = [dilation[i] * (kernel[i] - 1) - padding[i] for i in range(2)]
-    high = [low[i] + output_padding[i] for i in range(2)]
+    cin_total, co, *kernel = cast(list[int], list(ws))
+    nd = len(kernel)
+    ci = cin_total // groups
+    low = [dilation[i] * (kernel[i] - 1) - padding[i] for i in range(nd)]
+    high = [low[i] + output_padding[i] for i in range(nd)]
     if min(*low, *high) < 0:
         raise st.error("transposed convolution whose padding exceeds dilation * (kernel - 1) is not lowered")
     gsizes = [groups, co, ci, *kernel]
 
     def gather(a: Sequence[SSAValue]) -> list[SSAValue]:
-        # w[g*Ci + c, f, kh-1-i, kw-1-j], read with tensor.extract: IREE rejects
-        # the negative coefficients an affine map would need for the flip
-        g, f, c, i, j = (st.emit(linalg.IndexOp(k)) for k in range(5))
+        # w[g*Ci + c, f, k0-1-i0, k1-1-i1, ...], read with tensor.extract: IREE
+        # rejects the negative coefficients an affine map would need for the flip
+        g, f, c, *taps = (st.emit(linalg.IndexOp(k)) for k in range(3 + nd))
         row = st.emit(arith.AddiOp(st.emit(arith.MuliOp(g, st.index(ci))), c))
-        rows = [st.emit(arith.SubiOp(st.index(kernel[n] - 1), v)) for n, v in enumerate((i, j))]
+        rows = [st.emit(arith.SubiOp(st.index(kernel[n] - 1), v)) for n, v in enumerate(taps)]
         return [st.emit(tensor.ExtractOp(lw, [row, f, *rows], element_type(acc)))]
 
-    flipped = st.generic([], [(st.empty_of(gsizes, acc), identity_map(5))], [PARALLEL] * 5, gather)[0]
-    new_ws: list[object] = [groups * cast(int, co), ci, *kernel]
-    lw = collapse(st, flipped, [[0, 1], [2], [3], [4]], new_ws, element_type(acc))
+    flipped = st.generic([], [(st.empty_of(gsizes, acc), identity_map(3 + nd))], [PARALLEL] * (3 + nd), gather)[0]
+    new_ws: list[object] = [groups * co, ci, *kernel]
+    lw = collapse(st, flipped, [[0, 1], *([i] for i in range(2, 3 + nd))], new_ws, element_type(acc))
     if any(s > 1 for s in stride):
         # dilated and padded at once: the input is inserted with a stride into
         # zeros of the padded size (IREE 3.13 miscomputes a tensor.pad of a
         # strided insert_slice)
-        psizes = [*xs[:2], *(_plus(_dilated(xs[2 + i], stride[i]), low[i] + high[i]) for i in range(2))]
+        psizes = [*xs[:2], *(_plus(_dilated(xs[2 + i], stride[i]), low[i] + high[i]) for i in range(nd))]
         zeros = st.filled(sized(psizes, acc), 0)
         sizes = [v if isinstance(v, int) else st.index(v) for v in xs]
         lx = st.insert_slice(lx, zeros, [0, 0, *low], sizes, [1, 1, *stride])
-        return lx, psizes, lw, new_ws, [0, 0], [0, 0]
+        return lx, psizes, lw, new_ws, [0] * nd, [0] * nd
     return lx, list(xs), lw, new_ws, low, high
+
+
+def _conv_generic(
+    st: LoweringState,
+    x: SSAValue,
+    xs: Sequence[object],
+    w: SSAValue,
+    ws: Sequence[object],
+    init: SSAValue,
+    os: Sequence[object],
+    groups: int,
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    acc: DType,
+) -> SSAValue:
+    """
+    A convolution of any spatial rank as one `linalg.generic`, for the ranks
+    xDSL has no named linalg op for (3-D and up): loops (n, [g], f, *out,
+    c, *kernel), the last 1 + rank reductions, the input read at
+    `out_i * stride_i + kernel_i * dilation_i`. Several groups split the
+    channels of input, weight and output into a group dim first (as the named
+    grouped op does), so that every map but the input's is a projection.
+    """
+    nd = len(stride)
+    grouped = groups != 1
+    tail = [[3 + i] for i in range(nd)]
+    if grouped:
+        cin, fout = xs[1], ws[0]
+        if not isinstance(cin, int) or not isinstance(fout, int):
+            raise st.error("grouped convolution with a symbolic channel count")
+        c, f = cin // groups, fout // groups
+        x = expand(st, x, [[0], [1, 2], *tail], [xs[0], groups, c, *xs[2:]], element_type(acc))
+        w = expand(st, w, [[0, 1], *([i + 1] for i in range(1, 2 + nd))], [groups, f, *ws[1:]], element_type(acc))
+        init = expand(st, init, [[0], [1, 2], *tail], [os[0], groups, f, *os[2:]], element_type(acc))
+    lead = 1 + grouped
+    rank = lead + 2 + 2 * nd
+    n, g = _d(0), [_d(1)] if grouped else []
+    f_d, c_d = _d(lead), _d(lead + 1 + nd)
+    out = [_d(lead + 1 + i) for i in range(nd)]
+    taps = [_d(lead + 2 + nd + i) for i in range(nd)]
+    maps = (
+        AffineMap(rank, 0, (n, *g, c_d, *(o * s + k * d for o, k, s, d in zip(out, taps, stride, dilation)))),
+        AffineMap(rank, 0, (*g, f_d, c_d, *taps)),
+        AffineMap(rank, 0, (n, *g, f_d, *out)),
+    )
+    res = st.generic(
+        [(x, maps[0]), (w, maps[1])], [(init, maps[2])], [PARALLEL] * (lead + 1 + nd) + [REDUCTION] * (1 + nd),
+        lambda a: [add(st, mul(st, a[0], a[1], acc), a[2], acc)],
+    )[0]  # fmt: skip
+    if grouped:
+        res = collapse(st, res, [[0], [1, 2], *tail], os, element_type(acc))
+    return res
 
 
 def _dilated(size: object, stride: int) -> object:
@@ -302,14 +359,14 @@ def _dilated(size: object, stride: int) -> object:
     return cast(sympy.Expr, size) * stride - (stride - 1)
 
 
-@lowers("aten.convolution.default", note="3-D convolutions, and transposed ones padded by more than dilation * (kernel - 1), refused")
+@lowers("aten.convolution.default", note="transposed convolutions padded by more than dilation * (kernel - 1) refused")
 def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
     xt, wt, out = _t(x), _t(w), _out(op)
     nd = wt.rank - 2
     transposed = bool(b["transposed"])
-    if nd not in (1, 2):
-        raise st.error(f"{nd}-D convolution: only 1-D and 2-D convolutions are lowered to linalg")
+    if nd < 1:
+        raise st.error("convolution without a spatial dim has no linalg lowering")
     stride, padding, dilation = b.ints("stride", nd), b.ints("padding", nd), b.ints("dilation", nd)
     groups = b.int("groups")
     acc = opmath(out.element_dtype)
@@ -330,12 +387,14 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         output_padding = b.ints("output_padding", nd)
         output_padding = [0, *output_padding] if nd == 1 else output_padding
         lx, xs, lw, ws, low, high = _transposed(st, lx, xs, lw, ws, stride, padding, dilation, output_padding, groups, acc)
-        stride = [1, 1]
-    extents = [None, None, *(window_extent(os[2 + i], cast(int, ws[2 + i]), stride[i], dilation[i]) for i in range(2))]
+        stride = [1] * len(stride)
+    extents = [None, None, *(window_extent(os[2 + i], cast(int, ws[2 + i]), s, d) for i, (s, d) in enumerate(zip(stride, dilation)))]
     lx, xs = fit(st, lx, xs, [0, 0, *low], extents, [0, 0, *high], 0, acc)
     init = _channel_init(st, os, bias, acc)
     strides, dilations = _pair(stride), _pair(dilation)
-    if groups == 1:
+    if nd > 2:
+        res = _conv_generic(st, lx, xs, lw, ws, init, os, groups, stride, dilation, acc)
+    elif groups == 1:
         conv = linalg.Conv2DNchwFchwOp((lx, lw), (init,), (init.type,), strides=strides, dilations=dilations)
         res = st.emit(conv)
     elif _DEPTHWISE_GENERIC and ws[1] == 1 and xs[1] == groups == ws[0]:
@@ -563,8 +622,59 @@ def _avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return [_pool_1d(st, x, out, pool)]
 
 
+def _adaptive_window(size: int, out: int, o: int) -> tuple[int, int]:
+    """torch's adaptive window `[floor(o * size / out), ceil((o + 1) * size / out))` along one dim."""
+    return o * size // out, -(-(o + 1) * size // out)
+
+
+def _adaptive_avg_separable(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorType, k: int, what: str) -> SSAValue:
+    """
+    Adaptive average pooling over the last `k` dims with any static windows: a
+    window is a box, so its sum is a sum along each pooled dim in turn, one
+    contraction with a constant 0/1 `[out, in]` window-membership matrix per
+    dim; each sum is then divided by its box's element count (a constant over
+    the pooled dims), as torch divides each window's sum.
+    """
+    acc = opmath(out.element_dtype)
+    if not acc.is_floating_point:
+        raise st.error(f"integer {what} has no linalg lowering")
+    rank = xt.rank
+    if not all(isinstance(v, int) for v in (*xt.sizes[rank - k :], *out.sizes[rank - k :])):
+        shape = "x".join(str(v) for v in xt.sizes[rank - k :])
+        raise st.error(f"{what} over the symbolic sizes {shape}: only static windows are lowered")
+    ins, outs = cast(list[int], list(xt.sizes[rank - k :])), cast(list[int], list(out.sizes[rank - k :]))
+    value = st.convert(x, xt, acc)
+    sizes = list(xt.sizes)
+    lens: list[list[int]] = []
+    for j, (n, o) in enumerate(zip(ins, outs)):
+        dim = rank - k + j
+        windows = [_adaptive_window(n, o, i) for i in range(o)]
+        lens.append([hi - lo for lo, hi in windows])
+        if n == o:
+            continue
+        member = st.dense_constant([float(lo <= c < hi) for lo, hi in windows for c in range(n)], acc, [o, n])
+        sizes[dim] = o
+        r = _d(rank)
+        in_map = AffineMap(rank + 1, 0, tuple(r if i == dim else _d(i) for i in range(rank)))
+        value = st.generic(
+            [(value, in_map), (member, AffineMap(rank + 1, 0, (_d(dim), r)))],
+            [(st.filled(sized(sizes, acc), 0), AffineMap(rank + 1, 0, tuple(_d(i) for i in range(rank))))],
+            [PARALLEL] * rank + [REDUCTION],
+            lambda a: [add(st, mul(st, a[0], a[1], acc), a[2], acc)],
+        )[0]  # fmt: skip
+    counts: list[float] = [1.0]
+    for per_dim in lens:
+        counts = [c * n for c in counts for n in per_dim]
+    divisor = st.dense_constant(counts, acc, outs)
+    return st.generic(
+        [(value, identity_map(rank)), (divisor, AffineMap(rank, 0, tuple(_d(i) for i in range(rank - k, rank))))],
+        [(st.empty(out), identity_map(rank))], [PARALLEL] * rank,
+        lambda a: [st.cast(div(st, a[0], a[1], acc), acc, out.element_dtype)],
+    )[0]  # fmt: skip
+
+
 def _adaptive_avg(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorType, what: str) -> SSAValue:
-    """Adaptive average pooling over the last two dims when its windows are uniform."""
+    """Adaptive average pooling over the last two dims."""
     acc = opmath(out.element_dtype)
     oh, ow = out.sizes[-2:]
     h, w = xt.sizes[-2:]
@@ -579,22 +689,28 @@ def _adaptive_avg(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorTyp
         n = count(st, xt.sizes, dims, acc)
         return finish(st, total, dims, True, acc, out, lambda v: div(st, v, n, acc))
     if not all(isinstance(s, int) for s in (oh, ow, h, w)) or cast(int, h) % cast(int, oh) or cast(int, w) % cast(int, ow):
-        raise st.error(f"{what} from {h}x{w} to {oh}x{ow}: only uniform windows (the input a multiple of the output) are lowered")
+        return _adaptive_avg_separable(st, x, xt, out, 2, what)
     kernel = [cast(int, h) // cast(int, oh), cast(int, w) // cast(int, ow)]
     win = _Window(kernel, kernel, [0, 0], [1, 1], False, xt, out)
     return _avg(st, win, x, xt, out, True, None)
 
 
-_UNIFORM = "only uniform windows: an output size dividing the input's, or 1"
+_ADAPTIVE = "symbolic pooled sizes refused unless the output size is 1"
 
 
-@lowers("aten._adaptive_avg_pool2d.default", note=_UNIFORM)
+@lowers("aten._adaptive_avg_pool3d.default", note="symbolic pooled sizes refused; integer inputs refused")
+def _adaptive_avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    return [_adaptive_avg_separable(st, st.tensor(x), _t(x), _out(op), 3, "adaptive_avg_pool3d")]
+
+
+@lowers("aten._adaptive_avg_pool2d.default", note=_ADAPTIVE)
 def _adaptive_avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
     return [_adaptive_avg(st, st.tensor(x), _t(x), _out(op), "adaptive_avg_pool2d")]
 
 
-@lowers("aten.adaptive_avg_pool1d.default", note=_UNIFORM)
+@lowers("aten.adaptive_avg_pool1d.default", note=_ADAPTIVE)
 def _adaptive_avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
 

@@ -1,0 +1,77 @@
+// 3-D convolutions have no named linalg op in xDSL: they are one linalg.generic
+// of any spatial rank, loops (n, [g], f, *out, c, *kernel) with the input read at
+// out * stride + kernel * dilation. Several groups split the channels into a
+// group dim with expand_shape first; the bias is the accumulator's initial
+// value; the high side is padded or cropped to what the windows read.
+// Adaptive average pooling with uneven windows sums along one pooled dim at a
+// time (a contraction with a 0/1 window-membership matrix), then divides by
+// each box's element count.
+// RUN: exir-opt %s --split-input-file -p convert-exir-to-linalg | filecheck %s
+
+builtin.module {
+  exir.program inputs [<user_input "x">, <user_input "weight">, <user_input "bias">] outputs [<user_output "y">] {
+    exir.graph @forward(%x: !exir.tensor<[s0, 4, 5, 6, 7], float32>, %weight: !exir.tensor<[6, 2, 3, 3, 3], float32>, %bias: !exir.tensor<[6], float32>) -> !exir.tensor<[s0, 6, 5, 2, 7], float32> {
+      %y = aten.convolution.default(%x, %weight, %bias, [1, 2, 1], [1, 0, 2], [1, 1, 2], false, [0, 0, 0], 2) : (!exir.tensor<[s0, 4, 5, 6, 7], float32>, !exir.tensor<[6, 2, 3, 3, 3], float32>, !exir.tensor<[6], float32>) -> !exir.tensor<[s0, 6, 5, 2, 7], float32>
+      exir.output %y : !exir.tensor<[s0, 6, 5, 2, 7], float32>
+    }
+  }
+}
+
+
+// CHECK-LABEL: func.func @forward(%x: tensor<?x4x5x6x7xf32> {{.*}}, %weight: tensor<6x2x3x3x3xf32> {{.*}}, %bias: tensor<6xf32> {{.*}})
+// CHECK:         %[[PADDED:.*]] = tensor.pad %x low[0, 0, 1, 0, 2] high[0, 0, 1, 0, 2] {
+// CHECK:         } : tensor<?x4x5x6x7xf32> to tensor<?x4x7x6x11xf32>
+// CHECK:         %[[READ:.*]] = tensor.extract_slice %[[PADDED]][0, 0, 0, 0, 0] [%{{.*}}, 4, 7, 5, 11] [1, 1, 1, 1, 1] : tensor<?x4x7x6x11xf32> to tensor<?x4x7x5x11xf32>
+// CHECK:         %[[INIT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1)>, {{.*}}} ins(%bias : tensor<6xf32>)
+// CHECK:         %[[GX:.*]] = tensor.expand_shape %[[READ]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64], [5 : i64]] output_shape [%{{.*}}, 2, 2, 7, 5, 11]
+// CHECK:         %[[GW:.*]] = tensor.expand_shape %weight {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64], [5 : i64]] output_shape [2, 3, 2, 3, 3, 3]
+// CHECK:         %[[GINIT:.*]] = tensor.expand_shape %[[INIT]] {{.*}} output_shape [%{{.*}}, 2, 3, 5, 2, 7]
+// CHECK:         %[[CONV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, (d3 + d7), ((d4 * 2) + d8), (d5 + (d9 * 2)))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d6, d7, d8, d9)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[GX]], %[[GW]] : tensor<?x2x2x7x5x11xf32>, tensor<2x3x2x3x3x3xf32>) outs(%[[GINIT]] : tensor<?x2x3x5x2x7xf32>)
+// CHECK:           %[[PROD:.*]] = arith.mulf
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[PROD]]
+// CHECK-NEXT:      linalg.yield %[[SUM]] : f32
+// CHECK:         %[[Y:.*]] = tensor.collapse_shape %[[CONV]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64], [5 : i64]] : tensor<?x2x3x5x2x7xf32> into tensor<?x6x5x2x7xf32>
+// CHECK-NEXT:    func.return %[[Y]] : tensor<?x6x5x2x7xf32>
+
+// -----
+
+builtin.module {
+  exir.program inputs [<user_input "x">, <user_input "weight">] outputs [<user_output "y">] {
+    exir.graph @forward(%x: !exir.tensor<[1, 3, 4, 5, 5], float32>, %weight: !exir.tensor<[4, 3, 2, 3, 3], float32>) -> !exir.tensor<[1, 4, 3, 2, 2], float32> {
+      %y = aten.convolution.default(%x, %weight, none, [1, 2, 2], [0, 0, 0], [1, 1, 1], false, [0, 0, 0], 1) : (!exir.tensor<[1, 3, 4, 5, 5], float32>, !exir.tensor<[4, 3, 2, 3, 3], float32>) -> !exir.tensor<[1, 4, 3, 2, 2], float32>
+      exir.output %y : !exir.tensor<[1, 4, 3, 2, 2], float32>
+    }
+  }
+}
+
+// One group: no group dim, no padding, zeros as the accumulator.
+// CHECK-LABEL: func.func @forward(%x: tensor<1x3x4x5x5xf32> {{.*}}, %weight: tensor<4x3x2x3x3xf32> {{.*}})
+// CHECK-NOT:     tensor.pad
+// CHECK:         %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x3x2x2xf32>)
+// CHECK-NEXT:    %[[CONV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d5, (d2 + d6), ((d3 * 2) + d7), ((d4 * 2) + d8))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d5, d6, d7, d8)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%x, %weight : tensor<1x3x4x5x5xf32>, tensor<4x3x2x3x3xf32>) outs(%[[ZEROS]] : tensor<1x4x3x2x2xf32>)
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         func.return %[[CONV]] : tensor<1x4x3x2x2xf32>
+
+// -----
+
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "y">] {
+    exir.graph @forward(%x: !exir.tensor<[2, 3, 3, 5, 5], float32>) -> !exir.tensor<[2, 3, 2, 3, 2], float32> {
+      %y = aten._adaptive_avg_pool3d.default(%x, [2, 3, 2]) : (!exir.tensor<[2, 3, 3, 5, 5], float32>) -> !exir.tensor<[2, 3, 2, 3, 2], float32>
+      exir.output %y : !exir.tensor<[2, 3, 2, 3, 2], float32>
+    }
+  }
+}
+
+// 3 -> 2 (windows [0, 2) and [1, 3)), 5 -> 3 (lengths 2, 3, 2), 5 -> 2 (lengths 3, 3):
+// the counts are 2 * {2, 3, 2} * 3.
+// CHECK-LABEL: func.func @forward(%x: tensor<2x3x3x5x5xf32> {{.*}})
+// CHECK:         %[[M0:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<2x3xf32>
+// CHECK:         %[[S0:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%x, %[[M0]] : tensor<2x3x3x5x5xf32>, tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3x2x5x5xf32>)
+// CHECK:         %[[M1:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<3x5xf32>
+// CHECK:         %[[S1:.*]] = linalg.generic {{.*}} ins(%[[S0]], %[[M1]] : tensor<2x3x2x5x5xf32>, tensor<3x5xf32>) outs(%{{.*}} : tensor<2x3x2x3x5xf32>)
+// CHECK:         %[[S2:.*]] = linalg.generic {{.*}} ins(%[[S1]], %{{.*}} : tensor<2x3x2x3x5xf32>, tensor<2x5xf32>) outs(%{{.*}} : tensor<2x3x2x3x2xf32>)
+// CHECK:         %[[COUNTS:.*]] = arith.constant dense<{{\[\[\[}}1.200000e+01, 1.200000e+01], [1.800000e+01, 1.800000e+01], [1.200000e+01, 1.200000e+01]], {{.*}}> : tensor<2x3x2xf32>
+// CHECK:         %[[AVG:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4)>, {{.*}}} ins(%[[S2]], %[[COUNTS]] : tensor<2x3x2x3x2xf32>, tensor<2x3x2xf32>)
+// CHECK:           arith.divf
+// CHECK:         func.return %[[AVG]] : tensor<2x3x2x3x2xf32>
