@@ -205,6 +205,17 @@ CASES = [
         rtol=1e-3, atol=1e-3, why="float16 results: one rounding of a float16 ulp (2**-11) may differ",
     ),
     Case(
+        "pool3d_max_indices_avg_padding_ceil",
+        [(f32(S0, 2, 5, 6, 7), (2, 2, 5, 6, 7))],
+        together(
+            op("aten.max_pool3d_with_indices.default", X, [2, 3, 2], [2, 2, 1], [1, 1, 0], [1, 1, 2], True),
+            op("aten.max_pool3d_with_indices.default", X, [2, 2, 2], [], outs=[0]),
+            op("aten.avg_pool3d.default", X, [3, 2, 3], [2, 2, 2], [1, 0, 1], True, False),
+            op("aten.avg_pool3d.default", X, [3, 3, 2], [1, 2, 2], [1, 1, 1], False, True),
+            op("aten.avg_pool3d.default", X, [2, 2, 2], [2, 2, 2], [0, 0, 0], False, True, 3),
+        ),
+    ),
+    Case(
         "adaptive_avg_pool_uneven_windows",
         [(f32(S0, 3, 5, 7, 6), (2, 3, 5, 7, 6)), (f32(2, 3, 5, 7), (2, 3, 5, 7)), (f32(2, 3, 7), (2, 3, 7))],
         together(

@@ -20,8 +20,8 @@ group and its window flipped (see `_transposed`). The bias is the
 accumulator's initial value, broadcast along the channels, as `addmm`'s is in
 `linear.py`; float16 and bfloat16 convolutions accumulate in float32.
 
-Pooling windows are reduction dimensions: `d2 * stride + d4 * dilation` reads
-the padded input. The padding is torch's on the low side; on the high side the
+Pooling windows (1-D to 3-D, `_Window`) are reduction dimensions: `out *
+stride + window * dilation` reads the padded input. The padding is torch's on the low side; on the high side the
 input is padded, or cropped, to exactly what the windows of the output size
 torch computed (the result type) read, which is more than the padding in
 `ceil_mode` (convolutions do the same, see `fit`). Max pooling pads with -inf
@@ -427,7 +427,7 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 
 class _Window:
-    """A 2-D pooling window over the last two dims (any leading dims): sizes, strides, padding."""
+    """A pooling window over the last `len(kernel)` dims (any leading dims): sizes, strides, padding."""
 
     def __init__(
         self, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
@@ -435,21 +435,22 @@ class _Window:
     ) -> None:  # fmt: skip
         self.kernel, self.stride, self.padding, self.dilation = list(kernel), list(stride), list(padding), list(dilation)
         self.ceil_mode = ceil_mode
-        self.lead = xt.rank - 2
-        self.in_sizes = list(xt.sizes[-2:])
-        self.out_sizes = list(out.sizes[-2:])
+        self.nd = len(kernel)
+        self.lead = xt.rank - self.nd
+        self.in_sizes = list(xt.sizes[self.lead :])
+        self.out_sizes = list(out.sizes[self.lead :])
 
     @classmethod
-    def of(cls, b: Bound, xt: TensorType, out: TensorType) -> _Window:
-        """The window of a pooling op's arguments (an empty stride means the kernel size)."""
-        kernel = b.ints("kernel_size", 2)
-        stride = b.ints("stride", 2) if cast(Sequence[object], b["stride"]) else kernel
-        dilation = b.ints("dilation", 2) if "dilation" in b else [1, 1]
-        return cls(kernel, stride, b.ints("padding", 2), dilation, bool(b["ceil_mode"]), xt, out)
+    def of(cls, b: Bound, xt: TensorType, out: TensorType, nd: int = 2) -> _Window:
+        """The window of an `nd`-D pooling op's arguments (an empty stride means the kernel size)."""
+        kernel = b.ints("kernel_size", nd)
+        stride = b.ints("stride", nd) if cast(Sequence[object], b["stride"]) else kernel
+        dilation = b.ints("dilation", nd) if "dilation" in b else [1] * nd
+        return cls(kernel, stride, b.ints("padding", nd), dilation, bool(b["ceil_mode"]), xt, out)
 
     def padded(self, st: LoweringState, x: SSAValue, xt: TensorType, fill: float, dtype: DType) -> SSAValue:
         """The input padded so that the windows of the output torch computed fit exactly."""
-        extents = [window_extent(self.out_sizes[i], self.kernel[i], self.stride[i], self.dilation[i]) for i in range(2)]
+        extents = [window_extent(self.out_sizes[i], self.kernel[i], self.stride[i], self.dilation[i]) for i in range(self.nd)]
         # symbolic sizes: ceil_mode adds at most one window starting inside the input
         high = [p + (s - 1 if self.ceil_mode else 0) for p, s in zip(self.padding, self.stride)]
         lead = [0] * self.lead
@@ -457,48 +458,63 @@ class _Window:
         return fit(st, x, xt.sizes, low, [*(None for _ in lead), *extents], [*lead, *high], fill, dtype)[0]
 
     def maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
-        """Input, window and output maps over (*lead, oh, ow, kh, kw)."""
-        lead = self.lead
-        rank = lead + 4
-        oh, ow, kh, kw = (_d(lead + i) for i in range(4))
-        (sh, sw), (dh, dw) = self.stride, self.dilation
+        """Input, window and output maps over (*lead, *out, *window)."""
+        lead, nd = self.lead, self.nd
+        rank = lead + 2 * nd
+        outs = [_d(lead + i) for i in range(nd)]
+        taps = [_d(lead + nd + i) for i in range(nd)]
         leading = tuple(_d(i) for i in range(lead))
+        reads = (o * s + k * d for o, k, s, d in zip(outs, taps, self.stride, self.dilation))
         return (
-            AffineMap(rank, 0, (*leading, oh * sh + kh * dh, ow * sw + kw * dw)),
-            AffineMap(rank, 0, (kh, kw)),
-            AffineMap(rank, 0, (*leading, oh, ow)),
+            AffineMap(rank, 0, (*leading, *reads)),
+            AffineMap(rank, 0, tuple(taps)),
+            AffineMap(rank, 0, (*leading, *outs)),
         )
 
     def iterators(self) -> list[str]:
-        return [PARALLEL] * (self.lead + 2) + [REDUCTION] * 2
+        return [PARALLEL] * (self.lead + self.nd) + [REDUCTION] * self.nd
 
     def window_tensor(self, st: LoweringState, dtype: DType) -> SSAValue:
-        """The `[kh, kw]` shape operand that gives the window loops their bounds."""
+        """The `kernel`-shaped operand that gives the window loops their bounds."""
         return st.empty_of(self.kernel, dtype)
 
 
 @lowers("aten.max_pool2d_with_indices.default")
 def _max_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _max_pool(st, op, b, 2)
+
+
+@lowers("aten.max_pool3d_with_indices.default")
+def _max_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _max_pool(st, op, b, 3)
+
+
+def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue]:
+    """
+    `nd`-D max pooling with its indices (flat over the unpadded spatial dims,
+    the first maximum winning); the named `linalg.pooling_nchw_max` for 2-D
+    float NCHW when nothing reads the indices.
+    """
     x = cast(SSAValue, b["self"])
     xt, out, idx_t = _t(x), _out(op), _out(op, 1)
     dt = xt.element_dtype
-    win = _Window.of(b, xt, out)
+    win = _Window.of(b, xt, out, nd)
     xp = win.padded(st, st.tensor(x), xt, lowest(dt), dt)
     init = st.filled(out, lowest(dt))
     need_indices = bool(op.results[1].uses)
-    if not need_indices and xt.rank == 4 and dt.is_floating_point:
+    if not need_indices and nd == 2 and xt.rank == 4 and dt.is_floating_point:
         pool = linalg.PoolingNchwMaxOp(
             (xp, win.window_tensor(st, dt)), (init,), (init.type,), strides=_pair(win.stride), dilations=_pair(win.dilation)
         )
         return [st.emit(pool), st.empty(idx_t)]
     in_map, w_map, o_map = win.maps()
     lead = win.lead
-    height, width = (st.index(s) for s in win.in_sizes)
+    sizes = [st.index(s) for s in win.in_sizes]
 
     def coordinate(i: int) -> SSAValue:
         """The unpadded input coordinate a window element reads along spatial dim `i`."""
         o = st.emit(linalg.IndexOp(lead + i))
-        k = st.emit(linalg.IndexOp(lead + 2 + i))
+        k = st.emit(linalg.IndexOp(lead + nd + i))
         pos = st.emit(arith.AddiOp(st.emit(arith.MuliOp(o, st.index(win.stride[i]))), st.emit(arith.MuliOp(k, st.index(win.dilation[i])))))
         return st.emit(arith.SubiOp(pos, st.index(win.padding[i])))
 
@@ -508,9 +524,13 @@ def _max_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
     def body(a: Sequence[SSAValue]) -> list[SSAValue]:
         val, _, cur, ci = a
-        h, w = coordinate(0), coordinate(1)
-        valid = st.emit(arith.AndIOp(inside(h, height), inside(w, width)))
-        flat = st.emit(arith.IndexCastOp(st.emit(arith.AddiOp(st.emit(arith.MuliOp(h, width)), w)), i64))
+        coords = [coordinate(i) for i in range(nd)]
+        valid = inside(coords[0], sizes[0])
+        flat_index = coords[0]
+        for c, size in zip(coords[1:], sizes[1:]):
+            valid = st.emit(arith.AndIOp(valid, inside(c, size)))
+            flat_index = st.emit(arith.AddiOp(st.emit(arith.MuliOp(flat_index, size)), c))
+        flat = st.emit(arith.IndexCastOp(flat_index, i64))
         take = st.emit(arith.AndIOp(valid, better(st, val, flat, cur, ci, dt, True)))
         return [select(st, take, val, cur), select(st, take, flat, ci)]
 
@@ -531,9 +551,16 @@ def _window_sum(st: LoweringState, win: _Window, x: SSAValue, xt: TensorType, ou
     )[0]  # fmt: skip
 
 
+def _product(values: Sequence[int]) -> int:
+    n = 1
+    for v in values:
+        n *= v
+    return n
+
+
 def _full_windows(win: _Window, count_include_pad: bool) -> bool:
-    """Whether every window counts kernel_h * kernel_w elements (known statically)."""
-    for i in range(2):
+    """Whether every window counts the product of the kernel sizes (known statically)."""
+    for i in range(win.nd):
         size, o, p, k, s = win.in_sizes[i], win.out_sizes[i], win.padding[i], win.kernel[i], win.stride[i]
         if not isinstance(size, int) or not isinstance(o, int):
             return False
@@ -556,7 +583,7 @@ def _avg(
     total = _window_sum(st, win, x, xt, out, acc)
     rank = out.rank
     if divisor_override is not None or _full_windows(win, count_include_pad):
-        n = divisor_override if divisor_override is not None else win.kernel[0] * win.kernel[1]
+        n = divisor_override if divisor_override is not None else _product(win.kernel)
         divisor = st.scalar(n, acc)
         return st.generic(
             [(total, identity_map(rank))], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank,
@@ -575,7 +602,9 @@ def _avg(
         return st.emit(arith.SubiOp(end, start))
 
     def body(a: Sequence[SSAValue]) -> list[SSAValue]:
-        n = st.emit(arith.MuliOp(extent(0), extent(1)))
+        n = extent(0)
+        for i in range(1, win.nd):
+            n = st.emit(arith.MuliOp(n, extent(i)))
         divisor = st.cast(st.emit(arith.IndexCastOp(n, i64)), DType.int64, acc)
         return [st.cast(div(st, a[0], divisor, acc), acc, out.element_dtype)]
 
@@ -604,6 +633,14 @@ def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
     win = _Window.of(b, xt, out)
+    return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
+
+
+@lowers("aten.avg_pool3d.default", note="integer inputs refused")
+def _avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    win = _Window.of(b, xt, out, 3)
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
 
 

@@ -5,7 +5,8 @@
 // value; the high side is padded or cropped to what the windows read.
 // Adaptive average pooling with uneven windows sums along one pooled dim at a
 // time (a contraction with a 0/1 window-membership matrix), then divides by
-// each box's element count.
+// each box's element count. 3-D max pooling is the 2-D windowed generic with
+// one more window dim.
 // RUN: exir-opt %s --split-input-file -p convert-exir-to-linalg | filecheck %s
 
 builtin.module {
@@ -75,3 +76,27 @@ builtin.module {
 // CHECK:         %[[AVG:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4)>, {{.*}}} ins(%[[S2]], %[[COUNTS]] : tensor<2x3x2x3x2xf32>, tensor<2x3x2xf32>)
 // CHECK:           arith.divf
 // CHECK:         func.return %[[AVG]] : tensor<2x3x2x3x2xf32>
+
+// -----
+
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "v">, <user_output "i">] {
+    exir.graph @forward(%x: !exir.tensor<[1, 2, 4, 4, 4], float32>) -> (!exir.tensor<[1, 2, 2, 2, 2], float32>, !exir.tensor<[1, 2, 2, 2, 2], int64>) {
+      %v, %i = aten.max_pool3d_with_indices.default(%x, [2, 2, 2], [2, 2, 2]) : (!exir.tensor<[1, 2, 4, 4, 4], float32>) -> (!exir.tensor<[1, 2, 2, 2, 2], float32>, !exir.tensor<[1, 2, 2, 2, 2], int64>)
+      exir.output %v, %i : !exir.tensor<[1, 2, 2, 2, 2], float32>, !exir.tensor<[1, 2, 2, 2, 2], int64>
+    }
+  }
+}
+
+// 3-D max pooling with indices: one generic over (n, c, *out, *window), the flat
+// index row-major over the unpadded input (((d * 4) + h) * 4 + w).
+// CHECK-LABEL: func.func @forward(%x: tensor<1x2x4x4x4xf32> {{.*}})
+// CHECK:         %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<2x2x2xf32>
+// CHECK-NEXT:    %{{.*}}, %{{.*}} = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, ((d2 * 2) + d5), ((d3 * 2) + d6), ((d4 * 2) + d7))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %[[WINDOW]] : tensor<1x2x4x4x4xf32>, tensor<2x2x2xf32>)
+// CHECK:           %[[ROW:.*]] = arith.muli %{{.*}}, %[[FOUR]] : index
+// CHECK-NEXT:      %[[DH:.*]] = arith.addi %[[ROW]], %{{.*}} : index
+// CHECK:           %[[PLANE:.*]] = arith.muli %[[DH]], %[[FOUR]] : index
+// CHECK-NEXT:      %[[FLAT:.*]] = arith.addi %[[PLANE]], %{{.*}} : index
+// CHECK-NEXT:      %{{.*}} = arith.index_cast %[[FLAT]] : index to i64
+// CHECK:           linalg.yield %{{.*}}, %{{.*}} : f32, i64
