@@ -367,3 +367,34 @@ def test_multi_dot_and_tensor_routines() -> None:
         "float64",
         "tensorsolve",
     )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_vecdot_and_vander(dtype: str) -> None:
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((2, 3, 4)) * 3).astype(dtype)
+    y = (rng.standard_normal((3, 4)) * 3).astype(dtype)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    tol = dtype if dtype != "int64" else "float64"
+    for dim in (-1, 1) if dtype != "int64" else ():  # torch's vecdot takes floating tensors only
+        yy, tyy = (y, ty) if dim == -1 else (y[:, :1].copy(), ty[:, :1])
+        _compare(
+            aten_kernels.run_kernel("aten.linalg_vecdot.default", [x, yy], {"dim": dim}),
+            torch.ops.aten.linalg_vecdot.default(tx, tyy, dim=dim),
+            tol,
+            f"vecdot dim={dim}",
+        )
+    v = x[0, 0]
+    _compare(
+        aten_kernels.run_kernel("aten.linalg_vander.default", [x], {"N": 3}),
+        torch.ops.aten.linalg_vander.default(tx, N=3),
+        tol,
+        "linalg_vander",
+    )
+    for increasing in (False, True):
+        _compare(
+            aten_kernels.run_kernel("aten.vander.default", [v, None, increasing], {}),
+            torch.ops.aten.vander.default(torch.from_numpy(v), None, increasing),
+            tol,
+            "vander",
+        )

@@ -26,16 +26,18 @@ REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), reason)
     for pattern, reason in (
         (r"^aten\._foreach_", "multi-tensor optimizer step (torch.export never records it); no kernel yet"),
-        (r"fft|stft|istft|view_as_complex|view_as_real|^aten\.(complex|polar|angle|conj|resolve_conj|resolve_neg)\.",
+        (r"fft|stft|istft|view_as_complex|view_as_real|^aten\.(complex|polar|angle|conj|resolve_conj|resolve_neg)\.|"
+         r"^aten\.(_linalg_eigvals|linalg_eig|linalg_eigvals)\.",
          "needs complex tensors, which the numpy kernels do not carry through every operator yet"),
-        (r"^aten\.(linalg_|_linalg_)|cholesky|lu_|_lu|triangular_solve|geqrf|ormqr|orgqr|svd|eig|slogdet|logdet|det\b|lstsq|pinverse|matrix_exp|qr",
+        (r"^aten\.(linalg_|_linalg_|_?cholesky|_?lu_|linalg_lu|triangular_solve|geqrf|ormqr|orgqr|_?svd|_?eig|"
+         r"slogdet|logdet|det\.|lstsq|pinverse|matrix_exp|_?qr|ldl)",
          "LAPACK routine: no numpy kernel yet"),
         (r"backward", "backward operator: no kernel or decomposition yet"),
         (r"quantize|fake_quant|_aminmax|choose_qparams|_saturate_weight_to_fp16",
          "quantization operator: no kernel or decomposition yet"),
         (r"rnn|lstm|gru", "recurrent cell: torch.export unrolls the module into matmuls; no kernel yet"),
-        (r"^aten\.(rand|randn|randint|normal|poisson|multinomial|binomial|_standard_gamma|_sample_dirichlet|bernoulli|"
-         r"rrelu|exponential|geometric|cauchy|log_normal|uniform|random)",
+        (r"^aten\.(rand|randn|randint|normal|normal_functional|poisson|multinomial|binomial|_standard_gamma|_sample_dirichlet|bernoulli|"
+         r"rrelu|exponential|geometric|cauchy|log_normal|uniform|random)(\.|_like\.)",
          "random operator: no sampler yet"),
         (r"^aten\.(is_|_is_|_has_|_nnz|_version|output_nr|_debug|_print|_propagate|_fw_primal|_make_dual|_unpack_dual|"
          r"_new_zeros_with_same_feature_meta|_use_|_cast_|_assert|sym_|data\.|retain|requires_grad|_backward|set_data|"

@@ -762,3 +762,28 @@ def _multi_dot(tensors: Sequence[np.ndarray] | None = None, matrices: Sequence[n
     dt = xs[0].dtype
     wide = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in xs]
     return np.asarray(np.linalg.multi_dot(wide)).astype(dt)
+
+
+@register("aten.linalg_vecdot.default")
+def _linalg_vecdot(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    """Σ x * y over `dim` (real tensors: no conjugation needed), broadcast like torch."""
+    a, b = np.asarray(x), np.asarray(y)
+    dt = np.promote_types(a.dtype, b.dtype)
+    wide = np.float64 if dt.kind == "f" else dt
+    return np.sum(a.astype(wide) * b.astype(wide), axis=dim).astype(dt)
+
+
+@register("aten.linalg_vander.default")
+def _linalg_vander(x: np.ndarray, N: int | None = None) -> np.ndarray:
+    """Columns x⁰, x¹, ..., x^(N-1) (increasing powers, over the last dim)."""
+    a = np.asarray(x)
+    n = a.shape[-1] if N is None else int(N)
+    if n <= 0:
+        raise ValueError(f"N must be greater than 1, but got N={n}")
+    return np.cumprod(np.concatenate([np.ones((*a.shape, 1), a.dtype), np.repeat(a[..., None], n - 1, -1)], -1), -1)
+
+
+@register("aten.vander.default")
+def _vander(x: np.ndarray, N: int | None = None, increasing: bool = False) -> np.ndarray:
+    out = _linalg_vander(x, N)
+    return out if increasing else out[..., ::-1].copy()
