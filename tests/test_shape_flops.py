@@ -14,10 +14,12 @@ import numpy as np
 import pass_harness as ph
 import pytest
 import sympy
+from test_decompose import program
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from xdsl_exir.dialects import exir
+from xdsl_exir.dialects.aten import build
 
 ZOO = Path(__file__).parent / "zoo"
 MODELS = [m["name"] for m in ph.zoo_models()]
@@ -198,10 +200,7 @@ _SDPA_CASES = {
 @pytest.mark.parametrize("case", sorted(_SDPA_CASES))
 def test_attention_flops_follow_torch_cpu_dispatch(case: str) -> None:
     torch = pytest.importorskip("torch")
-    from test_decompose import program
     from torch.utils.flop_counter import FlopCounterMode
-
-    from xdsl_exir.dialects.aten import build
 
     q, k, v, mask, kwargs = _SDPA_CASES[case]
     shapes = [q, k, v] if mask is None else [q, k, v, mask]
