@@ -3,7 +3,9 @@ Reading and printing the MLIR text of Export IR programs: microseconds per op at
 1k, 10k and 50k ops, so that a read which is not linear in the size shows as a
 growing figure; and, with torch installed, a 12-layer transformer encoder read
 from its `.mlir` against the same model read from its `.pt2` (the peer), both to
-a verified module, interleaved in one run.
+a verified module, interleaved in one run; then both again with every weight's
+bytes asked for once (what loading the state for a first run adds: a `.mlir`
+read leaves the weights' hex undecoded until then, a `.pt2` read copies them).
 
 Each chain program is built in-process (linear, relu, add, view and softmax calls
 on a symbolic batch and a static one, as `build_graph.py` builds), printed as the
@@ -28,6 +30,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl_exir.dialects import get_all_dialects
 from xdsl_exir.dialects.aten import aten_op_class
 from xdsl_exir.dialects.exir import (
+    DenseBlobAttr,
     DType,
     GraphOp,
     InputKind,
@@ -38,6 +41,7 @@ from xdsl_exir.dialects.exir import (
     ProgramOp,
     StateOp,
     TensorType,
+    blob_data,
     blob_from_array,
 )
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
@@ -146,19 +150,33 @@ def compare_with_pt2(ctx: Context, repeat: int = 5) -> None:
         module.verify()
         return module
 
+    def weights(module: ModuleOp) -> int:
+        """Every weight's bytes asked for once, as loading the state for a first run does."""
+        return sum(
+            len(blob_data(op.value))
+            for op in module.walk()
+            if isinstance(op, StateOp) and isinstance(op.value, DenseBlobAttr)
+        )
+
     data = encoder_pt2()
     module = read_pt2()
     text = print_text(ctx, module)
     n_ops = sum(1 for _ in module.walk())
     t_pt2, t_mlir = float("inf"), float("inf")
+    t_pt2_w, t_mlir_w = float("inf"), float("inf")
     for _ in range(repeat):  # interleaved, so both see the same machine
         t_pt2 = min(t_pt2, best_of(1, read_pt2))
         t_mlir = min(t_mlir, best_of(1, lambda: read_module(ctx, text)))
+        t_pt2_w = min(t_pt2_w, best_of(1, lambda: weights(read_pt2())))
+        t_mlir_w = min(t_mlir_w, best_of(1, lambda: weights(read_module(ctx, text))))
     longest_op_line = max(len(line) for line in text.split("{-#")[0].splitlines())
     print(
         f"12-layer encoder ({n_ops} ops, {len(data) / 1e6:.1f} MB .pt2, {len(text) / 1e6:.1f} MB .mlir, "
-        f"longest op line {longest_op_line} chars): .pt2 {t_pt2 * 1e3:.0f} ms, .mlir {t_mlir * 1e3:.0f} ms, "
-        f"ratio {t_mlir / t_pt2:.2f}x"
+        f"longest op line {longest_op_line} chars)\n"
+        f"  read:                   .pt2 {t_pt2 * 1e3:.0f} ms, .mlir {t_mlir * 1e3:.0f} ms, "
+        f"ratio {t_mlir / t_pt2:.2f}x\n"
+        f"  read + weights' bytes:  .pt2 {t_pt2_w * 1e3:.0f} ms, .mlir {t_mlir_w * 1e3:.0f} ms, "
+        f"ratio {t_mlir_w / t_pt2_w:.2f}x"
     )
 
 

@@ -166,6 +166,37 @@ def test_elided_weights_read_but_do_not_run() -> None:
         load_state(prog)
 
 
+def test_weights_are_decoded_when_first_used() -> None:
+    weight = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
+    module, _ = read(text_of(program(1, weight)))
+    value = state_of(module).value
+    assert isinstance(value, DenseBlobAttr)
+    assert not value.decoded, "reading leaves the weights' hex undecoded"
+    assert value == DenseBlobAttr(weight.tobytes()) and hash(value) == hash(DenseBlobAttr(weight.tobytes()))
+    assert value.decoded and value.data == weight.tobytes()
+    prog = next(iter(module.ops))
+    assert isinstance(prog, ProgramOp)
+    np.testing.assert_array_equal(load_state(prog)["w"], weight)
+
+
+def test_a_bad_character_in_a_weight_is_reported_where_it_is_used() -> None:
+    text = text_of(program(1))
+    hex_text = blob_hex(np.arange(16, dtype=np.float32).tobytes())
+    bad = text.replace(hex_text, hex_text[:-2] + "ZZ")
+    module, _ = read(bad)  # the head is checked at the read, the data when decoded
+    state = state_of(module)
+    assert isinstance(state.value, DenseBlobAttr)
+    line = bad[: bad.index(hex_text[:-2])].count("\n") + 1
+    with pytest.raises(TensorDataError, match=rf"m.mlir:{line}:\d+: resource '[\w.]+': malformed hex"):
+        blob_data(state.value)
+    prog = next(iter(module.ops))
+    assert isinstance(prog, ProgramOp)
+    with pytest.raises(InterpreterError, match="state @w: m.mlir:.*malformed hex"):
+        load_state(prog)
+    with pytest.raises(ParseError, match="alignment"):
+        read(text.replace(hex_text, "0x03000000" + hex_text[10:]))
+
+
 def test_blob_text_is_checked() -> None:
     assert blob_bytes("0x08000000AABB") == b"\xaa\xbb"
     for bad in ("AABB", "0x0800", "0x03000000AA", "0x08000000ZZ"):

@@ -51,23 +51,72 @@ def blob_hex(data: bytes) -> str:
     return "0x" + RESOURCE_ALIGNMENT.to_bytes(4, "little").hex().upper() + data.hex().upper()
 
 
-def blob_bytes(text: str, start: int = 0, end: int | None = None) -> bytes:
-    """The data of a resource's hex text (`text[start:end]`), without its alignment word."""
-    end = len(text) if end is None else end
+def _blob_data_start(text: str, start: int, end: int) -> int:
+    """Where the data of a resource's hex text (`text[start:end]`) starts, its `0x` and alignment word checked."""
     if not text.startswith("0x", start, end):
         raise BlobError("a blob is a hex string starting with 0x")
     try:
         word = bytes.fromhex(text[start + 2 : min(start + 10, end)])
-        if len(word) < 4:
-            raise BlobError("a blob starts with a 4-byte alignment word")
-        alignment = int.from_bytes(word, "little")
-        if alignment == 0 or alignment & (alignment - 1):
-            raise BlobError(f"blob alignment {alignment} is not a power of two")
-        return bytes.fromhex(text[start + 10 : end])  # one copy of the text, none of the data
-    except ValueError as e:
-        if isinstance(e, BlobError):
-            raise
+    except ValueError:
         raise BlobError("malformed hex data in a blob") from None
+    if len(word) < 4:
+        raise BlobError("a blob starts with a 4-byte alignment word")
+    alignment = int.from_bytes(word, "little")
+    if alignment == 0 or alignment & (alignment - 1):
+        raise BlobError(f"blob alignment {alignment} is not a power of two")
+    return start + 10
+
+
+def blob_bytes(text: str, start: int = 0, end: int | None = None) -> bytes:
+    """The data of a resource's hex text (`text[start:end]`), without its alignment word."""
+    end = len(text) if end is None else end
+    data_start = _blob_data_start(text, start, end)
+    try:
+        return bytes.fromhex(text[data_start:end])  # one copy of the text, none of the data
+    except ValueError:
+        raise BlobError("malformed hex data in a blob") from None
+
+
+class HexBlob:
+    """
+    The data of one resource, decoded from the hex text holding it the first time
+    it is asked for. Weights are most of a file's text, and decoding them is most
+    of a read that needs none of them (printing elided, a pass on the graph). Until
+    then it keeps the text it was read from (the file's, not a copy); afterwards
+    only the bytes. Its head (`0x`, alignment word) is checked when read; a bad
+    character in the data is reported, at the reference, when decoded.
+    """
+
+    __slots__ = ("_data", "_end", "_start", "_text", "_where", "key")
+
+    def __init__(self, key: str, text: str, start: int, end: int, where: Span[str] | None = None) -> None:
+        self.key = key
+        self._text: str | None = text
+        self._start = _blob_data_start(text, start, end)
+        self._end = end
+        self._where = where
+        self._data: bytes | None = None
+
+    @property
+    def decoded(self) -> bool:
+        """Whether the bytes have been decoded (the text is then let go)."""
+        return self._data is not None
+
+    def data(self) -> bytes:
+        """The bytes, decoded once."""
+        data = self._data
+        if data is None:
+            text = self._text
+            assert text is not None
+            try:
+                data = bytes.fromhex(text[self._start : self._end])
+            except ValueError:
+                where = f"{self._where.get_location()}: " if self._where is not None else ""
+                raise BlobError(f"{where}resource '{self.key}': malformed hex data in a blob") from None
+            self._data = data
+            self._text = None
+            self._where = None
+        return data
 
 
 def declare_blob(name: str, data: bytes) -> str:
@@ -193,17 +242,18 @@ class ResourceParser(Parser):
         self.cache_misses = 0
         """How many were parsed from their text."""
         self._mentions: dict[str, int] = {}
-        self._deferred: list[tuple[str, Callable[[bytes], None], int]] = []
+        self._deferred: list[tuple[str, Callable[[HexBlob], None], int]] = []
         self._deferred_count: dict[str, int] = {}
-        self._loaded: dict[str, bytes] = {}
+        self._loaded: dict[str, HexBlob] = {}
         self._elided: set[str] = set()
 
-    def defer_blob(self, key: str, load: Callable[[bytes], None], pos: int) -> None:
+    def defer_blob(self, key: str, load: Callable[[HexBlob], None], pos: int) -> None:
         """
-        Call `load` with the data of builtin resource `key` once the file's
-        resources are read (they come last); not at all when the file has none
-        for it (elided or left out), so the reference stays a reference. A
-        malformed blob is reported at `pos`, the reference.
+        Call `load` with the (not yet decoded) data of builtin resource `key` once
+        the file's resources are read (they come last); not at all when the file
+        has none for it (elided or left out), so the reference stays a reference.
+        References to one key share one `HexBlob`. A malformed blob is reported at
+        `pos`, the reference.
         """
         self._deferred.append((key, load, pos))
         self._deferred_count[key] = self._deferred_count.get(key, 0) + 1
@@ -227,7 +277,7 @@ class ResourceParser(Parser):
 
     def _load_deferred_blobs(self) -> None:
         """
-        Hand each deferred reference its bytes, then drop from the process-wide
+        Hand each deferred reference its data, then drop from the process-wide
         storage the entries no other attribute refers to: their data now lives in
         the module, and reading many files would otherwise keep every copy.
         """
@@ -244,9 +294,11 @@ class ResourceParser(Parser):
             if not text or key in self._elided:
                 continue
             try:
-                load(blob_bytes(text))
+                blob = HexBlob(key, text, 0, len(text), Span(pos, pos + 1, self.lexer.input))
             except BlobError as e:
                 self.raise_error(f"resource '{key}': {e}", pos)
+            self._loaded[key] = blob
+            load(blob)
         section = 1
         for key, count in claimed.items():
             if self._mentions.get(key, 0) <= count + section:
@@ -264,14 +316,14 @@ class ResourceParser(Parser):
             and (span := self._parse_blob_span(check_escapes=False)) is not None
         ):
             # Only states refer to it (the section comes last, so all mentions are
-            # known): decode the bytes from the file's text, no copy in the storage.
+            # known): its data stays in the file's text until used, no copy in the storage.
             start, end = span
             content = self.lexer.input.content
             if content.startswith(ELIDED, start) and end - start == len(ELIDED):
                 self._elided.add(key)
                 return
             try:
-                self._loaded[key] = blob_bytes(content, start, end)
+                self._loaded[key] = HexBlob(key, content, start, end, Span(start, end, self.lexer.input))
             except BlobError as e:
                 self.raise_error(f"resource '{key}': {e}", start - 1, end + 1)
             return

@@ -46,7 +46,7 @@ from xdsl_exir.dialects.exir.types import (
     MemoryFormat,
     MemoryFormatAttr,
 )
-from xdsl_exir.utils.mlir_parser import ResourceParser
+from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser
 
 
 @irdl_attr_definition
@@ -84,6 +84,31 @@ class DenseBlobAttr(Data[bytes]):
     """
 
     name = "exir.blob"
+
+    # A blob read from text keeps its hex (a `HexBlob`, the file's text) until its
+    # bytes are first asked for: most of a file is weights, most reads need none.
+    # `data` is the one way to the bytes, so equality, hashing and every use see them.
+    @property
+    def data(self) -> bytes:
+        held: bytes | HexBlob = self.__dict__["_held"]  # set by `Data.__init__` or `from_hex`
+        return held if isinstance(held, bytes) else held.data()
+
+    @data.setter
+    def data(self, value: bytes) -> None:  # only `Data.__init__` sets it (the dataclass is frozen)
+        object.__setattr__(self, "_held", value)
+
+    @classmethod
+    def from_hex(cls, source: HexBlob) -> DenseBlobAttr:
+        """The blob whose bytes `source` decodes, when first asked for."""
+        attr = cls.__new__(cls)
+        object.__setattr__(attr, "_held", source)
+        return attr
+
+    @property
+    def decoded(self) -> bool:
+        """Whether the bytes are in memory (a blob read from text is not until used)."""
+        held: bytes | HexBlob = self.__dict__["_held"]
+        return isinstance(held, bytes) or held.decoded
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> bytes:

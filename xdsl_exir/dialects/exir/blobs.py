@@ -44,7 +44,10 @@ def blob_data(blob: DenseBlobAttr | ResourceBlobAttr) -> bytes:
     never zeros, so an elided program cannot run as if it had its weights.
     """
     if isinstance(blob, DenseBlobAttr):
-        return blob.data
+        try:
+            return blob.data  # a blob read from text is decoded here, the first time
+        except BlobError as e:
+            raise TensorDataError(str(e)) from None
     try:
         data = lookup_blob(blob.data)
     except BlobError as e:

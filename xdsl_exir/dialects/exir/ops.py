@@ -96,7 +96,7 @@ from xdsl_exir.dialects.exir.types import (
     TupleType,
 )
 from xdsl_exir.utils import op_registry
-from xdsl_exir.utils.mlir_parser import ResourceParser, declare_blob
+from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser, declare_blob
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
 
@@ -276,8 +276,8 @@ class StateOp(IRDLOperation):
         op.attributes |= attrs
         if resource is not None and isinstance(parser, ResourceParser):
 
-            def load(data: bytes) -> None:
-                op.value = DenseBlobAttr(data)
+            def load(data: HexBlob) -> None:
+                op.value = DenseBlobAttr.from_hex(data)  # decoded when first used
 
             parser.defer_blob(resource, load, pos)
         return op
