@@ -150,6 +150,37 @@ def test_exir_run_static_program_loads_no_sympy_nor_derived_kernels() -> None:
     assert dynamic["status"] == 0 and dynamic["sympy"] is True
 
 
+_STATIC_GRAPH = """exir.program inputs [<user_input "x">] outputs [<user_output "out">] {
+  exir.graph @forward(%x: !exir.tensor<[2, 3], float32>) -> (!exir.tensor<[2, 3], float32>) {
+    %r = aten.relu.default(%x) : (!exir.tensor<[2, 3], float32>) -> !exir.tensor<[2, 3], float32>
+    %t = aten.add.Tensor(%r, %x) : (!exir.tensor<[2, 3], float32>, !exir.tensor<[2, 3], float32>) -> !exir.tensor<[2, 3], float32>
+    exir.output %t : !exir.tensor<[2, 3], float32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "loads_sympy"),
+    [(_STATIC_GRAPH, False), (_STATIC_GRAPH.replace("[2, 3]", "[s0, 3]"), True)],
+    ids=["static", "symbolic"],
+)
+def test_exir_opt_reads_static_shapes_without_sympy(tmp_path: pathlib.Path, text: str, loads_sympy: bool) -> None:
+    """exir-opt on static shapes (parse, passes, print) never imports sympy; a symbolic size does (structural)."""
+    path = tmp_path / "g.mlir"
+    path.write_text(text)
+    code = (
+        "import sys, io, contextlib\n"
+        "from xdsl_exir.tools.exir_opt import run\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert run([{str(path)!r}, '-p', 'decompose,functionalize,exir-cse,exir-dce']) == 0\n"
+        "from xdsl_exir.utils.lazy_modules import is_loaded\n"
+        "print(is_loaded('sympy') or 'sympy.core' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == str(loads_sympy)
+
+
 def test_versions_name_ours_and_xdsl() -> None:
     from importlib.metadata import version
 

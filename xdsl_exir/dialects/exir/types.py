@@ -24,11 +24,22 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.utils.str_enum import StrEnum
 
 from xdsl_exir.utils.dtypes import DType
-from xdsl_exir.utils.symbolic import SymExprError, SymSize, Tok, normalize, parse_tokens, print_expr, sympy, to_sym
+from xdsl_exir.utils.symbolic import (
+    MAX_INT_DIGITS,
+    SymExprError,
+    SymSize,
+    Tok,
+    normalize,
+    parse_tokens,
+    print_expr,
+    sympy,
+    to_sym,
+)
 
 
 class Layout(StrEnum):
@@ -122,6 +133,11 @@ def parse_sym_expr(
 
     The expression ends at the first `,` `]` `>` (or a stop word) outside parentheses.
     """
+    tokens, spans = _read_sym_tokens(parser, stop_words)
+    return _parse_sym_tokens(parser, tokens, spans, allow_infinity)
+
+
+def _read_sym_tokens(parser: AttrParser, stop_words: Sequence[str] = ()) -> tuple[list[Tok], list[Span]]:
     tokens: list[Tok] = []
     spans = []
     depth = 0
@@ -150,6 +166,10 @@ def parse_sym_expr(
         parser._consume_token()  # pyright: ignore[reportPrivateUsage] - no public way to consume one raw token in xDSL 0.74
     if not tokens:
         parser.raise_error("expected a size: an integer or a symbolic expression")
+    return tokens, spans
+
+
+def _parse_sym_tokens(parser: AttrParser, tokens: list[Tok], spans: list[Span], allow_infinity: bool) -> sympy.Expr:
     try:
         return parse_tokens(tokens, allow_infinity)
     except SymExprError as e:
@@ -196,10 +216,16 @@ class SymShapeAttr(Data[tuple[SymSize, ...]]):
             print_shape(printer, self.data)
 
 
+def parse_size(parser: AttrParser) -> SymSize:
+    """One size of a shape: a lone integer is read as an int, without sympy (which loads lazily)."""
+    tokens, spans = _read_sym_tokens(parser)
+    if len(tokens) == 1 and tokens[0].kind == "int" and len(tokens[0].text) <= MAX_INT_DIGITS:
+        return int(tokens[0].text)
+    return normalize(_parse_sym_tokens(parser, tokens, spans, False))
+
+
 def parse_shape(parser: AttrParser) -> tuple[SymSize, ...]:
-    sizes = parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: normalize(parse_sym_expr(parser))
-    )
+    sizes = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_size(parser))
     return tuple(sizes)
 
 
