@@ -84,6 +84,9 @@ _GELU_F32_Q = tuple(np.float32(c) for c in _GELU32_Q)
 # Elements per block: the temporaries of one block stay in cache, so the ~30
 # numpy calls of a rational evaluation run at cache speed, not memory speed.
 _BLOCK = 16384
+# Float32 GELU's blocks: its five float32 block arrays in the bytes of the float64
+# path's (fewer numpy calls per element; measured fastest of 8k..128k on a 1 MiB L2).
+_BLOCK32 = 2 * _BLOCK
 Block = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 
 
@@ -103,11 +106,11 @@ def _gelu_float32(x: np.ndarray) -> np.ndarray:
     flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
     res = np.empty(flat.shape, np.float32)
     n = flat.size
-    m = min(n, _BLOCK)
+    m = min(n, _BLOCK32)
     a, t, q = (np.empty(m, np.float32) for _ in range(3))
     clip, half = np.float32(_GELU32_CLIP), np.float32(0.5)
-    for s in range(0, n, _BLOCK):
-        e = min(s + _BLOCK, n)
+    for s in range(0, n, _BLOCK32):
+        e = min(s + _BLOCK32, n)
         k = e - s
         xb, rb, ab, tb, qb = flat[s:e], res[s:e], a[:k], t[:k], q[:k]
         np.clip(xb, -clip, clip, out=ab)
