@@ -21,7 +21,11 @@ Models, written here in plain torch with random weights at small input sizes
                  batch 4, seq 128;
 - `swin`         two Swin-style windowed-attention blocks (7x7 windows, the second
                  shifted with torch.roll and a mask, relative position bias),
-                 width 96, 3 heads, 1x56x56x96.
+                 width 96, 3 heads, 1x56x56x96;
+- `maxvit`       two MaxViT blocks (MBConv with squeeze-excite, 7x7 block attention,
+                 7x7 grid attention, GELU), width 64, 2 heads, 1x64x28x28;
+- `whisper`      a Whisper-style audio encoder (conv1d stem with GELU, sinusoidal
+                 positions, 4 pre-norm layers, width 256, 4 heads), 1x80x400 mels.
 
 Each model is exported (`torch.export.export(...).run_decompositions()`, core
 ATen IR), saved to a temporary `.pt2` and read back with `load_pt2`, then run by
@@ -358,6 +362,71 @@ class SwinStage(nn.Module):
         return self.blocks(x)
 
 
+class MaxViTBlock(nn.Module):
+    """A MaxViT block on NCHW input: MBConv (1x1 expand, BN, GELU, 3x3 depthwise, BN, GELU,
+    squeeze-excite, 1x1 project, BN, residual), then block attention over non-overlapping
+    `part` x `part` windows and grid attention over a `part` x `part` grid of strided
+    tokens, each a pre-norm attention + GELU MLP block on channels-last tokens."""
+
+    def __init__(self, gen: torch.Generator, dim: int, heads: int, part: int) -> None:
+        super().__init__()
+        self.part = part
+        hidden = 4 * dim
+        self.mbconv = nn.Sequential(
+            nn.Conv2d(dim, hidden, 1, bias=False), _bn(hidden, gen), nn.GELU(),
+            nn.Conv2d(hidden, hidden, 3, 1, 1, groups=hidden, bias=False), _bn(hidden, gen), nn.GELU(),
+            MobileNetV3Small.SqueezeExcite(hidden),
+            nn.Conv2d(hidden, dim, 1, bias=False), _bn(dim, gen),
+        )  # fmt: skip
+        self.block_attn = PreNormBlock(dim, heads, 4 * dim)
+        self.grid_attn = PreNormBlock(dim, heads, 4 * dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.mbconv(x)
+        b, c, h, w = x.shape
+        p = self.part
+        y = x.permute(0, 2, 3, 1)  # NHWC
+        # block: window (i, j) holds pixels (i*p + u, j*p + v)
+        t = y.reshape(b, h // p, p, w // p, p, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, p * p, c)
+        t = self.block_attn(t).view(b, h // p, w // p, p, p, c).permute(0, 1, 3, 2, 4, 5)
+        y = t.reshape(b, h, w, c)
+        # grid: group (i, j) holds pixels (u*(h/p) + i, v*(w/p) + j)
+        t = y.reshape(b, p, h // p, p, w // p, c).permute(0, 2, 4, 1, 3, 5).reshape(-1, p * p, c)
+        t = self.grid_attn(t).view(b, h // p, w // p, p, p, c).permute(0, 3, 1, 4, 2, 5)
+        return t.reshape(b, h, w, c).permute(0, 3, 1, 2)
+
+
+class MaxViTStage(nn.Module):
+    """Two MaxViT blocks at width 64, 2 heads, 7x7 blocks and grid (MaxViT-T's first stage width)."""
+
+    def __init__(self, gen: torch.Generator, dim: int = 64, heads: int = 2, part: int = 7) -> None:
+        super().__init__()
+        self.blocks = nn.Sequential(MaxViTBlock(gen, dim, heads, part), MaxViTBlock(gen, dim, heads, part))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.blocks(x)
+
+
+class WhisperEncoder(nn.Module):
+    """Whisper's audio encoder: two conv1d + GELU (the second stride 2) over log-mel frames,
+    sinusoidal positions, pre-norm transformer blocks with GELU MLPs, a final LayerNorm."""
+
+    def __init__(self, gen: torch.Generator, mels: int = 80, frames: int = 400, dim: int = 256, depth: int = 4) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv1d(mels, dim, 3, padding=1)
+        self.conv2 = nn.Conv1d(dim, dim, 3, stride=2, padding=1)
+        tokens = frames // 2
+        inv = torch.exp(-math.log(10000.0) * torch.arange(dim // 2) / (dim // 2 - 1))
+        angle = torch.arange(tokens)[:, None] * inv[None, :]
+        self.register_buffer("pos", torch.cat([angle.sin(), angle.cos()], dim=1), persistent=False)
+        self.blocks = nn.Sequential(*[PreNormBlock(dim, dim // 64, 4 * dim) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+
+    def forward(self, mel: torch.Tensor) -> torch.Tensor:
+        x = F.gelu(self.conv2(F.gelu(self.conv1(mel)))).transpose(1, 2)
+        return self.norm(self.blocks(x + self.pos))
+
+
 def _randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
     return torch.randn(*shape, generator=gen)
 
@@ -396,6 +465,8 @@ CASES = [
         lambda g: (_randn(g, 4, 128, 256),),
     ),
     Case("swin", "2 Swin blocks d96 1x56x56x96", SwinStage, lambda g: (_randn(g, 1, 56, 56, 96),)),
+    Case("maxvit", "2 MaxViT blocks d64 1x64x28x28", MaxViTStage, lambda g: (_randn(g, 1, 64, 28, 28),)),
+    Case("whisper", "Whisper encoder d256 4 layers 1x80x400", WhisperEncoder, lambda g: (_randn(g, 1, 80, 400),)),
 ]
 
 
