@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -302,6 +302,9 @@ FAST_CASES: list[tuple[str, list[tuple[int, ...]], list[object], dict[str, objec
     ("aten._softmax.default", [(3, 5)], ["$0", -1, False], {}),
     ("aten._softmax.default", [(3, 5, 2)], ["$0", 1, False], {}),
     ("aten.softmax.int", [(4, 3)], ["$0", 0], {}),
+    ("aten.clamp.default", [(3, 4)], ["$0", -0.5, 0.5], {}),
+    ("aten.clamp.default", [(3, 4)], ["$0", 0], {}),
+    ("aten.clamp.default", [(3, 4)], ["$0", None, 1], {}),
 ]
 
 
@@ -338,6 +341,42 @@ def test_fast_paths_match_kernels(
         slow = aten_kernels.run_kernel(name, real_args, kwargs, [dt])
     assert isinstance(fast, np.ndarray) and fast.dtype == slow.dtype and fast.shape == slow.shape
     np.testing.assert_allclose(fast, slow, rtol=1e-6 if dtype is np.float32 else 1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (4, 3), (1, 6, 2, 2, 2)])
+@pytest.mark.parametrize("affine", [(True, True), (False, True), (True, False), (False, False)])
+def test_fast_batch_norm_matches_kernel(dtype: type, shape: tuple[int, ...], affine: tuple[bool, bool]) -> None:
+    """Inference batch norm's per-channel scale and shift equals the kernel bit for bit."""
+    from xdsl.dialects.test import TestOp
+
+    from xdsl_exir.dialects import aten
+    from xdsl_exir.dialects.exir import DType, TensorType
+    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.interpreters.compiler import CompileContext
+    from xdsl_exir.interpreters.exir_functions import _fast_batch_norm, compile_call, decode_call_args
+
+    name = "aten._native_batch_norm_legit_no_training.default"
+    dt = DType.float32 if dtype is np.float32 else DType.float64
+    c = shape[1]
+    src = TestOp(result_types=[TensorType(list(shape), dt), *[TensorType([c], dt)] * 4])
+    x, w, b, m, v = src.results
+    op = aten.build(name, x, w if affine[0] else None, b if affine[1] else None, m, v, 0.1, 1e-3)
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal(shape).astype(dtype), *(rng.standard_normal(c).astype(dtype) for _ in range(3))]
+    values.append(rng.random(c).astype(dtype))
+    values[0].flat[0] = np.nan
+    operands = [values[0], *(val for val, on in zip(values[1:3], affine) if on), *values[3:]]
+    bound = aten_kernels.bind_kernel(name, *decode_call_args(op))[1]
+    assert _fast_batch_norm(op, bound) is not None
+    with np.errstate(all="ignore"):
+        fast = compile_call(op, CompileContext())(*operands)
+        call_args = [values[0], values[1] if affine[0] else None, values[2] if affine[1] else None, *values[3:], 0.1, 1e-3]
+        slow = aten_kernels.run_kernel(name, call_args, {}, [dt] * 3)
+    assert len(fast) == 3
+    for f, s in zip(fast, cast(tuple[np.ndarray, ...], slow)):
+        assert f.dtype == s.dtype and f.shape == s.shape
+        np.testing.assert_array_equal(f, s)
 
 
 @pytest.mark.parametrize("sizes", [[6, 2], [-1, 4], [3, -1, 2], [12]])

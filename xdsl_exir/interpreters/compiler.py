@@ -233,8 +233,14 @@ class CompiledGraph:
     def __call__(self, *args: Any) -> tuple[Any, ...]:
         frame: list[Any] = [None] * self.n_slots
         frames = self._ctx.frames
+        outermost = not frames
         frames.append(frame)
         try:
+            if outermost:
+                # inf, nan and wrap-around are values, as in torch: numpy's warnings are
+                # silenced once per run here rather than around every kernel call.
+                with np.errstate(all="ignore"):
+                    return self.body.run_in(frame, args)
             return self.body.run_in(frame, args)
         finally:
             frames.pop()

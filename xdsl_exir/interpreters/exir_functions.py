@@ -11,9 +11,11 @@ prove that no promotion happens).
 
 from __future__ import annotations
 
+import keyword
 import math
 import operator
 from collections.abc import Callable, Sequence
+from types import CodeType
 from typing import Any, cast
 
 import numpy as np
@@ -40,7 +42,7 @@ from xdsl_exir.dialects.exir import (
     decode_arg,
 )
 from xdsl_exir.interpreters import aten_kernels
-from xdsl_exir.interpreters.aten_kernels.pointwise import dense_broadcast_operands
+from xdsl_exir.interpreters.aten_kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
 from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
@@ -237,6 +239,17 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         return None
     if target in _DENSE_TARGETS:
         return _fast_dense(op, target, args, kwargs)
+    if target == "aten.clamp.default" and not kwargs and len(args) in (2, 3) and isinstance(args[0], _Ref):
+        # ReLU6 and hardswish: the bounds are checked and converted once, not per call
+        probe = np.empty((0,), aten_kernels.numpy_dtype(dtype))
+        if (bounds := clamp_scalar_bounds(probe, args[1], args[2] if len(args) == 3 else None)) is None:
+            return None
+        lo, hi = bounds
+        if hi is None:
+            return lambda x: (np.maximum(x, lo),)
+        if lo is None:
+            return lambda x: (np.minimum(x, hi),)
+        return lambda x: (np.clip(x, lo, hi),)
     if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
         fn1 = _UNARY_FUNCTIONS[target]
         return lambda x: (fn1(x),)
@@ -267,6 +280,58 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
 
         return with_scalar
     return None
+
+
+_BN_INFERENCE = "aten._native_batch_norm_legit_no_training.default"
+
+
+def _fast_batch_norm(op: Operation, bound: dict[str, object]) -> Prepared | None:
+    """
+    Inference batch norm on one float dtype as a per-channel scale and shift, in
+    the fewest numpy calls: the statistics are operands (parameters and buffers
+    may change between runs), so they are folded per call, but into C-sized
+    vectors, and the input is read once for the multiply and once for the add.
+    Same arithmetic, in the same order, as the kernel's inference branch.
+    """
+    dtype = op.results[0].type.element_dtype if isinstance(op.results[0].type, TensorType) else None
+    if dtype not in FAST_DTYPES or not all(
+        isinstance(o.type, TensorType) and o.type.element_dtype == dtype for o in op.operands
+    ):
+        return None
+    names = ("input", "weight", "bias", "running_mean", "running_var")
+    refs = [bound.get(n) for n in names]
+    eps = bound.get("eps")
+    if not all(isinstance(r, _Ref) for r in (refs[0], refs[3], refs[4])) or not all(
+        r is None or isinstance(r, _Ref) for r in refs[1:3]
+    ):
+        return None
+    if not isinstance(eps, (int, float)) or isinstance(eps, bool):
+        return None
+    ix, iw, ib, im, iv = (r.index if isinstance(r, _Ref) else None for r in refs)
+    assert ix is not None and im is not None and iv is not None
+    rank = cast(TensorType, op.operands[ix].type).rank
+    if rank < 2:
+        return None
+    np_dtype = aten_kernels.numpy_dtype(cast(DType, dtype))
+    eps_value = np_dtype.type(eps)
+    shape = (-1,) + (1,) * (rank - 2)
+
+    def batch_norm(*ops: Any) -> tuple[Any, ...]:
+        scale = np.add(ops[iv], eps_value)
+        np.sqrt(scale, out=scale)
+        np.true_divide(1.0, scale, out=scale)
+        if iw is not None:
+            scale *= ops[iw]
+        shift = np.multiply(ops[im], scale)
+        if ib is not None:
+            np.subtract(ops[ib], shift, out=shift)
+        else:
+            np.negative(shift, out=shift)
+        y = np.multiply(ops[ix], scale.reshape(shape))
+        y += shift.reshape(shape)
+        return (y, np.empty((0,), np_dtype), np.empty((0,), np_dtype))
+
+    return batch_norm
 
 
 # ---------------------------------------------------------------------------
@@ -317,6 +382,8 @@ def _compile_plain_kernel(
         return fast
     kernel, bound, extra = aten_kernels.bind_kernel(target, args, kwargs)
     n_results = len(op.results) if n_results is None else n_results
+    if target == _BN_INFERENCE and not extra and n_results == 3 and (bn := _fast_batch_norm(op, bound)) is not None:
+        return bn
     dtypes = _result_dtypes(op)[:n_results]
     fix = aten_kernels.apply_result_dtype
 
@@ -331,24 +398,37 @@ def _compile_plain_kernel(
 
         return vararg_call
 
-    constants = {k: v for k, v in bound.items() if not _has_ref(v)}
-    direct = [(k, v.index) for k, v in bound.items() if isinstance(v, _Ref)]
-    nested = [(k, _filler(v)) for k, v in bound.items() if _has_ref(v) and not isinstance(v, _Ref)]
-    single_dtype = dtypes[0] if n_results == 1 else None
+    # The call is generated as Python source with the argument names spelled out
+    # (`kernel(input=o0, eps=c0)`): no keyword dictionary is built per run. numpy's
+    # warnings are silenced once per run by the compiled graph, not here.
+    namespace: dict[str, Any] = {"kernel": kernel, "fix": fix, "split": _split, "dtypes": dtypes, "n": n_results}
+    parts: list[str] = []
+    for i, (name, value) in enumerate(bound.items()):
+        if isinstance(value, _Ref):
+            expr = f"ops[{value.index}]"
+        elif _has_ref(value):
+            namespace[f"f{i}"] = _filler(value)
+            expr = f"f{i}(ops)"
+        else:
+            namespace[f"c{i}"] = value
+            expr = f"c{i}"
+        usable = name.isidentifier() and not keyword.iskeyword(name)  # `from` is a schema name
+        parts.append(f"{name}={expr}" if usable else f"**{{{name!r}: {expr}}}")
+    invoke = f"kernel({', '.join(parts)})"
+    if n_results == 1:
+        namespace["dt"] = dtypes[0]
+        source = f"def call(*ops):\n    return (fix({invoke}, dt),)\n"
+    else:
+        source = f"def call(*ops):\n    return split({invoke}, n, dtypes)\n"
+    code = _CALL_CODE.get(source)
+    if code is None:
+        code = _CALL_CODE[source] = compile(source, "<aten-call>", "exec")
+    exec(code, namespace)
+    return cast(Prepared, namespace["call"])
 
-    def call(*ops: Any) -> tuple[Any, ...]:
-        kw = dict(constants)
-        for name, index in direct:
-            kw[name] = ops[index]
-        for name, fill in nested:
-            kw[name] = fill(ops)
-        with np.errstate(all="ignore"):
-            res = kernel(**kw)
-        if n_results == 1:
-            return (fix(res, single_dtype),)
-        return _split(res, n_results, dtypes)
 
-    return call
+_CALL_CODE: dict[str, CodeType] = {}
+"""Compiled call sources by text: programs repeat a few argument shapes many times."""
 
 
 def _split(res: Any, n: int, dtypes: Sequence[DType | None] = ()) -> tuple[Any, ...]:
