@@ -51,7 +51,7 @@ class T:
 
     shape: tuple[int, ...]
     dtype: str = "float32"
-    domain: str = "normal"  # normal | positive | unit | zeros | index:N
+    domain: str = "normal"  # normal | positive | unit | wide | zeros | index:N
 
     def make(self, rng: np.random.Generator) -> np.ndarray:
         return np.asarray(self._values(rng))
@@ -67,6 +67,8 @@ class T:
             return (rng.random(self.shape) * 0.98 + 0.01).astype(self.dtype)
         if self.domain == "positive":
             return (rng.random(self.shape) + 0.1).astype(self.dtype)
+        if self.domain == "wide":  # across the breakpoints of piecewise activations (±3)
+            return (rng.standard_normal(self.shape) * 3).astype(self.dtype)
         if self.domain == "zeros":  # zeros, a NaN and ordinary values
             x = rng.standard_normal(self.shape).astype(self.dtype)
             flat = x.reshape(-1)
@@ -148,6 +150,30 @@ CASES: list[Case] = [
     *cases("aten.kl_div.default", [T((3, 4)), T((3, 4), domain="positive")], [T((3, 4)), T((3, 4)), 2, {"log_target": True}],
            [T((5,)), T((5,), domain="positive"), 0], [T((2, 3)), T((2, 3), domain="positive"), 1, {"log_target": False}]),
     *cases("aten.threshold_backward.default", [T((3, 4)), T((3, 4)), 0.0], [T((2, 5)), T((2, 5)), 0.5]),
+    *cases("aten.sigmoid_backward.default", [T((3, 4)), T((3, 4), domain="unit")], [T((2, 5), F64), T((2, 5), F64, "unit")]),
+    *cases("aten.tanh_backward.default", [T((3, 4)), T((3, 4), domain="unit")], [T((2, 5), F64), T((2, 5), F64)]),
+    *cases("aten.silu_backward.default", [T((3, 4)), T((3, 4))], [T((2, 3, 4), F64), T((2, 3, 4), F64)]),
+    *cases("aten.gelu_backward.default", [T((3, 4)), T((3, 4))], [T((2, 5), F64), T((2, 5), F64)],
+           [T((3, 4)), T((3, 4)), {"approximate": "tanh"}], [T((5,), F64), T((5,), F64), {"approximate": "tanh"}], rtol=1e-4),
+    *cases("aten.hardswish_backward.default", [T((4, 5)), T((4, 5), domain="wide")], [T((3, 6), F64), T((3, 6), F64, "wide")]),
+    *cases("aten.hardsigmoid_backward.default", [T((4, 5)), T((4, 5), domain="wide")], [T((3, 6), F64), T((3, 6), F64, "wide")]),
+    *cases("aten.hardtanh_backward.default", [T((3, 4)), T((3, 4)), -1.0, 1.0], [T((2, 5), F64), T((2, 5), F64), 0.0, 6.0]),
+    *cases("aten.leaky_relu_backward.default", [T((3, 4)), T((3, 4)), 0.01, False], [T((2, 5), F64), T((2, 5), F64), 0.2, True]),
+    *cases("aten.softplus_backward.default", [T((3, 4)), T((3, 4)), 1.0, 20.0], [T((2, 5), F64), T((2, 5), F64), 2.0, 1.0]),
+    *cases("aten.elu_backward.default", [T((3, 4)), 1.0, 1.0, 1.0, False, T((3, 4))],
+           [T((2, 5), F64), 0.5, 1.0507, 1.5, False, T((2, 5), F64)], [T((3, 4)), 1.0, 1.0, 1.0, True, T((3, 4), domain="unit")]),
+    *cases("aten.mish_backward.default", [T((3, 4)), T((3, 4))], [T((2, 5), F64), T((2, 5), F64)], rtol=1e-4),
+    *cases("aten.hardshrink_backward.default", [T((3, 4)), T((3, 4)), 0.5], [T((2, 5), F64), T((2, 5), F64), 1.0]),
+    *cases("aten.softshrink_backward.default", [T((3, 4)), T((3, 4)), 0.5], [T((2, 5), F64), T((2, 5), F64), 0.2]),
+    *cases("aten.logit_backward.default", [T((3, 4)), T((3, 4), domain="unit")], [T((2, 5), F64), T((2, 5), F64), 0.1],
+           [T((6,)), T((6,))]),
+    *cases("aten.mse_loss_backward.default", [T(()), T((3, 4)), T((3, 4)), 1], [T(()), T((2, 5), F64), T((2, 5), F64), 2],
+           [T((3, 4)), T((3, 4)), T((3, 4)), 0]),
+    *cases("aten._softmax_backward_data.default", [T((3, 4)), T((3, 4), domain="unit"), 1, {"input_dtype": torch.float32}],
+           [T((2, 3, 4), F64), T((2, 3, 4), F64, "unit"), 0, {"input_dtype": torch.float64}]),
+    *cases("aten._log_softmax_backward_data.default", [T((3, 4)), T((3, 4)), -1, {"input_dtype": torch.float32}],
+           [T((2, 3, 4), F64), T((2, 3, 4), F64), 1, {"input_dtype": torch.float64}]),
+    *cases("aten.native_dropout_backward.default", [T((3, 4)), T((3, 4), B), 2.0], [T((2, 5), F64), T((2, 5), B), 1.25]),
     *cases("aten.linalg_cross.default", [T((4, 3)), T((4, 3))], [T((3, 2)), T((3, 2)), {"dim": 0}], [T((2, 1, 3)), T((2, 4, 3))],
            [T((3,), I64), T((3,), I64)]),
     *cases("aten.item.default", [T((1,))], [T((), I64)]),
@@ -467,6 +493,18 @@ def test_table_covers_several_shapes_per_operator() -> None:
 # ---------------------------------------------------------------------------
 # Random operators: shape, dtype and distribution
 # ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_sigmoid_backward_matches_torch(dtype: str) -> None:
+    """The rule recomputes the forward's buffer (e^-|x|); torch's CPU kernel reads it, so it gets the real one."""
+    rng = np.random.default_rng(3)
+    for shape in [(3, 4), (2, 5, 2)]:
+        x, g = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+        _, buffer = torch.ops.aten.log_sigmoid_forward.default(torch.from_numpy(x))
+        want = torch.ops.aten.log_sigmoid_backward.default(torch.from_numpy(g), torch.from_numpy(x), buffer).numpy()
+        got = aten_kernels.run_kernel("aten.log_sigmoid_backward.default", [g, x, buffer.numpy()], {})
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6 if dtype == "float32" else 1e-12, atol=1e-7)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
