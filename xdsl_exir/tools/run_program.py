@@ -350,6 +350,8 @@ def _program_runner(module: ModuleOp, args: argparse.Namespace, profiler: OpProf
 
 
 def _is_torchscript(module: ModuleOp) -> bool:
+    if not any(op.name.startswith("ts.") for op in module.ops):
+        return False  # no top-level ts op: the TorchScript runner (and its dialect) need not load
     from xdsl_exir.interpreters.ts_runner import is_torchscript
 
     return is_torchscript(module)
