@@ -656,6 +656,20 @@ EXPLICIT: list[Case] = [
     C("aten.upsample_nearest1d.vec", t(2, 3, 4), None, [2.0]),
     C("aten.upsample_nearest3d.default", t(1, 2, 3, 4, 5), [4, 6, 3]),
     C("aten.upsample_nearest3d.vec", t(1, 1, 2, 3, 2), None, [2.0, 1.5, 3.0]),
+    C("aten.sigmoid_backward.default", t(3, 4), t(4)),
+    C("aten.tanh_backward.default", t(2, 3, dtype=D), t(2, 3)),
+    C("aten.gelu_backward.default", t(3, 4), t(3, 4), approximate="tanh"),
+    C("aten.hardtanh_backward.default", t(3, 4), t(3, 4), -1.0, 1.0),
+    C("aten.leaky_relu_backward.default", t(3, 4), t(3, 4), 0.01, False),
+    C("aten.softplus_backward.default", t(2, 5, dtype=D), t(2, 5, dtype=D), 1.0, 20.0),
+    C("aten.elu_backward.default", t(3, 4), 1.0, 1.0, 1.0, True, t(3, 4)),
+    C("aten.hardshrink_backward.default", t(3, 4), t(3, 4), 0.5),
+    C("aten.logit_backward.default", t(3, 4), t(3, 4), 0.1),
+    C("aten.mse_loss_backward.default", t(), t(3, 4), t(3, 4), 1),
+    C("aten.mse_loss_backward.default", t(3, 4), t(3, 4), t(3, 4), 0),
+    C("aten._softmax_backward_data.default", t(2, 3, 4), t(2, 3, 4), 1, D),
+    C("aten._log_softmax_backward_data.default", t(3, 4, dtype=H), t(3, 4, dtype=H), -1, F),
+    C("aten.native_dropout_backward.default", t(3, 4), t(3, 4, dtype=B), 2.0),
 ]
 
 # Ops whose inputs torch cannot produce on fake tensors, or whose output is

@@ -2690,3 +2690,27 @@ def _range(b: Bound) -> Attribute:
     if st == 0:
         raise InferenceError("range step must be nonzero")
     return _factory(b, [max(int(math.floor((e - s) / st)) + 1, 0)], DEFAULT_FLOAT)
+
+
+@rule(
+    "aten.sigmoid_backward.default", "aten.tanh_backward.default", "aten.silu_backward.default",
+    "aten.gelu_backward.default", "aten.hardswish_backward.default", "aten.hardsigmoid_backward.default",
+    "aten.hardtanh_backward.default", "aten.leaky_relu_backward.default", "aten.softplus_backward.default",
+    "aten.elu_backward.default", "aten.mish_backward.default", "aten.hardshrink_backward.default",
+    "aten.softshrink_backward.default", "aten.log_sigmoid_backward.default", "aten.logit_backward.default",
+    "aten.mse_loss_backward.default", "aten.native_dropout_backward.default",
+)  # fmt: skip
+def _pointwise_backward(b: Bound) -> Attribute:
+    """The gradient of a pointwise activation or loss: the broadcast of the gradient and the saved tensor."""
+    names = [a.name for a in b.schema.arguments if a.name in _BACKWARD_TENSORS]
+    shape, dtype, device = _pointwise(b, names)
+    return make_tensor(shape, dtype, device)
+
+
+_BACKWARD_TENSORS = frozenset({"grad_output", "grad_out", "self", "output", "self_or_result", "target", "buffer"})
+
+
+@rule("aten._softmax_backward_data.default", "aten._log_softmax_backward_data.default")
+def _softmax_backward_data(b: Bound) -> Attribute:
+    t = b.tensor("grad_output")
+    return make_tensor(t.sizes, b.dtype("input_dtype") or t.element_dtype, t.device.data)
