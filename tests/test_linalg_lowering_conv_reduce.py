@@ -199,6 +199,13 @@ CASES = [
         atol=1e-5, why=CONV_ACCUMULATION,
     ),
     Case(
+        # no torch conv4d: the interpreter's convolution is N-d, the lowering recurses to 2-D
+        "conv4d_groups_stride_padding",
+        [(f32(2, 4, 3, 4, 5, 4), (2, 4, 3, 4, 5, 4)), (f32(6, 2, 2, 3, 2, 3), (6, 2, 2, 3, 2, 3))],
+        op("aten.convolution.default", X, Y, None, [1, 1, 2, 1], [1, 0, 1, 1], [1, 1, 1, 1], False, [0, 0, 0, 0], 2),
+        atol=1e-5, why=CONV_ACCUMULATION,
+    ),
+    Case(
         "conv3d_float16",
         [(t(F16, 1, 3, 4, 5, 5), (1, 3, 4, 5, 5)), (t(F16, 4, 3, 2, 3, 3), (4, 3, 2, 3, 3)), (t(F16, 4), (4,))],
         op("aten.convolution.default", X, Y, Z, [1, 2, 2], [1, 1, 1], [1, 1, 1], False, [0, 0, 0], 1),

@@ -1,8 +1,10 @@
-// 3-D convolutions have no named linalg op in xDSL: they are one linalg.generic
-// of any spatial rank, loops (n, [g], f, *out, c, *kernel) with the input read at
-// out * stride + kernel * dilation. Several groups split the channels into a
-// group dim with expand_shape first; the bias is the accumulator's initial
-// value; the high side is padded or cropped to what the windows read.
+// 3-D convolutions have no named linalg op in xDSL: each is the sum, over the
+// taps of its leading (depth) kernel dim, of 2-D convolutions of weight[:, :, k]
+// with the depth positions k * dilation + od * stride, depth folded into the
+// batch (a dim-moving generic, a strided extract_slice, collapse_shape); each
+// tap accumulates onto the previous one's result, the first onto the bias.
+// Several groups use the grouped named op; the high side is padded or cropped
+// to what the windows read.
 // Adaptive average pooling with uneven windows sums along one pooled dim at a
 // time (a contraction with a 0/1 window-membership matrix), then divides by
 // each box's element count. 3-D max pooling is the 2-D windowed generic with
@@ -24,15 +26,23 @@ builtin.module {
 // CHECK:         } : tensor<?x4x5x6x7xf32> to tensor<?x4x7x6x11xf32>
 // CHECK:         %[[READ:.*]] = tensor.extract_slice %[[PADDED]][0, 0, 0, 0, 0] [%{{.*}}, 4, 7, 5, 11] [1, 1, 1, 1, 1] : tensor<?x4x7x6x11xf32> to tensor<?x4x7x5x11xf32>
 // CHECK:         %[[INIT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1)>, {{.*}}} ins(%bias : tensor<6xf32>)
-// CHECK:         %[[GX:.*]] = tensor.expand_shape %[[READ]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64], [5 : i64]] output_shape [%{{.*}}, 2, 2, 7, 5, 11]
-// CHECK:         %[[GW:.*]] = tensor.expand_shape %weight {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64], [5 : i64]] output_shape [2, 3, 2, 3, 3, 3]
-// CHECK:         %[[GINIT:.*]] = tensor.expand_shape %[[INIT]] {{.*}} output_shape [%{{.*}}, 2, 3, 5, 2, 7]
-// CHECK:         %[[CONV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, (d3 + d7), ((d4 * 2) + d8), (d5 + (d9 * 2)))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d6, d7, d8, d9)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[GX]], %[[GW]] : tensor<?x2x2x7x5x11xf32>, tensor<2x3x2x3x3x3xf32>) outs(%[[GINIT]] : tensor<?x2x3x5x2x7xf32>)
-// CHECK:           %[[PROD:.*]] = arith.mulf
-// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[PROD]]
-// CHECK-NEXT:      linalg.yield %[[SUM]] : f32
-// CHECK:         %[[Y:.*]] = tensor.collapse_shape %[[CONV]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64], [5 : i64]] : tensor<?x2x3x5x2x7xf32> into tensor<?x6x5x2x7xf32>
-// CHECK-NEXT:    func.return %[[Y]] : tensor<?x6x5x2x7xf32>
+// CHECK:         %[[DEPTH_FIRST:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], {{.*}}} ins(%[[READ]] : tensor<?x4x7x5x11xf32>) outs(%{{.*}} : tensor<?x7x4x5x11xf32>)
+// CHECK:         %[[INIT_MOVED:.*]] = linalg.generic {{.*}} ins(%[[INIT]] : tensor<?x6x5x2x7xf32>) outs(%{{.*}} : tensor<?x5x6x2x7xf32>)
+// CHECK:         %[[ACC0:.*]] = tensor.collapse_shape %[[INIT_MOVED]] {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64]] : tensor<?x5x6x2x7xf32> into tensor<?x6x2x7xf32>
+// CHECK:         %[[X0:.*]] = tensor.extract_slice %[[DEPTH_FIRST]][0, 0, 0, 0, 0] [%{{.*}}, 5, 4, 5, 11] [1, 1, 1, 1, 1] : tensor<?x7x4x5x11xf32> to tensor<?x5x4x5x11xf32>
+// CHECK:         %[[W0:.*]] = tensor.extract_slice %weight[0, 0, 0, 0, 0] [6, 2, 1, 3, 3] [1, 1, 1, 1, 1]
+// CHECK:         %[[C0:.*]] = linalg.conv_2d_ngchw_gfchw {strides = dense<[2, 1]> : tensor<2xi64>, dilations = dense<[1, 2]> : tensor<2xi64>} {{.*}} -> tensor<?x2x3x2x7xf32>
+// CHECK:         %[[ACC1:.*]] = tensor.collapse_shape %[[C0]] {{.*}} into tensor<?x6x2x7xf32>
+// CHECK:         %[[X1:.*]] = tensor.extract_slice %[[DEPTH_FIRST]][0, 1, 0, 0, 0] [%{{.*}}, 5, 4, 5, 11] [1, 1, 1, 1, 1]
+// CHECK:         %[[W1:.*]] = tensor.extract_slice %weight[0, 0, 1, 0, 0] [6, 2, 1, 3, 3] [1, 1, 1, 1, 1]
+// CHECK:         %{{.*}} = tensor.expand_shape %[[ACC1]]
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+// CHECK:         tensor.extract_slice %[[DEPTH_FIRST]][0, 2, 0, 0, 0] [%{{.*}}, 5, 4, 5, 11] [1, 1, 1, 1, 1]
+// CHECK:         %[[C2:.*]] = linalg.conv_2d_ngchw_gfchw
+// CHECK-NOT:     linalg.conv_2d
+// CHECK:         %[[UNFOLDED:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64]] output_shape [%{{.*}}, 5, 6, 2, 7] : tensor<?x6x2x7xf32> into tensor<?x5x6x2x7xf32>
+// CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3, d4)>, {{.*}}} ins(%[[UNFOLDED]] : tensor<?x5x6x2x7xf32>) outs(%{{.*}} : tensor<?x6x5x2x7xf32>)
+// CHECK:         func.return %[[Y]] : tensor<?x6x5x2x7xf32>
 
 // -----
 
@@ -45,13 +55,20 @@ builtin.module {
   }
 }
 
-// One group: no group dim, no padding, zeros as the accumulator.
+// One group: the named conv_2d_nchw_fchw per depth tap, zeros as the first accumulator.
 // CHECK-LABEL: func.func @forward(%x: tensor<1x3x4x5x5xf32> {{.*}}, %weight: tensor<4x3x2x3x3xf32> {{.*}})
 // CHECK-NOT:     tensor.pad
 // CHECK:         %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x3x2x2xf32>)
-// CHECK-NEXT:    %[[CONV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d5, (d2 + d6), ((d3 * 2) + d7), ((d4 * 2) + d8))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d5, d6, d7, d8)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%x, %weight : tensor<1x3x4x5x5xf32>, tensor<4x3x2x3x3xf32>) outs(%[[ZEROS]] : tensor<1x4x3x2x2xf32>)
-// CHECK-NOT:     tensor.collapse_shape
-// CHECK:         func.return %[[CONV]] : tensor<1x4x3x2x2xf32>
+// CHECK:         %[[XT:.*]] = linalg.generic {{.*}} ins(%x : tensor<1x3x4x5x5xf32>) outs(%{{.*}} : tensor<1x4x3x5x5xf32>)
+// CHECK:         %[[ZT:.*]] = linalg.generic {{.*}} ins(%[[ZEROS]] : tensor<1x4x3x2x2xf32>) outs(%{{.*}} : tensor<1x3x4x2x2xf32>)
+// CHECK:         %[[ACC:.*]] = tensor.collapse_shape %[[ZT]] {{.*}} into tensor<3x4x2x2xf32>
+// CHECK:         %[[X0:.*]] = tensor.collapse_shape %{{.*}} {{.*}} : tensor<1x3x3x5x5xf32> into tensor<3x3x5x5xf32>
+// CHECK:         %[[W0:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64], [4 : i64]] : tensor<4x3x1x3x3xf32> into tensor<4x3x3x3xf32>
+// CHECK-NEXT:    %[[C0:.*]] = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[X0]], %[[W0]] : tensor<3x3x5x5xf32>, tensor<4x3x3x3xf32>) outs(%[[ACC]] : tensor<3x4x2x2xf32>)
+// CHECK:         %[[C1:.*]] = linalg.conv_2d_nchw_fchw {{.*}} outs(%[[C0]] : tensor<3x4x2x2xf32>)
+// CHECK-NEXT:    %{{.*}} = tensor.expand_shape %[[C1]] {{.*}} output_shape [1, 3, 4, 2, 2]
+// CHECK:         %[[Y:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x3x2x2xf32>)
+// CHECK:         func.return %[[Y]] : tensor<1x4x3x2x2xf32>
 
 // -----
 
