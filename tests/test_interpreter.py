@@ -303,6 +303,9 @@ FAST_CASES: list[tuple[str, list[tuple[int, ...]], list[object], dict[str, objec
     ("aten._softmax.default", [(3, 5, 2)], ["$0", 1, False], {}),
     ("aten.softmax.int", [(4, 3)], ["$0", 0], {}),
     ("aten.clamp.default", [(3, 4)], ["$0", -0.5, 0.5], {}),
+    ("aten.mean.dim", [(2, 3, 4, 5)], ["$0", [-1, -2], True], {}),
+    ("aten.mean.dim", [(2, 3, 4)], ["$0", [1]], {}),
+    ("aten.mean.dim", [(2, 3)], ["$0", [0, 1]], {}),
     ("aten.clamp.default", [(3, 4)], ["$0", 0], {}),
     ("aten.clamp.default", [(3, 4)], ["$0", None, 1], {}),
 ]

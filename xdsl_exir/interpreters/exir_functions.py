@@ -239,6 +239,8 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         return None
     if target in _DENSE_TARGETS:
         return _fast_dense(op, target, args, kwargs)
+    if target == "aten.mean.dim" and not kwargs and 2 <= len(args) <= 3 and isinstance(args[0], _Ref):
+        return _fast_mean(op, args)
     if target == "aten.clamp.default" and not kwargs and len(args) in (2, 3) and isinstance(args[0], _Ref):
         # ReLU6 and hardswish: the bounds are checked and converted once, not per call
         probe = np.empty((0,), aten_kernels.numpy_dtype(dtype))
@@ -280,6 +282,28 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
 
         return with_scalar
     return None
+
+
+def _fast_mean(op: Operation, args: list[object]) -> Prepared | None:
+    """`mean.dim` over dims fixed at compile time: numpy's own sum and divide, without
+    `np.mean`'s Python-level argument handling (same arithmetic, so the same values)."""
+    dims, keep = args[1], args[2] if len(args) == 3 else False
+    rank = cast(TensorType, op.operands[0].type).rank
+    if not isinstance(dims, list) or not dims or not isinstance(keep, bool):
+        return None
+    if not all(type(d) is int and -rank <= d < rank for d in cast(list[object], dims)):
+        return None
+    axes = tuple(sorted({d % rank for d in cast(list[int], dims)}))
+
+    def mean(x: Any) -> tuple[Any, ...]:
+        total = np.add.reduce(x, axis=axes, keepdims=keep)
+        count = np.intp(math.prod(x.shape[a] for a in axes))
+        if type(total) is not np.ndarray:
+            return (np.asarray(np.true_divide(total, count), dtype=x.dtype),)
+        np.true_divide(total, count, out=total, casting="unsafe")
+        return (total,)
+
+    return mean
 
 
 _BN_INFERENCE = "aten._native_batch_norm_legit_no_training.default"
