@@ -51,7 +51,7 @@ class T:
 
     shape: tuple[int, ...]
     dtype: str = "float32"
-    domain: str = "normal"  # normal | positive | unit | wide | zeros | index:N
+    domain: str = "normal"  # normal | positive | unit | wide | sign | counts | zeros | index:N
 
     def make(self, rng: np.random.Generator) -> np.ndarray:
         return np.asarray(self._values(rng))
@@ -69,6 +69,10 @@ class T:
             return (rng.random(self.shape) + 0.1).astype(self.dtype)
         if self.domain == "wide":  # across the breakpoints of piecewise activations (±3)
             return (rng.standard_normal(self.shape) * 3).astype(self.dtype)
+        if self.domain == "sign":  # ±1 targets
+            return np.where(rng.random(self.shape) < 0.5, -1.0, 1.0).astype(self.dtype)
+        if self.domain == "counts":  # Poisson targets: 0, 1 and larger counts
+            return rng.integers(0, 6, self.shape).astype(self.dtype)
         if self.domain == "zeros":  # zeros, a NaN and ordinary values
             x = rng.standard_normal(self.shape).astype(self.dtype)
             flat = x.reshape(-1)
@@ -173,6 +177,37 @@ CASES: list[Case] = [
            [T((2, 3, 4), F64), T((2, 3, 4), F64, "unit"), 0, {"input_dtype": torch.float64}]),
     *cases("aten._log_softmax_backward_data.default", [T((3, 4)), T((3, 4)), -1, {"input_dtype": torch.float32}],
            [T((2, 3, 4), F64), T((2, 3, 4), F64), 1, {"input_dtype": torch.float64}]),
+    *cases("aten.erfc.default", [T((3, 4))], [T((2, 5), F64)], [T((4,), I64)]),
+    *cases("aten.logaddexp2.default", [T((3, 4)), T((3, 4))], [T((2, 5), F64), T((5,), F64)]),
+    *cases("aten.sgn.default", [T((3, 4), domain="zeros")], [T((5,), I64)]),
+    *cases("aten.vdot.default", [T((5,)), T((5,))], [T((7,), F64), T((7,), F64)], [T((4,), I64), T((4,), I64)], rtol=1e-4),
+    *cases("aten.isclose.default", [T((3, 4), domain="zeros"), T((3, 4), domain="zeros")],
+           [T((3, 4)), T((4,)), 0.5, 0.5], [T((2, 5), F64, "zeros"), T((2, 5), F64, "zeros"), 1e-5, 1e-8, True],
+           [T((4,), I64), T((4,), I64), 0.0, 0.0]),
+    *cases("aten.addbmm.default", [T((3, 4)), T((2, 3, 5)), T((2, 5, 4))],
+           [T((4,), F64), T((3, 2, 2), F64), T((3, 2, 4), F64), {"beta": 0.5, "alpha": 2.0}],
+           [T((3, 4)), T((2, 3, 5)), T((2, 5, 4)), {"beta": 0}], rtol=1e-4),
+    *cases("aten.rot90.default", [T((3, 4))], [T((2, 3, 4)), 2, [1, 2]], [T((2, 3), I64), 3], [T((2, 3, 4)), -1, [2, 0]],
+           [T((3, 4)), 4]),
+    *cases("aten.diagflat.default", [T((3,))], [T((2, 2)), 1], [T((3,), I64), -2]),
+    *cases("aten.kron.default", [T((2, 3)), T((3, 2))], [T((2,), F64), T((3, 2), F64)], [T((2, 1, 2), I64), T((2, 3), I64)]),
+    *cases("aten.tensordot.default", [T((2, 3, 4)), T((4, 3, 5)), [1, 2], [1, 0]], [T((3, 4), F64), T((4, 5), F64), [1], [0]],
+           [T((2, 3)), T((4,)), [], []], rtol=1e-4),
+    *cases("aten.sum_to_size.default", [T((2, 3, 4)), [3, 1]], [T((3, 4), F64), [1, 4]], [T((2, 3), I64), [2, 3]]),
+    *cases("aten.zero.default", [T((3, 4), domain="zeros")], [T((5,), I64)]),
+    *cases("aten.frobenius_norm.dim", [T((3, 4)), [0, 1]], [T((2, 3, 4), F64), [-1], True]),
+    *cases("aten.nanmean.default", [T((3, 4), domain="zeros")], [T((3, 4), domain="zeros"), [1], True],
+           [T((2, 3, 4), F64, "zeros"), [0, 2]]),
+    *cases("aten.margin_ranking_loss.default", [T((5,)), T((5,)), T((5,))], [T((3, 4), F64), T((3, 4), F64), T((3, 4), F64), 0.5, 2],
+           [T((6,)), T((6,)), T((6,)), 0.1, 0]),
+    *cases("aten.hinge_embedding_loss.default", [T((5,)), T((5,), domain="sign")], [T((3, 4), F64), T((3, 4), F64, "sign"), 0.5, 2],
+           [T((6,)), T((6,), domain="sign"), 1.0, 0]),
+    *cases("aten.soft_margin_loss.default", [T((5,)), T((5,), domain="sign")], [T((3, 4), F64), T((3, 4), F64, "sign"), 2],
+           [T((6,)), T((6,), domain="sign"), 0]),
+    *cases("aten.poisson_nll_loss.default", [T((5,)), T((5,), domain="positive"), True, False, 1e-8, 1],
+           [T((3, 4), F64, "positive"), T((3, 4), F64, "counts"), False, True, 1e-8, 2],
+           [T((6,), domain="positive"), T((6,), domain="counts"), True, True, 1e-8, 0], rtol=1e-4),
+    *cases("aten.feature_alpha_dropout.default", [T((2, 3, 4)), 0.5, False], [T((3, 5), F64), 0.1, False]),
     *cases("aten.native_dropout_backward.default", [T((3, 4)), T((3, 4), B), 2.0], [T((2, 5), F64), T((2, 5), B), 1.25]),
     *cases("aten.linalg_cross.default", [T((4, 3)), T((4, 3))], [T((3, 2)), T((3, 2)), {"dim": 0}], [T((2, 1, 3)), T((2, 4, 3))],
            [T((3,), I64), T((3,), I64)]),

@@ -581,7 +581,8 @@ for _name, _spec in CALLS.items():
 # -- identities ----------------------------------------------------------------
 
 
-@rule("aten.dropout.default", "aten.feature_dropout.default", "aten.alpha_dropout.default")
+@rule("aten.dropout.default", "aten.feature_dropout.default", "aten.alpha_dropout.default",
+      "aten.feature_alpha_dropout.default")
 def _dropout(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
     if b.get("train"):
         return None
@@ -1618,6 +1619,217 @@ def _native_dropout_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
     grad = cast(SSAValue, b["grad_output"])
     mask = e.v("aten._to_copy.default", b["mask"], dtype=_tensor(grad).element_dtype)
     return [e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", mask, _number(b, "scale")))]
+
+
+# -- more of the long tail: pointwise formulas, losses, products (torch/_refs, torch/_decomp) ---
+
+
+@rule("aten.erfc.default")
+def _erfc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_one_minus(e, e.v("aten.erf.default", b["self"]))]
+
+
+@rule("aten.logaddexp2.default")
+def _logaddexp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log2(2^a + 2^b) = logaddexp(a ln 2, b ln 2) / ln 2."""
+    ln2 = math.log(2)
+    a = e.v("aten.mul.Tensor", b["self"], ln2)
+    c = e.v("aten.mul.Tensor", b["other"], ln2)
+    return [e.v("aten.div.Tensor", e.v("aten.logaddexp.default", a, c), ln2)]
+
+
+@rule("aten.sgn.default")
+def _sgn(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """sign(x) for real tensors (x / |x| only differs for complex ones, which are refused), but 0 at NaN
+    as torch's `sgn` gives (where `sign` keeps the NaN)."""
+    x = cast(SSAValue, b["self"])
+    sign = e.v("aten.sign.default", x)
+    if not _tensor(x).element_dtype.is_floating_point:
+        return [sign]
+    return [e.v("aten.where.self", e.v("aten.isnan.default", x), _zero_like(e, _tensor(x)), sign)]
+
+
+@rule("aten.vdot.default")
+def _vdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", b["self"], b["other"]), [])]
+
+
+@rule("aten.isclose.default")
+def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """a == b, or |a - b| <= atol + rtol |b| where that bound is finite; NaNs equal with `equal_nan`."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    rtol, atol = _number(b, "rtol", 1e-5), _number(b, "atol", 1e-8)
+    close = e.v("aten.eq.Tensor", x, y)
+    if b.get("equal_nan"):
+        both = e.v("aten.logical_and.default", e.v("aten.isnan.default", x), e.v("aten.isnan.default", y))
+        close = e.v("aten.logical_or.default", close, both)
+    if rtol == 0 and atol == 0:
+        return [close]
+    diff = e.v("aten.abs.default", e.v("aten.sub.Tensor", x, y))
+    allowed = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.abs.default", y), rtol), atol)
+    within = e.v("aten.logical_and.default", e.v("aten.isfinite.default", allowed), e.v("aten.le.Tensor", diff, allowed))
+    return [e.v("aten.logical_or.default", close, within)]
+
+
+@rule("aten.addbmm.default")
+def _addbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """beta self + alpha Σ_i batch1[i] @ batch2[i]."""
+    prod = e.v("aten.sum.dim_IntList", e.v("aten.bmm.default", b["batch1"], b["batch2"]), [0])
+    beta, alpha = _number(b, "beta", 1.0), _number(b, "alpha", 1.0)
+    if alpha != 1:
+        prod = e.v("aten.mul.Tensor", prod, alpha)
+    if beta == 0:  # self is ignored, NaNs included (torch's rule)
+        return [prod]
+    base = cast(SSAValue, b["self"])
+    if beta != 1:
+        base = e.v("aten.mul.Tensor", base, beta)
+    return [e.v("aten.add.Tensor", base, prod)]
+
+
+def _swap(e: Emitter, x: SSAValue, d0: int, d1: int) -> SSAValue:
+    order = list(range(_tensor(x).rank))
+    order[d0], order[d1] = order[d1], order[d0]
+    return e.v("aten.permute.default", x, order)
+
+
+@rule("aten.rot90.default")
+def _rot90(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Quarter turns from the first towards the second of `dims`, by flips and a transpose."""
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    dims = b.ints("dims") if b.get("dims") is not None else [0, 1]
+    if len(dims) != 2 or rank < 2:
+        raise Decline()
+    d0, d1 = dims[0] % rank, dims[1] % rank
+    if d0 == d1:
+        raise Decline()
+    k = b.int("k") % 4 if b.get("k") is not None else 1
+    if k == 1:
+        return [_swap(e, e.v("aten.flip.default", x, [d1]), d0, d1)]
+    if k == 2:
+        return [e.v("aten.flip.default", x, [d0, d1])]
+    if k == 3:
+        return [_swap(e, e.v("aten.flip.default", x, [d0]), d0, d1)]
+    return [e.v("aten.clone.default", x)]
+
+
+@rule("aten.diagflat.default")
+def _diagflat(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    flat = e.reshape(x, [_tensor(x).numel()])
+    return [e.v("aten.diag_embed.default", flat, b.get("offset", 0) or 0)]
+
+
+@rule("aten.kron.default")
+def _kron(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Interleave the dims of a (a0, 1, a1, 1, ...) and b (1, b0, 1, b1, ...), multiply, merge pairs."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    tx, ty = _tensor(x), _tensor(y)
+    n = max(tx.rank, ty.rank)
+    xs = [1] * (n - tx.rank) + list(tx.sizes)
+    ys = [1] * (n - ty.rank) + list(ty.sizes)
+    xi = e.reshape(x, [s for d in xs for s in (d, 1)])
+    yi = e.reshape(y, [s for d in ys for s in (1, d)])
+    return [e.reshape(e.v("aten.mul.Tensor", xi, yi), [_norm(p * q) for p, q in zip(xs, ys)])]
+
+
+@rule("aten.tensordot.default")
+def _tensordot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Contract `dims_self` with `dims_other`: permute both, flatten to matrices, one mm."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    tx, ty = _tensor(x), _tensor(y)
+    ds = [d % max(tx.rank, 1) for d in b.ints("dims_self")]
+    do = [d % max(ty.rank, 1) for d in b.ints("dims_other")]
+    free_x = [d for d in range(tx.rank) if d not in ds]
+    free_y = [d for d in range(ty.rank) if d not in do]
+    k = _prod([tx.sizes[d] for d in ds])
+    xm = e.reshape(e.v("aten.permute.default", x, free_x + ds), [_prod([tx.sizes[d] for d in free_x]), k])
+    ym = e.reshape(e.v("aten.permute.default", y, do + free_y), [k, _prod([ty.sizes[d] for d in free_y])])
+    out = e.v("aten.mm.default", xm, ym)
+    return [e.reshape(out, [tx.sizes[d] for d in free_x] + [ty.sizes[d] for d in free_y])]
+
+
+@rule("aten.sum_to_size.default")
+def _sum_to_size(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Sum over the leading dims and the dims `size` has as 1, back to `size`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    size = b.ints("size")
+    lead = t.rank - len(size)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and not _eq(t.sizes[lead + i], 1)]
+    if not dims:
+        return [x]
+    summed = e.v("aten.sum.dim_IntList", x, dims, True)
+    return [e.reshape(summed, list(size))] if lead else [summed]
+
+
+@rule("aten.zero.default")
+def _zero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    return [e.v("aten.full_like.default", x, _fill_for(_tensor(x).element_dtype, 0))]
+
+
+@rule("aten.frobenius_norm.dim")
+def _frobenius_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    sq = e.v("aten.mul.Tensor", x, x)
+    return [e.v("aten.sqrt.default", e.v("aten.sum.dim_IntList", sq, b.ints("dim"), bool(b.get("keepdim"))))]
+
+
+@rule("aten.nanmean.default")
+def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """nansum / the count of non-NaN elements."""
+    x = cast(SSAValue, b["self"])
+    dim = b.get("dim")
+    dims = [] if dim is None else b.ints("dim")
+    keep = bool(b.get("keepdim"))
+    total = e.v("aten.nansum.default", x, dims, keep, dtype=b.dtype("dtype"))
+    count = e.v("aten.sum.dim_IntList", e.v("aten.logical_not.default", e.v("aten.isnan.default", x)), dims, keep)
+    return [e.v("aten.div.Tensor", total, count)]
+
+
+@rule("aten.margin_ranking_loss.default")
+def _margin_ranking_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """max(0, -target (input1 - input2) + margin)."""
+    diff = e.v("aten.sub.Tensor", b["input1"], b["input2"])
+    z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", b["target"]), diff), _number(b, "margin", 0.0))
+    return [_reduce(e, e.v("aten.clamp_min.default", z, 0), b.int("reduction"))]
+
+
+@rule("aten.hinge_embedding_loss.default")
+def _hinge_embedding_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """x where target is 1, max(0, margin - x) where target is -1 (both terms where it is neither)."""
+    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    zero = _zero_like(e, _tensor(x))
+    margin = e.v("aten.clamp_min.default", e.v("aten.add.Tensor", e.v("aten.neg.default", x), _number(b, "margin", 1.0)), 0)
+    out_margin = e.v("aten.where.self", e.v("aten.ne.Scalar", target, 1), margin, zero)
+    out_self = e.v("aten.where.self", e.v("aten.ne.Scalar", target, -1), x, zero)
+    return [_reduce(e, e.v("aten.add.Tensor", out_margin, out_self), b.int("reduction"))]
+
+
+@rule("aten.soft_margin_loss.default")
+def _soft_margin_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log(1 + e^(-target x))."""
+    z = e.v("aten.mul.Tensor", e.v("aten.neg.default", b["target"]), b["self"])
+    return [_reduce(e, e.v("aten.log1p.default", e.v("aten.exp.default", z)), b.int("reduction"))]
+
+
+@rule("aten.poisson_nll_loss.default")
+def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """e^x - t x (log input), or x - t log(x + eps); `full` adds Stirling's t log t - t + ½ log(2π t) where t > 1."""
+    x, t = cast(SSAValue, b["input"]), cast(SSAValue, b["target"])
+    if b.get("log_input"):
+        loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), e.v("aten.mul.Tensor", t, x))
+    else:
+        logx = e.v("aten.log.default", e.v("aten.add.Tensor", x, _number(b, "eps", 1e-8)))
+        loss = e.v("aten.sub.Tensor", x, e.v("aten.mul.Tensor", t, logx))
+    if b.get("full"):
+        logt = e.v("aten.log.default", t)
+        stirling = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", t, logt), t),
+                       e.v("aten.mul.Tensor", e.v("aten.log.default", e.v("aten.mul.Tensor", t, 2 * math.pi)), 0.5))
+        stirling = e.v("aten.where.self", e.v("aten.gt.Scalar", t, 1), stirling, _zero_like(e, _tensor(stirling)))
+        loss = e.v("aten.add.Tensor", loss, stirling)
+    return [_reduce(e, loss, b.int("reduction"))]
 
 
 @rule("aten.linalg_cross.default", "aten.cross.default")
