@@ -365,7 +365,7 @@ PASS_GROUPS: dict[str, tuple[str, ...]] = {
     "Checking": ("verify-export-ir",),
     "Export IR to core ATen": ("functionalize", "decompose", "to-core-aten"),
     "Cleanup": ("exir-dce", "exir-cse", "constant-propagation", "constant-pooling", "inline"),
-    "Optimization": ("optimize-inference", "fold-conv-bn", "fuse-pointwise", "replace-activation"),
+    "Optimization": ("optimize-inference", "fold-conv-bn", "fuse-pointwise", "recompose-safe-softmax", "replace-activation"),
     "Analysis": ("shape-propagation", "flop-count"),
     "Quantization": ("insert-observers", "quantize"),
     "TorchScript": (
@@ -609,13 +609,6 @@ class ExirOptMain(xDSLOptMain):
         if data is None:
             data = self._stdin = sys.stdin.buffer.read()
         return data
-
-    def _input_bytes(self) -> bytes:
-        path = self.args.input_file
-        if path is None:
-            return self.read_stdin()
-        with open(path, "rb") as f:
-            return f.read()
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         if self.args.input_file is None:
