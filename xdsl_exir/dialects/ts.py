@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    Builtin,
     DictionaryAttr,
     IntAttr,
     NoneAttr,
@@ -59,6 +61,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.dialects.exir import DenseBlobAttr, DType
 from xdsl_exir.utils.function_schema import SchemaParseError, parse_schema
+from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser, declare_blob
 from xdsl_exir.utils.tensor_data import array_from_bytes, bytes_from_array
 
 # ---------------------------------------------------------------------------
@@ -833,9 +836,12 @@ def join_types(a: Attribute, b: Attribute) -> Attribute | None:
 @irdl_attr_definition
 class TensorValueAttr(ParametrizedAttribute):
     """
-    A tensor constant: `#ts.tensor_value<Float, [2, 2], #exir.blob<"0x...">>`.
-    Dumps print only 0-d tensor values (`value={2}`); larger ones appear as
-    `<Tensor>`, whose data is unknown (`data` is then an empty blob).
+    A tensor constant: `#ts.tensor_value<Float, [2, 2], dense_resource<key>>`,
+    the bytes in the file's resources as an `exir.state`'s are (read, and decoded
+    when first used, the same way); the older inline `#exir.blob<"0x...">` still
+    reads. Dumps print only 0-d tensor values (`value={2}`); larger ones appear as
+    `<Tensor>`, whose data is unknown (`data` is then an empty blob, printed
+    `#exir.blob<"0x">`: there are no bytes to put in the resources).
     """
 
     name = "ts.tensor_value"
@@ -849,7 +855,8 @@ class TensorValueAttr(ParametrizedAttribute):
 
     @property
     def known(self) -> bool:
-        return bool(self.data.data) or any(s.data == 0 for s in self.sizes.data)
+        """Whether the data is there (a blob still to decode is: only an empty one in memory is not)."""
+        return not self.data.decoded or bool(self.data.data) or any(s.data == 0 for s in self.sizes.data)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -871,15 +878,37 @@ class TensorValueAttr(ParametrizedAttribute):
             parser.parse_punctuation(",")
             sizes = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
             parser.parse_punctuation(",")
-            data = parser.parse_attribute()
+            pos = parser.pos
+            if parser.parse_optional_keyword("dense_resource"):
+                storage = Builtin.get_interface(OpAsmDialectInterface)
+                assert storage is not None
+                with parser.in_angle_brackets():
+                    # The handle parser xDSL's own `dense_resource` attribute uses (declares the key).
+                    key = parser._parse_dialect_resource_handle("builtin", storage)  # pyright: ignore[reportPrivateUsage] - no public resource-handle parser in xDSL 0.74
+                source = HexBlob.pending(key)
+                data = DenseBlobAttr.from_hex(source)
+                if isinstance(parser, ResourceParser):
+                    parser.defer_blob(key, source.bind, pos)
+            else:
+                data = parser.parse_attribute()
         if not isinstance(data, DenseBlobAttr):
-            parser.raise_error("expected an #exir.blob")
+            parser.raise_error("expected dense_resource<key> or an #exir.blob", pos)
         return (StringAttr(scalar), ArrayAttr(IntAttr(s) for s in sizes), data)
 
     def print_parameters(self, printer: Printer) -> None:
+        self.print_named(printer, "tensor")
+
+    def print_named(self, printer: Printer, name: str) -> None:
+        """The parameters, the data as `dense_resource<key>` with a key made from `name` (a slot's)."""
         with printer.in_angle_brackets():
             printer.print_string(f"{self.scalar.data}, [{', '.join(str(s.data) for s in self.sizes.data)}], ")
-            printer.print_attribute(self.data)
+            if not self.known:
+                printer.print_attribute(self.data)
+                return
+            key = self.data.left_out or declare_blob(name, self.data.data)  # elided when read: still elided
+            printer.print_string("dense_resource<")
+            printer.print_resource_handle("builtin", key)
+            printer.print_string(">")
 
     def verify(self) -> None:
         if self.scalar.data not in SCALAR_TYPES:
@@ -998,7 +1027,10 @@ class SlotOp(IRDLOperation):
         printer.print_symbol_name(self.sym_name.data)
         printer.print_string(" : ")
         printer.print_attribute(self.slot_type)
-        if self.value is not None:
+        if isinstance(self.value, TensorValueAttr):
+            printer.print_string(f" = #{TensorValueAttr.name}")
+            self.value.print_named(printer, self.sym_name.data)  # its resource named as the slot
+        elif self.value is not None:
             printer.print_string(" = ")
             printer.print_attribute(self.value)
         if self.attributes:

@@ -29,6 +29,8 @@ from xdsl.printer import Printer
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from xdsl_exir.utils.tensor_data import TensorDataError
+
 RESOURCE_ALIGNMENT = 16
 """Alignment word written before each blob (MLIR's blob format)."""
 
@@ -36,8 +38,15 @@ ELIDED = "__elided__"
 """What MLIR prints instead of a resource's data when told to leave it out."""
 
 
-class BlobError(ValueError):
-    """A resource's text is not a blob (hex with its alignment word)."""
+class BlobError(TensorDataError):
+    """A resource's text is not a blob (hex with its alignment word), or its data is not in the text."""
+
+    @staticmethod
+    def elided(key: str) -> BlobError:
+        return BlobError(
+            f"the data of resource '{key}' is not in the text: it was elided when printed "
+            "(print without --mlir-elide-resource-strings-if-larger to keep the weights)"
+        )
 
 
 def _builtin_resources() -> OpAsmDialectInterface:
@@ -85,6 +94,11 @@ class HexBlob:
     then it keeps the text it was read from (the file's, not a copy); afterwards
     only the bytes. Its head (`0x`, alignment word) is checked when read; a bad
     character in the data is reported, at the reference, when decoded.
+
+    A blob mentioned inside an attribute is made `pending` before the resources
+    (the end of the file) are read: `bind` gives it its text then; one never
+    bound looks its key up in the process-wide storage when used (xDSL's own
+    parser leaves the data there), and says so when the text left it out.
     """
 
     __slots__ = ("_data", "_end", "_start", "_text", "_where", "key")
@@ -97,6 +111,26 @@ class HexBlob:
         self._where = where
         self._data: bytes | None = None
 
+    @classmethod
+    def pending(cls, key: str) -> HexBlob:
+        """The data of resource `key`, not read yet."""
+        blob = cls.__new__(cls)
+        blob.key, blob._text, blob._start, blob._end, blob._where, blob._data = key, None, 0, 0, None, None
+        return blob
+
+    def bind(self, source: HexBlob) -> None:
+        """Take the text (or bytes) of `source`, the same resource read at the end of the file."""
+        self._text, self._start, self._end = source._text, source._start, source._end
+        self._where, self._data = source._where, source._data
+
+    @property
+    def left_out(self) -> bool:
+        """Whether the text it was read from has no data for it (elided when printed)."""
+        if self._text is not None or self._data is not None:
+            return False
+        text = _builtin_resources().lookup(self.key)
+        return not text or text == ELIDED
+
     @property
     def decoded(self) -> bool:
         """Whether the bytes have been decoded (the text is then let go)."""
@@ -107,7 +141,12 @@ class HexBlob:
         data = self._data
         if data is None:
             text = self._text
-            assert text is not None
+            if text is None:  # never bound: the process-wide storage has it, or nothing does
+                data = lookup_blob(self.key)
+                if data is None:
+                    raise BlobError.elided(self.key)
+                self._data = data
+                return data
             try:
                 data = bytes.fromhex(text[self._start : self._end])
             except ValueError:

@@ -67,5 +67,6 @@ builtin.module {
 }
 
 // CHECK-LABEL: ts.method @g
-// CHECK:         %n = prim.Constant() {value = #ts.tensor_value<Float, [2], #exir.blob<"0x55F82DC02573ECC0">>} : () -> !ts.tensor
+// CHECK:         %n = prim.Constant() {value = #ts.tensor_value<Float, [2], dense_resource<[[N:tensor[_0-9]*]]>>} : () -> !ts.tensor
 // CHECK-NEXT:    prim.Return(%n)
+// CHECK:         [[N]]: "0x1000000055F82DC02573ECC0"

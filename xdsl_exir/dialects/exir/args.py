@@ -110,6 +110,12 @@ class DenseBlobAttr(Data[bytes]):
         held: bytes | HexBlob = self.__dict__["_held"]
         return isinstance(held, bytes) or held.decoded
 
+    @property
+    def left_out(self) -> str | None:
+        """The resource key of a blob whose text left its data out (elided when printed), else None."""
+        held: bytes | HexBlob = self.__dict__["_held"]
+        return held.key if not isinstance(held, bytes) and held.left_out else None
+
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> bytes:
         with parser.in_angle_brackets():

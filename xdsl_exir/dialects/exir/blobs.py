@@ -53,10 +53,7 @@ def blob_data(blob: DenseBlobAttr | ResourceBlobAttr) -> bytes:
     except BlobError as e:
         raise TensorDataError(f"resource '{blob.data}': {e}") from None
     if data is None:
-        raise TensorDataError(
-            f"the data of resource '{blob.data}' is not in the text: it was elided when printed "
-            "(print without --mlir-elide-resource-strings-if-larger to keep the weights)"
-        )
+        raise TensorDataError(str(BlobError.elided(blob.data)))
     return data
 
 

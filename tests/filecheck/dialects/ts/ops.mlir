@@ -4,8 +4,9 @@
 
 // A Module: parameters, buffers, attributes, a submodule, methods.
 // CHECK-LABEL: ts.module @m class "__torch__.M" {
-// CHECK-NEXT:    ts.slot parameter @weight : !ts.tensor<Float(2, 2, strides=[2, 1], requires_grad=1, device=cpu)> = #ts.tensor_value<Float, [2, 2], #exir.blob<"0x0000803F000000000000000000008040">>
-// CHECK-NEXT:    ts.slot buffer @steps : !ts.tensor<Long(requires_grad=0, device=cpu)> = #ts.tensor_value<Long, [], #exir.blob<"0x0000000000000000">>
+// Tensor data is MLIR's dense_resource, the bytes in the resources at the end (after a 4-byte alignment word).
+// CHECK-NEXT:    ts.slot parameter @weight : !ts.tensor<Float(2, 2, strides=[2, 1], requires_grad=1, device=cpu)> = #ts.tensor_value<Float, [2, 2], dense_resource<weight>>
+// CHECK-NEXT:    ts.slot buffer @steps : !ts.tensor<Long(requires_grad=0, device=cpu)> = #ts.tensor_value<Long, [], dense_resource<steps>>
 // CHECK-NEXT:    ts.slot attribute @scale : !ts.float = 5.000000e-01 : f64
 // CHECK-NEXT:    ts.slot attribute @name : !ts.str = "m"
 // CHECK-NEXT:    ts.slot attribute @sizes : !ts.list<!ts.int> = [1 : i64, 2 : i64]
@@ -58,7 +59,7 @@ ts.module @m class "__torch__.M" {
 // CHECK-NEXT:    %s = prim.Constant() {value = "key"} : () -> !ts.str
 // CHECK-NEXT:    %n = prim.Constant() : () -> !ts.none
 // CHECK-NEXT:    %d = prim.Constant() {value = "cpu"} : () -> !ts.device
-// CHECK-NEXT:    %t = prim.Constant() {value = #ts.tensor_value<Long, [], #exir.blob<"0x0200000000000000">>} : () -> !ts.tensor
+// CHECK-NEXT:    %t = prim.Constant() {value = #ts.tensor_value<Long, [], dense_resource<[[T:tensor[_0-9]*]]>>} : () -> !ts.tensor
 // CHECK-NEXT:    %unknown = prim.Constant() {value = #ts.tensor_value<Float, [3], #exir.blob<"0x">>} : () -> !ts.tensor
 // CHECK-NEXT:    %l = prim.Constant() {value = [1 : i64, 2 : i64]} : () -> !ts.list<!ts.int>
 // CHECK-NEXT:    %fn = prim.Constant() {name = "helper"} : () -> !ts.function<"helper">
@@ -229,3 +230,9 @@ ts.method @open {
   }) : (!ts.tensor) -> !ts.tensor
   prim.Return(%z) : (!ts.tensor) -> ()
 }
+
+// CHECK:         dialect_resources: {
+// CHECK-NEXT:      builtin: {
+// CHECK-NEXT:        steps: "0x100000000000000000000000",
+// CHECK-NEXT:        [[T]]: "0x100000000200000000000000",
+// CHECK-NEXT:        weight: "0x100000000000803F000000000000000000008040"
