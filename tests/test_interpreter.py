@@ -382,6 +382,26 @@ def test_fast_batch_norm_matches_kernel(dtype: type, shape: tuple[int, ...], aff
         np.testing.assert_array_equal(f, s)
 
 
+@pytest.mark.parametrize("dims", [[0, 2, 1], [-1, 0, 1], [2, 1, 0], [0, 1, 2]])
+def test_fast_permute_matches_kernel(dims: list[int]) -> None:
+    from xdsl.dialects.test import TestOp
+
+    from xdsl_exir.dialects import aten
+    from xdsl_exir.dialects.exir import DType, TensorType
+    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.interpreters.compiler import CompileContext
+    from xdsl_exir.interpreters.exir_functions import _fast_permute, compile_call, decode_call_args
+
+    src = TestOp(result_types=[TensorType([2, 3, 4], DType.int32)])
+    op = aten.build("aten.permute.default", src.results[0], dims)
+    assert _fast_permute(op, *decode_call_args(op)) is not None
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    (fast,) = compile_call(op, CompileContext())(x)
+    slow = aten_kernels.run_kernel("aten.permute.default", [x, dims], {})
+    np.testing.assert_array_equal(fast, slow)
+    assert fast.shape == slow.shape and np.shares_memory(fast, x)  # a view stays a view
+
+
 @pytest.mark.parametrize("sizes", [[6, 2], [-1, 4], [3, -1, 2], [12]])
 def test_fast_reshape_matches_kernel(sizes: list[int]) -> None:
     from xdsl.dialects.test import TestOp

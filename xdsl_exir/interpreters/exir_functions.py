@@ -226,10 +226,29 @@ def _fast_reshape(target: str, args: list[object], kwargs: dict[str, object]) ->
     return lambda x: (x.reshape(shape),)
 
 
+def _fast_permute(op: Operation, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
+    """A permutation fixed at compile time is a numpy transpose (a view); a bad one goes to the kernel's error."""
+    if kwargs or len(args) != 2 or not isinstance(args[0], _Ref) or not isinstance(args[1], list):
+        return None
+    operand = op.operands[args[0].index].type
+    if not isinstance(operand, TensorType):
+        return None
+    rank = operand.rank
+    dims = cast(list[object], args[1])
+    if not all(type(d) is int and -rank <= d < rank for d in dims):
+        return None
+    axes = tuple(cast(int, d) % rank for d in dims)
+    if sorted(axes) != list(range(rank)):
+        return None
+    return lambda x: (x.transpose(axes),)
+
+
 def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
     """A direct ufunc call when the IR proves every tensor has one float dtype."""
     if (reshape := _fast_reshape(target, args, kwargs)) is not None:
         return reshape
+    if target == "aten.permute.default" and (permute := _fast_permute(op, args, kwargs)) is not None:
+        return permute
     if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType):
         return None
     dtype = rt.element_dtype
