@@ -155,3 +155,72 @@ def test_sdpa_kernel(mask_kind: str | None, causal: bool) -> None:
         torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), tm, 0.0, causal
     )
     np.testing.assert_allclose(cast(np.ndarray, got), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("shape", "dim"), [((2, 3, 40, 40), -1), ((5, 7), 0), ((4, 6, 9), 1), ((), 0)])
+def test_safe_softmax_kernel(shape: tuple[int, ...], dim: int, dtype: Any) -> None:
+    """`_safe_softmax` against torch's: rows of only -inf give 0, a NaN still gives NaN."""
+    x = np.random.default_rng(6).standard_normal(shape).astype(dtype)
+    if x.ndim >= 2:
+        moved = np.moveaxis(x, dim, -1)  # a view: rows along `dim`
+        moved[(0,) * (x.ndim - 1)] = -np.inf  # one row all -inf
+        moved[(1,) * (x.ndim - 2) + (0,)][:2] = -np.inf  # one partly
+        moved[(1,) * (x.ndim - 2) + (0,)][2] = np.nan
+    got = run_kernel("aten._safe_softmax.default", [x, dim], {})
+    want = torch.ops.aten._safe_softmax.default(torch.from_numpy(x), dim).numpy()
+    assert cast(np.ndarray, got).dtype == want.dtype
+    np.testing.assert_allclose(cast(np.ndarray, got), want, rtol=1e-6, atol=1e-7)
+    minus_inf = np.full((3, 4), -np.inf, dtype)
+    np.testing.assert_array_equal(cast(np.ndarray, run_kernel("aten._safe_softmax.default", [minus_inf, -1], {})), 0)
+
+
+class _MaskedAttention(nn.Module):
+    """SDPA with a boolean mask that hides every key from one query (a padded position)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = nn.Linear(32, 96)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).view(2, 20, 3, 4, 8).permute(2, 0, 3, 1, 4).unbind(0)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def test_recompose_safe_softmax_on_exported_sdpa() -> None:
+    """`run_decompositions()` spells SDPA's safe softmax out; the pass (alone and inside
+    optimize-inference) puts `_safe_softmax` back, and the interpreter's results before and
+    after agree with each other and with torch, the fully masked row included."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import pass_harness as ph
+
+    torch.manual_seed(0)
+    model = _MaskedAttention().eval()
+    x = torch.randn(2, 20, 32)
+    mask = torch.rand(20, 20) < 0.6
+    mask[3] = False
+    ep = torch.export.export(model, (x, mask)).run_decompositions()
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    module = load_pt2(buf.getvalue(), "masked.pt2")
+
+    def names(m: Any) -> list[str]:
+        return [op.name for op in m.walk() if op.name.startswith("aten.")]
+
+    assert "aten._safe_softmax.default" not in names(module) and "aten.any.dim" in names(module)
+    with torch.inference_mode():
+        want = model(x, mask).numpy()
+    inputs = [x.numpy(), mask.numpy()]
+    (before,) = ProgramRunner(module).run(inputs)
+    for pipeline in ("recompose-safe-softmax", "optimize-inference"):
+        after_module = ph.apply(module, pipeline)
+        after_names = names(after_module)
+        assert after_names.count("aten._safe_softmax.default") == 1, pipeline
+        assert not {"aten.any.dim", "aten.eq.Scalar", "aten.full_like.default"} & set(after_names), pipeline
+        (after,) = ProgramRunner(after_module).run(inputs)
+        np.testing.assert_allclose(after, before, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(before, want, rtol=1e-5, atol=1e-6)
+    assert not np.isnan(before).any()

@@ -95,6 +95,12 @@ def get_fold_conv_bn() -> type[ModulePass]:
     return FoldConvBNPass
 
 
+def get_recompose_safe_softmax() -> type[ModulePass]:
+    from xdsl_exir.transforms.recompose_safe_softmax import RecomposeSafeSoftmaxPass
+
+    return RecomposeSafeSoftmaxPass
+
+
 def get_replace_activation() -> type[ModulePass]:
     from xdsl_exir.transforms.replace_activation import ReplaceActivationPass
 
@@ -175,6 +181,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "fuse-pointwise": get_fuse_pointwise,
         "fold-conv-bn": get_fold_conv_bn,
         "replace-activation": get_replace_activation,
+        "recompose-safe-softmax": get_recompose_safe_softmax,
         "shape-propagation": get_shape_propagation,
         "flop-count": get_flop_count,
         "insert-observers": get_insert_observers,

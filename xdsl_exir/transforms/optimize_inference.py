@@ -1,7 +1,7 @@
 """
 `optimize-inference`: the named pipeline for running an exported model.
 
-decompose → canonicalize → exir-cse → fold-conv-bn → fuse-pointwise →
+decompose → canonicalize → exir-cse → recompose-safe-softmax → fold-conv-bn → fuse-pointwise →
 exir-dce, the order issue 6 names: decomposing first gives the later passes
 one opset to match (batch norm is `_native_batch_norm_legit_no_training`
 whatever the model called), cleaning up before folding lets the conv/BN pairs
@@ -24,6 +24,7 @@ from xdsl_exir.transforms.dead_code_elimination import ExirDCEPass
 from xdsl_exir.transforms.decompose import DecomposePass
 from xdsl_exir.transforms.fold_conv_bn import FoldConvBNPass
 from xdsl_exir.transforms.fuse_pointwise import FusePointwisePass
+from xdsl_exir.transforms.recompose_safe_softmax import RecomposeSafeSoftmaxPass
 
 __all__ = ["OptimizeInferencePass"]
 
@@ -42,6 +43,7 @@ class OptimizeInferencePass(ModulePass):
             DecomposePass(self.legal_ops),
             CanonicalizePass(),
             ExirCSEPass(),
+            RecomposeSafeSoftmaxPass(),
             FoldConvBNPass(),
             FusePointwisePass(self.min_fusion_size),
             ExirDCEPass(),

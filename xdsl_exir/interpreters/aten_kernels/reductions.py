@@ -213,32 +213,40 @@ def sum_keepdims(x: np.ndarray, dim: int) -> np.ndarray:
     return np.add.reduce(x, axis=dim, keepdims=True)
 
 
-def softmax_rows(x: np.ndarray, dim: int, log: bool = False) -> np.ndarray:
+def softmax_rows(x: np.ndarray, dim: int, log: bool = False, safe: bool = False) -> np.ndarray:
     """(log-)softmax of a float array along a wrapped `dim`, in its own dtype: one new
     array written in place (log adds one temporary for the exponentials).
 
     Rows holding NaN, +inf or only -inf come out NaN, as in torch. The shift is
     `fmax`, faster than `max` (no NaN propagation to check) and alike here: a NaN
-    in a row makes its exponentials' sum NaN all the same.
+    in a row makes its exponentials' sum NaN all the same. `safe` is
+    `_safe_softmax` (attention's): rows of only -inf come out 0 instead; only rows
+    whose `fmax` is -inf (no finite value) are looked at again.
     """
     if x.size == 0:
         return x.copy()
-    e = np.subtract(x, np.fmax.reduce(x, axis=dim, keepdims=True))
+    shift = np.fmax.reduce(x, axis=dim, keepdims=True)
+    e = np.subtract(x, shift)
     if log:
         lse = sum_keepdims(np.exp(e), dim)
         np.log(lse, out=lse)
         return np.subtract(e, lse, out=e)
     np.exp(e, out=e)
-    return np.divide(e, sum_keepdims(e, dim), out=e)
+    np.divide(e, sum_keepdims(e, dim), out=e)
+    if safe and bool(np.any(shift == -np.inf)):
+        np.copyto(e, 0, where=np.all(x == -np.inf, axis=dim, keepdims=True))
+    return e
 
 
-def softmax_impl(x: np.ndarray, dim: int, log: bool, dtype: np.dtype[Any] | None) -> np.ndarray:
+def softmax_impl(x: np.ndarray, dim: int, log: bool, dtype: np.dtype[Any] | None, safe: bool = False) -> np.ndarray:
     a = np.asarray(x)
     out_dt = dtype if dtype is not None else floating_dtype(a.dtype)
     c = cast_to(a, compute_dtype(out_dt))
     if c.ndim == 0:
+        if safe and c == -np.inf:
+            return finish(np.zeros_like(c), out_dt)
         return finish(np.zeros_like(c) if log else np.ones_like(c), out_dt)
-    return finish(softmax_rows(c, wrap_dim(dim, c.ndim), log), out_dt)
+    return finish(softmax_rows(c, wrap_dim(dim, c.ndim), log, safe), out_dt)
 
 
 @register("aten.softmax.int")
@@ -254,6 +262,11 @@ def _log_softmax(self: np.ndarray, dim: int, dtype: object = None) -> np.ndarray
 @register("aten._softmax.default")
 def _softmax_h(self: np.ndarray, dim: int, half_to_float: bool) -> np.ndarray:
     return softmax_impl(self, dim, False, F32 if half_to_float else None)
+
+
+@register("aten._safe_softmax.default")
+def _safe_softmax(self: np.ndarray, dim: int, dtype: object = None) -> np.ndarray:
+    return softmax_impl(self, dim, False, numpy_dtype_or_none(dtype), safe=True)
 
 
 @register("aten._log_softmax.default")
