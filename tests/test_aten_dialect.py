@@ -670,6 +670,21 @@ EXPLICIT: list[Case] = [
     C("aten._softmax_backward_data.default", t(2, 3, 4), t(2, 3, 4), 1, D),
     C("aten._log_softmax_backward_data.default", t(3, 4, dtype=H), t(3, 4, dtype=H), -1, F),
     C("aten.native_dropout_backward.default", t(3, 4), t(3, 4, dtype=B), 2.0),
+    *(C(f"aten.{d}.default", t(2, 3, 4), 0.5, False) for d in ("alpha_dropout", "feature_dropout", "feature_alpha_dropout")),
+    C("aten.as_strided_copy.default", t(4, 6), [3, 2], [6, 1], 1),
+    C("aten.expand_copy.default", t(3, 1), [2, 3, 4]),
+    C("aten.clip.default", t(3, 4, dtype=I), -1, 2.5),
+    C("aten.clip.Tensor", t(3, 4), t(4), t(3, 1)),
+    C("aten.concat.default", [t(2, 3), t(4, 3)]),
+    C("aten.concatenate.default", [t(2, 3), t(2, 5, dtype=D)], 1),
+    C("aten.narrow_copy.default", t(5, 4), 0, 1, 3),
+    C("aten.select_copy.int", t(3, 4, 5), 1, -1),
+    C("aten.squeeze_copy.dim", t(3, 1, 4), 1),
+    C("aten.squeeze_copy.dims", t(1, 3, 1), [0, 2]),
+    C("aten.unfold_copy.default", t(3, 8), 1, 3, 2),
+    C("aten.special_softmax.default", t(2, 3), 1),
+    C("aten.special_log_softmax.default", t(2, 3, dtype=H), 0, D),
+    C("aten.special_logsumexp.default", t(2, 3, 4), [1], True),
 ]
 
 # Ops whose inputs torch cannot produce on fake tensors, or whose output is
