@@ -1743,10 +1743,15 @@ def _tensordot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     free_x = [d for d in range(tx.rank) if d not in ds]
     free_y = [d for d in range(ty.rank) if d not in do]
     k = _prod([tx.sizes[d] for d in ds])
-    xm = e.reshape(e.v("aten.permute.default", x, free_x + ds), [_prod([tx.sizes[d] for d in free_x]), k])
-    ym = e.reshape(e.v("aten.permute.default", y, do + free_y), [k, _prod([ty.sizes[d] for d in free_y])])
+    xm = e.reshape(_permuted(e, x, free_x + ds), [_prod([tx.sizes[d] for d in free_x]), k])
+    ym = e.reshape(_permuted(e, y, do + free_y), [k, _prod([ty.sizes[d] for d in free_y])])
     out = e.v("aten.mm.default", xm, ym)
-    return [e.reshape(out, [tx.sizes[d] for d in free_x] + [ty.sizes[d] for d in free_y])]
+    shape = [tx.sizes[d] for d in free_x] + [ty.sizes[d] for d in free_y]
+    return [out if len(shape) == 2 and all(_eq(a, c) for a, c in zip(shape, _tensor(out).sizes)) else e.reshape(out, shape)]
+
+
+def _permuted(e: Emitter, x: SSAValue, order: list[int]) -> SSAValue:
+    return x if order == list(range(len(order))) else e.v("aten.permute.default", x, order)
 
 
 @rule("aten.sum_to_size.default")
