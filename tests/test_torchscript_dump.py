@@ -33,8 +33,6 @@ from xdsl.dialects.builtin import (
     OpaqueAttr,
     StringAttr,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 
 from xdsl_exir.dialects import prim, ts
 from xdsl_exir.dialects.exir import Exir
@@ -46,6 +44,7 @@ from xdsl_exir.targets.torchscript_dump_printer import (
     print_torchscript,
 )
 from xdsl_exir.tools.exir_opt import detect_frontend, run
+from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DUMP_DIR = ROOT / "tests" / "torchscript" / "dumps"
@@ -88,8 +87,8 @@ def mlir_round_trip(module: ModuleOp) -> ModuleOp:
     from io import StringIO
 
     buf = StringIO()
-    Printer(stream=buf).print_op(module)
-    parsed = Parser(context(), buf.getvalue()).parse_module()
+    print_module(module, buf, context().loaded_dialects)  # tensor data is in the resources section
+    parsed = ResourceParser(context(), buf.getvalue()).parse_module()
     parsed.verify()
     return parsed
 
@@ -724,11 +723,11 @@ def test_live_module_import(tmp_path: pathlib.Path) -> None:
     from io import StringIO
 
     buf = StringIO()
-    Printer(stream=buf).print_op(module)
+    print_module(module, buf, context().loaded_dialects)  # tensor data is in the resources section
     src = tmp_path / "src.mlir"
     src.write_text(buf.getvalue())
     assert run([str(src), "-o", str(out)]) == 0
-    again = Parser(context(), out.read_text()).parse_module()
+    again = ResourceParser(context(), out.read_text()).parse_module()
     (top2,) = again.ops
     assert isinstance(top2, ts.ScriptModuleOp)
     # (the dump spelling of a 0-d type also reads as unknown rank: compare spellings)
