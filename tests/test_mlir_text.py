@@ -6,9 +6,11 @@ counting parses and calls, never by the clock; speed is `benchmarks/read_text.py
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -168,12 +170,17 @@ def test_elided_weights_read_but_do_not_run() -> None:
 
 def test_weights_are_decoded_when_first_used() -> None:
     weight = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
-    module, _ = read(text_of(program(1, weight)))
+    text = text_of(program(1, weight))
+    alone = sys.getrefcount(text)
+    module = read(text)[0]  # the parser (and its lexer) gone
     value = state_of(module).value
     assert isinstance(value, DenseBlobAttr)
     assert not value.decoded, "reading leaves the weights' hex undecoded"
+    assert sys.getrefcount(text) > alone, "the file's text itself is kept, not a copy of its hex"
     assert value == DenseBlobAttr(weight.tobytes()) and hash(value) == hash(DenseBlobAttr(weight.tobytes()))
     assert value.decoded and value.data == weight.tobytes()
+    gc.collect()
+    assert sys.getrefcount(text) == alone, "once decoded, the text is let go"
     prog = next(iter(module.ops))
     assert isinstance(prog, ProgramOp)
     np.testing.assert_array_equal(load_state(prog)["w"], weight)
