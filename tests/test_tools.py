@@ -231,11 +231,12 @@ def test_time_passes_breaks_compound_passes_down() -> None:
     assert "Execution time report" in report and "Total Execution Time" in report
     lines = report.splitlines()
     top = next(i for i, line in enumerate(lines) if line.endswith(" optimize-inference"))
-    nested = [line.split(")", 1)[1] for line in lines[top + 1 : top + 7]]
+    nested = [line.split(")", 1)[1] for line in lines[top + 1 : top + 8]]
     assert [n.strip() for n in nested] == [
         "decompose",
         "canonicalize",
         "exir-cse",
+        "recompose-safe-softmax",
         "fold-conv-bn",
         "fuse-pointwise",
         "exir-dce",
