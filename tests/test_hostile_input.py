@@ -520,6 +520,7 @@ PIPELINES = [
     "functionalize",
     "shape-propagation",
     "fold-conv-bn",
+    "recompose-safe-softmax",
     "insert-observers",
     "quantize",
     "optimize-inference",
