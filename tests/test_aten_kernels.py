@@ -167,6 +167,11 @@ def _np_values(spec: T, dtype: str, rng: np.random.Generator) -> np.ndarray:
         v = rng.uniform(-2, 2, size=shape)
     elif d == "half":  # values with exact .5 fractions to exercise round-half-even
         v = rng.integers(-8, 8, size=shape) * 0.5
+    elif d == "spd":  # symmetric positive definite matrices (Cholesky, logdet)
+        a = rng.standard_normal(shape)
+        v = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+    elif d == "wellcond":  # square matrices far from singular (inverses, solves)
+        v = rng.standard_normal(shape) + 3 * np.eye(shape[-1])
     else:
         v = rng.standard_normal(shape)
     return np.asarray(v, dtype=np.float64)
@@ -902,6 +907,43 @@ CASES += [
       dtypes=(F32,), tol=2.0),
 ]
 
+
+# LAPACK family (lapack.py; more, including sign-ambiguous factors, in test_lapack_kernels.py)
+LA = (F32, F64)
+CASES += [
+    *(C(f"aten.{n}.default", t(*shape, dist="wellcond"), dtypes=LA, tol=20)
+      for n in ("linalg_inv", "inverse", "linalg_inv_ex", "linalg_det", "det", "linalg_slogdet", "slogdet",
+                "linalg_matrix_exp", "matrix_exp")
+      for shape in ((3, 3), (2, 4, 4))),
+    *(C(f"aten.{n}.default", t(*shape, dist="spd"), dtypes=LA, tol=20)
+      for n in ("linalg_cholesky", "cholesky", "linalg_cholesky_ex", "logdet", "linalg_eigvalsh", "cholesky_inverse")
+      for shape in ((3, 3), (2, 4, 4))),
+    C("aten.cholesky.default", t(3, 3, dist="spd"), True, dtypes=LA, tol=20),
+    *(C("aten.linalg_eigh.default", t(*shape, dist="spd"), dtypes=LA, values=False,
+        note="eigenvector signs are LAPACK's choice: test_lapack_kernels checks them by reconstruction")
+      for shape in ((3, 3), (2, 4, 4))),
+    C("aten.linalg_matrix_power.default", t(2, 3, 3), 3, dtypes=LA, tol=20),
+    C("aten.linalg_matrix_power.default", t(3, 3, dist="wellcond"), -2, dtypes=LA, tol=20),
+    C("aten.matrix_power.default", t(4, 4), 2, dtypes=LA + (I64,), tol=20),
+    C("aten.linalg_svdvals.default", t(2, 3, 5), dtypes=LA, tol=20),
+    C("aten.linalg_svdvals.default", t(6, 4), dtypes=LA, tol=20),
+    C("aten.linalg_qr.default", t(5, 3), dtypes=LA, tol=20),
+    C("aten.linalg_qr.default", t(2, 3, 4), "complete", dtypes=LA, tol=20),
+    C("aten.linalg_pinv.default", t(2, 5, 3), 1e-5, dtypes=LA, tol=20),
+    C("aten.linalg_pinv.atol_rtol_float", t(4, 3), atol=0.1, dtypes=LA, tol=20),
+    C("aten.linalg_pinv.atol_rtol_tensor", t(4, 3), dtypes=LA, tol=20),
+    C("aten.linalg_pinv.rcond_tensor", t(4, 3), t(), dtypes=LA, tol=20),
+    C("aten.pinverse.default", t(3, 5), dtypes=LA, tol=20),
+    C("aten.linalg_vecdot.default", t(2, 3, 4), t(3, 4), dtypes=LA),
+    C("aten.linalg_vecdot.default", t(3, 4), t(3, 1), dim=0, dtypes=LA),
+    C("aten.linalg_matrix_norm.default", t(2, 3, 4), 1, dtypes=LA, tol=20),
+    C("aten.linalg_matrix_norm.default", t(3, 4), -2, dtypes=LA, tol=20),
+    C("aten.linalg_matrix_norm.str_ord", t(2, 3, 4), "nuc", [0, 2], True, dtypes=LA, tol=20),
+    C("aten.linalg_matrix_norm.str_ord", t(2, 3, 4), dtypes=LA, tol=20),
+    C("aten.linalg_norm.default", t(2, 3, 4), dtypes=LA),
+    C("aten.linalg_norm.default", t(2, 3, 4), 3, [1], True, dtypes=LA),
+    C("aten.linalg_norm.ord_str", t(3, 4), "fro", [0, 1], dtypes=LA),
+]
 
 _IDS = [triple for case in CASES for triple in case.ids()]
 
