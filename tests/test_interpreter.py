@@ -382,6 +382,49 @@ def test_fast_batch_norm_matches_kernel(dtype: type, shape: tuple[int, ...], aff
         np.testing.assert_array_equal(f, s)
 
 
+CONV_CASES: list[tuple[tuple[int, ...], tuple[int, ...], list[int], list[int], list[int], int]] = [
+    # input, weight, stride, padding, dilation, groups
+    ((2, 4, 9, 9), (6, 4, 3, 3), [1], [1], [1], 1),
+    ((1, 6, 8, 7), (6, 1, 5, 5), [2, 1], [2, 2], [1], 6),
+    ((3, 8, 6, 6), (8, 1, 3, 3), [1, 1], [0, 1], [2, 1], 8),
+    ((1, 4, 5, 5), (8, 2, 1, 1), [1], [0], [1], 2),
+    ((2, 3, 10), (4, 3, 3), [2], [1], [1], 1),
+    ((1, 2, 4, 5, 6), (3, 2, 2, 2, 2), [1, 2, 1], [1], [1], 1),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.parametrize("shape, wshape, stride, padding, dilation, groups", CONV_CASES)
+def test_fast_convolution_matches_kernel(
+    dtype: type, with_bias: bool, shape: tuple[int, ...], wshape: tuple[int, ...], stride: list[int],
+    padding: list[int], dilation: list[int], groups: int,
+) -> None:
+    """A convolution with parameters fixed at compile time equals the kernel bit for bit."""
+    from xdsl.dialects.test import TestOp
+
+    from xdsl_exir.dialects import aten
+    from xdsl_exir.dialects.exir import DType, TensorType
+    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.interpreters.compiler import CompileContext
+    from xdsl_exir.interpreters.exir_functions import _fast_convolution, compile_call, decode_call_args
+
+    name = "aten.convolution.default"
+    dt = DType.float32 if dtype is np.float32 else DType.float64
+    src = TestOp(result_types=[TensorType(list(shape), dt), TensorType(list(wshape), dt), TensorType([wshape[0]], dt)])
+    x, w, b = src.results
+    n = len(shape) - 2
+    op = aten.build(name, x, w, b if with_bias else None, stride, padding, dilation, False, [0] * n, groups)
+    assert _fast_convolution(op, aten_kernels.bind_kernel(name, *decode_call_args(op))[1]) is not None
+    rng = np.random.default_rng(5)
+    xv, wv, bv = (rng.standard_normal(s).astype(dtype) for s in (shape, wshape, (wshape[0],)))
+    (fast,) = compile_call(op, CompileContext())(*([xv, wv, bv] if with_bias else [xv, wv]))
+    call_args = [xv, wv, bv if with_bias else None, stride, padding, dilation, False, [0] * n, groups]
+    slow = aten_kernels.run_kernel(name, call_args, {}, [dt])
+    assert isinstance(slow, np.ndarray) and fast.dtype == slow.dtype and fast.shape == slow.shape
+    np.testing.assert_array_equal(fast, slow)
+
+
 @pytest.mark.parametrize("dims", [[0, 2, 1], [-1, 0, 1], [2, 1, 0], [0, 1, 2]])
 def test_fast_permute_matches_kernel(dims: list[int]) -> None:
     from xdsl.dialects.test import TestOp

@@ -42,6 +42,7 @@ from xdsl_exir.dialects.exir import (
     decode_arg,
 )
 from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.interpreters.aten_kernels.conv_pool import conv_forward
 from xdsl_exir.interpreters.aten_kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
 from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows
 from xdsl_exir.interpreters.compiler import (
@@ -325,6 +326,40 @@ def _fast_mean(op: Operation, args: list[object]) -> Prepared | None:
     return mean
 
 
+def _fast_convolution(op: Operation, bound: dict[str, object]) -> Prepared | None:
+    """
+    A batched, non-transposed convolution on one float dtype with its stride,
+    padding, dilation and groups fixed at compile time: they are expanded once
+    here, and each call is the kernel's own `conv_forward`.
+    """
+    dtype = op.results[0].type.element_dtype if isinstance(op.results[0].type, TensorType) else None
+    if dtype not in FAST_DTYPES or not all(
+        isinstance(o.type, TensorType) and o.type.element_dtype == dtype for o in op.operands
+    ):
+        return None
+    x, w, b = bound.get("input"), bound.get("weight"), bound.get("bias")
+    if not isinstance(x, _Ref) or not isinstance(w, _Ref) or not (b is None or isinstance(b, _Ref)):
+        return None
+    rank = cast(TensorType, op.operands[x.index].type).rank
+    n = rank - 2
+    if n < 1 or cast(TensorType, op.operands[w.index].type).rank != rank or bound.get("transposed") is not False:
+        return None
+    params: list[list[int]] = []
+    for name in ("stride", "padding", "dilation"):
+        value = bound.get(name)
+        if not isinstance(value, list) or len(value) not in (1, n) or not all(type(v) is int for v in value):
+            return None
+        params.append(cast(list[int], value) * n if len(value) == 1 else cast(list[int], value))
+    groups = bound.get("groups")
+    if type(groups) is not int or groups < 1:
+        return None
+    stride, padding, dilation = params
+    ix, iw, ib = x.index, w.index, None if b is None else b.index
+    if ib is None:
+        return lambda *ops: (conv_forward(ops[ix], ops[iw], None, stride, padding, padding, dilation, groups),)
+    return lambda *ops: (conv_forward(ops[ix], ops[iw], ops[ib], stride, padding, padding, dilation, groups),)
+
+
 _BN_INFERENCE = "aten._native_batch_norm_legit_no_training.default"
 
 
@@ -427,6 +462,8 @@ def _compile_plain_kernel(
     n_results = len(op.results) if n_results is None else n_results
     if target == _BN_INFERENCE and not extra and n_results == 3 and (bn := _fast_batch_norm(op, bound)) is not None:
         return bn
+    if target == "aten.convolution.default" and not extra and (conv := _fast_convolution(op, bound)) is not None:
+        return conv
     dtypes = _result_dtypes(op)[:n_results]
     fix = aten_kernels.apply_result_dtype
 

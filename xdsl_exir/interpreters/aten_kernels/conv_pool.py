@@ -160,6 +160,20 @@ def _conv_nd(
     return res.reshape(N, oc, *out)
 
 
+def conv_forward(
+    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: Sequence[int], pad_lo: Sequence[int],
+    pad_hi: Sequence[int], dilation: Sequence[int], groups: int,
+) -> np.ndarray:
+    """Batched convolution plus bias, everything already in one compute dtype and every
+    parameter expanded to one value per spatial axis: what `aten.convolution` does once
+    its arguments are normalized, so a caller that normalized them once (the graph
+    compiler, for a float32 program) runs only this per call."""
+    res = _conv_nd(x, w, stride, pad_lo, pad_hi, dilation, groups)
+    if bias is not None:  # `res` is a fresh array of the compute dtype
+        res += bias.reshape((1, -1) + (1,) * (w.ndim - 2))
+    return res
+
+
 def _conv_transpose_nd(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
     output_padding: Sequence[int], groups: int,
@@ -208,10 +222,10 @@ def _convolution(
         lo = hi = _expand_param(padding, n)
     if transposed:
         res = _conv_transpose_nd(xc, wc, st, lo, dl, _expand_param(output_padding, n) if output_padding else [0] * n, int(groups))
+        if bias is not None:  # `res` is a fresh array of the compute dtype
+            res += cast_to(bias, cdt).reshape((1, -1) + (1,) * n)
     else:
-        res = _conv_nd(xc, wc, st, lo, hi, dl, int(groups))
-    if bias is not None:  # `res` is a fresh array of the compute dtype
-        res += cast_to(bias, cdt).reshape((1, -1) + (1,) * n)
+        res = conv_forward(xc, wc, None if bias is None else cast_to(bias, cdt), st, lo, hi, dl, int(groups))
     res = finish(res, dt)
     return res[0] if unb else res
 
