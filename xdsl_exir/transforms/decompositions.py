@@ -1621,6 +1621,136 @@ def _native_dropout_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
     return [e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", mask, _number(b, "scale")))]
 
 
+# -- backward of views, indexing and more losses (torch/_decomp) ------------------------------
+
+
+def _zeros_sized(e: Emitter, size: object, like: TensorType) -> SSAValue:
+    """zeros(size) in `like`'s dtype and device: the gradient a view or gather scatters into."""
+    return e.v("aten.full.default", size, _fill_for(like.element_dtype, 0), dtype=like.element_dtype,
+               layout=Layout.strided, device=DeviceAttr(like.device.data), pin_memory=False)
+
+
+@rule("aten.select_backward.default")
+def _select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad_output"])
+    zeros = _zeros_sized(e, b["input_sizes"], _tensor(grad))
+    return [e.v("aten.select_scatter.default", zeros, grad, b["dim"], b["index"])]
+
+
+@rule("aten.slice_backward.default")
+def _slice_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad_output"])
+    zeros = _zeros_sized(e, b["input_sizes"], _tensor(grad))
+    return [e.v("aten.slice_scatter.default", zeros, grad, b["dim"], b["start"], b["end"], b["step"])]
+
+
+@rule("aten.index_select_backward.default")
+def _index_select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad"])
+    zeros = _zeros_sized(e, b["self_sizes"], _tensor(grad))
+    return [e.v("aten.index_add.default", zeros, b["dim"], b["index"], grad)]
+
+
+@rule("aten.gather_backward.default")
+def _gather_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad"])
+    zeros = _zeros_sized(e, e.sizes(_tensor(b["self"]).sizes), _tensor(grad))
+    return [e.v("aten.scatter_add.default", zeros, b["dim"], b["index"], grad)]
+
+
+@rule("aten.trace_backward.default")
+def _trace_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The 0-d gradient on the diagonal of a matrix of `sizes`: grad * eye(n, m)."""
+    grad = cast(SSAValue, b["grad"])
+    sizes = b["sizes"]
+    if not isinstance(sizes, list) or len(sizes) != 2:
+        raise Decline()
+    t = _tensor(grad)
+    eye = e.v("aten.eye.m", sizes[0], sizes[1], dtype=t.element_dtype, layout=Layout.strided,
+              device=DeviceAttr(t.device.data), pin_memory=False)
+    return [e.v("aten.mul.Tensor", eye, grad)]
+
+
+@rule("aten.embedding_backward.default")
+def _embedding_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
+    if b.get("sparse"):
+        return None
+    return [e.v("aten.embedding_dense_backward.default", b["grad"], b["indices"], b["num_weights"], b["padding_idx"],
+                bool(b.get("scale_grad_by_freq")))]
+
+
+def _loss_norm(b: Bound, x: SSAValue) -> float:
+    """1 / numel for the mean reduction (the gradient of a mean), 1 otherwise."""
+    if _REDUCTIONS.get(b.int("reduction")) != "mean":
+        return 1.0
+    numel = _tensor(x).numel()
+    if not isinstance(numel, int):
+        raise Decline()
+    return 1.0 / numel if numel else math.nan
+
+
+@rule("aten.smooth_l1_loss_backward.default")
+def _smooth_l1_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """(x - t) / beta inside |x - t| < beta, sign(x - t) outside, times grad and the reduction's norm."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    norm, beta = _loss_norm(b, x), _number(b, "beta")
+    d = e.v("aten.sub.Tensor", x, b["target"])
+    outer = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", e.v("aten.sign.default", d), norm), grad)
+    if beta == 0:
+        return [outer]
+    inner = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", d, norm / beta), grad)
+    return [e.v("aten.where.self", e.v("aten.lt.Scalar", e.v("aten.abs.default", d), beta), inner, outer)]
+
+
+@rule("aten.huber_loss_backward.default")
+def _huber_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """(x - t) inside [-delta, delta], ±delta outside, times grad and the reduction's norm."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    norm, delta = _loss_norm(b, x), _number(b, "delta")
+    d = e.v("aten.sub.Tensor", x, b["target"])
+    clipped = e.v("aten.clamp.default", d, -delta, delta)
+    return [e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", clipped, norm), grad)]
+
+
+@rule("aten.binary_cross_entropy_backward.default")
+def _binary_cross_entropy_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad (x - t) / max(x (1 - x), 1e-12), weighted, over numel for the mean."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    denom = e.v("aten.clamp_min.default", e.v("aten.mul.Tensor", x, _one_minus(e, x)), 1e-12)
+    out = e.v("aten.div.Tensor", e.v("aten.mul.Tensor", grad, e.v("aten.sub.Tensor", x, b["target"])), denom)
+    if isinstance(b.get("weight"), SSAValue):
+        out = e.v("aten.mul.Tensor", out, b["weight"])
+    norm = _loss_norm(b, x)
+    return [out if norm == 1.0 else e.v("aten.mul.Tensor", out, norm)]
+
+
+@rule("aten.glu_backward.default")
+def _glu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """With self = [a, c] halves along dim: [grad σ(c), grad a σ(c) (1 - σ(c))]."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    t = _tensor(x)
+    dim = b.int("dim") % t.rank
+    n = t.sizes[dim]
+    if not isinstance(n, int):
+        raise Decline()
+    a = e.v("aten.slice.Tensor", x, dim, 0, n // 2)
+    c = e.v("aten.sigmoid.default", e.v("aten.slice.Tensor", x, dim, n // 2, n))
+    ga = e.v("aten.mul.Tensor", grad, c)
+    gc = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", ga, a), _one_minus(e, c))
+    return [e.v("aten.cat.default", [ga, gc], dim)]
+
+
+@rule("aten.rrelu_with_noise_backward.default")
+def _rrelu_with_noise_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad * noise in training (the slopes drawn forward), else leaky_relu's backward at the mean slope."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    lower, upper = _number(b, "lower"), _number(b, "upper")
+    if b.get("training") and upper - lower > 1e-6:
+        return [e.v("aten.mul.Tensor", grad, b["noise"])]
+    scaled = e.v("aten.mul.Tensor", grad, (lower + upper) / 2)
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, 0), grad, scaled)]
+
+
 # -- more of the long tail: pointwise formulas, losses, products (torch/_refs, torch/_decomp) ---
 
 
