@@ -54,12 +54,14 @@ from xdsl_exir.dialects.exir import (
     MemoryFormat,
     OutputKind,
     ProgramOp,
+    ResourceBlobAttr,
     StateOp,
     SymBoolType,
     SymFloatType,
     SymIntType,
     SymScalarType,
     TensorType,
+    blob_data,
 )
 from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.targets.fx_graph import (
@@ -731,13 +733,15 @@ def _state_bytes(op: StateOp) -> tuple[bytes, str, tuple[int, ...]] | None:
     except TensorDataError as e:
         raise ExirDiagnostic(op, str(e)) from None
     code = "bf16" if dtype is DType.bfloat16 else storage.str
-    if isinstance(value, DenseBlobAttr):
+    if isinstance(value, DenseBlobAttr | ResourceBlobAttr):
+        try:
+            data = blob_data(value)  # a dense_resource read without its bytes (elided) says so here
+        except TensorDataError as e:
+            raise ExirDiagnostic(op, f"state @{op.sym_name.data}: {e}") from None
         expected = math.prod(shape) * storage.itemsize
-        if len(value.data) != expected:
-            raise ExirDiagnostic(
-                op, f"blob of {len(value.data)} bytes does not hold a {t} ({expected} bytes)"
-            )
-        return value.data, code, shape
+        if len(data) != expected:
+            raise ExirDiagnostic(op, f"blob of {len(data)} bytes does not hold a {t} ({expected} bytes)")
+        return data, code, shape
     if isinstance(value, DenseIntOrFPElementsAttr):
         values = np.asarray(value.get_values(), dtype=numpy_dtype(dtype))
         if values.size == 1:

@@ -66,9 +66,10 @@ from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
 from xdsl_exir.transforms import get_all_passes
-from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
+from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 from xdsl_exir.utils.mlir_parser import ResourceParser
+from xdsl_exir.utils.tensor_data import TensorDataError
 
 FRONTEND_EXTENSIONS: dict[str, str] = {"mlir": "mlir", "pt2": "pt2", "txt": "torchscript", "py": "script"}
 """File extension -> frontend name."""
@@ -848,6 +849,14 @@ def _run(argv: Sequence[str] | None) -> int:
         _fail(_describe_verify_failure(e, tool.last_module))
     except ExirUserError as e:
         _fail(str(e))
+    except InterpreterError as e:  # a pass that runs the interpreter (constant folding, calibration): located
+        if debug:
+            raise
+        _fail(str(e))
+    except TensorDataError as e:  # weights a target needs but the text left out (elided) or holds malformed
+        if debug:
+            raise
+        _fail(f"{tool.args.input_file}: {e}")
     except Exception as e:
         if debug:
             raise

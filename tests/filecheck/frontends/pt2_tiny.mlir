@@ -9,6 +9,8 @@
 // RUN: exir-opt --from pt2 < %S/inputs/tiny_core.pt2 | filecheck %s --check-prefix=CORE
 // RUN: exir-opt %S/inputs/tiny_core.pt2 --mlir-elide-resource-strings-if-larger=30 -o %t.elided.mlir && filecheck %s --check-prefix=ELIDED < %t.elided.mlir
 // RUN: not exir-run %t.elided.mlir 2>&1 | filecheck %s --check-prefix=MISSING
+// RUN: not exir-opt %t.elided.mlir --emit python 2>&1 | filecheck %s --check-prefix=MISSING-OPT
+// RUN: not exir-opt %t.elided.mlir -p constant-propagation 2>&1 | filecheck %s --check-prefix=MISSING-OPT
 // RUN: not exir-opt %S/inputs/zip_slip.pt2 2>&1 | filecheck %s --check-prefix=SLIP
 // RUN: rm -f %t.out && not exir-opt %S/inputs/pickled_weights.pt2 -o %t.out 2>&1 | filecheck %s --check-prefix=PICKLE
 // RUN: not test -e %t.out
@@ -61,3 +63,6 @@
 // ELIDED-NEXT: #-}
 // MISSING: exir-run: error: {{.*}}.elided.mlir:3:{{[0-9]+}}: 'exir.state': state @fc.weight: the data of resource 'fc.weight' is not in the text: it was elided when printed
 // MISSING-NOT: Traceback
+// The same for a target or a pass that needs the weights: a located error, not an internal one.
+// MISSING-OPT: exir-opt: error: {{.*}}.elided.mlir:3:{{[0-9]+}}: 'exir.state': state @fc.weight: the data of resource 'fc.weight' is not in the text: it was elided when printed
+// MISSING-OPT-NOT: internal error
