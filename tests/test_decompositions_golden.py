@@ -657,3 +657,17 @@ def test_decomposed_variants_match_torch(variant: str, case: Case) -> None:
         return
     assert got is mine[0]
     _compare([mine[0]], [theirs[0].numpy()], case.rtol, variant, case.op)
+
+
+def test_a_decomposed_creation_op_with_a_device_argument_runs() -> None:
+    """torch.export records `device=cpu` on `eye`; the decomposed kernel takes the device attribute as is."""
+    from xdsl_exir import api
+
+    class M(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x + torch.eye(4), torch.linalg.inv(x @ x.mT + 4 * torch.eye(4))
+
+    x = torch.randn(2, 4, 4)
+    program = api.load(torch.export.export(M(), (x,)))
+    for got, want in zip(program(x), M()(x)):
+        np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-5, atol=1e-5)

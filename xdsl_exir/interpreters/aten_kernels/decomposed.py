@@ -77,6 +77,8 @@ def _abstract(value: object, tensors: list[np.ndarray]) -> tuple[Hashable, objec
         return ("nan",), value
     if value is None or isinstance(value, (bool, int, float, str, Enum)):
         return (type(value).__name__, value), value
+    if isinstance(value, Attribute):  # a device (torch.export records `device=cpu` on creation ops)
+        return ("A", value), value
     raise NotImplementedError(f"an argument of type {type(value).__name__} cannot be decomposed")
 
 
