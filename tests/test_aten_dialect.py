@@ -728,6 +728,19 @@ EXPLICIT: list[Case] = [
     C("aten.soft_margin_loss.default", t(3, 4), t(3, 4), 2),
     C("aten.poisson_nll_loss.default", t(3, 4), t(3, 4), True, False, 1e-8, 1),
     C("aten.poisson_nll_loss.default", t(3, 4), t(3, 4), True, False, 1e-8, 0),
+    C("aten.bernoulli.p", t(3, 4), 0.3),
+    C("aten.geometric.default", t(3, 4, dtype=D), 0.3),
+    C("aten.multinomial.default", t(2, 5), 3),
+    C("aten.multinomial.default", t(5), 8, True),
+    C("aten.normal.float_Tensor", 0.5, t(3, 4)),
+    C("aten.normal.float_float", 0.0, 1.0, [3, 4]),
+    C("aten.normal.float_float", 0.0, 1.0, [2], dtype=D),
+    C("aten.randint.default", 5, [3, 4]),
+    C("aten.randint.low", 1, 5, [2, 3], dtype=DType.int32),
+    C("aten.randint_like.default", t(3, 4), 5),
+    C("aten.randint_like.low_dtype", t(3, 4, dtype=I), 1, 5),
+    C("aten.random.from", t(3, 4), 1, 5),
+    C("aten.random.to", t(3, 4, dtype=I), 7),
 ]
 
 # Ops whose inputs torch cannot produce on fake tensors, or whose output is

@@ -945,6 +945,41 @@ CASES += [
     C("aten.linalg_norm.ord_str", t(3, 4), "fro", [0, 1], dtypes=LA),
 ]
 
+# Samplers: shapes and dtypes here (values are random); distributions in test_random_samplers.py
+RF = (F32, F64)
+CASES += [
+    C("aten.rand_like.default", t(3, 4), dtypes=RF, values=False),
+    C("aten.randn_like.default", t(2, 5), dtypes=RF, values=False),
+    C("aten.randint_like.default", t(3, 4), 5, dtypes=(F32, I64), values=False),
+    C("aten.randint_like.low_dtype", t(3, 4), 1, 5, dtypes=(F32, I64), values=False),
+    C("aten.randint_like.Tensor", t(3, 4), t(dist="pos", dtype=I64), dtypes=(I64,), values=False),
+    C("aten.randint.default", 5, [3, 4], values=False),
+    C("aten.randint.low", 1, 5, [2, 3], dtype=D(I32), values=False),
+    C("aten.randint.low", -2, 9, [4], values=False),
+    C("aten.normal.float_float", 0.0, 1.0, [3, 4], values=False),
+    C("aten.normal.Tensor_float", t(3, 4), 2.0, dtypes=RF, values=False),
+    C("aten.normal.float_Tensor", 0.5, t(3, 4, dist="pos"), dtypes=RF, values=False),
+    C("aten.normal.Tensor_Tensor", t(3, 4), t(3, 4, dist="pos"), dtypes=RF, values=False),
+    C("aten.normal_functional.default", t(3, 4), dtypes=RF, values=False),
+    C("aten.uniform.default", t(3, 4), -1.0, 2.0, dtypes=RF, values=False),
+    C("aten.exponential.default", t(3, 4), 1.5, dtypes=RF, values=False),
+    C("aten.log_normal.default", t(3, 4), dtypes=RF, values=False),
+    C("aten.cauchy.default", t(3, 4), dtypes=RF, values=False),
+    C("aten.geometric.default", t(3, 4), 0.3, dtypes=RF, values=False),
+    C("aten.random.default", t(3, 4), dtypes=(F32, I64), values=False),
+    C("aten.random.from", t(3, 4), 1, 5, dtypes=(F32, I64), values=False),
+    C("aten.random.to", t(3, 4), 7, dtypes=(F32, I64), values=False),
+    C("aten.poisson.default", t(3, 4, dist="pos"), dtypes=RF, values=False),
+    C("aten._standard_gamma.default", t(3, 4, dist="pos"), dtypes=RF, values=False),
+    C("aten._sample_dirichlet.default", t(3, 4, dist="pos"), dtypes=RF, values=False),
+    C("aten.binomial.default", V((3.0, 5.0, 0.0), F32), V((0.2, 0.5, 0.7), F32), values=False),
+    C("aten.multinomial.default", t(2, 5, dist="pos"), 3, dtypes=RF, values=False),
+    C("aten.multinomial.default", t(5, dist="pos"), 8, True, values=False),
+    C("aten.bernoulli.default", V((0.2, 0.5, 0.9, 0.0), F32), values=False),
+    C("aten.bernoulli.p", t(3, 4), 0.3, dtypes=RF, values=False),
+]
+CASES += [C("aten._safe_softmax.default", t(3, 4), 1, dtypes=RF), C("aten._safe_softmax.default", t(2, 3, 4), -1)]
+
 _IDS = [triple for case in CASES for triple in case.ids()]
 
 
