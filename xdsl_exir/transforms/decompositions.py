@@ -1621,6 +1621,57 @@ def _native_dropout_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
     return [e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", mask, _number(b, "scale")))]
 
 
+# -- pooling, spacing and special functions of the long tail ---------------------------------
+
+
+@rule("aten.max_pool3d.default")
+def _max_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    new = e.call("aten.max_pool3d_with_indices.default", b["self"], b["kernel_size"], b.get("stride", []),
+                 b.get("padding", 0), b.get("dilation", 1), bool(b.get("ceil_mode")))
+    return [e.item(new, 0)]
+
+
+rule("aten.cdist.default")(_from_call(Call("aten._cdist_forward.default", ("x1", "x2", "p", "compute_mode"))))
+
+
+@rule("aten.logspace.default")
+def _logspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """base ** linspace(start, end, steps), computed in float and cast to the requested dtype."""
+    dtype = b.dtype("dtype") or DType.float32
+    wide = dtype if dtype.is_floating_point else DType.float64
+    exps = e.v("aten.linspace.default", b["start"], b["end"], b["steps"], dtype=wide,
+               layout=Layout.strided, device=b.get("device") or DeviceAttr("cpu"), pin_memory=False)
+    out = e.v("aten.pow.Scalar", _number(b, "base", 10.0), exps)
+    return [_as_dtype(e, out, dtype)]
+
+
+@rule("aten.special_ndtr.default")
+def _special_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Φ(x) = (1 + erf(x / √2)) / 2."""
+    z = e.v("aten.erf.default", e.v("aten.mul.Tensor", b["self"], math.sqrt(0.5)))
+    return [e.v("aten.mul.Tensor", e.v("aten.add.Tensor", z, 1), 0.5)]
+
+
+@rule("aten.special_log_ndtr.default")
+def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log Φ(x) = log(erfc(-x / √2) / 2), which keeps its precision in the lower tail."""
+    erfc = _one_minus(e, e.v("aten.erf.default", e.v("aten.mul.Tensor", b["self"], -math.sqrt(0.5))))
+    return [e.v("aten.log.default", e.v("aten.mul.Tensor", erfc, 0.5))]
+
+
+@rule("aten.special_entr.default")
+def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """-x log x for x > 0, 0 at 0, -inf below (NaN stays NaN)."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not t.element_dtype.is_floating_point:
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+        t = _tensor(x)
+    body = e.v("aten.neg.default", e.v("aten.mul.Tensor", x, e.v("aten.log.default", x)))
+    at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), _scalar_tensor(e, 0.0, t), body)
+    return [e.v("aten.where.self", e.v("aten.lt.Scalar", x, 0), _scalar_tensor(e, -math.inf, t), at_zero)]
+
+
 # -- backward of views, indexing and more losses (torch/_decomp) ------------------------------
 
 
