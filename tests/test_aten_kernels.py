@@ -305,6 +305,7 @@ CASES += [
     C("aten.erf.default", t(5, 70, 100), dtypes=FLOATS, note="several blocks and a partial one"),
     C("aten.erf.default", t(3, 4, dist="special"), dtypes=(F32, F64, F16)),
     C("aten.relu6.default", t(4, 5, dist="small"), dtypes=FLOATS + (I64,)),
+    C("aten.sign.default", t(3, 4, dist="special"), dtypes=(F32, F64, F16), note="NaN's sign is 0 in torch"),
     C("aten.bitwise_not.default", t(3, 4), dtypes=(I64, I32, BOOL)),
     C("aten.logical_not.default", t(3, 4), dtypes=(F32, I64, BOOL)),
     C("aten.isnan.default", t(3, 4, dist="special"), dtypes=(F32, F64, F16, I64)),

@@ -243,6 +243,11 @@ def _softplus_fn(x: np.ndarray, beta: float = 1.0, threshold: float = 20.0) -> n
     return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
 
 
+def _sign(x: np.ndarray) -> np.ndarray:
+    """np.sign, except that NaN's sign is 0 as torch's CPU kernel gives (numpy keeps NaN)."""
+    return np.nan_to_num(np.sign(x), nan=0.0)
+
+
 # name -> (function on the compute array, promotes integers to float)
 _UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool]] = {
     "abs": (np.abs, False),
@@ -251,7 +256,7 @@ _UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool]] = {
     "floor": (np.floor, False),
     "trunc": (np.trunc, False),
     "round": (np.round, False),
-    "sign": (np.sign, False),
+    "sign": (_sign, False),
     "relu": (lambda x: np.maximum(x, 0).astype(x.dtype), False),
     "relu6": (lambda x: np.minimum(np.maximum(x, 0), 6).astype(x.dtype), False),
     "bitwise_not": (np.invert, False),
@@ -279,7 +284,7 @@ def _unary(fn: Callable[[np.ndarray], np.ndarray], to_float: bool) -> Kernel:
     def kernel(self: np.ndarray, **_: object) -> np.ndarray:
         a = np.asarray(self)
         dt = floating_dtype(a.dtype) if to_float else a.dtype
-        if fn is np.sign and dt == BOOL:
+        if fn is _sign and dt == BOOL:
             return a.copy()
         return finish(fn(cast_to(a, compute_dtype(dt))), dt)
 
