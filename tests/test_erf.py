@@ -121,7 +121,7 @@ def test_float32_gelu_within_torchs_own_error(record_property: Any) -> None:
     not to 1 ulp: where x Phi(x) is well conditioned (x >= -1) its largest ulp error may not
     exceed torch's, and below -1 (where 1 + erf cancels in torch too) its largest absolute
     error, in units of |x| times float32's epsilon, may not exceed torch's."""
-    from xdsl_exir.interpreters.aten_kernels.pointwise import _gelu  # pyright: ignore[reportPrivateUsage]
+    from xdsl_exir.interpreters.aten_kernels.pointwise import _gelu  # pyright: ignore[reportPrivateUsage] - the float32 GELU itself, not the aten kernel around it
 
     rng = np.random.default_rng(3)
     x = np.concatenate([np.linspace(-10.0, 10.0, 400_001), 3.0 * rng.standard_normal(200_000)]).astype(np.float32)

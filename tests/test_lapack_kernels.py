@@ -233,7 +233,7 @@ def test_lu_solve_and_unpack(shape: tuple[int, ...], dtype: str) -> None:
 def test_qr(shape: tuple[int, ...], dtype: str, mode: str) -> None:
     """Q R = A with orthonormal Q and upper R; |diag R| matches torch (the signs are LAPACK's choice)."""
     a = np.random.default_rng(1).standard_normal(shape).astype(dtype)
-    q, r = aten_kernels.run_kernel("aten.linalg_qr.default", [a], {"mode": mode})  # pyright: ignore[reportGeneralTypeIssues] - a pair
+    q, r = aten_kernels.run_kernel("aten.linalg_qr.default", [a], {"mode": mode})  # pyright: ignore[reportGeneralTypeIssues] - run_kernel is typed as one array; this op returns a pair
     tq, tr = torch.ops.aten.linalg_qr.default(torch.from_numpy(a), mode)
     rtol, atol = TOL[dtype]
     assert q.shape == tuple(tq.shape) and r.shape == tuple(tr.shape) and r.dtype == a.dtype
@@ -260,25 +260,25 @@ def test_svd(shape: tuple[int, ...], dtype: str, full: bool) -> None:
     a = np.random.default_rng(2).standard_normal(shape).astype(dtype)
     rtol, atol = TOL[dtype]
     ta = torch.from_numpy(a)
-    u, s, vh = aten_kernels.run_kernel("aten.linalg_svd.default", [a, full], {})  # pyright: ignore[reportGeneralTypeIssues] - a triple
+    u, s, vh = aten_kernels.run_kernel("aten.linalg_svd.default", [a, full], {})  # pyright: ignore[reportGeneralTypeIssues] - run_kernel is typed as one array; this op returns a triple
     tu, ts, tvh = torch.ops.aten.linalg_svd.default(ta, full)
     assert (u.shape, s.shape, vh.shape) == (tuple(tu.shape), tuple(ts.shape), tuple(tvh.shape))
     np.testing.assert_allclose(s, ts.numpy(), rtol=rtol, atol=atol)
     k = s.shape[-1]
     np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, rtol=rtol, atol=atol * 10)
-    lu_, ls, lv = aten_kernels.run_kernel("aten.svd.default", [a, not full], {})  # pyright: ignore[reportGeneralTypeIssues] - a triple
+    lu_, ls, lv = aten_kernels.run_kernel("aten.svd.default", [a, not full], {})  # pyright: ignore[reportGeneralTypeIssues] - run_kernel is typed as one array; this op returns a triple
     tlu, _, tlv = torch.ops.aten.svd.default(ta, not full)
     assert (lu_.shape, lv.shape) == (tuple(tlu.shape), tuple(tlv.shape))
     np.testing.assert_allclose(
         (lu_[..., :k] * ls[..., None, :]) @ np.swapaxes(lv[..., :k], -1, -2), a, rtol=rtol, atol=atol * 10
     )
     for got, want in zip(
-        aten_kernels.run_kernel("aten.svd.default", [a, True, False], {}),  # pyright: ignore[reportArgumentType] - a triple
+        aten_kernels.run_kernel("aten.svd.default", [a, True, False], {}),  # pyright: ignore[reportArgumentType] - run_kernel is typed as one array; this op returns a triple
         torch.ops.aten.svd.default(ta, True, False),
     ):
         assert got.shape == tuple(want.shape)
     for got, want in zip(
-        aten_kernels.run_kernel("aten._linalg_svd.default", [a, False, False], {}),  # pyright: ignore[reportArgumentType] - a triple
+        aten_kernels.run_kernel("aten._linalg_svd.default", [a, False, False], {}),  # pyright: ignore[reportArgumentType] - run_kernel is typed as one array; this op returns a triple
         torch.ops.aten._linalg_svd.default(ta, False, False),
     ):
         assert got.shape == tuple(want.shape)
@@ -290,7 +290,7 @@ def test_svd(shape: tuple[int, ...], dtype: str, full: bool) -> None:
 def test_eigh(shape: tuple[int, ...], dtype: str, uplo: str) -> None:
     """Eigenvalues match torch; V diag(w) Vᵀ rebuilds the symmetric matrix read from the `uplo` triangle."""
     a = np.random.default_rng(3).standard_normal(shape).astype(dtype)
-    w, v = aten_kernels.run_kernel("aten.linalg_eigh.default", [a, uplo], {})  # pyright: ignore[reportGeneralTypeIssues] - a pair
+    w, v = aten_kernels.run_kernel("aten.linalg_eigh.default", [a, uplo], {})  # pyright: ignore[reportGeneralTypeIssues] - run_kernel is typed as one array; this op returns a pair
     tw, tv = torch.ops.aten.linalg_eigh.default(torch.from_numpy(a), uplo)
     rtol, atol = TOL[dtype]
     assert w.dtype == a.dtype and v.shape == tuple(tv.shape)
@@ -320,7 +320,7 @@ def test_singular_input_is_an_error(op: str, make: Callable[[], tuple[list[Any],
 
 def test_inv_ex_reports_info_without_raising() -> None:
     a = np.stack([np.eye(3), np.ones((3, 3))])
-    _, info = aten_kernels.run_kernel("aten.linalg_inv_ex.default", [a], {})  # pyright: ignore[reportGeneralTypeIssues] - a pair
+    _, info = aten_kernels.run_kernel("aten.linalg_inv_ex.default", [a], {})  # pyright: ignore[reportGeneralTypeIssues] - run_kernel is typed as one array; this op returns a pair
     _, tinfo = torch.ops.aten.linalg_inv_ex.default(torch.from_numpy(a))
     np.testing.assert_array_equal(info, tinfo.numpy())
 
@@ -330,7 +330,7 @@ def test_cholesky_ex_reports_the_failing_minor() -> None:
     (the factor itself is unspecified then, so it is not compared)."""
     rng = np.random.default_rng(5)
     a = np.stack([_spd((4, 4), rng), rng.standard_normal((4, 4)), -np.eye(4)])
-    _, info = aten_kernels.run_kernel("aten.linalg_cholesky_ex.default", [a], {})  # pyright: ignore[reportGeneralTypeIssues] - a pair
+    _, info = aten_kernels.run_kernel("aten.linalg_cholesky_ex.default", [a], {})  # pyright: ignore[reportGeneralTypeIssues] - run_kernel is typed as one array; this op returns a pair
     _, tinfo = torch.ops.aten.linalg_cholesky_ex.default(torch.from_numpy(a))
     np.testing.assert_array_equal(info, tinfo.numpy())
     assert tinfo[0] == 0 and tinfo[2] == 1

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from xdsl_exir.interpreters.aten_kernels.dtypes import numpy_dtype_or_none
 from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, register, wrap_dim
 
 I32 = np.dtype(np.int32)
@@ -656,8 +657,6 @@ def _matrix_norm_last(x: np.ndarray, ord: object) -> np.ndarray:
 
 def _result_dtype(self: object, dtype: object) -> np.dtype[Any]:
     if dtype is not None:
-        from xdsl_exir.interpreters.aten_kernels.dtypes import numpy_dtype_or_none
-
         want = numpy_dtype_or_none(dtype)
         if want is not None:
             return want
