@@ -56,34 +56,30 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_exir.dialects.exir import (
-    BoolType,
     CallFunctionOp,
     ConstantOp,
     DeviceAttr,
     DeviceType,
     DType,
-    FloatType,
     GetItemOp,
     GraphOp,
     InputKind,
     InputSpecAttr,
-    IntType,
     Layout,
     LayoutType,
     ListType,
     MemoryFormat,
     MemoryFormatType,
-    NoneType,
     OutputKind,
     OutputOp,
     OutputSpecAttr,
     ProgramOp,
     ScalarTypeType,
     StateOp,
-    StrType,
     TensorType,
     TupleType,
     blob_from_array,
+    constant_type,
 )
 from xdsl_exir.dialects.fx import (
     CallMethodOp,
@@ -121,16 +117,8 @@ def type_of(value: object, where: str) -> Attribute:
     """The IR type of a value a node produced (or a placeholder received)."""
     if isinstance(value, torch.Tensor):
         return tensor_type(value)
-    if isinstance(value, bool):
-        return BoolType()
-    if isinstance(value, int):
-        return IntType()
-    if isinstance(value, float):
-        return FloatType()
-    if isinstance(value, str):
-        return StrType()
-    if value is None:
-        return NoneType()
+    if value is None or isinstance(value, bool | int | float | str):
+        return constant_type(value)
     if isinstance(value, torch.dtype):
         return ScalarTypeType()
     if isinstance(value, torch.device):
