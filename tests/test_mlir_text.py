@@ -415,3 +415,52 @@ def test_torchscript_tensor_data_prints_as_dense_resource() -> None:
     assert isinstance(slot.value, TensorValueAttr)
     with pytest.raises(TensorDataError, match="elided"):
         slot.value.to_array()
+
+
+SPEC_LISTS = [
+    'inputs [<parameter "p_w" -> "fc.weight">, <buffer "b_n" -> "n" non_persistent>, <buffer "b_m" -> "m">, '
+    '<constant_tensor "c_t" -> "t">, <user_input "x">] outputs [<buffer_mutation "add_1" -> "n">, <user_output "r">]',
+    'inputs [ <user_input "x"> ,<parameter "p.w" -> "w"> ] outputs [<user_output "r">]',
+    'inputs [] outputs [<user_output "r">]',
+    'inputs [<user_input "x\\22q">] outputs [<user_output "r">]',  # an escape: the general parser
+]
+
+
+@pytest.mark.parametrize("specs", SPEC_LISTS)
+def test_spec_lists_read_as_the_general_parser_reads_them(specs: str) -> None:
+    """The signature's regex fast path gives the specs xDSL's parser gives."""
+    text = (
+        f"exir.program {specs} {{\n"
+        "  exir.state @fc.weight : !exir.tensor<[2], float32>\n"
+        "  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> (!exir.tensor<[2], float32>) {\n"
+        "    exir.output %x : !exir.tensor<[2], float32>\n  }\n}\n"
+    )
+    fast, _ = read(text)
+    slow = Parser(context(), text).parse_module()
+    fast_program = next(op for op in fast.walk() if isinstance(op, ProgramOp))
+    slow_program = next(op for op in slow.walk() if isinstance(op, ProgramOp))
+    assert fast_program.inputs == slow_program.inputs
+    assert fast_program.outputs == slow_program.outputs
+    assert len(fast_program.inputs.data) == specs.split("outputs")[0].count("<")
+
+
+@pytest.mark.parametrize(
+    ("specs", "message"),
+    [
+        ('inputs [<parameter "p_w">]', "needs state target"),
+        ('inputs [<user_input "x" -> "w">]', "takes no state target"),
+        ('inputs [<bogus "x">]', "bogus"),
+        ('inputs [<user_input "x" non_persistent>]', "expected"),
+        ('outputs [<buffer_mutation "a">]', "needs target"),
+    ],
+)
+def test_spec_list_errors_are_the_general_parsers(specs: str, message: str) -> None:
+    """Forms the fast path does not take are left to the general parser, diagnostics and all."""
+    text = f"exir.program {specs} {{\n}}\n"
+    errors: list[str] = []
+    for parse in (lambda: read(text), lambda: Parser(context(), text, "m.mlir").parse_module()):
+        with pytest.raises(Exception) as info:
+            parse()
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert message in errors[0]

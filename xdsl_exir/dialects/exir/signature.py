@@ -11,6 +11,7 @@ apart from it so passes that rewrite the signature need not import the ops.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -24,6 +25,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.utils.str_enum import StrEnum
 
 from xdsl_exir.dialects.exir.types import SymExprAttr, parse_sym_expr
+from xdsl_exir.utils.mlir_parser import ResourceParser
 from xdsl_exir.utils.symbolic import SymSize, print_expr, sympy, to_sym
 
 
@@ -254,11 +256,51 @@ class RangeConstraintAttr(ParametrizedAttribute):
         )
 
 
+_SPEC_ITEM = r'<[a-z_]+ "[^"\\\n]*"(?: -> "[^"\\\n]*")?(?: non_persistent)?>'
+_SPEC_LIST = re.compile(rf"\[\s*(?:{_SPEC_ITEM}\s*(?:,\s*{_SPEC_ITEM}\s*)*)?\]")
+"""A list of input or output specs as printed: names without escapes."""
+_SPEC_PIECES = re.compile(r'<([a-z_]+) "([^"]*)"(?: -> "([^"]*)")?( non_persistent)?>')
+
+
+def _fast_specs(parser: Parser, attr_type: type[ParametrizedAttribute]) -> list[Attribute] | None:
+    """
+    A program's input and output specs as printed (one per weight, so hundreds),
+    read with regular expressions instead of a token at a time; None (nothing
+    consumed) for any other form, left to the general parser and its diagnostics.
+    """
+    if not isinstance(parser, ResourceParser) or attr_type not in (InputSpecAttr, OutputSpecAttr):
+        return None
+    match = parser.peek_raw(_SPEC_LIST)
+    if match is None:
+        return None
+    specs: list[Attribute] = []
+    for piece in _SPEC_PIECES.finditer(match.string, match.start(), match.end()):
+        kind, name, target, non_persistent = piece.groups()
+        if attr_type is InputSpecAttr:
+            if kind not in InputKind.__members__ or (non_persistent and kind != InputKind.buffer):
+                return None
+            if (InputKind(kind) in STATE_INPUT_KINDS) != (target is not None):
+                return None  # the general parser reports it
+            persistent = (non_persistent is None) if kind == InputKind.buffer else None
+            specs.append(InputSpecAttr(InputKind(kind), name, target, persistent))
+        else:
+            if kind not in OutputKind.__members__ or non_persistent:
+                return None
+            if (OutputKind(kind) in TARGETED_OUTPUT_KINDS) != (target is not None):
+                return None  # the general parser reports it
+            specs.append(OutputSpecAttr(OutputKind(kind), name, target))
+    parser.skip_raw(match.end())
+    return specs
+
+
 def parse_optional_spec_list(
     parser: Parser, keyword: str, attr_type: type[ParametrizedAttribute]
 ) -> list[Attribute]:
     if parser.parse_optional_keyword(keyword) is None:
         return []
+    fast = _fast_specs(parser, attr_type)
+    if fast is not None:
+        return fast
     return parser.parse_comma_separated_list(
         parser.Delimiter.SQUARE,
         lambda: attr_type.new(attr_type.parse_parameters(parser)),
