@@ -464,3 +464,47 @@ def test_spec_list_errors_are_the_general_parsers(specs: str, message: str) -> N
         errors.append(str(info.value))
     assert errors[0] == errors[1]
     assert message in errors[0]
+
+
+STATE_LINES = [
+    "exir.state @fc.weight : !exir.tensor<[2], float32> = dense_resource<state_fast_a>",
+    "exir.state @fc.weight:!exir.tensor<[2], float32> =dense_resource<state_fast_b> {note = 1 : i64}",
+    'exir.state @"odd-name" : !exir.tensor<[2], float32> = dense_resource<state_fast_c>',
+    "exir.state @fc.weight : !exir.tensor<[2], float32> = dense_resource<state_fast_d.x$1>",
+    "exir.state @fc.weight : !exir.tensor<[2], float32>",
+    "exir.state @fc.weight : !exir.tensor<[2], float32> = 3 : i64",
+]
+
+
+@pytest.mark.parametrize("line", STATE_LINES)
+def test_state_lines_read_as_the_general_parser_reads_them(line: str) -> None:
+    """The `exir.state` fast path (bare name, resource handle) gives what xDSL's parser gives."""
+    text = f"exir.program {{\n  {line}\n  exir.graph @forward() -> () {{\n    exir.output\n  }}\n}}\n"
+    fast, parser = read(text)
+    slow = Parser(context(), text).parse_module()
+    fast_state = next(op for op in fast.walk() if isinstance(op, StateOp))
+    slow_state = next(op for op in slow.walk() if isinstance(op, StateOp))
+    assert fast_state.properties == slow_state.properties
+    assert fast_state.attributes == slow_state.attributes
+    if "dense_resource" in line:
+        assert ("builtin", fast_state.properties["value"].data) in parser.dialect_resources
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("exir.state @fc-weight : !exir.tensor<[2], float32>", "Expected ':'"),
+        ("exir.state @w : !exir.tensor<[2], float32> = dense_resource<0bad>", "resource handle"),
+        ("exir.state @w : !exir.tensor<[2], float32> = dense_resource<a", "'>' expected"),
+    ],
+)
+def test_state_line_errors_are_the_general_parsers(line: str, message: str) -> None:
+    """State lines the fast path does not take keep the general parser's diagnostics."""
+    text = f"exir.program {{\n  {line}\n}}\n"
+    errors: list[str] = []
+    for parse in (lambda: read(text), lambda: Parser(context(), text, "m.mlir").parse_module()):
+        with pytest.raises(ParseError) as info:
+            parse()
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert message in errors[0]

@@ -605,7 +605,10 @@ class ResourceParser(Parser):
         process), so the blob of the `dialect_resources` section lands under
         another key than the `dense_resource` attributes use.
         """
-        key = self.parse_identifier(" for resource handle")
+        return self.declare_resource_handle(dialect_name, interface, self.parse_identifier(" for resource handle"))
+
+    def declare_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface, key: str) -> str:
+        """The key a mention of handle `key` refers to (declared once per file), its mention counted."""
         declared = self._resource_keys.get((dialect_name, key))
         if declared is None:
             declared = interface.declare_resource(key)

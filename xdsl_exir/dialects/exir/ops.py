@@ -10,6 +10,7 @@ The higher-order ops share this module with the graph ops because
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import ClassVar, Self, cast
@@ -219,6 +220,12 @@ class ProgramOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=False)
 
 
+_STATE_HEAD = re.compile(r"@([A-Za-z_][A-Za-z0-9_$.]*)[ \t]*:")
+"""A state's bare symbol name and colon; quoted names go to the general parser."""
+_STATE_RESOURCE = re.compile(r"=[ \t]*(dense_resource)<([A-Za-z_][A-Za-z0-9_$.]*)>")
+"""A state's value as a resource handle with a bare key."""
+
+
 @irdl_op_definition
 class StateOp(IRDLOperation):
     """
@@ -254,13 +261,25 @@ class StateOp(IRDLOperation):
         `ResourceParser` has read them) or as any attribute, the older inline
         `#exir.blob<"0x...">` included.
         """
-        name = parser.parse_symbol_name()
-        parser.parse_punctuation(":")
+        fast = isinstance(parser, ResourceParser)
+        if fast and (head := parser.peek_raw(_STATE_HEAD)) is not None:  # `@name :`, the common form
+            name = StringAttr(head.group(1))
+            parser.skip_raw(head.end())
+        else:
+            name = parser.parse_symbol_name()
+            parser.parse_punctuation(":")
         state_type = parser.parse_type()
         value: Attribute | None = None
         resource: str | None = None
         pos = parser.pos
-        if parser.parse_optional_punctuation("="):
+        if fast and (tail := parser.peek_raw(_STATE_RESOURCE)) is not None:  # `= dense_resource<key>`
+            storage = Builtin.get_interface(OpAsmDialectInterface)
+            assert storage is not None
+            pos = tail.start(1)
+            resource = parser.declare_resource_handle("builtin", storage, tail.group(2))
+            value = ResourceBlobAttr(resource)
+            parser.skip_raw(tail.end())
+        elif parser.parse_optional_punctuation("="):
             pos = parser.pos
             if parser.parse_optional_keyword("dense_resource"):
                 storage = Builtin.get_interface(OpAsmDialectInterface)
