@@ -508,3 +508,31 @@ def test_state_line_errors_are_the_general_parsers(line: str, message: str) -> N
         errors.append(str(info.value))
     assert errors[0] == errors[1]
     assert message in errors[0]
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        '{nn_module_stack = [["L__self__", "", "torch.nn.Linear"]], torch_fn = ["linear_1", "builtin.linear"]}',
+        '{ a = [] ,b=["x = [\\"y\\"]"], c = [[], ["p, q"]] }',
+        "{}",
+        '{a = ["x"], a = ["y"]}',
+    ],
+)
+def test_string_array_dictionaries_read_as_the_general_parser_reads_them(attrs: str) -> None:
+    """The dictionary-of-string-arrays fast path gives what xDSL's parser gives, or its error."""
+    text = (
+        'exir.program inputs [<user_input "x">] outputs [<user_output "r">] {\n'
+        "  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> (!exir.tensor<[2], float32>) {\n"
+        f'    %r = exir.call_function "my.op"(%x) {attrs} : (!exir.tensor<[2], float32>) -> !exir.tensor<[2], float32>\n'
+        "    exir.output %r : !exir.tensor<[2], float32>\n  }\n}\n"
+    )
+    outcomes: list[object] = []
+    for parse in (lambda: read(text)[0], lambda: Parser(context(), text, "m.mlir").parse_module()):
+        try:
+            module = parse()
+        except ParseError as e:
+            outcomes.append(str(e))
+            continue
+        outcomes.append(next(op.attributes for op in module.walk() if op.name == "exir.call_function"))
+    assert outcomes[0] == outcomes[1]

@@ -258,9 +258,29 @@ _STRING_ARRAYS = re.compile(
 )
 """An array of strings without escapes, or of such arrays."""
 _STRING_ARRAY_PIECES = re.compile(rf"{_PLAIN_STRING}|[\[\]]")
+_STRING_ARRAY_ENTRY = re.compile(rf"([A-Za-z_][A-Za-z0-9_$.]*)\s*=\s*({_STRING_ARRAYS.pattern})")
+_DICT_OF_STRING_ARRAYS = re.compile(
+    rf"\{{\s*(?:{_STRING_ARRAY_ENTRY.pattern}\s*(?:,\s*{_STRING_ARRAY_ENTRY.pattern}\s*)*)?\}}"
+)
+"""A dictionary whose values are all such arrays (`{nn_module_stack = [...], torch_fn = [...]}`)."""
 
 _ENTRY_PIECES = re.compile(r'->|"(?:[^"\\\n]|\\.)*"|[\[\](){}<>,]')
 """What a scan for the end of a dictionary entry must see: brackets, commas, strings, and `->` (not a bracket)."""
+
+
+def _string_array(text: str) -> ArrayAttr[Attribute]:
+    """The attribute of a `_STRING_ARRAYS` text."""
+    stack: list[list[Attribute]] = [[]]
+    for piece in _STRING_ARRAY_PIECES.finditer(text):
+        token = piece.group()
+        if token == "[":
+            stack.append([])
+        elif token == "]":
+            done = ArrayAttr(stack.pop())
+            stack[-1].append(done)
+        else:
+            stack[-1].append(StringAttr(token[1:-1]))
+    return cast(ArrayAttr[Attribute], stack[0][0])
 
 
 class ResourceParser(Parser):
@@ -463,6 +483,11 @@ class ResourceParser(Parser):
             return super().parse_optional_dictionary_attr_dict()
         content = self.lexer.input.content
         start = token.span.start
+        simple = _DICT_OF_STRING_ARRAYS.match(content, start)
+        if simple is not None:
+            fast = self._string_array_dict(simple)
+            if fast is not None:
+                return fast
         depth = 0
         end = -1
         for match in _BRACES_AND_STRINGS.finditer(content, start, min(len(content), start + _CACHED_DICT_LIMIT)):
@@ -487,6 +512,33 @@ class ResourceParser(Parser):
         parsed = super().parse_optional_dictionary_attr_dict()
         if self._consumed_end() == end:
             self._dicts[body] = dict(parsed)
+        return parsed
+
+    def _string_array_dict(self, match: re.Match[str]) -> dict[str, Attribute] | None:
+        """
+        A dictionary of string arrays read by regular expressions, its entries
+        shared with the entry cache; None (nothing consumed) when a name repeats,
+        which the general parser reports.
+        """
+        body = match.group()
+        cached = self._dicts.get(body)
+        if cached is not None:
+            self.cache_hits += 1
+            self.skip_raw(match.end())
+            return dict(cached)
+        parsed: dict[str, Attribute] = {}
+        for entry in _STRING_ARRAY_ENTRY.finditer(body):
+            name = entry.group(1)
+            if name in parsed:
+                return None
+            known = self._entries.get(entry.group())
+            if known is None:
+                known = (name, _string_array(entry.group(2)))
+                self._entries[entry.group()] = known
+            parsed[name] = known[1]
+        self.cache_misses += 1
+        self._dicts[body] = dict(parsed)
+        self.skip_raw(match.end())
         return parsed
 
     def peek_raw(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
@@ -552,19 +604,8 @@ class ResourceParser(Parser):
         if token.kind == MLIRTokenKind.L_SQUARE:
             match = _STRING_ARRAYS.match(self.lexer.input.content, token.span.start)
             if match is not None:
-                stack: list[list[Attribute]] = [[]]
-                for piece in _STRING_ARRAY_PIECES.finditer(match.group()):
-                    text = piece.group()
-                    if text == "[":
-                        stack.append([])
-                    elif text == "]":
-                        done = ArrayAttr(stack.pop())
-                        stack[-1].append(done)
-                    else:
-                        stack[-1].append(StringAttr(text[1:-1]))
-                self.lexer.pos = match.end()
-                self._parser_state.current_token = self.lexer.lex()
-                return cast(ArrayAttr[Attribute], stack[0][0])
+                self.skip_raw(match.end())
+                return _string_array(match.group())
         return super()._parse_optional_array_attr()
 
     def _parse_blob_span(self, check_escapes: bool = True) -> tuple[int, int] | None:
