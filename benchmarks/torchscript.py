@@ -5,7 +5,7 @@ measured in the same run.
 1. Reading a graph dump: `parse_torchscript` (text -> verified ts/prim IR)
    against `torch._C.parse_ir` on the same text, a chain of N pointwise
    nodes (N = 1000 and 5000, to show the growth per node).
-2. Running: the seed's LSTM cell (a scripted function's dump) in
+2. Running: the JIT Technical Overview's LSTM cell (a scripted function's dump) in
    `TorchScriptRunner` against the scripted function in torch.jit, on the same
    inputs (3x10 / 3x20 and 64x256 / 64x512), and the legacy-fuser
    `prim::FusionGroup` form of it against its unfused dump in our runner.
@@ -81,7 +81,7 @@ def bench_run() -> None:
         warnings.simplefilter("ignore")
         scripted = torch.jit.script(lstm_cell)
     runner = TorchScriptRunner(parse_torchscript(str(scripted.graph), "lstm_cell.txt"))
-    print("running the seed's LSTM cell, per call")
+    print("running the JIT Technical Overview's LSTM cell, per call")
     rng = np.random.default_rng(0)
     for batch, inp, hid in ((3, 10, 20), (64, 256, 512)):
         arrays = [rng.standard_normal(s).astype(np.float32) for s in (

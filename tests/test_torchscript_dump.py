@@ -182,7 +182,7 @@ def test_seed_loop_with_dynamic_types() -> None:
 """
     method = only_method(parse_torchscript(text))
     loop = [op for op in method.body.block.ops if isinstance(op, prim.LoopOp)][0]
-    assert loop.results[0].type == ts.TSTensorType()  # `Dynamic` is the seed's unrefined Tensor
+    assert loop.results[0].type == ts.TSTensorType()  # `Dynamic` is the JIT Technical Overview's unrefined Tensor
     assert [a.type for a in loop.body.block.args] == [ts.TSIntType(), ts.TSTensorType()]
     assert canonical(round_trip(text)) == canonical(text.replace("Dynamic", "Tensor"))
 

@@ -551,7 +551,7 @@ def test_code_after_mlir_text_round_trip(fn: Callable[..., Any]) -> None:
 
 
 def test_seed_module_code() -> None:
-    """The seed's table: `m.code` of the if/else ScriptModule."""
+    """The JIT Technical Overview's table: `m.code` of the if/else ScriptModule."""
     m = torch.jit.script(SeedModule())
     method = module_ir(m).method("forward")
     assert method is not None

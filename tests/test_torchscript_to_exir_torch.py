@@ -84,7 +84,7 @@ def state_of(m: Any) -> dict[str, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------
-# (a) the seed's LSTM cell, input types by option
+# (a) the JIT Technical Overview's LSTM cell, input types by option
 # ---------------------------------------------------------------------------
 
 

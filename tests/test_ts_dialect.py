@@ -109,7 +109,7 @@ def test_refinements_are_read_into_fields() -> None:
     assert (t.scalar_type, t.shape, t.stride_list, t.grad, t.device_name) == ("Float", (2, None), (3, 1), True, "cpu")
     assert not t.is_complete()
     assert parse_ts_type("Float(2, 3, device=cpu)").is_complete()  # pyright: ignore[reportAttributeAccessIssue] - a tensor type, typed Attribute
-    # The seed's old spelling of an unrefined tensor, and the Python annotation forms.
+    # The JIT Technical Overview's old spelling of an unrefined tensor, and the Python annotation forms.
     assert parse_ts_type("List[Optional[int]]") == TSListType(TSOptionalType(TSIntType()))
     assert parse_ts_type("Tuple[Tensor, float]") == TSTupleType(TSTensorType(), TSFloatType())
 

@@ -38,7 +38,7 @@ enum members, tuples outside constants) are kept as their text in an
 `opaque<"torchscript", ...>` attribute; a `prim::Constant` holding one stays
 a `ts.node`. Either way printing gives the text back.
 
-Lenient where the seed's examples need it: `Dynamic` reads as `Tensor`, a
+Lenient where the JIT Technical Overview's examples need it: `Dynamic` reads as `Tensor`, a
 `;` may end `return (...)`, lines holding only `}` are skipped.
 
 Several graphs may follow each other (what `--emit torchscript` writes for a
@@ -407,7 +407,7 @@ class _Reader:
         self.expect("(", "'(' after return")
         g.outputs = self.uses(")")
         self.hspace()
-        if self.at(";"):  # the seed's `return (%8);`
+        if self.at(";"):  # the JIT Technical Overview's `return (%8);`
             self.pos += 1
         self.withs(g)
         self.graphs.pop()
@@ -720,7 +720,7 @@ def _looks_like_type(word: str) -> bool:
 
 
 def _dynamic_to_tensor(t: Attribute) -> Attribute:
-    """The seed's `Dynamic` is an old spelling of an unrefined `Tensor`."""
+    """The JIT Technical Overview's `Dynamic` is an old spelling of an unrefined `Tensor`."""
     if isinstance(t, TSOpaqueType) and t.qualname.data == "Dynamic":
         return TSTensorType()
     if isinstance(t, TSListType | TSOptionalType | TSTupleType) and any(

@@ -2,7 +2,7 @@
 `optimize-inference`: the named pipeline for running an exported model.
 
 decompose → canonicalize → exir-cse → recompose-safe-softmax → fold-conv-bn → fuse-pointwise →
-exir-dce, the order issue 6 names: decomposing first gives the later passes
+exir-dce. Decomposing first gives the later passes
 one opset to match (batch norm is `_native_batch_norm_legit_no_training`
 whatever the model called), cleaning up before folding lets the conv/BN pairs
 be found, and fusion comes last so that it groups what is left. Each step is

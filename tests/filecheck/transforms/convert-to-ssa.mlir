@@ -65,7 +65,7 @@ builtin.module {
 
 // -----
 
-// The seed's loop: while i < 5: (if i == 3: i += 1; continue); i += 2
+// The JIT Technical Overview's loop: while i < 5: (if i == 3: i += 1; continue); i += 2
 builtin.module {
   ts.method @while_continue attributes {schema = "while_continue(int i) -> int"} {
   ^bb0(%i0: !ts.int):

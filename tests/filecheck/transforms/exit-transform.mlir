@@ -83,7 +83,7 @@ builtin.module {
 
 // -----
 
-// The seed's while loop with a continue: the code after the `if` that
+// The JIT Technical Overview's while loop with a continue: the code after the `if` that
 // continues moves into its false branch, and each branch yields the next
 // loop condition and the carried value.
 builtin.module {

@@ -8,7 +8,7 @@
 // RUN: exir-opt %s -p 'torchscript-to-exir{entry=inplace},verify-export-ir' | filecheck %s --check-prefix=INPLACE
 // RUN: exir-opt %s -p 'torchscript-to-exir{entry=calls},verify-export-ir' | filecheck %s --check-prefix=CALLS
 
-// The seed's LSTM cell: chunk + ListUnpack become getitems, the returned
+// The JIT Technical Overview's LSTM cell: chunk + ListUnpack become getitems, the returned
 // tuple two outputs, the constant alpha of aten::add disappears (its default).
 // LSTM:      exir.program inputs [<user_input "x">, <user_input "hx">, <user_input "cx">, <user_input "w_ih">, <user_input "w_hh">, <user_input "b_ih">, <user_input "b_hh">] outputs [<user_output "hy">, <user_output "cy">]
 // LSTM-SAME: in_spec ((*, *, *, *, *, *, *), {}) out_spec (*, *) {
