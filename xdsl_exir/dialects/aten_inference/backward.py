@@ -1,0 +1,72 @@
+"""Result types of gradients of views and indexing, and of more losses."""
+
+from __future__ import annotations
+
+from xdsl.ir import Attribute, SSAValue
+
+from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, as_size, make_tensor, rule
+from xdsl_exir.dialects.aten_inference.long_tail import _NONE_REDUCTION  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.dialects.aten_inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.dialects.exir import (
+    DType,
+)
+
+# -- gradients of views and indexing, more losses (decompositions in transforms/decompositions.py) ---
+
+
+@rule("aten.select_backward.default", "aten.slice_backward.default", "aten.index_select_backward.default",
+      "aten.trace_backward.default")
+def _view_backward(b: Bound) -> Attribute:
+    """The gradient has the shape of the viewed tensor (`input_sizes`) and the gradient's dtype."""
+    g = b.tensor("grad_output" if "grad_output" in b else "grad")
+    name = next(n for n in ("input_sizes", "self_sizes", "sizes") if n in b)
+    return make_tensor(b.sizes(name), g.element_dtype, g.device.data)
+
+
+@rule("aten.gather_backward.default")
+def _gather_backward(b: Bound) -> Attribute:
+    g, x = b.tensor("grad"), b.tensor("self")
+    return make_tensor(x.sizes, g.element_dtype, g.device.data)
+
+
+@rule("aten.embedding_backward.default")
+def _embedding_backward_any(b: Bound) -> Attribute:
+    g = b.tensor("grad")
+    return make_tensor([as_size(b["num_weights"], "num_weights"), g.sizes[-1]], g.element_dtype, g.device.data)
+
+
+@rule("aten.smooth_l1_loss_backward.default", "aten.huber_loss_backward.default",
+      "aten.binary_cross_entropy_backward.default", "aten.rrelu_with_noise_backward.default")
+def _loss_backward(b: Bound) -> Attribute:
+    names = [n for n in ("grad_output", "self", "target", "weight", "noise") if isinstance(b.get(n), SSAValue)]
+    shape, dtype, device = _pointwise(b, names)
+    return make_tensor(shape, dtype, device)
+
+
+@rule("aten.glu_backward.default")
+def _glu_backward(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten.isclose.default")
+def _isclose(b: Bound) -> Attribute:
+    shape, _, device = _pointwise(b, ("self", "other"))
+    return make_tensor(shape, DType.bool, device)
+
+
+@rule("aten.vdot.default")
+def _vdot(b: Bound) -> Attribute:
+    x, y = b.tensor("self"), b.tensor("other")
+    if x.rank != 1 or y.rank != 1:
+        raise InferenceError("vdot: expected 1-D tensors")
+    if x.element_dtype != y.element_dtype:
+        raise InferenceError(f"vdot: expected both tensors of one dtype, got {x.element_dtype.value} and {y.element_dtype.value}")
+    return make_tensor([], x.element_dtype, x.device.data)
+
+
+@rule("aten.margin_ranking_loss.default", "aten.hinge_embedding_loss.default", "aten.soft_margin_loss.default",
+      "aten.poisson_nll_loss.default")
+def _more_losses(b: Bound) -> Attribute:
+    names = [n for n in ("input1", "input2", "input", "self", "target") if n in b]
+    shape, dtype, device = _pointwise(b, names)
+    return make_tensor(shape if b.int("reduction") == _NONE_REDUCTION else [], dtype, device)

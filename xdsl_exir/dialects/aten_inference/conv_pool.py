@@ -1,0 +1,200 @@
+"""Result types of convolution, pooling and resampling."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Attribute
+
+from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, _norm, add, floordiv, make_tensor, mul, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.dialects.exir import (
+    DType,
+)
+from xdsl_exir.utils.symbolic import SymSize, sympy
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+
+def conv_out(
+    size: SymSize, kernel: SymSize, stride: SymSize, pad: SymSize, dilation: SymSize
+) -> SymSize:
+    """floor((in + 2p - d(k-1) - 1) / s) + 1"""
+    reach = mul(dilation, add(kernel, -1))
+    span = add(size, mul(2, pad), mul(-1, reach), -1)
+    return add(floordiv(span, stride), 1)
+
+
+def pool_out(
+    size: SymSize,
+    kernel: int,
+    stride: int,
+    pad: int,
+    dilation: int,
+    ceil_mode: bool,
+) -> SymSize:
+    """Pooling output size; with ceil_mode a window may not start in the padding."""
+    span = add(size, 2 * pad, -dilation * (kernel - 1) - 1)
+    if not ceil_mode:
+        return add(floordiv(span, stride), 1)
+    out = add(floordiv(add(span, stride - 1), stride), 1)
+    last_start = mul(add(out, -1), stride)
+    limit = add(size, pad)
+    if isinstance(last_start, int) and isinstance(limit, int):
+        return out - 1 if last_start >= limit else out
+    return out
+
+
+def _spatial(b: Bound, name: str, n: int, default: Sequence[int] | None = None) -> list[int]:
+    value = b.get(name)
+    if value is None or (isinstance(value, list | tuple) and len(value) == 0):
+        if default is None:
+            raise InferenceError(f"argument '{name}' is required")
+        return list(default)
+    return b.ints(name, n)
+
+
+@rule(
+    "aten.convolution.default", "aten.conv1d.default", "aten.conv1d.padding", "aten.conv2d.default",
+    "aten.conv2d.padding", "aten.conv3d.default", "aten.conv3d.padding",
+)  # fmt: skip
+def _conv(b: Bound) -> Attribute:
+    x, w = b.tensor("input"), b.tensor("weight")
+    n = w.rank - 2
+    if n < 1:
+        raise InferenceError("convolution weight must have at least 3 dims")
+    batched = x.rank == n + 2
+    if not batched and x.rank != n + 1:
+        raise InferenceError(f"expected a {n + 1}-d or {n + 2}-d input, got {x.rank}-d")
+    xs = list(x.sizes) if batched else [1, *x.sizes]
+    stride = b.sizes("stride", n)
+    dilation = b.sizes("dilation", n)
+    groups = b.size("groups")
+    transposed = bool(b.get("transposed", False))
+    padding_arg = b["padding"]
+    same = padding_arg == "same"
+    pad: list[SymSize] = [0] * n if isinstance(padding_arg, str) else b.sizes("padding", n)
+    out: list[SymSize] = [xs[0]]
+    if transposed:
+        out_pad = b.sizes("output_padding", n)
+        out.append(mul(w.sizes[1], groups))
+        for i in range(n):
+            k = add(mul(dilation[i], add(w.sizes[i + 2], -1)), 1)
+            out.append(add(mul(add(xs[i + 2], -1), stride[i]), mul(-2, pad[i]), k, out_pad[i]))
+    else:
+        cin, wc = xs[1], w.sizes[1]
+        if isinstance(cin, int) and isinstance(wc, int) and isinstance(groups, int):
+            if cin != wc * groups:
+                raise InferenceError(
+                    f"input has {cin} channels, weight expects {wc} x {groups} groups"
+                )
+        out.append(w.sizes[0])
+        for i in range(n):
+            if same:
+                out.append(xs[i + 2])
+            else:
+                out.append(conv_out(xs[i + 2], w.sizes[i + 2], stride[i], pad[i], dilation[i]))
+    if not batched:
+        out = out[1:]
+    dtype = x.element_dtype
+    return make_tensor(out, dtype, x.device.data)
+
+
+def _pool(b: Bound, n: int, with_dilation: bool) -> list[SymSize]:
+    t = b.tensor("self")
+    if t.rank not in (n + 1, n + 2):
+        raise InferenceError(f"expected a {n + 1}-d or {n + 2}-d input, got {t.rank}-d")
+    kernel = _spatial(b, "kernel_size", n)
+    stride = _spatial(b, "stride", n, kernel)
+    pad = _spatial(b, "padding", n, [0] * n)
+    dilation = _spatial(b, "dilation", n, [1] * n) if with_dilation else [1] * n
+    ceil_mode = bool(b["ceil_mode"])
+    lead = list(t.sizes[: t.rank - n])
+    for i in range(n):
+        if pad[i] * 2 > kernel[i]:
+            raise InferenceError("pad should be at most half of the kernel size")
+        lead.append(pool_out(t.sizes[t.rank - n + i], kernel[i], stride[i], pad[i], dilation[i], ceil_mode))
+    return lead
+
+
+@rule("aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
+def _avg_pool(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = int(b.schema.name[-2])
+    return make_tensor(_pool(b, n, False), t.element_dtype, t.device.data)
+
+
+@rule(
+    "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default",
+    "aten.max_pool3d_with_indices.default",
+)  # fmt: skip
+def _max_pool(b: Bound) -> Attribute | list[Attribute]:
+    t = b.tensor("self")
+    n = 3 if "3d" in b.schema.name else 2
+    shape = _pool(b, n, True)
+    values = make_tensor(shape, t.element_dtype, t.device.data)
+    if b.schema.name.endswith("indices"):
+        return [values, make_tensor(shape, DType.int64, t.device.data)]
+    return values
+
+
+@rule(
+    "aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default",
+    "aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
+)  # fmt: skip
+def _adaptive(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = int(b.schema.name[-2])
+    out = b.sizes("output_size", n)
+    if t.rank not in (n + 1, n + 2):
+        raise InferenceError(f"expected a {n + 1}-d or {n + 2}-d input")
+    return make_tensor([*t.sizes[: t.rank - n], *out], t.element_dtype, t.device.data)
+
+
+def _upsample(b: Bound, input_name: str) -> Attribute:
+    t = b.tensor(input_name)
+    if t.rank != 4:
+        raise InferenceError("upsample2d expects a 4-d input")
+    if b.get("output_size") is not None:
+        out = b.sizes("output_size", 2)
+    else:
+        scales = cast(Sequence[float], b.get("scale_factors"))
+        if scales is None:
+            raise InferenceError("either output_size or scale_factors is required")
+        out = []
+        for s, f in zip(t.sizes[2:], scales):
+            if isinstance(s, int):
+                out.append(int(math.floor(s * float(f))))
+            else:
+                out.append(_norm(sympy.floor(s * sympy.nsimplify(f))))
+    return make_tensor([*t.sizes[:2], *out], t.element_dtype, t.device.data)
+
+
+@rule("aten.upsample_bilinear2d.default", "aten.upsample_nearest2d.default")
+def _upsample_default(b: Bound) -> Attribute:
+    return _upsample(b, "self")
+
+
+@rule("aten.upsample_bilinear2d.vec", "aten.upsample_nearest2d.vec")
+def _upsample_vec(b: Bound) -> Attribute:
+    return _upsample(b, "input")
+
+
+@rule("aten.col2im.default")
+def _col2im(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    out = b.sizes("output_size", 2)
+    k = b.ints("kernel_size", 2)
+    batched = t.rank == 3
+    c = floordiv(t.sizes[-2], k[0] * k[1])
+    shape = ([t.sizes[0]] if batched else []) + [c, *out]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("aten.grid_sampler_2d.default")
+def _grid_sampler(b: Bound) -> Attribute:
+    x, g = b.tensor("input"), b.tensor("grid")
+    return make_tensor([x.sizes[0], x.sizes[1], g.sizes[1], g.sizes[2]], x.element_dtype, x.device.data)

@@ -1,0 +1,708 @@
+"""
+Result-type inference for the `aten` dialect, the FakeTensor computation of
+torch done on `exir` types: shapes may be sympy expressions, dtypes follow
+PyTorch's type promotion, devices follow the first tensor argument.
+
+This module holds what the rules share (binding, type promotion, symbolic
+sizes) and the registry; the rules live in the family modules beside it
+(pointwise, reductions, views, conv_pool, linalg, indexing, creation, norms,
+scalars, long_tail, lapack, backward, random) and are registered by
+full overload name (`aten.add.Tensor`); one rule serves every overload listed
+with it.
+Mutating overloads need no rule: an in-place or `out=` result has the type of
+the argument it aliases (in-place *view* ops, `squeeze_` and friends, use the
+functional rule instead since they change the metadata of `self`).
+
+Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import cast
+
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xdsl_exir.dialects.exir import (
+    BoolType,
+    DeviceAttr,
+    DType,
+    DTypeAttr,
+    FloatType,
+    IntType,
+    ListType,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    SymShapeAttr,
+    TensorType,
+    TupleType,
+)
+from xdsl_exir.utils import symbolic
+from xdsl_exir.utils.function_schema import FunctionSchema
+from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
+from xdsl_exir.utils.schema_binding import SchemaBindError, bind
+from xdsl_exir.utils.symbolic import SymSize, make_symbol, sympy
+
+__all__ = [
+    "BindError",
+    "Bound",
+    "InferenceError",
+    "NoInference",
+    "bind_arguments",
+    "infer_result_types",
+    "has_inference",
+    "promote_types",
+    "make_tensor",
+]
+
+
+class InferenceError(ValueError):
+    """The arguments are invalid for the operator (torch would raise too)."""
+
+
+class BindError(InferenceError):
+    """The arguments do not bind to the operator's schema."""
+
+
+class NoInference(Exception):
+    """The result type cannot be computed from the argument types alone."""
+
+
+# ---------------------------------------------------------------------------
+# Cheap type construction
+# ---------------------------------------------------------------------------
+
+_DTYPE_ATTRS: dict[DType, DTypeAttr] = {}
+_DEVICES: dict[str, StringAttr] = {}
+_EMPTY_ORDER: ArrayAttr[Attribute] = ArrayAttr(())
+
+
+def _norm(value: SymSize) -> SymSize:
+    """Plain int for constant sizes, sympy otherwise (fast path for ints)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, sympy.Basic) and value.is_Integer:
+        return int(value)
+    return value
+
+
+_TENSOR_CACHE: dict[tuple[tuple[SymSize, ...], DType, str], TensorType] = {}
+_TENSOR_CACHE_LIMIT = 1 << 16
+
+
+def make_tensor(
+    shape: Sequence[SymSize],
+    dtype: DType,
+    device: str = "cpu",
+    dim_order: Sequence[int] | None = None,
+) -> TensorType:
+    """
+    A TensorType, memoized: graphs repeat a few shapes many times, and building
+    (and verifying) the attribute is most of the cost of inference.
+    """
+    sizes = tuple(_norm(s) for s in shape)
+    if dim_order is not None and list(dim_order) != list(range(len(sizes))):
+        return TensorType(sizes, dtype, device, dim_order)
+    key = (sizes, dtype, device)
+    cached = _TENSOR_CACHE.get(key)
+    if cached is not None:
+        return cached
+    for s in sizes:
+        if type(s) is int and s < 0:
+            raise InferenceError(f"negative size {s} in inferred shape {list(sizes)}")
+    dattr = _DTYPE_ATTRS.get(dtype)
+    if dattr is None:
+        dattr = _DTYPE_ATTRS[dtype] = DTypeAttr(dtype)
+    dev = _DEVICES.get(device)
+    if dev is None:
+        dev = _DEVICES[device] = StringAttr(device)
+    t = TensorType.new((SymShapeAttr(sizes), dattr, dev, _EMPTY_ORDER))
+    if len(_TENSOR_CACHE) < _TENSOR_CACHE_LIMIT:
+        _TENSOR_CACHE[key] = t
+    return t
+
+
+# ---------------------------------------------------------------------------
+# Argument binding
+# ---------------------------------------------------------------------------
+
+
+class Bound(dict[str, object]):
+    """Schema argument name -> value (SSAValue, Python constant or list), defaults filled."""
+
+    schema: FunctionSchema
+
+    def __init__(self, schema: FunctionSchema, values: dict[str, object]) -> None:
+        super().__init__(values)
+        self.schema = schema
+
+    # -- typed accessors ---------------------------------------------------
+
+    def tensor(self, name: str) -> TensorType:
+        return tensor_type(self[name], name)
+
+    def opt_tensor(self, name: str) -> TensorType | None:
+        value = self.get(name)
+        return None if value is None else tensor_type(value, name)
+
+    def tensors(self, name: str) -> list[TensorType]:
+        return [tensor_type(v, name) for v in _as_list(self[name])]
+
+    def size(self, name: str) -> SymSize:
+        return as_size(self[name], name)
+
+    def opt_size(self, name: str) -> SymSize | None:
+        value = self.get(name)
+        return None if value is None else as_size(value, name)
+
+    def sizes(self, name: str, n: int | None = None) -> list[SymSize]:
+        value = self[name]
+        if n is not None and not isinstance(value, list | tuple):
+            value = [value] * n
+        sizes = [as_size(v, name) for v in _as_list(value)]
+        if n is not None and len(sizes) == 1 and n > 1:
+            sizes = sizes * n
+        return sizes
+
+    def int(self, name: str) -> int:
+        value = self[name]
+        if isinstance(value, int):
+            return int(value)
+        size = as_size(value, name)
+        if isinstance(size, int):
+            return size
+        raise NoInference(f"argument '{name}' must be a constant, got {size}")
+
+    def ints(self, name: str, n: int | None = None) -> list[int]:
+        out: list[int] = []
+        for s in self.sizes(name, n):
+            if not isinstance(s, int):
+                raise NoInference(f"argument '{name}' must be constants")
+            out.append(s)
+        return out
+
+    def dtype(self, name: str) -> DType | None:
+        return as_dtype(self.get(name))
+
+    def device(self, name: str) -> str | None:
+        value = self.get(name)
+        if value is None:
+            return None
+        if isinstance(value, DeviceAttr):
+            return value.device.data
+        if isinstance(value, str):
+            return value
+        raise InferenceError(f"argument '{name}' is not a device: {value!r}")
+
+
+def _as_list(value: object) -> list[object]:
+    if isinstance(value, list | tuple):
+        return list(cast(Sequence[object], value))
+    if isinstance(value, SSAValue) and isinstance(value.type, ListType):
+        raise NoInference("a list passed as one SSA value has unknown elements")
+    return [value]
+
+
+def _value(v: object) -> object:
+    return v.results[0] if isinstance(v, Operation) else v
+
+
+def tensor_type(value: object, what: str = "argument") -> TensorType:
+    value = _value(value)
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return value.type
+    raise InferenceError(f"'{what}' must be a tensor, got {_describe(value)}")
+
+
+def as_size(value: object, what: str = "argument") -> SymSize:
+    """An int-like argument as a size: int constant or a SymInt with known value."""
+    value = _value(value)
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, SSAValue):
+        t = value.type
+        if isinstance(t, SymIntType):
+            if t.value is None:
+                raise NoInference(f"'{what}' is a SymInt of unknown value")
+            return _norm(t.value)
+        if isinstance(t, IntType):
+            raise NoInference(f"'{what}' is an int known only at run time")
+    if isinstance(value, sympy.Expr):
+        return _norm(value)
+    raise InferenceError(f"'{what}' must be an int, got {_describe(value)}")
+
+
+_DTYPE_CODES = {
+    0: DType.uint8, 1: DType.int8, 2: DType.int16, 3: DType.int32, 4: DType.int64,
+    5: DType.float16, 6: DType.float32, 7: DType.float64, 8: DType.complex32,
+    9: DType.complex64, 10: DType.complex128, 11: DType.bool, 15: DType.bfloat16,
+}  # fmt: skip
+"""torch's ScalarType numbering, used by integer defaults such as `dtype=4`."""
+
+
+def as_dtype(value: object) -> DType | None:
+    if value is None:
+        return None
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, DTypeAttr):
+        return value.data
+    if isinstance(value, int) and value in _DTYPE_CODES:
+        return _DTYPE_CODES[value]
+    raise InferenceError(f"{_describe(value)} is not a dtype")
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, SSAValue):
+        return f"a value of type {value.type}"
+    return repr(value)
+
+
+def bind_arguments(
+    schema: FunctionSchema, args: Sequence[object], kwargs: Mapping[str, object]
+) -> Bound:
+    """FX args/kwargs bound by the core binder (defaults filled), as a `Bound` with typed
+    accessors; arguments the schema refuses are a `BindError`, since torch would refuse them too."""
+    try:
+        values, _ = bind(schema, args, kwargs)
+    except SchemaBindError as e:
+        raise BindError(str(e)) from None
+    return Bound(schema, values)
+
+
+# ---------------------------------------------------------------------------
+# dtypes and type promotion
+# ---------------------------------------------------------------------------
+
+DEFAULT_FLOAT = DType.float32
+_INT_BITS = {
+    DType.uint8: 8, DType.int8: 8, DType.int16: 16, DType.int32: 32,
+    DType.int64: 64, DType.uint16: 16, DType.uint32: 32, DType.uint64: 64,
+}  # fmt: skip
+_FLOAT_RANK = {
+    DType.float8_e5m2: 0, DType.float8_e4m3fn: 0, DType.float8_e5m2fnuz: 0,
+    DType.float8_e4m3fnuz: 0, DType.float16: 1, DType.bfloat16: 1,
+    DType.float32: 2, DType.float64: 3,
+}  # fmt: skip
+_COMPLEX_OF = {
+    DType.float16: DType.complex32, DType.bfloat16: DType.complex64,
+    DType.float32: DType.complex64, DType.float64: DType.complex128,
+}  # fmt: skip
+_REAL_OF = {
+    DType.complex32: DType.float16,
+    DType.complex64: DType.float32,
+    DType.complex128: DType.float64,
+}
+ITEMSIZE = {
+    DType.bool: 1, DType.uint8: 1, DType.int8: 1, DType.int16: 2, DType.int32: 4,
+    DType.int64: 8, DType.uint16: 2, DType.uint32: 4, DType.uint64: 8,
+    DType.float16: 2, DType.bfloat16: 2, DType.float32: 4, DType.float64: 8,
+    DType.complex32: 4, DType.complex64: 8, DType.complex128: 16,
+}  # fmt: skip
+
+
+def category(d: DType) -> int:
+    """0 bool, 1 integral, 2 floating, 3 complex: the order promotion respects."""
+    if d is DType.bool:
+        return 0
+    if d.is_complex:
+        return 3
+    if d.is_floating_point:
+        return 2
+    return 1
+
+
+def _promote_int(a: DType, b: DType) -> DType:
+    bits = max(_INT_BITS.get(a, 64), _INT_BITS.get(b, 64))
+    a_unsigned, b_unsigned = cast(str, a.value).startswith("u"), cast(str, b.value).startswith("u")
+    if a_unsigned == b_unsigned:
+        return DType(("uint" if a_unsigned else "int") + str(bits))
+    unsigned, signed = (a, b) if a_unsigned else (b, a)
+    if _INT_BITS[signed] > _INT_BITS[unsigned]:
+        return signed
+    # A signed type wide enough for the unsigned one.
+    return DType("int" + str(min(64, 2 * _INT_BITS[unsigned])))
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """torch.promote_types: the smallest dtype both convert to without losing kind."""
+    if a is b:
+        return a
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        hi, lo = (a, b) if ca > cb else (b, a)
+        if category(hi) == 3 and category(lo) == 2:
+            real = promote_types(_REAL_OF[hi], lo)
+            return _COMPLEX_OF[real]
+        return hi
+    if ca == 1:
+        return _promote_int(a, b)
+    if ca == 2:
+        if {a, b} == {DType.float16, DType.bfloat16}:
+            return DType.float32
+        return a if _FLOAT_RANK.get(a, 2) >= _FLOAT_RANK.get(b, 2) else b
+    if ca == 3:
+        return _COMPLEX_OF[promote_types(_REAL_OF[a], _REAL_OF[b])]
+    return a
+
+
+def _promote_all(dtypes: Sequence[DType]) -> DType | None:
+    result: DType | None = None
+    for d in dtypes:
+        result = d if result is None else promote_types(result, d)
+    return result
+
+
+def _combine(higher: DType | None, lower: DType | None) -> DType | None:
+    """Let a lower-priority group raise the result's category, never its width."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = category(higher), category(lower)
+    if ch >= cl:
+        return higher
+    # The lower-priority group has the higher category: it decides, except that
+    # a floating group keeps its width when a complex one makes it complex.
+    if cl == 3 and ch == 2:
+        return _COMPLEX_OF[higher]
+    return lower
+
+
+def scalar_dtype(value: object) -> DType | None:
+    """The dtype a Python number or symbolic scalar takes part in promotion as."""
+    value = _value(value)
+    if isinstance(value, bool):
+        return DType.bool
+    if isinstance(value, int):
+        return DType.int64
+    if isinstance(value, float):
+        return DType.float64
+    if isinstance(value, complex):
+        return DType.complex128
+    if isinstance(value, SSAValue):
+        t = value.type
+        if isinstance(t, SymBoolType | BoolType):
+            return DType.bool
+        if isinstance(t, SymIntType | IntType):
+            return DType.int64
+        if isinstance(t, SymFloatType | FloatType):
+            return DType.float64
+    return None
+
+
+def result_type(operands: Sequence[object]) -> DType:
+    """
+    Type promotion over tensors and scalars: dimensioned tensors win over 0-d
+    tensors, which win over Python scalars, unless a lower group has a higher
+    category (bool < integral < floating < complex); scalars then contribute
+    their category's default dtype only.
+    """
+    dim: list[DType] = []
+    zero: list[DType] = []
+    wrapped: list[DType] = []
+    for v in operands:
+        v = _value(v)
+        if v is None:
+            continue
+        if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
+            (dim if v.type.rank else zero).append(v.type.element_dtype)
+            continue
+        d = scalar_dtype(v)
+        if d is None:
+            raise InferenceError(f"{_describe(v)} cannot take part in type promotion")
+        wrapped.append(d)
+    w = _promote_all(wrapped)
+    if w is not None:
+        c = category(w)
+        w = {0: DType.bool, 1: DType.int64, 2: DEFAULT_FLOAT}.get(
+            c, _COMPLEX_OF[DEFAULT_FLOAT]
+        )
+    result = _combine(_promote_all(dim), _combine(_promote_all(zero), w))
+    if result is None:
+        raise InferenceError("type promotion needs at least one operand")
+    return result
+
+
+def _to_float(d: DType) -> DType:
+    return DEFAULT_FLOAT if category(d) < 2 else d
+
+
+def _real(d: DType) -> DType:
+    return _REAL_OF.get(d, d)
+
+
+# ---------------------------------------------------------------------------
+# Shape helpers
+# ---------------------------------------------------------------------------
+
+
+def _sym(v: SymSize) -> sympy.Expr:
+    return sympy.Integer(v) if isinstance(v, int) else v
+
+
+def floordiv(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return a // b
+    return _norm(symbolic.floordiv(_sym(a), _sym(b)))
+
+
+def ceildiv(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return -(-a // b)
+    return _norm(symbolic.ceildiv(_sym(a), _sym(b)))
+
+
+def add(*values: SymSize) -> SymSize:
+    if all(type(v) is int for v in values):
+        return sum(cast(Sequence[int], values))
+    return _norm(sympy.Add(*(_sym(v) for v in values)))
+
+
+def mul(*values: SymSize) -> SymSize:
+    if all(type(v) is int for v in values):
+        return math.prod(cast(Sequence[int], values))
+    return _norm(sympy.Mul(*(_sym(v) for v in values)))
+
+
+def sym_max(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return max(a, b)
+    return _norm(sympy.Max(_sym(a), _sym(b)))
+
+
+def sym_min(a: SymSize, b: SymSize) -> SymSize:
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    return _norm(sympy.Min(_sym(a), _sym(b)))
+
+
+def _is(value: SymSize, n: int) -> bool:
+    """`value == n` without sympy's slow comparison of an expression with an int."""
+    return type(value) is int and value == n
+
+
+def _same(a: SymSize, b: SymSize) -> bool:
+    if a is b:
+        return True
+    if type(a) is int and type(b) is int:
+        return a == b
+    if type(a) is int or type(b) is int:
+        return False  # normalized: a constant is never a non-constant expression
+    return a == b or sympy.expand(_sym(a) - _sym(b)) == 0
+
+
+def wrap_dim(dim: int, rank: int) -> int:
+    """Negative dims count from the end; a 0-d tensor accepts dims 0 and -1."""
+    r = max(rank, 1)
+    if not -r <= dim < r:
+        raise InferenceError(f"dimension {dim} out of range for a {rank}-d tensor")
+    return dim % r
+
+
+def broadcast_shapes(*shapes: Sequence[SymSize]) -> list[SymSize]:
+    rank = max((len(s) for s in shapes), default=0)
+    out: list[SymSize] = [1] * rank
+    for shape in shapes:
+        offset = rank - len(shape)
+        for i, s in enumerate(shape):
+            cur = out[offset + i]
+            if _is(cur, 1):
+                out[offset + i] = s
+            elif _is(s, 1) or _same(cur, s):
+                continue
+            elif isinstance(cur, int) and isinstance(s, int):
+                raise InferenceError(
+                    f"shapes {[list(x) for x in shapes]} do not broadcast"
+                )
+            elif isinstance(s, int):
+                out[offset + i] = s  # torch would guard the symbol to this value
+            elif not isinstance(cur, int):
+                raise NoInference(f"cannot decide whether {cur} and {s} broadcast")
+    return out
+
+
+def _device_of(tensors: Sequence[TensorType]) -> str:
+    for t in tensors:
+        if t.rank:
+            return t.device.data
+    return tensors[0].device.data if tensors else "cpu"
+
+
+_unbacked = itertools.count()
+
+
+def unbacked_symbol() -> sympy.Symbol:
+    """A fresh data-dependent size, named `u<n>` as torch names them."""
+    return make_symbol(f"u{next(_unbacked)}")
+
+
+def _numel(shape: Sequence[SymSize]) -> SymSize:
+    return mul(*shape) if shape else 1
+
+
+def _infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
+    """Resolve one `-1` in a view size from the element count."""
+    sizes = list(sizes)
+    holes = [i for i, s in enumerate(sizes) if _is(s, -1)]
+    if len(holes) > 1:
+        raise InferenceError("only one dimension can be inferred (-1)")
+    known = _numel([s for s in sizes if not _is(s, -1)])
+    if holes:
+        if isinstance(numel, int) and isinstance(known, int):
+            if known == 0 or numel % known:
+                raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
+            sizes[holes[0]] = numel // known
+        elif isinstance(known, int) and known != 0 and (
+            (split := numel.as_coeff_Mul())[0].is_Integer  # pyright: ignore[reportAttributeAccessIssue] - numel is symbolic here: the int case is the branch above
+            and int(split[0]) % known == 0
+        ):
+            # The common case `[k*s0, ...] -> [-1, m]`: divide the coefficient.
+            sizes[holes[0]] = _norm(sympy.Integer(int(split[0]) // known) * split[1])
+        else:
+            q = sympy.cancel(_sym(numel) / _sym(known))
+            num, den = sympy.fraction(q)
+            sizes[holes[0]] = _norm(num) if den == 1 else floordiv(numel, known)
+    elif isinstance(numel, int) and isinstance(known, int) and numel != known:
+        raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
+    return sizes
+
+
+# ---------------------------------------------------------------------------
+# Rule registry
+# ---------------------------------------------------------------------------
+
+Rule = Callable[[Bound], Attribute | Sequence[Attribute]]
+_RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Register a rule for overloads by full IR name (`aten.add.Tensor`); in-place and
+    out= variants need none (see `_aliasing_returns`)."""
+
+    def register(fn: Rule) -> Rule:
+        for n in names:
+            if lookup(n) is None:
+                raise ValueError(f"inference rule for unknown overload {n}")
+            if n in _RULES:
+                raise ValueError(f"two inference rules for {n}")
+            _RULES[n] = fn
+        return fn
+
+    return register
+
+
+_INPLACE_VIEW = frozenset({
+    "aten.squeeze_.default", "aten.squeeze_.dim", "aten.squeeze_.dims", "aten.unsqueeze_.default",
+    "aten.t_.default", "aten.transpose_.default", "aten.as_strided_.default", "aten.resize_.default",
+    "aten.detach_.default", "aten.swapaxes_.default", "aten.swapdims_.default",
+})  # fmt: skip
+"""In-place ops that change `self`'s metadata: typed by their functional variant's rule."""
+
+
+def _find_rule(schema: FunctionSchema) -> Rule | None:
+    name = schema.op_name
+    if name in _INPLACE_VIEW:
+        name = functional_variant(name) or name
+    found = _RULES.get(name)
+    if found is None and (custom := custom_operator(name)) is not None and custom.infer is not None:
+        return _custom_rule(custom.infer)
+    return found
+
+
+def _custom_rule(infer: Callable[..., object]) -> Rule:
+    """A custom operator's `infer(**arguments)`: SSA values given as their types."""
+
+    def typed(v: object) -> object:
+        v = _value(v)
+        if isinstance(v, SSAValue):
+            return v.type
+        if isinstance(v, list | tuple):
+            return [typed(x) for x in cast(Sequence[object], v)]
+        return v
+
+    def apply(bound: Bound) -> Attribute | Sequence[Attribute]:
+        return cast(Attribute | Sequence[Attribute], infer(**{k: typed(v) for k, v in bound.items()}))
+
+    return apply
+
+
+def has_inference(op_name: str) -> bool:
+    """Whether result types of `op_name` can be inferred (for some arguments)."""
+    entry = lookup(op_name)
+    if entry is None:
+        return False
+    schema = entry.schema
+    return _aliasing_returns(schema) is not None or _find_rule(schema) is not None
+
+
+def _aliasing_returns(schema: FunctionSchema) -> list[str] | None:
+    """For a mutating op whose every result is a written argument: those arguments."""
+    if not schema.is_mutable or schema.op_name in _INPLACE_VIEW:
+        return None
+    amap = schema.return_alias_map()
+    names: list[str] = []
+    for i in range(len(schema.returns)):
+        hits = amap.get(i)
+        if not hits or not schema.arguments[hits[0]].is_write:
+            return None
+        names.append(schema.arguments[hits[0]].name)
+    return names
+
+
+def infer_result_types(
+    op_name: str, args: Sequence[object], kwargs: Mapping[str, object] | None = None
+) -> list[Attribute]:
+    """The result types of `op_name` applied to FX-style args and kwargs."""
+    entry = lookup(op_name)
+    if entry is None:
+        raise NoInference(f"unknown operator {op_name}")
+    return infer_bound(bind_arguments(entry.schema, args, kwargs or {}))
+
+
+_PLANS: dict[int, tuple[list[str] | None, Rule | None]] = {}
+
+
+def infer_bound(bound: Bound) -> list[Attribute]:
+    schema = bound.schema
+    plan = _PLANS.get(id(schema))
+    if plan is None:
+        plan = _PLANS[id(schema)] = (_aliasing_returns(schema), _find_rule(schema))
+    aliased, fn = plan
+    if aliased is not None:
+        return [_arg_type(bound[n], n) for n in aliased]
+    if fn is None:
+        raise NoInference(f"no inference rule for {schema.op_name}")
+    try:
+        result = fn(bound)
+    except (KeyError, TypeError, AttributeError) as e:
+        # Arguments outside what the rule models (a Dict overload, varargs).
+        raise NoInference(f"{schema.op_name}: {e!r}") from e
+    if isinstance(result, Attribute):
+        return [result]
+    return list(result)
+
+
+def _arg_type(value: object, name: str) -> Attribute:
+    value = _value(value)
+    if isinstance(value, SSAValue):
+        return value.type
+    if isinstance(value, list | tuple):
+        types = [_arg_type(v, name) for v in cast(Sequence[object], value)]
+        return list_type(types)
+    raise InferenceError(f"written argument '{name}' must be a value")
+
+
+def list_type(types: Sequence[Attribute]) -> Attribute:
+    """`!exir.list<T>` for homogeneous elements, `!exir.tuple<...>` otherwise."""
+    if types and all(t == types[0] for t in types):
+        return ListType(types[0])
+    return TupleType(types)

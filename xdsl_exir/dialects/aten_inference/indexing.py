@@ -1,0 +1,137 @@
+"""Result types of indexing, gathers, embeddings and data-dependent selections."""
+
+from __future__ import annotations
+
+from xdsl.ir import Attribute
+
+from xdsl_exir.dialects.aten_inference.core import (
+    Bound,
+    InferenceError,
+    _as_list,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    add,
+    broadcast_shapes,
+    list_type,
+    make_tensor,
+    rule,
+    tensor_type,
+    unbacked_symbol,
+    wrap_dim,
+)
+from xdsl_exir.dialects.exir import (
+    DType,
+    IntType,
+)
+from xdsl_exir.utils.symbolic import SymSize
+
+# ---------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------
+
+
+@rule("aten.index.Tensor", "aten.index.Tensor_hacked_twin")
+def _index(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    raw = _as_list(b["indices"])
+    if len(raw) > t.rank:
+        raise InferenceError("too many indices for the tensor")
+    # Boolean masks index as many dims as they have, with a data-dependent count.
+    index_shapes: list[list[SymSize] | None] = []
+    for v in raw:
+        if v is None:
+            index_shapes.append(None)
+            continue
+        it = tensor_type(v, "indices")
+        if it.element_dtype in (DType.bool, DType.uint8):
+            u: list[SymSize] = [unbacked_symbol()]
+            index_shapes.extend([u] * max(it.rank, 1))
+        else:
+            index_shapes.append(list(it.sizes))
+    positions = [i for i, s in enumerate(index_shapes) if s is not None]
+    if not positions:
+        return t
+    bshape = broadcast_shapes(*(s for s in index_shapes if s is not None))
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    rest_after = list(t.sizes[len(index_shapes) :])
+    if adjacent:
+        before = [t.sizes[i] for i in range(positions[0])]
+        middle = [t.sizes[i] for i in range(positions[-1] + 1, len(index_shapes))]
+        shape = [*before, *bshape, *middle, *rest_after]
+    else:
+        kept = [t.sizes[i] for i, s in enumerate(index_shapes) if s is None]
+        shape = [*bshape, *kept, *rest_after]
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("aten.index.list_Tensor")
+def _index_list(b: Bound) -> Attribute:
+    return IntType()
+
+
+@rule("aten.index_select.default")
+def _index_select(b: Bound) -> Attribute:
+    t, i = b.tensor("self"), b.tensor("index")
+    if i.rank > 1:
+        raise InferenceError("index_select index must be 0-d or 1-d")
+    if t.rank == 0:
+        return t
+    d = wrap_dim(b.int("dim"), t.rank)
+    shape = list(t.sizes)
+    shape[d] = i.sizes[0] if i.rank else 1
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("aten.gather.default")
+def _gather(b: Bound) -> Attribute:
+    t, i = b.tensor("self"), b.tensor("index")
+    wrap_dim(b.int("dim"), t.rank)
+    return make_tensor(i.sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.embedding.default")
+def _embedding(b: Bound) -> Attribute:
+    w, i = b.tensor("weight"), b.tensor("indices")
+    if w.rank != 2:
+        raise InferenceError("embedding weight must be 2-d")
+    return make_tensor([*i.sizes, w.sizes[1]], w.element_dtype, w.device.data)
+
+
+@rule("aten.embedding_dense_backward.default")
+def _embedding_backward(b: Bound) -> Attribute:
+    g = b.tensor("grad_output")
+    return make_tensor([b.size("num_weights"), g.sizes[-1]], g.element_dtype, g.device.data)
+
+
+@rule("aten._embedding_bag.default")
+def _embedding_bag(b: Bound) -> list[Attribute]:
+    w, i, o = b.tensor("weight"), b.tensor("indices"), b.tensor("offsets")
+    bags = add(o.sizes[0], -1) if b["include_last_offset"] else o.sizes[0]
+    dev = w.device.data
+    mode = b.int("mode")
+    # offset2bag is only materialized for the mean and max modes.
+    offset2bag: list[SymSize] = [i.sizes[0]] if mode in (1, 2) else [0]
+    return [
+        make_tensor([bags, w.sizes[1]], w.element_dtype, dev),
+        make_tensor(offset2bag, i.element_dtype, dev),
+        make_tensor([bags], i.element_dtype, dev),
+        make_tensor([bags, w.sizes[1]] if mode == 2 else [bags], i.element_dtype, dev),
+    ]
+
+
+@rule("aten.nonzero.default")
+def _nonzero(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor([unbacked_symbol(), t.rank], DType.int64, t.device.data)
+
+
+@rule("aten.masked_select.default")
+def _masked_select(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    broadcast_shapes(t.sizes, b.tensor("mask").sizes)
+    return make_tensor([unbacked_symbol()], t.element_dtype, t.device.data)
+
+
+@rule("aten.where.default")
+def _where_nonzero(b: Bound) -> Attribute:
+    t = b.tensor("condition")
+    u = unbacked_symbol()
+    return list_type([make_tensor([u], DType.int64, t.device.data)] * t.rank)

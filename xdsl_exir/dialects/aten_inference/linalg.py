@@ -1,0 +1,170 @@
+"""Result types of the matmul family, attention and distances."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Attribute
+
+from xdsl_exir.dialects.aten_inference.core import (
+    Bound,
+    InferenceError,
+    _promote_all,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    add,
+    broadcast_shapes,
+    floordiv,
+    make_tensor,
+    mul,
+    result_type,
+    rule,
+)
+from xdsl_exir.dialects.exir import (
+    DType,
+    TensorType,
+)
+from xdsl_exir.utils.symbolic import SymSize
+
+# ---------------------------------------------------------------------------
+# Matmul family
+# ---------------------------------------------------------------------------
+
+
+def _check_inner(a: SymSize, b: SymSize, what: str) -> None:
+    if isinstance(a, int) and isinstance(b, int) and a != b:
+        raise InferenceError(f"{what}: inner sizes {a} and {b} differ")
+
+
+def _mm_dtype(b: Bound, a: TensorType, c: TensorType) -> DType:
+    out = b.dtype("out_dtype") if "out_dtype" in b else None
+    if out is not None:
+        return out
+    if a.element_dtype is not c.element_dtype:
+        raise InferenceError(
+            f"expected both operands to have the same dtype, got "
+            f"{a.element_dtype.value} and {c.element_dtype.value}"
+        )
+    return a.element_dtype
+
+
+@rule("aten.mm.default", "aten.mm.dtype", "aten.addmm.default", "aten.addmm.dtype")
+def _mm(b: Bound) -> Attribute:
+    names = ("mat1", "mat2") if "mat1" in b else ("self", "mat2")
+    a, c = b.tensor(names[0]), b.tensor(names[1])
+    if a.rank != 2 or c.rank != 2:
+        raise InferenceError("mm expects 2-d tensors")
+    _check_inner(a.sizes[1], c.sizes[0], "mm")
+    return make_tensor([a.sizes[0], c.sizes[1]], _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("aten.bmm.default", "aten.bmm.dtype", "aten.baddbmm.default", "aten.baddbmm.dtype")
+def _bmm(b: Bound) -> Attribute:
+    names = ("batch1", "batch2") if "batch1" in b else ("self", "mat2")
+    a, c = b.tensor(names[0]), b.tensor(names[1])
+    if a.rank != 3 or c.rank != 3:
+        raise InferenceError("bmm expects 3-d tensors")
+    _check_inner(a.sizes[2], c.sizes[1], "bmm")
+    return make_tensor([a.sizes[0], a.sizes[1], c.sizes[2]], _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("aten.dot.default")
+def _dot(b: Bound) -> Attribute:
+    a, c = b.tensor("self"), b.tensor("tensor")
+    if a.rank != 1 or c.rank != 1:
+        raise InferenceError("dot expects 1-d tensors")
+    return make_tensor([], _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("aten.outer.default")
+def _outer(b: Bound) -> Attribute:
+    a, c = b.tensor("self"), b.tensor("vec2")
+    return make_tensor([a.sizes[0], c.sizes[0]], result_type([b["self"], b["vec2"]]), a.device.data)
+
+
+def matmul_shape(a: Sequence[SymSize], c: Sequence[SymSize]) -> list[SymSize]:
+    if not a or not c:
+        raise InferenceError("matmul needs tensors of at least one dimension")
+    if len(a) == 1 and len(c) == 1:
+        _check_inner(a[0], c[0], "matmul")
+        return []
+    if len(c) == 1:
+        _check_inner(a[-1], c[0], "matmul")
+        return list(a[:-1])
+    if len(a) == 1:
+        _check_inner(a[0], c[-2], "matmul")
+        return [*c[:-2], c[-1]]
+    _check_inner(a[-1], c[-2], "matmul")
+    batch = broadcast_shapes(a[:-2], c[:-2])
+    return [*batch, a[-2], c[-1]]
+
+
+@rule("aten.matmul.default")
+def _matmul(b: Bound) -> Attribute:
+    a, c = b.tensor("self"), b.tensor("other")
+    return make_tensor(matmul_shape(a.sizes, c.sizes), _mm_dtype(b, a, c), a.device.data)
+
+
+@rule("aten.linear.default")
+def _linear(b: Bound) -> Attribute:
+    x, w = b.tensor("input"), b.tensor("weight")
+    if w.rank == 1:
+        shape = matmul_shape(x.sizes, w.sizes)
+    else:
+        shape = matmul_shape(x.sizes, [w.sizes[1], w.sizes[0]])
+    bias = b.opt_tensor("bias")
+    if bias is not None:
+        shape = broadcast_shapes(shape, bias.sizes)
+    return make_tensor(shape, _mm_dtype(b, x, w), x.device.data)
+
+
+@rule("aten.einsum.default", "aten.einsum.sublist")
+def _einsum(b: Bound) -> Attribute:
+    eq = cast(str, b["equation"]).replace(" ", "")
+    tensors = b.tensors("tensors")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(tensors):
+        raise InferenceError("einsum equation and operand count differ")
+    sizes: dict[str, SymSize] = {}
+    ell: list[SymSize] = []
+    for term, t in zip(terms, tensors):
+        letters = term.replace("...", "")
+        n_ell = t.rank - len(letters)
+        head, has_ell, tail = term.partition("...")
+        dims = list(t.sizes)
+        if has_ell:
+            ell = broadcast_shapes(ell, dims[len(head) : len(head) + n_ell])
+            dims = dims[: len(head)] + dims[len(head) + n_ell :]
+            letters = head + tail
+        elif len(letters) != t.rank:
+            raise InferenceError(f"einsum term '{term}' does not fit a {t.rank}-d tensor")
+        for ch, s in zip(letters, dims):
+            cur = sizes.get(ch)
+            sizes[ch] = s if cur is None or cur == 1 else cur
+    if not arrow:
+        counts = {ch: lhs.count(ch) for ch in sizes}
+        rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, k in counts.items() if k == 1))
+    head, has_ell, tail = rhs.partition("...")
+    shape = [sizes[c] for c in head] + (ell if has_ell else []) + [sizes[c] for c in tail]
+    dtype = cast(DType, _promote_all([t.element_dtype for t in tensors]))
+    return make_tensor(shape, dtype, tensors[0].device.data)
+
+
+@rule("aten.scaled_dot_product_attention.default")
+def _sdpa(b: Bound) -> Attribute:
+    q, v = b.tensor("query"), b.tensor("value")
+    return make_tensor([*q.sizes[:-1], v.sizes[-1]], q.element_dtype, q.device.data)
+
+
+@rule("aten._cdist_forward.default")
+def _cdist(b: Bound) -> Attribute:
+    a, c = b.tensor("x1"), b.tensor("x2")
+    batch = broadcast_shapes(a.sizes[:-2], c.sizes[:-2])
+    return make_tensor([*batch, a.sizes[-2], c.sizes[-2]], a.element_dtype, a.device.data)
+
+
+@rule("aten._pdist_forward.default")
+def _pdist(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = t.sizes[0]
+    return make_tensor([floordiv(mul(n, add(n, -1)), 2)], t.element_dtype, t.device.data)

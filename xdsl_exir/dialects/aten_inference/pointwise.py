@@ -1,0 +1,264 @@
+"""Result types of pointwise ops: unary, binary with broadcasting and promotion, comparisons, masked fills."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Attribute, SSAValue
+
+from xdsl_exir.dialects.aten_inference.core import (
+    Bound,
+    NoInference,
+    Rule,
+    _device_of,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _to_float,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _value,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    broadcast_shapes,
+    category,
+    make_tensor,
+    result_type,
+    rule,
+    wrap_dim,
+)
+from xdsl_exir.dialects.exir import (
+    BoolType,
+    DType,
+    MemoryFormat,
+    TensorType,
+)
+from xdsl_exir.utils.symbolic import SymSize
+
+# ---------------------------------------------------------------------------
+# Pointwise
+# ---------------------------------------------------------------------------
+
+
+def _pointwise(
+    b: Bound, names: Sequence[str], promote: Sequence[str] | None = None
+) -> tuple[list[SymSize], DType, str]:
+    """Broadcast the tensor arguments among `names`; promote those in `promote`."""
+    tensors: list[TensorType] = []
+    for n in names:
+        v = _value(b.get(n))
+        if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
+            tensors.append(v.type)
+    shape = broadcast_shapes(*(t.sizes for t in tensors))
+    dtype = result_type([b[n] for n in (names if promote is None else promote)])
+    return shape, dtype, _device_of(tensors)
+
+
+_UNARY_SAME = (
+    "aten.abs.default", "aten.neg.default", "aten.ceil.default", "aten.floor.default",
+    "aten.round.default", "aten.round.decimals", "aten.trunc.default", "aten.sign.default",
+    "aten.relu.default", "aten.relu6.default", "aten.hardtanh.default", "aten.leaky_relu.default",
+    "aten.elu.default", "aten.gelu.default", "aten.silu.default", "aten.mish.default",
+    "aten.hardswish.default", "aten.hardsigmoid.default", "aten.softplus.default", "aten.clone.default",
+    "aten.contiguous.default", "aten.alias.default", "aten.detach.default", "aten.bitwise_not.default",
+    "aten.dropout.default", "aten.tril.default", "aten.triu.default", "aten.flip.default",
+    "aten.roll.default", "aten.nan_to_num.default", "aten.fill.Scalar", "aten.fill.Tensor",
+    "aten.copy.default", "aten.copy.Dict_Tensor", "aten.index_put.default", "aten.index_put.hacked_twin",
+    "aten.scatter.reduce", "aten.scatter.src", "aten.scatter.value", "aten.scatter.value_reduce",
+    "aten.scatter_add.default", "aten.scatter_reduce.two", "aten.select_scatter.default",
+    "aten.slice_scatter.default",
+)  # fmt: skip
+_UNARY_FLOAT = (
+    "aten.acos.default", "aten.acosh.default", "aten.asin.default", "aten.asinh.default",
+    "aten.atan.default", "aten.atanh.default", "aten.cos.default", "aten.cosh.default", "aten.erf.default",
+    "aten.exp.default", "aten.expm1.default", "aten.log.default", "aten.log10.default",
+    "aten.log1p.default", "aten.log2.default", "aten.reciprocal.default", "aten.rsqrt.default",
+    "aten.sigmoid.default", "aten.sin.default", "aten.sinh.default", "aten.sqrt.default",
+    "aten.tan.default", "aten.tanh.default",
+)  # fmt: skip
+
+
+def _first_tensor_name(b: Bound) -> str:
+    for a in b.schema.arguments:
+        if a.type.is_base("Tensor"):
+            return a.name
+    raise NoInference("no tensor argument")
+
+
+_MEMORY_FORMAT_CODES = {
+    0: MemoryFormat.contiguous_format,
+    1: MemoryFormat.preserve_format,
+    2: MemoryFormat.channels_last,
+    3: MemoryFormat.channels_last_3d,
+}
+
+
+def _dim_order(fmt: object, self_type: TensorType | None, rank: int) -> list[int] | None:
+    if isinstance(fmt, int) and not isinstance(fmt, bool):
+        fmt = _MEMORY_FORMAT_CODES.get(fmt)
+    if fmt is MemoryFormat.channels_last and rank == 4:
+        return [0, 2, 3, 1]
+    if fmt is MemoryFormat.channels_last_3d and rank == 5:
+        return [0, 2, 3, 4, 1]
+    if fmt in (None, MemoryFormat.preserve_format) and self_type is not None:
+        order = self_type.get_dim_order()
+        return list(order) if len(order) == rank else None
+    return None
+
+
+@rule(*_UNARY_SAME)
+def _same_as_self(b: Bound) -> Attribute:
+    t = b.tensor(_first_tensor_name(b))
+    fmt = b.get("memory_format")
+    if fmt is not None:
+        return make_tensor(t.sizes, t.element_dtype, t.device.data, _dim_order(fmt, t, t.rank))
+    return t
+
+
+@rule(
+    "aten.avg_pool2d_backward.default", "aten.max_pool2d_with_indices_backward.default",
+    "aten._adaptive_avg_pool2d_backward.default",
+)  # fmt: skip
+def _grad_input(b: Bound) -> Attribute:
+    """Pooling backward: the gradient has the forward input's type."""
+    return b.tensor("self")
+
+
+@rule(*_UNARY_FLOAT)
+def _unary_float(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
+
+
+@rule("aten.isnan.default", "aten.isinf.default", "aten.logical_not.default")
+def _unary_bool(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, DType.bool, t.device.data)
+
+
+_BINARY = {
+    "aten.add.Scalar": ("self", "other"),
+    "aten.add.Tensor": ("self", "other"),
+    "aten.sub.Scalar": ("self", "other"),
+    "aten.sub.Tensor": ("self", "other"),
+    "aten.mul.Scalar": ("self", "other"),
+    "aten.mul.Tensor": ("self", "other"),
+    "aten.rsub.Scalar": ("self", "other"),
+    "aten.rsub.Tensor": ("self", "other"),
+    "aten.maximum.default": ("self", "other"),
+    "aten.minimum.default": ("self", "other"),
+    "aten.max.other": ("self", "other"),
+    "aten.min.other": ("self", "other"),
+    "aten.remainder.Scalar": ("self", "other"),
+    "aten.remainder.Scalar_Tensor": ("self", "other"),
+    "aten.remainder.Tensor": ("self", "other"),
+    "aten.fmod.Scalar": ("self", "other"),
+    "aten.fmod.Tensor": ("self", "other"),
+    "aten.bitwise_and.Scalar": ("self", "other"),
+    "aten.bitwise_and.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_and.Tensor": ("self", "other"),
+    "aten.bitwise_or.Scalar": ("self", "other"),
+    "aten.bitwise_or.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_or.Tensor": ("self", "other"),
+    "aten.bitwise_xor.Scalar": ("self", "other"),
+    "aten.bitwise_xor.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_xor.Tensor": ("self", "other"),
+    "aten.pow.Tensor_Scalar": ("self", "exponent"),
+    "aten.pow.Tensor_Tensor": ("self", "exponent"),
+    "aten.pow.Scalar": ("self", "exponent"),
+    "aten.clamp.default": ("self", "min", "max"),
+    "aten.clamp.Tensor": ("self", "min", "max"),
+    "aten.clamp_min.default": ("self", "min"),
+    "aten.clamp_min.Tensor": ("self", "min"),
+    "aten.clamp_max.default": ("self", "max"),
+    "aten.clamp_max.Tensor": ("self", "max"),
+    "aten.where.self": ("condition", "self", "other"),
+    "aten.where.ScalarOther": ("condition", "self", "other"),
+    "aten.where.ScalarSelf": ("condition", "self", "other"),
+    "aten.where.Scalar": ("condition", "self", "other"),
+    "aten.lerp.Scalar": ("self", "end", "weight"),
+    "aten.lerp.Tensor": ("self", "end", "weight"),
+    "aten.addcmul.default": ("self", "tensor1", "tensor2"),
+    "aten.__and__.Scalar": ("self", "other"),
+    "aten.__and__.Tensor": ("self", "other"),
+    "aten.__or__.Scalar": ("self", "other"),
+    "aten.__or__.Tensor": ("self", "other"),
+    "aten.__xor__.Scalar": ("self", "other"),
+    "aten.__xor__.Tensor": ("self", "other"),
+    "aten.__lshift__.Scalar": ("self", "other"),
+    "aten.__lshift__.Tensor": ("self", "other"),
+    "aten.__rshift__.Scalar": ("self", "other"),
+    "aten.__rshift__.Tensor": ("self", "other"),
+    "aten.bitwise_left_shift.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_left_shift.Tensor": ("self", "other"),
+    "aten.bitwise_left_shift.Tensor_Scalar": ("self", "other"),
+    "aten.bitwise_right_shift.Scalar_Tensor": ("self", "other"),
+    "aten.bitwise_right_shift.Tensor": ("self", "other"),
+    "aten.bitwise_right_shift.Tensor_Scalar": ("self", "other"),
+    "aten.floor_divide.default": ("self", "other"),
+    "aten.floor_divide.Scalar": ("self", "other"),
+}  # fmt: skip
+
+
+def _binary_rule(names: tuple[str, ...]) -> Rule:
+    def infer(b: Bound) -> Attribute:
+        promote = [n for n in names if n != "condition"]
+        shape, dtype, device = _pointwise(b, names, promote)
+        return make_tensor(shape, dtype, device)
+
+    return infer
+
+
+for _name, _names in _BINARY.items():
+    rule(_name)(_binary_rule(_names))
+
+
+@rule(
+    "aten.div.Scalar", "aten.div.Scalar_mode", "aten.div.Tensor", "aten.div.Tensor_mode",
+    "aten.atan2.default", "aten.addcdiv.default",
+)  # fmt: skip
+def _true_divide(b: Bound) -> Attribute:
+    names = {"div": ("self", "other"), "atan2": ("self", "other")}.get(
+        b.schema.name.rstrip("_"), ("self", "tensor1", "tensor2")
+    )
+    shape, dtype, device = _pointwise(b, names)
+    if b.get("rounding_mode") is None:
+        dtype = _to_float(dtype)
+    return make_tensor(shape, dtype, device)
+
+
+@rule(
+    "aten.eq.Scalar", "aten.eq.Tensor", "aten.ne.Scalar", "aten.ne.Tensor", "aten.lt.Scalar",
+    "aten.lt.Tensor", "aten.le.Scalar", "aten.le.Tensor", "aten.gt.Scalar", "aten.gt.Tensor",
+    "aten.ge.Scalar", "aten.ge.Tensor", "aten.logical_and.default", "aten.logical_or.default",
+    "aten.logical_xor.default",
+)  # fmt: skip
+def _compare(b: Bound) -> Attribute:
+    shape, _, device = _pointwise(b, ("self", "other"))
+    return make_tensor(shape, DType.bool, device)
+
+
+@rule("aten.eq.Tensor_list", "aten.ne.Tensor_list")
+def _list_compare(b: Bound) -> Attribute:
+    return BoolType()
+
+
+@rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+def _masked_fill(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape, _, device = _pointwise(b, ("self", "mask"), ("self",))
+    return make_tensor(shape, t.element_dtype, device)
+
+
+@rule("aten.masked_scatter.default")
+def _masked_scatter(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = broadcast_shapes(t.sizes, b.tensor("mask").sizes)
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("aten.type_as.default")
+def _type_as(b: Bound) -> Attribute:
+    t, o = b.tensor("self"), b.tensor("other")
+    return make_tensor(t.sizes, o.element_dtype, t.device.data)
+
+
+@rule("aten.cumsum.default")
+def _cumsum(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    wrap_dim(b.int("dim"), t.rank)
+    dtype = b.dtype("dtype") or (DType.int64 if category(t.element_dtype) < 2 else t.element_dtype)
+    return make_tensor(t.sizes, dtype, t.device.data)

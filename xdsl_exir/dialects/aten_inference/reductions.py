@@ -1,0 +1,159 @@
+"""Result types of reductions over dims, softmax and sorting."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Attribute
+
+from xdsl_exir.dialects.aten_inference.core import (
+    Bound,
+    InferenceError,
+    _real,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _to_float,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    category,
+    make_tensor,
+    rule,
+    wrap_dim,
+)
+from xdsl_exir.dialects.exir import (
+    DType,
+    TensorType,
+)
+from xdsl_exir.utils.symbolic import SymSize
+
+# ---------------------------------------------------------------------------
+# Reductions and normalizations over a dim
+# ---------------------------------------------------------------------------
+
+
+def _reduce_shape(t: TensorType, dims: Sequence[int] | None, keepdim: bool) -> list[SymSize]:
+    if dims is None or len(dims) == 0:
+        reduced = set(range(t.rank))
+    else:
+        reduced = {wrap_dim(d, t.rank) for d in dims}
+    if keepdim:
+        return [1 if i in reduced else s for i, s in enumerate(t.sizes)]
+    return [s for i, s in enumerate(t.sizes) if i not in reduced]
+
+
+def _dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
+    value = b.get(name)
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return [value]
+    return b.ints(name)
+
+
+def _sum_dtype(t: TensorType, dtype: DType | None) -> DType:
+    if dtype is not None:
+        return dtype
+    return DType.int64 if category(t.element_dtype) < 2 else t.element_dtype
+
+
+@rule("aten.sum.default", "aten.sum.dim_IntList", "aten.prod.default", "aten.prod.dim_int")
+def _sum(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    return make_tensor(shape, _sum_dtype(t, b.dtype("dtype")), t.device.data)
+
+
+@rule("aten.mean.default", "aten.mean.dim")
+def _mean(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dtype = b.dtype("dtype") or t.element_dtype
+    if category(dtype) < 2:
+        raise InferenceError(f"mean of a {dtype.value} tensor needs a floating dtype")
+    return make_tensor(shape, dtype, t.device.data)
+
+
+@rule("aten.amax.default", "aten.amin.default", "aten.max.default", "aten.min.default")
+def _amax(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule(
+    "aten.all.default", "aten.all.dim", "aten.all.dims", "aten.any.default", "aten.any.dim",
+    "aten.any.dims",
+)  # fmt: skip
+def _all(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dtype = DType.uint8 if t.element_dtype is DType.uint8 else DType.bool
+    return make_tensor(shape, dtype, t.device.data)
+
+
+@rule("aten.argmax.default", "aten.argmin.default")
+def _argmax(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = _dims_arg(b)
+    keepdim = bool(b["keepdim"])
+    if dims is None and keepdim:
+        shape: list[SymSize] = [1] * t.rank
+    else:
+        shape = _reduce_shape(t, dims, keepdim)
+    return make_tensor(shape, DType.int64, t.device.data)
+
+
+@rule("aten.max.dim", "aten.min.dim")
+def _max_dim(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    shape = _reduce_shape(t, [b.int("dim")], bool(b["keepdim"]))
+    return [
+        make_tensor(shape, t.element_dtype, t.device.data),
+        make_tensor(shape, DType.int64, t.device.data),
+    ]
+
+
+@rule(
+    "aten.std.default", "aten.std.correction", "aten.std.dim", "aten.var.default", "aten.var.correction",
+    "aten.var.dim",
+)  # fmt: skip
+def _var(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if category(t.element_dtype) < 2:
+        raise InferenceError("std and var need a floating point or complex tensor")
+    dims = _dims_arg(b) if "dim" in b else None
+    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    return make_tensor(shape, _real(_to_float(t.element_dtype)), t.device.data)
+
+
+@rule("aten.var_mean.default", "aten.var_mean.correction", "aten.var_mean.dim")
+def _var_mean(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    v = cast(TensorType, _var(b))
+    return [v, make_tensor(v.sizes, _to_float(t.element_dtype), t.device.data)]
+
+
+@rule("aten.softmax.int", "aten.log_softmax.int", "aten._softmax.default", "aten._log_softmax.default")
+def _softmax(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    wrap_dim(b.int("dim"), t.rank)
+    if "half_to_float" in b:
+        dtype = DType.float32 if b["half_to_float"] else t.element_dtype
+    else:
+        dtype = b.dtype("dtype") or t.element_dtype
+    if category(dtype) < 2:
+        raise InferenceError(f"softmax of a {dtype.value} tensor")
+    return make_tensor(t.sizes, dtype, t.device.data)
+
+
+@rule("aten.sort.default", "aten.sort.stable", "aten.topk.default")
+def _sort(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    shape = list(t.sizes)
+    if "k" in b and t.rank:
+        shape[wrap_dim(b.int("dim"), t.rank)] = b.size("k")
+    return [
+        make_tensor(shape, t.element_dtype, t.device.data),
+        make_tensor(shape, DType.int64, t.device.data),
+    ]
