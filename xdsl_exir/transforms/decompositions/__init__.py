@@ -1,0 +1,57 @@
+"""The decomposition table of the `decompose` pass, one module per operator family.
+
+`core` holds the table (`RULES`), the `Emitter` that builds replacement ops,
+`Layouts` and the helpers the families share; each family module registers
+its rules on import, in the fixed order below (a later registration of an
+overload replaces an earlier one, so the order is part of the table).
+"""
+
+# isort: skip_file
+from xdsl_exir.transforms.decompositions.core import (
+    DECOMPOSED_CORE,
+    RULES,
+    Decline,
+    Emitter,
+    Layouts,
+    SymValues,
+    default_legal_ops,
+)
+from xdsl_exir.transforms.decompositions import (
+    renames,
+    views,
+    creation,
+    activations,
+    linalg,
+    conv_pool,
+    backward,
+    long_tail,
+    pointwise,
+    losses,
+    reductions,
+    indexing,
+)
+
+__all__ = [
+    "DECOMPOSED_CORE",
+    "RULES",
+    "Decline",
+    "Emitter",
+    "Layouts",
+    "SymValues",
+    "default_legal_ops",
+]
+
+_FAMILIES = (
+    renames,
+    views,
+    creation,
+    activations,
+    linalg,
+    conv_pool,
+    backward,
+    long_tail,
+    pointwise,
+    losses,
+    reductions,
+    indexing,
+)

@@ -1,0 +1,346 @@
+"""Decompositions of backward formulas: activations, losses, views and indexing (torch/_decomp)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import (
+    DeviceAttr,
+    Layout,
+    TensorType,
+)
+from xdsl_exir.transforms.decompositions.core import (
+    _REDUCTIONS,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    Decline,
+    Emitter,
+    _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _fill_for,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _number,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _one_minus,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    rule,
+)
+
+
+def _grad_where(e: Emitter, mask: SSAValue, grad: SSAValue, value: SSAValue | None = None) -> SSAValue:
+    """`where(mask, 0, grad)`, or `where(mask, value, grad)`."""
+    other = value if value is not None else _zero_like(e, _tensor(grad))
+    return e.v("aten.where.self", mask, other, grad)
+
+
+@rule("aten.sigmoid_backward.default")
+def _sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad * y * (1 - y), from the forward's output y."""
+    y = cast(SSAValue, b["output"])
+    return [e.v("aten.mul.Tensor", b["grad_output"], e.v("aten.mul.Tensor", y, _one_minus(e, y)))]
+
+
+@rule("aten.tanh_backward.default")
+def _tanh_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad * (1 - y²), from the forward's output y."""
+    y = cast(SSAValue, b["output"])
+    return [e.v("aten.mul.Tensor", b["grad_output"], _one_minus(e, e.v("aten.mul.Tensor", y, y)))]
+
+
+@rule("aten.silu_backward.default")
+def _silu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad * σ(x) * (1 + x (1 - σ(x)))."""
+    x = cast(SSAValue, b["self"])
+    sig = e.v("aten.sigmoid.default", x)
+    inner = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, _one_minus(e, sig)), 1)
+    return [e.v("aten.mul.Tensor", b["grad_output"], e.v("aten.mul.Tensor", sig, inner))]
+
+
+@rule("aten.gelu_backward.default")
+def _gelu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The derivative of x Φ(x) (Φ(x) + x φ(x)), or of the tanh approximation, times grad."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    if b.get("approximate", "none") == "tanh":
+        beta = math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5
+        kappa = 0.044715
+        x_sq = e.v("aten.mul.Tensor", x, x)
+        inner = e.v("aten.mul.Tensor", e.v("aten.add.Tensor", x, e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x_sq, x), kappa)), beta)
+        t = e.v("aten.tanh.default", inner)
+        left_derivative = e.v("aten.mul.Tensor", e.v("aten.add.Tensor", t, 1), 0.5)
+        right_derivative = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, 0.5), _one_minus(e, e.v("aten.mul.Tensor", t, t)))
+        inner_derivative = e.v("aten.mul.Tensor", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x_sq, 3 * kappa), 1), beta)
+        d = e.v("aten.add.Tensor", left_derivative, e.v("aten.mul.Tensor", right_derivative, inner_derivative))
+        return [e.v("aten.mul.Tensor", grad, d)]
+    cdf = e.v("aten.mul.Tensor", e.v("aten.add.Tensor", e.v("aten.erf.default", e.v("aten.mul.Tensor", x, math.sqrt(0.5))), 1), 0.5)
+    pdf = e.v("aten.mul.Tensor", e.v("aten.exp.default", e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, x), -0.5)),
+              1 / math.sqrt(2 * math.pi))
+    return [e.v("aten.mul.Tensor", grad, e.v("aten.add.Tensor", cdf, e.v("aten.mul.Tensor", x, pdf)))]
+
+
+@rule("aten.hardswish_backward.default")
+def _hardswish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """0 below -3, grad (x/3 + 1/2) up to 3, grad above."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    mid = e.v("aten.mul.Tensor", grad, e.v("aten.add.Tensor", e.v("aten.div.Tensor", x, 3), 0.5))
+    inner = e.v("aten.where.self", e.v("aten.le.Scalar", x, 3), mid, grad)
+    return [_grad_where(e, e.v("aten.lt.Scalar", x, -3), inner)]
+
+
+@rule("aten.hardsigmoid_backward.default")
+def _hardsigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    inside = e.v("aten.logical_and.default", e.v("aten.gt.Scalar", x, -3), e.v("aten.lt.Scalar", x, 3))
+    return [e.v("aten.where.self", inside, e.v("aten.div.Tensor", grad, 6), _zero_like(e, _tensor(grad)))]
+
+
+@rule("aten.hardtanh_backward.default")
+def _hardtanh_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    outside = e.v("aten.logical_or.default", e.v("aten.le.Scalar", x, _number(b, "min_val")),
+                  e.v("aten.ge.Scalar", x, _number(b, "max_val")))
+    return [_grad_where(e, outside, grad)]
+
+
+@rule("aten.leaky_relu_backward.default")
+def _leaky_relu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    scaled = e.v("aten.mul.Tensor", grad, _number(b, "negative_slope"))
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, 0), grad, scaled)]
+
+
+@rule("aten.softplus_backward.default")
+def _softplus_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad * e^(βx) / (e^(βx) + 1), and grad itself where βx exceeds the threshold (the linear part)."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    bx = e.v("aten.mul.Tensor", x, _number(b, "beta", 1.0))
+    z = e.v("aten.exp.default", bx)
+    soft = e.v("aten.mul.Tensor", grad, e.v("aten.div.Tensor", z, e.v("aten.add.Tensor", z, 1)))
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", bx, _number(b, "threshold", 20.0)), grad, soft)]
+
+
+@rule("aten.elu_backward.default")
+def _elu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """From the input (x ≤ 0: grad·input_scale·alpha·scale·e^(x·input_scale)) or from the
+    output y (y ≤ 0: grad·input_scale·(y + alpha·scale)); grad·scale elsewhere."""
+    v, grad = cast(SSAValue, b["self_or_result"]), cast(SSAValue, b["grad_output"])
+    negcoef = _number(b, "alpha") * _number(b, "scale")
+    poscoef, negiptcoef = _number(b, "scale"), _number(b, "input_scale")
+    if b.get("is_result"):
+        neg = e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", e.v("aten.add.Tensor", v, negcoef), negiptcoef))
+    else:
+        ex = e.v("aten.exp.default", e.v("aten.mul.Tensor", v, negiptcoef))
+        neg = e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", ex, negiptcoef * negcoef))
+    return [e.v("aten.where.self", e.v("aten.le.Scalar", v, 0), neg, e.v("aten.mul.Tensor", grad, poscoef))]
+
+
+@rule("aten.mish_backward.default")
+def _mish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad (tanh(softplus x) + x σ(x) (1 - tanh²(softplus x)))."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    t = e.v("aten.tanh.default", e.v("aten.softplus.default", x, 1, 20))
+    s = e.v("aten.sigmoid.default", x)
+    d = e.v("aten.add.Tensor", t, e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, s), _one_minus(e, e.v("aten.mul.Tensor", t, t))))
+    return [e.v("aten.mul.Tensor", grad, d)]
+
+
+@rule("aten.hardshrink_backward.default", "aten.softshrink_backward.default")
+def _shrink_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b.get("grad_out", b.get("grad_output")))
+    lambd = _number(b, "lambd")
+    inside = e.v("aten.logical_and.default", e.v("aten.ge.Scalar", x, -lambd), e.v("aten.le.Scalar", x, lambd))
+    return [_grad_where(e, inside, grad)]
+
+
+@rule("aten.log_sigmoid_backward.default")
+def _log_sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad (max' - sign · z / (1 + z)) with z = e^-|x| (the forward's buffer is not needed)."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    t = _tensor(x)
+    neg = e.v("aten.lt.Scalar", x, 0)
+    max_deriv = e.v("aten.where.self", neg, _scalar_tensor(e, 1.0, t), _scalar_tensor(e, 0.0, t))
+    sign = e.v("aten.where.self", neg, _scalar_tensor(e, 1.0, t), _scalar_tensor(e, -1.0, t))
+    z = e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))
+    frac = e.v("aten.div.Tensor", z, e.v("aten.add.Tensor", z, 1))
+    return [e.v("aten.mul.Tensor", grad, e.v("aten.sub.Tensor", max_deriv, e.v("aten.mul.Tensor", sign, frac)))]
+
+
+@rule("aten.logit_backward.default")
+def _logit_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad / (x (1 - x)) inside [eps, 1 - eps] (0 outside), or inside [0, 1] (NaN outside) without eps."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    d = e.v("aten.div.Tensor", grad, e.v("aten.mul.Tensor", x, _one_minus(e, x)))
+    eps = b.get("eps")
+    lo, hi = (0.0, 1.0) if eps is None else (_number(b, "eps"), 1.0 - _number(b, "eps"))
+    outside = e.v("aten.logical_or.default", e.v("aten.lt.Scalar", x, lo), e.v("aten.gt.Scalar", x, hi))
+    fill = _scalar_tensor(e, math.nan if eps is None else 0.0, _tensor(grad))
+    return [e.v("aten.where.self", outside, fill, d)]
+
+
+@rule("aten.mse_loss_backward.default")
+def _mse_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """2 (x - target) grad, over the element count for the mean."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    numel = _tensor(x).numel()
+    if _REDUCTIONS.get(b.int("reduction")) == "mean" and not isinstance(numel, int):
+        raise Decline()
+    norm = 2.0 / cast(int, numel) if _REDUCTIONS.get(b.int("reduction")) == "mean" else 2.0
+    diff = e.v("aten.sub.Tensor", x, b["target"])
+    return [e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", diff, norm), grad)]
+
+
+@rule("aten._softmax_backward_data.default")
+def _softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """y (g - Σ g y) over `dim`, in `input_dtype`."""
+    g, y = cast(SSAValue, b["grad_output"]), cast(SSAValue, b["output"])
+    dim = b.int("dim")
+    gy = e.v("aten.mul.Tensor", g, y)
+    out = e.v("aten.sub.Tensor", gy, e.v("aten.mul.Tensor", y, e.v("aten.sum.dim_IntList", gy, [dim], True)))
+    return [_as_dtype(e, out, b.dtype("input_dtype"))]
+
+
+@rule("aten._log_softmax_backward_data.default")
+def _log_softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """g - e^y Σ g over `dim`, in `input_dtype`."""
+    g, y = cast(SSAValue, b["grad_output"]), cast(SSAValue, b["output"])
+    total = e.v("aten.sum.dim_IntList", g, [b.int("dim")], True)
+    out = e.v("aten.sub.Tensor", g, e.v("aten.mul.Tensor", e.v("aten.exp.default", y), total))
+    return [_as_dtype(e, out, b.dtype("input_dtype"))]
+
+
+@rule("aten.native_dropout_backward.default")
+def _native_dropout_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad_output"])
+    mask = e.v("aten._to_copy.default", b["mask"], dtype=_tensor(grad).element_dtype)
+    return [e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", mask, _number(b, "scale")))]
+
+
+# -- backward of views, indexing and more losses (torch/_decomp) ------------------------------
+
+
+def _zeros_sized(e: Emitter, size: object, like: TensorType) -> SSAValue:
+    """zeros(size) in `like`'s dtype and device: the gradient a view or gather scatters into."""
+    return e.v("aten.full.default", size, _fill_for(like.element_dtype, 0), dtype=like.element_dtype,
+               layout=Layout.strided, device=DeviceAttr(like.device.data), pin_memory=False)
+
+
+@rule("aten.select_backward.default")
+def _select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad_output"])
+    zeros = _zeros_sized(e, b["input_sizes"], _tensor(grad))
+    return [e.v("aten.select_scatter.default", zeros, grad, b["dim"], b["index"])]
+
+
+@rule("aten.slice_backward.default")
+def _slice_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad_output"])
+    zeros = _zeros_sized(e, b["input_sizes"], _tensor(grad))
+    return [e.v("aten.slice_scatter.default", zeros, grad, b["dim"], b["start"], b["end"], b["step"])]
+
+
+@rule("aten.index_select_backward.default")
+def _index_select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad"])
+    zeros = _zeros_sized(e, b["self_sizes"], _tensor(grad))
+    return [e.v("aten.index_add.default", zeros, b["dim"], b["index"], grad)]
+
+
+@rule("aten.gather_backward.default")
+def _gather_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad"])
+    zeros = _zeros_sized(e, e.sizes(_tensor(b["self"]).sizes), _tensor(grad))
+    return [e.v("aten.scatter_add.default", zeros, b["dim"], b["index"], grad)]
+
+
+@rule("aten.trace_backward.default")
+def _trace_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The 0-d gradient on the diagonal of a matrix of `sizes`: grad * eye(n, m)."""
+    grad = cast(SSAValue, b["grad"])
+    sizes = b["sizes"]
+    if not isinstance(sizes, list) or len(sizes) != 2:
+        raise Decline()
+    t = _tensor(grad)
+    eye = e.v("aten.eye.m", sizes[0], sizes[1], dtype=t.element_dtype, layout=Layout.strided,
+              device=DeviceAttr(t.device.data), pin_memory=False)
+    return [e.v("aten.mul.Tensor", eye, grad)]
+
+
+@rule("aten.embedding_backward.default")
+def _embedding_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
+    if b.get("sparse"):
+        return None
+    return [e.v("aten.embedding_dense_backward.default", b["grad"], b["indices"], b["num_weights"], b["padding_idx"],
+                bool(b.get("scale_grad_by_freq")))]
+
+
+def _loss_norm(b: Bound, x: SSAValue) -> float:
+    """1 / numel for the mean reduction (the gradient of a mean), 1 otherwise."""
+    if _REDUCTIONS.get(b.int("reduction")) != "mean":
+        return 1.0
+    numel = _tensor(x).numel()
+    if not isinstance(numel, int):
+        raise Decline()
+    return 1.0 / numel if numel else math.nan
+
+
+@rule("aten.smooth_l1_loss_backward.default")
+def _smooth_l1_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """(x - t) / beta inside |x - t| < beta, sign(x - t) outside, times grad and the reduction's norm."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    norm, beta = _loss_norm(b, x), _number(b, "beta")
+    d = e.v("aten.sub.Tensor", x, b["target"])
+    outer = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", e.v("aten.sign.default", d), norm), grad)
+    if beta == 0:
+        return [outer]
+    inner = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", d, norm / beta), grad)
+    return [e.v("aten.where.self", e.v("aten.lt.Scalar", e.v("aten.abs.default", d), beta), inner, outer)]
+
+
+@rule("aten.huber_loss_backward.default")
+def _huber_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """(x - t) inside [-delta, delta], ±delta outside, times grad and the reduction's norm."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    norm, delta = _loss_norm(b, x), _number(b, "delta")
+    d = e.v("aten.sub.Tensor", x, b["target"])
+    clipped = e.v("aten.clamp.default", d, -delta, delta)
+    return [e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", clipped, norm), grad)]
+
+
+@rule("aten.binary_cross_entropy_backward.default")
+def _binary_cross_entropy_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad (x - t) / max(x (1 - x), 1e-12), weighted, over numel for the mean."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    denom = e.v("aten.clamp_min.default", e.v("aten.mul.Tensor", x, _one_minus(e, x)), 1e-12)
+    out = e.v("aten.div.Tensor", e.v("aten.mul.Tensor", grad, e.v("aten.sub.Tensor", x, b["target"])), denom)
+    if isinstance(b.get("weight"), SSAValue):
+        out = e.v("aten.mul.Tensor", out, b["weight"])
+    norm = _loss_norm(b, x)
+    return [out if norm == 1.0 else e.v("aten.mul.Tensor", out, norm)]
+
+
+@rule("aten.glu_backward.default")
+def _glu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """With self = [a, c] halves along dim: [grad σ(c), grad a σ(c) (1 - σ(c))]."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    t = _tensor(x)
+    dim = b.int("dim") % t.rank
+    n = t.sizes[dim]
+    if not isinstance(n, int):
+        raise Decline()
+    a = e.v("aten.slice.Tensor", x, dim, 0, n // 2)
+    c = e.v("aten.sigmoid.default", e.v("aten.slice.Tensor", x, dim, n // 2, n))
+    ga = e.v("aten.mul.Tensor", grad, c)
+    gc = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", ga, a), _one_minus(e, c))
+    return [e.v("aten.cat.default", [ga, gc], dim)]
+
+
+@rule("aten.rrelu_with_noise_backward.default")
+def _rrelu_with_noise_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """grad * noise in training (the slopes drawn forward), else leaky_relu's backward at the mean slope."""
+    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    lower, upper = _number(b, "lower"), _number(b, "upper")
+    if b.get("training") and upper - lower > 1e-6:
+        return [e.v("aten.mul.Tensor", grad, b["noise"])]
+    scaled = e.v("aten.mul.Tensor", grad, (lower + upper) / 2)
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, 0), grad, scaled)]

@@ -1,0 +1,148 @@
+"""Decompositions of convolution, normalization, pooling and stacking."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.symbolic import SymSize
+
+# -- convolution, normalization, pooling -----------------------------------------
+
+
+@rule("aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default")
+def _conv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = int(op_name(op).split(".")[1][-2])
+    if _tensor(b["input"]).rank != n + 2:
+        raise Decline()  # unbatched input
+    return [
+        e.v(
+            "aten.convolution.default", b["input"], b["weight"], b.get("bias"),
+            b.ints("stride", n), b.ints("padding", n), b.ints("dilation", n),
+            False, [0] * n, b["groups"],
+        )
+    ]
+
+
+@rule("aten.batch_norm.default")
+def _batch_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Inference batch norm -> `_native_batch_norm_legit_no_training` + getitem 0."""
+    if b["training"] or b.get("running_mean") is None or b.get("running_var") is None:
+        raise Decline()  # training mode updates buffers: functionalization's business
+    new = e.call(
+        "aten._native_batch_norm_legit_no_training.default",
+        b["input"], b.get("weight"), b.get("bias"), b["running_mean"], b["running_var"],
+        b["momentum"], b["eps"],
+    )
+    return [e.item(new, 0)]
+
+
+@rule("aten.adaptive_avg_pool2d.default")
+def _adaptive_avg_pool2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Output 1x1 is a mean; evenly dividing windows an avg_pool2d; else the core op."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    out = b.ints("output_size", 2)
+    h, w = t.sizes[-2], t.sizes[-1]
+    if out == [1, 1]:
+        return [e.v("aten.mean.dim", x, [-1, -2], True)]
+    if isinstance(h, int) and isinstance(w, int) and h % out[0] == 0 and w % out[1] == 0:
+        k = [h // out[0], w // out[1]]
+        return [e.v("aten.avg_pool2d.default", x, k, k)]
+    return [e.v("aten._adaptive_avg_pool2d.default", x, out)]
+
+
+# -- pooling and stacking ----------------------------------------------------------------------
+
+
+@rule("aten.max_pool1d.default")
+def _max_pool1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = e.v("aten.unsqueeze.default", b["self"], -2)
+    k = b.ints("kernel_size", 1)
+    stride = b.ints("stride", 1) if b.get("stride") else k
+    new = e.call(
+        "aten.max_pool2d_with_indices.default", x, [1, *k], [1, *stride], [0, *b.ints("padding", 1)],
+        [1, *b.ints("dilation", 1)], b["ceil_mode"],
+    )
+    return [e.v("aten.squeeze.dims", e.item(new, 0), [-2])]
+
+
+def _atleast(e: Emitter, x: SSAValue, n: int) -> SSAValue:
+    rank = _tensor(x).rank
+    if rank >= n:
+        return x
+    if rank == 0:
+        return e.v("aten.view.default", x, [1] * n)
+    if n == 2:
+        return e.v("aten.unsqueeze.default", x, 0)
+    # 3-d: [n] -> [1, n, 1], [m, n] -> [m, n, 1]
+    y = e.v("aten.unsqueeze.default", x, 0) if rank == 1 else x
+    return e.v("aten.unsqueeze.default", y, -1)
+
+
+@rule("aten.atleast_1d.default", "aten.atleast_2d.default", "aten.atleast_3d.default")
+def _atleast_nd(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_atleast(e, cast(SSAValue, b["self"]), int(op_name(op).split(".")[1][-2]))]
+
+
+@rule("aten.vstack.default", "aten.row_stack.default", "aten.hstack.default", "aten.dstack.default",
+      "aten.column_stack.default")
+def _stacks(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    tensors = cast(list[SSAValue], b["tensors"])
+    kind = op_name(op).split(".")[1]
+    if kind in ("vstack", "row_stack"):
+        return [e.v("aten.cat.default", [_atleast(e, t, 2) for t in tensors], 0)]
+    if kind == "dstack":
+        return [e.v("aten.cat.default", [_atleast(e, t, 3) for t in tensors], 2)]
+    if kind == "column_stack":
+        cols = [e.reshape(t, [_tensor(t).numel(), 1]) if _tensor(t).rank <= 1 else t for t in tensors]
+        return [e.v("aten.cat.default", cols, 1)]
+    ones = [_atleast(e, t, 1) for t in tensors]
+    return [e.v("aten.cat.default", ones, 0 if all(_tensor(t).rank == 1 for t in ones) else 1)]
+
+
+@rule("aten.var_mean.correction", "aten.var_mean.dim", "aten.var_mean.default")
+def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`var.correction` and `mean.dim` over the same dims (an `unbiased` flag is correction 1 or 0)."""
+    x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        raise Decline()
+    dim = b.get("dim")
+    dims = None if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    if "correction" in b:
+        correction = b.get("correction")
+        correction = 1 if correction is None else correction
+    else:
+        correction = 1 if b.get("unbiased", True) else 0
+    keep = bool(b.get("keepdim", False))
+    var = e.v("aten.var.correction", x, dims, correction=correction, keepdim=keep)
+    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(_tensor(x).rank)), keep)
+    return [var, mean]
+
+
+@rule("aten.instance_norm.default")
+def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Input statistics per sample and channel over the spatial dims (biased variance),
+    then the affine weight and bias per channel; running statistics are not updated."""
+    if not b.get("use_input_stats"):
+        raise Decline()  # evaluation with running statistics: a batch norm of them
+    x = cast(SSAValue, b["input"])
+    t = _tensor(x)
+    if t.rank < 3 or not t.element_dtype.is_floating_point:
+        raise Decline()
+    dims = list(range(2, t.rank))
+    stats = e.call("aten.var_mean.correction", x, dims, correction=0, keepdim=True)
+    var, mean = e.item(stats, 0), e.item(stats, 1)
+    out = e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", x, mean),
+              e.v("aten.rsqrt.default", e.v("aten.add.Tensor", var, b["eps"])))
+    shape: list[SymSize] = [1] * t.rank
+    shape[1] = t.sizes[1]
+    if isinstance(b.get("weight"), SSAValue):
+        out = e.v("aten.mul.Tensor", out, e.v("aten.view.default", b["weight"], e.sizes(shape)))
+    if isinstance(b.get("bias"), SSAValue):
+        out = e.v("aten.add.Tensor", out, e.v("aten.view.default", b["bias"], e.sizes(shape)))
+    return [out]

@@ -1,0 +1,183 @@
+"""Decompositions of factories, windows and ranges."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import (
+    DeviceAttr,
+    DType,
+    Layout,
+    TensorType,
+)
+from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _fill_for, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.symbolic import SymSize
+
+
+def _full(e: Emitter, b: Bound, size: Sequence[SymSize] | object, value: object, like: TensorType | None) -> SSAValue:
+    dtype = b.dtype("dtype") or (like.element_dtype if like is not None else DType.float32)
+    device = b.get("device") or DeviceAttr(like.device.data if like is not None else "cpu")
+    size_arg = e.sizes(cast(Sequence[SymSize], size)) if like is not None and size is like.sizes else size
+    return e.v(
+        "aten.full.default",
+        size_arg,
+        _fill_for(dtype, value) if not isinstance(value, SSAValue) else value,
+        dtype=dtype,
+        layout=Layout.strided,
+        device=device,
+        pin_memory=False,
+    )
+
+
+_FILL = {"zeros": 0, "ones": 1}
+
+
+@rule("aten.zeros.default", "aten.ones.default")
+def _zeros_ones(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_full(e, b, b["size"], _FILL[op_name(op).split(".")[1]], None)]
+
+
+@rule("aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default")
+def _new_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    kind = op_name(op).split(".")[1]
+    value = b["fill_value"] if kind == "new_full" else _FILL[kind.removeprefix("new_")]
+    like = _tensor(b["self"])
+    dtype = b.dtype("dtype") or like.element_dtype
+    device = b.get("device") or DeviceAttr(like.device.data)
+    return [
+        e.v("aten.full.default", b["size"], _fill_for(dtype, value), dtype=dtype,
+            layout=Layout.strided, device=device, pin_memory=False)
+    ]
+
+
+@rule("aten.zeros_like.default", "aten.ones_like.default")
+def _zeros_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    like = _tensor(b["self"])
+    return [_full(e, b, like.sizes, _FILL[op_name(op).split(".")[1].removesuffix("_like")], like)]
+
+
+# -- creation -------------------------------------------------------------------------
+
+
+@rule("aten.linspace.default")
+def _linspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's CPU linspace: `start + step * i` for the first half, `end - step * (steps - 1 - i)`
+    for the second, in the result dtype (double for integral results, then truncated)."""
+    start, end, steps = b["start"], b["end"], b.int("steps")
+    if isinstance(start, SSAValue) or isinstance(end, SSAValue) or steps < 0:
+        raise Decline()
+    dtype = b.dtype("dtype") or DType.float32
+    device = b.get("device") or DeviceAttr("cpu")
+    work = dtype if dtype.is_floating_point else DType.float64
+    s, en = float(cast(float, start)), float(cast(float, end))
+    if steps <= 1:
+        values = [s] if steps == 1 else []
+        out = e.v("aten.full.default", [len(values)], s, dtype=work, layout=Layout.strided, device=device,
+                  pin_memory=False)
+        return [out if work == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]
+    step = (en - s) / (steps - 1)
+    index = e.v("aten.arange.start_step", 0, steps, dtype=work, layout=Layout.strided, device=device,
+                pin_memory=False)
+    low = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", index, step), s)
+    back = e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", index, -1), -(steps - 1))
+    high = e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", back, -step), -en)
+    first = e.v("aten.lt.Scalar", index, steps // 2)
+    out = e.v("aten.where.self", first, low, high)
+    return [out if work == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]
+
+
+# -- resampling, windows and ranges --------------------------------------------------------
+
+
+@rule("aten.upsample_nearest1d.vec", "aten.upsample_nearest1d.default", "aten.upsample_nearest3d.vec",
+      "aten.upsample_nearest3d.default")
+def _upsample_nearest(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp's nearest upsampling: per spatial dim, the source index
+    `int(i * in / out)` (or `i / scale`) in float32, then one `index.Tensor`."""
+    x = cast(SSAValue, b["input"] if "input" in b else b["self"])
+    t = _tensor(x)
+    n = t.rank - 2
+    spatial = t.sizes[2:]
+    if n < 1 or not all(isinstance(s, int) for s in spatial):
+        raise Decline()
+    sizes_in = cast(list[int], list(spatial))
+    if "scale_factors" in b:
+        out_arg, factors = b.get("output_size"), b.get("scale_factors")
+        scales: list[float | None] = [None] * n
+        if out_arg is not None:
+            out = b.ints("output_size", n)
+        elif factors is not None:
+            fs = [float(f) for f in cast(list[float], factors)]
+            out = [int(math.floor(s * f)) for s, f in zip(sizes_in, fs)]
+            scales = list(fs)
+        else:
+            raise Decline()
+    else:
+        out = b.ints("output_size", n)
+        names = ["scales"] if n == 1 else ["scales_d", "scales_h", "scales_w"]
+        scales = [cast(float | None, b.get(k)) for k in names]
+    device = DeviceAttr(t.device.data)
+    indices: list[object] = [None, None]
+    for d in range(n):
+        scale = scales[d]
+        ratio = 1.0 / scale if scale else sizes_in[d] / out[d]
+        pos = e.v("aten.arange.start_step", 0, out[d], dtype=DType.float32, layout=Layout.strided, device=device,
+                  pin_memory=False)
+        idx = e.v("aten._to_copy.default", e.v("aten.mul.Tensor", pos, ratio), dtype=DType.int64)
+        idx = e.v("aten.clamp.default", idx, None, sizes_in[d] - 1)
+        if n - 1 - d:
+            idx = e.v("aten.view.default", idx, [out[d]] + [1] * (n - 1 - d))
+        indices.append(idx)
+    return [e.v("aten.index.Tensor", x, indices)]
+
+
+_WINDOWS = ("hann_window", "hamming_window", "blackman_window", "bartlett_window")
+
+
+@rule(*(f"aten.{w}.{ov}" for w in _WINDOWS for ov in ("default", "periodic")))
+def _window(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's window functions over n = 0 .. N-1 with denominator N (periodic, the
+    default) or N - 1, computed in float64 and converted."""
+    length = b.int("window_length")
+    dtype = b.dtype("dtype") or DType.float32
+    device = b.get("device") or DeviceAttr("cpu")
+    kind = op_name(op).split(".")[1]
+    if length <= 1:
+        return [e.v("aten.full.default", [length], 1.0, dtype=dtype, layout=Layout.strided, device=device,
+                    pin_memory=False)]
+    denom = length if b.get("periodic", True) else length - 1
+    n = e.v("aten.arange.start_step", 0, length, dtype=DType.float64, layout=Layout.strided, device=device,
+            pin_memory=False)
+    if kind == "bartlett_window":
+        w = e.v("aten.rsub.Scalar", e.v("aten.abs.default", e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", n, 2.0 / denom), 1)), 1)
+    else:
+        c1 = e.v("aten.cos.default", e.v("aten.mul.Tensor", n, 2 * math.pi / denom))
+        a0, a1 = {"hann_window": (0.5, 0.5), "hamming_window": (0.54, 0.46), "blackman_window": (0.42, 0.5)}[kind]
+        w = e.v("aten.rsub.Scalar", e.v("aten.mul.Tensor", c1, a1), a0)
+        if kind == "blackman_window":
+            c2 = e.v("aten.cos.default", e.v("aten.mul.Tensor", n, 4 * math.pi / denom))
+            w = e.v("aten.add.Tensor", w, e.v("aten.mul.Tensor", c2, 0.08))
+    return [e.v("aten._to_copy.default", w, dtype=dtype)]
+
+
+@rule("aten.range.step", "aten.range.default")
+def _range(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`torch.range`: both ends included, `start + i * step` computed in double."""
+    start, end, step = b["start"], b["end"], b.get("step", 1)
+    if any(isinstance(v, SSAValue) for v in (start, end, step)):
+        raise Decline()
+    s, en, st = float(cast(float, start)), float(cast(float, end)), float(cast(float, step))
+    if st == 0:
+        raise Decline()
+    count = max(int(math.floor((en - s) / st)) + 1, 0)
+    dtype = b.dtype("dtype") or DType.float32
+    device = b.get("device") or DeviceAttr("cpu")
+    i = e.v("aten.arange.start_step", 0, count, dtype=DType.float64, layout=Layout.strided, device=device,
+            pin_memory=False)
+    values = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", i, st), s)
+    return [e.v("aten._to_copy.default", values, dtype=dtype)]

@@ -1,0 +1,81 @@
+"""Decompositions of indexing along a dim."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _fill_for, _scalar_tensor, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.long_tail import _movedim  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+
+# -- indexing along a dim ------------------------------------------------------------------
+
+
+def _index_along(e: Emitter, b: Bound, values: SSAValue, accumulate: bool) -> SSAValue:
+    """`self` with `values` put at `index` along `dim`: the dim moved first, `index_put`, moved back."""
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    if rank == 0:
+        raise Decline()
+    d = b.int("dim") % rank
+    front = _movedim(e, x, d, 0)
+    vt = _tensor(values)
+    if vt.rank == rank:
+        values = _movedim(e, values, d, 0)
+    put = e.v("aten.index_put.default", front, [b["index"]], values, accumulate)
+    return _movedim(e, put, 0, d)
+
+
+@rule("aten.index_add.default")
+def _index_add(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    source = cast(SSAValue, b["source"])
+    if b.get("alpha", 1) != 1:
+        source = e.v("aten.mul.Tensor", source, b["alpha"])
+    return [_index_along(e, b, source, True)]
+
+
+@rule("aten.index_copy.default")
+def _index_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_index_along(e, b, cast(SSAValue, b["source"]), False)]
+
+
+@rule("aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")
+def _index_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    t = _tensor(b["self"])
+    value = b["value"]
+    if not isinstance(value, SSAValue):
+        value = _scalar_tensor(e, _fill_for(t.element_dtype, value), t)
+    elif _tensor(value).element_dtype != t.element_dtype:
+        value = e.v("aten._to_copy.default", value, dtype=t.element_dtype)
+    return [_index_along(e, b, value, False)]
+
+
+@rule("aten.take.default")
+def _take(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    flat = e.reshape(x, [_tensor(x).numel()])
+    return [e.v("aten.index.Tensor", flat, [b["index"]])]
+
+
+@rule("aten.take_along_dim.default")
+def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, idx = cast(SSAValue, b["self"]), cast(SSAValue, b["indices"])
+    if b.get("dim") is None:
+        flat = e.reshape(x, [_tensor(x).numel()])
+        return [e.v("aten.gather.default", flat, 0, e.reshape(idx, [_tensor(idx).numel()]))]
+    tx, ti = _tensor(x), _tensor(idx)
+    if tx.rank != ti.rank:
+        raise Decline()
+    d = b.int("dim") % tx.rank
+    shape = _broadcast(list(tx.sizes), list(ti.sizes))
+    xs = [tx.sizes[d] if i == d else s for i, s in enumerate(shape)]
+    ids = [ti.sizes[d] if i == d else s for i, s in enumerate(shape)]
+    if list(tx.sizes) != xs:
+        x = e.v("aten.expand.default", x, e.sizes(xs))
+    if list(ti.sizes) != ids:
+        idx = e.v("aten.expand.default", idx, e.sizes(ids))
+    return [e.v("aten.gather.default", x, d, idx)]

@@ -1,0 +1,736 @@
+"""Decompositions of the long tail of operators torch.export's training IR emits (torch/_refs, torch/_decomp)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import (
+    DeviceAttr,
+    DType,
+    Layout,
+    MemoryFormat,
+    TensorType,
+)
+from xdsl_exir.transforms.decompositions.core import (
+    Decline,
+    Emitter,
+    _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _eq,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _fill_for,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _number,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _one_minus,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _prod,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _reduce,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    op_name,
+    rule,
+)
+from xdsl_exir.transforms.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.renames import Call, _from_call  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+
+# -- the long tail: operators torch.export's training IR emits ---------------------
+# Each follows the semantics of torch/_refs or torch/_decomp (read for semantics,
+# written here in this table's terms); the interpreter runs them through the
+# same rules (interpreters/aten_kernels/decomposed.py).
+
+
+def _dims(rank: int, dim: int) -> int:
+    return dim % rank if rank else 0
+
+
+def _movedim(e: Emitter, x: SSAValue, source: int, dest: int) -> SSAValue:
+    rank = _tensor(x).rank
+    source, dest = _dims(rank, source), _dims(rank, dest)
+    if source == dest:
+        return x
+    order = [d for d in range(rank) if d != source]
+    order.insert(dest, source)
+    return e.v("aten.permute.default", x, order)
+
+
+@rule("aten.detach.default", "aten.alias.default")
+def _identity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """No autograd here: `detach` and `alias` are their argument (torch drops them too)."""
+    return [cast(SSAValue, b["self"])]
+
+
+@rule("aten.all.default", "aten.all.dim", "aten.all.dims")
+def _all(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`all(x) = not any(not x)`, over the same dims, as torch's core IR writes it."""
+    inverted = e.v("aten.logical_not.default", b["self"])
+    keep = bool(b.get("keepdim", False))
+    name = op_name(op)
+    if name == "aten.all.default":
+        anyv = e.v("aten.any.dims", inverted)
+    elif name == "aten.all.dim":
+        anyv = e.v("aten.any.dim", inverted, b.int("dim"), keep)
+    else:
+        anyv = e.v("aten.any.dims", inverted, b.get("dim"), keep)
+    return [e.v("aten.logical_not.default", anyv)]
+
+
+@rule("aten.rsub.Scalar", "aten.rsub.Tensor")
+def _rsub(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`other - alpha * self` (`sub.Tensor` with the Scalar first, as torch writes it)."""
+    alpha = b.get("alpha", 1)
+    if alpha != 1:
+        return [e.v("aten.sub.Tensor", b["other"], b["self"], alpha=alpha)]
+    return [e.v("aten.sub.Tensor", b["other"], b["self"])]
+
+
+@rule("aten.lift_fresh_copy.default")
+def _lift_fresh_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.clone.default", b["self"])]
+
+
+@rule("aten.reshape_as.default")
+def _reshape_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.reshape(cast(SSAValue, b["self"]), list(_tensor(b["other"]).sizes))]
+
+
+@rule("aten.view_as.default")
+def _view_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.view.default", b["self"], e.sizes(_tensor(b["other"]).sizes))]
+
+
+@rule("aten.expand_as.default")
+def _expand_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.expand.default", b["self"], e.sizes(_tensor(b["other"]).sizes))]
+
+
+@rule("aten.broadcast_to.default")
+def _broadcast_to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.expand.default", b["self"], b["size"])]
+
+
+@rule("aten.swapaxes.default", "aten.swapdims.default")
+def _swapaxes(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    d0, d1 = (b.int("axis0"), b.int("axis1")) if "axis0" in b else (b.int("dim0"), b.int("dim1"))
+    perm = list(range(rank))
+    if rank:
+        d0, d1 = d0 % rank, d1 % rank
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return [e.v("aten.permute.default", x, perm)]
+
+
+@rule("aten.numpy_T.default")
+def _numpy_t(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    return [e.v("aten.permute.default", x, list(reversed(range(_tensor(x).rank))))]
+
+
+@rule("aten.mT.default", "aten.adjoint.default")
+def _mt(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if _tensor(x).rank < 2 or _tensor(x).element_dtype.is_complex:
+        raise Decline()
+    return [_movedim(e, x, -1, -2)]
+
+
+@rule("aten.movedim.int", "aten.moveaxis.int")
+def _movedim_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_movedim(e, cast(SSAValue, b["self"]), b.int("source"), b.int("destination"))]
+
+
+@rule("aten.movedim.intlist", "aten.moveaxis.intlist")
+def _movedim_list(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    src = [_dims(rank, d) for d in b.ints("source")]
+    dst = [_dims(rank, d) for d in b.ints("destination")]
+    order: list[int | None] = [None] * rank
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    rest = iter(d for d in range(rank) if d not in src)
+    return [e.v("aten.permute.default", x, [o if o is not None else next(rest) for o in order])]
+
+
+@rule("aten.empty_like.default", "aten.empty_permuted.default")
+def _empty_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Uninitialized memory in torch; zeros here, so that results are reproducible."""
+    if "self" in b:
+        like = _tensor(b["self"])
+        return [_full(e, b, like.sizes, 0, like)]
+    return [_full(e, b, b["size"], 0, None)]
+
+
+@rule("aten.exp2.default")
+def _exp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.pow.Scalar", 2.0, b["self"])]
+
+
+def _as_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
+    """A Scalar argument as a 0-d tensor of its own kind (0-d tensors promote as scalars do)."""
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return value
+    if isinstance(value, SSAValue):
+        raise Decline()
+    if isinstance(value, bool):
+        dtype = DType.bool
+    elif isinstance(value, int):
+        dtype = DType.int64
+    else:
+        dtype = like.element_dtype if like.element_dtype.is_floating_point else DType.float32
+    return e.v(
+        "aten.scalar_tensor.default", value, dtype=dtype, layout=Layout.strided, device=DeviceAttr(like.device.data)
+    )
+
+
+@rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
+def _xlogy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.xlogy: 0 where self is 0, NaN where other is NaN, else self * log(other)."""
+    x, y = b["self"], b["other"]
+    like = _tensor(x) if isinstance(x, SSAValue) else _tensor(y)
+    return [_xlogy_of(e, _as_tensor(e, x, like), _as_tensor(e, y, like))]
+
+
+def _xlogy_of(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
+    prod = e.v("aten.mul.Tensor", x, e.v("aten.log.default", y))
+    t = _tensor(prod)
+    zero = e.v("aten.eq.Scalar", x, 0)
+    out = e.v("aten.where.self", zero, _zero_like(e, t), prod)
+    nan = e.v("aten.isnan.default", y)
+    return e.v("aten.where.self", nan, _scalar_tensor(e, float("nan"), t), out)
+
+
+@rule("aten.fmax.default", "aten.fmin.default")
+def _fmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The larger (smaller) of two values, the other where one is NaN."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    cmp = "aten.ge.Tensor" if op_name(op) == "aten.fmax.default" else "aten.le.Tensor"
+    pick = e.v(cmp, x, y)
+    if _tensor(y).element_dtype.is_floating_point:
+        pick = e.v("aten.logical_or.default", pick, e.v("aten.isnan.default", y))
+    return [e.v("aten.where.self", pick, x, y)]
+
+
+@rule("aten.trace.default")
+def _trace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if _tensor(x).rank != 2:
+        raise Decline()
+    return [e.v("aten.sum.dim_IntList", e.v("aten.diagonal.default", x), [])]
+
+
+@rule("aten.diff.default")
+def _diff(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.diff: `n` times `x[1:] - x[:-1]` (`!=` for bool) along `dim`, after
+    concatenating `prepend` and `append`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank == 0:
+        raise Decline()
+    dim = b.int("dim") % t.rank
+    parts = [p for p in (b.get("prepend"), x, b.get("append")) if p is not None]
+    if len(parts) > 1:
+        x = e.v("aten.cat.default", parts, dim)
+    for _ in range(b.int("n")):
+        length = _tensor(x).sizes[dim]
+        if isinstance(length, int) and length == 0:
+            break
+        hi = e.v("aten.slice.Tensor", x, dim, 1, e.size(length))
+        lo = e.v("aten.slice.Tensor", x, dim, 0, e.size(_norm(length - 1)))
+        x = e.v("aten.ne.Tensor" if t.element_dtype == DType.bool else "aten.sub.Tensor", hi, lo)
+    return [x]
+
+
+@rule("aten.diag_embed.default")
+def _diag_embed(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.diag_embed: put the last dim on a diagonal of two new dims, by a mask."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    rank = t.rank + 1
+    d1, d2, offset = b.int("dim1") % rank, b.int("dim2") % rank, b.int("offset")
+    if d1 == d2:
+        raise Decline()
+    if d1 > d2:
+        d1, d2, offset = d2, d1, -offset
+    last = t.sizes[-1]
+    if not isinstance(last, int):
+        raise Decline()
+    if offset:
+        zeros = e.v(
+            "aten.full.default", e.sizes([*t.sizes[:-1], abs(offset)]), _fill_for(t.element_dtype, 0),
+            dtype=t.element_dtype, layout=Layout.strided, device=DeviceAttr(t.device.data), pin_memory=False,
+        )
+        x = e.v("aten.cat.default", [zeros, x] if offset > 0 else [x, zeros], -1)
+        last += abs(offset)
+    x = _movedim(e, e.v("aten.unsqueeze.default", x, d1), -1, d2)
+    device = DeviceAttr(t.device.data)
+    cols = e.v("aten.arange.start_step", 0, last, layout=Layout.strided, device=device, pin_memory=False)
+    rows = e.v("aten.arange.start_step", offset, last + offset, layout=Layout.strided, device=device, pin_memory=False)
+    cond = e.v("aten.eq.Tensor", cols, e.v("aten.unsqueeze.default", rows, -1))
+    cond = e.v("aten.view.default", cond, [last if i in (d1, d2) else 1 for i in range(rank)])
+    return [e.v("aten.where.self", cond, x, _zero_like(e, t))]
+
+
+@rule("aten.channel_shuffle.default", "aten.native_channel_shuffle.default")
+def _channel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    g = b.int("groups")
+    c = t.sizes[1]
+    if t.rank < 3 or not isinstance(c, int) or c % g:
+        raise Decline()
+    n, rest = t.sizes[0], list(t.sizes[2:])
+    y = e.v("aten.view.default", x, e.sizes([n, g, c // g, *rest]))
+    y = e.v("aten.permute.default", y, [0, 2, 1, *range(3, t.rank + 1)])
+    y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.view.default", y, e.sizes(t.sizes))]
+
+
+@rule("aten.pixel_shuffle.default")
+def _pixel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    r = b.int("upscale_factor")
+    if t.rank < 3:
+        raise Decline()
+    lead = list(t.sizes[:-3])
+    c, h, w = t.sizes[-3:]
+    if not isinstance(c, int):
+        raise Decline()
+    oc = c // (r * r)
+    k = len(lead)
+    y = e.v("aten.view.default", x, e.sizes([*lead, oc, r, r, h, w]))
+    y = e.v("aten.permute.default", y, [*range(k), k, k + 3, k + 1, k + 4, k + 2])
+    y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.view.default", y, e.sizes([*lead, oc, _norm(h * r), _norm(w * r)]))]
+
+
+@rule("aten.pixel_unshuffle.default")
+def _pixel_unshuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    r = b.int("downscale_factor")
+    if t.rank < 3 or not all(isinstance(s, int) for s in t.sizes[-2:]):
+        raise Decline()
+    lead = list(t.sizes[:-3])
+    c, h, w = t.sizes[-3], cast(int, t.sizes[-2]), cast(int, t.sizes[-1])
+    k = len(lead)
+    y = e.v("aten.view.default", x, e.sizes([*lead, c, h // r, r, w // r, r]))
+    y = e.v("aten.permute.default", y, [*range(k), k, k + 2, k + 4, k + 1, k + 3])
+    y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.view.default", y, e.sizes([*lead, _norm(c * r * r), h // r, w // r]))]
+
+
+@rule("aten.eye.default", "aten.eye.m")
+def _eye(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = b["n"]
+    m = b.get("m", n) if "m" in b else n
+    device = b.get("device") or DeviceAttr("cpu")
+    rows = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=device, pin_memory=False)
+    cols = e.v("aten.arange.start_step", 0, m, layout=Layout.strided, device=device, pin_memory=False)
+    mask = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", rows, -1), cols)
+    return [e.v("aten._to_copy.default", mask, dtype=b.dtype("dtype") or DType.float32)]
+
+
+@rule("aten._convolution.default", "aten._convolution.deprecated")
+def _convolution_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [
+        e.v(
+            "aten.convolution.default", b["input"], b["weight"], b.get("bias"), b["stride"], b["padding"],
+            b["dilation"], b["transposed"], b["output_padding"], b["groups"],
+        )
+    ]
+
+
+@rule("aten.unfold.default")
+def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`Tensor.unfold`: windows of `size` every `step` along `dimension`, as a new last dim,
+    gathered with `index_select` of `arange(n) * step + arange(size)`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank == 0:
+        raise Decline()
+    dim, size, step = b.int("dimension") % t.rank, b.int("size"), b.int("step")
+    length = t.sizes[dim]
+    if not isinstance(length, int) or size > length:
+        raise Decline()
+    windows = (length - size) // step + 1
+    device = DeviceAttr(t.device.data)
+    starts = e.v("aten.arange.start_step", 0, windows * step, step, layout=Layout.strided, device=device, pin_memory=False)
+    offsets = e.v("aten.arange.start_step", 0, size, layout=Layout.strided, device=device, pin_memory=False)
+    index = e.v("aten.add.Tensor", e.v("aten.unsqueeze.default", starts, -1), offsets)
+    index = e.v("aten.view.default", index, [windows * size])
+    y = e.v("aten.index_select.default", x, dim, index)
+    y = e.v("aten.view.default", y, e.sizes([*t.sizes[:dim], windows, size, *t.sizes[dim + 1 :]]))
+    return [_movedim(e, y, dim + 1, -1)]
+
+
+@rule("aten.adaptive_avg_pool3d.default")
+def _adaptive_avg_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    out = b.ints("output_size", 3)
+    if out == [1, 1, 1]:
+        return [e.v("aten.mean.dim", x, [-1, -2, -3], True)]
+    return [e.v("aten._adaptive_avg_pool3d.default", x, out)]
+
+
+@rule("aten.linalg_vector_norm.default", "aten.norm.ScalarOpt_dim", "aten.norm.Scalar", "aten.norm.ScalarOpt_dtype",
+      "aten.norm.ScalarOpt_dim_dtype")
+def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.linalg.vector_norm: by `ord`, max/min of |x|, count of non-zeros,
+    sum of |x|, sqrt of the sum of squares, or the p-th root of the sum of |x|^p."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not (t.element_dtype.is_floating_point):
+        raise Decline()
+    ord_ = b.get("ord", b.get("p", 2.0))
+    ord_ = 2.0 if ord_ is None else float(cast(float, ord_))
+    dim = b.get("dim")
+    dims = [] if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    keep = bool(b.get("keepdim", False))
+    dtype = b.dtype("dtype")
+    if dtype is not None and dtype != t.element_dtype:
+        x = e.v("aten._to_copy.default", x, dtype=dtype)
+    all_dims = dims or list(range(t.rank))
+    a = e.v("aten.abs.default", x)
+    if ord_ == math.inf:
+        return [e.v("aten.amax.default", a, all_dims, keep)]
+    if ord_ == -math.inf:
+        return [e.v("aten.amin.default", a, all_dims, keep)]
+    if ord_ == 0:
+        nz = e.v("aten._to_copy.default", e.v("aten.ne.Scalar", x, 0), dtype=_tensor(x).element_dtype)
+        return [e.v("aten.sum.dim_IntList", nz, dims, keep)]
+    if ord_ == 1:
+        return [e.v("aten.sum.dim_IntList", a, dims, keep)]
+    if ord_ == 2:
+        return [e.v("aten.sqrt.default", e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, x), dims, keep))]
+    s = e.v("aten.sum.dim_IntList", e.v("aten.pow.Tensor_Scalar", a, ord_), dims, keep)
+    return [e.v("aten.pow.Tensor_Scalar", s, 1.0 / ord_)]
+
+
+@rule("aten.kl_div.default")
+def _kl_div(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's kl_div: `xlogy(t, t) - t * x`, or `exp(t) * (t - x)` for a log target."""
+    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    if b.get("log_target"):
+        loss = e.v("aten.mul.Tensor", e.v("aten.exp.default", target), e.v("aten.sub.Tensor", target, x))
+    else:
+        loss = e.v("aten.sub.Tensor", _xlogy_of(e, target, target), e.v("aten.mul.Tensor", target, x))
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.threshold_backward.default")
+def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    grad = cast(SSAValue, b["grad_output"])
+    mask = e.v("aten.le.Scalar", b["self"], b["threshold"])
+    return [e.v("aten.where.self", mask, _zero_like(e, _tensor(grad)), grad)]
+
+
+# -- pooling, spacing and special functions of the long tail ---------------------------------
+
+
+@rule("aten.max_pool3d.default")
+def _max_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    new = e.call("aten.max_pool3d_with_indices.default", b["self"], b["kernel_size"], b.get("stride", []),
+                 b.get("padding", 0), b.get("dilation", 1), bool(b.get("ceil_mode")))
+    return [e.item(new, 0)]
+
+
+rule("aten.cdist.default")(_from_call(Call("aten._cdist_forward.default", ("x1", "x2", "p", "compute_mode"))))
+
+
+@rule("aten.logspace.default")
+def _logspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """base ** linspace(start, end, steps), computed in float and cast to the requested dtype."""
+    dtype = b.dtype("dtype") or DType.float32
+    wide = dtype if dtype.is_floating_point else DType.float64
+    exps = e.v("aten.linspace.default", b["start"], b["end"], b["steps"], dtype=wide,
+               layout=Layout.strided, device=b.get("device") or DeviceAttr("cpu"), pin_memory=False)
+    out = e.v("aten.pow.Scalar", _number(b, "base", 10.0), exps)
+    return [_as_dtype(e, out, dtype)]
+
+
+@rule("aten.special_ndtr.default")
+def _special_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Φ(x) = (1 + erf(x / √2)) / 2."""
+    z = e.v("aten.erf.default", e.v("aten.mul.Tensor", b["self"], math.sqrt(0.5)))
+    return [e.v("aten.mul.Tensor", e.v("aten.add.Tensor", z, 1), 0.5)]
+
+
+@rule("aten.special_log_ndtr.default")
+def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log Φ(x) = log(erfc(-x / √2) / 2), which keeps its precision in the lower tail."""
+    erfc = _one_minus(e, e.v("aten.erf.default", e.v("aten.mul.Tensor", b["self"], -math.sqrt(0.5))))
+    return [e.v("aten.log.default", e.v("aten.mul.Tensor", erfc, 0.5))]
+
+
+@rule("aten.special_entr.default")
+def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """-x log x for x > 0, 0 at 0, -inf below (NaN stays NaN)."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not t.element_dtype.is_floating_point:
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+        t = _tensor(x)
+    body = e.v("aten.neg.default", e.v("aten.mul.Tensor", x, e.v("aten.log.default", x)))
+    at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), _scalar_tensor(e, 0.0, t), body)
+    return [e.v("aten.where.self", e.v("aten.lt.Scalar", x, 0), _scalar_tensor(e, -math.inf, t), at_zero)]
+
+
+# -- more of the long tail: pointwise formulas, losses, products (torch/_refs, torch/_decomp) ---
+
+
+@rule("aten.erfc.default")
+def _erfc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_one_minus(e, e.v("aten.erf.default", b["self"]))]
+
+
+@rule("aten.logaddexp2.default")
+def _logaddexp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log2(2^a + 2^b) = logaddexp(a ln 2, b ln 2) / ln 2."""
+    ln2 = math.log(2)
+    a = e.v("aten.mul.Tensor", b["self"], ln2)
+    c = e.v("aten.mul.Tensor", b["other"], ln2)
+    return [e.v("aten.div.Tensor", e.v("aten.logaddexp.default", a, c), ln2)]
+
+
+@rule("aten.sgn.default")
+def _sgn(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """sign(x) for real tensors (x / |x| only differs for complex ones, which are refused), but 0 at NaN
+    as torch's `sgn` gives (where `sign` keeps the NaN)."""
+    x = cast(SSAValue, b["self"])
+    sign = e.v("aten.sign.default", x)
+    if not _tensor(x).element_dtype.is_floating_point:
+        return [sign]
+    return [e.v("aten.where.self", e.v("aten.isnan.default", x), _zero_like(e, _tensor(x)), sign)]
+
+
+@rule("aten.vdot.default")
+def _vdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", b["self"], b["other"]), [])]
+
+
+@rule("aten.isclose.default")
+def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """a == b, or |a - b| <= atol + rtol |b| where that bound is finite; NaNs equal with `equal_nan`."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    rtol, atol = _number(b, "rtol", 1e-5), _number(b, "atol", 1e-8)
+    close = e.v("aten.eq.Tensor", x, y)
+    if b.get("equal_nan"):
+        both = e.v("aten.logical_and.default", e.v("aten.isnan.default", x), e.v("aten.isnan.default", y))
+        close = e.v("aten.logical_or.default", close, both)
+    if rtol == 0 and atol == 0:
+        return [close]
+    diff = e.v("aten.abs.default", e.v("aten.sub.Tensor", x, y))
+    allowed = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.abs.default", y), rtol), atol)
+    within = e.v("aten.logical_and.default", e.v("aten.isfinite.default", allowed), e.v("aten.le.Tensor", diff, allowed))
+    return [e.v("aten.logical_or.default", close, within)]
+
+
+@rule("aten.addbmm.default")
+def _addbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """beta self + alpha Σ_i batch1[i] @ batch2[i]."""
+    prod = e.v("aten.sum.dim_IntList", e.v("aten.bmm.default", b["batch1"], b["batch2"]), [0])
+    beta, alpha = _number(b, "beta", 1.0), _number(b, "alpha", 1.0)
+    if alpha != 1:
+        prod = e.v("aten.mul.Tensor", prod, alpha)
+    if beta == 0:  # self is ignored, NaNs included (torch's rule)
+        return [prod]
+    base = cast(SSAValue, b["self"])
+    if beta != 1:
+        base = e.v("aten.mul.Tensor", base, beta)
+    return [e.v("aten.add.Tensor", base, prod)]
+
+
+def _swap(e: Emitter, x: SSAValue, d0: int, d1: int) -> SSAValue:
+    order = list(range(_tensor(x).rank))
+    order[d0], order[d1] = order[d1], order[d0]
+    return e.v("aten.permute.default", x, order)
+
+
+@rule("aten.rot90.default")
+def _rot90(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Quarter turns from the first towards the second of `dims`, by flips and a transpose."""
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    dims = b.ints("dims") if b.get("dims") is not None else [0, 1]
+    if len(dims) != 2 or rank < 2:
+        raise Decline()
+    d0, d1 = dims[0] % rank, dims[1] % rank
+    if d0 == d1:
+        raise Decline()
+    k = b.int("k") % 4 if b.get("k") is not None else 1
+    if k == 1:
+        return [_swap(e, e.v("aten.flip.default", x, [d1]), d0, d1)]
+    if k == 2:
+        return [e.v("aten.flip.default", x, [d0, d1])]
+    if k == 3:
+        return [_swap(e, e.v("aten.flip.default", x, [d0]), d0, d1)]
+    return [e.v("aten.clone.default", x)]
+
+
+@rule("aten.diagflat.default")
+def _diagflat(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    flat = e.reshape(x, [_tensor(x).numel()])
+    return [e.v("aten.diag_embed.default", flat, b.get("offset", 0) or 0)]
+
+
+@rule("aten.kron.default")
+def _kron(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Interleave the dims of a (a0, 1, a1, 1, ...) and b (1, b0, 1, b1, ...), multiply, merge pairs."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    tx, ty = _tensor(x), _tensor(y)
+    n = max(tx.rank, ty.rank)
+    xs = [1] * (n - tx.rank) + list(tx.sizes)
+    ys = [1] * (n - ty.rank) + list(ty.sizes)
+    xi = e.reshape(x, [s for d in xs for s in (d, 1)])
+    yi = e.reshape(y, [s for d in ys for s in (1, d)])
+    return [e.reshape(e.v("aten.mul.Tensor", xi, yi), [_norm(p * q) for p, q in zip(xs, ys)])]
+
+
+@rule("aten.tensordot.default")
+def _tensordot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Contract `dims_self` with `dims_other`: permute both, flatten to matrices, one mm."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    tx, ty = _tensor(x), _tensor(y)
+    ds = [d % max(tx.rank, 1) for d in b.ints("dims_self")]
+    do = [d % max(ty.rank, 1) for d in b.ints("dims_other")]
+    free_x = [d for d in range(tx.rank) if d not in ds]
+    free_y = [d for d in range(ty.rank) if d not in do]
+    k = _prod([tx.sizes[d] for d in ds])
+    xm = e.reshape(_permuted(e, x, free_x + ds), [_prod([tx.sizes[d] for d in free_x]), k])
+    ym = e.reshape(_permuted(e, y, do + free_y), [k, _prod([ty.sizes[d] for d in free_y])])
+    out = e.v("aten.mm.default", xm, ym)
+    shape = [tx.sizes[d] for d in free_x] + [ty.sizes[d] for d in free_y]
+    return [out if len(shape) == 2 and all(_eq(a, c) for a, c in zip(shape, _tensor(out).sizes)) else e.reshape(out, shape)]
+
+
+def _permuted(e: Emitter, x: SSAValue, order: list[int]) -> SSAValue:
+    return x if order == list(range(len(order))) else e.v("aten.permute.default", x, order)
+
+
+@rule("aten.sum_to_size.default")
+def _sum_to_size(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Sum over the leading dims and the dims `size` has as 1, back to `size`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    size = b.ints("size")
+    lead = t.rank - len(size)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and not _eq(t.sizes[lead + i], 1)]
+    if not dims:
+        return [x]
+    summed = e.v("aten.sum.dim_IntList", x, dims, True)
+    return [e.reshape(summed, list(size))] if lead else [summed]
+
+
+@rule("aten.zero.default")
+def _zero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    return [e.v("aten.full_like.default", x, _fill_for(_tensor(x).element_dtype, 0))]
+
+
+@rule("aten.frobenius_norm.dim")
+def _frobenius_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    sq = e.v("aten.mul.Tensor", x, x)
+    return [e.v("aten.sqrt.default", e.v("aten.sum.dim_IntList", sq, b.ints("dim"), bool(b.get("keepdim"))))]
+
+
+@rule("aten.nanmean.default")
+def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """nansum / the count of non-NaN elements."""
+    x = cast(SSAValue, b["self"])
+    dim = b.get("dim")
+    dims = [] if dim is None else b.ints("dim")
+    keep = bool(b.get("keepdim"))
+    total = e.v("aten.nansum.default", x, dims, keep, dtype=b.dtype("dtype"))
+    count = e.v("aten.sum.dim_IntList", e.v("aten.logical_not.default", e.v("aten.isnan.default", x)), dims, keep)
+    return [e.v("aten.div.Tensor", total, count)]
+
+
+@rule("aten.margin_ranking_loss.default")
+def _margin_ranking_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """max(0, -target (input1 - input2) + margin)."""
+    diff = e.v("aten.sub.Tensor", b["input1"], b["input2"])
+    z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", b["target"]), diff), _number(b, "margin", 0.0))
+    return [_reduce(e, e.v("aten.clamp_min.default", z, 0), b.int("reduction"))]
+
+
+@rule("aten.hinge_embedding_loss.default")
+def _hinge_embedding_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """x where target is 1, max(0, margin - x) where target is -1 (both terms where it is neither)."""
+    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    zero = _zero_like(e, _tensor(x))
+    margin = e.v("aten.clamp_min.default", e.v("aten.add.Tensor", e.v("aten.neg.default", x), _number(b, "margin", 1.0)), 0)
+    out_margin = e.v("aten.where.self", e.v("aten.ne.Scalar", target, 1), margin, zero)
+    out_self = e.v("aten.where.self", e.v("aten.ne.Scalar", target, -1), x, zero)
+    return [_reduce(e, e.v("aten.add.Tensor", out_margin, out_self), b.int("reduction"))]
+
+
+@rule("aten.soft_margin_loss.default")
+def _soft_margin_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log(1 + e^(-target x))."""
+    z = e.v("aten.mul.Tensor", e.v("aten.neg.default", b["target"]), b["self"])
+    return [_reduce(e, e.v("aten.log1p.default", e.v("aten.exp.default", z)), b.int("reduction"))]
+
+
+@rule("aten.poisson_nll_loss.default")
+def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """e^x - t x (log input), or x - t log(x + eps); `full` adds Stirling's t log t - t + ½ log(2π t) where t > 1."""
+    x, t = cast(SSAValue, b["input"]), cast(SSAValue, b["target"])
+    if b.get("log_input"):
+        loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), e.v("aten.mul.Tensor", t, x))
+    else:
+        logx = e.v("aten.log.default", e.v("aten.add.Tensor", x, _number(b, "eps", 1e-8)))
+        loss = e.v("aten.sub.Tensor", x, e.v("aten.mul.Tensor", t, logx))
+    if b.get("full"):
+        logt = e.v("aten.log.default", t)
+        stirling = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", t, logt), t),
+                       e.v("aten.mul.Tensor", e.v("aten.log.default", e.v("aten.mul.Tensor", t, 2 * math.pi)), 0.5))
+        stirling = e.v("aten.where.self", e.v("aten.gt.Scalar", t, 1), stirling, _zero_like(e, _tensor(stirling)))
+        loss = e.v("aten.add.Tensor", loss, stirling)
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.linalg_cross.default", "aten.cross.default")
+def _linalg_cross(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`a[i+1]*b[i+2] - a[i+2]*b[i+1]` along a dim of size 3, by index_select with rotations."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    tx, ty = _tensor(x), _tensor(y)
+    shape = _broadcast(list(tx.sizes), list(ty.sizes))
+    dim = b.get("dim")
+    if dim is None:
+        dim = next((i for i, s in enumerate(shape) if _eq(s, 3)), None)
+        if dim is None:
+            raise Decline()
+    d = cast(int, dim) % len(shape)
+    if not _eq(shape[d], 3):
+        raise Decline()
+    if tx.sizes != shape:
+        x = e.v("aten.expand.default", x, e.sizes(shape))
+    if ty.sizes != shape:
+        y = e.v("aten.expand.default", y, e.sizes(shape))
+    device = DeviceAttr(tx.device.data)
+    base = e.v("aten.arange.start_step", 0, 3, layout=Layout.strided, device=device, pin_memory=False)
+    i1 = e.v("aten.remainder.Scalar", e.v("aten.add.Tensor", base, 1), 3)
+    i2 = e.v("aten.remainder.Scalar", e.v("aten.add.Tensor", base, 2), 3)
+    def pick(v: SSAValue, i: SSAValue) -> SSAValue:
+        return e.v("aten.index_select.default", v, d, i)
+    left = e.v("aten.mul.Tensor", pick(x, i1), pick(y, i2))
+    right = e.v("aten.mul.Tensor", pick(x, i2), pick(y, i1))
+    return [e.v("aten.sub.Tensor", left, right)]
+
+
+@rule("aten.item.default")
+def _item(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten._local_scalar_dense.default", b["self"])]
+
+
+@rule("aten._index_put_impl.default")
+def _index_put_impl(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.index_put.default", b["self"], b["indices"], b["values"], b["accumulate"])]

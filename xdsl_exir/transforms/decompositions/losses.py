@@ -1,0 +1,208 @@
+"""Decompositions of losses and distances."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import (
+    DeviceAttr,
+    Layout,
+)
+from xdsl_exir.transforms.decompositions.core import (
+    _REDUCTIONS,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    Decline,
+    Emitter,
+    _reduce,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    op_name,
+    rule,
+)
+from xdsl_exir.transforms.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.symbolic import SymSize
+
+# -- losses ---------------------------------------------------------------------
+
+
+def _nll_forward(
+    e: Emitter, x: SSAValue, target: SSAValue, weight: object, reduction: int, ignore_index: object
+) -> tuple[SSAValue, SSAValue]:
+    """torch/_decomp's `nll_loss_forward`: minus the target class's (weighted) log-probability,
+    zero at `ignore_index`; the sum, the mean over the weights of the counted targets, or
+    each term; and the total weight."""
+    t = _tensor(x)
+    cdim = 1 if t.rank >= 2 else 0
+    w = None
+    if isinstance(weight, SSAValue):
+        w = weight
+        if t.rank > 1:
+            shape: list[SymSize] = [1] * t.rank
+            shape[cdim] = _tensor(weight).sizes[0]
+            w = e.v("aten.view.default", weight, e.sizes(shape))
+        x = e.v("aten.mul.Tensor", x, w)
+    keep = e.v("aten.ne.Scalar", target, ignore_index)
+    safe = e.v("aten.where.self", keep, target, _zero_like(e, _tensor(target)))
+    safe_u = e.v("aten.unsqueeze.default", safe, cdim)
+    picked = e.v("aten.squeeze.dims", e.v("aten.gather.default", x, cdim, safe_u), [cdim])
+    result = e.v("aten.neg.default", picked)
+    result = e.v("aten.where.self", keep, result, _zero_like(e, _tensor(result)))
+    zero_total = e.v("aten.full.default", [], 0.0, dtype=t.element_dtype, layout=Layout.strided,
+                     device=DeviceAttr(t.device.data), pin_memory=False)
+    if _REDUCTIONS.get(reduction) == "none" and t.rank > 1:
+        return result, zero_total
+    if w is not None:
+        wx = e.v("aten.expand.default", w, e.sizes(t.sizes))
+        wsum = e.v("aten.squeeze.dims", e.v("aten.gather.default", wx, cdim, safe_u), [cdim])
+        wsum = e.v("aten.where.self", keep, wsum, _zero_like(e, _tensor(wsum)))
+        total = e.v("aten.sum.dim_IntList", wsum, [])
+    else:
+        count = e.v("aten.sum.dim_IntList", keep, [])
+        total = e.v("aten._to_copy.default", count, dtype=t.element_dtype)
+    if _REDUCTIONS.get(reduction) == "sum":
+        result = e.v("aten.sum.dim_IntList", result, [])
+    elif _REDUCTIONS.get(reduction) == "mean":
+        result = e.v("aten.div.Tensor", e.v("aten.sum.dim_IntList", result, []), total)
+    return result, total
+
+
+@rule("aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default")
+def _nll_loss_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    out, total = _nll_forward(
+        e, cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), b.get("weight"), b.int("reduction"),
+        b["ignore_index"],
+    )
+    return [out, total]
+
+
+@rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default")
+def _nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if op_name(op) == "aten.nll_loss_nd.default" and _tensor(x).rank > 2:
+        raise Decline()  # flattening the spatial dims is left to torch's own decomposition
+    return [_nll_forward(e, x, cast(SSAValue, b["target"]), b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
+
+
+@rule("aten.cross_entropy_loss.default")
+def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Class-index targets without label smoothing: `nll_loss(log_softmax(x, 1))`."""
+    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    if b.get("label_smoothing") or _tensor(target).element_dtype.is_floating_point or _tensor(x).rank > 2:
+        raise Decline()
+    cdim = 1 if _tensor(x).rank >= 2 else 0
+    logp = e.v("aten._log_softmax.default", x, cdim, False)
+    return [_nll_forward(e, logp, target, b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
+
+
+@rule("aten.nll_loss_backward.default", "aten.nll_loss2d_backward.default")
+def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp's `nll_loss_backward`: -grad (weighted, over the total weight for a
+    mean) scattered at each target class, zero at `ignore_index`."""
+    x, target, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), cast(SSAValue, b["grad_output"])
+    t = _tensor(x)
+    cdim = 1 if t.rank >= 2 else 0
+    if _REDUCTIONS.get(b.int("reduction")) == "mean":
+        grad = e.v("aten.div.Tensor", grad, b["total_weight"])
+    tu = e.v("aten.unsqueeze.default", target, cdim)
+    keep = e.v("aten.ne.Scalar", tu, b["ignore_index"])
+    safe = e.v("aten.where.self", keep, tu, _zero_like(e, _tensor(tu)))
+    zeros = _full(e, b, t.sizes, 0, t)
+    grad_input = e.v("aten.scatter.value", zeros, cdim, safe, -1.0)
+    if t.rank > _tensor(grad).rank > 0:
+        grad = e.v("aten.unsqueeze.default", grad, cdim)
+    weight = b.get("weight")
+    if isinstance(weight, SSAValue):
+        shape: list[SymSize] = [1] * t.rank
+        shape[cdim] = _tensor(weight).sizes[0]
+        grad = e.v("aten.mul.Tensor", grad, e.v("aten.view.default", weight, e.sizes(shape)))
+    grad = e.v("aten.where.self", keep, grad, _zero_like(e, _tensor(grad)))
+    return [e.v("aten.mul.Tensor", grad_input, grad)]
+
+
+# -- losses and distances --------------------------------------------------------------
+
+
+@rule("aten.mse_loss.default", "aten.l1_loss.default")
+def _mse_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    d = e.v("aten.sub.Tensor", b["self"], b["target"])
+    loss = e.v("aten.mul.Tensor", d, d) if op_name(op) == "aten.mse_loss.default" else e.v("aten.abs.default", d)
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.smooth_l1_loss.default", "aten.huber_loss.default")
+def _smooth_l1(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Quadratic below `beta` (`delta`), linear above: smooth L1 divides the quadratic
+    part by beta, Huber multiplies the linear part by delta."""
+    d = e.v("aten.abs.default", e.v("aten.sub.Tensor", b["self"], b["target"]))
+    huber = op_name(op) == "aten.huber_loss.default"
+    beta = float(cast(float, b["delta"] if huber else b["beta"]))
+    if not huber and beta == 0:
+        return [_reduce(e, d, b.int("reduction"))]
+    square = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", d, d), 0.5 if huber else 0.5 / beta)
+    linear = e.v("aten.sub.Tensor", d, 0.5 * beta)
+    if huber:
+        linear = e.v("aten.mul.Tensor", linear, beta)
+    loss = e.v("aten.where.self", e.v("aten.lt.Scalar", d, beta), square, linear)
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.binary_cross_entropy.default")
+def _bce(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """-(t * log(x) + (1 - t) * log(1 - x)), each log clamped at -100 as torch does."""
+    x, t = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    log_x = e.v("aten.clamp.default", e.v("aten.log.default", x), -100)
+    log_1mx = e.v("aten.clamp.default", e.v("aten.log1p.default", e.v("aten.neg.default", x)), -100)
+    one_minus_t = e.v("aten.rsub.Scalar", t, 1)
+    loss = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", one_minus_t, log_1mx), e.v("aten.mul.Tensor", t, log_x))
+    loss = e.v("aten.neg.default", loss)
+    if isinstance(b.get("weight"), SSAValue):
+        loss = e.v("aten.mul.Tensor", loss, b["weight"])
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.binary_cross_entropy_with_logits.default")
+def _bce_logits(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's stable form: (1 - t) * x + w_pos * (log1p(exp(-|x|)) + relu(-x))."""
+    x, t = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    softplus_neg = e.v("aten.add.Tensor",
+                       e.v("aten.log1p.default", e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))),
+                       e.v("aten.relu.default", e.v("aten.neg.default", x)))
+    pos_weight = b.get("pos_weight")
+    if isinstance(pos_weight, SSAValue):
+        log_weight = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", pos_weight, 1), t), 1)
+        softplus_neg = e.v("aten.mul.Tensor", log_weight, softplus_neg)
+    loss = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.rsub.Scalar", t, 1), x), softplus_neg)
+    if isinstance(b.get("weight"), SSAValue):
+        loss = e.v("aten.mul.Tensor", loss, b["weight"])
+    return [_reduce(e, loss, b.int("reduction"))]
+
+
+@rule("aten.cosine_similarity.default")
+def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's form: each input divided by its norm (at least eps), then the dot product."""
+    x1, x2 = cast(SSAValue, b["x1"]), cast(SSAValue, b["x2"])
+    shape = _broadcast(list(_tensor(x1).sizes), list(_tensor(x2).sizes))
+    d = b.int("dim") % len(shape)
+    if _tensor(x1).sizes != shape:
+        x1 = e.v("aten.expand.default", x1, e.sizes(shape))
+    if _tensor(x2).sizes != shape:
+        x2 = e.v("aten.expand.default", x2, e.sizes(shape))
+    eps = float(cast(float, b["eps"]))
+
+    def normalized(v: SSAValue) -> SSAValue:
+        n = e.v("aten.linalg_vector_norm.default", v, 2, [d], True)
+        return e.v("aten.div.Tensor", v, e.v("aten.clamp.default", n, eps))
+
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", normalized(x1), normalized(x2)), [d])]
+
+
+@rule("aten.pairwise_distance.default")
+def _pairwise_distance(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x1 = cast(SSAValue, b["x1"])
+    diff = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", x1, b["x2"]), b["eps"])
+    rank = max(_tensor(x1).rank, _tensor(b["x2"]).rank)
+    return [e.v("aten.linalg_vector_norm.default", diff, b["p"], [-1] if rank else [], bool(b["keepdim"]))]

@@ -1,0 +1,211 @@
+"""Decompositions of masks and pointwise formulas (torch/_refs)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import (
+    DeviceAttr,
+    DType,
+    Layout,
+    TensorType,
+)
+from xdsl_exir.transforms.decompositions.core import (
+    Decline,
+    Emitter,
+    _eq,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _fill_for,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    op_name,
+    rule,
+)
+from xdsl_exir.utils.symbolic import SymSize
+
+
+@rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+def _masked_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    value = b["value"]
+    if not isinstance(value, SSAValue) or not isinstance(value.type, TensorType):
+        if isinstance(value, SSAValue):
+            raise Decline()
+        value = _scalar_tensor(e, _fill_for(t.element_dtype, value), t)
+    return [e.v("aten.where.self", b["mask"], value, x)]
+
+
+@rule("aten.triu.default", "aten.tril.default")
+def _triangle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.triu/tril: a mask from two aranges, then `logical_and` (bool) or `where`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank < 2:
+        raise Decline()
+    h, w = t.sizes[-2], t.sizes[-1]
+    device = DeviceAttr(t.device.data)
+    cols = e.v("aten.arange.start_step", 0, e.size(w), layout=Layout.strided, device=device, pin_memory=False)
+    cols = e.v("aten.unsqueeze.default", cols, -2)
+    rows = e.v("aten.arange.start_step", 0, e.size(h), layout=Layout.strided, device=device, pin_memory=False)
+    rows = e.v("aten.unsqueeze.default", rows, -1)
+    diff = e.v("aten.sub.Tensor", cols, rows)
+    cmp = "aten.ge.Scalar" if op_name(op).startswith("aten.triu") else "aten.le.Scalar"
+    mask = e.v(cmp, diff, b.int("diagonal"))
+    if t.element_dtype == DType.bool:
+        return [e.v("aten.logical_and.default", mask, x)]
+    return [e.v("aten.where.self", mask, x, _scalar_tensor(e, _fill_for(t.element_dtype, 0), t))]
+
+
+# -- pointwise formulas (torch/_refs) ----------------------------------------------
+
+
+@rule("aten.square.default")
+def _square(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.pow.Tensor_Scalar", b["self"], 2)]
+
+
+@rule("aten.rad2deg.default", "aten.deg2rad.default")
+def _rad2deg(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    factor = 180.0 / math.pi if op_name(op) == "aten.rad2deg.default" else math.pi / 180.0
+    return [e.v("aten.mul.Tensor", b["self"], factor)]
+
+
+@rule("aten.frac.default")
+def _frac(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    return [e.v("aten.sub.Tensor", x, e.v("aten.trunc.default", x))]
+
+
+@rule("aten.threshold.default")
+def _threshold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    mask = e.v("aten.le.Scalar", x, b["threshold"])
+    return [e.v("aten.where.self", mask, _scalar_tensor(e, _fill_for(t.element_dtype, b["value"]), t), x)]
+
+
+@rule("aten.hardshrink.default")
+def _hardshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    mask = e.v("aten.le.Scalar", e.v("aten.abs.default", x), b["lambd"])
+    return [e.v("aten.where.self", mask, _zero_like(e, _tensor(x)), x)]
+
+
+@rule("aten.softshrink.default")
+def _softshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    lambd = float(cast(float, b["lambd"]))
+    zero = _zero_like(e, _tensor(x))
+    low = e.v("aten.where.self", e.v("aten.lt.Scalar", x, -lambd), e.v("aten.add.Tensor", x, lambd), zero)
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, lambd), e.v("aten.sub.Tensor", x, lambd), low)]
+
+
+@rule("aten.logaddexp.default")
+def _logaddexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs: max + log1p(exp(-|a - b|)), and the infinity itself where both are it."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    m = e.v("aten.maximum.default", x, y)
+    spread = e.v("aten.neg.default", e.v("aten.abs.default", e.v("aten.sub.Tensor", x, y)))
+    out = e.v("aten.add.Tensor", m, e.v("aten.log1p.default", e.v("aten.exp.default", spread)))
+    same_inf = e.v("aten.logical_and.default", e.v("aten.isinf.default", x), e.v("aten.eq.Tensor", x, y))
+    return [e.v("aten.where.self", same_inf, x, out)]
+
+
+@rule("aten.hypot.default")
+def _hypot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, y = b["self"], b["other"]
+    return [e.v("aten.sqrt.default", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, x), e.v("aten.mul.Tensor", y, y)))]
+
+
+@rule("aten.sinc.default", "aten.special_sinc.default")
+def _sinc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+    px = e.v("aten.mul.Tensor", x, math.pi)
+    ratio = e.v("aten.div.Tensor", e.v("aten.sin.default", px), px)
+    one = _scalar_tensor(e, 1.0, _tensor(ratio))
+    return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), one, ratio)]
+
+
+@rule("aten.logit.default", "aten.special_logit.default")
+def _logit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    eps = b.get("eps")
+    if eps is not None:
+        x = e.v("aten.clamp.default", x, float(cast(float, eps)), 1.0 - float(cast(float, eps)))
+    return [e.v("aten.log.default", e.v("aten.div.Tensor", x, e.v("aten.rsub.Scalar", x, 1)))]
+
+
+@rule("aten.log_sigmoid.default")
+def _log_sigmoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """min(0, x) - log1p(exp(-|x|)), stable for large |x|."""
+    x = cast(SSAValue, b["self"])
+    low = e.v("aten.clamp.default", x, None, 0)
+    tail = e.v("aten.log1p.default", e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x))))
+    return [e.v("aten.sub.Tensor", low, tail)]
+
+
+@rule("aten.celu.default")
+def _celu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    alpha = float(cast(float, b["alpha"]))
+    return [e.v("aten.elu.default", b["self"], alpha, 1.0, 1.0 / alpha)]
+
+
+@rule("aten.selu.default")
+def _selu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.elu.default", b["self"], 1.6732632423543772848170429916717, 1.0507009873554804934193349852946)]
+
+
+@rule("aten.glu.default")
+def _glu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    d = b.int("dim") % t.rank
+    n = t.sizes[d]
+    if not isinstance(n, int) or n % 2:
+        raise Decline()
+    a = e.v("aten.slice.Tensor", x, d, 0, n // 2)
+    g = e.v("aten.slice.Tensor", x, d, n // 2, n)
+    return [e.v("aten.mul.Tensor", a, e.v("aten.sigmoid.default", g))]
+
+
+@rule("aten.prelu.default", "aten._prelu_kernel.default")
+def _prelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, w = cast(SSAValue, b["self"]), cast(SSAValue, b["weight"])
+    t, tw = _tensor(x), _tensor(w)
+    if t.rank >= 2 and tw.rank == 1 and not _eq(tw.sizes[0], 1):
+        shape: list[SymSize] = [1] * t.rank
+        shape[1] = tw.sizes[0]
+        w = e.v("aten.view.default", w, e.sizes(shape))
+    positive = e.v("aten.gt.Scalar", x, 0)
+    return [e.v("aten.where.self", positive, x, e.v("aten.mul.Tensor", w, x))]
+
+
+@rule("aten.isposinf.default", "aten.isneginf.default")
+def _isposinf(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    value = math.inf if op_name(op) == "aten.isposinf.default" else -math.inf
+    return [e.v("aten.eq.Scalar", b["self"], value)]
+
+
+@rule("aten.isfinite.default")
+def _isfinite(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        return [e.v("aten.eq.Tensor", x, x)]  # integers are always finite
+    bad = e.v("aten.logical_or.default", e.v("aten.isinf.default", x), e.v("aten.isnan.default", x))
+    return [e.v("aten.logical_not.default", bad)]
+
+
+@rule("aten.heaviside.default")
+def _heaviside(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, values = cast(SSAValue, b["self"]), cast(SSAValue, b["values"])
+    t = _tensor(x)
+    step = e.v("aten._to_copy.default", e.v("aten.gt.Scalar", x, 0), dtype=t.element_dtype)
+    return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), values, step)]

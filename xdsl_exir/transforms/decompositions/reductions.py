@@ -1,0 +1,151 @@
+"""Decompositions of reductions, sorting, statistics and matrix-vector products."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.dialects.exir import (
+    DType,
+)
+from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, _zero_like, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.renames import _same_arguments  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+
+# -- reductions ----------------------------------------------------------------------
+
+
+@rule("aten.logsumexp.default", "aten.special_logsumexp.default")
+def _logsumexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs.logsumexp: the max taken out (0 where it is infinite), then log-sum-exp."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not t.element_dtype.is_floating_point:
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+    dims = b.ints("dim") or list(range(t.rank))
+    keep = bool(b.get("keepdim", False))
+    m = e.v("aten.amax.default", x, dims, True)
+    m = e.v("aten.where.self", e.v("aten.isinf.default", m), _zero_like(e, _tensor(m)), m)
+    s = e.v("aten.sum.dim_IntList", e.v("aten.exp.default", e.v("aten.sub.Tensor", x, m)), dims, keep)
+    if not keep:
+        m = e.v("aten.squeeze.dims", m, dims)
+    return [e.v("aten.add.Tensor", e.v("aten.log.default", s), m)]
+
+
+@rule("aten.nansum.default")
+def _nansum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.element_dtype.is_floating_point:
+        x = e.v("aten.where.self", e.v("aten.isnan.default", x), _zero_like(e, t), x)
+    return [e.v("aten.sum.dim_IntList", x, b.get("dim") or [], bool(b.get("keepdim", False)), dtype=b.dtype("dtype"))]
+
+
+@rule("aten.count_nonzero.dim_IntList", "aten.count_nonzero.default")
+def _count_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    nz = e.v("aten.ne.Scalar", b["self"], 0)
+    dim = b.get("dim")
+    dims = [] if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    return [e.v("aten.sum.dim_IntList", nz, dims, False, dtype=DType.int64)]
+
+
+@rule("aten.aminmax.default")
+def _aminmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    dim = b.get("dim")
+    dims = list(range(_tensor(x).rank)) if dim is None else [b.int("dim")]
+    keep = bool(b.get("keepdim", False))
+    return [e.v("aten.amin.default", x, dims, keep), e.v("aten.amax.default", x, dims, keep)]
+
+
+@rule("aten.dist.default")
+def _dist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    diff = e.v("aten.sub.Tensor", b["self"], b["other"])
+    return [e.v("aten.linalg_vector_norm.default", diff, b["p"])]
+
+
+# -- sorting, statistics, matrix-vector products -------------------------------------
+
+
+@rule("aten.argsort.default", "aten.argsort.stable", "aten.msort.default")
+def _argsort(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    name = op_name(op)
+    if name == "aten.msort.default":
+        return [e.item(e.call("aten.sort.default", x, 0), 0)]
+    if name == "aten.argsort.stable":
+        new = e.call("aten.sort.stable", x, stable=b["stable"], dim=b.int("dim"), descending=b["descending"])
+    else:
+        new = e.call("aten.sort.default", x, b.int("dim"), b["descending"])
+    return [e.item(new, 1)]
+
+
+@rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
+def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    new = _same_arguments(e, b, op_name(op).replace("std_mean", "var_mean"))
+    return [e.v("aten.sqrt.default", e.item(new, 0)), e.item(new, 1)]
+
+
+@rule("aten.diag.default")
+def _diag(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = cast(SSAValue, b["self"])
+    rank = _tensor(x).rank
+    if rank == 1:
+        return [e.v("aten.diag_embed.default", x, b.int("diagonal"))]
+    if rank != 2:
+        raise Decline()
+    return [e.v("aten.clone.default", e.v("aten.diagonal.default", x, b.int("diagonal")))]
+
+
+@rule("aten.mv.default")
+def _mv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    col = e.v("aten.unsqueeze.default", b["vec"], 1)
+    return [e.v("aten.squeeze.dims", e.v("aten.mm.default", b["self"], col), [1])]
+
+
+@rule("aten.ger.default", "aten.outer.default")
+def _outer(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["self"], 1), b["vec2"])]
+
+
+def _scaled_sum(e: Emitter, b: Bound, product: SSAValue) -> SSAValue:
+    """`beta * self + alpha * product` (self ignored when beta is 0, as torch does)."""
+    alpha, beta = b.get("alpha", 1), b.get("beta", 1)
+    if alpha != 1:
+        product = e.v("aten.mul.Tensor", product, alpha)
+    if beta == 0:
+        return e.v("aten.expand.default", product, e.sizes(_broadcast(list(_tensor(b["self"]).sizes),
+                                                                       list(_tensor(product).sizes))))
+    x = b["self"] if beta == 1 else e.v("aten.mul.Tensor", b["self"], beta)
+    return e.v("aten.add.Tensor", x, product)
+
+
+@rule("aten.addmv.default")
+def _addmv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    col = e.v("aten.unsqueeze.default", b["vec"], 1)
+    product = e.v("aten.squeeze.dims", e.v("aten.mm.default", b["mat"], col), [1])
+    return [_scaled_sum(e, b, product)]
+
+
+@rule("aten.addr.default")
+def _addr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    if _tensor(b["self"]).element_dtype == DType.bool:
+        raise Decline()
+    product = e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["vec1"], 1), b["vec2"])
+    return [_scaled_sum(e, b, product)]
+
+
+@rule("aten.inner.default")
+def _inner(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    rx, ry = _tensor(x).rank, _tensor(y).rank
+    if rx == 0 or ry == 0:
+        return [e.v("aten.mul.Tensor", x, y)]
+    if rx == 1 and ry == 1:
+        return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, y), [0])]
+    if rx <= 2 and ry == 2:
+        return [e.v("aten.matmul.default", x, e.v("aten.permute.default", y, [1, 0]))]
+    raise Decline()
