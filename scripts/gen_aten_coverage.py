@@ -13,7 +13,7 @@ status comes from the code itself, so the file cannot claim what is not there:
 - `kernel`: a numpy kernel (`interpreters/aten_kernels/`), or a target the
   interpreter runs itself (asserts, SymInt queries);
 - `decomposition`: a rule of the `decompose` table
-  (`transforms/decompositions.py`) into operators that have kernels;
+  (`transforms/decompositions/`) into operators that have kernels;
 - `refused: reason`: neither, with the reason of its family (`REFUSALS`).
 
 `tests/test_aten_coverage.py` recomputes every status and fails when the file

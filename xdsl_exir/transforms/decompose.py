@@ -3,7 +3,7 @@
 as `ExportedProgram.run_decompositions()` does, and the `to-core-aten`
 pipeline around it.
 
-The rules live in `decompositions.py`. An op is rewritten when it is not
+The rules live in the `decompositions/` package. An op is rewritten when it is not
 legal (the core-tagged overloads, plus the `legal-ops` option) and a rule
 exists; rules may emit non-core ops, which are rewritten in turn until a
 fixpoint. `exir.call_function "aten.*"` calls are handled like the aten ops

@@ -11,7 +11,7 @@ from xdsl_exir.dialects.exir import (
     DType,
 )
 
-# -- gradients of views and indexing, more losses (decompositions in transforms/decompositions.py) ---
+# -- gradients of views and indexing, more losses (decompositions in transforms/decompositions/) ---
 
 
 @rule("aten.select_backward.default", "aten.slice_backward.default", "aten.index_select_backward.default",

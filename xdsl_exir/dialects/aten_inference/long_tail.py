@@ -44,7 +44,7 @@ from xdsl_exir.utils.symbolic import SymSize
 # ---------------------------------------------------------------------------
 # The long tail of training-IR operators (issue 12): the overloads the aten
 # dialect gained so that TorchScript lowers them and `.pt2` imports them as ops;
-# each decomposes (transforms/decompositions.py), and these types are those of
+# each decomposes (transforms/decompositions/), and these types are those of
 # its decomposition.
 # ---------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Kernels that run an operator through its rule in the `decompose` table.
 
-An operator that has a decomposition (`transforms/decompositions.py`) needs no
+An operator that has a decomposition (`transforms/decompositions/`) needs no
 numpy kernel of its own: the interpreter builds a one-op graph with the
 concrete argument types, rewrites it with the same rule `decompose` and
 `to-core-aten` apply, and runs the ops it decomposes into. So the interpreter,
