@@ -398,19 +398,20 @@ def test_torchscript_tensor_data_prints_as_dense_resource() -> None:
     # the key is the slot's name; xDSL's process-wide blob storage suffixes it when an
     # earlier module of this process declared the same key
     assert "#exir.blob" not in text
-    assert re.search(r"= #ts\.tensor_value<Float, \[2\], dense_resource<weight(_[0-9]+)?>>", text)
-    assert re.search(r'weight(_[0-9]+)?: "0x100000000000803F00000040"', text)
+    assert re.search(r"= #ts\.tensor_value<Float, \[2\], dense_resource<weight(_[0-9]+)*>>", text)
+    assert re.search(r'weight(_[0-9]+)*: "0x100000000000803F00000040"', text)
     module = ResourceParser(ctx, text).parse_module()
     slot = next(op for op in module.walk() if isinstance(op, SlotOp))
     assert isinstance(slot.value, TensorValueAttr)
     assert slot.value.known and not slot.value.data.decoded, "read, not decoded"
     np.testing.assert_array_equal(slot.value.to_array(), np.array([1.0, 2.0], np.float32))
-    assert ts_text(module, ctx) == text
+    # equal up to the key suffix the process-wide storage may add on reading a key it holds
+    assert re.sub(r"(weight|tensor)(_[0-9]+)+", r"\1", ts_text(module, ctx)) == re.sub(r"(weight|tensor)(_[0-9]+)+", r"\1", text)
     elided = ts_text(ResourceParser(ctx, text).parse_module(), ctx, elide=16)
-    assert f'weight: "{ELIDED}"' in elided or re.search(rf'weight_[0-9]+: "{ELIDED}"', elided)
+    assert f'weight: "{ELIDED}"' in elided or re.search(rf'weight(_[0-9]+)+: "{ELIDED}"', elided)
     module = ResourceParser(ctx, elided).parse_module()
     again = ts_text(module, ctx)  # under a renamed key when the storage holds the name already, as states are
-    assert re.sub(r"(weight|tensor)_[0-9]+", r"\1", again) == re.sub(r"(weight|tensor)_[0-9]+", r"\1", elided)
+    assert re.sub(r"(weight|tensor)(_[0-9]+)+", r"\1", again) == re.sub(r"(weight|tensor)(_[0-9]+)+", r"\1", elided)
     slot = next(op for op in module.walk() if isinstance(op, SlotOp))
     assert isinstance(slot.value, TensorValueAttr)
     with pytest.raises(TensorDataError, match="elided"):
