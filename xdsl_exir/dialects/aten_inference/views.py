@@ -120,7 +120,8 @@ def _permute(b: Bound) -> Attribute:
 def _transpose(b: Bound) -> Attribute:
     t = b.tensor("self")
     if t.rank == 0:
-        wrap_dim(b.int("dim0"), 0), wrap_dim(b.int("dim1"), 0)
+        for name in ("dim0", "dim1"):  # a 0-d tensor takes dims -1 and 0 only: checked, then nothing moves
+            wrap_dim(b.int(name), 0)
         return t
     d0, d1 = wrap_dim(b.int("dim0"), t.rank), wrap_dim(b.int("dim1"), t.rank)
     shape = list(t.sizes)
