@@ -642,6 +642,158 @@ class CustomOp(nn.Module):
         return y + torch.ops.mylib.scale2(x)
 
 
+
+class UNetBilinear(nn.Module):
+    """A two-level U-Net: conv-BN-ReLU encoder, max pool, a bottleneck, bilinear upsampling
+    (align_corners False in one decoder stage, True in the other), skip concatenation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU())
+
+        self.enc1, self.enc2, self.mid = block(3, 8), block(8, 16), block(16, 16)
+        self.dec2, self.dec1 = block(32, 8), block(16, 8)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        e1 = self.enc1(x)
+        e2 = self.enc2(F.max_pool2d(e1, 2))
+        m = self.mid(F.max_pool2d(e2, 2))
+        d2 = self.dec2(torch.cat([F.interpolate(m, scale_factor=2.0, mode="bilinear", align_corners=False), e2], 1))
+        up = F.interpolate(d2, size=e1.shape[2:], mode="bilinear", align_corners=True)
+        return self.head(self.dec1(torch.cat([up, e1], 1)))
+
+
+class ConvNeXtBlock(nn.Module):
+    """A ConvNeXt stage as timm writes it: depthwise 7x7 conv, permute to channels-last,
+    LayerNorm, Linear-GELU-Linear (4x), layer scale, permute back, residual; then global
+    average pooling of the channels-last-strided result, LayerNorm, Linear head."""
+
+    def __init__(self, dim: int = 16) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, dim, 4, stride=4)
+        self.dw = nn.Conv2d(dim, dim, 7, padding=3, groups=dim)
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.pw1, self.pw2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+        self.gamma = nn.Parameter(torch.full((dim,), 0.5))
+        self.head_norm = nn.LayerNorm(dim, eps=1e-6)
+        self.head = nn.Linear(dim, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        y = self.dw(x).permute(0, 2, 3, 1)
+        y = self.pw2(F.gelu(self.pw1(self.norm(y)))) * self.gamma
+        x = x + y.permute(0, 3, 1, 2)
+        pooled = F.adaptive_avg_pool2d(x, 1)
+        return self.head(self.head_norm(pooled.flatten(1)))
+
+
+class LSTMSeq(nn.Module):
+    """A two-layer batch-first nn.LSTM and a Linear on the last step, as torch.export
+    records it by default (one `aten.lstm.input` call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rnn = nn.LSTM(8, 16, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out, (h, c) = self.rnn(x)
+        return self.fc(out[:, -1]), c
+
+
+class GRUSeq(nn.Module):
+    """A bidirectional sequence-first nn.GRU with a given initial state (`aten.gru.input`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rnn = nn.GRU(8, 12, bidirectional=True)
+        self.fc = nn.Linear(24, 4)
+
+    def forward(self, x: torch.Tensor, h0: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out, h = self.rnn(x, h0)
+        return self.fc(out.mean(0)), h
+
+
+class GPT2Conv1D(nn.Module):
+    """GPT-2's Conv1D: a transposed Linear computed as addmm over the flattened rows."""
+
+    def __init__(self, nf: int, nx: int) -> None:
+        super().__init__()
+        self.nf = nf
+        self.weight = nn.Parameter(torch.randn(nx, nf) * 0.02)
+        self.bias = nn.Parameter(torch.zeros(nf))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        size_out = x.size()[:-1] + (self.nf,)
+        x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
+        return x.view(size_out)
+
+
+class GPT2Block(nn.Module):
+    """A GPT-2 block as Hugging Face writes it (eager attention): Conv1D projections,
+    split and head views, a causal mask sliced from a bool buffer, torch.where with the
+    dtype's minimum, softmax, merged heads through contiguous + view, GELU (tanh) written
+    out with pow."""
+
+    def __init__(self, dim: int = 32, heads: int = 4, ctx: int = 16) -> None:
+        super().__init__()
+        self.heads, self.dim = heads, dim
+        self.ln_1, self.ln_2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.c_attn, self.c_proj = GPT2Conv1D(3 * dim, dim), GPT2Conv1D(dim, dim)
+        self.c_fc, self.mlp_proj = GPT2Conv1D(4 * dim, dim), GPT2Conv1D(dim, 4 * dim)
+        self.register_buffer("bias", torch.tril(torch.ones(ctx, ctx, dtype=torch.bool)).view(1, 1, ctx, ctx), persistent=False)
+
+    def _split(self, t: torch.Tensor) -> torch.Tensor:
+        new_shape = t.size()[:-1] + (self.heads, self.dim // self.heads)
+        return t.view(new_shape).permute(0, 2, 1, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.ln_1(x)
+        q, k, v = self.c_attn(h).split(self.dim, dim=2)
+        q, k, v = self._split(q), self._split(k), self._split(v)
+        w = torch.matmul(q, k.transpose(-1, -2)) / torch.full([], v.size(-1) ** 0.5, dtype=q.dtype)
+        qlen, klen = q.size(-2), k.size(-2)
+        mask = self.bias[:, :, klen - qlen : klen, :klen]
+        w = torch.where(mask, w, torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype))
+        w = F.softmax(w, dim=-1)
+        a = torch.matmul(w, v).permute(0, 2, 1, 3).contiguous()
+        a = a.view(a.size()[:-2] + (self.dim,))
+        x = x + self.c_proj(a)
+        m = self.c_fc(self.ln_2(x))
+        m = 0.5 * m * (1.0 + torch.tanh(0.7978845608028654 * (m + 0.044715 * torch.pow(m, 3.0))))
+        return x + self.mlp_proj(m)
+
+
+class ItemScale(nn.Module):
+    """Results that use `.item()`: a float (the largest magnitude) and an int (a count)
+    read back from tensors and used as scalars."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.fc(x)
+        s = y.abs().amax().item()
+        n = (x > 0).sum().item()
+        torch._check(n >= 0)
+        return y / s, y * n
+
+
+class LargeReduction(nn.Module):
+    """The mean and variance of 2^22 float32 values in [100, 101) built inside the program
+    (fractional parts of multiples of the golden ratio, plus a 0-d input): a sequential
+    float32 accumulation is far off here, torch's pairwise summation is not."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        t = torch.arange(1 << 22, dtype=torch.float32) * 0.6180339887
+        v = (t - t.floor()) + 100.0 + x
+        return v.mean(), v.var()
+
+
 @dataclass
 class Entry:
     """One zoo model: how to build it, its inputs and its documentation."""
@@ -911,6 +1063,71 @@ ENTRIES: list[Entry] = [
         lambda g: CustomOp(),
         lambda g: (_randn(g, 3, 4),),
         custom_ops=["mylib::scale2"],
+    ),
+    Entry(
+        "unet_bilinear",
+        "A two-level U-Net: conv 3x3 + BatchNorm2d (eval) + ReLU blocks (3->8, 8->16, "
+        "16->16), max pools, bilinear upsampling by scale_factor 2 (align_corners False) and "
+        "to a given size (align_corners True), skip concatenation, 1x1 head to 2 channels. "
+        "Input [1, 3, 16, 16].",
+        lambda g: UNetBilinear(),
+        lambda g: (_randn(g, 1, 3, 16, 16),),
+    ),
+    Entry(
+        "convnext_block",
+        "A ConvNeXt stage in channels-last memory format (model and input): patchify stem "
+        "conv 4x4 stride 4, depthwise 7x7 conv, permute to NHWC, LayerNorm, Linear-GELU-Linear "
+        "(16->64->16), layer scale, permute back, residual, AdaptiveAvgPool2d(1) (in core IR a "
+        "mean.dim and an as_strided restride to channels-last), LayerNorm, Linear to 10.",
+        lambda g: ConvNeXtBlock().to(memory_format=torch.channels_last),
+        lambda g: (_randn(g, 1, 3, 32, 32).to(memory_format=torch.channels_last),),
+    ),
+    Entry(
+        "lstm",
+        "nn.LSTM(8, 16, num_layers=2, batch_first=True) over [2, 5, 8], Linear(16, 4) on "
+        "the last step; returns (logits, c_n). The training IR keeps one aten.lstm.input "
+        "call, as torch.export emits it by default.",
+        lambda g: LSTMSeq(),
+        lambda g: (_randn(g, 2, 5, 8),),
+    ),
+    Entry(
+        "gru",
+        "A bidirectional nn.GRU(8, 12) over [5, 2, 8] (sequence first) from a given h0 "
+        "[2, 2, 12], mean over the sequence, Linear(24, 4); returns (logits, h_n). The "
+        "training IR keeps one aten.gru.input call.",
+        lambda g: GRUSeq(),
+        lambda g: (_randn(g, 5, 2, 8), _randn(g, 2, 2, 12)),
+    ),
+    Entry(
+        "gpt2_block",
+        "A GPT-2 block as Hugging Face writes it, width 32, 4 heads, context 16: LayerNorm, "
+        "Conv1D (addmm over x.view(-1, nx)) to q/k/v, split, view + permute to heads, "
+        "matmul / sqrt(d), causal mask sliced from a bool tril buffer, where(mask, w, "
+        "finfo.min), softmax, merge heads (permute, contiguous, view), Conv1D, residual; "
+        "LayerNorm, Conv1D-GELU(tanh, written out with pow)-Conv1D, residual. Dynamic "
+        "Dim('batch', min=1, max=8) on arg0 dim 0.",
+        lambda g: GPT2Block(),
+        lambda g: (_randn(g, 2, 16, 32),),
+        dynamic_shapes=({0: Dim("batch", min=1, max=8)},),
+        dynamic=[{"input": "arg0", "dim": 0, "name": "batch", "min": 1, "max": 8}],
+        more_args=[(lambda g: (_randn(g, 3, 16, 32),), "batch 3")],
+        bad_args=[(lambda g: (_randn(g, 9, 16, 32),), ["8", "9"], "batch 9 is above the maximum 8")],
+    ),
+    Entry(
+        "item",
+        "Linear(6, 6), then y / y.abs().amax().item() and y * (x > 0).sum().item(): a float "
+        "and an int read back from tensors with .item() (aten.item / _local_scalar_dense) "
+        "and used as scalars.",
+        lambda g: ItemScale(),
+        lambda g: (_randn(g, 3, 6),),
+    ),
+    Entry(
+        "large_reduction",
+        "mean and var (correction 1) of 2^22 float32 values in [100, 101) that the program "
+        "builds from arange: frac(i * 0.618...) + 100 + x, x a 0-d input. Checks that float32 "
+        "reductions at scale stay as accurate as torch's.",
+        lambda g: LargeReduction(),
+        lambda g: (torch.tensor(0.25),),
     ),
 ]
 
