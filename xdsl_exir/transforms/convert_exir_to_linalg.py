@@ -26,8 +26,15 @@ constraints are checked by the caller before the call (IREE has no portable
 upstream assertion op to carry them).
 
 The per-operator rules live in `linalg_lowering/` (one per overload, by
-family). An op without a rule stops the pass with a diagnostic that names it
-and where it is; the module is only changed when the whole program lowered.
+family). Both spellings of an ATen call lower alike: the generic
+`exir.call_function "aten.mm.default"(...)` (what `import_graph_module`,
+joint forward/backward graphs and to-core-aten's untouched core ops hold) is
+first rewritten, in a copy of the program, into the named op by the aten
+dialect's own conversion (`aten.from_call_function`), so one rule serves
+both. An op without a rule stops the pass with a diagnostic that names it and
+where it is, and says what to do: an op outside core ATen needs `to-core-aten`
+first; a core op without a rule is listed in `docs/linalg_lowering.md`. The
+module is only changed when the whole program lowered.
 """
 
 from __future__ import annotations
@@ -60,7 +67,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.aten import AtenOp, aten_op_class, from_call_function
+from xdsl_exir.dialects.aten_inference import InferenceError
 from xdsl_exir.dialects.exir import (
     AssertScalarOp,
     BoolType,
@@ -90,6 +98,7 @@ from xdsl_exir.dialects.exir import (
     WhileLoopOp,
     blob_data,
 )
+from xdsl_exir.transforms.decompositions import default_legal_ops
 from xdsl_exir.transforms.linalg_lowering import rule_for
 from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringError,
@@ -100,6 +109,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.dtypes import LOW_PRECISION
 from xdsl_exir.utils.mlir_parser import declare_blob
+from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, lookup
 from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
 
 _NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg", "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default"})
@@ -273,8 +283,12 @@ class _ProgramLowering:
                 return
             rule = rule_for(op.name)
             if rule is None:
-                raise LoweringError(f"{op.name} has no lowering to linalg", op)
-            results = rule(st, op, op.bound_arguments())
+                raise LoweringError(_no_rule(op.name), op)
+            try:
+                bound = op.bound_arguments()
+            except InferenceError as e:
+                raise LoweringError(f"{op.name}: {e}", op) from None
+            results = rule(st, op, bound)
             if len(results) != len(op.results):
                 raise LoweringError(f"{op.name}: the rule made {len(results)} values for {len(op.results)} results", op)
             for r, v in zip(op.results, results):
@@ -307,11 +321,13 @@ class _ProgramLowering:
             self._lower_map(st, op)
             return
         if isinstance(op, CallFunctionOp):
-            if op.target.data in _NO_OPS:
+            # What `_named_form` left: targets that are not ops of the aten dialect.
+            entry = lookup(op.target.data)
+            if entry is not None and entry.op_name in _NO_OPS:
                 return
-            if not op.target.data.startswith("aten."):
+            if entry is None or not entry.op_name.startswith("aten."):
                 raise LoweringError(f"{op.target.data} is not an ATen operator: it has no lowering to linalg", op)
-            raise LoweringError(f"{op.target.data} is not a core ATen operator with a lowering (run to-core-aten first?)", op)
+            raise LoweringError(_no_rule(entry.op_name), op)
         raise LoweringError(f"'{op.name}' has no lowering to linalg", op)
 
     def _lower_sym(self, st: LoweringState, op: Operation) -> None:
@@ -432,9 +448,38 @@ def _float_or_bool(value: bool | int | float, el: Attribute) -> Attribute:
     return FloatAttr(float(value), f64)
 
 
+def _no_rule(name: str) -> str:
+    """The refusal of an ATen overload without a rule, with what to do about it."""
+    if name not in default_legal_ops() and name not in CORE_IR_EXTRAS:
+        return f"{name} has no lowering to linalg: it is not core ATen; run to-core-aten first (-p to-core-aten,convert-exir-to-linalg)"
+    return (
+        f"{name} has no lowering to linalg: it is core ATen but has no rule yet "
+        "(docs/linalg_lowering.md lists every core overload with its status)"
+    )
+
+
+def _named_form(program: ProgramOp) -> ProgramOp:
+    """
+    The program with every `exir.call_function` of an aten-dialect op spelled as
+    that op, so that both forms reach the same rule. A copy when anything
+    changes: a refused program stays as it was. Locations are kept, so that
+    diagnostics point at the call as written.
+    """
+    if not any(isinstance(op, CallFunctionOp) and aten_op_class(op.target.data) is not None for op in program.walk()):
+        return program
+    copy = program.clone()
+    calls = [op for op in copy.walk() if isinstance(op, CallFunctionOp)]
+    for call in calls:
+        named = from_call_function(call)
+        if named is not None:
+            named.location = call.location
+            Rewriter.replace_op(call, named)
+    return copy
+
+
 def lower_program(program: ProgramOp) -> func.FuncOp:
     """The `func.func @forward` of a core-ATen program (raises ExirDiagnostic)."""
-    return _ProgramLowering(program).lower()
+    return _ProgramLowering(_named_form(program)).lower()
 
 
 @dataclass(frozen=True)
