@@ -41,7 +41,9 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     TupleType,
 )
+from xdsl_exir.utils import dtypes as lattice
 from xdsl_exir.utils import symbolic
+from xdsl_exir.utils.dtypes import Priority, PromotionError
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
@@ -282,112 +284,17 @@ def bind_arguments(
 # dtypes and type promotion
 # ---------------------------------------------------------------------------
 
-DEFAULT_FLOAT = DType.float32
-_INT_BITS = {
-    DType.uint8: 8, DType.int8: 8, DType.int16: 16, DType.int32: 32,
-    DType.int64: 64, DType.uint16: 16, DType.uint32: 32, DType.uint64: 64,
-}  # fmt: skip
-_FLOAT_RANK = {
-    DType.float8_e5m2: 0, DType.float8_e4m3fn: 0, DType.float8_e5m2fnuz: 0,
-    DType.float8_e4m3fnuz: 0, DType.float16: 1, DType.bfloat16: 1,
-    DType.float32: 2, DType.float64: 3,
-}  # fmt: skip
-_COMPLEX_OF = {
-    DType.float16: DType.complex32, DType.bfloat16: DType.complex64,
-    DType.float32: DType.complex64, DType.float64: DType.complex128,
-}  # fmt: skip
-_REAL_OF = {
-    DType.complex32: DType.float16,
-    DType.complex64: DType.float32,
-    DType.complex128: DType.float64,
-}
-ITEMSIZE = {
-    DType.bool: 1, DType.uint8: 1, DType.int8: 1, DType.int16: 2, DType.int32: 4,
-    DType.int64: 8, DType.uint16: 2, DType.uint32: 4, DType.uint64: 8,
-    DType.float16: 2, DType.bfloat16: 2, DType.float32: 4, DType.float64: 8,
-    DType.complex32: 4, DType.complex64: 8, DType.complex128: 16,
-}  # fmt: skip
-
-
-def category(d: DType) -> int:
-    """0 bool, 1 integral, 2 floating, 3 complex: the order promotion respects."""
-    if d is DType.bool:
-        return 0
-    if d.is_complex:
-        return 3
-    if d.is_floating_point:
-        return 2
-    return 1
-
-
-def _promote_int(a: DType, b: DType) -> DType:
-    bits = max(_INT_BITS.get(a, 64), _INT_BITS.get(b, 64))
-    a_unsigned, b_unsigned = cast(str, a.value).startswith("u"), cast(str, b.value).startswith("u")
-    if a_unsigned == b_unsigned:
-        return DType(("uint" if a_unsigned else "int") + str(bits))
-    unsigned, signed = (a, b) if a_unsigned else (b, a)
-    if _INT_BITS[signed] > _INT_BITS[unsigned]:
-        return signed
-    # A signed type wide enough for the unsigned one.
-    return DType("int" + str(min(64, 2 * _INT_BITS[unsigned])))
-
-
 def promote_types(a: DType, b: DType) -> DType:
-    """torch.promote_types: the smallest dtype both convert to without losing kind."""
-    if a is b:
-        return a
-    ca, cb = category(a), category(b)
-    if ca != cb:
-        hi, lo = (a, b) if ca > cb else (b, a)
-        if category(hi) == 3 and category(lo) == 2:
-            real = promote_types(_REAL_OF[hi], lo)
-            return _COMPLEX_OF[real]
-        return hi
-    if ca == 1:
-        return _promote_int(a, b)
-    if ca == 2:
-        if {a, b} == {DType.float16, DType.bfloat16}:
-            return DType.float32
-        return a if _FLOAT_RANK.get(a, 2) >= _FLOAT_RANK.get(b, 2) else b
-    if ca == 3:
-        return _COMPLEX_OF[promote_types(_REAL_OF[a], _REAL_OF[b])]
-    return a
-
-
-def _promote_all(dtypes: Sequence[DType]) -> DType | None:
-    result: DType | None = None
-    for d in dtypes:
-        result = d if result is None else promote_types(result, d)
-    return result
-
-
-def _combine(higher: DType | None, lower: DType | None) -> DType | None:
-    """Let a lower-priority group raise the result's category, never its width."""
-    if higher is None:
-        return lower
-    if lower is None:
-        return higher
-    ch, cl = category(higher), category(lower)
-    if ch >= cl:
-        return higher
-    # The lower-priority group has the higher category: it decides, except that
-    # a floating group keeps its width when a complex one makes it complex.
-    if cl == 3 and ch == 2:
-        return _COMPLEX_OF[higher]
-    return lower
+    """`torch.promote_types` by the core's lattice; dtypes torch refuses to promote are an `InferenceError`."""
+    try:
+        return lattice.promote_types(a, b)
+    except PromotionError as e:
+        raise InferenceError(str(e)) from None
 
 
 def scalar_dtype(value: object) -> DType | None:
     """The dtype a Python number or symbolic scalar takes part in promotion as."""
     value = _value(value)
-    if isinstance(value, bool):
-        return DType.bool
-    if isinstance(value, int):
-        return DType.int64
-    if isinstance(value, float):
-        return DType.float64
-    if isinstance(value, complex):
-        return DType.complex128
     if isinstance(value, SSAValue):
         t = value.type
         if isinstance(t, SymBoolType | BoolType):
@@ -396,48 +303,32 @@ def scalar_dtype(value: object) -> DType | None:
             return DType.int64
         if isinstance(t, SymFloatType | FloatType):
             return DType.float64
-    return None
+        return None
+    return lattice.scalar_dtype(value)
 
 
 def result_type(operands: Sequence[object]) -> DType:
     """
-    Type promotion over tensors and scalars: dimensioned tensors win over 0-d
-    tensors, which win over Python scalars, unless a lower group has a higher
-    category (bool < integral < floating < complex); scalars then contribute
-    their category's default dtype only.
+    `torch.result_type` over tensor values and scalars (Python numbers and
+    symbolic ones), by the core's lattice (`DType` promotion): a tensor's
+    priority is dimensioned or 0-d by its rank, a scalar is a wrapped number.
     """
-    dim: list[DType] = []
-    zero: list[DType] = []
-    wrapped: list[DType] = []
+    keyed: list[tuple[DType, Priority]] = []
     for v in operands:
         v = _value(v)
         if v is None:
             continue
         if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
-            (dim if v.type.rank else zero).append(v.type.element_dtype)
+            keyed.append((v.type.element_dtype, Priority.DIMENSIONED if v.type.rank else Priority.ZERO_DIM))
             continue
         d = scalar_dtype(v)
         if d is None:
             raise InferenceError(f"{_describe(v)} cannot take part in type promotion")
-        wrapped.append(d)
-    w = _promote_all(wrapped)
-    if w is not None:
-        c = category(w)
-        w = {0: DType.bool, 1: DType.int64, 2: DEFAULT_FLOAT}.get(
-            c, _COMPLEX_OF[DEFAULT_FLOAT]
-        )
-    result = _combine(_promote_all(dim), _combine(_promote_all(zero), w))
-    if result is None:
-        raise InferenceError("type promotion needs at least one operand")
-    return result
-
-
-def _to_float(d: DType) -> DType:
-    return DEFAULT_FLOAT if category(d) < 2 else d
-
-
-def _real(d: DType) -> DType:
-    return _REAL_OF.get(d, d)
+        keyed.append((d, Priority.WRAPPED))
+    try:
+        return lattice.result_type(keyed)
+    except PromotionError as e:
+        raise InferenceError(str(e)) from None
 
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from typing import cast
 from xdsl.ir import Attribute, SSAValue
 
 from xdsl_exir.dialects.aten_inference.core import (
-    DEFAULT_FLOAT,
     Bound,
     InferenceError,
     NoInference,
@@ -29,6 +28,7 @@ from xdsl_exir.dialects.exir import (
     SymFloatType,
     SymIntType,
 )
+from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
 # ---------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import cast
 
@@ -10,12 +11,12 @@ from xdsl.ir import Attribute
 from xdsl_exir.dialects.aten_inference.core import (
     Bound,
     InferenceError,
-    _promote_all,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
     broadcast_shapes,
     floordiv,
     make_tensor,
     mul,
+    promote_types,
     result_type,
     rule,
 )
@@ -146,7 +147,7 @@ def _einsum(b: Bound) -> Attribute:
         rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, k in counts.items() if k == 1))
     head, has_ell, tail = rhs.partition("...")
     shape = [sizes[c] for c in head] + (ell if has_ell else []) + [sizes[c] for c in tail]
-    dtype = cast(DType, _promote_all([t.element_dtype for t in tensors]))
+    dtype = functools.reduce(promote_types, [t.element_dtype for t in tensors])
     return make_tensor(shape, dtype, tensors[0].device.data)
 
 

@@ -11,13 +11,10 @@ from xdsl.ir import Attribute
 from xdsl_exir.dialects.aten_inference.conv_pool import _adaptive, _conv, _spatial, pool_out  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.dialects.aten_inference.core import (
     _RULES,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    DEFAULT_FLOAT,
     Bound,
     InferenceError,
     NoInference,
     _numel,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _real,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _to_float,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
     broadcast_shapes,
     floordiv,
@@ -38,6 +35,7 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
+from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -113,13 +111,13 @@ def _mt(b: Bound) -> Attribute:
 @rule("aten.exp2.default")
 def _exp2(b: Bound) -> Attribute:
     t = b.tensor("self")
-    return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
+    return make_tensor(t.sizes, t.element_dtype.to_floating(), t.device.data)
 
 
 @rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
 def _xlogy(b: Bound) -> Attribute:
     shape, dtype, device = _pointwise(b, ("self", "other"))
-    return make_tensor(shape, _to_float(dtype), device)
+    return make_tensor(shape, dtype.to_floating(), device)
 
 
 @rule("aten.fmax.default", "aten.fmin.default", "aten.linalg_cross.default")
@@ -212,7 +210,7 @@ def _adaptive_avg_pool3d(b: Bound) -> Attribute | Sequence[Attribute]:
 def _vector_norm(b: Bound) -> Attribute:
     t = b.tensor("self")
     shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
-    return make_tensor(shape, _real(b.dtype("dtype") or t.element_dtype), t.device.data)
+    return make_tensor(shape, (b.dtype("dtype") or t.element_dtype).to_real(), t.device.data)
 
 
 _NONE_REDUCTION = 0
@@ -305,7 +303,7 @@ def _rms_norm(b: Bound) -> Attribute:
 @rule("aten.sinc.default", "aten.logit.default", "aten.rad2deg.default", "aten.deg2rad.default")
 def _long_tail_float(b: Bound) -> Attribute:
     t = b.tensor("self")
-    return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
+    return make_tensor(t.sizes, t.element_dtype.to_floating(), t.device.data)
 
 
 @rule("aten.isfinite.default", "aten.isposinf.default", "aten.isneginf.default")
@@ -325,7 +323,7 @@ def _long_tail_pointwise(b: Bound) -> Attribute:
 def _logsumexp(b: Bound) -> Attribute:
     t = b.tensor("self")
     shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
-    return make_tensor(shape, _to_float(t.element_dtype), t.device.data)
+    return make_tensor(shape, t.element_dtype.to_floating(), t.device.data)
 
 
 @rule("aten.nansum.default")
@@ -374,7 +372,7 @@ def _cosine_similarity(b: Bound) -> Attribute:
 @rule("aten.pairwise_distance.default")
 def _pairwise_distance(b: Bound) -> Attribute:
     shape, dtype, device = _pointwise(b, ("x1", "x2"))
-    dtype = _to_float(dtype)  # x1 - x2 + eps
+    dtype = dtype.to_floating()  # x1 - x2 + eps
     if not shape:
         return make_tensor([], dtype, device)
     return make_tensor([*shape[:-1], 1] if b.get("keepdim") else shape[:-1], dtype, device)

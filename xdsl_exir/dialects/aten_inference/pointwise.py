@@ -11,10 +11,8 @@ from xdsl_exir.dialects.aten_inference.core import (
     NoInference,
     Rule,
     _device_of,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _to_float,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _value,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     broadcast_shapes,
-    category,
     make_tensor,
     result_type,
     rule,
@@ -26,6 +24,7 @@ from xdsl_exir.dialects.exir import (
     MemoryFormat,
     TensorType,
 )
+from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
@@ -120,7 +119,7 @@ def _grad_input(b: Bound) -> Attribute:
 @rule(*_UNARY_FLOAT)
 def _unary_float(b: Bound) -> Attribute:
     t = b.tensor("self")
-    return make_tensor(t.sizes, _to_float(t.element_dtype), t.device.data)
+    return make_tensor(t.sizes, t.element_dtype.to_floating(), t.device.data)
 
 
 @rule("aten.isnan.default", "aten.isinf.default", "aten.logical_not.default")
@@ -216,7 +215,7 @@ def _true_divide(b: Bound) -> Attribute:
     )
     shape, dtype, device = _pointwise(b, names)
     if b.get("rounding_mode") is None:
-        dtype = _to_float(dtype)
+        dtype = dtype.to_floating()
     return make_tensor(shape, dtype, device)
 
 
@@ -260,5 +259,5 @@ def _type_as(b: Bound) -> Attribute:
 def _cumsum(b: Bound) -> Attribute:
     t = b.tensor("self")
     wrap_dim(b.int("dim"), t.rank)
-    dtype = b.dtype("dtype") or (DType.int64 if category(t.element_dtype) < 2 else t.element_dtype)
+    dtype = b.dtype("dtype") or (DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype)
     return make_tensor(t.sizes, dtype, t.device.data)

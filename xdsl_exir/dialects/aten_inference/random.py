@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute, SSAValue
 
-from xdsl_exir.dialects.aten_inference.core import DEFAULT_FLOAT, Bound, InferenceError, make_tensor, rule
+from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, make_tensor, rule
 from xdsl_exir.dialects.aten_inference.creation import _factory  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.dialects.aten_inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.dialects.exir import (
     DType,
 )
+from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 
 # -- random samplers (interpreters/aten_kernels/random.py) -------------------------------------
 

@@ -10,9 +10,6 @@ from xdsl.ir import Attribute
 from xdsl_exir.dialects.aten_inference.core import (
     Bound,
     InferenceError,
-    _real,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _to_float,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    category,
     make_tensor,
     rule,
     wrap_dim,
@@ -21,6 +18,7 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
+from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
@@ -50,7 +48,7 @@ def _dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
 def _sum_dtype(t: TensorType, dtype: DType | None) -> DType:
     if dtype is not None:
         return dtype
-    return DType.int64 if category(t.element_dtype) < 2 else t.element_dtype
+    return DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype
 
 
 @rule("aten.sum.default", "aten.sum.dim_IntList", "aten.prod.default", "aten.prod.dim_int")
@@ -67,7 +65,7 @@ def _mean(b: Bound) -> Attribute:
     dims = _dims_arg(b) if "dim" in b else None
     shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
     dtype = b.dtype("dtype") or t.element_dtype
-    if category(dtype) < 2:
+    if dtype.category < Category.FLOATING:
         raise InferenceError(f"mean of a {dtype.value} tensor needs a floating dtype")
     return make_tensor(shape, dtype, t.device.data)
 
@@ -120,18 +118,18 @@ def _max_dim(b: Bound) -> list[Attribute]:
 )  # fmt: skip
 def _var(b: Bound) -> Attribute:
     t = b.tensor("self")
-    if category(t.element_dtype) < 2:
+    if t.element_dtype.category < Category.FLOATING:
         raise InferenceError("std and var need a floating point or complex tensor")
     dims = _dims_arg(b) if "dim" in b else None
     shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
-    return make_tensor(shape, _real(_to_float(t.element_dtype)), t.device.data)
+    return make_tensor(shape, t.element_dtype.to_floating().to_real(), t.device.data)
 
 
 @rule("aten.var_mean.default", "aten.var_mean.correction", "aten.var_mean.dim")
 def _var_mean(b: Bound) -> list[Attribute]:
     t = b.tensor("self")
     v = cast(TensorType, _var(b))
-    return [v, make_tensor(v.sizes, _to_float(t.element_dtype), t.device.data)]
+    return [v, make_tensor(v.sizes, t.element_dtype.to_floating(), t.device.data)]
 
 
 @rule("aten.softmax.int", "aten.log_softmax.int", "aten._softmax.default", "aten._log_softmax.default")
@@ -142,7 +140,7 @@ def _softmax(b: Bound) -> Attribute:
         dtype = DType.float32 if b["half_to_float"] else t.element_dtype
     else:
         dtype = b.dtype("dtype") or t.element_dtype
-    if category(dtype) < 2:
+    if dtype.category < Category.FLOATING:
         raise InferenceError(f"softmax of a {dtype.value} tensor")
     return make_tensor(t.sizes, dtype, t.device.data)
 

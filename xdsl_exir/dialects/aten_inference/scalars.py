@@ -5,12 +5,8 @@ from __future__ import annotations
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.aten_inference.core import (
-    _COMPLEX_OF,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     Bound,
-    _real,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _to_float,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
-    category,
     floordiv,
     make_tensor,
     rule,
@@ -21,6 +17,7 @@ from xdsl_exir.dialects.exir import (
     SymFloatType,
     SymIntType,
 )
+from xdsl_exir.utils.dtypes import Category
 
 # ---------------------------------------------------------------------------
 # Scalars and metadata queries
@@ -29,8 +26,8 @@ from xdsl_exir.dialects.exir import (
 
 @rule("aten._local_scalar_dense.default")
 def _local_scalar(b: Bound) -> Attribute:
-    c = category(b.tensor("self").element_dtype)
-    return (SymBoolType() if c == 0 else SymIntType() if c == 1 else SymFloatType())
+    c = b.tensor("self").element_dtype.category
+    return (SymBoolType() if c is Category.BOOL else SymIntType() if c is Category.INTEGRAL else SymFloatType())
 
 
 @rule("aten.sym_size.int")
@@ -69,7 +66,7 @@ def _fft_r2c(b: Bound) -> Attribute:
     dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
     if b["onesided"] and dims:
         shape[dims[-1]] = add(floordiv(shape[dims[-1]], 2), 1)
-    return make_tensor(shape, _COMPLEX_OF[_to_float(t.element_dtype)], t.device.data)
+    return make_tensor(shape, t.element_dtype.to_floating().to_complex(), t.device.data)
 
 
 @rule("aten._fft_c2r.default")
@@ -78,4 +75,4 @@ def _fft_c2r(b: Bound) -> Attribute:
     shape = list(t.sizes)
     dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
     shape[dims[-1]] = b.size("last_dim_size")
-    return make_tensor(shape, _real(t.element_dtype), t.device.data)
+    return make_tensor(shape, t.element_dtype.to_real(), t.device.data)

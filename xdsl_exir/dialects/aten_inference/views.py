@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import cast
 
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.aten_inference.core import (
-    ITEMSIZE,
     Bound,
     InferenceError,
     NoInference,
     _infer_minus_one,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _is,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _numel,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _promote_all,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _real,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _same,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _sym,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
@@ -25,6 +23,7 @@ from xdsl_exir.dialects.aten_inference.core import (
     list_type,
     make_tensor,
     mul,
+    promote_types,
     rule,
     sym_max,
     sym_min,
@@ -53,7 +52,7 @@ def _view(b: Bound) -> Attribute:
 def _view_dtype(b: Bound) -> Attribute:
     t = b.tensor("self")
     dtype = cast(DType, b.dtype("dtype"))
-    old, new = ITEMSIZE.get(t.element_dtype, 1), ITEMSIZE.get(dtype, 1)
+    old, new = t.element_dtype.itemsize, dtype.itemsize
     shape = list(t.sizes)
     if old != new:
         if not shape:
@@ -67,7 +66,7 @@ def _view_as_real(b: Bound) -> Attribute:
     t = b.tensor("self")
     if not t.element_dtype.is_complex:
         raise InferenceError("view_as_real needs a complex tensor")
-    return make_tensor([*t.sizes, 2], _real(t.element_dtype), t.device.data)
+    return make_tensor([*t.sizes, 2], t.element_dtype.to_real(), t.device.data)
 
 
 @rule("aten.resize.default", "aten.as_strided.default")
@@ -293,7 +292,7 @@ def _cat(b: Bound) -> Attribute:
                     raise InferenceError(f"cat sizes differ in dim {i}")
         total.append(t.sizes[d])
     shape[d] = add(*total)
-    dtype = cast(DType, _promote_all([t.element_dtype for t in b.tensors("tensors")]))
+    dtype = functools.reduce(promote_types, [t.element_dtype for t in b.tensors("tensors")])
     return make_tensor(shape, dtype, ref.device.data)
 
 
@@ -309,7 +308,7 @@ def _stack(b: Bound) -> Attribute:
         if t.rank != ref.rank:
             raise InferenceError("stack expects tensors of equal shape")
     shape.insert(d, len(tensors))
-    dtype = cast(DType, _promote_all([t.element_dtype for t in tensors]))
+    dtype = functools.reduce(promote_types, [t.element_dtype for t in tensors])
     return make_tensor(shape, dtype, ref.device.data)
 
 

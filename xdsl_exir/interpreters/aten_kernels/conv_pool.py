@@ -129,7 +129,7 @@ def _conv_nd(
     k = w.shape[2:]
     out = [(spatial[i] + pad_lo[i] + pad_hi[i] - (k[i] - 1) * dilation[i] - 1) // stride[i] + 1 for i in range(n)]
     if min(out, default=1) <= 0 or N == 0 or C == 0 or oc == 0:
-        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=np.result_type(x.dtype, w.dtype))
+        return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=result_type(x, w))
     p = math.prod(out)
     if groups == C and groups > 1 and w.shape[1] == 1 and (N * p <= 4 * C or (oc == C and stride[-1] == 1)):
         return _depthwise_channels_last(x, w, stride, pad_lo, pad_hi, dilation, out)

@@ -1,24 +1,34 @@
-"""Torch dtypes carried by numpy arrays, and torch's type promotion.
+"""Torch dtypes carried by numpy arrays, and torch's type promotion on them.
 
-Every family promotes, computes and casts the same way, so the rules live once
-here: :func:`result_type` is ``torch.result_type`` (dimensioned tensors over 0-d
-tensors over Python scalars, by category), :func:`compute_dtype` is the CPU
-kernels' opmath type (float16 computed in float32), and :func:`finish` casts a
-result back. bfloat16 has no numpy dtype and travels as float32 holding
-bf16-representable values (:func:`round_to_bfloat16`); that carrying convention
-(`NUMPY_OF`, `numpy_dtype`, `dtype_of`, `round_to_bfloat16`) lives in the core
-(`utils/dtypes.py`), shared with the tensor bytes and the lowering, and is
-re-exported here for the kernel families.
+Every family promotes, computes and casts the same way: :func:`result_type` is
+``torch.result_type`` over numpy arrays and Python numbers, computed by the
+core's dtype lattice (`utils/dtypes.py`, shared with the inference rules, the
+lowering and the TorchScript runner) so that the kernels cannot disagree with
+the types the IR records; :func:`compute_dtype` is the CPU kernels' opmath type
+(float16, bfloat16 and float8 computed in float32), and :func:`finish` casts a
+result back, rounding as torch rounds. The carrying convention (`NUMPY_OF`,
+`numpy_dtype`, `dtype_of`: bfloat16 and float8 as `ml_dtypes` arrays) lives in
+the core too and is re-exported here for the kernel families.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from xdsl_exir.dialects.exir import MemoryFormat
-from xdsl_exir.utils.dtypes import NUMPY_OF, DType, dtype_of, numpy_dtype, round_to_bfloat16
+from xdsl_exir.utils import dtypes as lattice
+from xdsl_exir.utils.dtypes import (
+    NUMPY_OF,
+    DType,
+    Priority,
+    cast_array,
+    dtype_of,
+    is_low_precision,
+    numpy_dtype,
+    round_to_bfloat16,
+)
 
 __all__ = [
     "BOOL",
@@ -90,50 +100,17 @@ def as_memory_format(value: object) -> MemoryFormat | None:
 
 
 # ---------------------------------------------------------------------------
-# type promotion
+# type promotion: the core's dtype lattice, over numpy dtypes
 # ---------------------------------------------------------------------------
 
 
-def _category(dt: np.dtype[Any]) -> int:
-    if dt == BOOL:
-        return 0
-    if dt.kind in "iu":
-        return 1
-    if dt.kind == "f":
-        return 2
-    return 3
-
-
 def promote_types(a: np.dtype[Any] | None, b: np.dtype[Any] | None) -> np.dtype[Any] | None:
-    """torch.promote_types: a higher category wins outright (int + float16 = float16)."""
+    """`torch.promote_types` of two numpy-carried dtypes (`DType`'s lattice); None is no operand."""
     if a is None:
         return b
     if b is None:
         return a
-    ca, cb = _category(a), _category(b)
-    if ca == cb:
-        return np.promote_types(a, b)
-    if {ca, cb} == {2, 3}:
-        return np.promote_types(a, b)
-    return a if ca > cb else b
-
-
-def _combine(higher: np.dtype[Any] | None, lower: np.dtype[Any] | None) -> np.dtype[Any] | None:
-    """A lower-priority operand only matters when it is of a higher category."""
-    if higher is None:
-        return lower
-    if lower is None:
-        return higher
-    ch, cl = _category(higher), _category(lower)
-    if ch == 3:
-        return higher
-    if cl == 3:
-        return np.promote_types(higher, lower) if ch == 2 else lower
-    if ch == 2:
-        return higher
-    if ch == 0 or cl == 2:
-        return promote_types(higher, lower)
-    return higher
+    return numpy_dtype(lattice.promote_types(dtype_of(a), dtype_of(b)))
 
 
 def is_tensor(x: object) -> bool:
@@ -141,43 +118,33 @@ def is_tensor(x: object) -> bool:
 
 
 def result_type(*operands: object) -> np.dtype[Any]:
-    """torch.result_type over tensors (numpy arrays) and Python scalars."""
-    dim: np.dtype[Any] | None = None
-    zero: np.dtype[Any] | None = None
-    wrapped: np.dtype[Any] | None = None
+    """
+    `torch.result_type` over tensors (numpy arrays; a numpy scalar is a 0-d
+    tensor) and Python numbers, by the core's lattice; None operands are absent.
+    """
+    keyed: list[tuple[DType, Priority]] = []
     for x in operands:
         if x is None:
             continue
         if is_tensor(x):
-            arr = np.asarray(x)
-            if arr.ndim == 0:
-                zero = promote_types(zero, arr.dtype)
-            else:
-                dim = promote_types(dim, arr.dtype)
-        elif isinstance(x, bool):
-            wrapped = promote_types(wrapped, BOOL)
-        elif isinstance(x, int):
-            wrapped = promote_types(wrapped, I64)
-        elif isinstance(x, float):
-            wrapped = promote_types(wrapped, F32)
-        elif isinstance(x, complex):
-            wrapped = promote_types(wrapped, np.dtype(np.complex64))
-        else:
+            arr = cast(np.ndarray, x)
+            keyed.append((dtype_of(arr.dtype), Priority.DIMENSIONED if arr.ndim else Priority.ZERO_DIM))
+            continue
+        d = lattice.scalar_dtype(x)
+        if d is None:
             raise TypeError(f"cannot promote {type(x).__name__}")
-    res = _combine(dim, _combine(zero, wrapped))
-    if res is None:
-        raise TypeError("result_type of no operands")
-    return res
+        keyed.append((d, Priority.WRAPPED))
+    return numpy_dtype(lattice.result_type(keyed))
 
 
 def compute_dtype(dt: np.dtype[Any]) -> np.dtype[Any]:
-    """torch's opmath type on CPU: half is computed in float."""
-    return F32 if dt == F16 else dt
+    """torch's opmath type on CPU: float16, bfloat16 and the float8s are computed in float32."""
+    return F32 if dt == F16 or is_low_precision(dt) else dt
 
 
 def floating_dtype(dt: np.dtype[Any]) -> np.dtype[Any]:
-    """Integer and bool inputs of floating ops promote to the default dtype."""
-    return dt if dt.kind in "fc" else F32
+    """Bool and integer inputs of floating ops promote to the default dtype; floats and complex stay."""
+    return dt if dt.kind in "fc" or is_low_precision(dt) else F32
 
 
 def cast_to(x: object, dt: np.dtype[Any]) -> np.ndarray:
@@ -185,4 +152,8 @@ def cast_to(x: object, dt: np.dtype[Any]) -> np.ndarray:
 
 
 def finish(res: Any, dt: np.dtype[Any]) -> np.ndarray:
-    return np.asarray(res).astype(dt, copy=False)
+    """The result in its dtype, rounded (and float8_e4m3fn saturated) as torch's casts are."""
+    arr = np.asarray(res)
+    if is_low_precision(dt) and arr.dtype != dt:
+        return cast_array(arr, dtype_of(dt))
+    return arr.astype(dt, copy=False)
