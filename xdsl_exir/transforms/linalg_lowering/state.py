@@ -278,9 +278,11 @@ class LoweringState:
             a, b = expr.args
             return self.emit(arith.FloorDivSIOp(self.index(a), self.index(b)))
         if isinstance(expr, sympy.Mod):
-            a, b = expr.args
-            # Sizes are non-negative, where Python's and C's remainders agree.
-            return self.emit(arith.RemSIOp(self.index(a), self.index(b)))
+            # Python's (and sympy's) modulo takes the divisor's sign: a - floor(a / b) * b.
+            # An intermediate size such as `(s0 - s1) % 8` may well have a negative dividend.
+            a, b = (self.index(x) for x in expr.args)
+            quotient = self.emit(arith.FloorDivSIOp(a, b))
+            return self.emit(arith.SubiOp(a, self.emit(arith.MuliOp(quotient, b))))
         if isinstance(expr, sympy.Pow) and isinstance(expr.exp, sympy.Integer) and int(expr.exp) > 0:
             base = self.index(expr.base)
             acc = base
@@ -365,6 +367,10 @@ class LoweringState:
                 return self.emit(arith.TruncFOp(wide, fl))
             if sb < db:
                 return self.emit(arith.ExtFOp(v, fl))
+            if sb == 64 and db == 16:
+                # c10's Half and BFloat16 are built from a float: float64 rounds to
+                # float32 first, then to 16 bits (two roundings, as torch does).
+                v = self.emit(arith.TruncFOp(v, f32))
             return self.emit(arith.TruncFOp(v, fl))
         if dst.is_floating_point:
             if is_unsigned(src):
