@@ -54,6 +54,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
 from xdsl_exir.transforms.linalg_lowering.views import collapse
+from xdsl_exir.transforms.linalg_lowering.views import extract_slice as slice_or_empty
 from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
 from xdsl_exir.utils.symbolic import sympy, to_sym
 
@@ -353,13 +354,15 @@ def _combine(st: LoweringState, reduce: str | None, dtype: DType) -> Combine:
 def extract_slice(st: LoweringState, source: SSAValue, offsets: Sequence[Mixed], sizes: Sequence[object], dtype: DType) -> SSAValue:
     """A unit-stride slice of static or symbolic `sizes`."""
     mixed = [_mixed(st, s) for s in sizes]
-    return st.emit(tensor.ExtractSliceOp(source, list(offsets), mixed, [1] * len(mixed), _builtin(sizes, dtype)))
+    return slice_or_empty(st, source, list(offsets), mixed, [1] * len(mixed), _builtin(sizes, dtype))
 
 
 def insert_slice(
     st: LoweringState, source: SSAValue, dest: SSAValue, offsets: Sequence[Mixed], sizes: Sequence[Mixed], strides: Sequence[Mixed]
 ) -> SSAValue:
-    """`tensor.insert_slice` with static or dynamic offsets, sizes and strides."""
+    """`tensor.insert_slice` with static or dynamic offsets, sizes and strides (nothing for an empty source)."""
+    if any(s == 0 for s in sizes if isinstance(s, int)):
+        return dest
     parts: list[tuple[list[int], list[SSAValue]]] = []
     for values in (offsets, sizes, strides):
         parts.append(([v if isinstance(v, int) else DYNAMIC_INDEX for v in values], [v for v in values if isinstance(v, SSAValue)]))

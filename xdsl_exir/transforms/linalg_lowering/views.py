@@ -7,6 +7,12 @@ Views and shape ops. Value semantics make a view a new tensor: reshapes become
 A reshape between symbolic shapes is split into groups whose size products are
 equal symbolically (`[s0, s1, 16] -> [s0*s1, 16]` is `[[0, 1], [2]]`), so it
 stays a pair of reassociations that IREE folds away, with no data movement.
+
+`as_strided` addresses torch's storage rather than a tensor's elements, so
+its rule rebuilds the storage from the value that owns it (`storage_view`
+follows the chain of views back to it, as torch's view rules compute strides
+and offsets). `flip` and `diagonal` read their input with `tensor.extract`
+at computed coordinates. A slice with a static size of 0 is a `tensor.empty`.
 """
 
 from __future__ import annotations
@@ -26,11 +32,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound
-from xdsl_exir.dialects.exir import TensorType
+from xdsl_exir.dialects.exir import GetItemOp, TensorType
+from xdsl_exir.transforms.decompositions.core import Layouts, Strides, is_contiguous, view_strides
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.state import (
     DYNAMIC,
@@ -252,6 +258,24 @@ def wrap_index(st: LoweringState, value: object, size: object, clamp: bool) -> S
     return lowered
 
 
+def extract_slice(
+    st: LoweringState,
+    source: SSAValue,
+    offsets: Sequence[SSAValue | int],
+    sizes: Sequence[SSAValue | int],
+    strides: Sequence[SSAValue | int],
+    result: BuiltinTensorType[Attribute],
+) -> SSAValue:
+    """
+    `tensor.extract_slice`, or a `tensor.empty` when a static size is 0: MLIR's
+    verifier rejects an offset that is not inside its dim ("offset 0 is
+    out-of-bounds: 0 >= 0") even for an empty slice, and an empty slice reads nothing.
+    """
+    if any(s == 0 for s in sizes if isinstance(s, int)):
+        return st.emit(tensor.EmptyOp([s for s in sizes if isinstance(s, SSAValue)], result))
+    return st.emit(tensor.ExtractSliceOp(source, list(offsets), list(sizes), list(strides), result))
+
+
 @lowers("aten.slice.Tensor", "aten.slice_copy.Tensor")
 def _slice(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = b["self"]
@@ -266,8 +290,7 @@ def _slice(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     strides: list[SSAValue | int] = [1] * rank
     offsets[dim] = start_v
     strides[dim] = step
-    op_ = tensor.ExtractSliceOp(st.tensor(x), offsets, sizes, strides, tensor_type(out))
-    return [st.emit(op_)]
+    return [extract_slice(st, st.tensor(x), offsets, sizes, strides, tensor_type(out))]
 
 
 @lowers("aten.select.int", "aten.select_copy.int")
@@ -285,8 +308,7 @@ def _select(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     offsets[dim] = idx
     sizes: list[SSAValue | int] = [s if isinstance(s, int) else st.index(s) for s in xt.sizes]
     sizes[dim] = 1
-    op_ = tensor.ExtractSliceOp(st.tensor(x), offsets, sizes, [1] * rank, tensor_type(out))
-    return [st.emit(op_)]
+    return [extract_slice(st, st.tensor(x), offsets, sizes, [1] * rank, tensor_type(out))]
 
 
 def _split(st: LoweringState, x: object, dim: int, pieces: Sequence[object], outs: Sequence[TensorType]) -> list[SSAValue]:
@@ -298,7 +320,7 @@ def _split(st: LoweringState, x: object, dim: int, pieces: Sequence[object], out
         offsets: list[SSAValue | int] = [0] * rank
         offsets[dim] = offset if isinstance(offset, int) else st.index(offset)
         sizes: list[SSAValue | int] = [s if isinstance(s, int) else st.index(s) for s in out.sizes]
-        values.append(st.emit(tensor.ExtractSliceOp(st.tensor(x), offsets, sizes, [1] * rank, tensor_type(out))))
+        values.append(extract_slice(st, st.tensor(x), offsets, sizes, [1] * rank, tensor_type(out)))
         offset = _add(offset, size)
     return values
 
@@ -342,7 +364,7 @@ def _unbind(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         sizes: list[SSAValue | int] = [s if isinstance(s, int) else st.index(s) for s in xt.sizes]
         sizes[dim] = 1
         out = sized(out_sizes, xt.element_dtype)
-        values.append(st.emit(tensor.ExtractSliceOp(st.tensor(x), offsets, sizes, [1] * rank, tensor_type(out))))
+        values.append(extract_slice(st, st.tensor(x), offsets, sizes, [1] * rank, tensor_type(out)))
     return [cast(SSAValue, values)]
 
 
@@ -357,6 +379,8 @@ def _cat(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         xt = _t(x)
         if xt.rank == 1 and xt.sizes[0] == 0 and rank != 1:
             continue  # torch skips legacy empty [0] tensors in cat
+        if any(s == 0 for s in xt.sizes):
+            continue  # nothing to insert (and MLIR rejects its offset at the end of the dim)
         value = st.convert(st.tensor(x), xt, out.element_dtype)
         offsets: list[SSAValue | int] = [0] * rank
         offsets[dim] = offset if isinstance(offset, int) else st.index(offset)
@@ -369,19 +393,266 @@ def _cat(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.flip.default")
 def _flip(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    out[..., i, ...] = x[..., n - 1 - i, ...] on the flipped dims: index
+    arithmetic and `tensor.extract` in a generic (an indexing map `n - 1 - d`
+    has a negative coefficient, which linalg's shape inference rejects).
+    """
     x = b["self"]
     xt, out = _t(x), _result(op)
     rank = xt.rank
-    dims = {d % rank for d in cast(list[int], b["dims"])}
-    if any(not isinstance(xt.sizes[d], int) for d in dims):
-        raise st.error("flip of a symbolic dimension")
-    exprs = [
-        AffineExpr.constant(cast(int, xt.sizes[d]) - 1) - AffineExpr.dimension(d) if d in dims else AffineExpr.dimension(d)
-        for d in range(rank)
-    ]
-    return st.generic(
-        [(st.tensor(x), AffineMap(rank, 0, tuple(exprs)))],
-        [(st.empty(out), identity_map(rank))],
-        [PARALLEL] * rank,
-        lambda args: [args[0]],
+    dims = {d % rank for d in cast(list[int], b["dims"])} if rank else set()
+    if not dims:
+        return [st.tensor(x)]
+    src = st.tensor(x)
+    last = {d: st.index(_norm(to_sym(xt.sizes[d]) - 1)) for d in dims}
+    el = element_type(out.element_dtype)
+
+    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        coords = [st.emit(linalg.IndexOp(d)) for d in range(rank)]
+        for d in dims:
+            coords[d] = st.emit(arith.SubiOp(last[d], coords[d]))
+        return [st.emit(tensor.ExtractOp(src, coords, el))]
+
+    return st.generic([], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)
+
+
+@lowers("aten.diagonal.default")
+def _diagonal(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    The diagonal `offset` of dims (dim1, dim2), as the last dim after the
+    others: out[..., k] = x[..., k + max(-offset, 0), ..., k + max(offset, 0), ...],
+    read with `tensor.extract` in a generic over the result.
+    """
+    x = b["self"]
+    xt, out = _t(x), _result(op)
+    rank = xt.rank
+    d1, d2 = b.int("dim1") % rank, b.int("dim2") % rank
+    if d1 == d2:
+        raise st.error(f"diagonal: dim1 and dim2 are both {d1}")
+    offset = b.int("offset")
+    src = st.tensor(x)
+    el = element_type(out.element_dtype)
+    kept = [d for d in range(rank) if d not in (d1, d2)]
+    shift1, shift2 = st.index(max(-offset, 0)), st.index(max(offset, 0))
+    r = out.rank
+
+    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        coords: list[SSAValue] = [st.index(0)] * rank
+        for j, d in enumerate(kept):
+            coords[d] = st.emit(linalg.IndexOp(j))
+        k = st.emit(linalg.IndexOp(r - 1))
+        coords[d1] = st.emit(arith.AddiOp(k, shift1))
+        coords[d2] = st.emit(arith.AddiOp(k, shift2))
+        return [st.emit(tensor.ExtractOp(src, coords, el))]
+
+    return st.generic([], [(st.empty(out), identity_map(r))], [PARALLEL] * r, body)
+
+
+# -- as_strided and diagonal ------------------------------------------------------
+
+_SAME_STORAGE = ("alias", "detach", "lift_fresh")
+"""View kinds whose result has the strides and offset of their input."""
+
+
+def _norm(e: object) -> SymSize:
+    """A size expression expanded, and an int when it is one."""
+    expr = sympy.expand(sympy.sympify(e))
+    return int(expr) if expr.is_Integer else cast(SymSize, expr)
+
+
+def _kind(op: AtenOp) -> str:
+    return op.name.split(".")[1]
+
+
+def _aliasing_source(value: SSAValue) -> AtenOp | None:
+    """The aten op whose result `value` is a view of its first argument, if it is one."""
+    owner = value.owner
+    if not isinstance(owner, AtenOp) or not owner.results or value is not owner.results[0]:
+        return None
+    return owner if 0 in owner.SCHEMA.return_alias_map().get(0, ()) else None
+
+
+def _storage_step(
+    st: LoweringState, op: AtenOp, src: TensorType, strides: Strides, offset: SymSize
+) -> tuple[Strides, SymSize]:
+    """The strides and storage offset of `op`'s view from those of its input (torch's view rules)."""
+    b = op.bound_arguments()
+    out = _result(op)
+    rank = src.rank
+    kind = _kind(op)
+    if kind in _SAME_STORAGE:
+        return strides, offset
+    if kind == "permute":
+        return tuple(strides[d % rank] for d in b.ints("dims")), offset
+    if kind in ("transpose", "t", "numpy_T"):
+        perm = list(range(rank))
+        if kind == "transpose" and rank:
+            d0, d1 = b.int("dim0") % rank, b.int("dim1") % rank
+            perm[d0], perm[d1] = perm[d1], perm[d0]
+        elif kind != "transpose":
+            perm.reverse()
+        return tuple(strides[d] for d in perm), offset
+    if kind == "expand":
+        lead = out.rank - rank
+        grown: list[SymSize] = [0] * lead
+        for d in range(rank):
+            grown.append(0 if src.sizes[d] == 1 and out.sizes[lead + d] != 1 else strides[d])
+        return tuple(grown), offset
+    if kind in ("view", "_unsafe_view", "unsqueeze", "squeeze", "flatten", "unflatten"):
+        # These keep the element order; torch's computeStride says which strides do it.
+        new = view_strides(src.sizes, strides, out.sizes)
+        if new is None:
+            raise st.error(f"as_strided: {op.name} of a non-contiguous view has no strides")
+        return new, offset
+    if kind == "select":
+        dim = b.int("dim") % rank
+        index = b.size("index")
+        if isinstance(index, int) and index < 0:
+            index = _norm(src.sizes[dim] + index)
+        return tuple(s for d, s in enumerate(strides) if d != dim), _norm(offset + index * strides[dim])
+    if kind == "slice":
+        dim = b.int("dim") % rank
+        start = b.opt_size("start") or 0
+        size = src.sizes[dim]
+        if isinstance(start, int) and isinstance(size, int):
+            start = min(max(start + size if start < 0 else start, 0), size)
+        elif isinstance(start, int) and start < 0:
+            raise st.error("as_strided: a slice from the end of a symbolic dimension")
+        step = b.int("step") if b.get("step") is not None else 1
+        sliced = list(strides)
+        sliced[dim] = _norm(strides[dim] * step)
+        return tuple(sliced), _norm(offset + start * strides[dim])
+    if kind == "diagonal":
+        d1, d2 = b.int("dim1") % rank, b.int("dim2") % rank
+        k = b.int("offset")
+        kept = [s for d, s in enumerate(strides) if d not in (d1, d2)]
+        if not any(s == 0 for s in out.sizes):
+            offset = _norm(offset + (k * strides[d2] if k >= 0 else -k * strides[d1]))
+        return (*kept, _norm(strides[d1] + strides[d2])), offset
+    if kind == "as_strided":
+        given = b.opt_size("storage_offset")
+        return tuple(b.sizes("stride")), offset if given is None else given
+    raise st.error(f"as_strided of a view made by {op.name}, whose strides the lowering does not follow")
+
+
+def _storage_order(st: LoweringState, sizes: Sequence[SymSize], strides: Strides) -> list[int]:
+    """
+    The dims of a dense, non-overlapping tensor from the outermost to the
+    innermost in memory (the identity for a contiguous one).
+    """
+    if is_contiguous(sizes, strides):
+        return list(range(len(sizes)))
+    if all(isinstance(s, int) for s in (*sizes, *strides)):
+        order = sorted(range(len(sizes)), key=lambda d: -cast(int, strides[d]))
+        if is_contiguous([sizes[d] for d in order], tuple(strides[d] for d in order)):
+            return order
+    raise st.error(
+        f"as_strided of a tensor whose memory is not dense (sizes {list(sizes)}, strides {list(strides)}); "
+        "call .contiguous() on it first"
     )
+
+
+def storage_view(st: LoweringState, value: SSAValue) -> tuple[SSAValue, list[int], Strides, SymSize]:
+    """
+    Where `value` lives in torch's memory: the tensor that owns its storage
+    (the first value up its chain of views made by an op that is not a view),
+    the order of that owner's dims in memory, and `value`'s strides and storage
+    offset in it. The owner's strides are those torch gives it (`Layouts`:
+    the dim order of its type, a pointwise op following its input's layout).
+    """
+    chain: list[AtenOp] = []
+    root = value
+    while (producer := _aliasing_source(root)) is not None:
+        chain.append(producer)
+        root = producer.operands[0]
+    if isinstance(root.owner, GetItemOp):
+        raise st.error("as_strided of a piece of a split tensor (a view the lowering does not follow)")
+    rt = _t(root)
+    strides = Layouts().strides(root)
+    order = _storage_order(st, rt.sizes, strides)
+    offset: SymSize = 0
+    for producer in reversed(chain):
+        strides, offset = _storage_step(st, producer, _t(producer.operands[0]), strides, offset)
+    return root, order, strides, offset
+
+
+def _flat_storage(st: LoweringState, root: SSAValue, order: Sequence[int]) -> tuple[SSAValue, SymSize]:
+    """The owner's storage as a 1-D tensor, and its length."""
+    rt = _t(root)
+    value = st.tensor(root)
+    el = element_type(rt.element_dtype)
+    sizes = list(rt.sizes)
+    if list(order) != list(range(rt.rank)):
+        sizes = [sizes[d] for d in order]
+        value = transpose(st, value, order, sized(sizes, rt.element_dtype))
+    numel = cast(SymSize, _product(sizes))
+    if rt.rank == 1:
+        return value, numel
+    if rt.rank == 0:
+        return expand(st, value, [], [1], el), 1
+    return collapse(st, value, [list(range(rt.rank))], [numel], el), numel
+
+
+def _provably(condition: object) -> bool:
+    return bool(condition is True or (isinstance(condition, sympy.Basic) and condition == sympy.true))
+
+
+@lowers("aten.as_strided.default", note="views of a split's pieces, and storage owners not dense in memory, refused")
+def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    `as_strided` addresses the STORAGE of `self`, not its elements: element
+    `i` of the result is storage[offset + sum(i_k * stride_k)], the offset
+    defaulting to `self`'s own. Value tensors have no storage, so the rule
+    rebuilds it: the tensor owning it (`storage_view`) flattened in its memory
+    order. A contiguous request (size-1 dims aside), like the channels-last
+    restride of a pooled `[N, C, 1, 1]`, is a slice and a reshape of that;
+    any other is a generic reading the flattened storage with `tensor.extract`.
+    A read beyond the storage, which torch rejects, is refused when the sizes
+    are static and clamped into the storage when they are symbolic.
+    """
+    x = cast(SSAValue, b["self"])
+    out = _result(op)
+    sizes = list(out.sizes)
+    strides = tuple(b.sizes("stride"))
+    if len(strides) != len(sizes) or any(isinstance(s, int) and s < 0 for s in strides):
+        raise st.error(f"as_strided: strides {list(strides)} for sizes {sizes}")
+    root, order, _, own_offset = storage_view(st, x)
+    given = b.opt_size("storage_offset")
+    offset = own_offset if given is None else given
+    if any(s == 0 for s in sizes):
+        return [st.empty(out)]
+    flat, numel = _flat_storage(st, root, order)
+    last = _norm(offset + sum((to_sym(n) - 1) * to_sym(s) for n, s in zip(sizes, strides)))
+    inside = _norm(numel - 1 - last)
+    if isinstance(inside, int) and inside < 0:
+        raise st.error(
+            f"as_strided: size {sizes}, stride {list(strides)} and offset {offset} reach element {last} "
+            f"of a storage of {numel} elements"
+        )
+    proven = isinstance(inside, int) or _provably(sympy.sympify(inside) >= 0)
+    el = element_type(out.element_dtype)
+    if proven and is_contiguous(sizes, strides):
+        count = cast(SymSize, _product(sizes))
+        if not (_same(offset, 0) and _same(count, numel)):
+            flat = st.emit(
+                tensor.ExtractSliceOp(
+                    flat, [st.index(offset)], [count if isinstance(count, int) else st.index(count)], [1],
+                    _builtin([count], el),
+                )
+            )
+        return [reshape(st, flat, [count], sizes, el)]
+    base = st.index(offset)
+    steps = [st.index(s) for s in strides]
+    top = None if proven else st.index(sympy.Max(to_sym(numel) - 1, 0))
+    rank = out.rank
+
+    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        at = base
+        for d in range(rank):
+            at = st.emit(arith.AddiOp(at, st.emit(arith.MuliOp(st.emit(linalg.IndexOp(d)), steps[d]))))
+        if top is not None:
+            at = st.emit(arith.MinSIOp(at, top))
+        return [st.emit(tensor.ExtractOp(flat, [at], el))]
+
+    return st.generic([], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)

@@ -1,0 +1,348 @@
+"""
+`convert-exir-to-linalg` on `as_strided`, `diagonal`, `flip`, zero-size slices
+and upsampling (`linalg_lowering/views.py`, `resampling.py`), checked against
+torch eager: small programs built in-process, lowered, run by the
+upstream-dialect interpreter and by IREE's native code, each compared with
+the same ops run by torch on the same inputs (bit for bit for the ops that
+only move elements, NaN, -0.0 and infinities included; rtol 1e-5 for
+interpolation). A dynamic dim `s0` runs at two values. Ops are grouped into
+one program per family so that IREE compiles a handful of modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+import sympy
+from test_linalg_lowering_creation_indexing import Add, program, t
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+
+from xdsl_exir.dialects.aten import build
+from xdsl_exir.dialects.exir import DType, GetItemOp, ProgramOp, SymSizeOp, TensorType
+from xdsl_exir.interpreters.program import ProgramRunner, find_program
+from xdsl_exir.targets.iree import lower_to_upstream, print_mlir
+from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
+
+torch = pytest.importorskip("torch")
+
+S0 = sympy.Symbol("s0", integer=True, positive=True)
+F32, F16, F64, I64, I32 = DType.float32, DType.float16, DType.float64, DType.int64, DType.int32
+S0_VALUES = (5, 3)
+
+
+def special(rng: np.random.Generator, *shape: int, dtype: Any = np.float32) -> np.ndarray:
+    """Normal values with NaN, +-inf and -0.0 sprinkled in (where there is room)."""
+    a = rng.standard_normal(shape).astype(dtype)
+    flat = a.reshape(-1)
+    for k, v in enumerate((np.nan, np.inf, -np.inf, -0.0)):
+        if flat.size > 2 * k + 1:
+            flat[2 * k + 1] = v
+    return a
+
+
+def ints(rng: np.random.Generator, lo: int, hi: int, *shape: int, dtype: Any = np.int64) -> np.ndarray:
+    return rng.integers(lo, hi, shape).astype(dtype)
+
+
+@dataclass(frozen=True)
+class Group:
+    types: tuple[TensorType, ...]
+    body: Callable[..., Sequence[SSAValue]]
+    reference: Callable[..., Sequence[Any]]
+    """The same ops on torch tensors."""
+    inputs: Callable[[np.random.Generator, int], list[np.ndarray]]
+    exact: bool = True
+    """Bit-for-bit equality (ops that only move elements)."""
+
+
+# -- as_strided ------------------------------------------------------------------------
+
+
+def _strided(add: Add, x: SSAValue, y: SSAValue, z: SSAValue, w: SSAValue) -> list[SSAValue]:
+    pooled = add(build("aten.amax.default", x, [2, 3], True))  # exact, unlike a mean
+    tr = add(build("aten.transpose.int", y, 0, 1))
+    rows = add(build("aten.slice.Tensor", x, 0, 1, 2))
+    shifted = add(build("aten.add.Tensor", tr, 1.0))
+    col = add(build("aten.select.int", y, 1, 1))
+    n = add(SymSizeOp(z, 0))
+    return [
+        add(build("aten.as_strided.default", x, [3, 4], [4, 1], 8)),  # a contiguous window
+        add(build("aten.as_strided.default", x, [2, 2], [1, 2])),
+        add(build("aten.as_strided.default", x, [4, 3], [1, 4])),  # a transposed read
+        add(build("aten.as_strided.default", x, [3, 3], [1, 1])),  # overlapping windows
+        add(build("aten.as_strided.default", x, [2, 3], [0, 2], 5)),  # a zero stride
+        add(build("aten.as_strided.default", x, [0, 3], [1, 1])),  # empty
+        add(build("aten.as_strided.default", x, [2, 3, 2, 2], [12, 4, 2, 1], 0)),  # the identity
+        # ConvNeXt's channels-last restride of a pooled [N, C, 1, 1]: the same elements.
+        add(build("aten.as_strided.default", pooled, [2, 3, 1, 1], [3, 1, 3, 3])),
+        add(build("aten.as_strided.default", tr, [2, 3], [1, 2])),  # y's storage, not tr's elements
+        add(build("aten.as_strided.default", rows, [4], [1])),  # offset: the slice's own (12)
+        add(build("aten.as_strided.default", rows, [4], [2], 1)),  # an explicit offset replaces it
+        add(build("aten.as_strided.default", col, [2], [1])),  # select's offset (1)
+        add(build("aten.as_strided.default", shifted, [6], [1])),  # a pointwise result keeps tr's layout
+        add(build("aten.as_strided.default", z, [n, 2], [4, 2])),  # symbolic sizes
+        add(build("aten.as_strided.default", z, [2, n], [1, 4], 1)),
+        add(build("aten.as_strided.default", w, [3, 2], [2, 1], 1)),  # int64
+    ]
+
+
+def _strided_ref(x: Any, y: Any, z: Any, w: Any) -> list[Any]:
+    n = z.shape[0]
+    return [
+        x.as_strided([3, 4], [4, 1], 8),
+        x.as_strided([2, 2], [1, 2]),
+        x.as_strided([4, 3], [1, 4]),
+        x.as_strided([3, 3], [1, 1]),
+        x.as_strided([2, 3], [0, 2], 5),
+        x.as_strided([0, 3], [1, 1]),
+        x.as_strided([2, 3, 2, 2], [12, 4, 2, 1], 0),
+        x.amax([2, 3], True).as_strided([2, 3, 1, 1], [3, 1, 3, 3]),
+        y.transpose(0, 1).as_strided([2, 3], [1, 2]),
+        x[1:2].as_strided([4], [1]),
+        x[1:2].as_strided([4], [2], 1),
+        y.select(1, 1).as_strided([2], [1]),
+        (y.transpose(0, 1) + 1.0).as_strided([6], [1]),
+        z.as_strided([n, 2], [4, 2]),
+        z.as_strided([2, n], [1, 4], 1),
+        w.as_strided([3, 2], [2, 1], 1),
+    ]
+
+
+# -- diagonal, flip, zero-size slices ----------------------------------------------------
+
+
+def _views(add: Add, x: SSAValue, y: SSAValue, e: SSAValue) -> list[SSAValue]:
+    return [
+        add(build("aten.diagonal.default", x)),
+        add(build("aten.diagonal.default", x, 1)),
+        add(build("aten.diagonal.default", x, -2)),
+        add(build("aten.diagonal.default", y, 0, 0, 2)),
+        add(build("aten.diagonal.default", y, 1, -1, 1)),
+        add(build("aten.diagonal.default", y, 7, 1, 2)),  # past the edge: empty
+        add(build("aten.flip.default", x, [0])),
+        add(build("aten.flip.default", y, [0, 2])),
+        add(build("aten.flip.default", y, [-1])),
+        add(build("aten.flip.default", e, [0, 1])),
+        add(build("aten.slice.Tensor", e, 0, 0, 2)),  # a size-0 dim sliced at offset 0
+        add(build("aten.slice.Tensor", e, 1, 1, 3)),
+        add(build("aten.slice.Tensor", e, 0, 0, None, 2)),
+    ]
+
+
+def _views_ref(x: Any, y: Any, e: Any) -> list[Any]:
+    return [
+        x.diagonal(),
+        x.diagonal(1),
+        x.diagonal(-2),
+        y.diagonal(0, 0, 2),
+        y.diagonal(1, -1, 1),
+        y.diagonal(7, 1, 2),
+        x.flip([0]),
+        y.flip([0, 2]),
+        y.flip([-1]),
+        e.flip([0, 1]),
+        e[0:2],
+        e[:, 1:3],
+        e[0::2],
+    ]
+
+
+# -- upsampling ------------------------------------------------------------------------------
+
+
+def _upsample(add: Add, x: SSAValue, h: SSAValue, d: SSAValue) -> list[SSAValue]:
+    out: list[SSAValue] = []
+    for ac in (False, True):
+        out += [
+            add(build("aten.upsample_bilinear2d.vec", x, [8, 12], ac, None)),
+            add(build("aten.upsample_bilinear2d.vec", x, None, ac, [2.0, 2.0])),
+            add(build("aten.upsample_bilinear2d.vec", x, None, ac, [1.7, 0.6])),  # given scales, not sizes
+            add(build("aten.upsample_bilinear2d.vec", x, [4, 5], ac, None)),  # same size: a copy
+            add(build("aten.upsample_bilinear2d.vec", x, [1, 1], ac, None)),
+            add(build("aten.upsample_bilinear2d.default", x, [7, 3], ac, None, None)),
+            add(build("aten.upsample_bilinear2d.default", x, [6, 7], ac, 1.5, 1.5)),
+            add(build("aten.upsample_bilinear2d.vec", h, [9, 10], ac, None)),
+            add(build("aten.upsample_bilinear2d.vec", h, [100, 60], ac, None)),  # torch's generic kernel
+            add(build("aten.upsample_bilinear2d.vec", d, None, ac, [2.5, 1.25])),
+        ]
+    out += [
+        add(build("aten.upsample_nearest2d.vec", x, [8, 10], None)),  # twice: i >> 1
+        add(build("aten.upsample_nearest2d.vec", x, None, [1.7, 0.6])),
+        add(build("aten.upsample_nearest2d.vec", x, [7, 3], None)),
+        add(build("aten.upsample_nearest2d.vec", x, [4, 5], None)),
+        add(build("aten.upsample_nearest2d.default", x, [6, 7], 1.5, None)),
+        add(build("aten.upsample_nearest2d.default", x, [9, 11], None, None)),
+        add(build("aten.upsample_nearest2d.vec", h, None, [3.0, 2.0])),
+    ]
+    return out
+
+
+def _upsample_ref(x: Any, h: Any, d: Any) -> list[Any]:
+    up = torch.ops.aten
+    out: list[Any] = []
+    for ac in (False, True):
+        out += [
+            up.upsample_bilinear2d.vec(x, [8, 12], ac, None),
+            up.upsample_bilinear2d.vec(x, None, ac, [2.0, 2.0]),
+            up.upsample_bilinear2d.vec(x, None, ac, [1.7, 0.6]),
+            up.upsample_bilinear2d.vec(x, [4, 5], ac, None),
+            up.upsample_bilinear2d.vec(x, [1, 1], ac, None),
+            up.upsample_bilinear2d.default(x, [7, 3], ac, None, None),
+            up.upsample_bilinear2d.default(x, [6, 7], ac, 1.5, 1.5),
+            up.upsample_bilinear2d.vec(h, [9, 10], ac, None),
+            up.upsample_bilinear2d.vec(h, [100, 60], ac, None),
+            up.upsample_bilinear2d.vec(d, None, ac, [2.5, 1.25]),
+        ]
+    out += [
+        up.upsample_nearest2d.vec(x, [8, 10], None),
+        up.upsample_nearest2d.vec(x, None, [1.7, 0.6]),
+        up.upsample_nearest2d.vec(x, [7, 3], None),
+        up.upsample_nearest2d.vec(x, [4, 5], None),
+        up.upsample_nearest2d.default(x, [6, 7], 1.5, None),
+        up.upsample_nearest2d.default(x, [9, 11], None, None),
+        up.upsample_nearest2d.vec(h, None, [3.0, 2.0]),
+    ]
+    return out
+
+
+GROUPS: dict[str, Group] = {
+    "as_strided": Group(
+        (t(2, 3, 2, 2), t(2, 3), t(S0, 4), t(3, 3, dtype=I64)),
+        _strided,
+        _strided_ref,
+        lambda rng, n: [special(rng, 2, 3, 2, 2), special(rng, 2, 3), special(rng, n, 4), ints(rng, -9, 9, 3, 3)],
+    ),
+    "views": Group(
+        (t(S0, 4), t(3, 4, 5, dtype=I32), t(0, 4)),
+        _views,
+        _views_ref,
+        lambda rng, n: [special(rng, n, 4), ints(rng, -9, 9, 3, 4, 5, dtype=np.int32), np.zeros((0, 4), np.float32)],
+    ),
+    "upsample": Group(
+        (t(S0, 3, 4, 5), t(1, 2, 3, 4, dtype=F16), t(1, 2, 3, 4, dtype=F64)),
+        _upsample,
+        _upsample_ref,
+        lambda rng, n: [special(rng, n, 3, 4, 5), special(rng, 1, 2, 3, 4, dtype=np.float16), special(rng, 1, 2, 3, 4, dtype=np.float64)],
+        exact=False,
+    ),
+}
+
+
+# -- running and comparing ---------------------------------------------------------------------
+
+
+_LOWERED: dict[str, tuple[ModuleOp, ModuleOp]] = {}
+
+
+def lowered(name: str) -> tuple[ModuleOp, ModuleOp]:
+    if name not in _LOWERED:
+        g = GROUPS[name]
+        module = program(g.types, g.body)
+        _LOWERED[name] = (module, lower_to_upstream(module))
+    return _LOWERED[name]
+
+
+def assert_like_torch(got: Sequence[Any], want: Sequence[Any], exact: bool, what: str) -> None:
+    assert len(got) == len(want), f"{what}: {len(got)} outputs, expected {len(want)}"
+    for k, (g, w) in enumerate(zip(got, want)):
+        g, w = np.asarray(g), w.numpy()
+        assert (g.dtype, g.shape) == (w.dtype, w.shape), f"{what} out{k}: {g.dtype}{list(g.shape)}, expected {w.dtype}{list(w.shape)}"
+        if exact or w.dtype.kind != "f":
+            # Bits, so that -0.0 and NaN payloads count too.
+            assert g.tobytes() == w.tobytes(), f"{what} out{k}: {g} != {w}"
+        else:
+            rtol = 1e-3 if w.dtype == np.float16 else 1e-5
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-6, equal_nan=True, err_msg=f"{what} out{k}")
+
+
+def compare(name: str, executor: Callable[[ProgramOp, ModuleOp], Any]) -> None:
+    g = GROUPS[name]
+    module, low = lowered(name)
+    prog = find_program(module)
+    backend = ProgramRunner(prog, executor=executor(prog, low))
+    rng = np.random.default_rng(sorted(GROUPS).index(name))
+    for n in S0_VALUES:
+        inputs = g.inputs(rng, n)
+        want = g.reference(*(torch.from_numpy(x.copy()) for x in inputs))
+        got = backend.run([x.copy() for x in inputs])
+        assert_like_torch(got, want, g.exact, f"{name} (s0={n})")
+
+
+@pytest.mark.parametrize("name", sorted(GROUPS))
+def test_upstream_interpreter_matches_torch(name: str) -> None:
+    upstream = pytest.importorskip("xdsl_exir.interpreters.upstream")
+
+    def executor(prog: ProgramOp, low: ModuleOp) -> Callable[..., list[np.ndarray]]:
+        arguments = function_arguments(prog)
+        return lambda *args: upstream.run_lowered(low, [args[i] for i in arguments])
+
+    compare(name, executor)
+
+
+@pytest.fixture(scope="module")
+def iree_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("iree_cache"))
+
+
+@pytest.mark.parametrize("name", sorted(GROUPS))
+def test_iree_matches_torch(name: str, iree_cache: str) -> None:
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    from xdsl_exir.targets.iree import IreeExecutor, IreeOptions, compile_text
+
+    options = IreeOptions(threads=1, cache_dir=iree_cache)
+
+    def executor(prog: ProgramOp, low: ModuleOp) -> IreeExecutor:
+        return IreeExecutor(prog, compile_text(print_mlir(low), options).vmfb, options)
+
+    compare(name, executor)
+
+
+def test_the_channels_last_restride_is_a_reshape() -> None:
+    """ConvNeXt's restride of a pooled [N, C, 1, 1] moves no data: a collapse and an expand."""
+
+    def body(add: Add, x: SSAValue) -> list[SSAValue]:
+        pooled = add(build("aten.mean.dim", x, [2, 3], True))
+        return [add(build("aten.as_strided.default", pooled, [2, 8, 1, 1], [8, 1, 8, 8]))]
+
+    text = print_mlir(lower_to_upstream(program([t(2, 8, 5, 5)], body)))
+    tail = text[text.index("tensor.collapse_shape") :]
+    assert "tensor.extract " not in tail and "tensor.expand_shape" in tail
+
+
+# -- what is refused, and why ------------------------------------------------------------------
+
+
+def refusal(types: Sequence[TensorType], body: Callable[..., Sequence[SSAValue]]) -> str:
+    with pytest.raises(ExirDiagnostic) as err:
+        lower_to_upstream(program(types, body))
+    return str(err.value)
+
+
+def test_as_strided_beyond_the_storage_is_refused() -> None:
+    message = refusal([t(2, 3)], lambda add, x: [add(build("aten.as_strided.default", x, [2, 3], [3, 1], 1))])
+    assert "aten.as_strided.default" in message and "storage of 6 elements" in message
+
+
+def test_as_strided_of_a_split_piece_is_refused() -> None:
+    """A piece of `split_with_sizes` views its input at an offset the rule does not follow."""
+
+    def body(add: Add, x: SSAValue) -> list[SSAValue]:
+        piece = add(GetItemOp(add(build("aten.split_with_sizes.default", x, [1, 2])), 1))
+        return [add(build("aten.as_strided.default", piece, [2], [1]))]
+
+    message = refusal([t(3, 4)], body)
+    assert "aten.as_strided.default" in message and "split" in message
+
+
+def test_upsampling_symbolic_spatial_sizes_is_refused() -> None:
+    message = refusal(
+        [t(1, 1, S0, 4)], lambda add, x: [add(build("aten.upsample_nearest2d.vec", x, None, [2.0, 2.0]))]
+    )
+    assert "symbolic spatial sizes" in message
