@@ -248,3 +248,166 @@ def test_scalar_inputs_and_outputs_travel_as_0d_tensors(tmp_path: pathlib.Path) 
     r, m = program(np.arange(3, dtype=np.float32), np.asarray(5))
     np.testing.assert_array_equal(r, np.array([0.0, 5.0, 10.0], dtype=np.float32))
     assert m == 10
+
+
+# -- the IREE path's promises: errors, retries, the cache, devices, sizes ------------
+
+
+CRASH = """Error invoking IREE compiler tool iree-compile
+Error code: -11
+Diagnostics:
+<stdin>:3:8: warning: reads uninitialized values from an operand produced by a tensor.empty op.
+  %r = linalg.matmul ins(%a, %b : tensor<4x0xf32>, tensor<0x3xf32>) outs(%c : tensor<4x3xf32>) -> tensor<4x3xf32>
+       ^
+Please report issues to https://github.com/iree-org/iree/issues and include the crash backtrace.
+ #0 0x00007fc08735a0ab llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) Signals.cpp:0:0
+ #4 0x00007fc089194f70 mlir::iree_compiler::DispatchCreation::decideFusableLinalgOps(mlir::Region&) FormDispatchRegions.cpp:0:0
+"""
+
+
+def test_compile_failure_gives_iree_first_error_line() -> None:
+    from xdsl_exir.targets.iree import IreeError, compile_text, first_error
+
+    assert first_error(CRASH) == (
+        "iree-compile crashed (signal 11) in mlir::iree_compiler::DispatchCreation::decideFusableLinalgOps, "
+        "after a diagnostic at line 3 of the lowered module"
+    )
+    text = """func.func @forward(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.constant dense_resource<blob1> : tensor<4xf32>
+  %1 = arith.addf %a, %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x040000000000803F"
+    }
+  }
+#-}
+"""
+    with pytest.raises(IreeError) as err:
+        compile_text(text, IreeOptions(use_cache=False))
+    message = str(err.value)
+    assert "Error invoking IREE compiler tool" not in message and "\n" not in message
+    assert "error: raw data size does not match" in message
+
+
+class _FakeCompiler:
+    """iree.compiler's `compile_str`, refusing whatever it is told to refuse."""
+
+    def __init__(self, refuse: str) -> None:
+        self.refuse = refuse
+        self.calls: list[list[str]] = []
+
+    def compile_str(self, text: str, extra_args: list[str]) -> bytes:
+        self.calls.append(extra_args)
+        if any(self.refuse in a for a in extra_args):
+            raise RuntimeError(
+                "Error invoking IREE compiler tool iree-compile\nDiagnostics:\n"
+                "<stdin>:7:3: error: 'iree_linalg_ext.map_store' op write affecting operations on global "
+                "resources are restricted to workgroup distributed contexts\n"
+            )
+        return b"vmfb:" + text.encode()
+
+
+def test_data_tiling_failure_is_retried_without_it(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import xdsl_exir.targets.iree as target
+
+    fake = _FakeCompiler("--iree-opt-data-tiling")
+    runtime = target._import_iree()[1]  # pyright: ignore[reportPrivateUsage] - the real runtime beside a fake compiler
+    monkeypatch.setattr(target, "_import_iree", lambda: (fake, runtime))
+    text = "linalg.conv_2d_nchw_fchw ..."  # what turns data tiling on by default
+    options = IreeOptions(cache_dir=str(tmp_path))
+    result = target.compile_text(text, options)
+    assert result.vmfb == b"vmfb:" + text.encode() and not result.from_cache
+    assert len(fake.calls) == 2 and "--iree-opt-data-tiling" not in fake.calls[1]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "data tiling" in err and "map_store" in err
+    again = target.compile_text(text, options)  # cached under the options asked for: no failing compile again
+    assert again.from_cache and len(fake.calls) == 2
+    with pytest.raises(target.IreeError) as e:  # asked for explicitly: no retry
+        target.compile_text(text, IreeOptions(use_cache=False, data_tiling=True))
+    assert "map_store" in str(e.value)
+
+
+def test_damaged_cache_entries_are_recompiled(tmp_path: pathlib.Path) -> None:
+    path = ZOO / BY_NAME["mlp"]["programs"]["core"]
+    options = IreeOptions(threads=1, cache_dir=str(tmp_path))
+    first = compile_program(path, options)
+    entry = tmp_path / f"{first.compile.key}.vmfb"
+    x = load_npz(ZOO / "mlp.inputs.npz")
+    want = flatten(first(*x), [])
+    whole = entry.read_bytes()
+    for damaged in (whole[: len(whole) // 2], b"", whole[:100] + bytes(64) + whole[164:]):
+        entry.write_bytes(damaged)
+        again = compile_program(path, options)
+        assert not again.compile.from_cache
+        assert_matches(flatten(again(*x), []), want, 0, 0, "recompiled")
+        assert entry.read_bytes() == whole or compile_program(path, options).compile.from_cache
+    # Whole by its digest, but not a module IREE loads (another build of IREE, say): compiled again.
+    import hashlib
+
+    from xdsl_exir.targets.iree import _CACHE_TAG  # pyright: ignore[reportPrivateUsage] - the cache's own format
+
+    junk = b"not a module"
+    entry.write_bytes(junk + _CACHE_TAG + hashlib.sha256(junk).digest())
+    again = compile_program(path, options)
+    assert not again.compile.from_cache
+    assert_matches(flatten(again(*x), []), want, 0, 0, "reloaded")
+
+
+def test_unavailable_device_is_one_paragraph(tmp_path: pathlib.Path) -> None:
+    import iree.runtime as rt
+
+    try:
+        rt.get_driver("cuda").create_default_device()
+        pytest.skip("this machine has a CUDA device")
+    except Exception:
+        pass
+    proc = _tool(str(ZOO / "mlp.core.pt2"), "--backend", "iree", "--iree-device", "cuda", "--random-inputs", "0")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "follows" not in proc.stderr
+    assert "IREE device 'cuda' is unavailable" in proc.stderr and "--iree-device cpu" in proc.stderr
+
+
+CREATES = """
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
+    exir.graph @forward(%x: !exir.tensor<[s0], float32>) -> !exir.tensor<[s0, 100000], float32> {
+      %n = exir.sym_size %x, 0 : !exir.tensor<[s0], float32> -> !exir.sym_int<s0>
+      %r = aten.zeros.default([%n, 100000], dtype = torch.float32) : (!exir.sym_int<s0>) -> !exir.tensor<[s0, 100000], float32>
+      exir.output %r : !exir.tensor<[s0, 100000], float32>
+    }
+  }
+}
+"""
+
+
+def test_max_tensor_bytes_holds_for_created_tensors(tmp_path: pathlib.Path) -> None:
+    static = tmp_path / "zeros.mlir"
+    static.write_text(
+        CREATES.replace("s0, 100000", "100000, 100000").replace("[s0]", "[2]")
+        .replace("%n = exir.sym_size %x, 0 : !exir.tensor<[2], float32> -> !exir.sym_int<s0>\n", "")
+        .replace("([%n, 100000], dtype = torch.float32) : (!exir.sym_int<s0>)", "([100000, 100000], dtype = torch.float32) : ()")
+    )  # fmt: skip
+    cache = str(tmp_path / "cache")
+    proc = _tool(str(static), "--backend", "iree", "--random-inputs", "0", "--iree-cache-dir", cache)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "[100000, 100000]" in proc.stderr and "--max-tensor-bytes" in proc.stderr
+    assert not (tmp_path / "cache").exists(), "refused before compiling"
+    dynamic = tmp_path / "zeros_dyn.mlir"
+    dynamic.write_text(CREATES)
+    small, big = tmp_path / "small.npz", tmp_path / "big.npz"
+    np.savez(small, arg0=np.zeros(3, np.float32))
+    np.savez(big, arg0=np.zeros(30000, np.float32))
+    out = tmp_path / "out.npz"
+    args = ("--backend", "iree", "--max-tensor-bytes", "1G", "--iree-cache-dir", cache, "-o", str(out))
+    proc = _tool(str(dynamic), "--inputs", str(small), *args)
+    assert proc.returncode == 0, proc.stderr
+    assert load_npz(out)[0].shape == (3, 100000)
+    out.unlink()
+    proc = _tool(str(dynamic), "--inputs", str(big), *args)
+    assert proc.returncode == 1 and "[30000, 100000]" in proc.stderr and "1.0 GiB" in proc.stderr
+    assert not out.exists()

@@ -18,6 +18,8 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from xdsl_exir.dialects.aten import AtenOp, to_call_function
+from xdsl_exir.dialects.exir import TensorType
+from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.targets.iree import _context, lower_to_upstream, print_mlir, to_core  # pyright: ignore[reportPrivateUsage] - the one dialect context of the target
@@ -48,7 +50,14 @@ def run_both(module: ModuleOp, inputs: list[Any]) -> tuple[list[np.ndarray], lis
     program = find_program(module)
     arguments = function_arguments(program)
     ours = flatten(ProgramRunner(module).run([np.copy(x) for x in inputs]), [])
-    runner = ProgramRunner(program, executor=lambda *args: run_lowered(lowered, [args[i] for i in arguments]))
+    out_types = program.entry.function_type.outputs.data if program.entry else ()
+
+    def execute(*args: Any) -> list[Any]:
+        results = run_lowered(lowered, [args[i] for i in arguments])
+        # run_lowered holds bfloat16 in float32 arrays; the runner's contract is ml_dtypes' bfloat16
+        return [r.astype(numpy_dtype(t.element_dtype)) if isinstance(t, TensorType) else r for r, t in zip(results, out_types)]
+
+    runner = ProgramRunner(program, executor=execute)
     return ours, flatten(runner.run([np.copy(x) for x in inputs]), [])
 
 
@@ -195,3 +204,119 @@ def _iree() -> bool:
     from xdsl_exir.targets.iree import iree_available
 
     return iree_available()
+
+
+# -- weights, dtypes ----------------------------------------------------------------
+
+
+def _weight_program(dtype: str, sizes: str, hex_data: str) -> str:
+    return f"""
+builtin.module {{
+  exir.program inputs [<parameter "p_w" -> "w">, <user_input "x">] outputs [<user_output "r">] {{
+    exir.state @w : !exir.tensor<[{sizes}], {dtype}> = #exir.blob<"0x{hex_data}">
+    exir.graph @forward(%p_w: !exir.tensor<[{sizes}], {dtype}>, %x: !exir.tensor<[{sizes}], {dtype}>) -> !exir.tensor<[{sizes}], {dtype}> {{
+      %r = aten.add.Tensor(%x, %p_w) : (!exir.tensor<[{sizes}], {dtype}>, !exir.tensor<[{sizes}], {dtype}>) -> !exir.tensor<[{sizes}], {dtype}>
+      exir.output %r : !exir.tensor<[{sizes}], {dtype}>
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("case", "sizes", "hex_data", "nbytes"),
+    [
+        ("short", "4", "0000803F00000040", 8),
+        ("long", "2", "0000803F000000400000404000008040", 16),
+        ("empty", "4", "", 0),
+        ("int8 over float", "4", "01020304", 4),
+        ("huge shape", "100000, 100000", "00" * 128, 128),
+        ("16 MB", "4", "00" * (16 << 20), 16 << 20),
+    ],
+)
+def test_blob_size_is_checked_against_its_type(case: str, sizes: str, hex_data: str, nbytes: int, tmp_path: pathlib.Path) -> None:
+    text = _weight_program("float32", sizes, hex_data)
+    with pytest.raises(ExirDiagnostic) as e:
+        lower_to_upstream(parse(text))
+    assert f"its data is {nbytes} bytes" in str(e.value) and "state @w" in str(e.value), case
+    if case in ("short", "huge shape"):  # the tool: located, exit 1, nothing written
+        src, out = tmp_path / "w.mlir", tmp_path / "out.mlir"
+        src.write_text(text)
+        proc = tool("exir-opt", str(src), "-p", "convert-exir-to-linalg", "-o", str(out))
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+        assert "w.mlir:4" in proc.stderr and f"its data is {nbytes} bytes" in proc.stderr
+        assert not out.exists()
+
+
+COMPLEX_INPUT = """
+builtin.module {
+  exir.program inputs [<user_input "z">] outputs [<user_output "r">] {
+    exir.graph @forward(%z: !exir.tensor<[3], complex64>) -> !exir.tensor<[3, 2], float32> {
+      %r = aten.view_as_real.default(%z) : (!exir.tensor<[3], complex64>) -> !exir.tensor<[3, 2], float32>
+      exir.output %r : !exir.tensor<[3, 2], float32>
+    }
+  }
+}
+"""
+
+COMPLEX_INSIDE = """
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
+    exir.graph @forward(%x: !exir.tensor<[3, 2], float32>) -> !exir.tensor<[3, 2], float32> {
+      %z = exir.call_function "aten.view_as_complex.default"(%x) : (!exir.tensor<[3, 2], float32>) -> !exir.tensor<[3], complex64>
+      %r = aten.view_as_real.default(%z) : (!exir.tensor<[3], complex64>) -> !exir.tensor<[3, 2], float32>
+      exir.output %r : !exir.tensor<[3, 2], float32>
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("text", "where"), [(COMPLEX_INPUT, "input 'z'"), (COMPLEX_INSIDE, "aten.view_as_complex.default")])
+def test_complex_tensors_are_located_refusals(text: str, where: str, tmp_path: pathlib.Path) -> None:
+    src = tmp_path / "c.mlir"
+    src.write_text(text)
+    proc = tool("exir-opt", str(src), "-p", "convert-exir-to-linalg")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    assert where in proc.stderr and "complex64" in proc.stderr and proc.stderr.count("\n") == 1
+    if where.startswith("aten."):
+        assert "c.mlir:5" in proc.stderr
+    if _iree():
+        proc = tool("exir-run", str(src), "--backend", "iree", "--random-inputs", "0")
+        assert proc.returncode == 1 and "internal error" not in proc.stderr and "c.mlir:" in proc.stderr
+
+
+LOW_PRECISION = """
+builtin.module {
+  exir.program inputs [<parameter "p_w" -> "w">, <parameter "p_v" -> "v">, <user_input "x">, <user_input "h">] outputs [<user_output "r">, <user_output "g">] {
+    exir.state @w : !exir.tensor<[4], bfloat16> = #exir.blob<"0x803F00C04040807F">
+    exir.state @v : !exir.tensor<[4], float16> = #exir.blob<"0x003C00C0007C0080">
+    exir.graph @forward(%p_w: !exir.tensor<[4], bfloat16>, %p_v: !exir.tensor<[4], float16>, %x: !exir.tensor<[2, 4], bfloat16>, %h: !exir.tensor<[4], float16>) -> (!exir.tensor<[2, 4], bfloat16>, !exir.tensor<[4], float16>) {
+      %r = aten.mul.Tensor(%x, %p_w) : (!exir.tensor<[2, 4], bfloat16>, !exir.tensor<[4], bfloat16>) -> !exir.tensor<[2, 4], bfloat16>
+      %e = aten.exp.default(%h) : (!exir.tensor<[4], float16>) -> !exir.tensor<[4], float16>
+      %g = aten.add.Tensor(%e, %p_v) : (!exir.tensor<[4], float16>, !exir.tensor<[4], float16>) -> !exir.tensor<[4], float16>
+      exir.output %r, %g : !exir.tensor<[2, 4], bfloat16>, !exir.tensor<[4], float16>
+    }
+  }
+}
+"""
+
+
+def test_bfloat16_and_float16_at_the_function_boundary() -> None:
+    """Inputs, outputs and weights of 16-bit floats: interpreter, lowered module and IREE agree exactly."""
+    import ml_dtypes
+
+    module = parse(LOW_PRECISION)
+    x = np.array([[1.5, -2.25, 0.0, np.inf], [3.0, -0.0, np.nan, 1e30]], dtype=ml_dtypes.bfloat16)
+    h = np.array([0.5, -1.0, 11.0, np.nan], dtype=np.float16)
+    ours, lowered = run_both(module, [x, h])
+    assert ours[0].dtype == x.dtype and ours[1].dtype == np.float16
+    for o, g in zip(ours, lowered, strict=True):
+        np.testing.assert_array_equal(g.astype(np.float32), o.astype(np.float32))
+    if _iree():
+        from xdsl_exir.targets.iree import IreeOptions, compile_program
+
+        native = flatten(compile_program(module, IreeOptions(threads=1, use_cache=False))(x, h), [])
+        for o, g in zip(ours, native, strict=True):
+            assert g.dtype == o.dtype
+            np.testing.assert_array_equal(g.astype(np.float32), o.astype(np.float32))

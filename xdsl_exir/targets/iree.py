@@ -25,6 +25,8 @@ import io
 import os
 import pathlib
 import platform
+import re
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,19 +34,23 @@ from importlib.metadata import version
 from typing import Any, cast
 
 import numpy as np
+import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.universe import Universe
 
 from xdsl_exir.dialects import get_all_dialects
-from xdsl_exir.dialects.exir import DType, ProgramOp, TensorType
+from xdsl_exir.dialects.exir import DType, ProgramOp, SymIntType, TensorType
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
+from xdsl_exir.utils.diagnostics import locate
+from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
+from xdsl_exir.utils.tensor_data import TensorDataError, storage_dtype
 
 INSTALL_HINT = (
     "the IREE backend needs the 'iree' extra: pip install 'xdsl-exir[iree]' "
@@ -80,7 +86,8 @@ class IreeOptions:
     cache_dir: str | None = None
     use_cache: bool = True
 
-    def compile_flags(self, text: str = "") -> list[str]:
+    def compile_flags(self, text: str = "", *, data_tiling: bool | None = None) -> list[str]:
+        """The flags for `text`; `data_tiling` overrides the option (the retry without it)."""
         if self.device not in TARGET_DEVICES:
             raise IreeError(f"unknown IREE device '{self.device}' (known: {', '.join(TARGET_DEVICES)})")
         flags = list(TARGET_DEVICES[self.device])
@@ -92,12 +99,20 @@ class IreeOptions:
             flags.append("--iree-global-opt-use-im2col-for-convs")
             # Data tiling makes ResNet-18 another 1.2x faster and MobileNet 1.2x,
             # but slows the 4-layer encoder by a third: on where it pays.
-            tiling = self.data_tiling if self.data_tiling is not None else "linalg.conv_2d" in text
-            if tiling:
-                flags.append("--iree-opt-data-tiling")
+            if data_tiling is None:
+                data_tiling = self.auto_data_tiling(text)
+            if data_tiling:
+                flags.append(DATA_TILING_FLAG)
         # float64 programs stay float64 (IREE demotes them to float32 by default).
         flags.append("--iree-input-demote-f64-to-f32=false")
         return flags + list(self.extra_flags)
+
+    def auto_data_tiling(self, text: str) -> bool:
+        """Whether data tiling is on for `text` by the option or, when unset, by the heuristic."""
+        return self.data_tiling if self.data_tiling is not None else "linalg.conv_2d" in text
+
+
+DATA_TILING_FLAG = "--iree-opt-data-tiling"
 
 
 def default_cache_dir() -> pathlib.Path:
@@ -198,31 +213,145 @@ class CompileResult:
     key: str
 
 
+_CACHE_TAG = b"exir-vmfb-sha256:"
+"""A cached module ends with this tag and the SHA-256 of the module before it."""
+
+
+def _read_cached(path: pathlib.Path) -> bytes | None:
+    """
+    A cached module if it is whole: its recorded digest matches. A truncated or
+    damaged file (a full disk, a killed writer, a stray edit) is deleted, so the
+    caller compiles again instead of failing on it at every later run.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    cut = len(data) - len(_CACHE_TAG) - 32
+    if cut >= 0 and data[cut : cut + len(_CACHE_TAG)] == _CACHE_TAG:
+        vmfb = data[:cut]
+        if hashlib.sha256(vmfb).digest() == data[cut + len(_CACHE_TAG) :]:
+            return vmfb
+    _drop_cached(path)
+    return None
+
+
+def _drop_cached(path: pathlib.Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def _write_cached(cache: pathlib.Path, path: pathlib.Path, vmfb: bytes) -> None:
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache, prefix=".vmfb-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(vmfb + _CACHE_TAG + hashlib.sha256(vmfb).digest())
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs a recompile next time
+
+
+_NOISE = ("Error invoking IREE compiler tool", "Error code:", "Diagnostics:", "Invoked with:", "Please report issues")
+
+
+def first_error(message: str) -> str:
+    """
+    The line of an iree-compile failure a person needs: its first `error:`
+    diagnostic; for a crash, the signal and the first IREE frame of the
+    backtrace (the pass that crashed), with the last diagnostic before it.
+    `<stdin>:L:C` locations refer to the lowered module's text.
+    """
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    for ln in lines:
+        if "error:" in ln:
+            return ln
+    code = next((ln for ln in lines if ln.startswith("Error code:")), None)
+    if code is not None and (m := re.search(r"-?\d+", code)) and int(m.group()) < 0:
+        frame = next((ln for ln in lines if ln.startswith("#") and "iree_compiler" in ln), None)
+        where = ""
+        if frame is not None and (f := re.search(r"(mlir::iree_compiler::[\w:]+)", frame)):
+            where = f" in {f.group(1)}"
+        last = [p for ln in lines if (p := re.match(r"<stdin>:(\d+):\d+: ", ln))]
+        tail = f", after a diagnostic at line {last[-1].group(1)} of the lowered module" if last else ""
+        return f"iree-compile crashed (signal {-int(m.group())}){where}{tail}"
+    rest = [ln for ln in lines if not ln.startswith(_NOISE) and not ln.startswith("#")]
+    return rest[0] if rest else (lines[0] if lines else "iree-compile failed")
+
+
 def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResult:
-    """Compile MLIR text to an IREE VM flatbuffer, through the on-disk cache."""
+    """
+    Compile MLIR text to an IREE VM flatbuffer, through the on-disk cache.
+
+    When data tiling was turned on by the heuristic and the compile fails, the
+    module is compiled again without it (IREE 3.13 refuses some models only
+    with it on), and a line on stderr says so; the module is cached under the
+    key of the options asked for, so the next run does not fail again.
+    """
     compiler, _ = _import_iree()
     flags = options.compile_flags(text)
     key = cache_key(text, flags, _compiler_version(compiler))
     cache = pathlib.Path(options.cache_dir) if options.cache_dir else default_cache_dir()
     path = cache / f"{key}.vmfb"
-    if options.use_cache and path.is_file():
-        return CompileResult(path.read_bytes(), True, key)
+    if options.use_cache and path.is_file() and (cached := _read_cached(path)) is not None:
+        return CompileResult(cached, True, key)
     try:
-        vmfb = cast(bytes, compiler.compile_str(text, extra_args=flags))
-    except Exception as e:
-        first = str(e).strip().splitlines()
-        detail = next((ln for ln in first if "error:" in ln), first[0] if first else type(e).__name__)
-        raise IreeError(f"iree-compile refused the lowered module: {detail.strip()}") from None
+        vmfb = _compile(compiler, text, flags)
+    except IreeError as e:
+        if DATA_TILING_FLAG not in flags or options.data_tiling is not None:
+            raise
+        print(
+            f"note: iree-compile failed with data tiling on ({e.message.removeprefix(_REFUSED)}); "
+            "compiling again without it",
+            file=sys.stderr,
+        )
+        vmfb = _compile(compiler, text, options.compile_flags(text, data_tiling=False))
     if options.use_cache:
-        try:
-            cache.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=cache, prefix=".vmfb-")
-            with os.fdopen(fd, "wb") as f:
-                f.write(vmfb)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only cache only costs a recompile next time
+        _write_cached(cache, path, vmfb)
     return CompileResult(vmfb, False, key)
+
+
+_REFUSED = "iree-compile refused the lowered module: "
+
+
+def _compile(compiler: Any, text: str, flags: Sequence[str]) -> bytes:
+    try:
+        return cast(bytes, compiler.compile_str(text, extra_args=list(flags)))
+    except Exception as e:
+        raise IreeError(_REFUSED + first_error(str(e))) from None
+
+
+def cache_path(key: str, options: IreeOptions) -> pathlib.Path:
+    """Where the module of `key` is cached."""
+    cache = pathlib.Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+    return cache / f"{key}.vmfb"
+
+
+def check_device(options: IreeOptions) -> None:
+    """
+    Refuse, before compiling, a device whose runtime driver cannot start here
+    (no CUDA library, no GPU): IREE's own message ("Could not create device.
+    Exception for last tried follows.") names neither.
+    """
+    if options.device == "cpu":
+        return
+    _, runtime = _import_iree()
+    name = RUNTIME_DRIVERS.get(options.device)
+    if name is None:
+        options.compile_flags()  # names the known devices
+        return
+    try:
+        driver = runtime.get_driver(name)
+        driver.create_default_device()
+    except Exception as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        reason = re.sub(r"^.*?(UNAVAILABLE|NOT_FOUND|INTERNAL|FAILED_PRECONDITION); ", "", reason)
+        raise IreeError(
+            f"IREE device '{options.device}' is unavailable on this machine (IREE's '{name}' driver: {reason}); "
+            "run where its driver and a device are installed, or use --iree-device cpu (the default)"
+        ) from None
 
 
 # -- running --------------------------------------------------------------------
@@ -236,13 +365,67 @@ class _Slot:
     dtype: DType | None
 
 
+class _SizeCheck:
+    """
+    `--max-tensor-bytes` for the tensors a program creates, which IREE would
+    otherwise allocate whatever their size (`zeros(100000, 100000)` asks for
+    40 GB): every op result of a static type is checked before compiling, one
+    of symbolic sizes before each call whose input sizes decide it.
+    """
+
+    def __init__(self, program: ProgramOp) -> None:
+        entry = program.entry
+        assert entry is not None
+        self._inputs = list(entry.body.block.args)
+        self._symbolic: list[tuple[Operation, list[sympy.Expr], int]] = []
+        self._checked: set[tuple[tuple[sympy.Symbol, int], ...]] = set()
+        for op in entry.walk():
+            for r in op.results:
+                t = r.type
+                if not isinstance(t, TensorType):
+                    continue
+                try:
+                    itemsize = storage_dtype(t.element_dtype).itemsize
+                except TensorDataError:
+                    continue  # a dtype the lowering refuses anyway
+                if t.is_static():
+                    check_tensor_bytes(f"{locate(op)}: its result", [int(x) for x in t.sizes], itemsize)
+                else:
+                    self._symbolic.append((op, [sympy.sympify(x) for x in t.sizes], itemsize))
+
+    def check(self, args: Sequence[Any]) -> None:
+        """Check the symbolic sizes the placeholders' values decide (each set of values once)."""
+        if not self._symbolic:
+            return
+        env: dict[sympy.Symbol, int] = {}
+        for ph, value in zip(self._inputs, args):
+            t = ph.type
+            if isinstance(t, TensorType) and isinstance(value, np.ndarray):
+                for size, actual in zip(t.sizes, value.shape):
+                    if isinstance(size, sympy.Symbol):
+                        env[size] = int(actual)
+            elif isinstance(t, SymIntType) and isinstance(t.value, sympy.Symbol) and isinstance(value, int | np.integer):
+                env[t.value] = int(value)
+        key = tuple(sorted(env.items(), key=lambda kv: str(kv[0])))
+        if key in self._checked:
+            return
+        subs = {k: sympy.Integer(v) for k, v in env.items()}
+        for op, sizes, itemsize in self._symbolic:
+            values = [x.xreplace(subs) for x in sizes]
+            if all(isinstance(v, sympy.Integer) for v in values):
+                check_tensor_bytes(f"{locate(op)}: its result", [int(cast(sympy.Integer, v)) for v in values], itemsize)
+        self._checked.add(key)
+
+
 class IreeExecutor:
     """
     Runs a lowered program in IREE with `ProgramRunner`'s executor contract: it
     takes every placeholder's value and returns every graph output.
     """
 
-    def __init__(self, program: ProgramOp, vmfb: bytes, options: IreeOptions = IreeOptions()) -> None:
+    def __init__(
+        self, program: ProgramOp, vmfb: bytes, options: IreeOptions = IreeOptions(), sizes: _SizeCheck | None = None
+    ) -> None:
         _, runtime = _import_iree()
         entry = program.entry
         assert entry is not None
@@ -252,10 +435,9 @@ class IreeExecutor:
             for i in function_arguments(program)
             for t in (types[i],)
         ]
+        # bfloat16 and float16 arrays cross IREE's runtime as they are (ml_dtypes' bfloat16 included).
         self._out_types: list[Attribute] = list(entry.function_type.outputs.data)
-        for t in (*entry.function_type.inputs.data, *self._out_types):
-            if isinstance(t, TensorType) and t.element_dtype is DType.bfloat16:
-                raise IreeError("bfloat16 tensors at the function boundary are not supported by the IREE backend yet")
+        self._sizes = sizes if sizes is not None else _SizeCheck(program)
         threads = options.threads if options.threads is not None else (os.cpu_count() or 1)
         if options.device == "cpu" and threads <= 1:
             driver = "local-sync"
@@ -272,6 +454,7 @@ class IreeExecutor:
             raise IreeError(f"IREE could not load the compiled module: {e}") from None
 
     def __call__(self, *args: Any) -> list[Any]:
+        self._sizes.check(args)
         call_args: list[Any] = []
         for slot in self._slots:
             value = args[slot.placeholder]
@@ -346,11 +529,22 @@ def compile_program(
     """
     options = options or IreeOptions(**option_fields)
     _import_iree()
+    check_device(options)
     module = to_core(_load(source))
     program = find_program(module)
+    sizes = _SizeCheck(program)
     text = print_mlir(lower_to_upstream(module))
     result = compile_text(text, options)
-    executor = IreeExecutor(program, result.vmfb, options)
+    try:
+        executor = IreeExecutor(program, result.vmfb, options, sizes)
+    except IreeError:
+        if not result.from_cache:
+            raise
+        # A cached module IREE cannot load (written by another build of IREE under the
+        # same version string, say): compile it again rather than fail on it forever.
+        _drop_cached(cache_path(result.key, options))
+        result = compile_text(text, options)
+        executor = IreeExecutor(program, result.vmfb, options, sizes)
     return CompiledProgram(ProgramRunner(program, executor=executor), text, result, options)
 
 

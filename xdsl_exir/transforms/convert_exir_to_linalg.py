@@ -58,6 +58,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     f64,
     i1,
+    i16,
     i64,
 )
 from xdsl.dialects.builtin import (
@@ -110,7 +111,7 @@ from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.dtypes import LOW_PRECISION
 from xdsl_exir.utils.mlir_parser import declare_blob
 from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, lookup
-from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
+from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes, storage_dtype
 
 _NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg", "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default"})
 """Checks torch.export records that have nothing to compute (the runner checks inputs)."""
@@ -153,6 +154,12 @@ class _ProgramLowering:
         self.entry: GraphOp = entry
 
     def lower(self) -> func.FuncOp:
+        try:
+            return self._lower()
+        except LoweringError as e:  # raised outside an op (arguments, constants, results)
+            raise ExirDiagnostic(e.op or self.program, f"convert-exir-to-linalg: {e}") from None
+
+    def _lower(self) -> func.FuncOp:
         program, entry = self.program, self.entry
         state_ops = program.state()
         arguments = set(function_arguments(program))
@@ -168,6 +175,8 @@ class _ProgramLowering:
             kind = spec.input_kind
             target = spec.target_name
             if i in arguments:
+                if isinstance(ph.type, TensorType):
+                    _check_dtype(ph.type, f"input '{spec.arg_name.data}'", program)
                 scalar = _scalar_type(ph.type)
                 arg_type = tensor_type(ph.type) if isinstance(ph.type, TensorType) else (
                     None if scalar is None else BuiltinTensorType(scalar, [])
@@ -189,6 +198,9 @@ class _ProgramLowering:
         for ph, state in constants:
             st.values[ph] = self._constant(st, ph, state)
         results = self._lower_block(st, entry.body.block)
+        for spec, v in zip(program.outputs.data, cast(OutputOp, entry.body.block.last_op).operands):
+            if isinstance(v.type, TensorType):
+                _check_dtype(v.type, f"output '{spec.arg_name.data}'", program)
         res_attrs = [
             DictionaryAttr({"exir.kind": StringAttr(str(spec.output_kind)), "exir.name": StringAttr(spec.target_name or spec.arg_name.data)})
             for spec in program.outputs.data
@@ -224,23 +236,45 @@ class _ProgramLowering:
 
     def _constant(self, st: LoweringState, ph: SSAValue, state: StateOp) -> SSAValue:
         t = state.state_type
-        if not isinstance(t, TensorType) or not t.is_static:
+        if not isinstance(t, TensorType) or not t.is_static():
             raise ExirDiagnostic(state, "only tensors of static sizes can be embedded as constants")
+        _check_dtype(t, f"state @{state.sym_name.data}", state)
         bt = tensor_type(t)
         value = state.value
         if isinstance(value, DenseBlobAttr | ResourceBlobAttr):
             try:
                 data = blob_data(value)
+                expected = t.numel() * storage_dtype(t.element_dtype).itemsize
+                if len(data) != expected:
+                    # iree-compile would reject the module ("raw data size does not match"), and
+                    # an upstream reader would read past the end or ignore the rest.
+                    raise ExirDiagnostic(
+                        state,
+                        f"state @{state.sym_name.data}: its data is {len(data)} bytes, but a "
+                        f"{t.element_dtype} tensor of sizes {list(t.sizes)} holds {expected} bytes",
+                    )
                 if t.numel() == 1 and t.element_dtype not in LOW_PRECISION:
                     # One element inline: iree-compile 3.13 crashes folding a single-element
                     # dense_resource ("ElementsAttr does not provide iteration facilities").
                     one = array_from_bytes(data, t.element_dtype, [int(s) for s in t.sizes]).reshape(-1)[0].item()
                     attr: Attribute = DenseIntOrFPElementsAttr.from_list(cast(Any, bt), [one])
+                elif t.element_dtype is DType.bfloat16:
+                    # bfloat16 weights travel as their int16 bit patterns and are bitcast back:
+                    # iree-compile 3.13 cannot demote a bf16 dense_resource for CPUs without
+                    # bf16 arithmetic ("'arith.constant' op failed to verify that all of
+                    # {value, result} have same type"); an i16 blob it passes through.
+                    bits = BuiltinTensorType(i16, bt.get_shape())
+                    raw = st.emit(arith.ConstantOp(DenseResourceAttr.from_params(declare_blob(state.sym_name.data, data), bits), bits))
+                    const = st.emit(arith.BitcastOp(raw, bt))
+                    const.name_hint = ph.name_hint
+                    return const
                 else:
                     attr = DenseResourceAttr.from_params(declare_blob(state.sym_name.data, data), bt)
             except TensorDataError as e:  # left out of the text it was read from
                 raise ExirDiagnostic(state, f"state @{state.sym_name.data}: {e}") from None
         elif isinstance(value, DenseIntOrFPElementsAttr):
+            if value.get_element_type() != bt.element_type or value.get_shape() != bt.get_shape():
+                raise ExirDiagnostic(state, f"state @{state.sym_name.data}: its data {value.type} is not of the state's type {bt}")
             attr = DenseIntOrFPElementsAttr.from_list(cast(Any, bt), list(value.get_values()))
         else:
             raise ExirDiagnostic(state, f"state data {value} cannot be embedded")
@@ -278,6 +312,11 @@ class _ProgramLowering:
         raise ExirDiagnostic(self.entry, "a graph region has no exir.output")
 
     def _lower_op(self, st: LoweringState, op: Operation) -> None:
+        label = op.target.data if isinstance(op, CallFunctionOp) else op.name
+        for role, values in (("operand", op.operands), ("result", op.results)):
+            for v in values:
+                if isinstance(v.type, TensorType):
+                    _check_dtype(v.type, f"{label}'s {role} %{v.name_hint or '?'}", op)
         if isinstance(op, AtenOp):
             if op.name in _NO_OPS:
                 return
@@ -288,7 +327,14 @@ class _ProgramLowering:
                 bound = op.bound_arguments()
             except InferenceError as e:
                 raise LoweringError(f"{op.name}: {e}", op) from None
-            results = rule(st, op, bound)
+            try:
+                results = rule(st, op, bound)
+            except (LoweringError, ExirDiagnostic):
+                raise
+            except Exception as e:  # a rule's own failure: still a located diagnostic, never "internal error"
+                raise ExirDiagnostic(
+                    op, f"convert-exir-to-linalg: the rule for {op.name} failed ({type(e).__name__}: {e}); please report it"
+                ) from e
             if len(results) != len(op.results):
                 raise LoweringError(f"{op.name}: the rule made {len(results)} values for {len(op.results)} results", op)
             for r, v in zip(op.results, results):
@@ -446,6 +492,15 @@ def _float_or_bool(value: bool | int | float, el: Attribute) -> Attribute:
     if el == i64:
         return IntegerAttr(int(value), i64)
     return FloatAttr(float(value), f64)
+
+
+def _check_dtype(t: TensorType, what: str, op: Operation) -> None:
+    """Refuse, naming `what`, a tensor whose dtype has no upstream element type (complex, quantized, ...)."""
+    try:
+        element_type(t.element_dtype)
+    except LoweringError:
+        hint = " (complex tensors have no lowering yet: the numpy interpreter runs them)" if t.element_dtype.is_complex else ""
+        raise LoweringError(f"{what} is a {t.element_dtype} tensor, which has no upstream MLIR element type{hint}", op) from None
 
 
 def _no_rule(name: str) -> str:
