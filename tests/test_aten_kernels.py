@@ -520,6 +520,11 @@ CASES += [
     C("aten.var_mean.default", t(*RED_SHAPE), dtypes=(F32, F64)),
     C("aten.var_mean.dim", t(*RED_SHAPE), [1], True, True, dtypes=(F32,)),
     C("aten.var_mean.correction", t(*RED_SHAPE), [2], correction=0, dtypes=(F32, F64, F16)),
+    C("aten.std_mean.default", t(*RED_SHAPE), dtypes=(F32, F64)),
+    C("aten.std_mean.dim", t(*RED_SHAPE), [1], True, True, dtypes=(F32,)),
+    C("aten.std_mean.correction", t(*RED_SHAPE), [2], correction=0, dtypes=(F32, F64, F16, BF16)),
+    C("aten.unfold.default", t(*RED_SHAPE), 1, 2, 1, dtypes=(F32, I64)),
+    C("aten.unfold.default", t(7), 0, 3, 2, dtypes=(F32,)),
     C("aten.cumsum.default", t(*RED_SHAPE), 1, dtypes=ALL + (BOOL,), tol=4.0),  # sequential vs vectorised sums
     C("aten.cumsum.default", t(*RED_SHAPE), -1, dtype=D(F64), dtypes=(F32, I32)),
     C("aten.cumsum.default", t(), 0, dtypes=(F32, I64)),

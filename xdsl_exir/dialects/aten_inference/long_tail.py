@@ -224,7 +224,8 @@ def _kl_div(b: Bound) -> Attribute:
 
 @rule("aten.threshold_backward.default")
 def _threshold_backward(b: Bound) -> Attribute:
-    return b.tensor("grad_output")
+    """Eager's TensorIterator promotes the gradient with `self` (int64 grad, float32 self: float32)."""
+    return make_tensor(*_pointwise(b, ("grad_output", "self")))
 
 
 def _nll_output(b: Bound) -> TensorType:

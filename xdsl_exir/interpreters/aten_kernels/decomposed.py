@@ -44,7 +44,7 @@ from xdsl_exir.interpreters.compiler import CompileContext
 from xdsl_exir.transforms.decompose import DecomposePattern
 from xdsl_exir.transforms.decompositions import RULES
 from xdsl_exir.utils.diagnostics import InterpreterError
-from xdsl_exir.utils.dtypes import dtype_of
+from xdsl_exir.utils.dtypes import cast_array, dtype_of
 from xdsl_exir.utils.function_schema import SchemaType, TypeKind
 from xdsl_exir.utils.op_registry import lookup
 
@@ -151,7 +151,13 @@ def _build(name: str, args: list[object], kwargs: dict[str, Any]) -> Operation:
 
 
 def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) -> Callable[..., tuple[Any, ...]]:
-    """Build `name`'s one-op graph for these arguments, decompose it and compile the result."""
+    """
+    Build `name`'s one-op graph for these arguments, decompose it and compile the
+    result. Each tensor result comes back in the dtype `name`'s inference rule
+    gives it, as the interpreter gives a kernel's result the IR's dtype (torch's
+    own decomposition of `threshold_backward` keeps the gradient's dtype, where
+    eager promotes it with `self`).
+    """
     input_types: list[Attribute] = [TensorType(list(t.shape), dtype_of(t)) for t in tensors]
     graph = GraphOp(f"decomposed_{name}", input_types, [])
     block = graph.body.block
@@ -167,6 +173,7 @@ def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) 
         else:
             args.append(value)
     op = _build(name, args, kwargs)
+    declared = [r.type.element_dtype if isinstance(r.type, TensorType) else None for r in op.results]
     block.add_op(op)
     block.add_op(OutputOp(list(op.results)))
     module = ModuleOp([graph])
@@ -179,7 +186,21 @@ def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) 
         raise InterpreterError(f"the decomposition of {name} does not apply to these arguments, and it has no kernel")
     if left:
         raise InterpreterError(f"{name} decomposes into {', '.join(sorted(set(left)))}, which the interpreter cannot run")
-    return CompileContext().compile_function(block, f"decomposed_{name}")
+    run = CompileContext().compile_function(block, f"decomposed_{name}")
+    if all(d is None for d in declared):
+        return run
+
+    def typed(*operands: Any) -> tuple[Any, ...]:
+        results = run(*operands)
+        return tuple(_with_dtype(r, d) for r, d in zip(results, declared, strict=True))
+
+    return typed
+
+
+def _with_dtype(value: Any, dtype: DType | None) -> Any:
+    if dtype is None or not isinstance(value, np.ndarray) or dtype_of(value) is dtype:
+        return value
+    return cast_array(value, dtype)
 
 
 def decomposition_kernel(name: str) -> Kernel:

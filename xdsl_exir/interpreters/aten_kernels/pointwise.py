@@ -104,26 +104,30 @@ def _polyval(coeffs: tuple[float | np.float32, ...], t: np.ndarray, out: np.ndar
 
 
 def _gelu_float32(x: np.ndarray) -> np.ndarray:
-    """Float32 GELU over cache-sized blocks, two float32 scratch blocks reused."""
+    """Float32 GELU over cache-sized blocks, one float32 scratch block reused."""
     flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
     res = np.empty(flat.shape, np.float32)
     n = flat.size
     m = min(n, _BLOCK32)
-    t, h = (np.empty(m, np.float32) for _ in range(2))
+    t = np.empty(m, np.float32)
     half, one = np.float32(0.5), np.float32(1.0)
     # x^2 and G overflow to inf for |x| > 1e19 (tanh is 1 all the same); -inf gives
     # -inf * 0 = NaN, as torch's does
     with np.errstate(over="ignore", invalid="ignore"):
         for s in range(0, n, _BLOCK32):
             e = min(s + _BLOCK32, n)
-            xb, rb, tb, hb = flat[s:e], res[s:e], t[: e - s], h[: e - s]
+            xb, rb, tb = flat[s:e], res[s:e], t[: e - s]
             np.multiply(xb, xb, out=tb)
             _polyval(_GELU_F32_G, tb, rb)
             np.multiply(rb, xb, out=rb)
             np.tanh(rb, out=rb)
-            np.multiply(xb, half, out=hb)
             np.add(rb, one, out=rb)
-            np.multiply(rb, hb, out=rb)
+            np.multiply(rb, xb, out=rb)
+            np.multiply(rb, half, out=rb)
+        if n > 1:
+            # torch's vectorized loop (any tensor of more than one element) gives NaN
+            # at +inf; its scalar loop, for a single element, gives inf as here
+            res[flat == np.inf] = np.nan
     return res.reshape(x.shape)
 
 
@@ -257,8 +261,8 @@ _UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool]] = {
     "trunc": (np.trunc, False),
     "round": (np.round, False),
     "sign": (_sign, False),
-    "relu": (lambda x: np.maximum(x, 0).astype(x.dtype), False),
-    "relu6": (lambda x: np.minimum(np.maximum(x, 0), 6).astype(x.dtype), False),
+    "relu": (lambda x: np.where(x < 0, x.dtype.type(0), x), False),  # -0.0 and NaN pass, as torch's max(x, 0)
+    "relu6": (lambda x: np.minimum(np.where(x < 0, x.dtype.type(0), x), x.dtype.type(6)), False),
     "bitwise_not": (np.invert, False),
     "acos": (np.arccos, True), "acosh": (np.arccosh, True),
     "asin": (np.arcsin, True), "asinh": (np.arcsinh, True),
@@ -332,6 +336,10 @@ def _gelu_finish(e: np.ndarray, x: np.ndarray) -> None:
 
 def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
     """GELU in one pass over cache-sized blocks (erf form) or in place (tanh form)."""
+    if x.dtype == F32 and x.size == 1:
+        # torch's scalar loop, which a single element takes, computes in double
+        # (gelu(3e38) is finite there, inf in the vectorized float32 loop)
+        return _gelu(x.astype(np.float64), approximate).astype(F32)
     if approximate == "tanh":
         y = np.multiply(x, x, out=np.empty_like(x))
         np.multiply(y, x.dtype.type(0.044715 * math.sqrt(2.0 / math.pi)), out=y)
@@ -339,8 +347,7 @@ def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
         np.multiply(y, x, out=y)
         np.tanh(y, out=y)
         np.add(y, x.dtype.type(1.0), out=y)
-        np.multiply(y, x, out=y)
-        np.multiply(y, x.dtype.type(0.5), out=y)
+        np.multiply(y, np.multiply(x, x.dtype.type(0.5)), out=y)  # x/2 first, as torch: finite at 3e38
         return y
     if x.dtype == F32:
         return _gelu_float32(x)
@@ -497,12 +504,30 @@ def _binary(fn: Callable[..., Any], to_float: bool = False, result: np.dtype[Any
 
 
 def _pow_fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """
+    An integer power with a negative exponent is 1 / a**-b truncated, as torch's
+    CPU kernel computes it: 1 for a base of 1, +-1 for -1 (by the exponent's
+    parity), 0 for any other base, 0 included (numpy refuses negative powers).
+    """
     if a.dtype.kind in "iu":
-        return np.power(a, np.maximum(b, 0))
+        neg = b < 0
+        res = np.power(a, np.where(neg, 0, b))
+        if np.any(neg):
+            unit = np.where(a == -1, np.where(b % 2 == 0, 1, -1), np.where(a == 1, 1, 0)).astype(res.dtype)
+            res = np.where(neg, unit, res)
+        return res
     return np.power(a, b)
 
 
 def _pow(self: object, exponent: object) -> np.ndarray:
+    if (
+        is_tensor(self)
+        and np.asarray(self).dtype.kind in "iub"
+        and isinstance(exponent, int)
+        and not isinstance(exponent, bool)
+        and exponent < 0
+    ):
+        raise ValueError("pow: integers to negative integer powers are not allowed (as torch refuses them); use a float exponent")
     return run_pointwise(_pow_fn, self, exponent)
 
 
@@ -510,9 +535,16 @@ register("aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar", "aten.pow.Scalar")(
 
 
 def _remainder_fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """
+    Python's modulo, as torch's CPU kernel computes it for floats: `fmod`, plus
+    the divisor when the two differ in sign. So `remainder(5, inf)` is 5 and
+    `remainder(-5, inf)` inf, and a zero result keeps the dividend's sign, where
+    `a - b * floor(a / b)` gives NaN and loses -0.0.
+    """
     if a.dtype.kind in "iu":
         return np.remainder(a, b)
-    return a - b * np.floor(a / b)
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 _BINARY_TABLE: dict[str, tuple[Callable[..., Any], bool, np.dtype[Any] | None]] = {

@@ -16,8 +16,10 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     I64,
     cast_to,
     compute_dtype,
+    dtype_of,
     finish,
     floating_dtype,
+    numpy_dtype,
     numpy_dtype_or_none,
 )
 from xdsl_exir.interpreters.aten_kernels.registry import Kernel, reduction_dims, register, wrap_dim
@@ -58,7 +60,8 @@ def _checked_extreme(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]
     def red(a: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
         if a.size == 0 and axis:
             raise ValueError("max/min of an empty tensor is not defined")
-        return fn(a, axis=axis, keepdims=keepdims)
+        # numpy returns a scalar, not a 0-d array, when every dim is reduced
+        return np.asarray(fn(a, axis=axis, keepdims=keepdims))
 
     return red
 
@@ -141,17 +144,28 @@ register("aten.any.default", "aten.any.dim", "aten.any.dims")(_bool_reduce(np.an
 register("aten.all.default", "aten.all.dim", "aten.all.dims")(_bool_reduce(np.all))
 
 
-def _var_impl(a: np.ndarray, dim: object, correction: float, keepdim: bool) -> tuple[np.ndarray, np.ndarray]:
-    if a.dtype.kind not in "fc":
-        raise TypeError("var/std need a floating point input")
-    c = cast_to(a, compute_dtype(a.dtype))
+def _var_impl(
+    a: np.ndarray, dim: object, correction: float, keepdim: bool, root: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """
+    Variance (its square root with `root`) and mean, accumulated in double as
+    torch's CPU kernel accumulates float32 (its `acc_type`) and rounded once:
+    the sum of squares of values near 1e30 overflows float32, yet their standard
+    deviation does not (torch gives a finite std beside an infinite var).
+    """
+    dt = dtype_of(a.dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise TypeError(f"var/std need a floating point or complex input, not {dt} (as torch); cast it first")
+    c = cast_to(a, np.dtype(np.complex128 if dt.is_complex else np.float64))
     axes = reduction_dims(dim, a.ndim)
     n = int(np.prod([a.shape[d] for d in axes])) if axes else (1 if a.ndim == 0 else a.size)
     mean = np.mean(c, axis=axes, keepdims=True)
     sq = np.sum(np.abs(c - mean) ** 2, axis=axes, keepdims=keepdim)
     var = sq / max(0.0, n - correction) if n - correction > 0 else sq / 0.0
+    if root:
+        var = np.sqrt(var)
     m = mean if keepdim else np.squeeze(mean, axis=axes) if axes else mean.reshape(a.shape)
-    return finish(var, a.dtype), finish(m, a.dtype)
+    return finish(var, numpy_dtype(dt.to_real())), finish(m, a.dtype)
 
 
 def _correction(unbiased: bool | None, correction: object) -> float:
@@ -171,8 +185,7 @@ def _var(
 def _std(
     self: np.ndarray, dim: object = None, unbiased: bool = True, keepdim: bool = False, correction: object = None
 ) -> np.ndarray:
-    v = _var_impl(np.asarray(self), dim, _correction(unbiased, correction), keepdim)[0]
-    return finish(np.sqrt(cast_to(v, compute_dtype(v.dtype))), v.dtype)
+    return _var_impl(np.asarray(self), dim, _correction(unbiased, correction), keepdim, root=True)[0]
 
 
 @register("aten.var_mean.default", "aten.var_mean.dim", "aten.var_mean.correction")
@@ -180,6 +193,13 @@ def _var_mean(
     self: np.ndarray, dim: object = None, unbiased: bool = True, keepdim: bool = False, correction: object = None
 ) -> tuple[np.ndarray, np.ndarray]:
     return _var_impl(np.asarray(self), dim, _correction(unbiased, correction), keepdim)
+
+
+@register("aten.std_mean.default", "aten.std_mean.dim", "aten.std_mean.correction")
+def _std_mean(
+    self: np.ndarray, dim: object = None, unbiased: bool = True, keepdim: bool = False, correction: object = None
+) -> tuple[np.ndarray, np.ndarray]:
+    return _var_impl(np.asarray(self), dim, _correction(unbiased, correction), keepdim, root=True)
 
 
 @register("aten.cumsum.default")

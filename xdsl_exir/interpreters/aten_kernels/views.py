@@ -344,6 +344,43 @@ def as_strided_kernel(self: np.ndarray, size: Sequence[int], stride: Sequence[in
     return as_strided(flat[off:], shape, tuple(st * a.itemsize for st in strides))
 
 
+@register("aten.unfold.default")
+def unfold_kernel(self: np.ndarray, dimension: int, size: int, step: int) -> np.ndarray:
+    """
+    `Tensor.unfold`: windows of `size` every `step` along `dimension`, as a new
+    last dim. A view of `self`, as torch's is: `as_strided` over the result
+    then reads `self`'s storage, not a copy of the windows (overlapping windows
+    would repeat elements).
+    """
+    a = np.asarray(self)
+    if a.ndim == 0:
+        if size > 1:
+            raise ValueError(f"unfold: size {size} exceeds the size 1 of a 0-d tensor")
+        return a.reshape(1)[: max(int(size), 0)]
+    d = wrap_dim(dimension, a.ndim)
+    n, size, step = a.shape[d], int(size), int(step)
+    if step <= 0 or size < 0 or size > n:
+        raise ValueError(f"unfold: size {size} and step {step} do not fit dimension {d} of size {n} (step must be positive)")
+    count = (n - size) // step + 1
+    shape = a.shape[:d] + (count,) + a.shape[d + 1 :] + (size,)
+    strides = a.strides[:d] + (a.strides[d] * step,) + a.strides[d + 1 :] + (a.strides[d],)
+    return as_strided(a, shape, strides, writeable=False)
+
+
+def with_dim_order(value: np.ndarray, dim_order: Sequence[int] | None) -> np.ndarray:
+    """
+    `value` (its logical elements) laid out in memory in `dim_order`, outermost
+    dim first, as a torch tensor of that dim order (channels-last: 0, 2, 3, 1) is:
+    a permuted view of a contiguous buffer, so that `as_strided`, which reads
+    the storage, sees torch's element order. An empty order is the identity.
+    """
+    order = list(dim_order) if dim_order else list(range(value.ndim))
+    if order == list(range(value.ndim)):
+        return value
+    inverse = [order.index(i) for i in range(value.ndim)]
+    return np.ascontiguousarray(np.transpose(value, order)).transpose(inverse)
+
+
 @register("aten.tril.default")
 def _tril(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
     return np.tril(self, int(diagonal))

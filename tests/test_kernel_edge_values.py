@@ -1,0 +1,106 @@
+"""
+Kernels against torch eager on the edge values where they once differed
+(issue 21's list): integer powers with negative exponents, the sign of zero
+through relu, remainder by an infinity, float32 GELU at the top of the range,
+std near the float32 limit, and threshold_backward's promoted dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from xdsl_exir.interpreters import aten_kernels as K
+
+torch = pytest.importorskip("torch")
+
+INF, NAN = float("inf"), float("nan")
+
+
+def _same(ours: Any, theirs: Any) -> None:
+    """Values, NaN positions, the sign of zero and the dtype exactly."""
+    want = theirs.numpy()
+    got = np.asarray(ours)
+    assert got.dtype == want.dtype
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.isnan(got) if got.dtype.kind == "f" else got, np.isnan(want) if want.dtype.kind == "f" else want)
+    if got.dtype.kind == "f":
+        real = ~np.isnan(want)
+        np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int8, torch.uint8])
+def test_integer_pow_with_negative_exponents(dtype: Any) -> None:
+    base = torch.tensor([3, -3, 1, -1, -1, 2, 0, 5], dtype=dtype if dtype != torch.uint8 else torch.int16)
+    base = base.to(dtype) if dtype != torch.uint8 else torch.tensor([3, 1, 0, 2, 255, 7, 1, 9], dtype=dtype)
+    exponent = torch.tensor([-7, -7, -7, -8, -7, -1, -2, 2], dtype=torch.int64)
+    _same(K.run_kernel("aten.pow.Tensor_Tensor", [base.numpy(), exponent.numpy()], {}), torch.pow(base, exponent))
+
+
+def test_integer_pow_by_a_negative_int_scalar_is_refused_as_torch_refuses() -> None:
+    with pytest.raises(RuntimeError):
+        torch.pow(torch.tensor([3]), -7)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        K.run_kernel("aten.pow.Tensor_Scalar", [np.array([3]), -7], {})
+    # a float exponent is fine: the result is float
+    _same(K.run_kernel("aten.pow.Tensor_Scalar", [np.array([3]), -1.0], {}), torch.pow(torch.tensor([3]), -1.0))
+
+
+EDGE = [-0.0, 0.0, NAN, -1.0, 7.0, INF, -INF, 3e38, -3e38, 1e-45]
+
+
+@pytest.mark.parametrize("name", ["relu", "relu6"])
+def test_relu_keeps_negative_zero_and_nan(name: str) -> None:
+    x = torch.tensor(EDGE)
+    _same(K.run_kernel(f"aten.{name}.default", [x.numpy()], {}), getattr(torch.nn.functional, name)(x))
+    xi = torch.tensor([-3, 0, 5, 9], dtype=torch.int32)
+    _same(K.run_kernel(f"aten.{name}.default", [xi.numpy()], {}), getattr(torch.nn.functional, name)(xi))
+
+
+@pytest.mark.parametrize("divisor", [INF, -INF, 2.5, -2.5, 0.0, -0.0, NAN])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_remainder_by_infinities_and_zeros(divisor: float, dtype: Any) -> None:
+    x = torch.tensor([5.0, -5.0, 0.0, -0.0, INF, -INF, NAN, 2.5, -7.5], dtype=dtype)
+    _same(K.run_kernel("aten.remainder.Scalar", [x.numpy(), divisor], {}), torch.remainder(x, divisor))
+    d = torch.full_like(x, divisor)
+    _same(K.run_kernel("aten.remainder.Tensor", [x.numpy(), d.numpy()], {}), torch.remainder(x, d))
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 40])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_float32_at_the_edges(n: int, approximate: str) -> None:
+    """torch's vectorized float32 GELU (more than one element) gives NaN at +inf; its scalar loop inf."""
+    for v in (INF, -INF, NAN, 3e38, -3e38, 1e20, -0.0):
+        x = torch.zeros(n)
+        x[-1] = v
+        ours = K.run_kernel("aten.gelu.default", [x.numpy()], {"approximate": approximate})
+        _same(ours[-1:], torch.nn.functional.gelu(x, approximate=approximate)[-1:])
+
+
+@pytest.mark.parametrize("name", ["std", "std_mean", "var", "var_mean"])
+def test_std_near_the_float32_limit(name: str) -> None:
+    """Accumulated in double as torch's CPU kernel: std of values near 1e30 is finite, var inf."""
+    x = torch.tensor([[1e30, 1.1e30, 3e30, -2e30], [1.0, 2.0, -0.0, NAN]])
+    for dim in (None, 1):
+        theirs = getattr(torch, name)(x, dim=dim)
+        ours = K.run_kernel(f"aten.{name}.correction", [x.numpy()], {"dim": dim})
+        if isinstance(theirs, tuple):
+            for o, t in zip(ours, theirs, strict=True):
+                _same(o, t)
+        else:
+            _same(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    ("grad", "self_"),
+    [(torch.int64, torch.float32), (torch.float16, torch.float32), (torch.float32, torch.float64), (torch.int32, torch.int64)],
+)
+def test_threshold_backward_promotes_as_eager(grad: Any, self_: Any) -> None:
+    g = torch.tensor([1, 2, 3, 4], dtype=grad)
+    s = torch.tensor([0.5, -1.0, 2.0, 0.0]).to(self_)
+    theirs = torch.ops.aten.threshold_backward(g, s, 0)
+    ours = K.KERNELS["aten.threshold_backward.default"](grad_output=g.numpy(), self=s.numpy(), threshold=0)
+    _same(ours, theirs)
