@@ -267,11 +267,12 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         if (bounds := clamp_scalar_bounds(probe, args[1], args[2] if len(args) == 3 else None)) is None:
             return None
         lo, hi = bounds
+        # a 0-d operand would give a numpy scalar back: np.asarray keeps it a tensor
         if hi is None:
-            return lambda x: (np.maximum(x, lo),)
+            return lambda x: (np.asarray(np.maximum(x, lo)),)
         if lo is None:
-            return lambda x: (np.minimum(x, hi),)
-        return lambda x: (np.clip(x, lo, hi),)
+            return lambda x: (np.asarray(np.minimum(x, hi)),)
+        return lambda x: (np.asarray(np.clip(x, lo, hi)),)
     if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
         fn1 = _UNARY_FUNCTIONS[target]
         return lambda x: (fn1(x),)

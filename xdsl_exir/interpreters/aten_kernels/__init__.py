@@ -163,8 +163,15 @@ def has_kernel(name: str) -> bool:
 
 
 def _apply_dtype(value: object, dtype: DType | None) -> object:
-    if dtype is None or not isinstance(value, np.ndarray):
+    if dtype is None:
         return value
+    if not isinstance(value, np.ndarray):
+        # A tensor result (`dtype` comes from a tensor type) that a kernel gave as a
+        # numpy or Python scalar, as numpy's full reductions do: a 0-d array, so
+        # that the next kernel sees a tensor and not a number.
+        if not isinstance(value, np.generic | bool | int | float | complex):
+            return value
+        value = np.asarray(value)
     want = NUMPY_OF.get(dtype)  # bfloat16 and float8: the ml_dtypes array, rounded as torch rounds
     if want is not None and value.dtype != want:
         return cast_array(value, dtype) if dtype in LOW_PRECISION else value.astype(want)
