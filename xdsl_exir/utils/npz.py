@@ -59,6 +59,14 @@ _HEADER_ERRORS = (
 """What reading an `.npy` header from a hostile, possibly corrupt, stream raises."""
 
 
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+"""
+A zip starts with its first member's local header; one without members (what
+`np.savez()` writes for a program of no inputs) is only its end-of-central-
+directory record, whose signature is the second.
+"""
+
+
 class NpzError(ValueError):
     """An `.npz` that cannot be read safely; the message names the file and member."""
 
@@ -68,7 +76,7 @@ def read_npz(path: str) -> dict[str, np.ndarray]:
     if not os.path.isfile(path):
         raise NpzError(f"{path}: no such file")
     with open(path, "rb") as f:
-        if f.read(4) != b"PK\x03\x04":
+        if f.read(4) not in _ZIP_MAGIC:
             raise NpzError(f"{path}: not an .npz file (numpy.savez output)")
         try:
             archive = CheckedZip(f)
