@@ -734,6 +734,58 @@ def test_ctrl_c_ends_a_long_parse_cleanly(tmp_path: Path) -> None:
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".exir-")]
 
 
+# ---------------------------------------------------------------------------
+# xDSL's own passes and output formats on this project's dialects
+# ---------------------------------------------------------------------------
+
+STOCK_INPUTS = ("examples/mlp.mlir", "tests/torchscript/dumps/lstm_cell.txt")
+
+
+def _stock_passes() -> list[str]:
+    from xdsl.transforms import get_all_passes
+
+    return sorted(get_all_passes())
+
+
+def _stock_targets() -> list[str]:
+    from xdsl.targets import get_all_targets
+
+    return sorted(set(get_all_targets()) - {"mlir"})
+
+
+@pytest.mark.parametrize("source", STOCK_INPUTS)
+def test_stock_passes_refuse_in_one_line(source: str, tmp_path: Path) -> None:
+    """Every xDSL pass on exir and TorchScript input: works, or one located line (never a dump)."""
+    failures: list[str] = []
+    for name in _stock_passes():
+        out = tmp_path / f"{name}.mlir"
+        result = invoke("exir-opt", [str(ROOT / source), "-p", name, "-o", str(out)])
+        try:
+            check_promise("exir-opt", result, out)
+            assert result.rc == 0 or len(result.err.strip().splitlines()) <= 3, result.err  # a caret under the pipeline at most
+        except AssertionError as e:
+            failures.append(f"-p {name}: {e}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("source", STOCK_INPUTS)
+def test_stock_targets_refuse_or_write_something(source: str, tmp_path: Path) -> None:
+    """Every xDSL output format: text, or one line saying it does not take these dialects."""
+    failures: list[str] = []
+    for name in [*_stock_targets(), "python{x=1}", "mlir{bogus=1}", "torchscript{x=2}"]:
+        out = tmp_path / "out.txt"
+        result = invoke("exir-opt", [str(ROOT / source), "--emit", name, "-o", str(out)])
+        try:
+            check_promise("exir-opt", result, None)
+            assert result.rc == 1 or out.read_text().strip(), "exit 0 with an empty output"
+            assert result.rc == 0 or not out.exists(), "an output was written on failure"
+            assert "Warning" not in result.err, result.err
+        except AssertionError as e:
+            failures.append(f"--emit {name}: {e}")
+        out.unlink(missing_ok=True)
+    assert not failures, "\n".join(failures)
+
+
 def test_memory_stayed_bounded() -> None:
     """Peak resident memory of this process (run after the cases): no case allocated what it claimed."""
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -35,8 +35,10 @@ xdsl-opt differ, as mlir-opt does it:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import difflib
+import inspect
 import keyword
 import os
 import re
@@ -45,6 +47,7 @@ import sys
 import tempfile
 import textwrap
 import typing
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from io import BytesIO, StringIO
 from typing import IO, Any, NoReturn
@@ -54,6 +57,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation, Region
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.target import Target
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.utils.hints import isa
@@ -641,12 +645,51 @@ class ExirOptMain(xDSLOptMain):
         if not self.args.passes:
             super().apply_passes(prog)
             return
-        with progress(f"running {self.args.passes}"):
-            if self.pass_timer is None:
-                super().apply_passes(prog)
-            else:
-                with self.pass_timer.active():
+        pipeline = self.pipeline
+        running: list[ModulePass | None] = [pipeline.passes[0] if pipeline.passes else None]
+
+        def track(done: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+            running[0] = following
+            if pipeline.callback is not None:
+                pipeline.callback(done, module, following)
+
+        self.pipeline = PassPipeline(pipeline.passes, track)
+        try:
+            with progress(f"running {self.args.passes}"), _stock_failures(
+                lambda: _stock_pass_name(running[0]), "pass", prog
+            ):
+                if self.pass_timer is None:
                     super().apply_passes(prog)
+                else:
+                    with self.pass_timer.active():
+                        super().apply_passes(prog)
+        finally:
+            self.pipeline = pipeline
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        """
+        The target's text. xDSL's own targets (assembly, llvm, wat, ...) take other
+        dialects: where one fails on this module, or writes nothing for a module that
+        has ops, the user gets one line naming the target and the module's dialects.
+        """
+        name = parse_spec(self.args.target).name
+        stock = name not in get_all_targets() and name != "mlir"
+        with _stock_failures(lambda: name if stock else None, "output format", prog):
+            if not stock:
+                return super().output_resulting_program(prog)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                text = super().output_resulting_program(prog)
+            said = [(str(w.message).splitlines() or [""])[0] for w in caught]
+            if not text.strip() and any(True for _ in prog.body.block.ops):
+                raise ExirUserError(
+                    f"--emit {name} wrote nothing for this module: xDSL's {name} target prints only the "
+                    f"ops of its own dialects, and this module holds {_dialects_of(prog)}"
+                    + "".join(f" (it said: {w})" for w in said[:1])
+                )
+            for w in said:
+                print(f"exir-opt: warning: --emit {name}: {w}", file=sys.stderr)
+            return text
 
     def run(self) -> None:
         """
@@ -727,6 +770,51 @@ class ExirOptMain(xDSLOptMain):
         if out is None or self.buffer is None:
             return
         write_atomically(out, self.buffer.getvalue().encode())
+
+
+_OUR_DIAGNOSTICS = (
+    ParseError, VerifyException, DiagnosticException, ExirUserError, InterpreterError, TensorDataError, KeyboardInterrupt,
+)
+"""Failures that already say what is wrong in the user's terms; a stock pass or target's
+other exceptions are its internal assumptions about the dialects it was given."""
+
+
+def _stock_pass_name(p: ModulePass | None) -> str | None:
+    """The name of `p` when it is one of xDSL's passes (or a plugin's), not one of ours."""
+    if p is None or type(p).__module__.startswith("xdsl_exir."):
+        return None
+    return p.name
+
+
+def _dialects_of(module: ModuleOp) -> str:
+    names = sorted({op.name.split(".", 1)[0] for op in module.walk() if op is not module})
+    return "ops of the dialects " + ", ".join(names) if names else "no ops"
+
+
+@contextlib.contextmanager
+def _stock_failures(which: Callable[[], str | None], kind: str, module: ModuleOp) -> typing.Iterator[None]:
+    """
+    Turn an unexpected exception of a stock pass or target into one line: which one, what
+    the module holds, and the exception's first line (a stock pass asserting on ops it
+    does not know would otherwise print the whole program as an internal error).
+    """
+    try:
+        yield
+    except Exception as e:
+        name = which()
+        # Ours say what is wrong; so does a stock pass's one-line diagnostic, but not one
+        # that dumps the module (xDSL's transform-interpreter does).
+        ours = isinstance(e, _OUR_DIAGNOSTICS) and not (isinstance(e, DiagnosticException) and "\n" in str(e).strip())
+        if name is None or ours:
+            raise
+        lines = str(e).strip().splitlines()
+        # A one-line message says something; a longer one is an op dumped by an assertion.
+        why = f"{type(e).__name__}: {lines[0][:160]}" if len(lines) == 1 else type(e).__name__
+        raise ExirUserError(
+            f"xDSL's {kind} '{name}' failed on this module ({why}); the module holds "
+            f"{_dialects_of(module)}, and xDSL's own passes and output formats expect the dialects "
+            "they were written for"
+        ) from None
 
 
 def _fail(message: str) -> NoReturn:
@@ -875,6 +963,21 @@ def check_target(tool: ExirOptMain, target: str) -> None:
         raise ExirUserError(
             f"--emit {target}: unknown output format" + _did_you_mean(name, known) + f" (known: {', '.join(known)})"
         )
+    entry = tool.available_targets[name]
+    if inspect.signature(entry).parameters:
+        return  # a legacy printing function: it takes no options
+    try:
+        target_class = typing.cast(Callable[[], type[Target]], entry)()
+    except ImportError as e:
+        raise ExirUserError(f"--emit {name} needs a Python package that is not installed ({e})") from None
+    try:
+        target_class.from_spec(parse_spec(target))
+    except ArgSpecParseError as e:
+        raise ExirUserError(f"--emit {target}: {e}") from None
+    except (ValueError, TypeError) as e:
+        fields = [f.name.replace("_", "-") for f in dataclasses.fields(target_class)] if dataclasses.is_dataclass(target_class) else []
+        takes = f"it takes {', '.join(fields)}" if fields else "it takes no options"
+        raise ExirUserError(f"--emit {target}: {str(e).splitlines()[0] if str(e) else type(e).__name__} ({takes})") from None
 
 
 def _sniff(tool: ExirOptMain) -> str:
