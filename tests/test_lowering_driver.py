@@ -24,7 +24,7 @@ from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.targets.iree import _context, lower_to_upstream, print_mlir, to_core  # pyright: ignore[reportPrivateUsage] - the one dialect context of the target
 from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
-from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError
 from xdsl_exir.utils.mlir_parser import ResourceParser
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -320,3 +320,74 @@ def test_bfloat16_and_float16_at_the_function_boundary() -> None:
         for o, g in zip(ours, native, strict=True):
             assert g.dtype == o.dtype
             np.testing.assert_array_equal(g.astype(np.float32), o.astype(np.float32))
+
+
+# -- exir-run on the lowered form --------------------------------------------------
+
+
+def _load_npz(path: pathlib.Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+@pytest.fixture(scope="module")
+def lowered_mlp(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    path = tmp_path_factory.mktemp("lowered") / "mlp.linalg.mlir"
+    proc = tool("exir-opt", str(ZOO / "mlp.core.pt2"), "-p", "to-core-aten,convert-exir-to-linalg", "-o", str(path))
+    assert proc.returncode == 0, proc.stderr
+    return path
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "iree"])
+def test_exir_run_runs_the_lowered_form(backend: str, lowered_mlp: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    if backend == "iree" and not _iree():
+        pytest.skip("the iree extra is not installed")
+    out = tmp_path / "out.npz"
+    args = ["--backend", backend, "--iree-cache-dir", str(tmp_path / "cache")]
+    proc = tool("exir-run", str(lowered_mlp), "--inputs", str(ZOO / "mlp.inputs.npz"), "-o", str(out), *args)
+    assert proc.returncode == 0, proc.stderr
+    got, want = _load_npz(out), _load_npz(ZOO / "mlp.expected.npz")
+    assert sorted(got) == sorted(want)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-4, atol=1e-5)
+    # the same checks of the inputs as for the program before lowering: located, exit 1, nothing written
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, arg0=np.zeros((3, 3), np.float32))
+    out.unlink()
+    proc = tool("exir-run", str(lowered_mlp), "--inputs", str(bad), "-o", str(out), *args)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "arg0" in proc.stderr and "expected shape" in proc.stderr
+    assert not out.exists()
+
+
+def test_lowered_form_keeps_buffers_across_calls() -> None:
+    """Buffers arrive by name, and each call's update is the next call's value, as before lowering."""
+    from xdsl_exir.frontends.pt2 import load_pt2
+    from xdsl_exir.interpreters.upstream.program import LoweredProgram
+
+    core = to_core(load_pt2((ZOO / "buffer_mutation.core.pt2").read_bytes(), "buffer_mutation.core.pt2"))
+    reference = ProgramRunner(core)
+    lowered = LoweredProgram(lower_to_upstream(core))
+    assert lowered.user_input_names == reference.user_input_names
+    assert set(lowered.buffer_names) <= set(reference.state)
+    with pytest.raises(InterpreterError) as e:
+        lowered.run([np.zeros((4, 8), np.float32)])
+    assert "count" in str(e.value) and "by its name" in str(e.value)
+    lowered.set_buffers({n: np.copy(reference.state[n]) for n in lowered.buffer_names})
+    x = [np.asarray(v) for v in _load_npz(ZOO / "buffer_mutation.inputs.npz").values()]
+    for call in range(2):
+        want = flatten(reference.run([np.copy(v) for v in x]), [])
+        got = flatten(lowered.run([np.copy(v) for v in x]), [])
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=f"call {call}")
+        for n in lowered.buffer_names:
+            np.testing.assert_allclose(lowered.state[n], reference.state[n], rtol=1e-5, atol=1e-6, err_msg=n)
+
+
+def test_a_module_without_the_calling_convention_is_refused(tmp_path: pathlib.Path) -> None:
+    src = tmp_path / "plain.mlir"
+    src.write_text(
+        "func.func @forward(%a: tensor<3xf32>) -> tensor<3xf32> {\n  func.return %a : tensor<3xf32>\n}\n"
+    )
+    proc = tool("exir-run", str(src), "--random-inputs", "0")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "exir.kind" in proc.stderr and "convert-exir-to-linalg" in proc.stderr

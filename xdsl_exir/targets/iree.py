@@ -12,7 +12,16 @@ in IREE) and buffers that persist across calls.
 Compiled modules are cached on disk, keyed by the SHA-256 of the lowered text,
 the IREE compiler version, the compile flags and the host CPU, in
 `$EXIR_IREE_CACHE`, else `$XDG_CACHE_HOME/xdsl-exir/iree`, else
-`~/.cache/xdsl-exir/iree`; deleting that directory clears it.
+`~/.cache/xdsl-exir/iree`; deleting that directory clears it. Each entry ends
+with the SHA-256 of the module, so a damaged one is recompiled, not loaded; one
+IREE cannot load is recompiled too. A module compiled with data tiling that
+iree-compile refuses is compiled again without it (a note on stderr). A
+failure gives iree-compile's first error line.
+
+`--max-tensor-bytes` holds here too: every tensor the program creates is
+checked before compiling when its size is static, and before each call when
+the inputs' sizes decide it. `compile_lowered` compiles a module already in
+upstream dialects (`exir-run m.linalg.mlir --backend iree`).
 
 IREE is the optional extra `iree` (`pip install 'xdsl-exir[iree]'`); this module
 imports it only when a program is compiled.
@@ -37,6 +46,7 @@ import numpy as np
 import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.universe import Universe
 
@@ -45,6 +55,8 @@ from xdsl_exir.dialects.exir import DType, ProgramOp, SymIntType, TensorType
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
+from xdsl_exir.interpreters.upstream.program import LoweredProgram
+from xdsl_exir.interpreters.upstream.values import UnsupportedTypeError, type_info
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.utils.diagnostics import locate
@@ -365,6 +377,25 @@ class _Slot:
     dtype: DType | None
 
 
+def load_forward(vmfb: bytes, options: IreeOptions) -> tuple[Any, Any]:
+    """The IREE context holding a compiled module, and its `forward` function."""
+    _, runtime = _import_iree()
+    threads = options.threads if options.threads is not None else (os.cpu_count() or 1)
+    if options.device == "cpu" and threads <= 1:
+        driver = "local-sync"
+    else:
+        driver = RUNTIME_DRIVERS[options.device]
+        if options.device == "cpu":
+            runtime.flags.parse_flags(f"--task_topology_group_count={threads}")
+    try:
+        config = runtime.Config(driver)
+        ctx = runtime.SystemContext(config=config)
+        ctx.add_vm_module(runtime.VmModule.copy_buffer(ctx.instance, vmfb))
+        return ctx, ctx.modules.module["forward"]
+    except Exception as e:
+        raise IreeError(f"IREE could not load the compiled module: {e}") from None
+
+
 class _SizeCheck:
     """
     `--max-tensor-bytes` for the tensors a program creates, which IREE would
@@ -438,20 +469,7 @@ class IreeExecutor:
         # bfloat16 and float16 arrays cross IREE's runtime as they are (ml_dtypes' bfloat16 included).
         self._out_types: list[Attribute] = list(entry.function_type.outputs.data)
         self._sizes = sizes if sizes is not None else _SizeCheck(program)
-        threads = options.threads if options.threads is not None else (os.cpu_count() or 1)
-        if options.device == "cpu" and threads <= 1:
-            driver = "local-sync"
-        else:
-            driver = RUNTIME_DRIVERS[options.device]
-            if options.device == "cpu":
-                runtime.flags.parse_flags(f"--task_topology_group_count={threads}")
-        try:
-            config = runtime.Config(driver)
-            self._ctx = runtime.SystemContext(config=config)
-            self._ctx.add_vm_module(runtime.VmModule.copy_buffer(self._ctx.instance, vmfb))
-            self._fn = self._ctx.modules.module["forward"]
-        except Exception as e:
-            raise IreeError(f"IREE could not load the compiled module: {e}") from None
+        self._ctx, self._fn = load_forward(vmfb, options)
 
     def __call__(self, *args: Any) -> list[Any]:
         self._sizes.check(args)
@@ -546,6 +564,49 @@ def compile_program(
         result = compile_text(text, options)
         executor = IreeExecutor(program, result.vmfb, options, sizes)
     return CompiledProgram(ProgramRunner(program, executor=executor), text, result, options)
+
+
+def compile_lowered(module: ModuleOp, options: IreeOptions | None = None) -> LoweredProgram:
+    """
+    A module already in upstream dialects (`convert-exir-to-linalg`'s output,
+    `func.func @forward` with `exir.kind`/`exir.name` attributes) compiled by
+    IREE as it is, with exir-run's contract (`LoweredProgram`). Tensors of
+    static types the module creates are checked against `--max-tensor-bytes`
+    before compiling.
+    """
+    options = options or IreeOptions()
+    _import_iree()
+    check_device(options)
+    program = LoweredProgram(module)  # checks the calling convention before compiling
+    for op in program.function.walk():
+        for r in op.results:
+            t = r.type
+            if isinstance(t, BuiltinTensorType) and all(d >= 0 for d in t.get_shape()):
+                try:
+                    width = type_info(t).width
+                except UnsupportedTypeError:
+                    continue  # iree-compile judges what the numpy model cannot hold
+                check_tensor_bytes(f"{locate(op)}: its result", t.get_shape(), max(1, width // 8))
+    text = print_mlir(module)
+    result = compile_text(text, options)
+    try:
+        ctx, fn = load_forward(result.vmfb, options)
+    except IreeError:
+        if not result.from_cache:
+            raise
+        _drop_cached(cache_path(result.key, options))
+        result = compile_text(text, options)
+        ctx, fn = load_forward(result.vmfb, options)
+
+    def execute(args: Sequence[Any], _ctx: Any = ctx) -> list[Any]:  # the function lives as long as its context
+        try:
+            results = fn(*args)
+        except Exception as e:
+            raise IreeError(f"the compiled program failed: {e}") from None
+        return list(results) if isinstance(results, tuple | list) else [results]
+
+    program.executor = execute
+    return program
 
 
 def runner_for(module: ModuleOp, options: IreeOptions) -> ProgramRunner:

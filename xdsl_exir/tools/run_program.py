@@ -39,6 +39,7 @@ from xdsl_exir.dialects.exir import BoolType, FloatType, IntType, SymBoolType, S
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
+from xdsl_exir.interpreters.upstream.program import LoweredProgram, is_lowered
 from xdsl_exir.tools.exir_opt import (
     ExirOptMain,
     ExirUserError,
@@ -299,6 +300,8 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
         profiler.phase("load" + (" and passes" if args.pipeline else ""), start, time.perf_counter_ns() - start)
         for name, pass_start, duration in loader.tool.pass_timer.calls if loader.tool.pass_timer else ():
             profiler.phase(name, pass_start, duration, "pass")
+    if is_lowered(module):
+        return _run_lowered(module, args, profiler)
     if _is_torchscript(module):
         if args.backend == "iree":
             raise InterpreterError(
@@ -309,6 +312,7 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
     if profiler is not None and args.backend == "iree":
         raise InterpreterError("--profile and --trace time the interpreter's ops; IREE runs the program as one call")
     runner = _program_runner(module, args, profiler)
+    assert isinstance(runner, ProgramRunner)
     if args.inputs is not None:
         inputs = _read_inputs(args.inputs, runner.user_input_names)
     elif args.random_inputs is not None:
@@ -331,14 +335,53 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
     return flat
 
 
-def _program_runner(module: ModuleOp, args: argparse.Namespace, profiler: OpProfiler | None = None) -> ProgramRunner:
-    """The numpy interpreter, or the same contract around IREE's native code."""
+def _run_lowered(module: ModuleOp, args: argparse.Namespace, profiler: OpProfiler | None) -> list[np.ndarray]:
+    """
+    A module already lowered to upstream dialects (`func.func @forward`, see
+    `LoweredProgram`): xDSL's interpreter with our upstream functions, or IREE.
+    The user inputs are arg0..; a buffer the program writes is given by its name.
+    """
+    if profiler is not None:
+        raise InterpreterError("--profile and --trace time the exir interpreter's ops; run the module before lowering")
+    program = _program_runner(module, args)
+    assert isinstance(program, LoweredProgram)
+    if args.inputs is not None:
+        arrays = _load_npz(args.inputs)
+        buffers = {k: v for k, v in arrays.items() if k in program.buffer_names}
+        program.set_buffers(buffers)
+        inputs = _read_inputs(args.inputs, program.user_input_names, {k: v for k, v in arrays.items() if k not in buffers})
+    elif args.random_inputs is not None:
+        inputs = program.random_inputs(args.random_inputs)
+    elif program.user_input_names or program.buffer_names:
+        raise InterpreterError(
+            f"the program takes inputs ({', '.join(program.user_input_names + program.buffer_names)}); "
+            "give them with --inputs IN.npz (or --random-inputs SEED)"
+        )
+    else:
+        inputs = []
+    with progress("running"):
+        results = program.run(inputs)
+    flat: list[np.ndarray] = []
+    _flatten(results, flat)
+    return flat
+
+
+def _program_runner(
+    module: ModuleOp, args: argparse.Namespace, profiler: OpProfiler | None = None
+) -> ProgramRunner | LoweredProgram:
+    """
+    The numpy interpreter, or the same contract around IREE's native code; for
+    a module already lowered, xDSL's interpreter with our upstream functions,
+    or IREE.
+    """
     if args.backend != "iree":
+        if is_lowered(module):
+            return LoweredProgram(module)
         if profiler is None:
             return ProgramRunner(module)
         profiler.count_flops(find_program(module))
         return ProgramRunner(module, wrap_op=profiler)
-    from xdsl_exir.targets.iree import IreeOptions, runner_for
+    from xdsl_exir.targets.iree import IreeOptions, compile_lowered, runner_for
 
     options = IreeOptions(
         device=args.iree_device,
@@ -346,7 +389,7 @@ def _program_runner(module: ModuleOp, args: argparse.Namespace, profiler: OpProf
         cache_dir=args.iree_cache_dir,
         use_cache=not args.no_iree_cache,
     )
-    return runner_for(module, options)
+    return compile_lowered(module, options) if is_lowered(module) else runner_for(module, options)
 
 
 def _is_torchscript(module: ModuleOp) -> bool:

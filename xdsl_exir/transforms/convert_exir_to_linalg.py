@@ -14,6 +14,11 @@ convention, which `exir-run --backend iree` maps back to the npz contract:
 - parameters, constant tensors and buffers nothing writes are constants in the
   body: `arith.constant dense_resource<name>` with the bytes in the module's
   `dialect_resources` section (MLIR's standard blob form; IREE reads it).
+  A blob must hold exactly the bytes its type says (else a diagnostic at its
+  `exir.state`). bfloat16 blobs are `tensor<...xi16>` bit patterns turned
+  back into bf16 by a tensor `arith.bitcast` (IREE cannot demote a bf16
+  `dense_resource` for CPUs without bf16 arithmetic); bf16 and f16 arguments
+  and results are passed as they are (IREE's runtime takes ml_dtypes arrays).
 - results: every `exir.output` operand, in signature order: buffer mutations,
   user-input mutations, then user outputs, each with `{exir.kind = ...,
   exir.name = ...}`. The caller feeds a returned buffer back in on the next call.
