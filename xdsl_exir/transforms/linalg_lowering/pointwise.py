@@ -5,9 +5,18 @@ Broadcasting comes from the exir types; the dtype an op computes in is PyTorch's
 type promotion of its operands (`aten_inference.result_type`, wrapped numbers
 included), float16/bfloat16 computing in float32 as the CPU kernels do. The
 formulas are those of PyTorch's CPU kernels: `sigmoid` is `1 / (1 + exp(-x))`,
-`gelu` the erf form or the tanh approximation, integer `remainder` and
-`div(rounding_mode="floor")` round toward negative infinity, comparisons on NaN
-are false except `!=`.
+`gelu` the erf form or the tanh approximation, `fmod` is C's (exact, see
+`fmod`), `remainder` and `floor_divide` are built on it as torch builds them
+(so `inf // -88` is NaN and `1e30 // -inf` is -1), integer division never
+traps, integer `pow` wraps and gives torch's answers for negative exponents,
+`pow` on floats has C's special values, `relu` keeps -0.0 and NaN,
+comparisons on NaN are false except `!=`.
+
+Only `math` ops IREE expands without libm are emitted: float64 `log2`,
+`log10`, `atan`, `atan2`, `asin`, `acos`, `tanh`, and `expm1`, `log1p`,
+`sinh`, `asinh`, `atanh` (whose IREE expansions lose small operands) are
+written in `log`, `exp`, `sqrt` and arithmetic. float64 `sin`, `cos`, `tan`
+and `erf` still reach libm and IREE refuses them at link time.
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ import math as pymath
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith, builtin, math
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
@@ -94,31 +103,249 @@ def select(st: LoweringState, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue
     return st.emit(arith.SelectOp(c, a, b))
 
 
-def floor_divide(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+# -- division and remainders, as torch's CPU kernels define them -------------
+#
+# Integer division by zero raises in torch; native code cannot raise, and an x86
+# `idiv` by zero (or of INT_MIN by -1) traps and kills the process. The divisor
+# is therefore made safe first: 0 becomes 1 (the result is then meaningless, as
+# torch gives none), and INT_MIN / -1 is computed as INT_MIN / 1, which is the
+# wrapped quotient torch returns (and a remainder of 0).
+
+
+def _safe_divisor(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    one = st.constant(1, dt)
+    zero = st.emit(arith.CmpiOp(b, st.constant(0, dt), "eq"))
+    if is_unsigned(dt):
+        return select(st, zero, one, b)
+    bits = {DType.int8: 8, DType.int16: 16, DType.int32: 32, DType.int64: 64}[dt]
+    smallest = st.emit(arith.CmpiOp(a, st.constant(-(2 ** (bits - 1)), dt), "eq"))
+    minus_one = st.emit(arith.CmpiOp(b, st.constant(-1, dt), "eq"))
+    overflow = st.emit(arith.AndIOp(smallest, minus_one))
+    return select(st, st.emit(arith.OrIOp(zero, overflow)), one, b)
+
+
+def trunc_divide(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    """`div(rounding_mode="trunc")`: C++'s `/` on integers, `trunc(a / b)` on floats."""
     if _is_float(dt):
-        return st.emit(math.FloorOp(st.emit(arith.DivfOp(a, b))))
-    return st.emit(arith.FloorDivSIOp(a, b))
+        return st.emit(math.TruncOp(st.emit(arith.DivfOp(a, b))))
+    d = _safe_divisor(st, a, b, dt)
+    return st.emit(arith.DivUIOp(a, d) if is_unsigned(dt) else arith.DivSIOp(a, d))
+
+
+def _int_remainder(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    """C++'s `%` (the dividend's sign), on a safe divisor."""
+    d = _safe_divisor(st, a, b, dt)
+    return st.emit(arith.RemUIOp(a, d) if is_unsigned(dt) else arith.RemSIOp(a, d))
+
+
+def _fmod_bits(dt: DType) -> tuple[int, int]:
+    """(quotient bits per step, steps) of `fmod`'s exact reduction for `dt` (see `fmod`)."""
+    if dt is DType.float64:
+        # q * B' exact by fused multiply-add; 52-bit quotients; float64's
+        # exponents span 2**-1074 .. 2**1024.
+        return 52, 2099 // 52 + 2
+    # float32 (and the 16-bit floats, computed in float32) in float64: a 29-bit
+    # quotient times a 24-bit divisor is exact; exponents span 2**-149 .. 2**128.
+    return 28, 277 // 28 + 2
+
+
+def fmod(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    """
+    C's `fmod` (the dividend's sign; NaN for an infinite dividend or a zero
+    divisor; the dividend itself for an infinite divisor), exactly, as torch's
+    kernels call it: no libm (IREE links none), and not `a - trunc(a / b) * b`,
+    which loses everything once the quotient outgrows the mantissa
+    (`fmod(1e30, 3)`) and gives NaN for `fmod(0, inf)`.
+
+    Long division in steps: the remainder `r` (from `|a|`) is reduced modulo
+    `B' = |b| * 2**k`, `k` chosen from the exponents so that the quotient
+    `q = trunc(r / B')` has at most `bits` bits; `r - q * B'` is then exact
+    (float32 values computed in float64: a product of 29 and 24 bits; float64:
+    a fused multiply-add), and a quotient rounded up by the division leaves a
+    negative remainder, corrected by adding `B'`. Each step removes `bits - 1`
+    bits of exponent difference; the last ones have `k = 0` and leave `r < |b|`.
+    (A float64 divisor below 2**-1022, subnormal, is scaled wrongly by the
+    exponent arithmetic; such remainders are not exact.)
+    """
+    if not _is_float(dt):
+        return _int_remainder(st, a, b, dt)
+    wide = DType.float64
+    bits, steps = _fmod_bits(dt)
+    aw, bw = st.cast(a, dt, wide), st.cast(b, dt, wide)
+    r = st.emit(math.AbsFOp(aw))
+    divisor = st.emit(math.AbsFOp(bw))
+    word = DType.int64
+    mantissa_shift = st.constant(52, word)
+    exponent_mask = st.constant(0x7FF, word)
+
+    def exponent(v: SSAValue) -> SSAValue:
+        w = st.emit(arith.BitcastOp(v, builtin.i64))
+        return st.emit(arith.AndIOp(st.emit(arith.ShRUIOp(w, mantissa_shift)), exponent_mask))
+
+    divisor_bits = st.emit(arith.BitcastOp(divisor, builtin.i64))
+    divisor_exp = exponent(divisor)
+    zero_i, zero_f = st.constant(0, word), st.constant(0.0, wide)
+    for _ in range(steps):
+        k = st.emit(arith.SubiOp(st.emit(arith.SubiOp(exponent(r), divisor_exp)), st.constant(bits, word)))
+        k = st.emit(arith.MaxSIOp(k, zero_i))
+        scaled_bits = st.emit(arith.AddiOp(divisor_bits, st.emit(arith.ShLIOp(k, mantissa_shift))))
+        scaled = st.emit(arith.BitcastOp(scaled_bits, divisor.type))
+        q = st.emit(math.TruncOp(st.emit(arith.DivfOp(r, scaled))))
+        if dt is DType.float64:
+            r = st.emit(math.FmaOp(st.emit(arith.NegfOp(q)), scaled, r))
+        else:
+            r = st.emit(arith.SubfOp(r, st.emit(arith.MulfOp(q, scaled))))
+        r = select(st, st.emit(arith.CmpfOp(r, zero_f, "olt")), st.emit(arith.AddfOp(r, scaled)), r)
+    result = st.emit(math.CopySignOp(r, aw))
+    # |a| = inf, b = 0 or a NaN operand: NaN. |b| = inf (a finite): a itself.
+    inf = st.constant(float("inf"), wide)
+    a_finite = st.emit(arith.CmpfOp(st.emit(math.AbsFOp(aw)), inf, "olt"))
+    b_nonzero = st.emit(arith.CmpfOp(divisor, zero_f, "one"))
+    defined = st.emit(arith.AndIOp(a_finite, b_nonzero))
+    b_inf = st.emit(arith.CmpfOp(divisor, inf, "oeq"))
+    result = select(st, b_inf, aw, result)
+    result = select(st, defined, result, st.constant(float("nan"), wide))
+    return st.cast(result, wide, dt)
+
+
+def floor_divide(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    """
+    torch's `div_floor`: on integers the truncated quotient minus one when the
+    signs differ and the remainder is not zero; on floats `(a - fmod(a, b)) / b`
+    corrected the same way and rounded to the nearest integer, which keeps
+    `inf // -88` NaN and `1e30 // -inf` -1 (a division by zero is IEEE's `a / b`).
+    """
+    if not _is_float(dt):
+        d = _safe_divisor(st, a, b, dt)
+        if is_unsigned(dt):
+            return st.emit(arith.DivUIOp(a, d))
+        q = st.emit(arith.DivSIOp(a, d))
+        r = st.emit(arith.RemSIOp(a, d))
+        zero = st.constant(0, dt)
+        nonzero = st.emit(arith.CmpiOp(r, zero, "ne"))
+        signs_differ = st.emit(arith.XOrIOp(st.emit(arith.CmpiOp(a, zero, "slt")), st.emit(arith.CmpiOp(d, zero, "slt"))))
+        fix = st.emit(arith.AndIOp(nonzero, signs_differ))
+        return select(st, fix, st.emit(arith.SubiOp(q, st.constant(1, dt))), q)
+    zero, one, half = st.constant(0.0, dt), st.constant(1.0, dt), st.constant(0.5, dt)
+    mod = fmod(st, a, b, dt)
+    div = st.emit(arith.DivfOp(st.emit(arith.SubfOp(a, mod)), b))
+    mod_nonzero = st.emit(arith.CmpfOp(mod, zero, "une"))
+    signs_differ = st.emit(arith.XOrIOp(st.emit(arith.CmpfOp(b, zero, "olt")), st.emit(arith.CmpfOp(mod, zero, "olt"))))
+    div = select(st, st.emit(arith.AndIOp(mod_nonzero, signs_differ)), st.emit(arith.SubfOp(div, one)), div)
+    floored = st.emit(math.FloorOp(div))
+    up = st.emit(arith.CmpfOp(st.emit(arith.SubfOp(div, floored)), half, "ogt"))
+    floored = select(st, up, st.emit(arith.AddfOp(floored, one)), floored)
+    signed_zero = st.emit(math.CopySignOp(zero, st.emit(arith.DivfOp(a, b))))
+    result = select(st, st.emit(arith.CmpfOp(div, zero, "une")), floored, signed_zero)
+    b_zero = st.emit(arith.CmpfOp(b, zero, "oeq"))
+    return select(st, b_zero, st.emit(arith.DivfOp(a, b)), result)
 
 
 def remainder(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
-    """Python's modulo: the result takes the divisor's sign."""
-    if _is_float(dt):
-        q = st.emit(math.FloorOp(st.emit(arith.DivfOp(a, b))))
-        return st.emit(arith.SubfOp(a, st.emit(arith.MulfOp(q, b))))
+    """Python's modulo, as torch computes it: `fmod`, plus the divisor when the signs differ."""
     if is_unsigned(dt):
-        return st.emit(arith.RemUIOp(a, b))
-    r = st.emit(arith.RemSIOp(a, b))
-    zero = st.constant(0, dt)
-    nonzero = st.emit(arith.CmpiOp(r, zero, "ne"))
-    signs_differ = st.emit(arith.XOrIOp(st.emit(arith.CmpiOp(r, zero, "slt")), st.emit(arith.CmpiOp(b, zero, "slt"))))
+        return _int_remainder(st, a, b, dt)
+    r = fmod(st, a, b, dt)
+    zero = st.constant(0.0 if _is_float(dt) else 0, dt)
+    nonzero = compare(st, "ne", r, zero, dt)
+    signs_differ = st.emit(arith.XOrIOp(compare(st, "lt", r, zero, dt), compare(st, "lt", b, zero, dt)))
     fix = st.emit(arith.AndIOp(nonzero, signs_differ))
-    return select(st, fix, st.emit(arith.AddiOp(r, b)), r)
+    return select(st, fix, add(st, r, b, dt), r)
+
+
+def int_power(st: LoweringState, a: SSAValue, e: SSAValue, dt: DType) -> SSAValue:
+    """
+    torch's integer `pow`, wrapping: square-and-multiply over every bit of the
+    exponent, unrolled (`math.ipowi` is not lowered on vectors by MLIR or IREE);
+    a negative exponent gives 1 for base 1, +-1 for base -1 and 0 otherwise.
+    """
+    if dt is DType.bool:
+        # true ** e is true, false ** e is (e == 0)
+        return st.emit(arith.OrIOp(a, st.emit(arith.XOrIOp(e, st.constant(True, dt)))))
+    bits = {DType.uint8: 8, DType.int8: 8, DType.int16: 16, DType.int32: 32, DType.int64: 64}[dt]
+    one, zero = st.constant(1, dt), st.constant(0, dt)
+    result, base = one, a
+    for i in range(bits if is_unsigned(dt) else bits - 1):
+        bit = st.emit(arith.AndIOp(st.emit(arith.ShRUIOp(e, st.constant(i, dt))), one))
+        result = select(st, st.emit(arith.CmpiOp(bit, zero, "ne")), st.emit(arith.MuliOp(result, base)), result)
+        base = st.emit(arith.MuliOp(base, base))
+    if is_unsigned(dt):
+        return result
+    odd = st.emit(arith.CmpiOp(st.emit(arith.AndIOp(e, one)), zero, "ne"))
+    minus_one = st.constant(-1, dt)
+    negative = select(
+        st, st.emit(arith.CmpiOp(a, one, "eq")), one,
+        select(st, st.emit(arith.CmpiOp(a, minus_one, "eq")), select(st, odd, minus_one, one), zero),
+    )  # fmt: skip
+    return select(st, st.emit(arith.CmpiOp(e, zero, "slt")), negative, result)
+
+
+def _constant_power(st: LoweringState, x: SSAValue, e: int, dt: DType) -> SSAValue:
+    """`x ** e` for a non-negative constant `e`: square-and-multiply unrolled over its bits."""
+    result: SSAValue | None = None
+    base = x
+    while e:
+        if e & 1:
+            result = base if result is None else mul(st, result, base, dt)
+        e >>= 1
+        if e:
+            base = mul(st, base, base, dt)
+    return result if result is not None else st.constant(1, dt)
+
+
+def float_power(st: LoweringState, x: SSAValue, y: SSAValue, dt: DType) -> SSAValue:
+    """
+    C's `pow` (as torch's kernels compute it): `|x| ** y` from `math.powf` on
+    a positive base (float32 computed in float64 as `exp(y log|x|)`, then
+    rounded once: IREE's float32 `powf` is off by up to 4e-6), the sign of an
+    odd integer power of a negative base, and the special values IREE's
+    expansion gets wrong: `x ** 0 = 1` (NaN too), `1 ** y = 1`, `(+-0) ** y`,
+    `(+-inf) ** y`, `x ** +-inf` by `|x|` against 1, NaN for a negative
+    finite base to a non-integer finite power.
+    """
+    zero, one, inf = st.constant(0.0, dt), st.constant(1.0, dt), st.constant(float("inf"), dt)
+    nan = st.constant(float("nan"), dt)
+    ax = st.emit(math.AbsFOp(x))
+    if dt is DType.float64:
+        r = st.emit(math.PowFOp(ax, y))
+    else:
+        wide = DType.float64
+        product = st.emit(arith.MulfOp(st.cast(y, dt, wide), st.emit(math.LogOp(st.cast(ax, dt, wide)))))
+        r = st.cast(st.emit(math.ExpOp(product)), wide, dt)
+
+    def cmp(pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        return st.emit(arith.CmpfOp(a, b, pred))
+
+    y_pos, y_neg = cmp("ogt", y, zero), cmp("olt", y, zero)
+    # |x| = 0 or inf: 0 or inf by the sign of y
+    r = select(st, cmp("oeq", ax, zero), select(st, y_pos, zero, select(st, y_neg, inf, r)), r)
+    r = select(st, cmp("oeq", ax, inf), select(st, y_pos, inf, select(st, y_neg, zero, r)), r)
+    # y = +-inf: 0, 1 or inf by |x| against 1
+    below, above, unit = cmp("olt", ax, one), cmp("ogt", ax, one), cmp("oeq", ax, one)
+    to_pos = select(st, below, zero, select(st, above, inf, select(st, unit, one, r)))
+    to_neg = select(st, below, inf, select(st, above, zero, select(st, unit, one, r)))
+    r = select(st, cmp("oeq", y, inf), to_pos, r)
+    r = select(st, cmp("oeq", y, st.emit(arith.NegfOp(inf))), to_neg, r)
+    # a negative base (-0.0 and -inf included): odd integer powers are negative
+    integral = cmp("oeq", st.emit(math.TruncOp(y)), y)
+    half = st.emit(arith.MulfOp(y, st.constant(0.5, dt)))
+    odd = st.emit(arith.AndIOp(integral, cmp("une", st.emit(math.TruncOp(half)), half)))
+    negative = cmp("olt", st.emit(math.CopySignOp(one, x)), zero)
+    negative = st.emit(arith.AndIOp(negative, cmp("ord", x, x)))
+    r = select(st, st.emit(arith.AndIOp(negative, odd)), st.emit(arith.NegfOp(r)), r)
+    finite_base = st.emit(arith.AndIOp(cmp("olt", ax, inf), cmp("one", ax, zero)))
+    y_finite = cmp("olt", st.emit(math.AbsFOp(y)), inf)
+    undefined = st.emit(arith.AndIOp(st.emit(arith.AndIOp(negative, finite_base)), st.emit(arith.AndIOp(y_finite, st.emit(arith.XOrIOp(integral, st.constant(True, DType.bool)))))))
+    r = select(st, undefined, nan, r)
+    r = select(st, cmp("uno", y, y), nan, r)
+    r = select(st, cmp("oeq", y, zero), one, r)
+    return select(st, cmp("oeq", x, one), one, r)
 
 
 def pow_(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
     if _is_float(dt):
-        return st.emit(math.PowFOp(a, b))
-    return st.emit(math.IPowIOp(a, b))
+        return float_power(st, a, b, dt)
+    return int_power(st, a, b, dt)
 
 
 def sigmoid(st: LoweringState, x: SSAValue, dt: DType) -> SSAValue:
@@ -167,6 +394,189 @@ def _pointwise(
     ]
 
 
+# -- float64 (and log10) without libm ------------------------------------------
+#
+# IREE's CPU backend expands `math` ops into polynomials for float32 only; for
+# float64, `math.log2`, `log10`, `atan`, `atan2`, `asin`, `acos`, `tanh` (and
+# `sin`, `cos`, `tan`, `erf`) become calls to a libm it does not link, and
+# `log10` does for float32 too. These are written here in the float64 ops it
+# does expand (`log`, `expm1`, `sqrt`) and plain arithmetic.
+
+_LOG10_E = 1.0 / pymath.log(10.0)
+_LOG2_E = 1.0 / pymath.log(2.0)
+_ATAN_STEPS = 8
+"""atan's table: atan(k / 8) for k = 0..8, the rest by its series (see `_atan_unit`)."""
+
+
+def _wide_log10(st: LoweringState, x: SSAValue, dt: DType) -> SSAValue:
+    """log10 as `log(x) / ln 10` in float64 (float32 operands: correctly rounded but for rare ties)."""
+    wide = DType.float64
+    y = st.emit(arith.MulfOp(st.emit(math.LogOp(st.cast(x, dt, wide))), st.constant(_LOG10_E, wide)))
+    return st.cast(y, wide, dt)
+
+
+def _log2_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """
+    log2 of a float64: `e + log(m) / ln 2` for `x = m * 2**e` with `m` in
+    [sqrt(1/2), sqrt(2)), exact at powers of two; zero, negative, subnormal,
+    infinite and NaN operands take `log(x) / ln 2` (-inf, NaN, ..., as log2).
+    """
+    f64 = DType.float64
+    word = DType.int64
+    bits = st.emit(arith.BitcastOp(x, builtin.i64))
+    biased = st.emit(arith.AndIOp(st.emit(arith.ShRUIOp(bits, st.constant(52, word))), st.constant(0x7FF, word)))
+    mantissa = st.emit(arith.AndIOp(bits, st.constant((1 << 52) - 1, word)))
+    m = st.emit(arith.BitcastOp(st.emit(arith.OrIOp(mantissa, st.constant(1023 << 52, word))), builtin.f64))
+    e = st.cast(st.emit(arith.SubiOp(biased, st.constant(1023, word))), word, f64)
+    big = st.emit(arith.CmpfOp(m, st.constant(pymath.sqrt(2.0), f64), "oge"))
+    m = select(st, big, st.emit(arith.MulfOp(m, st.constant(0.5, f64))), m)
+    e = select(st, big, st.emit(arith.AddfOp(e, st.constant(1.0, f64))), e)
+    split = st.emit(arith.AddfOp(e, st.emit(arith.MulfOp(st.emit(math.LogOp(m)), st.constant(_LOG2_E, f64)))))
+    plain = st.emit(arith.MulfOp(st.emit(math.LogOp(x)), st.constant(_LOG2_E, f64)))
+    positive = st.emit(arith.CmpfOp(x, st.constant(0.0, f64), "ogt"))
+    normal = st.emit(arith.AndIOp(st.emit(arith.CmpiOp(biased, st.constant(0, word), "ne")), st.emit(arith.CmpiOp(biased, st.constant(0x7FF, word), "ne"))))
+    return select(st, st.emit(arith.AndIOp(positive, normal)), split, plain)
+
+
+def _atan_unit(st: LoweringState, t: SSAValue) -> SSAValue:
+    """
+    atan of a float64 `t` in [0, 1]: `atan(c) + atan(u)` with `c = k / 8` the
+    nearest eighth and `u = (t - c) / (1 + t c)` (|u| <= 1/16; `t - c` exact),
+    atan(c) from a table and atan(u) from its alternating series to `u**17`,
+    whose first omitted term is below float64's rounding of the result.
+    """
+    f64 = DType.float64
+    k = st.emit(math.RoundEvenOp(st.emit(arith.MulfOp(t, st.constant(float(_ATAN_STEPS), f64)))))
+    c = st.emit(arith.DivfOp(k, st.constant(float(_ATAN_STEPS), f64)))
+    u = st.emit(arith.DivfOp(st.emit(arith.SubfOp(t, c)), st.emit(arith.AddfOp(st.constant(1.0, f64), st.emit(arith.MulfOp(t, c))))))
+    z = st.emit(arith.MulfOp(u, u))
+    terms = 9
+    p = st.constant((-1) ** (terms - 1) / (2 * terms - 1), f64)
+    for j in range(terms - 2, -1, -1):
+        p = st.emit(arith.AddfOp(st.emit(arith.MulfOp(p, z)), st.constant((-1) ** j / (2 * j + 1), f64)))
+    base = st.constant(0.0, f64)
+    for j in range(1, _ATAN_STEPS + 1):
+        hit = st.emit(arith.CmpfOp(k, st.constant(float(j), f64), "oeq"))
+        base = select(st, hit, st.constant(pymath.atan(j / _ATAN_STEPS), f64), base)
+    return st.emit(arith.AddfOp(base, st.emit(arith.MulfOp(u, p))))
+
+
+def atan2_f64(st: LoweringState, y: SSAValue, x: SSAValue) -> SSAValue:
+    """
+    atan2 in float64 with C's special values: the smaller of |y|, |x| over the
+    larger gives an angle in [0, pi/4] (`_atan_unit`), reflected into the
+    octant and quadrant by the operands' magnitudes and signs (-0.0 counts as
+    negative); both zero gives 0 (then +-pi for a negative-zero x), both
+    infinite pi/4 (3 pi/4), and NaN stays NaN.
+    """
+    f64 = DType.float64
+    ax, ay = st.emit(math.AbsFOp(x)), st.emit(math.AbsFOp(y))
+    swap = st.emit(arith.CmpfOp(ay, ax, "ogt"))
+    t = st.emit(arith.DivfOp(select(st, swap, ax, ay), select(st, swap, ay, ax)))
+    zero, inf = st.constant(0.0, f64), st.constant(float("inf"), f64)
+    both_zero = st.emit(arith.AndIOp(st.emit(arith.CmpfOp(ax, zero, "oeq")), st.emit(arith.CmpfOp(ay, zero, "oeq"))))
+    both_inf = st.emit(arith.AndIOp(st.emit(arith.CmpfOp(ax, inf, "oeq")), st.emit(arith.CmpfOp(ay, inf, "oeq"))))
+    t = select(st, both_zero, zero, select(st, both_inf, st.constant(1.0, f64), t))
+    a = _atan_unit(st, t)
+    a = select(st, swap, st.emit(arith.SubfOp(st.constant(pymath.pi / 2, f64), a)), a)
+    x_negative = st.emit(arith.CmpfOp(st.emit(math.CopySignOp(st.constant(1.0, f64), x)), zero, "olt"))
+    a = select(st, x_negative, st.emit(arith.SubfOp(st.constant(pymath.pi, f64), a)), a)
+    return st.emit(math.CopySignOp(a, y))
+
+
+def _sqrt_one_minus_square(st: LoweringState, x: SSAValue) -> SSAValue:
+    """sqrt(1 - x**2) as sqrt((1 - x)(1 + x)), exact where it matters (|x| near 1); NaN beyond 1."""
+    f64 = DType.float64
+    one = st.constant(1.0, f64)
+    return st.emit(math.SqrtOp(st.emit(arith.MulfOp(st.emit(arith.SubfOp(one, x)), st.emit(arith.AddfOp(one, x))))))
+
+
+def _expm1_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """
+    expm1 in float64 from `exp` and `log` (IREE's float64 `expm1` is
+    `exp(x) - 1`, all cancellation near 0): Kahan's `(u - 1) * x / log(u)`
+    with `u = exp(x)`, whose rounding errors cancel; x when u rounds to 1.
+    """
+    f64 = DType.float64
+    one = st.constant(1.0, f64)
+    u = st.emit(math.ExpOp(x))
+    um1 = st.emit(arith.SubfOp(u, one))
+    r = st.emit(arith.DivfOp(st.emit(arith.MulfOp(um1, x)), st.emit(math.LogOp(u))))
+    r = select(st, st.emit(arith.CmpfOp(um1, st.constant(-1.0, f64), "oeq")), st.constant(-1.0, f64), r)
+    r = select(st, st.emit(arith.CmpfOp(u, st.constant(float("inf"), f64), "oeq")), u, r)
+    return select(st, st.emit(arith.CmpfOp(u, one, "oeq")), x, r)
+
+
+def _log1p_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """log1p in float64, Kahan's `log(u) * x / (u - 1)` with `u = 1 + x`; x when u rounds to 1, inf at inf."""
+    f64 = DType.float64
+    one = st.constant(1.0, f64)
+    u = st.emit(arith.AddfOp(one, x))
+    r = st.emit(arith.DivfOp(st.emit(arith.MulfOp(st.emit(math.LogOp(u)), x)), st.emit(arith.SubfOp(u, one))))
+    r = select(st, st.emit(arith.CmpfOp(x, st.constant(float("inf"), f64), "oeq")), x, r)
+    r = select(st, st.emit(arith.CmpfOp(u, st.constant(0.0, f64), "oeq")), st.constant(float("-inf"), f64), r)
+    return select(st, st.emit(arith.CmpfOp(u, one, "oeq")), x, r)
+
+
+def _sinh_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """sinh: `(e + e / (e + 1)) / 2` with `e = expm1(|x|)` below 1 (IREE's gives 0 for tiny x), its own above."""
+    f64 = DType.float64
+    ax = st.emit(math.AbsFOp(x))
+    e = _expm1_f64(st, ax)
+    small = st.emit(arith.MulfOp(st.emit(arith.AddfOp(e, st.emit(arith.DivfOp(e, st.emit(arith.AddfOp(e, st.constant(1.0, f64))))))), st.constant(0.5, f64)))
+    r = select(st, st.emit(arith.CmpfOp(ax, st.constant(1.0, f64), "olt")), small, st.emit(math.SinhOp(ax)))
+    return st.emit(math.CopySignOp(r, x))
+
+
+def _asinh_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """asinh: `log1p(|x| + x**2 / (1 + sqrt(1 + x**2)))`, `log(|x|) + ln 2` past 2**28; signed like x."""
+    f64 = DType.float64
+    one = st.constant(1.0, f64)
+    ax = st.emit(math.AbsFOp(x))
+    sq = st.emit(arith.MulfOp(ax, ax))
+    inner = st.emit(arith.AddfOp(ax, st.emit(arith.DivfOp(sq, st.emit(arith.AddfOp(one, st.emit(math.SqrtOp(st.emit(arith.AddfOp(one, sq))))))))))
+    big = st.emit(arith.AddfOp(st.emit(math.LogOp(ax)), st.constant(pymath.log(2.0), f64)))
+    r = select(st, st.emit(arith.CmpfOp(ax, st.constant(2.0**28, f64), "ogt")), big, _log1p_f64(st, inner))
+    return st.emit(math.CopySignOp(r, x))
+
+
+def _atanh_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """atanh: `log1p(2|x| / (1 - |x|)) / 2`, signed like x (inf at 1, NaN beyond)."""
+    f64 = DType.float64
+    ax = st.emit(math.AbsFOp(x))
+    ratio = st.emit(arith.DivfOp(st.emit(arith.MulfOp(ax, st.constant(2.0, f64))), st.emit(arith.SubfOp(st.constant(1.0, f64), ax))))
+    r = st.emit(arith.MulfOp(_log1p_f64(st, ratio), st.constant(0.5, f64)))
+    return st.emit(math.CopySignOp(r, x))
+
+
+def _tanh_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """tanh as `e / (e + 2)` with `e = expm1(2|x|)`, signed like x; 1 past |x| = 20, where float64 rounds to it."""
+    f64 = DType.float64
+    ax = st.emit(math.AbsFOp(x))
+    e = _expm1_f64(st, st.emit(arith.MulfOp(ax, st.constant(2.0, f64))))
+    r = st.emit(arith.DivfOp(e, st.emit(arith.AddfOp(e, st.constant(2.0, f64)))))
+    r = select(st, st.emit(arith.CmpfOp(ax, st.constant(20.0, f64), "ogt")), st.constant(1.0, f64), r)
+    return st.emit(math.CopySignOp(r, x))
+
+
+_F64_UNARY: dict[str, Callable[[LoweringState, SSAValue], SSAValue]] = {
+    "log2": _log2_f64,
+    "atan": lambda st, x: atan2_f64(st, x, st.constant(1.0, DType.float64)),
+    "asin": lambda st, x: atan2_f64(st, x, _sqrt_one_minus_square(st, x)),
+    "acos": lambda st, x: atan2_f64(st, _sqrt_one_minus_square(st, x), x),
+    "tanh": _tanh_f64,
+    "expm1": _expm1_f64,
+    "log1p": _log1p_f64,
+    "sinh": _sinh_f64,
+    "asinh": _asinh_f64,
+    "atanh": _atanh_f64,
+}
+"""float64 replacements of the `math` ops IREE would call libm for or expands inaccurately near 0."""
+
+_WIDENED = frozenset(("sinh", "asinh", "atanh", "log1p"))
+"""float32 ops whose IREE expansion loses tiny operands (sinh(1e-9) = 0): computed by the float64 forms, rounded once."""
+
+
 _FLOAT_UNARY: dict[str, Callable[[SSAValue], object]] = {
     "exp": math.ExpOp, "exp2": math.Exp2Op, "expm1": math.ExpM1Op, "log": math.LogOp,
     "log2": math.Log2Op, "log10": math.Log10Op, "log1p": math.Log1pOp, "sqrt": math.SqrtOp,
@@ -180,7 +590,17 @@ _FLOAT_UNARY: dict[str, Callable[[SSAValue], object]] = {
 def _register_float_unary(name: str, make: Callable[[SSAValue], object]) -> None:
     @lowers(f"aten.{name}.default")
     def rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-        return _pointwise(st, op, [b["self"]], lambda v, dt: st.emit(cast(Operation, make(v[0]))))
+        def body(v: list[SSAValue], dt: DType) -> SSAValue:
+            if name == "log10":
+                return _wide_log10(st, v[0], dt)
+            if dt is DType.float64 and name in _F64_UNARY:
+                return _F64_UNARY[name](st, v[0])
+            if name in _WIDENED:
+                wide = DType.float64
+                return st.cast(_F64_UNARY[name](st, st.cast(v[0], dt, wide)), wide, dt)
+            return st.emit(cast(Operation, make(v[0])))
+
+        return _pointwise(st, op, [b["self"]], body)
 
     _ = rule
 
@@ -212,7 +632,13 @@ def _silu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.relu.default")
 def _relu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _pointwise(st, op, [b["self"]], lambda v, dt: maximum(st, v[0], st.constant(0, dt), dt))
+    """`x < 0 ? 0 : x`: -0.0 and NaN pass through, as torch's kernel leaves them (a maximum would give +0.0)."""
+
+    def body(v: list[SSAValue], dt: DType) -> SSAValue:
+        zero = st.constant(0, dt)
+        return select(st, compare(st, "lt", v[0], zero, dt), zero, v[0])
+
+    return _pointwise(st, op, [b["self"]], body)
 
 
 @lowers("aten.neg.default")
@@ -348,9 +774,7 @@ def _div_mode(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         if mode == "floor":
             return floor_divide(st, v[0], v[1], dt)
         if mode == "trunc":
-            if _is_float(dt):
-                return st.emit(math.TruncOp(st.emit(arith.DivfOp(v[0], v[1]))))
-            return st.emit(arith.DivUIOp(v[0], v[1]) if is_unsigned(dt) else arith.DivSIOp(v[0], v[1]))
+            return trunc_divide(st, v[0], v[1], dt)
         return div(st, v[0], v[1], dt)
 
     return _pointwise(st, op, [b["self"], b["other"]], body)
@@ -368,13 +792,7 @@ def _remainder(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.fmod.Tensor", "aten.fmod.Scalar")
 def _fmod(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    def body(v: list[SSAValue], dt: DType) -> SSAValue:
-        if _is_float(dt):
-            q = st.emit(math.TruncOp(st.emit(arith.DivfOp(v[0], v[1]))))
-            return st.emit(arith.SubfOp(v[0], st.emit(arith.MulfOp(q, v[1]))))
-        return st.emit(arith.RemUIOp(v[0], v[1]) if is_unsigned(dt) else arith.RemSIOp(v[0], v[1]))
-
-    return _pointwise(st, op, [b["self"], b["other"]], body)
+    return _pointwise(st, op, [b["self"], b["other"]], lambda v, dt: fmod(st, v[0], v[1], dt))
 
 
 @lowers("aten.pow.Tensor_Tensor", "aten.pow.Scalar")
@@ -385,6 +803,10 @@ def _pow(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 @lowers("aten.pow.Tensor_Scalar")
 def _pow_scalar(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     e = b["exponent"]
+    if not _result(op).element_dtype.is_floating_point and isinstance(e, int) and not isinstance(e, bool):
+        if e < 0:
+            raise st.error("pow of an integer tensor to a negative integer power: torch refuses it too ('Integers to negative integer powers are not allowed')")
+        return _pointwise(st, op, [b["self"]], lambda v, dt: _constant_power(st, v[0], e, dt))
     if isinstance(e, int | float) and not isinstance(e, bool) and float(e) in (1.0, 2.0, 3.0, 0.5, -1.0):
         # The exponents PyTorch's kernel special-cases, computed the same way.
         def body(v: list[SSAValue], dt: DType) -> SSAValue:
@@ -425,7 +847,13 @@ def _minimum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.atan2.default")
 def _atan2(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _pointwise(st, op, [b["self"], b["other"]], lambda v, dt: st.emit(math.Atan2Op(v[0], v[1])))
+    """float64 through `atan2_f64` (no libm); float32 (and 16-bit floats) computed there too and rounded once."""
+
+    def body(v: list[SSAValue], dt: DType) -> SSAValue:
+        wide = DType.float64
+        return st.cast(atan2_f64(st, st.cast(v[0], dt, wide), st.cast(v[1], dt, wide)), wide, dt)
+
+    return _pointwise(st, op, [b["self"], b["other"]], body)
 
 
 def _bitwise(name: str, make: Callable[[SSAValue, SSAValue], object]) -> None:
