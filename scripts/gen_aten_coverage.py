@@ -11,7 +11,10 @@ Backend-specific families are left out (`EXCLUDED` below). Each overload's
 status comes from the code itself, so the file cannot claim what is not there:
 
 - `kernel`: a numpy kernel (`interpreters/aten_kernels/`), or a target the
-  interpreter runs itself (asserts, SymInt queries);
+  interpreter runs itself (asserts, SymInt queries), of an overload that
+  `to-core-aten` keeps (core, or kept in core as torch keeps it) or decomposes;
+- `kernel; to-core-aten refuses: reason`: the interpreter runs it, but it is
+  not core and has no decomposition, so `to-core-aten` stops on it;
 - `decomposition`: a rule of the `decompose` table
   (`transforms/decompositions/`) into operators that have kernels;
 - `refused: reason`: neither, with the reason of its family (`REFUSALS`).
@@ -50,7 +53,9 @@ QNNPACK, quantized RNN cells, queries of quantized tensors)."""
 HEADER = """\
 # The ATen overloads of torch {version} a CPU program can contain, and how
 # xdsl-exir runs each: `kernel` (a numpy kernel, or run by the interpreter
-# itself: asserts, SymInt queries), `decomposition` (a rule of the decompose
+# itself: asserts, SymInt queries; to-core-aten keeps or decomposes the overload),
+# `kernel; to-core-aten refuses: reason` (the interpreter runs it, to-core-aten
+# cannot take it to core ATen), `decomposition` (a rule of the decompose
 # table, into operators with kernels; the interpreter, to-core-aten and the
 # linalg lowering share it) or `refused: reason`. In-place and out= overloads are not listed: they run
 # through the functional overload listed here.
@@ -90,8 +95,11 @@ def cpu_overloads() -> list[str]:
 
 def render(names: list[str], version: str) -> str:
     statuses = {n: status_of(n) for n in names}
-    counts = {k: sum(1 for s in statuses.values() if s.split(":")[0] == k) for k in ("kernel", "decomposition", "refused")}
+    counts = {k: sum(1 for s in statuses.values() if s.split(";")[0].split(":")[0] == k)
+              for k in ("kernel", "decomposition", "refused")}
+    to_core = sum(1 for s in statuses.values() if s.startswith("kernel; to-core-aten refuses"))
     summary = f"{len(names)} overloads: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+    summary += f" ({to_core} of the kernels refused by to-core-aten)"
     lines = [f"{n}  {statuses[n]}" for n in names]
     return HEADER.format(version=version, counts=summary) + "\n".join(lines) + "\n"
 

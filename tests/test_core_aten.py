@@ -20,17 +20,20 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xdsl_exir.dialects.aten import AtenOp, build
-from xdsl_exir.dialects.exir import CallFunctionOp
+from xdsl_exir.dialects.exir import AssertScalarOp, CallFunctionOp
 from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 from xdsl_exir.utils import op_registry
 
 
 def aten_multiset(module: ModuleOp) -> collections.Counter[str]:
-    """ATen overloads called, counted (SymInt queries are exir ops here, not counted)."""
+    """ATen overloads called, counted (SymInt queries are exir ops here, not counted; a runtime
+    assertion, `exir.assert_scalar`, is torch's `aten._assert_scalar.default`)."""
     counts: collections.Counter[str] = collections.Counter()
     for op in module.walk():
         if isinstance(op, AtenOp):
             counts[op.name] += 1
+        elif isinstance(op, AssertScalarOp):
+            counts["aten._assert_scalar.default"] += 1
         elif isinstance(op, CallFunctionOp) and (e := op_registry.lookup(op.target.data)) is not None:
             counts[e.op_name] += 1
     return counts

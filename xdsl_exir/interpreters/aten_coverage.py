@@ -7,7 +7,11 @@ dispatcher); this module computes each one's status from the code, so the
 file and the tables it describes cannot drift apart: a numpy `kernel`, a
 `decomposition` (a rule of the decompose table; the interpreter runs it
 through `aten_kernels.decomposed`), or `refused: reason`, the reason of the
-overload's family. No torch needed.
+overload's family. A kernel says too whether `to-core-aten` can take the
+overload to core ATen: `kernel` when the overload is core, kept in core
+(`decompositions.KEEP_IN_CORE`, as torch keeps it) or decomposed;
+`kernel; to-core-aten refuses: reason` when the interpreter runs it but
+`to-core-aten` stops on it. No torch needed.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from pathlib import Path
 from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.aten_kernels.decomposed import DECOMPOSED
 from xdsl_exir.interpreters.exir_functions import builtin_targets
+from xdsl_exir.transforms.decompositions import NOT_YET, RULES, default_legal_ops
+from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS
 
 COVERAGE_FILE = Path(str(files("xdsl_exir.dialects").joinpath("aten_coverage.txt")))
 
@@ -35,7 +41,10 @@ REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"backward", "backward operator: no kernel or decomposition yet"),
         (r"quantize|fake_quant|_aminmax|choose_qparams|_saturate_weight_to_fp16",
          "quantization operator: no kernel or decomposition yet"),
-        (r"rnn|lstm|gru", "recurrent cell: torch.export unrolls the module into matmuls; no kernel yet"),
+        (r"^aten\.(lstm|gru|rnn_tanh|rnn_relu)\.data$",
+         "recurrent module over a PackedSequence: unrolling needs its batch sizes, a run-time tensor; "
+         "no kernel yet"),
+        (r"rnn|lstm|gru", "recurrent operator: no kernel or decomposition yet"),
         (r"^aten\.(rand|randn|randint|normal|normal_functional|poisson|multinomial|binomial|_standard_gamma|_sample_dirichlet|bernoulli|"
          r"rrelu|exponential|geometric|cauchy|log_normal|uniform|random)(\.|_like\.)",
          "random operator: no sampler yet"),
@@ -49,14 +58,19 @@ REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 decomposition is refused; the first match wins."""
 
 DEFAULT_REFUSAL = "no kernel or decomposition yet"
+TO_CORE_REFUSAL = "not core, and no decomposition yet"
 
 
 def status_of(name: str) -> str:
-    """`kernel`, `decomposition` or `refused: reason` for the IR name of an overload."""
+    """`kernel`, `decomposition` or `refused: reason` for the IR name of an overload; a kernel
+    of a non-core overload that `to-core-aten` can neither keep (`KEEP_IN_CORE`) nor decompose
+    says so: `kernel; to-core-aten refuses: reason`."""
     if name in DECOMPOSED:
         return "decomposition"
     if aten_kernels.has_kernel(name) or name in builtin_targets():
-        return "kernel"
+        if name in RULES or name in default_legal_ops() or name in CORE_IR_EXTRAS:
+            return "kernel"
+        return f"kernel; to-core-aten refuses: {NOT_YET.get(name, TO_CORE_REFUSAL)}"
     for pattern, reason in REFUSALS:
         if pattern.search(name):
             return f"refused: {reason}"
@@ -76,4 +90,4 @@ def read_coverage(text: str | None = None) -> dict[str, str]:
     return out
 
 
-__all__ = ["COVERAGE_FILE", "DEFAULT_REFUSAL", "REFUSALS", "read_coverage", "status_of"]
+__all__ = ["COVERAGE_FILE", "DEFAULT_REFUSAL", "REFUSALS", "TO_CORE_REFUSAL", "read_coverage", "status_of"]

@@ -16,6 +16,7 @@ from xdsl_exir.transforms.decompositions.core import (
     SymValues,
     default_legal_ops,
 )
+from xdsl_exir.transforms.decompositions.keep import KEEP_IN_CORE, NOT_YET
 from xdsl_exir.transforms.decompositions import (
     renames,
     views,
@@ -29,10 +30,13 @@ from xdsl_exir.transforms.decompositions import (
     losses,
     reductions,
     indexing,
+    recurrent,
 )
 
 __all__ = [
     "DECOMPOSED_CORE",
+    "KEEP_IN_CORE",
+    "NOT_YET",
     "RULES",
     "Decline",
     "Emitter",
@@ -54,4 +58,5 @@ _FAMILIES = (
     losses,
     reductions,
     indexing,
+    recurrent,
 )

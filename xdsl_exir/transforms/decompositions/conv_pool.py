@@ -41,15 +41,29 @@ def _batch_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.item(new, 0)]
 
 
+def _channels_last(strides: Sequence[SymSize]) -> bool:
+    """4-d strides in channels-last order (N, H, W, C outermost to innermost), C dense."""
+    if not all(isinstance(s, int) for s in strides):
+        return False
+    st = cast(list[int], list(strides))
+    return st[1] == 1 and st[0] >= st[2] >= st[3] >= st[1] and st[3] > 1
+
+
 @rule("aten.adaptive_avg_pool2d.default")
 def _adaptive_avg_pool2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """Output 1x1 is a mean; evenly dividing windows an avg_pool2d; else the core op."""
+    """Output 1x1 is a mean (restrided to channels-last strides when the input is channels-last,
+    as ATen's composite kernel does with `as_strided`); evenly dividing windows an avg_pool2d;
+    else the core op."""
     x = cast(SSAValue, b["self"])
     t = _tensor(x)
     out = b.ints("output_size", 2)
     h, w = t.sizes[-2], t.sizes[-1]
     if out == [1, 1]:
-        return [e.v("aten.mean.dim", x, [-1, -2], True)]
+        mean = e.v("aten.mean.dim", x, [-1, -2], True)
+        if t.rank == 4 and _channels_last(e.layouts.strides(x)):
+            n, c = t.sizes[0], t.sizes[1]
+            mean = e.v("aten.as_strided.default", mean, e.sizes([n, c, 1, 1]), e.sizes([c, 1, c, c]))
+        return [mean]
     if isinstance(h, int) and isinstance(w, int) and h % out[0] == 0 and w % out[1] == 0:
         k = [h // out[0], w // out[1]]
         return [e.v("aten.avg_pool2d.default", x, k, k)]
@@ -146,3 +160,60 @@ def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if isinstance(b.get("bias"), SSAValue):
         out = e.v("aten.add.Tensor", out, e.v("aten.view.default", b["bias"], e.sizes(shape)))
     return [out]
+
+
+@rule("aten.group_norm.default")
+def _group_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's `group_norm`: `native_group_norm` with N, C and the product of the spatial
+    sizes, its first result."""
+    x = cast(SSAValue, b["input"])
+    t = _tensor(x)
+    if t.rank < 2:
+        raise Decline()
+    spatial: SymSize = 1
+    for s in t.sizes[2:]:
+        spatial = spatial * s
+    n, c, hw = e.sizes([t.sizes[0], t.sizes[1], spatial])
+    stats = e.call("aten.native_group_norm.default", x, b.get("weight"), b.get("bias"), n, c, hw,
+                   b.int("num_groups"), b["eps"])
+    return [e.item(stats, 0)]
+
+
+@rule("aten.conv1d.padding", "aten.conv2d.padding", "aten.conv3d.padding")
+def _conv_padding_mode(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's `_convolution_mode`: `valid` is no padding; `same` pads `dilation * (k - 1)` in all
+    per dim, half on each side, the odd element after (`constant_pad_nd` on the input first)."""
+    n = int(op_name(op).split(".")[1][-2])
+    x, w = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"])
+    if _tensor(x).rank != n + 2:
+        raise Decline()  # unbatched input
+    stride, dilation = b.ints("stride", n), b.ints("dilation", n)
+    mode = b["padding"]
+    if mode == "valid":
+        padding = [0] * n
+    elif mode == "same":
+        kernel = _tensor(w).sizes[2:]
+        if not all(isinstance(k, int) for k in kernel) or any(s != 1 for s in stride):
+            raise Decline()
+        totals = [d * (cast(int, k) - 1) for d, k in zip(dilation, kernel)]
+        padding = [t // 2 for t in totals]
+        extra = [t - 2 * p for t, p in zip(totals, padding)]
+        if any(extra):
+            pad: list[int] = []
+            for d in reversed(range(n)):  # constant_pad_nd lists the last dim first
+                pad += [0, extra[d]]
+            x = e.v("aten.constant_pad_nd.default", x, pad, 0)
+    else:
+        raise Decline()
+    return [
+        e.v("aten.convolution.default", x, w, b.get("bias"), stride, padding, dilation, False, [0] * n, b["groups"])
+    ]
+
+
+@rule("aten.upsample_nearest2d.default")
+def _upsample_nearest2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The sized overload is the core `vec` overload with the same output size (explicit scales,
+    which change the source index, are left alone)."""
+    if b.get("scales_h") is not None or b.get("scales_w") is not None:
+        raise Decline()
+    return [e.v("aten.upsample_nearest2d.vec", b["self"], b["output_size"], None)]

@@ -45,6 +45,7 @@ from xdsl_exir.dialects.exir import (
     SymSizeOp,
     TensorType,
 )
+from xdsl_exir.transforms.decompositions.keep import KEEP_IN_CORE
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import all_operators, lookup
 from xdsl_exir.utils.symbolic import SymSize, is_floordiv, sympy
@@ -131,6 +132,20 @@ def view_strides(old: Sequence[SymSize], old_strides: Strides, new: Sequence[Sym
     if view_d != -1:
         return None
     return tuple(new_strides)
+
+
+def _dense_in_order(sizes: Sequence[SymSize], strides: Strides) -> Strides:
+    """The strides TensorIterator gives a new result computed from an input with `strides`:
+    dense, with the input's dims in the same order (a slice's gaps are not kept)."""
+    if not all(isinstance(s, int) for s in strides):
+        return strides
+    order = sorted(range(len(sizes)), key=lambda d: (-cast(int, strides[d]), d))
+    out: list[SymSize] = [1] * len(sizes)
+    running: SymSize = 1
+    for d in reversed(order):
+        out[d] = running
+        running = _norm(running * sizes[d])
+    return tuple(out)
 
 
 def _tensor(value: object) -> TensorType:
@@ -271,13 +286,15 @@ class Layouts:
             return tuple(out)
         if kind in ("view", "_unsafe_view"):
             return view_strides(src.sizes, base, t.sizes)
-        if kind in ("alias", "detach") or t.sizes == src.sizes:
+        if kind in ("alias", "detach"):
+            return base
+        if t.sizes == src.sizes:
             if kind == "clone" and b.get("memory_format") == MemoryFormat.contiguous_format:
                 return None
             # pointwise ops follow a dense, non-overlapping input's layout
             if any(_eq(s, 0) for s in base):
                 return None
-            return base
+            return _dense_in_order(t.sizes, base)
         return None
 
 
@@ -506,10 +523,11 @@ def _scalar_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
 
 
 def default_legal_ops() -> frozenset[str]:
-    """The core ATen opset: overloads tagged `core`, minus those torch still decomposes."""
-    return frozenset(
-        n for n, entry in all_operators().items() if "core" in entry.tags
-    ) - DECOMPOSED_CORE
+    """The core ATen opset: overloads tagged `core`, minus those torch still decomposes, plus the
+    non-core overloads torch's core IR keeps (`keep.KEEP_IN_CORE`)."""
+    return (
+        frozenset(n for n, entry in all_operators().items() if "core" in entry.tags) - DECOMPOSED_CORE
+    ) | frozenset(KEEP_IN_CORE)
 
 
 def _zero_like(e: Emitter, t: TensorType) -> SSAValue:

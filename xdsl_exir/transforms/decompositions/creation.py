@@ -13,6 +13,7 @@ from xdsl_exir.dialects.exir import (
     DeviceAttr,
     DType,
     Layout,
+    MemoryFormat,
     TensorType,
 )
 from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _fill_for, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -181,3 +182,26 @@ def _range(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
             pin_memory=False)
     values = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", i, st), s)
     return [e.v("aten._to_copy.default", values, dtype=dtype)]
+
+
+@rule("aten.fill.Tensor")
+def _fill_tensor(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`fill` with a 0-d tensor value: the value in `self`'s dtype, expanded to `self`'s sizes and copied."""
+    like = _tensor(b["self"])
+    value = cast(SSAValue, b["value"])
+    if _tensor(value).rank != 0:
+        raise Decline()
+    if _tensor(value).element_dtype != like.element_dtype:
+        value = e.v("aten._to_copy.default", value, dtype=like.element_dtype)
+    expanded = e.v("aten.expand.default", value, e.sizes(like.sizes))
+    return [e.v("aten.clone.default", expanded, memory_format=MemoryFormat.contiguous_format)]
+
+
+@rule("aten.new_empty.default")
+def _new_empty(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`new_empty`: `empty.memory_format` with `self`'s dtype and device unless given."""
+    like = _tensor(b["self"])
+    dtype = b.dtype("dtype") or like.element_dtype
+    device = b.get("device") or DeviceAttr(like.device.data)
+    return [e.v("aten.empty.memory_format", b["size"], dtype=dtype, layout=Layout.strided, device=device,
+                pin_memory=False)]

@@ -132,3 +132,154 @@ def _add_relu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _addmm_activation(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     out = e.v("aten.addmm.default", b["self"], b["mat1"], b["mat2"], beta=b.get("beta", 1), alpha=b.get("alpha", 1))
     return [e.v("aten.gelu.default", out) if b.get("use_gelu") else e.v("aten.relu.default", out)]
+
+
+# -- einsum ------------------------------------------------------------------------
+
+
+def _einsum_terms(equation: str, ranks: list[int]) -> tuple[list[str], str] | None:
+    """The operands' subscripts and the output's, one letter per dimension: an ellipsis becomes
+    spare capital letters (right-aligned, as broadcasting aligns), an implicit output the letters
+    used once, sorted, after the ellipsis."""
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        return None
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in equation]
+    widths = [rank - (len(t) - 3) for t, rank in zip(terms, ranks) if "..." in t]
+    width = max(widths, default=0)
+    if width > len(spare) or any(w < 0 for w in widths):
+        return None
+    ellipsis = "".join(spare[:width])
+    terms = [t.replace("...", ellipsis[width - (r - (len(t) - 3)):]) if "..." in t else t for t, r in zip(terms, ranks)]
+    if any(len(t) != r or not t.isalpha() for t, r in zip(terms, ranks)):
+        return None
+    if arrow:
+        out = rhs.replace("...", ellipsis)
+    else:
+        counts = {c: "".join(terms).count(c) for c in set("".join(terms))}
+        out = ellipsis + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ellipsis))
+    if not out.isalpha() and out:
+        return None
+    return terms, out
+
+
+@rule("aten.einsum.default")
+def _einsum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`einsum` as torch computes it: per operand, repeated subscripts taken as `diagonal`s and
+    subscripts no one else uses summed; then operands contracted left to right, each pair as
+    one `bmm` over (shared kept, own, contracted) dims; the result permuted to the output's
+    order. Sizes of a subscript must agree (no broadcasting of size-1 dims)."""
+    operands = cast(list[SSAValue], b["tensors"])
+    if not operands:
+        raise Decline()
+    parsed = _einsum_terms(cast(str, b["equation"]), [_tensor(x).rank for x in operands])
+    if parsed is None:
+        raise Decline()
+    terms, out = parsed
+    sizes: dict[str, SymSize] = {}
+    for x, term in zip(operands, terms):
+        for c, s in zip(term, _tensor(x).sizes):
+            if c in sizes and not _eq(sizes[c], s):
+                raise Decline()
+            sizes.setdefault(c, s)
+    if any(c not in sizes for c in out) or len(set(out)) != len(out):
+        raise Decline()
+
+    def needed_after(k: int) -> set[str]:
+        return set(out).union(*(set(t) for t in terms[k + 1 :]))
+
+    def diagonals(x: SSAValue, term: str) -> tuple[SSAValue, str]:
+        while len(set(term)) != len(term):
+            c = next(c for c in term if term.count(c) > 1)
+            i = term.index(c)
+            j = term.index(c, i + 1)
+            x = e.v("aten.diagonal.default", x, 0, i, j)
+            term = term[:i] + term[i + 1 : j] + term[j + 1 :] + c
+        return x, term
+
+    def sum_out(x: SSAValue, term: str, keep: set[str]) -> tuple[SSAValue, str]:
+        dims = [d for d, c in enumerate(term) if c not in keep]
+        if not dims:
+            return x, term
+        return e.v("aten.sum.dim_IntList", x, dims), "".join(c for c in term if c in keep)
+
+    def arrange(x: SSAValue, term: str, order: str) -> SSAValue:
+        perm = [term.index(c) for c in order]
+        return x if perm == list(range(len(perm))) else e.v("aten.permute.default", x, perm)
+
+    acc, acc_term = diagonals(operands[0], terms[0])
+    for k in range(1, len(operands)):
+        other, other_term = diagonals(operands[k], terms[k])
+        later = needed_after(k)
+        acc, acc_term = sum_out(acc, acc_term, later | set(other_term))
+        other, other_term = sum_out(other, other_term, later | set(acc_term))
+        batch = "".join(c for c in acc_term if c in other_term and c in later)
+        contracted = "".join(c for c in acc_term if c in other_term and c not in later)
+        own_a = "".join(c for c in acc_term if c not in other_term)
+        own_b = "".join(c for c in other_term if c not in acc_term)
+
+        def size(letters: str) -> SymSize:
+            return _prod([sizes[c] for c in letters])
+
+        lhs = e.reshape(arrange(acc, acc_term, batch + own_a + contracted), [size(batch), size(own_a), size(contracted)])
+        rhs = e.reshape(arrange(other, other_term, batch + contracted + own_b), [size(batch), size(contracted), size(own_b)])
+        product = e.v("aten.bmm.default", lhs, rhs)
+        acc_term = batch + own_a + own_b
+        acc = e.v("aten.view.default", product, e.sizes([sizes[c] for c in acc_term]))
+    if len(operands) == 1 or set(acc_term) - set(out):
+        acc, acc_term = sum_out(acc, acc_term, set(out))
+    return [arrange(acc, acc_term, out)]
+
+
+# -- matrix products and inverses ---------------------------------------------------
+
+
+@rule("aten.linalg_matmul.default")
+def _linalg_matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.matmul.default", b["self"], b["other"])]
+
+
+@rule("aten.chain_matmul.default", "aten.linalg_multi_dot.default")
+def _multi_dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """A chain of 2-d matrices multiplied left to right with `mm` (torch picks the cheapest order;
+    the values agree up to rounding)."""
+    mats = cast(list[SSAValue], b["matrices"] if "matrices" in b else b["tensors"])
+    if not mats or any(_tensor(m).rank != 2 for m in mats):
+        raise Decline()
+    out = mats[0]
+    if len(mats) == 1:
+        return [e.v("aten.clone.default", out)]
+    for m in mats[1:]:
+        out = e.v("aten.mm.default", out, m)
+    return [out]
+
+
+@rule("aten.matrix_power.default", "aten.linalg_matrix_power.default")
+def _matrix_power(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """A positive power by repeated squaring with `matmul` (0 and negative powers are left alone)."""
+    x = cast(SSAValue, b["self"] if "self" in b else b["A"])
+    n = b.int("n")
+    if n < 1:
+        raise Decline()
+    result: SSAValue | None = None
+    base = x
+    while n:
+        if n & 1:
+            result = base if result is None else e.v("aten.matmul.default", result, base)
+        n >>= 1
+        if n:
+            base = e.v("aten.matmul.default", base, base)
+    assert result is not None
+    return [result if result is not x else e.v("aten.clone.default", x)]
+
+
+@rule("aten.linalg_inv.default", "aten.inverse.default")
+def _inverse(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    inv = e.call("aten.linalg_inv_ex.default", b["A"] if "A" in b else b["self"])
+    return [e.item(inv, 0)]
+
+
+@rule("aten.linalg_cholesky.default")
+def _cholesky(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.item(e.call("aten.linalg_cholesky_ex.default", b["self"], upper=bool(b.get("upper", False))), 0)]

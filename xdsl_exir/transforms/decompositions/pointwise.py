@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import cast
 
+import ml_dtypes
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten_inference import Bound
@@ -26,6 +27,7 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
+from xdsl_exir.utils.dtypes import numpy_dtype
 from xdsl_exir.utils.symbolic import SymSize
 
 
@@ -209,3 +211,136 @@ def _heaviside(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     t = _tensor(x)
     step = e.v("aten._to_copy.default", e.v("aten.gt.Scalar", x, 0), dtype=t.element_dtype)
     return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), values, step)]
+
+
+# -- the Scalar overloads of where, softplus (torch/_refs) ----------------------------
+
+
+@rule("aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.where.Scalar")
+def _where_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`where.self` with each Scalar branch a 0-d tensor of the result's dtype (the type torch
+    promotes the call to), so the core call promotes to the same dtype."""
+    out = _tensor(op.results[0])
+    branches: list[SSAValue] = []
+    for name in ("self", "other"):
+        value = b[name]
+        if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+            branches.append(value)
+        elif isinstance(value, SSAValue) or value is None:
+            raise Decline()  # a SymInt/SymFloat branch
+        else:
+            branches.append(_scalar_tensor(e, _fill_for(out.element_dtype, value), out))
+    return [e.v("aten.where.self", b["condition"], *branches)]
+
+
+@rule("aten.softplus.default")
+def _softplus(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs `softplus`: `log1p(exp(beta * x)) / beta`, and `x` itself where
+    `beta * x > threshold`."""
+    x = cast(SSAValue, b["self"])
+    beta, threshold = b.get("beta", 1), b.get("threshold", 20)
+    if isinstance(beta, SSAValue) or isinstance(threshold, SSAValue):
+        raise Decline()
+    scaled = x if beta == 1 else e.v("aten.mul.Tensor", x, beta)
+    soft = e.v("aten.log1p.default", e.v("aten.exp.default", scaled))
+    if beta != 1:
+        soft = e.v("aten.div.Tensor", soft, beta)
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", scaled, threshold), x, soft)]
+
+
+# -- fused multiply-adds, interpolation, finite replacement (torch/_refs) --------------
+
+
+@rule("aten.addcmul.default", "aten.addcdiv.default")
+def _addcmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`self + value * (tensor1 * tensor2)` (or `/`), value applied when it is not 1."""
+    kind = "aten.mul.Tensor" if op_name(op) == "aten.addcmul.default" else "aten.div.Tensor"
+    prod = e.v(kind, b["tensor1"], b["tensor2"])
+    value = b.get("value", 1)
+    if isinstance(value, SSAValue):
+        raise Decline()
+    if value != 1:
+        prod = e.v("aten.mul.Tensor", prod, value)
+    return [e.v("aten.add.Tensor", b["self"], prod)]
+
+
+@rule("aten.lerp.Scalar", "aten.lerp.Tensor")
+def _lerp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs `lerp`: `start + w * (end - start)` where |w| < 0.5, else
+    `end - (end - start) * (1 - w)` (exact at w = 1)."""
+    start, end, weight = b["self"], b["end"], b["weight"]
+    diff = e.v("aten.sub.Tensor", end, start)
+    if not isinstance(weight, SSAValue):
+        if isinstance(weight, bool) or not isinstance(weight, int | float):
+            raise Decline()
+        if abs(weight) < 0.5:
+            return [e.v("aten.add.Tensor", start, e.v("aten.mul.Tensor", diff, weight))]
+        return [e.v("aten.sub.Tensor", end, e.v("aten.mul.Tensor", diff, 1 - weight))]
+    low = e.v("aten.add.Tensor", start, e.v("aten.mul.Tensor", weight, diff))
+    high = e.v("aten.sub.Tensor", end, e.v("aten.mul.Tensor", diff, e.v("aten.rsub.Scalar", weight, 1)))
+    small = e.v("aten.lt.Scalar", e.v("aten.abs.default", weight), 0.5)
+    return [e.v("aten.where.self", small, low, high)]
+
+
+@rule("aten.mish.default")
+def _mish(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    return [e.v("aten.mul.Tensor", x, e.v("aten.tanh.default", e.v("aten.softplus.default", x)))]
+
+
+@rule("aten.nan_to_num.default")
+def _nan_to_num(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
+    given); integer and bool tensors are returned as they are."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not t.element_dtype.is_floating_point:
+        return [e.v("aten.clone.default", x)]
+    info = ml_dtypes.finfo(numpy_dtype(t.element_dtype))
+    nan, posinf, neginf = b.get("nan"), b.get("posinf"), b.get("neginf")
+    values = (0.0 if nan is None else nan, float(info.max) if posinf is None else posinf,
+              float(info.min) if neginf is None else neginf)
+    out = e.v("aten.where.self", e.v("aten.isnan.default", x), _scalar_tensor(e, values[0], t), x)
+    out = e.v("aten.where.self", e.v("aten.eq.Scalar", x, math.inf), _scalar_tensor(e, values[1], t), out)
+    return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, -math.inf), _scalar_tensor(e, values[2], t), out)]
+
+
+@rule("aten.float_power.Tensor_Tensor", "aten.float_power.Tensor_Scalar", "aten.float_power.Scalar")
+def _float_power(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`pow` computed in double: tensors converted to float64, Scalars to float."""
+    args: list[object] = []
+    for name in ("self", "exponent"):
+        v = b[name]
+        if isinstance(v, SSAValue):
+            t = _tensor(v)
+            if t.element_dtype.is_complex:
+                raise Decline()
+            args.append(v if t.element_dtype == DType.float64 else e.v("aten._to_copy.default", v, dtype=DType.float64))
+        elif isinstance(v, bool) or not isinstance(v, int | float):
+            raise Decline()
+        else:
+            args.append(float(v))
+    target = {"Tensor_Tensor": "aten.pow.Tensor_Tensor", "Tensor_Scalar": "aten.pow.Tensor_Scalar",
+              "Scalar": "aten.pow.Scalar"}[op_name(op).split(".")[2]]
+    return [e.v(target, *args)]
+
+
+@rule("aten.floor_divide.Scalar")
+def _floor_divide_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.div.Scalar_mode", b["self"], b["other"], rounding_mode="floor")]
+
+
+@rule("aten.special_i0.default")
+def _special_i0(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.i0.default", b["self"])]
+
+
+@rule("aten.rrelu.default")
+def _rrelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
+    """In evaluation `rrelu` is `leaky_relu` with the mean slope; training draws slopes (left alone)."""
+    if b.get("training"):
+        return None
+    lower, upper = b.get("lower", 0.125), b.get("upper", 1.0 / 3.0)
+    if isinstance(lower, SSAValue) or isinstance(upper, SSAValue):
+        raise Decline()
+    return [e.v("aten.leaky_relu.default", b["self"], (float(cast(float, lower)) + float(cast(float, upper))) / 2)]

@@ -149,3 +149,44 @@ def _inner(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if rx <= 2 and ry == 2:
         return [e.v("aten.matmul.default", x, e.v("aten.permute.default", y, [1, 0]))]
     raise Decline()
+
+
+# -- variance and standard deviation overloads, dot products -------------------------
+
+
+def _correction(b: Bound) -> object:
+    if "correction" in b:
+        return b.get("correction")
+    return 1 if b.get("unbiased", True) else 0
+
+
+@rule("aten.var.default", "aten.std.default", "aten.std.dim", "aten.std.correction")
+def _var_std(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Every `var`/`std` overload is `var.correction` (std its square root): `unbiased` is a
+    correction of 1 or 0."""
+    x = cast(SSAValue, b["self"])
+    dims = b.get("dim")
+    correction = _correction(b)
+    kwargs: dict[str, object] = {"keepdim": bool(b.get("keepdim", False))}
+    if correction is not None:
+        kwargs["correction"] = correction
+    var = e.v("aten.var.correction", x, dims, **kwargs)
+    return [var if op_name(op).startswith("aten.var") else e.v("aten.sqrt.default", var)]
+
+
+@rule("aten.dot.default")
+def _dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp `dot`: the products summed."""
+    a = cast(SSAValue, b["self"])
+    if _tensor(a).element_dtype.is_complex:
+        raise Decline()
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", a, b["tensor"]), [])]
+
+
+@rule("aten.linalg_vecdot.default")
+def _vecdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`linalg.vecdot` of real tensors: `sum(x * y, dim)` (the conjugate of a real `x` is `x`)."""
+    x = cast(SSAValue, b["x"])
+    if _tensor(x).element_dtype.is_complex:
+        raise Decline()
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, b["y"]), [b.int("dim")])]

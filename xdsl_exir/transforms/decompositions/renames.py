@@ -92,6 +92,25 @@ CALLS: dict[str, Call] = {
     "aten.expand_as.default": Call(
         "aten.expand.default", ("self", Arg(fn=lambda b: list(b.tensor("other").sizes)))
     ),
+    # binary min/max and one-sided clamps (torch/_refs)
+    "aten.min.other": Call("aten.minimum.default", _SAME2),
+    "aten.max.other": Call("aten.maximum.default", _SAME2),
+    "aten.clamp_min.Tensor": Call("aten.clamp.Tensor", ("self", "min")),
+    "aten.clamp_max.Tensor": Call("aten.clamp.Tensor", ("self", _const(None), "max")),
+    "aten.clamp_min.default": Call("aten.clamp.default", ("self", "min")),
+    "aten.clamp_max.default": Call("aten.clamp.default", ("self", _const(None), "max")),
+    # ranges: every arange is `arange.start_step`
+    **{
+        f"aten.arange.{ov}": Call(
+            "aten.arange.start_step",
+            (_const(0) if ov == "default" else "start", "end"),
+            tuple((k, k) for k in ("dtype", "layout", "device", "pin_memory")),
+        )
+        for ov in ("default", "start")
+    },
+    # composite views torch's tracing decomposes
+    "aten.split.sizes": Call("aten.split_with_sizes.default", ("self", "split_size", "dim")),
+    "aten.linalg_diagonal.default": Call("aten.diagonal.default", ("A", "offset", "dim1", "dim2")),
 }
 
 

@@ -11,6 +11,7 @@ from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
     DType,
+    GetItemOp,
     Layout,
     MemoryFormat,
     TensorType,
@@ -128,7 +129,7 @@ def _copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [out]
 
 
-@rule("aten.to.dtype", "aten.to.dtype_layout", "aten.type_as.default")
+@rule("aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other", "aten.type_as.default")
 def _to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
     dtype = _tensor(b["other"]).element_dtype if "other" in b else b.dtype("dtype")
@@ -224,3 +225,197 @@ def _conv_transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
             b.ints("padding", n), b.ints("dilation", n), True, b.ints("output_padding", n), b["groups"],
         )
     ]
+
+
+@rule("aten.stack.default")
+def _stack(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs `stack`: `cat` along `dim` viewed with the new dimension, or, stacking on a new
+    last dimension, each tensor unsqueezed there and then `cat`."""
+    tensors = cast(list[SSAValue], b["tensors"])
+    if not tensors:
+        raise Decline()
+    first = _tensor(tensors[0])
+    dim = b.int("dim") % (first.rank + 1)
+    if dim < first.rank:
+        if any(_tensor(t).sizes != first.sizes for t in tensors):
+            raise Decline()
+        sizes = list(first.sizes)
+        sizes.insert(dim, len(tensors))
+        return [e.v("aten.view.default", e.v("aten.cat.default", tensors, dim), e.sizes(sizes))]
+    return [e.v("aten.cat.default", [e.v("aten.unsqueeze.default", t, dim) for t in tensors], dim)]
+
+
+@rule("aten.squeeze.default")
+def _squeeze_all(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`squeeze()` is `squeeze.dims` over the dims of size 1 (a symbolic size might be 1: declined)."""
+    x = cast(SSAValue, b["self"])
+    sizes = _tensor(x).sizes
+    if not all(isinstance(s, int) for s in sizes):
+        raise Decline()
+    return [e.v("aten.squeeze.dims", x, [d for d, s in enumerate(sizes) if s == 1])]
+
+
+@rule("aten.unbind.int")
+def _unbind(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs `unbind`: row `i` is a one-wide `slice` along `dim`, squeezed. Export IR has no
+    list constructor, so the rows replace the `getitem`s of the list; a list used otherwise
+    (passed whole to another operator) is left alone."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if t.rank == 0:
+        raise Decline()
+    dim = b.int("dim") % t.rank
+    result = op.results[0]
+    users = [use.operation for use in result.uses]
+    if not all(isinstance(u, GetItemOp) for u in users) or not isinstance(t.sizes[dim], int):
+        raise Decline()
+    count = cast(int, t.sizes[dim])
+    rows: dict[int, SSAValue] = {}
+    for user in cast(list[GetItemOp], users):
+        i = user.index.data % count if count else user.index.data
+        if i not in rows:
+            rows[i] = e.v("aten.squeeze.dims", e.v("aten.slice.Tensor", x, dim, i, i + 1), [dim])
+        e.rewriter.replace_op(user, [], [rows[i]])
+    # Every element has been read out; the list itself is now unused and goes with dce.
+    return [e.v("aten.split_with_sizes.default", x, [1] * count, dim)]
+
+
+@rule("aten.roll.default")
+def _roll(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp `roll`: per rolled dim, `index_select` by `(arange(n) + (n - shift)) fmod n`;
+    with no dims, the flattened tensor rolled and viewed back."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    shifts, dims = b.ints("shifts"), b.ints("dims")
+    if not dims:
+        if len(shifts) != 1:
+            raise Decline()
+        flat = e.reshape(x, [t.numel()])
+        rolled = _roll_dim(e, flat, shifts[0], 0)
+        return [e.v("aten.view.default", rolled, e.sizes(t.sizes))]
+    if len(shifts) != len(dims):
+        raise Decline()
+    out = x
+    for shift, dim in zip(shifts, dims):
+        out = _roll_dim(e, out, shift, dim % t.rank)
+    return [out]
+
+
+def _roll_dim(e: Emitter, x: SSAValue, shift: int, dim: int) -> SSAValue:
+    t = _tensor(x)
+    size = t.sizes[dim]
+    if not isinstance(size, int):
+        raise Decline()
+    if size == 0:
+        return e.v("aten.clone.default", x)
+    start = (size - shift % size) % size
+    device = DeviceAttr(t.device.data)
+    idx = e.v("aten.arange.start_step", start, start + size, dtype=DType.int64, layout=Layout.strided,
+              device=device, pin_memory=False)
+    idx = e.v("aten.fmod.Scalar", idx, size)
+    return e.v("aten.index_select.default", x, dim, idx)
+
+
+_PADS = {"reflect": "reflection", "replicate": "replication"}
+
+
+@rule("aten.pad.default")
+def _pad(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`F.pad`'s ATen form (`_pad_enum`): `constant_pad_nd`, `reflection_pad{1,2,3}d`,
+    `replication_pad{1,2,3}d`, or the circular padding built from slices and `cat`."""
+    x = cast(SSAValue, b["self"])
+    pad = b.ints("pad")
+    mode = cast(str, b.get("mode") or "constant")
+    if mode == "constant":
+        value = b.get("value")
+        return [e.v("aten.constant_pad_nd.default", x, pad, 0 if value is None else value)]
+    if b.get("value") is not None or len(pad) % 2 or not 2 <= len(pad) <= 6:
+        raise Decline()
+    n = len(pad) // 2
+    if mode in _PADS:
+        if _tensor(x).rank not in (n + 1, n + 2):
+            raise Decline()
+        return [e.v(f"aten.{_PADS[mode]}_pad{n}d.default", x, pad)]
+    if mode == "circular":
+        return [_pad_circular(e, x, pad)]
+    raise Decline()
+
+
+def _pad_circular(e: Emitter, x: SSAValue, pad: list[int]) -> SSAValue:
+    """Circular padding: per padded dim (the last first), the tail and head wrapped around by `cat`;
+    negative pads crop."""
+    t = _tensor(x)
+    out = x
+    for k in range(len(pad) // 2):
+        left, right = pad[2 * k], pad[2 * k + 1]
+        dim = t.rank - 1 - k
+        size = _tensor(out).sizes[dim]
+        if not isinstance(size, int) or left > size or right > size:
+            raise Decline()
+        if left < 0 or right < 0:
+            out = e.v("aten.slice.Tensor", out, dim, max(-left, 0), size - max(-right, 0))
+            left, right = max(left, 0), max(right, 0)
+            size = _tensor(out).sizes[dim]
+            assert isinstance(size, int)
+        parts: list[SSAValue] = []
+        if left:
+            parts.append(e.v("aten.slice.Tensor", out, dim, size - left, size))
+        parts.append(out)
+        if right:
+            parts.append(e.v("aten.slice.Tensor", out, dim, 0, right))
+        if len(parts) > 1:
+            out = e.v("aten.cat.default", parts, dim)
+    return out
+
+
+@rule("aten._pad_circular.default")
+def _pad_circular_rule(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_pad_circular(e, cast(SSAValue, b["self"]), b.ints("pad"))]
+
+
+@rule("aten.replication_pad1d.default")
+def _replication_pad1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`replication_pad1d` (not core) as `replication_pad2d` over a unit height."""
+    x = cast(SSAValue, b["self"])
+    left, right = b.ints("padding")
+    wide = e.v("aten.replication_pad2d.default", e.v("aten.unsqueeze.default", x, -2), [left, right, 0, 0])
+    return [e.v("aten.squeeze.dims", wide, [_tensor(x).rank - 1])]
+
+
+@rule("aten.narrow.default")
+def _narrow(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`narrow(dim, start, length)` is `slice(dim, start, start + length)`; a negative start
+    counts from the end."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    dim = b.int("dim") % t.rank
+    start, length = b["start"], b["length"]
+    if not isinstance(start, int) or not isinstance(length, int):
+        raise Decline()
+    if start < 0:
+        size = t.sizes[dim]
+        if not isinstance(size, int):
+            raise Decline()
+        start += size
+    return [e.v("aten.slice.Tensor", x, dim, start, start + length)]
+
+
+@rule("aten.where.default")
+def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`torch.where(cond)` is `nonzero(cond)` split into its columns (`select` of each); as with
+    `unbind`, the columns replace the `getitem`s of the list."""
+    cond = cast(SSAValue, b["condition"])
+    rank = _tensor(cond).rank
+    result = op.results[0]
+    users = [use.operation for use in result.uses]
+    if not all(isinstance(u, GetItemOp) for u in users) or rank == 0:
+        raise Decline()
+    nz = e.v("aten.nonzero.default", cond)
+    cols: dict[int, SSAValue] = {}
+    for user in cast(list[GetItemOp], users):
+        i = user.index.data % rank
+        if i not in cols:
+            cols[i] = e.v("aten.select.int", nz, 1, i)
+        e.rewriter.replace_op(user, [], [cols[i]])
+    # Every column has been read out; the list itself is now unused and goes with dce.
+    return [e.v("aten.split_with_sizes.default", nz, [1] * rank, 1)]
