@@ -19,7 +19,7 @@ and `is_subtype` gives TorchScript's subtyping.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -526,28 +526,40 @@ def _tensor_str(t: TSTensorType) -> str:
     return f"{head}({', '.join(parts)})"
 
 
-def ts_annotation_str(t: Attribute) -> str:
-    """A type as Python source annotates it (`List[int]`, `Optional[Tensor]`), for the Python printer."""
+def ts_annotation_str(t: Attribute, function_name: Callable[[str], str] | None = None) -> str:
+    """
+    A type as torch's `annotation_str` spells it, in code (`.code`) and in the
+    `annotate(...)` of a dump's list constants: `List[int]`, `Optional[Tensor]`,
+    `Tuple[()]` for the empty tuple, `number` for a Scalar. A function type is
+    its name, as `function_name` writes it (code qualifies it: `__torch__.f`).
+    """
     if isinstance(t, TSTensorType):
         return "Tensor"
     if isinstance(t, TSNoneType):
         return "NoneType"
+    if isinstance(t, TSNumberType):
+        return "number"
     if isinstance(t, _Leaf):
         return t.TS_NAME
     if isinstance(t, TSListType):
-        return f"List[{ts_annotation_str(t.element)}]"
+        return f"List[{ts_annotation_str(t.element, function_name)}]"
     if isinstance(t, TSOptionalType):
-        return f"Optional[{ts_annotation_str(t.element)}]"
+        return f"Optional[{ts_annotation_str(t.element, function_name)}]"
     if isinstance(t, TSFutureType):
-        return f"Future[{ts_annotation_str(t.element)}]"
+        return f"Future[{ts_annotation_str(t.element, function_name)}]"
     if isinstance(t, TSTupleType):
-        return "Tuple[" + ", ".join(ts_annotation_str(e) for e in t.element_types) + "]"
+        if not t.element_types:
+            return "Tuple[()]"
+        return "Tuple[" + ", ".join(ts_annotation_str(e, function_name) for e in t.element_types) + "]"
     if isinstance(t, TSUnionType):
-        return "Union[" + ", ".join(ts_annotation_str(e) for e in t.element_types) + "]"
+        return "Union[" + ", ".join(ts_annotation_str(e, function_name) for e in t.element_types) + "]"
     if isinstance(t, TSDictType):
-        return f"Dict[{ts_annotation_str(t.key)}, {ts_annotation_str(t.value)}]"
+        return f"Dict[{ts_annotation_str(t.key, function_name)}, {ts_annotation_str(t.value, function_name)}]"
     if isinstance(t, TSFunctionType):
-        return "Callable"
+        name = t.qualname.data
+        if not name:
+            return "Callable"
+        return function_name(name) if function_name is not None else name
     return ts_type_str(t)
 
 

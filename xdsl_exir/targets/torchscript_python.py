@@ -196,22 +196,10 @@ LONG_LINE = 40
 
 
 def annotation_str(t: Attribute) -> str:
-    """A TorchScript type as the Python printer annotates it (`Optional[List[int]]`)."""
-    if isinstance(t, TSNumberType):
-        return "number"
-    if isinstance(t, TSTupleType) and not t.element_types:
-        return "Tuple[()]"
-    if isinstance(t, TSFunctionType):
-        return qualified_function_name(t.qualname.data) if t.qualname.data else "Callable"
-    if isinstance(t, TSListType | TSOptionalType):
-        return f"{'List' if isinstance(t, TSListType) else 'Optional'}[{annotation_str(t.element)}]"
-    if isinstance(t, TSTupleType | TSUnionType):
-        head = "Tuple" if isinstance(t, TSTupleType) else "Union"
-        return f"{head}[{', '.join(annotation_str(e) for e in t.element_types)}]"
-    if isinstance(t, TSDictType):
-        return f"Dict[{annotation_str(t.key)}, {annotation_str(t.value)}]"
+    """A TorchScript type as code annotates it (`Optional[List[int]]`): the dialect's one
+    spelling (`ts_annotation_str`, torch's `annotation_str`), functions named as code names them."""
     try:
-        return ts_annotation_str(t)
+        return ts_annotation_str(t, qualified_function_name)
     except TypeError:
         raise DiagnosticException(f"{t} is not a TorchScript type; it has no Python annotation") from None
 
