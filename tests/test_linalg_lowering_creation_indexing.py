@@ -395,14 +395,6 @@ def refusal(types: Sequence[TensorType], body: Callable[..., Sequence[SSAValue]]
     return str(err.value)
 
 
-def test_non_consecutive_index_tensors_are_refused() -> None:
-    message = refusal(
-        [t(2, 3, 4), t(2, dtype=I64)],
-        lambda add, x, i: [add(build("aten.index.Tensor", x, [i, None, i]))],
-    )
-    assert "aten.index.Tensor" in message and "not consecutive" in message
-
-
 def test_boolean_mask_gather_is_refused() -> None:
     message = refusal(
         [t(3, 4), t(3, 4, dtype=BOOL)],

@@ -211,6 +211,59 @@ def _upsample_ref(x: Any, h: Any, d: Any) -> list[Any]:
     return out
 
 
+# -- scatter_reduce, advanced indexing, integer average pooling ---------------------------
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _indexing(
+    add: Add, x: SSAValue, index: SSAValue, src: SSAValue, xi: SSAValue, srci: SSAValue, y: SSAValue,
+    i: SSAValue, j: SSAValue, v: SSAValue, p: SSAValue,
+) -> list[SSAValue]:
+    out: list[SSAValue] = []
+    for reduce in _REDUCES:
+        for include_self in (True, False):
+            out.append(add(build("aten.scatter_reduce.two", x, 1, index, src, reduce, include_self=include_self)))
+            out.append(add(build("aten.scatter_reduce.two", xi, 1, index, srci, reduce, include_self=include_self)))
+    out += [
+        add(build("aten.scatter_reduce.two", x, 1, add(build("aten.slice.Tensor", index, 0, 0, 2)), src, "sum")),
+        add(build("aten.index.Tensor", y, [i, None, j])),  # separated: the index dims go first
+        add(build("aten.index.Tensor", y, [None, i, None, j])),
+        add(build("aten.index.Tensor", y, [i, None, None, j])),
+        add(build("aten.index_put.default", y, [i, None, j], v)),
+        add(build("aten.index_put.default", y, [i, None, j], v, True)),
+        add(build("aten.index_put.default", y, [None, i, None, j], add(build("aten.scalar_tensor.default", 2.5)), True)),
+        add(build("aten.avg_pool2d.default", p, [2, 2], [1, 1])),
+        add(build("aten.avg_pool2d.default", p, [3, 2], [2, 1], [1, 1], False, False)),
+        add(build("aten.avg_pool2d.default", p, [2, 2], [2, 2], [1, 0], True, True)),
+        add(build("aten.avg_pool2d.default", p, [2, 3], [1, 1], [0, 1], False, True, 5)),
+    ]
+    return out
+
+
+def _indexing_ref(x: Any, index: Any, src: Any, xi: Any, srci: Any, y: Any, i: Any, j: Any, v: Any, p: Any) -> list[Any]:
+    out: list[Any] = []
+    for reduce in _REDUCES:
+        for include_self in (True, False):
+            out.append(x.scatter_reduce(1, index, src, reduce, include_self=include_self))
+            out.append(xi.scatter_reduce(1, index, srci, reduce, include_self=include_self))
+    avg = torch.nn.functional.avg_pool2d
+    out += [
+        x.scatter_reduce(1, index[0:2], src, "sum"),
+        y[i, :, j],
+        y[:, i, :, j],
+        torch.ops.aten.index.Tensor(y, [i, None, None, j]),
+        torch.ops.aten.index_put.default(y, [i, None, j], v),
+        torch.ops.aten.index_put.default(y, [i, None, j], v, True),
+        torch.ops.aten.index_put.default(y, [None, i, None, j], torch.tensor(2.5), True),
+        avg(p, [2, 2], [1, 1]),
+        avg(p, [3, 2], [2, 1], [1, 1], False, False),
+        avg(p, [2, 2], [2, 2], [1, 0], True, True),
+        avg(p, [2, 3], [1, 1], [0, 1], False, True, 5),
+    ]
+    return out
+
+
 GROUPS: dict[str, Group] = {
     "as_strided": Group(
         (t(2, 3, 2, 2), t(2, 3), t(S0, 4), t(3, 3, dtype=I64)),
@@ -229,6 +282,18 @@ GROUPS: dict[str, Group] = {
         _upsample,
         _upsample_ref,
         lambda rng, n: [special(rng, n, 3, 4, 5), special(rng, 1, 2, 3, 4, dtype=np.float16), special(rng, 1, 2, 3, 4, dtype=np.float64)],
+        exact=False,
+    ),
+    "indexing": Group(
+        (t(S0, 6), t(S0, 5, dtype=I64), t(S0, 5), t(S0, 6, dtype=I32), t(S0, 5, dtype=I32), t(3, 4, S0, 2),
+         t(2, 1, dtype=I64), t(3, dtype=I64), t(3, 4, 1), t(2, 3, 5, 5, dtype=I64)),
+        _indexing,
+        _indexing_ref,
+        lambda rng, n: [
+            special(rng, n, 6), ints(rng, 0, 6, n, 5), special(rng, n, 5), ints(rng, -50, 50, n, 6, dtype=np.int32),
+            ints(rng, -50, 50, n, 5, dtype=np.int32), special(rng, 3, 4, n, 2), np.array([[1], [-3]]),
+            np.array([0, -1, 1]), special(rng, 3, 4, 1), ints(rng, -99, 99, 2, 3, 5, 5),
+        ],
         exact=False,
     ),
 }

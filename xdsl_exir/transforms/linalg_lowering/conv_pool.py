@@ -64,6 +64,7 @@ from xdsl_exir.transforms.linalg_lowering.pointwise import (
     mul,
     select,
     sub,
+    trunc_divide,
 )
 from xdsl_exir.transforms.linalg_lowering.reductions import (
     better,
@@ -600,10 +601,18 @@ def _full_windows(win: _Window, count_include_pad: bool) -> bool:
 def _avg(
     st: LoweringState, win: _Window, x: SSAValue, xt: TensorType, out: TensorType, count_include_pad: bool, divisor_override: object
 ) -> SSAValue:
-    """Average pooling of the lowered `x` (of exir type `xt`) to `out`."""
+    """
+    Average pooling of the lowered `x` (of exir type `xt`) to `out`. torch's
+    CPU kernel pools int64 too: it sums in int64 and divides as C++ does,
+    truncating toward zero.
+    """
     acc = opmath(out.element_dtype)
-    if not acc.is_floating_point:
-        raise st.error("integer average pooling has no linalg lowering")
+    if not acc.is_floating_point and acc is not DType.int64:
+        raise st.error(f"average pooling of {acc}: torch's CPU kernel pools floating-point and int64 tensors only")
+
+    def quotient(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        return div(st, a, b, dt) if dt.is_floating_point else trunc_divide(st, a, b, dt)
+
     total = _window_sum(st, win, x, xt, out, acc)
     rank = out.rank
     if divisor_override is not None or _full_windows(win, count_include_pad):
@@ -611,7 +620,7 @@ def _avg(
         divisor = st.scalar(n, acc)
         return st.generic(
             [(total, identity_map(rank))], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank,
-            lambda a: [st.cast(div(st, a[0], divisor, acc), acc, out.element_dtype)],
+            lambda a: [st.cast(quotient(st, a[0], divisor, acc), acc, out.element_dtype)],
         )[0]  # fmt: skip
     sizes = [st.index(s) for s in win.in_sizes]
 
@@ -630,7 +639,7 @@ def _avg(
         for i in range(1, win.nd):
             n = st.emit(arith.MuliOp(n, extent(i)))
         divisor = st.cast(st.emit(arith.IndexCastOp(n, i64)), DType.int64, acc)
-        return [st.cast(div(st, a[0], divisor, acc), acc, out.element_dtype)]
+        return [st.cast(quotient(st, a[0], divisor, acc), acc, out.element_dtype)]
 
     return st.generic([(total, identity_map(rank))], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
 
@@ -652,7 +661,7 @@ def _pool_1d(st: LoweringState, x: SSAValue, out: TensorType, pool: Callable[[SS
     return collapse(st, pool(x2, xt2, out2), _height_groups(out.rank), out.sizes, element_type(out.element_dtype))
 
 
-@lowers("aten.avg_pool2d.default", note="integer inputs refused")
+@lowers("aten.avg_pool2d.default", note="integer inputs other than int64 refused, as torch refuses them")
 def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
@@ -660,7 +669,7 @@ def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
 
 
-@lowers("aten.avg_pool3d.default", note="integer inputs refused")
+@lowers("aten.avg_pool3d.default", note="integer inputs other than int64 refused, as torch refuses them")
 def _avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
@@ -668,7 +677,7 @@ def _avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
 
 
-@lowers("aten.avg_pool1d.default", note="integer inputs refused")
+@lowers("aten.avg_pool1d.default", note="integer inputs other than int64 refused, as torch refuses them")
 def _avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
     out = _out(op)

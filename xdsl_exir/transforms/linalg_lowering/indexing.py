@@ -8,13 +8,15 @@ index operands (read through indexing maps); an index element becomes an
 `index` with `arith.index_cast`, and a negative one counts from the end of its
 dimension as torch's advanced indexing does.
 
-Scatters (`scatter`, `scatter_add`, `index_put`) cannot write through a
+Scatters (`scatter`, `scatter_add`, `scatter_reduce`, `index_put`) cannot write through a
 data-dependent position in linalg on tensors, so each is a gather in the other
 direction: a generic over the destination with a reduction over the index
 tensor's elements, each output element keeping the last update whose index
 names it (or adding them all, for `scatter_add` and `accumulate=True`, in the
 order torch's CPU kernel visits them). That costs the destination's size times
 the index count, and it is one parallel kernel that IREE compiles natively.
+Index tensors separated by a slice (`x[i, :, j]`) put their broadcast dims
+first, as torch does (`_indexed_layout`).
 
 `select_scatter` and `slice_scatter` are `tensor.insert_slice`;
 `constant_pad_nd` is `tensor.pad` after an `extract_slice` for negative pads.
@@ -37,7 +39,8 @@ from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.creation import as_index
-from xdsl_exir.transforms.linalg_lowering.pointwise import add, mul
+from xdsl_exir.transforms.linalg_lowering.pointwise import add, div, floor_divide, maximum, minimum, mul
+from xdsl_exir.transforms.linalg_lowering.reductions import highest, lowest
 from xdsl_exir.transforms.linalg_lowering.state import (
     DYNAMIC,
     PARALLEL,
@@ -183,21 +186,29 @@ def _gather(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return [gather_generic(st, out, [(st.tensor(index), identity_map(out.rank))], body)]
 
 
-def _advanced(st: LoweringState, what: str, indices: object, rank: int) -> tuple[int, list[SSAValue]]:
-    """The first indexed dim and the index tensors of a `Tensor?[]` list (consecutive ones only)."""
+def _advanced(st: LoweringState, what: str, indices: object, rank: int) -> tuple[list[int], list[SSAValue]]:
+    """The indexed dims and the index tensors of a `Tensor?[]` list."""
     entries = list(cast(Sequence[object], indices))
     if len(entries) > rank:
         raise st.error(f"{what}: {len(entries)} indices for a tensor of rank {rank}")
     positions = [i for i, v in enumerate(entries) if v is not None]
-    if not positions:
-        return 0, []
+    return positions, [cast(SSAValue, entries[i]) for i in positions]
+
+
+def _indexed_layout(positions: Sequence[int], rank: int, rb: int) -> tuple[int, list[int]]:
+    """
+    Where advanced indexing puts its dims: index tensors at consecutive dims
+    put the rb broadcast index dims in their place (`x[:, i, j]` is
+    x[:k] + broadcast + x[k+m:]); separated ones put them first, followed by
+    the dims not indexed (torch's, and numpy's, rule). Returns the result dim
+    of the first broadcast index dim, and the result dim of each dim of x
+    that is not indexed, in order.
+    """
     first = positions[0]
+    plain = [d for d in range(rank) if d not in positions]
     if positions != list(range(first, first + len(positions))):
-        raise st.error(
-            f"{what}: index tensors at dims {positions} are not consecutive (torch then puts the "
-            "broadcast index dims first); only consecutive indexed dims are lowered"
-        )
-    return first, [cast(SSAValue, entries[i]) for i in positions]
+        return 0, [rb + j for j in range(len(plain))]
+    return first, [d if d < first else d - len(positions) + rb for d in plain]
 
 
 def _broadcast_sizes(shapes: Sequence[Sequence[object]]) -> list[object]:
@@ -212,28 +223,32 @@ def _broadcast_sizes(shapes: Sequence[Sequence[object]]) -> list[object]:
     return out
 
 
-@lowers("aten.index.Tensor", "aten.index.Tensor_hacked_twin", note="boolean masks (data-dependent size) and non-consecutive index tensors refused")
+@lowers("aten.index.Tensor", "aten.index.Tensor_hacked_twin", note="boolean masks (data-dependent size) refused")
 def _index(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """`x[..., i, j, ...]` with consecutive index tensors: the result is x[:k] + broadcast + x[k+m:]."""
+    """`x[..., i, ..., j, ...]`: the broadcast index dims where `_indexed_layout` puts them, then x's other dims."""
     x = b["self"]
     xt, out = _t(x), _result(op)
-    first, idx = _advanced(st, op.name, b["indices"], xt.rank)
+    positions, idx = _advanced(st, op.name, b["indices"], xt.rank)
     for v in idx:
         _index_dtype_check(st, _t(v), op.name)
     if not idx:
         return [st.tensor(x)]
     m = len(idx)
     rb = out.rank - (xt.rank - m)
-    bsizes = list(out.sizes[first : first + rb])
+    start, plain = _indexed_layout(positions, xt.rank, rb)
+    bsizes = list(out.sizes[start : start + rb])
     src = st.tensor(x)
-    sizes = [st.index(xt.sizes[first + j]) for j in range(m)]
+    sizes = [st.index(xt.sizes[d]) for d in positions]
     zero = st.index(0)
-    inputs = [(st.tensor(v), _dims(out.rank, _broadcast_dims(_t(v).sizes, bsizes, first))) for v in idx]
+    inputs = [(st.tensor(v), _dims(out.rank, _broadcast_dims(_t(v).sizes, bsizes, start))) for v in idx]
+    plain_dims = [d for d in range(xt.rank) if d not in positions]
 
     def body(args: list[SSAValue]) -> SSAValue:
-        coords = [loop_index(st, d) for d in range(first)]
-        coords += [wrap(st, args[j], sizes[j], zero) for j in range(m)]
-        coords += [loop_index(st, d - m + rb) for d in range(first + m, xt.rank)]
+        coords: list[SSAValue] = [zero] * xt.rank
+        for j, d in enumerate(positions):
+            coords[d] = wrap(st, args[j], sizes[j], zero)
+        for d, r in zip(plain_dims, plain):
+            coords[d] = loop_index(st, r)
         return extract(st, src, coords, out.element_dtype)
 
     return [gather_generic(st, out, inputs, body)]
@@ -378,6 +393,74 @@ def insert_slice(
     return st.emit(op)
 
 
+ScatterBody = Callable[[SSAValue, SSAValue, SSAValue | None, Sequence[SSAValue]], list[SSAValue]]
+"""(whether this update names the position, index element, src element or None, accumulators) -> new accumulators."""
+
+
+def scatter_loop(
+    st: LoweringState, xt: TensorType, dim: int, index: SSAValue, src: SSAValue | None, inits: Sequence[SSAValue], body: ScatterBody
+) -> list[SSAValue]:
+    """
+    The loop of a scatter along `dim`: a generic over `self`'s dims and, as a
+    reduction, the index's extent along `dim`; the body sees each index
+    element (and src element) whose position in the other dims is the
+    output's, and whether it names the output position. Where the index
+    covers all of `self` in the other dims, index and src are read through
+    indexing maps; otherwise with `tensor.extract` at clamped coordinates, the
+    positions outside the index's extent seeing no update (not a generic over
+    a slice of `self` inserted back: IREE 3.13 computes that in place in
+    `self`'s buffer, and refuses it when `self` is a function argument).
+    """
+    it = _t(index)
+    rank = xt.rank
+    k_size = it.sizes[dim]
+    covered = all(it.sizes[d] == xt.sizes[d] for d in range(rank) if d != dim)
+    srct = _t(src) if src is not None else None
+    if srct is not None and any(srct.sizes[d] != it.sizes[d] for d in range(rank)):
+        covered = False
+    picks: list[int | None] = [rank if d == dim else d for d in range(rank)]
+    size, zero = st.index(xt.sizes[dim]), st.index(0)
+    true = st.constant(True, DType.bool)
+    every = _dims(rank + 1, list(range(rank)))
+    lowered_index = st.tensor(index)
+    lowered_src = st.tensor(src) if src is not None else None
+    if covered:
+        inputs = [(lowered_index, _dims(rank + 1, picks))]
+        if lowered_src is not None:
+            inputs.append((lowered_src, _dims(rank + 1, picks)))
+    else:
+        # A tensor of the index's extent along `dim` gives the reduction loop its size.
+        inputs = [(st.empty_of([k_size], DType.int8), _dims(rank + 1, [rank]))]
+    limits = [st.index(it.sizes[d]) for d in range(rank)]
+    n_in = len(inputs)
+
+    def loop_body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        accs = args[n_in:]
+        if covered:
+            raw, new = args[0], (args[1] if lowered_src is not None else None)
+            inside = true
+        else:
+            inside = true
+            coords: list[SSAValue] = []
+            for d in range(rank):
+                c = loop_index(st, rank if d == dim else d)
+                if d != dim and it.sizes[d] != xt.sizes[d]:
+                    below = st.emit(arith.CmpiOp(c, limits[d], "slt"))
+                    inside = st.emit(arith.AndIOp(inside, below))
+                    c = st.emit(arith.SelectOp(below, c, zero))
+                coords.append(c)
+            raw = extract(st, lowered_index, coords, it.element_dtype)
+            new = None
+            if lowered_src is not None and srct is not None:
+                new = extract(st, lowered_src, coords, srct.element_dtype)
+        hit = st.emit(arith.CmpiOp(wrap(st, raw, size, zero), loop_index(st, dim), "eq"))
+        if not covered:
+            hit = st.emit(arith.AndIOp(hit, inside))
+        return body(hit, raw, new, accs)
+
+    return st.generic(inputs, [(v, every) for v in inits], [PARALLEL] * rank + [REDUCTION], loop_body)
+
+
 def _scatter(st: LoweringState, op: AtenOp, b: Bound, reduce: str | None) -> list[SSAValue]:
     """
     `self.scatter(dim, index, src)`: out[..., index[i, k, j], ...] = src[i, k, j]
@@ -396,41 +479,20 @@ def _scatter(st: LoweringState, op: AtenOp, b: Bound, reduce: str | None) -> lis
     dim = cast(int, b["dim"]) % rank
     dtype = out.element_dtype
     combine = _combine(st, reduce, dtype)
-    sub_sizes = [xt.sizes[dim] if d == dim else it.sizes[d] for d in range(rank)]
-    whole = all(a == c for a, c in zip(sub_sizes, xt.sizes))
-    dest = st.tensor(x)
-    block = dest if whole else extract_slice(st, dest, [0] * rank, sub_sizes, dtype)
-    picks: list[int | None] = [rank if d == dim else d for d in range(rank)]
     src = b.get("src")
-    inputs = [(st.tensor(index), _dims(rank + 1, picks))]
     value: SSAValue | None = None
     src_dtype = dtype
     if isinstance(src, SSAValue) and isinstance(src.type, TensorType):
-        src_t = src.type
-        src_dtype = src_t.element_dtype
-        s = st.tensor(src)
-        if any(a != c for a, c in zip(src_t.sizes, it.sizes)):
-            s = extract_slice(st, s, [0] * rank, it.sizes, src_dtype)
-        inputs.append((s, _dims(rank + 1, picks)))
+        src_dtype = src.type.element_dtype
     else:
-        value = st.scalar(b["value"], dtype)
-    size, zero = st.index(xt.sizes[dim]), st.index(0)
+        src, value = None, st.scalar(b["value"], dtype)
 
-    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
-        acc = args[-1]
-        new = value if value is not None else st.cast(args[1], src_dtype, dtype)
-        hit = st.emit(arith.CmpiOp(wrap(st, args[0], size, zero), loop_index(st, dim), "eq"))
+    def body(hit: SSAValue, raw: SSAValue, given: SSAValue | None, accs: Sequence[SSAValue]) -> list[SSAValue]:
+        acc = accs[0]
+        new = value if value is not None else st.cast(cast(SSAValue, given), src_dtype, dtype)
         return [st.emit(arith.SelectOp(hit, combine(acc, new), acc))]
 
-    result = st.generic(
-        inputs,
-        [(block, _dims(rank + 1, list(range(rank))))],
-        [PARALLEL] * rank + [REDUCTION],
-        body,
-    )[0]
-    if whole:
-        return [result]
-    return [insert_slice(st, result, dest, [0] * rank, [_mixed(st, s) for s in sub_sizes], [1] * rank)]
+    return scatter_loop(st, xt, dim, cast(SSAValue, index), cast(SSAValue | None, src), [st.tensor(x)], body)
 
 
 @lowers("aten.scatter.src", "aten.scatter.value", note="0-d self refused")
@@ -449,13 +511,83 @@ def _scatter_reduce(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return _scatter(st, op, b, cast(str, b["reduce"]))
 
 
-@lowers("aten.index_put.default", note="non-consecutive index tensors, and masks mixed with indices or with per-element values, refused")
+@lowers("aten.scatter_reduce.two", note="0-d self refused")
+def _scatter_reduce_two(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    `scatter_reduce(dim, index, src, reduce, include_self)` with sum, prod,
+    mean, amax or amin. As torch's CPU kernel does, `include_self=False`
+    first fills the positions the index names with the reduction's identity
+    (0, 1, -inf, +inf); a second output counts the updates of each position,
+    which `mean` divides by (plus one with `include_self`; floor division for
+    integers, as torch's `div_(count, "floor")`). amax and amin propagate NaN.
+    """
+    x, index, src = b["self"], b["index"], b["src"]
+    xt, it, srct, out = _t(x), _t(index), _t(src), _result(op)
+    reduce = cast(str, b["reduce"])
+    include_self = bool(b.get("include_self", True))
+    if xt.rank == 0:
+        raise st.error(f"{op.name} of a 0-d tensor is not lowered")
+    if it.rank != xt.rank:
+        raise st.error(f"{op.name}: index of rank {it.rank} for a tensor of rank {xt.rank}")
+    _index_dtype_check(st, it, op.name)
+    rank = xt.rank
+    dim = cast(int, b["dim"]) % rank
+    dtype = out.element_dtype
+    identities: dict[str, float | int] = {"sum": 0, "mean": 0, "prod": 1, "amax": lowest(dtype), "amin": highest(dtype)}
+    combines: dict[str, Combine] = {
+        "sum": lambda a, c: add(st, a, c, dtype),
+        "mean": lambda a, c: add(st, a, c, dtype),
+        "prod": lambda a, c: mul(st, a, c, dtype),
+        "amax": lambda a, c: maximum(st, a, c, dtype),
+        "amin": lambda a, c: minimum(st, a, c, dtype),
+    }
+    if reduce not in combines:
+        raise st.error(f"{op.name}: unknown reduce '{reduce}' (sum, prod, mean, amax, amin)")
+    combine = combines[reduce]
+    dest = st.tensor(x)
+    init = dest if include_self else st.filled(xt, identities[reduce])
+    counting = reduce == "mean" or not include_self
+    one = st.constant(1, DType.int64)
+
+    def body(hit: SSAValue, raw: SSAValue, given: SSAValue | None, accs: Sequence[SSAValue]) -> list[SSAValue]:
+        acc = accs[0]
+        new = st.cast(cast(SSAValue, given), srct.element_dtype, dtype)
+        updated = [st.emit(arith.SelectOp(hit, combine(acc, new), acc))]
+        if counting:
+            seen = accs[1]
+            updated.append(st.emit(arith.SelectOp(hit, st.emit(arith.AddiOp(seen, one)), seen)))
+        return updated
+
+    inits = [init, st.filled(xt, 0, DType.int64)] if counting else [init]
+    made = scatter_loop(st, xt, dim, cast(SSAValue, index), cast(SSAValue, src), inits, body)
+    if not counting:
+        return [made[0]]
+
+    def finish(args: Sequence[SSAValue]) -> list[SSAValue]:
+        old, value, n = args[0], args[1], args[2]
+        if reduce == "mean":
+            total = st.emit(arith.AddiOp(n, one)) if include_self else n
+            total = st.emit(arith.MaxSIOp(total, one))
+            denominator = st.cast(total, DType.int64, dtype)
+            value = div(st, value, denominator, dtype) if dtype.is_floating_point else floor_divide(st, value, denominator, dtype)
+        if not include_self:
+            untouched = st.emit(arith.CmpiOp(n, st.constant(0, DType.int64), "eq"))
+            value = st.emit(arith.SelectOp(untouched, old, value))
+        return [value]
+
+    ident = identity_map(rank)
+    return st.generic([(dest, ident), (made[0], ident), (made[1], ident)], [(st.empty(xt), ident)], [PARALLEL] * rank, finish)
+
+
+@lowers("aten.index_put.default", note="masks mixed with indices or with per-element values refused")
 def _index_put(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """
-    `x[..., i, j, ...] = values` (consecutive index tensors): a generic over x's
-    dims and, as reductions, the broadcast index dims; a position takes the
-    value of every index tuple naming it (`accumulate`: adds them). A single
-    boolean mask with a broadcast value is a select.
+    `x[..., i, ..., j, ...] = values`: a generic over x's dims and, as
+    reductions, the broadcast index dims; a position takes the value of every
+    index tuple naming it (`accumulate`: adds them). The values broadcast
+    against the indexed shape, whose broadcast index dims sit where
+    `_indexed_layout` puts them. A single boolean mask with a broadcast value
+    is a select.
     """
     x, values = b["self"], b["values"]
     xt, vt, out = _t(x), _t(values), _result(op)
@@ -466,27 +598,29 @@ def _index_put(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     masks = [v for v in entries if v is not None and _t(v).element_dtype in (DType.bool, DType.uint8)]
     if masks:
         return [_masked_put(st, op, b, entries, accumulate)]
-    first, idx = _advanced(st, op.name, entries, rank)
+    positions, idx = _advanced(st, op.name, entries, rank)
     for v in idx:
         _index_dtype_check(st, _t(v), op.name)
+    if not idx:
+        raise st.error(f"{op.name} without index tensors")
     m = len(idx)
     bsizes = _broadcast_sizes([_t(v).sizes for v in idx])
     rb = len(bsizes)
     loops = rank + rb
-    target = [*xt.sizes[:first], *bsizes, *xt.sizes[first + m :]]
+    start, plain = _indexed_layout(positions, rank, rb)
+    plain_dims = [d for d in range(rank) if d not in positions]
+    # The indexed shape, and the loop dim of each of its dims.
+    target: list[object] = [0] * (rank - m + rb)
+    loop_of: list[int] = [0] * len(target)
+    for j in range(rb):
+        target[start + j], loop_of[start + j] = bsizes[j], rank + j
+    for d, r in zip(plain_dims, plain):
+        target[r], loop_of[r] = xt.sizes[d], d
 
-    def loop_of(t: int) -> int:
-        """The loop dim of dim `t` of the indexed shape x[:k] + broadcast + x[k+m:]."""
-        if t < first:
-            return t
-        if t < first + rb:
-            return rank + t - first
-        return t - rb + m
-
-    vpicks = [None if p is None else loop_of(p) for p in _broadcast_dims(vt.sizes, target, 0)]
+    vpicks = [None if p is None else loop_of[p] for p in _broadcast_dims(vt.sizes, target, 0)]
     inputs = [(st.tensor(v), _dims(loops, _broadcast_dims(_t(v).sizes, bsizes, rank))) for v in idx]
     inputs.append((st.tensor(values), _dims(loops, vpicks)))
-    sizes = [st.index(xt.sizes[first + j]) for j in range(m)]
+    sizes = [st.index(xt.sizes[d]) for d in positions]
     zero = st.index(0)
     true = st.constant(True, DType.bool)
 
@@ -494,8 +628,8 @@ def _index_put(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         acc = args[-1]
         new = st.cast(args[m], vt.element_dtype, dtype)
         hit = true
-        for j in range(m):
-            eq = st.emit(arith.CmpiOp(wrap(st, args[j], sizes[j], zero), loop_index(st, first + j), "eq"))
+        for j, d in enumerate(positions):
+            eq = st.emit(arith.CmpiOp(wrap(st, args[j], sizes[j], zero), loop_index(st, d), "eq"))
             hit = eq if j == 0 else st.emit(arith.AndIOp(hit, eq))
         if accumulate:
             new = add(st, acc, new, dtype)
