@@ -121,6 +121,12 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     (f"{PACKAGE}.api", "_import_exported_program", f"{PACKAGE}.frontends.torch_live"): (
         "the live torch importer (and torch), loaded for a live ExportedProgram only"
     ),
+    **{
+        (f"{PACKAGE}.api", function, f"{PACKAGE}.targets.iree"): (
+            "the IREE backend (and the linalg lowering it imports), loaded by compile() on first use"
+        )
+        for function in ("_iree_available", "_iree_runner")
+    },
     # constant-propagation runs the interpreter's kernels (so folding cannot disagree with
     # running), so it lives in the interpreter layer; the pass registry names it like any pass.
     (

@@ -10,7 +10,7 @@ xdsl_fixes.apply()  # fixes of the pinned xDSL every user of these dialects need
 
 from xdsl_exir.utils.op_registry import register_kernel  # noqa: E402 - after xdsl_fixes.apply(), which every import of the package needs first
 
-_API = ("ExirError", "Profile", "Program", "load", "parse")
+_API = ("CompiledProgram", "ExirError", "Profile", "Program", "compile", "load", "parse")
 """
 The Python API (`xdsl_exir/api.py`, whose `__all__` is the stable surface), also
 reachable here: `xdsl_exir.load("m.pt2")`. Not in this `__all__`: a star import

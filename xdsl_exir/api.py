@@ -9,6 +9,8 @@ The Python API: what `exir-opt` and `exir-run` do, in a few calls from a noteboo
                                                # in the program's pytree structure (its out_spec)
     print(fast.to_mlir()); print(fast.to_fx())
     print(fast.profile(x))                     # the per-operator table of exir-run --profile
+    native = exir.compile(module, x)           # an nn.Module (torch.export), ExportedProgram, path or
+    y = native(x)                              # Program, compiled by IREE; called like the module
 
 The names in `__all__` are the API and keep their meaning across versions; the
 rest of the package is free to move. Loading goes through exir-opt's frontends
@@ -23,10 +25,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from io import BytesIO
 from typing import Any, cast
 
+import numpy as np
+from threadpoolctl import threadpool_limits
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
@@ -39,7 +43,7 @@ from xdsl_exir.tools.profiler import OpProfiler, OpStat
 from xdsl_exir.tools.run_program import message
 from xdsl_exir.utils.dtypes import LOW_PRECISION, DType, cast_array
 
-__all__ = ["ExirError", "Profile", "Program", "load", "parse"]
+__all__ = ["CompiledProgram", "ExirError", "Profile", "Program", "compile", "load", "parse"]
 
 
 class ExirError(Exception):
@@ -213,6 +217,32 @@ class Program:
             raise ExirError(message(e, module, f"-p {pipeline}")) from None
         return Program(module, self.entry, tool)
 
+    # -- compiling ------------------------------------------------------------
+
+    def compile(
+        self, backend: str | None = None, *, pipeline: str = "", threads: int | None = None, **iree_options: Any
+    ) -> CompiledProgram:
+        """
+        This program ready to run on `backend`: `"iree"` (native code; the default
+        when IREE is installed) or `"interpreter"`. `pipeline` runs first (exir-opt's
+        `-p`); `threads` sizes IREE's worker pool (or numpy's BLAS on the
+        interpreter); the other keywords are `IreeOptions` fields (`device`,
+        `target_cpu`, `data_tiling`, `cache_dir`, `use_cache`, ...).
+        """
+        program = self.apply(pipeline) if pipeline else self
+        if program.is_torchscript:
+            program = program.apply("torchscript-to-exir")
+        chosen = backend or ("iree" if _iree_available() else "interpreter")
+        if chosen == "interpreter":
+            if iree_options:
+                raise ExirError(f"the interpreter takes no IREE options ({', '.join(sorted(iree_options))})")
+            runner = program._get_runner()
+            assert isinstance(runner, ProgramRunner)  # TorchScript was lowered to Export IR above
+            return CompiledProgram(program.module, "interpreter", runner, threads)
+        if chosen != "iree":
+            raise ExirError(f"unknown backend {chosen!r}: use 'iree' or 'interpreter'")
+        return CompiledProgram(program.module, "iree", _iree_runner(program.module, threads, iree_options), None)
+
     # -- printing -------------------------------------------------------------
 
     def to_mlir(self, debuginfo: bool = False, generic: bool = False) -> str:
@@ -338,6 +368,146 @@ class Program:
             raise ExirError(message(e, self.module, "run")) from None
         spec = self.program.out_spec
         return _unflatten(outputs, spec.data) if spec is not None else outputs
+
+
+class CompiledProgram(Program):
+    """
+    A program compiled for one backend, called like the module it came from:
+    pytree in, pytree out (the export's `out_spec`; torch tensors out when torch
+    tensors came in, numpy arrays otherwise), `ExirError` on failure,
+    `.profile(...)` for times. On IREE the native code runs as one step, so its
+    profile has one row (`exir.graph`) with the whole call's time; the
+    interpreter's profile has one row per operator.
+    """
+
+    def __init__(self, module: ModuleOp, backend: str, runner: ProgramRunner, threads: int | None) -> None:
+        super().__init__(module)
+        self.backend = backend
+        """`iree` or `interpreter`."""
+        self._runner = runner
+        self._threads = threads
+
+    def _run(self, runner: ProgramRunner | TorchScriptRunner, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if self._threads is None:
+            outputs = super()._run(runner, args, kwargs)
+        else:
+            with threadpool_limits(limits=self._threads, user_api="blas"):
+                outputs = super()._run(runner, args, kwargs)
+        return _to_torch(outputs) if _has_torch_tensor((args, kwargs)) else outputs
+
+    def _get_runner(self, wrap_op: OpProfiler | None = None) -> ProgramRunner | TorchScriptRunner:
+        runner = self._runner
+        assert runner is not None
+        if wrap_op is None or self.backend == "interpreter":
+            return super()._get_runner(wrap_op)
+        assert isinstance(runner, ProgramRunner)
+        entry = self.program.entry
+        assert entry is not None
+        native = runner.graph
+        timed = wrap_op(lambda *args: tuple(native(*args)), entry)
+        return ProgramRunner(self.program, state=runner.state, executor=timed)
+
+    def __repr__(self) -> str:
+        return f"<CompiledProgram ({self.backend}) forward({', '.join(self.input_names)})>"
+
+
+def compile(
+    obj: Any,
+    *example_args: Any,
+    backend: str | None = None,
+    dynamic_shapes: Any = None,
+    **options: Any,
+) -> CompiledProgram:
+    """
+    One call from a model to a callable that runs it natively:
+    `compile(module, x)` exports an `nn.Module` with `torch.export.export(module,
+    example_args, dynamic_shapes=...)`; an `ExportedProgram`, a `.pt2` or `.mlir`
+    path, or a `Program` is taken as it is. `backend` and `options` are
+    `Program.compile`'s. The result takes what the module takes and returns its
+    pytree (tuples, lists, dicts, as eager does), as numpy arrays.
+    """
+    if isinstance(obj, Program):
+        program = obj
+    elif isinstance(obj, ModuleOp | str | os.PathLike | bytes):
+        program = load(obj)
+    elif type(obj).__name__ == "ExportedProgram":
+        program = load(obj)
+    elif _is_torch_module(obj):
+        program = Program(_import_exported_program(_export(obj, example_args, dynamic_shapes)))
+    else:
+        raise ExirError(
+            "compile() takes an nn.Module (with example arguments), an ExportedProgram, a .pt2 or .mlir "
+            f"path, or a Program; got {type(obj).__name__}"
+        )
+    if example_args and not _is_torch_module(obj):
+        raise ExirError("example arguments are only for an nn.Module, which compile() exports with them")
+    return program.compile(backend, **options)
+
+
+def _has_torch_tensor(value: Any) -> bool:
+    if isinstance(value, (tuple, list)):
+        return any(_has_torch_tensor(v) for v in cast(Sequence[Any], value))
+    if isinstance(value, dict):
+        return any(_has_torch_tensor(v) for v in cast(dict[Any, Any], value).values())
+    return type(value).__module__.startswith("torch") and hasattr(value, "numpy")
+
+
+def _to_torch(value: Any) -> Any:
+    """Outputs as torch tensors, sharing the arrays' memory (bfloat16 and float8 exactly, through float32)."""
+    import torch  # torch tensors came in, so torch is installed
+
+    if isinstance(value, tuple | list):
+        items = [_to_torch(v) for v in cast(Sequence[Any], value)]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {k: _to_torch(v) for k, v in cast(dict[Any, Any], value).items()}
+    if not isinstance(value, np.ndarray | np.generic):
+        return value
+    array = np.asarray(value)
+    if array.dtype.name in _LOW_PRECISION_NAMES:
+        return torch.from_numpy(array.astype(np.float32)).to(getattr(torch, array.dtype.name))
+    if not array.flags.writeable or not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))  # torch shares only writable native arrays
+    return torch.from_numpy(array)
+
+
+def _is_torch_module(obj: Any) -> bool:
+    return any(f"{c.__module__}.{c.__qualname__}" == "torch.nn.modules.module.Module" for c in type(obj).__mro__)
+
+
+def _export(module: Any, args: tuple[Any, ...], dynamic_shapes: Any) -> Any:
+    import torch  # an nn.Module means torch is installed
+
+    try:
+        return torch.export.export(module, tuple(args), dynamic_shapes=dynamic_shapes)
+    except Exception as e:
+        first = (str(e) or type(e).__name__).strip().splitlines()[0]
+        raise ExirError(f"torch.export.export of the {type(module).__name__} failed: {first}") from None
+
+
+def _iree_available() -> bool:
+    from xdsl_exir.targets.iree import iree_available  # the IREE backend (and the lowering): loaded on first use
+
+    return iree_available()
+
+
+def _iree_runner(module: ModuleOp, threads: int | None, options: dict[str, Any]) -> ProgramRunner:
+    from xdsl_exir.targets.iree import (  # the IREE backend (and the lowering): loaded on first use
+        IreeOptions,
+        compile_program,
+    )
+
+    try:
+        iree_options = IreeOptions(threads=threads, **options)
+    except TypeError:
+        known = ", ".join(f.name for f in fields(IreeOptions) if f.name != "threads")
+        raise ExirError(f"unknown IREE option among {', '.join(sorted(options))} (options: {known})") from None
+    try:
+        return compile_program(module, iree_options).runner
+    except ModuleNotFoundError:
+        raise
+    except Exception as e:
+        raise ExirError(message(e, module, "compile (IREE)")) from None
 
 
 # ---------------------------------------------------------------------------
