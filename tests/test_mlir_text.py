@@ -537,3 +537,38 @@ def test_string_array_dictionaries_read_as_the_general_parser_reads_them(attrs: 
             continue
         outcomes.append(next(op.attributes for op in module.walk() if op.name == "exir.call_function"))
     assert outcomes[0] == outcomes[1]
+
+
+def _resource_line(text: str) -> tuple[list[str], int]:
+    lines = text.splitlines()
+    return lines, next(i for i, line in enumerate(lines) if re.match(r'\s+w(_[0-9]+)?: "0x', line))
+
+
+def test_a_resource_given_twice_is_refused_at_the_second() -> None:
+    lines, i = _resource_line(text_of(program(1)))
+    first = lines[i].rstrip(",") + ","
+    twice = "\n".join([*lines[:i], first, lines[i].replace("0x10000000", "0x1000000000", 1), *lines[i + 1 :]])
+    with pytest.raises(ParseError, match=r"resource 'w(_[0-9]+)?' is given twice in dialect_resources"):
+        read(twice)
+
+
+def test_a_second_resource_section_is_refused() -> None:
+    text = text_of(program(1))
+    with pytest.raises(ParseError, match="a second dialect_resources section"):
+        read(text + '\n{-#\n  dialect_resources: {\n    builtin: {\n      other: "0x10000000"\n    }\n  }\n#-}\n')
+
+
+def test_whitespace_inside_hex_is_malformed() -> None:
+    """`bytes.fromhex` skips spaces; MLIR's blobs hold none, so a space means a damaged file."""
+    lines, i = _resource_line(text_of(program(1)))
+    lines[i] = lines[i][:-12] + " " + lines[i][-12:]
+    module, _ = read("\n".join(lines))
+    with pytest.raises(TensorDataError, match="malformed hex"):
+        blob_data(state_of(module).value)
+
+
+def test_a_missing_resource_is_not_called_elided() -> None:
+    lines, i = _resource_line(text_of(program(1)))
+    lines[i] = re.sub(r"^(\s+)w(_[0-9]+)?:", r"\1wrong_key:", lines[i])
+    with pytest.raises(ParseError, match=r"resource 'w(_[0-9]+)?' has no entry in the file's dialect_resources section"):
+        read("\n".join(lines))

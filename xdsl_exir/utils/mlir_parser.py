@@ -65,7 +65,7 @@ def _blob_data_start(text: str, start: int, end: int) -> int:
     if not text.startswith("0x", start, end):
         raise BlobError("a blob is a hex string starting with 0x")
     try:
-        word = bytes.fromhex(text[start + 2 : min(start + 10, end)])
+        word = _hex_to_bytes(text, start + 2, min(start + 10, end))
     except ValueError:
         raise BlobError("malformed hex data in a blob") from None
     if len(word) < 4:
@@ -76,12 +76,23 @@ def _blob_data_start(text: str, start: int, end: int) -> int:
     return start + 10
 
 
+_SPACE = re.compile(r"\s")
+"""Whitespace, which `bytes.fromhex` skips but MLIR's hex blobs never hold."""
+
+
+def _hex_to_bytes(text: str, start: int, end: int) -> bytes:
+    """`bytes.fromhex` of `text[start:end]`, refusing the whitespace it would skip."""
+    if _SPACE.search(text, start, end) is not None:
+        raise ValueError("whitespace in hex data")
+    return bytes.fromhex(text[start:end])  # one copy of the text, none of the data
+
+
 def blob_bytes(text: str, start: int = 0, end: int | None = None) -> bytes:
     """The data of a resource's hex text (`text[start:end]`), without its alignment word."""
     end = len(text) if end is None else end
     data_start = _blob_data_start(text, start, end)
     try:
-        return bytes.fromhex(text[data_start:end])  # one copy of the text, none of the data
+        return _hex_to_bytes(text, data_start, end)
     except ValueError:
         raise BlobError("malformed hex data in a blob") from None
 
@@ -148,7 +159,7 @@ class HexBlob:
                 self._data = data
                 return data
             try:
-                data = bytes.fromhex(text[self._start : self._end])
+                data = _hex_to_bytes(text, self._start, self._end)
             except ValueError:
                 where = f"{self._where.get_location()}: " if self._where is not None else ""
                 raise BlobError(f"{where}resource '{self.key}': malformed hex data in a blob") from None
@@ -305,6 +316,9 @@ class ResourceParser(Parser):
         self._deferred_count: dict[str, int] = {}
         self._loaded: dict[str, HexBlob] = {}
         self._elided: set[str] = set()
+        self._given: set[str] = set()
+        """Resource keys the `dialect_resources` section has given data for (each once)."""
+        self._sections = 0
 
     def defer_blob(self, key: str, load: Callable[[HexBlob], None], pos: int) -> None:
         """
@@ -350,7 +364,11 @@ class ResourceParser(Parser):
                 load(self._loaded[key])
                 continue
             text = storage.lookup(key)
-            if not text or key in self._elided:
+            if key in self._elided:
+                continue
+            if not text:
+                if self._sections:  # a file with a section that lacks the key: a typo, not an elision
+                    self.raise_error(f"resource '{key}' has no entry in the file's dialect_resources section", pos)
                 continue
             try:
                 blob = HexBlob(key, text, 0, len(text), Span(pos, pos + 1, self.lexer.input))
@@ -365,9 +383,20 @@ class ResourceParser(Parser):
         self._deferred.clear()
         self._loaded.clear()
 
+    def _parse_dialect_resources(self) -> None:
+        """MLIR's file has one `dialect_resources` section; a second would silently shadow the first."""
+        self._sections += 1
+        if self._sections > 1:
+            self.raise_error("a second dialect_resources section: a file holds one")
+        super()._parse_dialect_resources()
+
     def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
         """An entry of `dialect_resources`; `"__elided__"` (MLIR's mark of left-out data) is kept as no data."""
+        start = self._current_token.span.start
         key = self._parse_dialect_resource_handle(dialect_name, interface)
+        if key in self._given:
+            self.raise_error(f"resource '{self._current_key(start)}' is given twice in dialect_resources", start)
+        self._given.add(key)
         claimed = self._deferred_count.get(key, 0) if dialect_name == Builtin.name else 0
         if (
             claimed
@@ -638,6 +667,14 @@ class ResourceParser(Parser):
         """`: "0x..."` as `_parse_blob_span` reads it, as text."""
         span = self._parse_blob_span()
         return None if span is None else self.lexer.input.content[span[0] : span[1]]
+
+    def _current_key(self, start: int) -> str:
+        """The resource handle as written at `start`."""
+        content = self.lexer.input.content
+        end = start
+        while end < len(content) and content[end] not in ": \t\r\n":
+            end += 1
+        return content[start:end]
 
     def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
         """
