@@ -501,6 +501,33 @@ class LoweringState:
         )
         return self.emit(op)
 
+    def splat(self, value: SSAValue) -> SSAValue | None:
+        """
+        The scalar every element of the lowered tensor `value` holds, when this
+        lowering built it as one: a `linalg.fill`, or a splat `arith.constant`,
+        seen through slices, reshapes, casts, transposes, broadcasts and copying
+        generics. None when the elements are not known to be equal. Rules use it
+        to leave a constant operand out of a structured op (see `linear.py`).
+        """
+        seen: SSAValue | None = value
+        while seen is not None:
+            owner = seen.owner
+            if isinstance(owner, linalg.FillOp):
+                return owner.inputs[0]
+            if isinstance(owner, arith.ConstantOp):
+                attr = owner.value
+                if not isinstance(attr, DenseIntOrFPElementsAttr) or not attr.is_splat():
+                    return None
+                el = attr.get_element_type()
+                first = attr.get_values()[0]
+                if isinstance(first, tuple):  # complex
+                    return None
+                if isinstance(el, ELEMENT_FLOATS):
+                    return self.emit(arith.ConstantOp(FloatAttr(float(first), cast(Float32Type, el))))
+                return self.emit(arith.ConstantOp(IntegerAttr(int(first), cast(IntegerType, el))))
+            seen = _copied_from(owner)
+        return None
+
     def dense_constant(self, values: Sequence[int | float], dtype: DType, shape: Sequence[int]) -> SSAValue:
         """A small literal tensor (`arith.constant dense<...>`)."""
         t = BuiltinTensorType(element_type(dtype), list(shape))
@@ -509,3 +536,21 @@ class LoweringState:
 
 
 ELEMENT_FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+
+
+def _copied_from(op: Operation | Block) -> SSAValue | None:
+    """The tensor whose elements `op`'s result only rearranges or repeats (a view, a transpose, a broadcast, a copying generic), else None."""
+    if isinstance(op, tensor.ExtractSliceOp | tensor.CastOp):
+        return op.source
+    if isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
+        return op.src
+    if isinstance(op, linalg.TransposeOp):
+        return op.inputs[0]
+    if isinstance(op, linalg.BroadcastOp):
+        return op.input
+    if isinstance(op, linalg.GenericOp) and len(op.inputs) == 1 and len(op.outputs) == 1:
+        body = op.body.block
+        last = body.last_op
+        if body.first_op is last and isinstance(last, linalg.YieldOp) and list(last.operands) == [body.args[0]]:
+            return op.inputs[0]
+    return None
