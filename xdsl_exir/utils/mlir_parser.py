@@ -319,6 +319,8 @@ class ResourceParser(Parser):
         self._given: set[str] = set()
         """Resource keys the `dialect_resources` section has given data for (each once)."""
         self._sections = 0
+        self._handles: dict[str, str] = {}
+        """The handle as the text writes it, by the key it was declared under."""
 
     def defer_blob(self, key: str, load: Callable[[HexBlob], None], pos: int) -> None:
         """
@@ -368,7 +370,8 @@ class ResourceParser(Parser):
                 continue
             if not text:
                 if self._sections:  # a file with a section that lacks the key: a typo, not an elision
-                    self.raise_error(f"resource '{key}' has no entry in the file's dialect_resources section", pos)
+                    written = self._handles.get(key, key)
+                    self.raise_error(f"resource '{written}' has no entry in the file's dialect_resources section", pos)
                 continue
             try:
                 blob = HexBlob(key, text, 0, len(text), Span(pos, pos + 1, self.lexer.input))
@@ -395,7 +398,7 @@ class ResourceParser(Parser):
         start = self._current_token.span.start
         key = self._parse_dialect_resource_handle(dialect_name, interface)
         if key in self._given:
-            self.raise_error(f"resource '{self._current_key(start)}' is given twice in dialect_resources", start)
+            self.raise_error(f"resource '{self._handles.get(key, key)}' is given twice in dialect_resources", start)
         self._given.add(key)
         claimed = self._deferred_count.get(key, 0) if dialect_name == Builtin.name else 0
         if (
@@ -668,14 +671,6 @@ class ResourceParser(Parser):
         span = self._parse_blob_span()
         return None if span is None else self.lexer.input.content[span[0] : span[1]]
 
-    def _current_key(self, start: int) -> str:
-        """The resource handle as written at `start`."""
-        content = self.lexer.input.content
-        end = start
-        while end < len(content) and content[end] not in ": \t\r\n":
-            end += 1
-        return content[start:end]
-
     def _parse_dialect_resource_handle(self, dialect_name: str, interface: OpAsmDialectInterface) -> str:
         """
         xDSL 0.74 declares a handle again at every mention when the storage already
@@ -691,6 +686,7 @@ class ResourceParser(Parser):
         if declared is None:
             declared = interface.declare_resource(key)
             self._resource_keys[(dialect_name, key)] = declared
+            self._handles[declared] = key
             self.dialect_resources.add((dialect_name, declared))
         self._mentions[declared] = self._mentions.get(declared, 0) + 1
         return declared
