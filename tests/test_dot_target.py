@@ -221,3 +221,12 @@ def test_every_torchscript_dump_is_drawn(dump: str, tmp_path: pathlib.Path) -> N
     assert exir_opt([str(source), "--emit", "dot", "-o", str(out)]) == 0
     nodes, _ = _check_well_formed(out.read_text())
     assert any("shape=box," in attrs for attrs in nodes.values())
+
+
+def test_control_characters_in_names_are_shown_not_written() -> None:
+    """A NUL (or another control character) in a name would end Graphviz's string."""
+    source = (ZOO.parent.parent / "examples" / "mlp.mlir").read_text()
+    module = parse(source.replace('<user_input "x">', '<user_input "x\\00y\\1B">'))
+    text = to_dot(module)
+    assert "\x00" not in text and "\x1b" not in text
+    assert 'label="x\\\\x00y\\\\x1b"' in text

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -493,8 +494,14 @@ def _region_names(op: Operation) -> list[str]:
     return [n.removesuffix("_region").removesuffix("_branch") for n in names]
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""Control characters other than tab and newline: a NUL in a name (which a graph dump or FX
+name can hold) would end the string for Graphviz's C reader, so they are shown as `\\xNN`."""
+
+
 def _quote(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    escaped = _CONTROL.sub(lambda m: f"\\\\x{ord(m.group()):02x}", escaped)
     return f'"{escaped}"'
 
 
