@@ -391,3 +391,54 @@ def test_a_module_without_the_calling_convention_is_refused(tmp_path: pathlib.Pa
     proc = tool("exir-run", str(src), "--random-inputs", "0")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "exir.kind" in proc.stderr and "convert-exir-to-linalg" in proc.stderr
+
+
+# -- symbolic predicates and scalars ------------------------------------------------
+
+
+COND_ON_SIZE = """
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "r">, <user_output "big">] ranges [<s0 in [2, 64]>] {
+    exir.graph @forward(%x: !exir.tensor<[s0, 3], float32>) -> (!exir.tensor<[s0, 3], float32>, !exir.sym_bool) {
+      %n = exir.sym_size %x, 0 : !exir.tensor<[s0, 3], float32> -> !exir.sym_int<s0>
+      %gt = exir.sym_gt(%n, 4) : (!exir.sym_int<s0>) -> !exir.sym_bool
+      %le = exir.sym_le(%n, 40) : (!exir.sym_int<s0>) -> !exir.sym_bool
+      %both = exir.sym_and(%gt, %le) : (!exir.sym_bool, !exir.sym_bool) -> !exir.sym_bool
+      %half = exir.sym_floordiv(%n, 2) : (!exir.sym_int<s0>) -> !exir.sym_int
+      %r = exir.cond %both(%x, %half) : !exir.sym_bool, (!exir.tensor<[s0, 3], float32>, !exir.sym_int) -> !exir.tensor<[s0, 3], float32> {
+      ^bb0(%x_1: !exir.tensor<[s0, 3], float32>, %h_1: !exir.sym_int):
+        %sin = aten.sin.default(%x_1) : (!exir.tensor<[s0, 3], float32>) -> !exir.tensor<[s0, 3], float32>
+        %mul = aten.mul.Tensor(%sin, %h_1) : (!exir.tensor<[s0, 3], float32>, !exir.sym_int) -> !exir.tensor<[s0, 3], float32>
+        exir.output %mul : !exir.tensor<[s0, 3], float32>
+      } else {
+      ^bb0(%x_2: !exir.tensor<[s0, 3], float32>, %h_2: !exir.sym_int):
+        %cos = aten.cos.default(%x_2) : (!exir.tensor<[s0, 3], float32>) -> !exir.tensor<[s0, 3], float32>
+        %add = aten.add.Tensor(%cos, %h_2) : (!exir.tensor<[s0, 3], float32>, !exir.sym_int) -> !exir.tensor<[s0, 3], float32>
+        exir.output %add : !exir.tensor<[s0, 3], float32>
+      }
+      exir.output %r, %gt : !exir.tensor<[s0, 3], float32>, !exir.sym_bool
+    }
+  }
+}
+"""
+
+
+def test_cond_on_a_symbolic_predicate_and_scalar_operands() -> None:
+    """`cond(x.shape[0] > 4 and x.shape[0] <= 40, ..., (x, x.shape[0] // 2))`: both branches, against numpy."""
+    module = parse(COND_ON_SIZE)
+    lowered_text = print_mlir(lower_to_upstream(module))
+    assert "arith.cmpi sgt" in lowered_text and "scf.if" in lowered_text and "arith.floordivsi" in lowered_text
+    native = None
+    if _iree():
+        from xdsl_exir.targets.iree import IreeOptions, compile_program
+
+        native = compile_program(module, IreeOptions(threads=1, use_cache=False))
+    rng = np.random.default_rng(0)
+    for n in (3, 4, 5, 40, 41):
+        x = rng.standard_normal((n, 3)).astype(np.float32)
+        taken = 4 < n <= 40
+        want = np.sin(x) * np.float32(n // 2) if taken else np.cos(x) + np.float32(n // 2)
+        ours, lowered = run_both(module, [x])
+        for got in (ours, lowered, flatten(native(x), []) if native is not None else ours):
+            np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-5, err_msg=f"n = {n}")
+            assert bool(got[1]) == (n > 4)

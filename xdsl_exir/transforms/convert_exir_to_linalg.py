@@ -69,6 +69,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.builtin import (
     TensorType as BuiltinTensorType,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -116,6 +117,7 @@ from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.dtypes import LOW_PRECISION
 from xdsl_exir.utils.mlir_parser import declare_blob
 from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, lookup
+from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes, storage_dtype
 
 _NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg", "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default"})
@@ -300,6 +302,13 @@ class _ProgramLowering:
             scalar = st.emit(arith.ConstantOp(cast(Any, _float_or_bool(lowered, el))))
         else:
             raise ExirDiagnostic(self.program, f"output {value.name_hint} of type {value.type} cannot be returned")
+        if el == i1:
+            # A 0-d `tensor<i1>` by `linalg.fill`: iree-compile 3.13 rejects `tensor.from_elements`
+            # of an i1 once it widens i1 tensors to bytes ("operand types match result element type").
+            init = st.emit(tensor.EmptyOp([], BuiltinTensorType(i1, [])))
+            fill = linalg.FillOp((scalar,), (init,), (init.type,))
+            st.insert(fill)
+            return fill.results[0]
         return st.emit(tensor.FromElementsOp.create(operands=[scalar], result_types=[BuiltinTensorType(el, [])]))
 
     # -- ops -----------------------------------------------------------------
@@ -346,6 +355,8 @@ class _ProgramLowering:
                 st.values[r] = v
                 if isinstance(r.type, TensorType) and isinstance(v, SSAValue):
                     st.bind_symbols(v, r.type)
+                elif isinstance(r.type, SymIntType) and isinstance(v, SSAValue):
+                    st.bind_scalar(r.type.value, v)  # `.item()`'s unbacked u0: later sizes read it
             return
         if isinstance(op, SymSizeOp | SymNumelOp | SymArithOp):
             self._lower_sym(st, op)
@@ -387,11 +398,20 @@ class _ProgramLowering:
         if isinstance(t, SymIntType) and expr is not None and not expr.free_symbols - st.symbols.keys():
             st.values[op.results[0]] = st.index(expr)
             return
+        if isinstance(t, SymBoolType) and expr is not None and expr in (sympy.true, sympy.false):
+            st.values[op.results[0]] = st.constant(bool(expr), DType.bool)
+            return
         if isinstance(op, SymSizeOp):
             src = st.tensor(op.operands[0])
             v = st.emit(tensor.DimOp(src, st.index(op.dim.data)))
             st.values[op.results[0]] = v
             st.bind_scalar(expr, v)
+            return
+        if isinstance(op, SymArithOp):
+            v = _sym_arith(st, op)
+            st.values[op.results[0]] = v
+            if isinstance(t, SymIntType):
+                st.bind_scalar(expr, v)
             return
         raise LoweringError(f"'{op.name}' computes a symbolic value the lowering cannot express", op)
 
@@ -497,6 +517,77 @@ def _float_or_bool(value: bool | int | float, el: Attribute) -> Attribute:
     if el == i64:
         return IntegerAttr(int(value), i64)
     return FloatAttr(float(value), f64)
+
+
+_INT_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+_FLOAT_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+
+
+def _sym_arith(st: LoweringState, op: SymArithOp) -> SSAValue:
+    """
+    A SymInt/SymFloat/SymBool computation on values known only at run time (a
+    predicate `s0 > 4` for `cond`, arithmetic on an `.item()` result), in the
+    lowering's scalar forms: SymInt `index`, SymFloat `f64`, SymBool `i1`.
+    Python's semantics: floor division, and a float operand makes it float.
+    """
+    kind = op.name.removeprefix("exir.sym_")
+    args = op.get_args()
+    is_float = isinstance(op.results[0].type, SymFloatType) or any(
+        isinstance(a, float) or (isinstance(a, SSAValue) and isinstance(a.type, SymFloatType | FloatType)) for a in args
+    )
+    if kind in ("and", "or", "not"):
+        bits = [st.scalar(a, DType.bool) for a in args]
+        if kind == "not":
+            return st.emit(arith.XOrIOp(bits[0], st.constant(True, DType.bool)))
+        return st.emit((arith.AndIOp if kind == "and" else arith.OrIOp)(bits[0], bits[1]))
+    if kind == "int":
+        as_int = st.emit(arith.FPToSIOp(st.scalar(args[0], DType.float64), i64))
+        return st.emit(arith.IndexCastOp(as_int, IndexType()))
+    if kind in ("float", "truediv") or is_float:
+        xs = [st.scalar(a, DType.float64) for a in args]
+        if kind == "float":
+            return xs[0]
+        if kind in _FLOAT_CMP:
+            return st.emit(arith.CmpfOp(xs[0], xs[1], _FLOAT_CMP[kind]))
+        simple = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "truediv": arith.DivfOp,
+                  "max": arith.MaximumfOp, "min": arith.MinimumfOp}  # fmt: skip
+        if kind in simple:
+            return st.emit(simple[kind](xs[0], xs[1]))
+        if kind == "neg":
+            return st.emit(arith.NegfOp(xs[0]))
+        raise LoweringError(f"'{op.name}' on floats has no lowering", op)
+    xs = [st.index(a) if isinstance(a, int) else _as_index(st, a) for a in args]
+    if kind in _INT_CMP:
+        return st.emit(arith.CmpiOp(xs[0], xs[1], _INT_CMP[kind]))
+    simple_int = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "floordiv": arith.FloorDivSIOp,
+                  "max": arith.MaxSIOp, "min": arith.MinSIOp}  # fmt: skip
+    if kind in simple_int:
+        return st.emit(simple_int[kind](xs[0], xs[1]))
+    if kind == "mod":  # Python's: the divisor's sign
+        quotient = st.emit(arith.FloorDivSIOp(xs[0], xs[1]))
+        return st.emit(arith.SubiOp(xs[0], st.emit(arith.MuliOp(quotient, xs[1]))))
+    if kind == "neg":
+        return st.emit(arith.SubiOp(st.index(0), xs[0]))
+    if kind == "pow" and isinstance(args[1], int) and 0 <= args[1] <= 64:
+        acc = st.index(1)
+        for _ in range(args[1]):
+            acc = st.emit(arith.MuliOp(acc, xs[0]))
+        return acc
+    raise LoweringError(f"'{op.name}' on these operands has no lowering", op)
+
+
+def _as_index(st: LoweringState, value: object) -> SSAValue:
+    """A SymInt (or int/bool) argument of a symbolic op as an `index` value."""
+    if isinstance(value, SSAValue) and isinstance(value.type, SymIntType | IntType):
+        lowered = st.lowered(value)
+        if isinstance(lowered, int):
+            return st.index(lowered)
+        if isinstance(lowered, SSAValue):
+            return lowered
+    if isinstance(value, SSAValue) and isinstance(value.type, SymBoolType | BoolType):
+        as_i64 = st.emit(arith.ExtUIOp(st.scalar(value, DType.bool), i64))
+        return st.emit(arith.IndexCastOp(as_i64, IndexType()))
+    raise st.error(f"expected an integer, got {value!r}")
 
 
 def _check_dtype(t: TensorType, what: str, op: Operation) -> None:
