@@ -1,0 +1,687 @@
+"""
+One oracle for every executor: OpInfo samples traced to ATen and run six ways.
+
+Each OpInfo sample (`op.sample_inputs("cpu", dtype)`), plus samples of our own
+with edge values (NaN, +-inf, -0.0, integer extremes), non-contiguous and empty
+inputs, becomes a small module whose inputs are the sample's tensors (its other
+arguments are constants of the module). `torch.export` traces it to the ATen
+overloads eager PyTorch dispatches, and the program is run by:
+
+- `interp`: the numpy interpreter on the program as exported (`ProgramRunner`);
+- `core`: the interpreter after `to-core-aten`, i.e. through the decompositions;
+- `linalg`: `to-core-aten,convert-exir-to-linalg`, run in xDSL's interpreter
+  with the project's upstream functions;
+- `iree`: the same lowered module compiled by IREE and run natively;
+- `ts`: `torch.jit.trace` of the same call, imported by the live TorchScript
+  importer and run by `TorchScriptRunner`;
+- `python`: the module `exir-opt --emit python` writes, executed.
+
+Each output is compared with eager's: dtype and shape exactly, values within
+the dtype's tolerance (torch.testing's defaults, loosened where the OpInfo
+declares a `toleranceOverride`), NaN positions, the sign of zero wherever both
+results are zero, integers and booleans bit-exactly. Operators torch tags
+`nondeterministic_seeded` (random sampling) are compared by dtype and shape only.
+
+A sample is identified by `dtype/kind-index` (`float32/3`, `int64/edge`,
+`float64/noncontig-0`, `float32/empty`); with the OpInfo's full name
+(`nn.functional.relu`, `max.reduction_with_dim`) and the executor it keys the
+expected-failure table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+import signal
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils import _pytree as pytree  # torch's pytree: the sample's structure (no public module)
+
+EXECUTORS = ("interp", "core", "linalg", "iree", "ts", "python")
+"""The executors, in the order the issue lists them (a) to (f)."""
+
+DTYPES = (torch.float32, torch.int64, torch.bool, torch.float64)
+"""The dtypes samples are drawn in, where the OpInfo supports them."""
+
+DTYPE_NAMES = {torch.float32: "float32", torch.int64: "int64", torch.bool: "bool", torch.float64: "float64"}
+
+DEFAULT_TOLERANCE = {  # (rtol, atol): torch.testing.assert_close's defaults
+    np.dtype(np.float16): (1e-3, 1e-5),
+    np.dtype(np.float32): (1.3e-6, 1e-5),
+    np.dtype(np.float64): (1e-7, 1e-7),
+    np.dtype(np.complex64): (1.3e-6, 1e-5),
+    np.dtype(np.complex128): (1e-7, 1e-7),
+}
+
+EDGE_BASE_SAMPLES = 3
+"""The edge samples are derived from the largest of the OpInfo's first samples, this many."""
+
+TIMEOUT_S = 120
+"""A run longer than this (per executor and sample) is recorded as `timeout`."""
+
+
+# ---------------------------------------------------------------------------
+# OpInfos and samples
+# ---------------------------------------------------------------------------
+
+
+def op_db() -> list[Any]:
+    """torch's OpInfo database (imported lazily: it takes seconds)."""
+    from torch.testing._internal.common_methods_invocations import op_db as db
+
+    return list(db)
+
+
+def full_name(op: Any) -> str:
+    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+
+
+def opinfos_by_name() -> dict[str, Any]:
+    return {full_name(op): op for op in op_db()}
+
+
+@dataclass
+class Sample:
+    """One call of the operator: tensors are the program's inputs, the rest constants."""
+
+    sample_id: str
+    tensors: list[torch.Tensor]
+    rebuild: Callable[[Sequence[Any]], tuple[Any, tuple[Any, ...], dict[str, Any]]]
+
+
+def _split(sample: Any) -> tuple[list[Any], Any, list[int]]:
+    leaves, spec = pytree.tree_flatten((sample.input, tuple(sample.args), dict(sample.kwargs)))
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
+    return leaves, spec, positions
+
+
+def _make_sample(sample_id: str, leaves: list[Any], spec: Any, positions: list[int]) -> Sample:
+    def rebuild(tensors: Sequence[Any]) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+        filled = list(leaves)
+        for p, t in zip(positions, tensors):
+            filled[p] = t
+        inp, args, kwargs = pytree.tree_unflatten(filled, spec)
+        return inp, tuple(args), dict(kwargs)
+
+    return Sample(sample_id, [leaves[p].detach() for p in positions], rebuild)
+
+
+def _numel(leaves: list[Any], positions: list[int]) -> int:
+    return sum(leaves[p].numel() for p in positions)
+
+
+def _edge_values(dtype: torch.dtype, n: int, shift: int) -> torch.Tensor:
+    if dtype.is_floating_point:
+        pool = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1.0, -1.0, 0.5, -2.5, 1e30, -1e-30, 3.0, -7.0]
+    elif dtype is torch.bool:
+        pool = [True, False, False, True, True]
+    else:
+        info = torch.iinfo(dtype)
+        pool = [info.min, info.max, 0, -1, 1, 2, -7, 3, 5]
+    # Input k takes pool[(i + k * (i // len)) % len]: two inputs of 169 elements meet every pair.
+    values = [pool[(i + shift * (i // len(pool))) % len(pool)] for i in range(n)]
+    return torch.tensor(values, dtype=dtype)
+
+
+def _edge_tensor(t: torch.Tensor, shift: int) -> torch.Tensor:
+    if t.is_complex() or t.numel() == 0:
+        return t
+    return _edge_values(t.dtype, t.numel(), shift).reshape(t.shape)
+
+
+def _non_contiguous(t: torch.Tensor) -> torch.Tensor:
+    """The same values in memory with a stride of 2 along the last dimension."""
+    if t.dim() == 0 or t.numel() < 2:
+        return t
+    base = torch.empty((*t.shape, 2), dtype=t.dtype)
+    view = base.select(-1, 0)
+    view.copy_(t)
+    return view
+
+
+def samples_of(op: Any, dtype: torch.dtype, max_samples: int | None, edges: bool = True) -> Iterator[Sample]:
+    """
+    The OpInfo's samples in `dtype` (the first `max_samples`), then three
+    samples derived from the largest of its first three (whatever
+    `max_samples` is, so that an id names the same sample in every run):
+    `edge`, every tensor filled with edge values (index tensors too: where
+    eager then raises, the sample is skipped); `noncontig`, every tensor
+    non-contiguous; `empty`, the tensors of the first tensor's shape emptied
+    along their first dimension.
+    """
+    torch.manual_seed(0)  # OpInfo draws its samples at random: the ids must name the same samples each run
+    name = DTYPE_NAMES[dtype]
+    first: tuple[list[Any], Any, list[int]] | None = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        generated = op.sample_inputs("cpu", dtype, requires_grad=False)
+        limit = None if max_samples is None else max(max_samples, EDGE_BASE_SAMPLES)
+        for i, s in enumerate(itertools.islice(generated, limit)):
+            leaves, spec, positions = _split(s)
+            if not positions:
+                continue
+            if i < EDGE_BASE_SAMPLES and (first is None or _numel(leaves, positions) > _numel(*first[::2])):
+                first = (leaves, spec, positions)
+            if max_samples is None or i < max_samples:
+                yield _make_sample(f"{name}/{i}", leaves, spec, positions)
+    if first is None or not edges:
+        return
+    leaves, spec, positions = first
+    edge = list(leaves)
+    for k, p in enumerate(positions):
+        edge[p] = _edge_tensor(leaves[p], k)
+    yield _make_sample(f"{name}/edge", edge, spec, positions)
+    strided = list(leaves)
+    for p in positions:
+        strided[p] = _non_contiguous(leaves[p])
+    if any(strided[p] is not leaves[p] for p in positions):
+        yield _make_sample(f"{name}/noncontig", strided, spec, positions)
+    shape = leaves[positions[0]].shape
+    if len(shape) >= 1 and shape[0] != 0:
+        empty = list(leaves)
+        for p in positions:
+            t = leaves[p]
+            if t.shape == shape:
+                empty[p] = t[:0].clone()
+        yield _make_sample(f"{name}/empty", empty, spec, positions)
+
+
+# ---------------------------------------------------------------------------
+# Tracing
+# ---------------------------------------------------------------------------
+
+
+class _Call(torch.nn.Module):
+    """`op(*sample)` with the sample's tensors as the only inputs."""
+
+    def __init__(self, fn: Callable[..., Any], sample: Sample) -> None:
+        super().__init__()
+        self.fn = fn
+        self.sample = sample
+
+    def forward(self, *tensors: torch.Tensor) -> Any:
+        inp, args, kwargs = self.sample.rebuild(tensors)
+        return self.fn(inp, *args, **kwargs)
+
+
+def flatten(value: Any, out: list[Any] | None = None) -> list[Any]:
+    """Tensors, arrays and numbers of a nested result, in order (None left out)."""
+    out = [] if out is None else out
+    if isinstance(value, list | tuple):
+        for v in value:
+            flatten(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            flatten(v, out)
+    elif value is not None:
+        out.append(value)
+    return out
+
+
+def to_numpy(value: Any) -> np.ndarray:
+    if isinstance(value, torch.Tensor):
+        t = value.detach().resolve_conj().resolve_neg()
+        if t.dtype is torch.bfloat16:  # numpy holds bfloat16 through ml_dtypes, as our kernels do
+            import ml_dtypes
+
+            return t.float().numpy().astype(ml_dtypes.bfloat16)
+        return t.numpy().copy()
+    return np.asarray(value)
+
+
+def numpy_input(t: torch.Tensor) -> np.ndarray:
+    """A fresh numpy copy of `t`, non-contiguous in the same way if `t` is."""
+    data = t.detach().numpy()
+    if t.is_contiguous() or t.dim() == 0:
+        return data.copy()
+    base = np.empty((*data.shape, 2), dtype=data.dtype)
+    base[..., 0] = data
+    return base[..., 0]
+
+
+def aten_overloads(ep: torch.export.ExportedProgram) -> list[torch._ops.OpOverload]:
+    """The ATen overloads a traced program calls, nested graphs included (`torch._ops.OpOverload`: the
+    class of `torch.ops.aten.add.Tensor`, which torch exports under no public name)."""
+    found: list[torch._ops.OpOverload] = []
+    for module in ep.graph_module.modules():
+        if isinstance(module, torch.fx.GraphModule):
+            for node in module.graph.nodes:
+                if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+                    found.append(node.target)
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Comparison
+# ---------------------------------------------------------------------------
+
+
+def tolerance(op: Any, dtype: np.dtype) -> tuple[float, float]:
+    """torch.testing's default for `dtype`, loosened by any toleranceOverride the OpInfo declares for it."""
+    from torch.testing._internal.common_device_type import toleranceOverride
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    rtol, atol = DEFAULT_TOLERANCE.get(dtype, (0.0, 0.0))
+    torch_dtype = {np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64,
+                   np.dtype(np.float16): torch.float16, np.dtype(np.complex64): torch.complex64,
+                   np.dtype(np.complex128): torch.complex128}.get(dtype)  # fmt: skip
+    for info in op.decorators:
+        if not isinstance(info, DecorateInfo):
+            continue
+        for d in info.decorators:
+            if isinstance(d, toleranceOverride) and torch_dtype in d.d:
+                tol = d.d[torch_dtype]
+                rtol, atol = max(rtol, tol.rtol), max(atol, tol.atol)
+    return rtol, atol
+
+
+def _show(x: Any) -> str:
+    if isinstance(x, np.floating | float):
+        if x == 0:
+            return "-0.0" if np.signbit(x) else "0.0"
+        return repr(float(x))
+    if isinstance(x, np.bool_ | bool):
+        return repr(bool(x))
+    if isinstance(x, np.integer | int):
+        return repr(int(x))
+    return repr(x)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    kind: str
+    """`count`, `dtype`, `shape`, `nan`, `value`, `zero-sign`, `integer`."""
+    detail: str
+
+
+def _at(idx: tuple[int, ...], inputs: Sequence[np.ndarray], shape: tuple[int, ...]) -> str:
+    """The inputs' values at an output position, for inputs that broadcast to the output's shape."""
+    shown: list[str] = []
+    for x in inputs:
+        try:
+            shown.append(_show(np.broadcast_to(x, shape)[idx]) if x.size else "")
+        except ValueError:
+            continue
+    shown = [v for v in shown if v]
+    return f" (input {', '.join(shown)})" if shown else ""
+
+
+def compare(
+    ours: Sequence[Any], want: Sequence[np.ndarray], op: Any, inputs: Sequence[np.ndarray], shape_only: bool
+) -> Mismatch | None:
+    """The first difference between our outputs and eager's, or None."""
+    got = [np.asarray(o) for o in ours]
+    if len(got) != len(want):
+        return Mismatch("count", f"{len(got)} outputs, torch {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        where = f"out{i}" if len(want) > 1 else "out"
+        if g.dtype != w.dtype:
+            return Mismatch("dtype", f"{where} dtype {g.dtype}, torch {w.dtype}")
+        if g.shape != w.shape:
+            return Mismatch("shape", f"{where} shape {list(g.shape)}, torch {list(w.shape)}")
+        if shape_only or w.size == 0:
+            continue
+        if w.dtype.kind in "fc":
+            gn, wn = np.isnan(g), np.isnan(w)
+            if (gn != wn).any():
+                idx = tuple(int(v) for v in np.argwhere(gn != wn)[0])
+                return Mismatch(
+                    "nan", f"{where}[{_idx(idx)}] {_show(g[idx])}, torch {_show(w[idx])}{_at(idx, inputs, w.shape)}"
+                )
+            rtol, atol = tolerance(op, w.dtype)
+            with np.errstate(all="ignore"):
+                close = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True) | (g == w)
+            if not close.all():
+                idx = tuple(int(v) for v in np.argwhere(~close)[0])
+                return Mismatch(
+                    "value",
+                    f"{where}[{_idx(idx)}] {_show(g[idx])}, torch {_show(w[idx])}{_at(idx, inputs, w.shape)}"
+                    f" ({int((~close).sum())} of {w.size} differ beyond rtol {rtol:g} atol {atol:g})",
+                )
+            if w.dtype.kind == "f":
+                zeros = (g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))
+                if zeros.any():
+                    idx = tuple(int(v) for v in np.argwhere(zeros)[0])
+                    return Mismatch(
+                        "zero-sign",
+                        f"{where}[{_idx(idx)}] {_show(g[idx])}, torch {_show(w[idx])}{_at(idx, inputs, w.shape)}",
+                    )
+        elif not np.array_equal(g, w):
+            idx = tuple(int(v) for v in np.argwhere(g != w)[0])
+            return Mismatch(
+                "integer", f"{where}[{_idx(idx)}] {_show(g[idx])}, torch {_show(w[idx])}{_at(idx, inputs, w.shape)}"
+            )
+    return None
+
+
+def _idx(idx: tuple[int, ...]) -> str:
+    return ", ".join(str(i) for i in idx)
+
+
+# ---------------------------------------------------------------------------
+# Executors
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What one executor did with one sample."""
+
+    executor: str
+    opinfo: str
+    sample_id: str
+    status: str
+    """`agree`, `fail` or `skip` (the executor cannot be asked: say, `torch.jit.trace` fails)."""
+    kind: str = ""
+    """For `fail`: `wrong` (a value, dtype or shape differs), `refused` (a located diagnostic),
+    `crash` (any other exception) or `timeout`; for `skip`, why."""
+    detail: str = ""
+    shape_only: bool = False
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: int) -> Iterator[None]:
+    if seconds <= 0 or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_SOURCE_LOCATION = re.compile(r"(?:[^\s:()]+\.py|<[^>]+>):\d+(?::\d+)?:?\s*")
+
+
+def clean_message(text: str) -> str:
+    """A message without source locations (they name this harness or IREE's temporary input)."""
+    text = _SOURCE_LOCATION.sub("", text)
+    return re.sub(r"\s*loc\(.*$", "", text, flags=re.MULTILINE).strip()
+
+
+def _first_line(e: BaseException) -> str:
+    """The message of an exception on one line: a located diagnostic's message, or the first line."""
+    text = clean_message(str(e))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    line = next((ln for ln in lines if "error:" in ln), lines[0] if lines else "")
+    line = line.split("error:", 1)[1].strip() if "error:" in line else line
+    return f"{type(e).__name__}: {line[:300]}"
+
+
+def _refusal_types() -> tuple[type[BaseException], ...]:
+    from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+    from xdsl_exir.frontends.torch_live import TorchImportError
+    from xdsl_exir.frontends.torchscript_live import TorchScriptImportError
+    from xdsl_exir.utils.diagnostics import InterpreterError
+
+    return (DiagnosticException, VerifyException, InterpreterError, TorchImportError, TorchScriptImportError)
+
+
+@dataclass
+class Prepared:
+    """What the executors share for one sample: the program as exported, and its lowering."""
+
+    module: Any
+    core: Any = None
+    core_error: BaseException | None = None
+    lowered: Any = None
+    lowered_error: BaseException | None = None
+    cache: dict[str, Any] = field(default_factory=dict)
+
+
+def _core(p: Prepared) -> Any:
+    from xdsl_exir.targets.iree import to_core
+
+    if p.core is None and p.core_error is None:
+        try:
+            p.core = to_core(p.module)
+        except Exception as e:
+            p.core_error = e
+    if p.core_error is not None:
+        raise p.core_error
+    return p.core
+
+
+def _lowered(p: Prepared) -> Any:
+    from xdsl_exir.targets.iree import lower_to_upstream
+
+    core = _core(p)
+    if p.lowered is None and p.lowered_error is None:
+        try:
+            p.lowered = lower_to_upstream(core)
+        except Exception as e:
+            p.lowered_error = e
+    if p.lowered_error is not None:
+        raise p.lowered_error
+    return p.lowered
+
+
+def run_interp(p: Prepared, inputs: list[np.ndarray], _: Any) -> list[Any]:
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    return ProgramRunner(p.module).run(inputs)
+
+
+def run_core(p: Prepared, inputs: list[np.ndarray], _: Any) -> list[Any]:
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    return ProgramRunner(_core(p)).run(inputs)
+
+
+def run_linalg(p: Prepared, inputs: list[np.ndarray], _: Any) -> list[Any]:
+    from xdsl_exir.interpreters.program import ProgramRunner, find_program
+    from xdsl_exir.interpreters.upstream import run_lowered
+    from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
+
+    core, lowered = _core(p), _lowered(p)
+    program = find_program(core)
+    arguments = function_arguments(program)
+    runner = ProgramRunner(program, executor=lambda *args: run_lowered(lowered, [args[i] for i in arguments]))
+    return runner.run(inputs)
+
+
+IREE_CACHE: str | None = None
+"""Where compiled modules are cached (None: the project's default cache)."""
+
+
+def run_iree(p: Prepared, inputs: list[np.ndarray], _: Any) -> list[Any]:
+    from xdsl_exir.interpreters.program import ProgramRunner, find_program
+    from xdsl_exir.targets.iree import IreeExecutor, IreeOptions, compile_text, print_mlir
+
+    options = IreeOptions(threads=1, cache_dir=IREE_CACHE)
+    core, lowered = _core(p), _lowered(p)
+    program = find_program(core)
+    compiled = compile_text(print_mlir(lowered), options)
+    return ProgramRunner(program, executor=IreeExecutor(program, compiled.vmfb, options)).run(inputs)
+
+
+def run_python(p: Prepared, inputs: list[np.ndarray], _: Any) -> list[Any]:
+    from xdsl_exir.targets.python_source import python_source
+
+    source = python_source(p.module)
+    namespace: dict[str, Any] = {"__name__": "conformance_generated"}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    return flatten(namespace["forward"](*inputs))
+
+
+class TraceFailed(Exception):
+    """torch.jit.trace could not trace the sample: the TorchScript executor is not asked."""
+
+
+def run_ts(p: Prepared, inputs: list[np.ndarray], call: _Call) -> list[Any]:
+    from xdsl_exir.frontends.torchscript_live import import_script_module
+    from xdsl_exir.interpreters.ts_runner import TorchScriptRunner
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(call, tuple(call.sample.tensors), check_trace=False, strict=False)
+    except Exception as e:
+        raise TraceFailed(_first_line(e)) from None
+    return flatten(TorchScriptRunner(import_script_module(traced)).run(inputs))
+
+
+RUNNERS: dict[str, Callable[[Prepared, list[np.ndarray], Any], list[Any]]] = {
+    "interp": run_interp,
+    "core": run_core,
+    "linalg": run_linalg,
+    "iree": run_iree,
+    "ts": run_ts,
+    "python": run_python,
+}
+
+
+# ---------------------------------------------------------------------------
+# One sample through the executors
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Traced:
+    """A sample traced by torch.export, with eager's outputs; or why it could not be."""
+
+    sample: Sample
+    call: _Call | None = None
+    module: Any = None
+    want: list[np.ndarray] | None = None
+    overloads: list[str] = field(default_factory=list)
+    random: bool = False
+    """A random operator (torch's `nondeterministic_seeded` tag): compared by dtype and shape only."""
+    skip: str = ""
+
+
+def trace(op: Any, sample: Sample) -> Traced:
+    """Eager outputs and the program torch.export records (skip says why none, e.g. eager raises)."""
+    from xdsl_exir.frontends.torch_live import import_exported_program
+
+    call = _Call(op.op, sample)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            eager = call(*[t.clone() for t in sample.tensors])
+        except Exception as e:
+            return Traced(sample, skip=f"eager raises {_first_line(e)}")
+        if any(not isinstance(v, torch.Tensor | int | float | bool) for v in flatten(eager)):
+            return Traced(sample, skip="an output is not a tensor or number")
+        try:
+            want = [to_numpy(v) for v in flatten(eager)]
+        except TypeError as e:  # complex32: numpy has no such dtype
+            return Traced(sample, skip=f"an output has no numpy dtype: {e}")
+        try:
+            ep = torch.export.export(call, tuple(sample.tensors))
+        except Exception as e:
+            return Traced(sample, skip=f"torch.export fails: {_first_line(e)}")
+    targets = aten_overloads(ep)
+    overloads = [str(t) for t in targets]
+    random = any(torch.Tag.nondeterministic_seeded in t.tags for t in targets)
+    try:
+        module = import_exported_program(ep)
+    except Exception as e:
+        return Traced(sample, call, None, want, overloads, random, skip=f"import fails: {_first_line(e)}")
+    return Traced(sample, call, module, want, overloads, random)
+
+
+def run_sample(op: Any, traced: Traced, executors: Sequence[str], timeout: int = TIMEOUT_S) -> list[Outcome]:
+    """Each executor's outcome on one traced sample."""
+    name, sid = full_name(op), traced.sample.sample_id
+    if traced.skip or traced.want is None:
+        return [Outcome(e, name, sid, "skip", traced.skip) for e in executors]
+    shape_only = traced.random
+    prepared = Prepared(traced.module)
+    refusals = _refusal_types()
+    plain_inputs = [t.detach().numpy() for t in traced.sample.tensors]
+    outcomes: list[Outcome] = []
+    for executor in executors:
+        inputs = [numpy_input(t) for t in traced.sample.tensors]
+        try:
+            with _time_limit(timeout), warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                got = RUNNERS[executor](prepared, inputs, traced.call)
+        except TraceFailed as e:
+            outcomes.append(Outcome(executor, name, sid, "skip", f"torch.jit.trace fails: {e}"))
+            continue
+        except _Timeout:
+            outcomes.append(Outcome(executor, name, sid, "fail", "timeout", f"over {timeout} s"))
+            continue
+        except refusals as e:
+            outcomes.append(Outcome(executor, name, sid, "fail", "refused", _first_line(e)))
+            continue
+        except Exception as e:
+            outcomes.append(Outcome(executor, name, sid, "fail", "crash", _first_line(e)))
+            continue
+        mismatch = compare(flatten(got), traced.want, op, plain_inputs, shape_only)
+        if mismatch is None:
+            outcomes.append(Outcome(executor, name, sid, "agree", shape_only=shape_only))
+        else:
+            outcomes.append(Outcome(executor, name, sid, "fail", "wrong", f"{mismatch.kind}: {mismatch.detail}"))
+    return outcomes
+
+
+def covered(op: Any) -> tuple[bool, str]:
+    """
+    Whether the project covers the OpInfo's ATen ops: every overload its first
+    sample traces to has a kernel or a decomposition (aten_coverage's status).
+    """
+    from xdsl_exir.interpreters.aten_coverage import status_of
+
+    dtypes = [d for d in DTYPES if d in op.supported_dtypes("cpu")]
+    if not dtypes:
+        return False, "supports none of float32, int64, bool, float64"
+    for sample in samples_of(op, dtypes[0], 1, edges=False):
+        traced = trace(op, sample)
+        if traced.module is None and not traced.overloads:
+            return False, traced.skip
+        missing = sorted({n for n in traced.overloads if not status_of(n).startswith(("kernel", "decomposition"))})
+        if missing:
+            return False, f"not covered: {', '.join(missing)}"
+        return True, ""
+    return False, "no sample with a tensor input"
+
+
+def run_opinfo(
+    op: Any,
+    executors: Sequence[str],
+    max_samples: int | None,
+    lowered_executors: Sequence[str] = (),
+    max_lowered: int | None = None,
+    dtypes: Sequence[torch.dtype] = DTYPES,
+    timeout: int = TIMEOUT_S,
+    lowered_kinds: Sequence[str] = ("edge", "empty", "noncontig"),
+) -> list[Outcome]:
+    """
+    Every sample of the OpInfo (up to `max_samples` per dtype, plus the edge
+    samples) through `executors`; `lowered_executors` (the slower `linalg` and
+    `iree`: an IREE compile per sample) only on the first `max_lowered` OpInfo
+    samples of each dtype and the edge samples of `lowered_kinds`.
+    """
+    outcomes: list[Outcome] = []
+    supported = op.supported_dtypes("cpu")
+    for dtype in dtypes:
+        if dtype not in supported:
+            continue
+        for sample in samples_of(op, dtype, max_samples):
+            traced = trace(op, sample)
+            index = sample.sample_id.split("/", 1)[1]
+            which = list(executors)
+            if index in lowered_kinds if not index.isdigit() else max_lowered is None or int(index) < max_lowered:
+                which += [e for e in lowered_executors if e not in which]
+            outcomes.extend(run_sample(op, traced, [e for e in EXECUTORS if e in which], timeout))
+    return outcomes
