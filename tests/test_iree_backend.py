@@ -411,3 +411,14 @@ def test_max_tensor_bytes_holds_for_created_tensors(tmp_path: pathlib.Path) -> N
     proc = _tool(str(dynamic), "--inputs", str(big), *args)
     assert proc.returncode == 1 and "[30000, 100000]" in proc.stderr and "1.0 GiB" in proc.stderr
     assert not out.exists()
+
+
+def test_compile_program_on_a_bad_source_raises_one_line(tmp_path: pathlib.Path) -> None:
+    from xdsl_exir.targets.iree import IreeError
+
+    dump = tmp_path / "graph.txt"
+    dump.write_text("graph(%x : Tensor):\n  return (%x)\n")
+    for source, says in ((tmp_path / "missing.pt2", "no such file"), (tmp_path, "cannot read it"), (dump, "torchscript-to-exir")):
+        with pytest.raises(IreeError) as e:
+            compile_program(source)
+        assert says in str(e.value) and "\n" not in str(e.value)

@@ -43,12 +43,12 @@ from importlib.metadata import version
 from typing import Any, cast
 
 import numpy as np
-import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.universe import Universe
+from xdsl.utils.exceptions import ParseError
 
 from xdsl_exir.dialects import get_all_dialects
 from xdsl_exir.dialects.exir import DType, ProgramOp, SymIntType, TensorType
@@ -62,6 +62,7 @@ from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.utils.diagnostics import locate
 from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
+from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.tensor_data import TensorDataError, storage_dtype
 
 INSTALL_HINT = (
@@ -529,10 +530,21 @@ def _load(source: str | os.PathLike[str] | ModuleOp | ProgramOp) -> ModuleOp:
         module.body.block.add_op(source.clone())
         return module
     path = os.fspath(source)
-    data = pathlib.Path(path).read_bytes()
+    try:
+        data = pathlib.Path(path).read_bytes()
+    except FileNotFoundError:
+        raise IreeError(f"{path}: no such file") from None
+    except OSError as e:
+        raise IreeError(f"{path}: cannot read it ({e.strerror or e})") from None
     if data[:4] == b"PK\x03\x04":
         return load_pt2(data, path)
-    return ResourceParser(_context(), data.decode(), path).parse_module()
+    try:
+        return ResourceParser(_context(), data.decode(errors="replace"), path).parse_module()
+    except ParseError as e:
+        raise IreeError(
+            f"{e.span.get_location()}: {e.msg.strip() or 'syntax error'} (compile_program reads Export IR text "
+            "or a torch.export archive; lower a TorchScript dump to Export IR first with exir-opt -p torchscript-to-exir)"
+        ) from None
 
 
 def compile_program(
