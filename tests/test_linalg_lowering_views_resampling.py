@@ -20,7 +20,7 @@ import pytest
 import sympy
 from test_linalg_lowering_creation_indexing import Add, program, t
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import build
 from xdsl_exir.dialects.exir import DType, GetItemOp, ProgramOp, SymSizeOp, TensorType
@@ -264,6 +264,63 @@ def _indexing_ref(x: Any, index: Any, src: Any, xi: Any, srci: Any, y: Any, i: A
     return out
 
 
+# -- padding, fill, copy, dropout, sizes and strides as values ------------------------------
+
+
+def _misc(add: Add, x: SSAValue, y: SSAValue, z: SSAValue, h: SSAValue, w: SSAValue) -> list[SSAValue]:
+    tr = add(build("aten.transpose.int", y, 1, 2))
+    part = add(build("aten.slice.Tensor", y, 1, 1, 3))
+
+    def as_tensor(sym: Operation) -> SSAValue:
+        return add(build("aten.full.default", [1], add(sym), dtype=I64))
+
+    return [
+        add(build("aten.reflection_pad1d.default", x, [2, 3])),
+        add(build("aten.reflection_pad2d.default", y, [1, 2, 2, 0])),
+        add(build("aten.reflection_pad3d.default", z, [1, 1, 0, 2, 1, 0])),
+        add(build("aten.replication_pad2d.default", y, [3, 1, 0, 4])),
+        add(build("aten.replication_pad3d.default", z, [2, 0, 1, 1, 0, 3])),
+        add(build("aten.replication_pad2d.default", y, [-1, 2, 1, -1])),  # negative pads crop
+        add(build("aten.fill.Scalar", x, -0.0)),
+        add(build("aten.fill.Scalar", w, 7)),
+        add(build("aten.copy.default", h, x)),  # broadcast, float32 -> float16
+        add(build("aten.copy.default", w, add(build("aten.scalar_tensor.default", -3.75)))),  # truncated
+        *add(build("aten.native_dropout.default", x, 0.5, False)).owner.results,
+        as_tensor(build("aten.sym_size.int", x, 1)),
+        as_tensor(build("aten.sym_numel.default", y)),
+        as_tensor(build("aten.sym_stride.int", tr, 1)),
+        as_tensor(build("aten.sym_stride.int", part, 0)),
+        as_tensor(build("aten.sym_storage_offset.default", part)),
+        add(build("aten.scalar_tensor.default", add(build("aten.sym_is_contiguous.default", tr)), dtype=DType.bool)),
+        add(build("aten.scalar_tensor.default", add(build("aten.sym_is_contiguous.default", y)), dtype=DType.bool)),
+    ]
+
+
+def _misc_ref(x: Any, y: Any, z: Any, h: Any, w: Any) -> list[Any]:
+    pad = torch.ops.aten
+    tr, part = y.transpose(1, 2), y[:, 1:3]
+    return [
+        pad.reflection_pad1d(x, [2, 3]),
+        pad.reflection_pad2d(y, [1, 2, 2, 0]),
+        pad.reflection_pad3d(z, [1, 1, 0, 2, 1, 0]),
+        pad.replication_pad2d(y, [3, 1, 0, 4]),
+        pad.replication_pad3d(z, [2, 0, 1, 1, 0, 3]),
+        pad.replication_pad2d(y, [-1, 2, 1, -1]),
+        torch.full_like(x, -0.0),
+        torch.full_like(w, 7),
+        h.clone().copy_(x),
+        w.clone().copy_(torch.tensor(-3.75)),
+        *pad.native_dropout(x, 0.5, False),
+        torch.tensor([x.shape[1]]),
+        torch.tensor([y.numel()]),
+        torch.tensor([tr.stride(1)]),
+        torch.tensor([part.stride(0)]),
+        torch.tensor([part.storage_offset()]),
+        torch.tensor(tr.is_contiguous()),
+        torch.tensor(y.is_contiguous()),
+    ]
+
+
 GROUPS: dict[str, Group] = {
     "as_strided": Group(
         (t(2, 3, 2, 2), t(2, 3), t(S0, 4), t(3, 3, dtype=I64)),
@@ -283,6 +340,15 @@ GROUPS: dict[str, Group] = {
         _upsample_ref,
         lambda rng, n: [special(rng, n, 3, 4, 5), special(rng, 1, 2, 3, 4, dtype=np.float16), special(rng, 1, 2, 3, 4, dtype=np.float64)],
         exact=False,
+    ),
+    "misc": Group(
+        (t(2, 5), t(2, S0, 4), t(1, 3, 4, 3), t(3, 2, 5, dtype=F16), t(S0, 3, dtype=I32)),
+        _misc,
+        _misc_ref,
+        lambda rng, n: [
+            special(rng, 2, 5), special(rng, 2, n, 4), special(rng, 1, 3, 4, 3), special(rng, 3, 2, 5, dtype=np.float16),
+            ints(rng, -9, 9, n, 3, dtype=np.int32),
+        ],
     ),
     "indexing": Group(
         (t(S0, 6), t(S0, 5, dtype=I64), t(S0, 5), t(S0, 6, dtype=I32), t(S0, 5, dtype=I32), t(3, 4, S0, 2),

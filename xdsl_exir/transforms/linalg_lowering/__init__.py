@@ -28,6 +28,7 @@ LoweringRule = Callable[["LoweringState", "AtenOp", "Bound"], Sequence[SSAValue]
 
 _RULES: dict[str, LoweringRule] = {}
 _NOTES: dict[str, str] = {}
+_REFUSALS: dict[str, str] = {}
 _FAMILIES = ("pointwise", "linear", "conv_pool", "reductions", "views", "creation", "indexing", "resampling")
 _loaded = False
 
@@ -48,6 +49,24 @@ def lowers(*names: str, note: str | None = None) -> Callable[[LoweringRule], Low
         return rule
 
     return register
+
+
+def refuses(*names: str, note: str) -> None:
+    """
+    Document that the given overloads are refused on purpose, and why (with
+    what to do instead); the table shows the note, and `refusal_for` gives it
+    to the diagnostic.
+    """
+    for name in names:
+        if name in _RULES or name in _REFUSALS:
+            raise ValueError(f"{name} has a lowering rule or a refusal already")
+        _REFUSALS[name] = note
+
+
+def refusal_for(name: str) -> str | None:
+    """Why overload `name` is refused, when that is documented."""
+    _load()
+    return _REFUSALS.get(name)
 
 
 def _load() -> None:
@@ -85,15 +104,19 @@ def status_table() -> str:
     for name in core:
         if name in _RULES:
             status = "lowered" + (f" ({_NOTES[name]})" if name in _NOTES else "")
+        elif name in _REFUSALS:
+            status = f"refused: {_REFUSALS[name]}"
         else:
             status = "refused: no rule"
         lines.append(f"| `{name}` | {status} |")
     extra = sorted(n for n in _RULES if n not in set(core))
     lowered = sum(1 for n in core if n in _RULES)
+    documented = sum(1 for n in core if n in _REFUSALS)
     head = [
-        f"{lowered} of the {len(core)} core ATen overloads of torch 2.13 have a rule;",
-        "an op without one stops `convert-exir-to-linalg` with a diagnostic naming",
-        "the overload and its source location, and nothing is lowered.",
+        f"{lowered} of the {len(core)} core ATen overloads of torch 2.13 have a rule, and {documented} are",
+        "refused on purpose, for the reason given; an op without a rule stops",
+        "`convert-exir-to-linalg` with a diagnostic naming the overload and its",
+        "source location, and nothing is lowered.",
         "",
     ]
     tail = ["", f"Further overloads with a rule (training IR and aliases, {len(extra)}):", ""]

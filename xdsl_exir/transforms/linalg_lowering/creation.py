@@ -12,7 +12,9 @@ then converted once. That is the kernel's scalar path; its vectorized path
 rounds each vector's first element to the result dtype before adding
 `i * step`, so eager's floats can differ from these by one ulp (exactly which
 elements depends on the CPU's vector width). `tril`/`triu` select on a
-comparison of the last two `linalg.index` values with the diagonal.
+comparison of the last two `linalg.index` values with the diagonal. `fill`
+and `copy` make a new value of `self`'s sizes; `native_dropout` lowers in
+evaluation only.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from xdsl_exir.transforms.linalg_lowering.pointwise import add, mul
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     LoweringState,
+    broadcast_map,
     identity_map,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -141,3 +144,34 @@ def _tril(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 @lowers("aten.triu.default")
 def _triu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return _triangle(st, op, b, lower=False)
+
+
+@lowers("aten.fill.Scalar")
+def _fill_scalar(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """`self` with every element `value` (converted to self's dtype): only the sizes of self matter."""
+    return [fill(st, _result(op), b["value"])]
+
+
+@lowers("aten.copy.default")
+def _copy(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """`self.copy_(src)` as a value: src broadcast to self's sizes, converted once to self's dtype."""
+    src = cast(SSAValue, b["src"])
+    srct, out = cast(TensorType, src.type), _result(op)
+    rank = out.rank
+    return st.generic(
+        [(st.tensor(src), broadcast_map(srct.sizes, out.sizes))],
+        [(st.empty(out), identity_map(rank))],
+        [PARALLEL] * rank,
+        lambda args: [st.cast(args[0], srct.element_dtype, out.element_dtype)],
+    )
+
+
+@lowers("aten.native_dropout.default", note="train=True refused: its mask comes from torch's random generator")
+def _native_dropout(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """In evaluation (`train` False or None) dropout is the identity and its mask all true, as torch's kernel gives."""
+    if b.get("train"):
+        raise st.error(
+            "native_dropout with train=True draws its mask from torch's random generator, which native code "
+            "cannot reproduce; export the model in eval() mode"
+        )
+    return [st.tensor(b["input"]), st.filled(_result(op, 1), True)]

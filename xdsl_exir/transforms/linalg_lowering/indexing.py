@@ -19,7 +19,9 @@ Index tensors separated by a slice (`x[i, :, j]`) put their broadcast dims
 first, as torch does (`_indexed_layout`).
 
 `select_scatter` and `slice_scatter` are `tensor.insert_slice`;
-`constant_pad_nd` is `tensor.pad` after an `extract_slice` for negative pads.
+`constant_pad_nd` is `tensor.pad` after an `extract_slice` for negative pads;
+reflection and replication padding are gathers at mirrored or clamped
+coordinates.
 """
 
 from __future__ import annotations
@@ -827,3 +829,64 @@ def _constant_pad_nd(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     if padded.type != want:
         padded = st.emit(tensor.CastOp(padded, want))
     return [padded]
+
+
+def _mirror_pad(st: LoweringState, op: AtenOp, b: Bound, nd: int, reflect: bool) -> list[SSAValue]:
+    """
+    Reflection and replication padding of the last `nd` dims (padding from the
+    last dim, (low, high) each): out[i] = x[j] with j = i - low reflected at
+    the edges (-j below 0, 2 * (n - 1) - j past the end; torch checks that the
+    pads are smaller than the size) or clamped to [0, n - 1]. A negative pad
+    crops, by the same formula.
+    """
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _result(op)
+    rank = xt.rank
+    pads = b.sizes("padding")
+    if len(pads) != 2 * nd or rank < nd:
+        raise st.error(f"{op.name}: {len(pads)} pads for a tensor of rank {rank}")
+    src = st.tensor(x)
+    zero = st.index(0)
+    lows = {rank - 1 - k: st.index(pads[2 * k]) for k in range(nd)}
+    lasts = {d: st.index(_size_sum(xt.sizes[d], -1)) for d in lows}
+
+    def body(args: list[SSAValue]) -> SSAValue:
+        coords = [loop_index(st, d) for d in range(rank)]
+        for d, low in lows.items():
+            j = st.emit(arith.SubiOp(coords[d], low))
+            last = lasts[d]
+            if reflect:
+                j = st.emit(arith.SelectOp(st.emit(arith.CmpiOp(j, zero, "slt")), st.emit(arith.SubiOp(zero, j)), j))
+                past = st.emit(arith.CmpiOp(j, last, "sgt"))
+                j = st.emit(arith.SelectOp(past, st.emit(arith.SubiOp(st.emit(arith.AddiOp(last, last)), j)), j))
+            else:
+                j = st.emit(arith.MinSIOp(st.emit(arith.MaxSIOp(j, zero)), last))
+            coords[d] = j
+        return extract(st, src, coords, out.element_dtype)
+
+    return [gather_generic(st, out, [], body)]
+
+
+@lowers("aten.reflection_pad1d.default")
+def _reflection_pad1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 1, reflect=True)
+
+
+@lowers("aten.reflection_pad2d.default")
+def _reflection_pad2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 2, reflect=True)
+
+
+@lowers("aten.reflection_pad3d.default")
+def _reflection_pad3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 3, reflect=True)
+
+
+@lowers("aten.replication_pad2d.default")
+def _replication_pad2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 2, reflect=False)
+
+
+@lowers("aten.replication_pad3d.default")
+def _replication_pad3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 3, reflect=False)
