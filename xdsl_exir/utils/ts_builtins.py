@@ -39,6 +39,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from xdsl_exir.utils.broadcast import BroadcastError, broadcast_shapes
 from xdsl_exir.utils.diagnostics import InterpreterError
 from xdsl_exir.utils.function_schema import FunctionSchema, SchemaType, TypeKind
 
@@ -393,10 +394,10 @@ def _print(*args: object) -> None:
 
 
 def broadcast_sizes(*sizes: Sequence[int]) -> list[int]:
-    """`prim::BroadcastSizes` / `aten::_infer_size`: the broadcast of size lists (numpy's rule is torch's)."""
+    """`prim::BroadcastSizes` / `aten::_infer_size`: the broadcast of size lists (the core's broadcast)."""
     try:
-        return list(np.broadcast_shapes(*(tuple(s) for s in sizes)))
-    except ValueError as e:
+        return cast(list[int], broadcast_shapes(*(list(s) for s in sizes)))
+    except BroadcastError as e:
         raise ScriptException(f"sizes do not broadcast: {e}", "RuntimeError") from None
 
 

@@ -43,6 +43,8 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.utils import dtypes as lattice
 from xdsl_exir.utils import symbolic
+from xdsl_exir.utils.broadcast import BroadcastError, UndecidedBroadcast
+from xdsl_exir.utils.broadcast import broadcast_shapes as shared_broadcast
 from xdsl_exir.utils.dtypes import Priority, PromotionError
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
@@ -381,16 +383,6 @@ def _is(value: SymSize, n: int) -> bool:
     return type(value) is int and value == n
 
 
-def _same(a: SymSize, b: SymSize) -> bool:
-    if a is b:
-        return True
-    if type(a) is int and type(b) is int:
-        return a == b
-    if type(a) is int or type(b) is int:
-        return False  # normalized: a constant is never a non-constant expression
-    return a == b or sympy.expand(_sym(a) - _sym(b)) == 0
-
-
 def wrap_dim(dim: int, rank: int) -> int:
     """Negative dims count from the end; a 0-d tensor accepts dims 0 and -1."""
     r = max(rank, 1)
@@ -400,25 +392,13 @@ def wrap_dim(dim: int, rank: int) -> int:
 
 
 def broadcast_shapes(*shapes: Sequence[SymSize]) -> list[SymSize]:
-    rank = max((len(s) for s in shapes), default=0)
-    out: list[SymSize] = [1] * rank
-    for shape in shapes:
-        offset = rank - len(shape)
-        for i, s in enumerate(shape):
-            cur = out[offset + i]
-            if _is(cur, 1):
-                out[offset + i] = s
-            elif _is(s, 1) or _same(cur, s):
-                continue
-            elif isinstance(cur, int) and isinstance(s, int):
-                raise InferenceError(
-                    f"shapes {[list(x) for x in shapes]} do not broadcast"
-                )
-            elif isinstance(s, int):
-                out[offset + i] = s  # torch would guard the symbol to this value
-            elif not isinstance(cur, int):
-                raise NoInference(f"cannot decide whether {cur} and {s} broadcast")
-    return out
+    """The core's symbolic broadcast (`utils/broadcast.py`), its refusals as inference errors."""
+    try:
+        return shared_broadcast(*shapes)
+    except BroadcastError as e:
+        raise InferenceError(str(e)) from None
+    except UndecidedBroadcast as e:
+        raise NoInference(str(e)) from None
 
 
 def _device_of(tensors: Sequence[TensorType]) -> str:

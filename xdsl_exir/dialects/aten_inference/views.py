@@ -15,7 +15,6 @@ from xdsl_exir.dialects.aten_inference.core import (
     _infer_minus_one,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _is,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _numel,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _same,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _sym,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
     broadcast_shapes,
@@ -34,6 +33,7 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
+from xdsl_exir.utils.broadcast import same_size
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def _expand(b: Bound) -> Attribute:
         cur = t.sizes[i - offset]
         if _is(s, -1):
             out.append(cur)
-        elif _is(cur, 1) or _same(cur, s):
+        elif _is(cur, 1) or same_size(cur, s):
             out.append(s)
         elif isinstance(cur, int) and isinstance(s, int):
             raise InferenceError(f"cannot expand size {cur} to {s}")
