@@ -1158,3 +1158,33 @@ def test_sample_inputs_pickle_is_never_read() -> None:
     # A sample_inputs entry that no unpickler could read does not matter.
     data = archive(files={"data/sample_inputs/model.pt": b"\x80\x05garbage"})
     import_ok(data)
+
+
+@pytest.fixture(scope="module")
+def torch_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """What torch writes that is not a torch.export archive, made with torch itself."""
+    torch = pytest.importorskip("torch")
+    tmp = tmp_path_factory.mktemp("torch_files")
+    model = torch.nn.Linear(2, 2)
+    torch.jit.save(torch.jit.script(model), tmp / "jit.pt")
+    torch.save(model.state_dict(), tmp / "state.pt")
+    torch.save(torch.export.export(model, (torch.randn(1, 2),)), tmp / "ep.pt")
+    torch.save(model.state_dict(), tmp / "legacy.pt", _use_new_zipfile_serialization=False)
+    return {p.stem: p.read_bytes() for p in tmp.iterdir()}
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        ("jit", "a TorchScript archive (torch.jit.save)"),
+        ("state", "a torch.save archive"),
+        ("ep", "an ExportedProgram saved with torch.save"),
+        ("legacy", "a Python pickle (torch.save's legacy format)"),
+    ],
+)
+def test_files_of_another_kind_say_what_they_are(kind: str, says: str, torch_files: dict[str, bytes]) -> None:
+    data = torch_files[kind]
+    with pytest.raises(Pt2Error) as err:
+        load_pt2(data, f"{kind}.pt")
+    assert says in str(err.value)
+    assert "torch.export.save" in str(err.value)

@@ -125,7 +125,7 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.frontends.sympy_repr import parse_sympy_repr
 from xdsl_exir.utils.limits import TensorSizeError
 from xdsl_exir.utils.op_registry import lookup
-from xdsl_exir.utils.safe_zip import CheckedZip, ZipRefused
+from xdsl_exir.utils.safe_zip import CheckedZip, ZipRefused, is_pickle
 from xdsl_exir.utils.symbolic import (
     SymExprError,
     SymSize,
@@ -556,6 +556,29 @@ class _StateData:
     meta: dict[str, Any]
 
 
+_SAVE_INSTEAD = "export the model with torch.export.export(model, args) and save it with torch.export.save(ep, 'm.pt2')"
+
+
+def _what_else(archive: _Archive) -> str:
+    """What a zip that is not a torch.export archive is, when torch wrote it, and what to do instead."""
+    names = archive.names
+    if "constants.pkl" in names and any(n.startswith("code/") for n in names):
+        return (
+            ": it is a TorchScript archive (torch.jit.save), whose pickles are never read here; give "
+            "exir-opt its graph dump (str(torch.jit.load(path).inlined_graph) written to a file), import it "
+            "live with xdsl_exir.frontends.torchscript_live.import_script_module, or " + _SAVE_INSTEAD
+        )
+    if "data.pkl" in names:
+        # The pickle names the classes it rebuilds; reading their names unpickles nothing.
+        if b"ExportedProgram" in archive.read("data.pkl"):
+            return (
+                ": it is an ExportedProgram saved with torch.save (a pickle, which is never read "
+                "here); save it with torch.export.save(ep, 'm.pt2')"
+            )
+        return ": it is a torch.save archive (a pickled state dict or model, never read here); " + _SAVE_INSTEAD
+    return ""
+
+
 def load_pt2(data: bytes, filename: str = "<pt2>") -> ModuleOp:
     """
     Import a `torch.export.save` archive as a module holding one `exir.program`.
@@ -564,6 +587,11 @@ def load_pt2(data: bytes, filename: str = "<pt2>") -> ModuleOp:
     Raises `Pt2Error` (and returns nothing) when the archive is refused.
     The `data/sample_inputs` pickle is ignored: nothing is ever unpickled.
     """
+    if is_pickle(data[:2]):
+        raise Pt2Error(
+            f"{filename}: a Python pickle (torch.save's legacy format), which is never unpickled here; "
+            + _SAVE_INSTEAD
+        )
     archive = _Archive(data, filename)
     importer = _Importer(archive)
     # The parsed JSON is a large heap of young objects: cyclic GC passes over it
@@ -661,7 +689,7 @@ class _Importer:
                     f"missing entry '{_MODEL_JSON}' (found {', '.join(others)}; only the "
                     "program 'model' is read)"
                 )
-            _fail(f"missing entry '{_MODEL_JSON}': not a torch.export archive")
+            _fail(f"missing entry '{_MODEL_JSON}': not a torch.export archive{_what_else(archive)}")
         if not archive.has("archive_version"):
             _fail("missing entry 'archive_version' (torch 2.13 writes it; torch.export.load needs it)")
         version = archive.read("archive_version").decode("utf-8", "replace").strip()

@@ -57,10 +57,10 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation, Region
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.target import Target
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.utils.hints import isa
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_exir import __version__
@@ -73,6 +73,7 @@ from xdsl_exir.transforms import get_all_passes
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 from xdsl_exir.utils.mlir_parser import ResourceParser
+from xdsl_exir.utils.safe_zip import is_pickle
 from xdsl_exir.utils.tensor_data import TensorDataError
 
 FRONTEND_EXTENSIONS: dict[str, str] = {"mlir": "mlir", "pt2": "pt2", "txt": "torchscript", "py": "script"}
@@ -191,8 +192,8 @@ def detect_frontend(path: str | None, head: bytes) -> str:
         ext = os.path.splitext(path)[1].lstrip(".")
         if ext in FRONTEND_EXTENSIONS:
             return FRONTEND_EXTENSIONS[ext]
-    if head.startswith(b"PK\x03\x04"):
-        return "pt2"
+    if head.startswith(b"PK\x03\x04") or is_pickle(head):
+        return "pt2"  # whose reader says what a pickle is and what to save instead
     if _TORCHSCRIPT_HEAD.match(head):
         return "torchscript"
     return "mlir"

@@ -23,6 +23,7 @@ import zlib
 from typing import IO
 
 __all__ = [
+    "is_pickle",
     "MAX_COMPRESSION_RATIO",
     "MAX_ENTRIES",
     "SMALL_ENTRY",
@@ -169,3 +170,9 @@ class CheckedZip:
             return self.file.getbuffer()[start : start + length].tobytes()
         self.file.seek(start)
         return self.file.read(length)
+
+
+def is_pickle(head: bytes) -> bool:
+    """Whether bytes start like a pickle of protocol 2 to 5 (torch.save's legacy format among them),
+    which the readers refuse by its first bytes, never unpickling it."""
+    return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
