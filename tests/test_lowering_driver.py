@@ -442,3 +442,27 @@ def test_cond_on_a_symbolic_predicate_and_scalar_operands() -> None:
         for got in (ours, lowered, flatten(native(x), []) if native is not None else ours):
             np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-5, err_msg=f"n = {n}")
             assert bool(got[1]) == (n > 4)
+
+
+def test_a_failing_rule_is_a_located_diagnostic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in a rule is reported at its op, with what failed, never as an unlocated internal error."""
+    import xdsl_exir.transforms.convert_exir_to_linalg as driver
+
+    def broken(*args: object) -> list[object]:
+        raise IndexError("tuple index out of range")
+
+    monkeypatch.setattr(driver, "rule_for", lambda name: broken if name == "aten.relu.default" else None)
+    text = """
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
+    exir.graph @forward(%x: !exir.tensor<[4], float32>) -> !exir.tensor<[4], float32> {
+      %r = aten.relu.default(%x) : (!exir.tensor<[4], float32>) -> !exir.tensor<[4], float32>
+      exir.output %r : !exir.tensor<[4], float32>
+    }
+  }
+}
+"""
+    with pytest.raises(ExirDiagnostic) as e:
+        lower_to_upstream(parse(text))
+    message = str(e.value)
+    assert "(%r) in @forward" in message and "aten.relu.default" in message and "IndexError" in message

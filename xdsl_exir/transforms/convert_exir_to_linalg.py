@@ -323,6 +323,13 @@ class _ProgramLowering:
                 self._lower_op(st, op)
             except LoweringError as e:
                 raise ExirDiagnostic(e.op or op, f"convert-exir-to-linalg: {e}") from None
+            except ExirDiagnostic:
+                raise
+            except Exception as e:  # a bug of a rule or of the driver: still located, never "internal error"
+                what = op.target.data if isinstance(op, CallFunctionOp) else op.name
+                raise ExirDiagnostic(
+                    op, f"convert-exir-to-linalg failed on {what} ({type(e).__name__}: {e}); please report it"
+                ) from e
         raise ExirDiagnostic(self.entry, "a graph region has no exir.output")
 
     def _lower_op(self, st: LoweringState, op: Operation) -> None:
@@ -341,14 +348,7 @@ class _ProgramLowering:
                 bound = op.bound_arguments()
             except InferenceError as e:
                 raise LoweringError(f"{op.name}: {e}", op) from None
-            try:
-                results = rule(st, op, bound)
-            except (LoweringError, ExirDiagnostic):
-                raise
-            except Exception as e:  # a rule's own failure: still a located diagnostic, never "internal error"
-                raise ExirDiagnostic(
-                    op, f"convert-exir-to-linalg: the rule for {op.name} failed ({type(e).__name__}: {e}); please report it"
-                ) from e
+            results = rule(st, op, bound)
             if len(results) != len(op.results):
                 raise LoweringError(f"{op.name}: the rule made {len(results)} values for {len(op.results)} results", op)
             for r, v in zip(op.results, results):
