@@ -321,6 +321,38 @@ def _misc_ref(x: Any, y: Any, z: Any, h: Any, w: Any) -> list[Any]:
     ]
 
 
+# -- sort and topk ------------------------------------------------------------------------------
+
+
+def _sorting(add: Add, x: SSAValue, xi: SSAValue, y: SSAValue) -> list[SSAValue]:
+    def both(op: Operation) -> list[SSAValue]:
+        return list(add(op).owner.results)
+
+    return [
+        *both(build("aten.sort.default", x)),
+        *both(build("aten.sort.default", x, 0, True)),
+        *both(build("aten.sort.default", xi, 1)),  # ties: a stable sort keeps index order
+        *both(build("aten.sort.default", xi, 0, True)),
+        *both(build("aten.sort.default", y, 1)),
+        *both(build("aten.topk.default", x, 3)),
+        *both(build("aten.topk.default", x, 2, 0, False)),
+        *both(build("aten.topk.default", y, 2, 1)),
+    ]
+
+
+def _sorting_ref(x: Any, xi: Any, y: Any) -> list[Any]:
+    return [
+        *torch.ops.aten.sort.default(x),
+        *torch.ops.aten.sort.default(x, 0, True),
+        *torch.ops.aten.sort.default(xi, 1),
+        *torch.ops.aten.sort.default(xi, 0, True),
+        *torch.ops.aten.sort.default(y, 1),
+        *torch.ops.aten.topk.default(x, 3),
+        *torch.ops.aten.topk.default(x, 2, 0, False),
+        *torch.ops.aten.topk.default(y, 2, 1),
+    ]
+
+
 GROUPS: dict[str, Group] = {
     "as_strided": Group(
         (t(2, 3, 2, 2), t(2, 3), t(S0, 4), t(3, 3, dtype=I64)),
@@ -349,6 +381,12 @@ GROUPS: dict[str, Group] = {
             special(rng, 2, 5), special(rng, 2, n, 4), special(rng, 1, 3, 4, 3), special(rng, 3, 2, 5, dtype=np.float16),
             ints(rng, -9, 9, n, 3, dtype=np.int32),
         ],
+    ),
+    "sorting": Group(
+        (t(S0, 6), t(S0, 7, dtype=I32), t(2, 5, 3, dtype=F64)),
+        _sorting,
+        _sorting_ref,
+        lambda rng, n: [special(rng, n, 6), ints(rng, -3, 3, n, 7, dtype=np.int32), special(rng, 2, 5, 3, dtype=np.float64)],
     ),
     "indexing": Group(
         (t(S0, 6), t(S0, 5, dtype=I64), t(S0, 5), t(S0, 6, dtype=I32), t(S0, 5, dtype=I32), t(3, 4, S0, 2),

@@ -21,20 +21,21 @@ from __future__ import annotations
 
 from typing import cast
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, i64
 from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound
-from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.dialects.exir import DType, SymBoolType, SymFloatType, SymIntType, TensorType
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.pointwise import add, mul
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     LoweringState,
     broadcast_map,
+    element_type,
     identity_map,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -175,3 +176,24 @@ def _native_dropout(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
             "cannot reproduce; export the model in eval() mode"
         )
     return [st.tensor(b["input"]), st.filled(_result(op, 1), True)]
+
+
+@lowers("aten._local_scalar_dense.default")
+def _local_scalar_dense(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    `.item()`: the one element of `self` as the lowering's scalar of the
+    result's kind: a SymInt is an `index`, a SymFloat an `f64`, a SymBool an `i1`.
+    """
+    x = cast(SSAValue, b["self"])
+    xt = cast(TensorType, x.type)
+    if any(s != 1 for s in xt.sizes):
+        raise st.error(f"_local_scalar_dense of a tensor of sizes {list(xt.sizes)}: .item() needs exactly one element")
+    value = st.emit(tensor.ExtractOp(st.tensor(x), [st.index(0)] * xt.rank, element_type(xt.element_dtype)))
+    kind = op.results[0].type
+    if isinstance(kind, SymFloatType):
+        return [st.cast(value, xt.element_dtype, DType.float64)]
+    if isinstance(kind, SymBoolType):
+        return [st.cast(value, xt.element_dtype, DType.bool)]
+    if not isinstance(kind, SymIntType) or xt.element_dtype.is_floating_point:
+        raise st.error(f"_local_scalar_dense of {xt.element_dtype} to {kind}")
+    return [st.emit(arith.IndexCastOp(st.cast(value, xt.element_dtype, DType.int64), IndexType()))]
