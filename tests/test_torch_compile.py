@@ -309,6 +309,21 @@ def test_dynamic_batch_compiles_once(backend: str) -> None:
     assert graph.dynamic and all(p.runs_on == backend for p in graph.pieces), torch_compile.report()
 
 
+def test_dynamic_training_compiles_once() -> None:
+    """Forward and backward with symbolic sizes: three batch sizes, gradients as eager's, one compilation each."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 4))
+    eager = copy.deepcopy(model)
+    compiled = _compiled(model, "interpreter", dynamic=True)
+    for batch in (3, 7, 11):
+        x = torch.randn(batch, 8)
+        compiled(x).square().mean().backward()
+        eager(x).square().mean().backward()
+        for got, want in zip(model.parameters(), eager.parameters(), strict=True):
+            torch.testing.assert_close(got.grad, want.grad)
+    assert [(r.kind, r.dynamic) for r in torch_compile.reports()] == [("forward", True), ("backward", True)]
+
+
 def test_options_are_checked() -> None:
     with pytest.raises(Exception, match="unknown option 'thread'"):
         torch.compile(nn.Linear(2, 2), backend="exir", options={"thread": 1})(torch.ones(1, 2))
