@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import difflib
 import inspect
 import keyword
 import os
@@ -70,7 +69,7 @@ from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
 from xdsl_exir.transforms import get_all_passes
-from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError, locate
+from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError, did_you_mean, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 from xdsl_exir.utils.mlir_parser import ResourceParser
 from xdsl_exir.utils.safe_zip import is_pickle
@@ -242,7 +241,7 @@ def build_pipeline(
                 spec,
                 column,
                 f"unknown pass '{arg_spec.name}'"
-                + _did_you_mean(arg_spec.name, available)
+                + did_you_mean(arg_spec.name, available)
                 + " (`exir-opt --list-passes` lists them)",
             )
         passes.append(_make_pass(available[arg_spec.name](), arg_spec, spec, column))
@@ -270,13 +269,6 @@ def _find_name(spec: str, name: str, start: int) -> int:
     return m.start() if m is not None else start
 
 
-def _did_you_mean(name: str, known: typing.Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
-    if not close:
-        return ""
-    return "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
-
-
 def _option_fields(cls: type[ModulePass]) -> dict[str, dataclasses.Field[Any]]:
     """A pass's options by the name a pipeline spells them (`from` for a field `from_`)."""
     fields = [f for f in dataclasses.fields(cls) if f.init and f.name != "name"]
@@ -300,7 +292,7 @@ def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int)
             raise PipelineError(
                 spec,
                 option_column,
-                f"{where} has no option '{option}'" + _did_you_mean(option, fields) + f" (its options: {known})",
+                f"{where} has no option '{option}'" + did_you_mean(option, fields) + f" (its options: {known})",
             )
         expected = hints.get(fields[option].name, fields[option].type)
         if not _fits(values, expected):
@@ -962,7 +954,7 @@ def check_target(tool: ExirOptMain, target: str) -> None:
     if name not in tool.available_targets:
         known = sorted(tool.available_targets)
         raise ExirUserError(
-            f"--emit {target}: unknown output format" + _did_you_mean(name, known) + f" (known: {', '.join(known)})"
+            f"--emit {target}: unknown output format" + did_you_mean(name, known) + f" (known: {', '.join(known)})"
         )
     entry = tool.available_targets[name]
     if inspect.signature(entry).parameters:

@@ -62,7 +62,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.transforms.decompositions import default_legal_ops
 from xdsl_exir.utils import op_registry
-from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.diagnostics import ExirDiagnostic, did_you_mean
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import sympy
 
@@ -231,16 +231,26 @@ class VerifyExportIRPass(ModulePass):
     def _check_call(self, op: CallFunctionOp) -> None:
         target = op.target.data
         namespace = target.split(".", 1)[0]
-        if not op_registry.is_known_target(target) and namespace not in (
-            self.allow_namespaces
-        ):
-            raise ExirDiagnostic(
-                op,
-                f"call_function of unknown operator '{target}': Export IR calls only "
-                "ATen operators, registered custom operators and higher-order ops "
-                f"(accept a custom namespace with allow-namespaces={namespace})",
-                "known-operator",
-            )
+        if not op_registry.is_known_target(target):
+            operators = op_registry.all_operators()
+            if namespace in op_registry.torch_namespaces():
+                # torch's own namespace: a misspelling or an overload torch 2.13 lacks, which
+                # allow-namespaces must not silence.
+                same = [n for n in operators if n.startswith(namespace + ".")]
+                raise ExirDiagnostic(
+                    op,
+                    f"call_function of unknown operator '{target}': torch 2.13 has no such "
+                    f"{namespace} overload" + did_you_mean(target, same),
+                    "known-operator",
+                )
+            if namespace not in self.allow_namespaces:
+                raise ExirDiagnostic(
+                    op,
+                    f"call_function of unknown operator '{target}': Export IR calls only "
+                    "ATen operators, registered custom operators and higher-order ops "
+                    f"(accept a custom namespace with allow-namespaces={namespace})",
+                    "known-operator",
+                )
         entry = op_registry.lookup(target)
         if entry is not None and "pointwise" in entry.tags:
             self._check_promotion(op, target, entry)

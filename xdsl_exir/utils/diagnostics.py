@@ -8,6 +8,8 @@ its path in the IR (`@forward: %add = exir.call_function`).
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from typing import cast
 
 from xdsl.dialects.builtin import (
@@ -21,6 +23,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean 'a' or 'b'?` for the names closest to a mistyped one, or nothing."""
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
 
 
 def format_location(loc: Attribute) -> str | None:

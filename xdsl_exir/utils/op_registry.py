@@ -154,6 +154,12 @@ def _normalize_target(target: str) -> str:
     return target
 
 
+@cache
+def torch_namespaces() -> frozenset[str]:
+    """The operator namespaces of torch's own schema list (`aten`, `prims`, `quantized`, ...)."""
+    return frozenset(name.split(".", 1)[0] for name in all_operators())
+
+
 def is_known_target(target: str) -> bool:
     """An ATen/prim operator, a higher-order op, an FX SymInt callable or a registered custom operator."""
     norm = _normalize_target(target)

@@ -1,5 +1,6 @@
 // One case per rule of verify-export-ir; each diagnostic names its rule.
 // RUN: exir-opt %s --split-input-file --verify-diagnostics -p verify-export-ir
+// RUN: exir-opt %s --split-input-file --verify-diagnostics -p 'verify-export-ir{allow-namespaces=aten}'
 
 // get-attr: parameters are lifted to placeholders, get_attr reads subgraphs only.
 exir.program inputs [] outputs [<user_output "w">] {
@@ -31,6 +32,19 @@ exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
   exir.graph @forward(%x: !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32> {
     // expected-error@+1 {{[known-operator] call_function of unknown operator 'mylib.frobnicate.default': Export IR calls only ATen operators, registered custom operators and higher-order ops (accept a custom namespace with allow-namespaces=mylib)}}
     %r = exir.call_function "mylib.frobnicate.default"(%x) : (!exir.tensor<[2], float32>) -> !exir.tensor<[2], float32>
+    exir.output %r : !exir.tensor<[2], float32>
+  }
+}
+
+// -----
+
+// known-operator: a misspelled operator of torch's own namespaces gets the nearest names,
+// and allow-namespaces (for custom operators) does not hide it: the second RUN gives
+// allow-namespaces=aten and expects the same diagnostics.
+exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
+  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32> {
+    // expected-error@+1 {{[known-operator] call_function of unknown operator 'aten.rleu.default': torch 2.13 has no such aten overload; did you mean 'aten.relu.default' or 'aten.le.default' or 'aten.rrelu.default'?}}
+    %r = exir.call_function "aten.rleu.default"(%x) : (!exir.tensor<[2], float32>) -> !exir.tensor<[2], float32>
     exir.output %r : !exir.tensor<[2], float32>
   }
 }
