@@ -609,6 +609,11 @@ def test_near_miss_pass_and_option_names_get_suggestions(tmp_path: Path) -> None
     assert r.rc == 1 and "option 'report' of pass 'flop-count' takes a string, got false" in r.err
     r = invoke("exir-opt", [example, "--emit", "fxx"])
     assert r.rc == 1 and "did you mean 'fx'" in r.err and "torchscript" in r.err
+    # Options are named as --list-passes spells them, and an unquoted dotted value says how to quote it.
+    r = invoke("exir-opt", [example, "-p", "fuse-pointwise{min_sze=2}"])
+    assert r.rc == 1 and "has no option 'min-sze'; did you mean 'min-size'? (its options: min-size)" in r.err
+    r = invoke("exir-opt", [example, "-p", "decompose{legal-ops=aten.linear.default}"])
+    assert r.rc == 1 and 'goes in quotes: legal-ops="aten.linear.default"' in r.err
     out = tmp_path / "o.mlir"
     r = invoke("exir-opt", [example, "--pass-pipeline", "builtin.module(exir-cse,exir-dce)", "-o", str(out)])
     assert r.rc == 0 and "exir.program" in out.read_text()

@@ -256,10 +256,14 @@ def _syntax_error(spec: str, text: str, offset: int, e: ArgSpecParseError) -> Pi
     lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
     what = lines[-1] if lines else "malformed pass pipeline"
     what = what[:1].lower() + what[1:]
+    unquoted = re.search(r"([\w-]+)=([^\"'{}\s,=]*[.:/][^\"'{}\s,=]*)", text)
     if "(" in text:
         what += "; nested pipelines other than one outer builtin.module(...) are not supported"
     elif "=" in text and "{" not in text:
         what += "; options go in braces: pass-name{option=value}"
+    elif unquoted is not None:
+        option, value = unquoted.groups()
+        what += f'; a value with dots or other punctuation goes in quotes: {option}="{value}"'
     return PipelineError(spec, min(offset + column, len(spec)), what)
 
 
@@ -267,6 +271,11 @@ def _find_name(spec: str, name: str, start: int) -> int:
     """The column of pass `name` in the pipeline text (for the caret)."""
     m = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])").search(spec, start)
     return m.start() if m is not None else start
+
+
+def _spelled(option: str) -> str:
+    """An option as pipelines and `--list-passes` spell it (`min-size` for the field `min_size`)."""
+    return option.replace("_", "-")
 
 
 def _option_fields(cls: type[ModulePass]) -> dict[str, dataclasses.Field[Any]]:
@@ -288,18 +297,21 @@ def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int)
         if option not in fields and option.endswith("_") and option[:-1] in fields:
             option = option[:-1]
         if option not in fields:
-            known = ", ".join(sorted(fields)) or "none"
+            spelled = [_spelled(f) for f in fields]
+            known = ", ".join(sorted(spelled)) or "none"
             raise PipelineError(
                 spec,
                 option_column,
-                f"{where} has no option '{option}'" + did_you_mean(option, fields) + f" (its options: {known})",
+                f"{where} has no option '{_spelled(option)}'"
+                + did_you_mean(_spelled(option), spelled)
+                + f" (its options: {known})",
             )
         expected = hints.get(fields[option].name, fields[option].type)
         if not _fits(values, expected):
             raise PipelineError(
                 spec,
                 option_column,
-                f"option '{option}' of {where} takes {_describe_type(expected)}, got "
+                f"option '{_spelled(option)}' of {where} takes {_describe_type(expected)}, got "
                 + _show_values(values)
                 + _quote_hint(values, expected),
             )
@@ -308,7 +320,7 @@ def _make_pass(cls: type[ModulePass], arg_spec: ArgSpec, spec: str, column: int)
             continue
         if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             if not _fits((), hints.get(field.name, field.type)):
-                raise PipelineError(spec, column, f"{where} needs the option '{name}'")
+                raise PipelineError(spec, column, f"{where} needs the option '{_spelled(name)}'")
     try:
         return cls.from_pass_spec(arg_spec)
     except (ValueError, TypeError) as e:  # a pass's own check of its options
