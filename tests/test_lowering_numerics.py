@@ -351,3 +351,25 @@ def test_empty_contractions_and_zero_size_dims_equal_torch() -> None:
     for results in runs:
         for i, (g, w) in enumerate(zip(results, want)):
             np.testing.assert_array_equal(np.asarray(g), w.numpy(), err_msg=f"output {i}")
+
+
+def test_vector_norm_equals_torch() -> None:
+    """Every kind of ord, dims, keepdim and dtype=; NaN, a zero, and a float32 square that overflows as torch's does."""
+    cases: list[tuple[float, list[int] | None, bool, DType | None]] = [
+        (2, None, False, None), (1, [1], True, None), (0, [0], False, None), (INF, [1], False, None),
+        (-INF, None, False, None), (3.5, [-1], True, None), (-1, [1], False, None), (2, [1], False, F64),
+    ]  # fmt: skip
+
+    def body(add: Add, x: SSAValue) -> list[SSAValue]:
+        return [add(build("aten.linalg_vector_norm.default", x, o, d, k, dtype=dt)).results[0] for o, d, k, dt in cases]
+
+    module = program([TensorType([4, 5], F32)], body)
+    x = np.array([[3, -4, 0, 1e20, 2], [1, 2, 3, 4, 5], [0, -0.0, NAN, 1e-30, -2], [-0.5, 0.25, 7, -8, 1]], np.float32)
+    t = torch.from_numpy(x)
+    want = [torch.linalg.vector_norm(t, o, d, k, dtype=torch.float64 if dt else None).numpy() for o, d, k, dt in cases]
+    runs = [run_lowered(lower_to_upstream(module), [x])]
+    if iree_available():
+        runs.append(_iree(module)(x))
+    for results in runs:
+        for (o, d, k, _), g, w in zip(cases, results, want):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=5e-7, atol=0, err_msg=f"ord {o} dim {d} keepdim {k}")

@@ -56,6 +56,7 @@ from xdsl_exir.transforms.linalg_lowering.pointwise import (
     add,
     compare,
     div,
+    float_power,
     maximum,
     minimum,
     mul,
@@ -379,6 +380,64 @@ def _prod_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         lambda a: [mul(st, st.cast(a[0], src, acc), a[1], acc)],
     )[0]  # fmt: skip
     return [st.convert(red, sized(out.sizes, acc), out.element_dtype)]
+
+
+@lowers("aten.linalg_vector_norm.default", note="integer and complex inputs and a symbolic ord refused")
+def _vector_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    torch.linalg.vector_norm by `ord`: the largest (inf) or smallest (-inf)
+    |x|, the count of non-zeros (0), or `(sum |x|**p)**(1/p)` (x*x for 2).
+    Each term is computed in the result dtype as torch does (so a float32
+    square of 1e20 overflows as torch's does); the sum accumulates in float64
+    and the root is taken there. `dtype=` converts the input first.
+    """
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    src = xt.element_dtype
+    cd = opmath(out.element_dtype)
+    if not (src.is_floating_point and cd.is_floating_point):
+        raise st.error("linalg_vector_norm of a non-floating-point tensor has no linalg lowering")
+    order = b.get("ord", 2)
+    if isinstance(order, bool) or not isinstance(order, int | float):
+        raise st.error("linalg_vector_norm with a symbolic ord has no linalg lowering")
+    p = float(order)
+    dims = reduction_dims(b.get("dim"), xt.rank)
+    keepdim = bool(b.get("keepdim", False))
+    inputs = [(st.tensor(x), identity_map(xt.rank))]
+
+    def magnitude(v: SSAValue) -> SSAValue:
+        return st.emit(math.AbsFOp(st.cast(v, src, cd)))
+
+    if p in (float("inf"), float("-inf")):
+        largest = p > 0
+        combine = maximum if largest else minimum
+        red = reduce(
+            st, xt.sizes, dims, False, inputs, [(0.0 if largest else float("inf"), cd)],
+            lambda a: [combine(st, magnitude(a[0]), a[1], cd)],
+        )[0]  # fmt: skip
+        return [finish(st, red, dims, keepdim, cd, out)]
+    wide = accumulator(cd)
+
+    def term(a: Sequence[SSAValue]) -> SSAValue:
+        if p == 0:
+            nonzero = st.emit(arith.CmpfOp(st.cast(a[0], src, cd), st.constant(0.0, cd), "une"))
+            return select(st, nonzero, st.constant(1.0, wide), st.constant(0.0, wide))
+        if p == 1:
+            return st.cast(magnitude(a[0]), cd, wide)
+        if p == 2:
+            v = st.cast(a[0], src, cd)
+            return st.cast(mul(st, v, v, cd), cd, wide)
+        return st.cast(float_power(st, magnitude(a[0]), st.constant(p, cd), cd), cd, wide)
+
+    def root(v: SSAValue) -> SSAValue:
+        if p == 2:
+            return st.emit(math.SqrtOp(v))
+        if p in (0, 1):
+            return v
+        return float_power(st, v, st.constant(1.0 / p, wide), wide)
+
+    red = sum_over(st, xt.sizes, dims, inputs, term, wide)
+    return [finish(st, red, dims, keepdim, wide, out, root)]
 
 
 # -- extremes ------------------------------------------------------------------
