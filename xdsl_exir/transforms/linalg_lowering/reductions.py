@@ -782,11 +782,12 @@ def _cumsum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     A prefix sum as a reduction over a triangular window: output position `i`
     adds the inputs at `j <= i` (quadratic in the scanned dimension's size, but
     one parallel-friendly generic; IREE has no upstream scan op to target).
+    Floats accumulate in float64, as torch's CPU kernel does (its `acc_type`).
     """
     x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
     rank = xt.rank
-    acc = opmath(out.element_dtype)
+    acc = accumulator(out.element_dtype)
     src = xt.element_dtype
     if rank == 0:
         return [st.convert(st.tensor(x), xt, out.element_dtype)]
