@@ -143,7 +143,10 @@ def test_training_ir_hints_to_core_aten() -> None:
     assert "aten.conv2d.default" in proc.stderr and "run to-core-aten first" in proc.stderr
 
 
-def test_core_op_without_rule_points_at_the_table() -> None:
+def test_core_op_without_rule_points_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    import xdsl_exir.transforms.convert_exir_to_linalg as driver
+    from xdsl_exir.transforms.linalg_lowering import refusal_for
+
     text = """
 builtin.module {
   exir.program inputs [] outputs [<user_output "r">] {
@@ -154,11 +157,19 @@ builtin.module {
   }
 }
 """
-    with pytest.raises(ExirDiagnostic) as e:
-        lower_to_upstream(parse(text))
-    message = str(e.value)
-    assert "aten.randperm.default" in message and "docs/linalg_lowering.md" in message
-    assert "to-core-aten" not in message
+    why = refusal_for("aten.randperm.default")
+    for documented in (True, False):
+        if not documented:  # a core overload with neither a rule nor a documented refusal
+            monkeypatch.setattr(driver, "refusal_for", lambda name: None)
+        with pytest.raises(ExirDiagnostic) as e:
+            lower_to_upstream(parse(text))
+        message = str(e.value)
+        assert "aten.randperm.default has no lowering to linalg" in message and "docs/linalg_lowering.md" in message
+        assert "to-core-aten" not in message
+        if documented and why is not None:
+            assert why in message
+        if not documented:
+            assert "no rule yet" in message
 
 
 def test_joint_forward_backward_graph_lowers_and_runs() -> None:

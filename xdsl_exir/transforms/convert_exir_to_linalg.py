@@ -106,7 +106,7 @@ from xdsl_exir.dialects.exir import (
     blob_data,
 )
 from xdsl_exir.transforms.decompositions import default_legal_ops
-from xdsl_exir.transforms.linalg_lowering import rule_for
+from xdsl_exir.transforms.linalg_lowering import refusal_for, rule_for
 from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringError,
     LoweringState,
@@ -603,6 +603,8 @@ def _no_rule(name: str) -> str:
     """The refusal of an ATen overload without a rule, with what to do about it."""
     if name not in default_legal_ops() and name not in CORE_IR_EXTRAS:
         return f"{name} has no lowering to linalg: it is not core ATen; run to-core-aten first (-p to-core-aten,convert-exir-to-linalg)"
+    if (why := refusal_for(name)) is not None:
+        return f"{name} has no lowering to linalg: {why} (see docs/linalg_lowering.md)"
     return (
         f"{name} has no lowering to linalg: it is core ATen but has no rule yet "
         "(docs/linalg_lowering.md lists every core overload with its status)"
