@@ -18,12 +18,14 @@ from xdsl_exir.dialects.aten_inference.core import (
     add,
     broadcast_shapes,
     floordiv,
+    list_type,
     make_tensor,
     mul,
     promote_types,
     result_type,
     rule,
     sym_min,
+    unbacked_symbol,
     wrap_dim,
 )
 from xdsl_exir.dialects.aten_inference.creation import _factory, _number  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -35,7 +37,7 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
-from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
+from xdsl_exir.utils.dtypes import DEFAULT_FLOAT, Category
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -650,3 +652,94 @@ _ALIAS_RULES: dict[str, str] = {
 
 for _alias, _canonical in _ALIAS_RULES.items():
     rule(_alias)(_RULES[_canonical])
+
+
+# -- kernels of issue 21's missing list (interpreters/aten_kernels/long_tail.py) --------------
+
+
+@rule("aten.kthvalue.default")
+def _kthvalue(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    keepdim = bool(b.get("keepdim", False))
+    if t.rank == 0:
+        shape: list[SymSize] = []
+    else:
+        d = wrap_dim(b.int("dim"), t.rank)
+        shape = [1 if i == d else s for i, s in enumerate(t.sizes) if keepdim or i != d]
+    return [make_tensor(shape, t.element_dtype, t.device.data), make_tensor(shape, DType.int64, t.device.data)]
+
+
+@rule("aten.bincount.default")
+def _bincount(b: Bound) -> Attribute:
+    """The length is one past the largest value (data-dependent): an unbacked size, as torch's."""
+    t, w = b.tensor("self"), b.opt_tensor("weights")
+    if t.rank != 1 or t.element_dtype.category is not Category.INTEGRAL:
+        raise InferenceError("bincount only supports 1-d non-negative integral inputs")
+    dtype = DType.int64 if w is None else w.element_dtype if w.element_dtype in (DType.float32, DType.float64) else DType.float64
+    return make_tensor([unbacked_symbol()], dtype, t.device.data)
+
+
+@rule("aten.bucketize.Tensor", "aten.bucketize.Scalar")
+def _bucketize(b: Bound) -> Attribute:
+    bounds = b.tensor("boundaries")
+    shape = list(b.tensor("self").sizes) if b.schema.overload_name == "Tensor" else []
+    return make_tensor(shape, DType.int32 if b.get("out_int32") else DType.int64, bounds.device.data)
+
+
+@rule("aten.repeat_interleave.Tensor")
+def _repeat_interleave_tensor(b: Bound) -> Attribute:
+    r = b.tensor("repeats")
+    n = b.get("output_size")
+    return make_tensor([b.size("output_size") if n is not None else unbacked_symbol()], DType.int64, r.device.data)
+
+
+@rule("aten.repeat_interleave.self_Tensor")
+def _repeat_interleave_self(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    total = b.size("output_size") if b.get("output_size") is not None else unbacked_symbol()
+    if b.get("dim") is None:
+        return make_tensor([total], t.element_dtype, t.device.data)
+    d = wrap_dim(b.int("dim"), t.rank)
+    return make_tensor([total if i == d else s for i, s in enumerate(t.sizes)], t.element_dtype, t.device.data)
+
+
+@rule("aten.meshgrid.default", "aten.meshgrid.indexing")
+def _meshgrid(b: Bound) -> Attribute:
+    tensors = b.tensors("tensors")
+    sizes: list[SymSize] = [t.sizes[0] if t.rank else 1 for t in tensors]
+    if any(t.rank > 1 for t in tensors):
+        raise InferenceError("meshgrid expects 0-d or 1-d tensors")
+    if b.get("indexing", "ij") == "xy" and len(sizes) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    return list_type([make_tensor(sizes, t.element_dtype, t.device.data) for t in tensors])
+
+
+@rule("aten.renorm.default")
+def _renorm(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.element_dtype.category < Category.FLOATING:
+        raise InferenceError("renorm expects a floating point tensor")
+    return t
+
+
+@rule("aten.new_empty_strided.default")
+def _new_empty_strided(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(b.sizes("size"), b.dtype("dtype") or t.element_dtype, b.device("device") or t.device.data)
+
+
+@rule("aten._int_mm.default")
+def _int_mm(b: Bound) -> Attribute:
+    x, y = b.tensor("self"), b.tensor("mat2")
+    if x.rank != 2 or y.rank != 2 or x.element_dtype is not DType.int8 or y.element_dtype is not DType.int8:
+        raise InferenceError("_int_mm expects two 2-d int8 matrices")
+    return make_tensor([x.sizes[0], y.sizes[1]], DType.int32, x.device.data)
+
+
+@rule("aten.adaptive_max_pool1d.default")
+def _adaptive_max_pool1d(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    if t.rank not in (2, 3):
+        raise InferenceError("adaptive_max_pool1d expects a 2-d or 3-d input")
+    shape = [*t.sizes[:-1], b.sizes("output_size", 1)[0]]
+    return [make_tensor(shape, t.element_dtype, t.device.data), make_tensor(shape, DType.int64, t.device.data)]

@@ -63,6 +63,7 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     indexing,
     lapack,
     linalg,
+    long_tail,
     norms,
     pointwise,
     random,

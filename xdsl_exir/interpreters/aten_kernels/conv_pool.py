@@ -604,7 +604,7 @@ def _adaptive_avg_pool2d_backward(grad_output: np.ndarray, self: np.ndarray) -> 
 
 
 @register("aten.adaptive_max_pool2d.default")
-def _adaptive_max_pool2d(self: np.ndarray, output_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def adaptive_max_pool2d_kernel(self: np.ndarray, output_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Max and flat (h * W + w) argmax over ATen's adaptive windows
     [floor(i * H / oh), ceil((i + 1) * H / oh)); the first maximum wins, NaN propagates."""
     a = np.asarray(self)

@@ -1,0 +1,154 @@
+"""
+Kernels and result types of issue 21's missing operators (kthvalue, bincount,
+bucketize, repeat_interleave, meshgrid, renorm, new_empty_strided, _int_mm,
+adaptive_max_pool1d) against torch eager, edge values included, and one
+exported program that uses them all through the interpreter.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from typing import Any, cast
+
+import numpy as np
+import pytest
+
+from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.interpreters import aten_kernels as K
+from xdsl_exir.interpreters.program import ProgramRunner
+
+torch = pytest.importorskip("torch")
+NAN, INF = float("nan"), float("inf")
+
+
+def _same(ours: Any, theirs: Any, rtol: float = 1e-6) -> None:
+    if isinstance(theirs, tuple | list):
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs, strict=True):
+            _same(o, t, rtol)
+        return
+    want, got = theirs.numpy(), np.asarray(ours)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=rtol, equal_nan=True)
+
+
+X = torch.tensor([[3.0, NAN, 1.0, 2.0], [0.5, -0.0, 0.0, -1.0], [INF, -INF, 7.0, 7.0]])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+@pytest.mark.parametrize("dim", [1, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_kthvalue(k: int, dim: int, keepdim: bool) -> None:
+    x = X[:2]  # distinct values per row: the index is defined
+    _same(K.run_kernel("aten.kthvalue.default", [x.numpy(), k, dim, keepdim], {}), tuple(torch.kthvalue(x, k, dim, keepdim)))
+    _same(K.run_kernel("aten.kthvalue.default", [x.numpy(), 1, 0], {}), tuple(torch.kthvalue(x, 1, 0)))
+
+
+def test_kthvalue_ties_pick_an_equal_value() -> None:
+    got_v, got_i = cast(tuple[np.ndarray, np.ndarray], K.run_kernel("aten.kthvalue.default", [X[2:].numpy(), 4, 1], {}))
+    want_v, _ = torch.kthvalue(X[2:], 4, 1)
+    _same(got_v, want_v)
+    assert X[2, int(got_i[0])] == want_v[0]
+
+
+@pytest.mark.parametrize("weights", [None, torch.float32, torch.float64, torch.int64, torch.float16])
+@pytest.mark.parametrize("minlength", [0, 10])
+def test_bincount(weights: Any, minlength: int) -> None:
+    i = torch.tensor([0, 3, 1, 1, 7], dtype=torch.int64)
+    w = None if weights is None else torch.tensor([0.5, 1, 2, -1, 3]).to(weights)
+    got = K.run_kernel("aten.bincount.default", [i.numpy(), None if w is None else w.numpy(), minlength], {})
+    _same(got, torch.bincount(i, w, minlength))
+    _same(K.run_kernel("aten.bincount.default", [np.zeros(0, np.int64)], {}), torch.bincount(torch.zeros(0, dtype=torch.int64)))
+    with pytest.raises(ValueError, match="non-negative"):
+        K.run_kernel("aten.bincount.default", [np.array([-1, 2])], {})
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("out_int32", [False, True])
+def test_bucketize(right: bool, out_int32: bool) -> None:
+    v = torch.tensor([1.0, 2, NAN, -INF, 2.5, INF, -0.0])
+    bounds = torch.tensor([0.0, 1, 2, 3])
+    kw = {"out_int32": out_int32, "right": right}
+    _same(K.run_kernel("aten.bucketize.Tensor", [v.numpy(), bounds.numpy()], kw), torch.bucketize(v, bounds, **kw))
+    _same(K.run_kernel("aten.bucketize.Scalar", [2, bounds.numpy()], kw), torch.bucketize(2, bounds, **kw))
+    vi = torch.tensor([0, 1, 5, -3])
+    _same(K.run_kernel("aten.bucketize.Tensor", [vi.numpy(), bounds.numpy()], kw), torch.bucketize(vi, bounds, **kw))
+
+
+def test_repeat_interleave() -> None:
+    r = torch.tensor([2, 0, 3, 1])
+    _same(K.run_kernel("aten.repeat_interleave.Tensor", [r.numpy()], {}), torch.repeat_interleave(r))
+    _same(K.run_kernel("aten.repeat_interleave.Tensor", [np.zeros(0, np.int64)], {}), torch.repeat_interleave(torch.zeros(0, dtype=torch.int64)))
+    x = X.numpy()
+    _same(K.run_kernel("aten.repeat_interleave.self_Tensor", [x, np.array([1, 0, 2]), 0], {}),
+          torch.repeat_interleave(X, torch.tensor([1, 0, 2]), 0))
+    _same(K.run_kernel("aten.repeat_interleave.self_Tensor", [x, np.array([2])], {}), torch.repeat_interleave(X, torch.tensor([2])))
+    with pytest.raises(ValueError, match="negative"):
+        K.run_kernel("aten.repeat_interleave.Tensor", [np.array([1, -1])], {})
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid(indexing: str) -> None:
+    a, b, c = torch.arange(3.0), torch.tensor([NAN, -0.0]), torch.tensor(5.0)
+    got = K.run_kernel("aten.meshgrid.indexing", [[a.numpy(), b.numpy(), c.numpy()]], {"indexing": indexing})
+    _same(got, torch.meshgrid(a, b, c, indexing=indexing))
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.5, INF])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_renorm(p: float, dim: int, dtype: Any) -> None:
+    y = torch.tensor([[3.0, 4, 0], [0.3, 0.4, 0], [INF, 1, 1], [-0.0, 0, 0]], dtype=dtype)
+    rtol = 1e-3 if dtype == torch.float16 else 1e-6  # half: one unit in the last place (pow's rounding)
+    _same(K.run_kernel("aten.renorm.default", [y.numpy(), p, dim, 1.0], {}), torch.renorm(y, p, dim, 1.0), rtol)
+
+
+def test_int_mm_wraps_as_torch() -> None:
+    g = torch.Generator().manual_seed(0)
+    m = torch.randint(-128, 128, (17, 64), dtype=torch.int8, generator=g)
+    n = torch.randint(-128, 128, (64, 8), dtype=torch.int8, generator=g)
+    m[0] = -128
+    n[:, 0] = -128
+    _same(K.run_kernel("aten._int_mm.default", [m.numpy(), n.numpy()], {}), torch._int_mm(m, n))
+
+
+@pytest.mark.parametrize("size", [1, 3, 4, 10])
+def test_adaptive_max_pool1d(size: int) -> None:
+    z = torch.randn(2, 3, 10, generator=torch.Generator().manual_seed(1))
+    z[0, 0, 3] = NAN
+    z[1, 2, 5] = INF
+    _same(K.run_kernel("aten.adaptive_max_pool1d.default", [z.numpy(), [size]], {}),
+          tuple(torch.ops.aten.adaptive_max_pool1d(z, [size])))
+    _same(K.run_kernel("aten.adaptive_max_pool1d.default", [z[0].numpy(), [size]], {}),
+          tuple(torch.ops.aten.adaptive_max_pool1d(z[0], [size])))
+
+
+def test_new_empty_strided_shape_and_dtype() -> None:
+    """Uninitialized in torch: only the shape and dtype are defined."""
+    got = np.asarray(K.run_kernel("aten.new_empty_strided.default", [X.numpy(), [2, 3], [3, 1]], {}))
+    want = torch.ops.aten.new_empty_strided(X, [2, 3], [3, 1])
+    assert got.shape == tuple(want.shape) and got.dtype == want.numpy().dtype
+    got = np.asarray(K.run_kernel("aten.new_empty_strided.default", [X.numpy(), [4], [1]], {"dtype": 4}))
+    assert got.dtype == np.int64
+
+
+class _All(torch.nn.Module):
+    def forward(self, x: Any, i: Any, a: Any, m: Any, n: Any) -> Any:
+        v, ix = torch.kthvalue(x, 2, 1, True)
+        g = torch.meshgrid(a, a[:3], indexing="xy")
+        p = torch.ops.aten.adaptive_max_pool1d(x.unsqueeze(0), [2])
+        return (v, ix, g[0], g[1], torch.bucketize(x, a), torch.renorm(x, 2, 0, 1.0), p[0], p[1],
+                torch._int_mm(m, n), torch.bincount(i), torch.repeat_interleave(i))
+
+
+def test_exported_program_runs_them_as_eager() -> None:
+    args = (torch.randn(4, 5), torch.tensor([0, 2, 2, 1]), torch.tensor([-1.0, 0, 0.5, 2]),
+            torch.randint(-128, 127, (17, 32), dtype=torch.int8), torch.randint(-128, 127, (32, 8), dtype=torch.int8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ep = torch.export.export(_All(), args)
+    f = io.BytesIO()
+    torch.export.save(ep, f)
+    got = ProgramRunner(load_pt2(f.getvalue())).run([a.numpy() for a in args])
+    _same(list(got), list(_All()(*args)))
