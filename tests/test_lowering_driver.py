@@ -477,3 +477,34 @@ builtin.module {
         lower_to_upstream(parse(text))
     message = str(e.value)
     assert "(%r) in @forward" in message and "aten.relu.default" in message and "IndexError" in message
+
+
+ITEM_AS_SIZE = """
+builtin.module {
+  exir.program inputs [<user_input "x">, <user_input "k">] outputs [<user_output "r">, <user_output "n">] {
+    exir.graph @forward(%x: !exir.tensor<[3], float32>, %k: !exir.tensor<[], int64>) -> (!exir.tensor<[u0], float32>, !exir.sym_int<u0>) {
+      %n = aten._local_scalar_dense.default(%k) : (!exir.tensor<[], int64>) -> !exir.sym_int<u0>
+      %f = aten.full.default([%n], 2.5, dtype = torch.float32) : (!exir.sym_int<u0>) -> !exir.tensor<[u0], float32>
+      %s = aten.sum.default(%x) : (!exir.tensor<[3], float32>) -> !exir.tensor<[], float32>
+      %r = aten.mul.Tensor(%f, %s) : (!exir.tensor<[u0], float32>, !exir.tensor<[], float32>) -> !exir.tensor<[u0], float32>
+      exir.output %r, %n : !exir.tensor<[u0], float32>, !exir.sym_int<u0>
+    }
+  }
+}
+"""
+
+
+def test_item_result_is_a_scalar_and_a_size() -> None:
+    """`.item()` (`_local_scalar_dense`) gives a SymInt the driver binds: later sizes are read from it."""
+    module = parse(ITEM_AS_SIZE)
+    x = np.array([1.0, 2.0, 3.5], np.float32)
+    native = None
+    if _iree():
+        from xdsl_exir.targets.iree import IreeOptions, compile_program
+
+        native = compile_program(module, IreeOptions(threads=1, use_cache=False))
+    for k in (0, 1, 5):
+        ours, lowered = run_both(module, [x, np.asarray(k, np.int64)])
+        for got in (ours, lowered, flatten(native(x, np.asarray(k, np.int64)), []) if native is not None else ours):
+            np.testing.assert_array_equal(got[0], np.full(k, 2.5 * 6.5, np.float32))
+            assert int(got[1]) == k
