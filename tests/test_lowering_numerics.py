@@ -205,10 +205,12 @@ def test_float32_binary_edge_values_equal_torch() -> None:
 
 
 def test_float64_binary_edge_values_equal_torch() -> None:
+    """`remainder` and `div_floor` share `fmod` and `floor_divide`'s code and are left out to keep one compile small."""
     ops = _binary_float_ops()
+    del ops["remainder"], ops["div_floor"]
     ops["pow"] = (ops["pow"][0], ops["pow"][1], 1e-13)
     ops["atan2"] = (ops["atan2"][0], ops["atan2"][1], 4.5e-16)
-    _check("float64", F64, list(_pairs(FLOATS, np.float64)), ops, iree_only=frozenset({"fmod", "remainder", "floor_divide", "div_floor"}))
+    _check("float64", F64, list(_pairs(FLOATS, np.float64)), ops, iree_only=frozenset({"fmod", "floor_divide"}))
 
 
 def test_fmod_is_exact_for_huge_quotients() -> None:
