@@ -299,12 +299,18 @@ def _partition(
     partitioner = CapabilityBasedPartitioner(gm, Support(), allows_single_node_partition=True)
     partitions = partitioner.propose_partitions()
     fused = partitioner.fuse_partitions(partitions)
-    names = [n.target for n in fused.graph.nodes if n.op == "call_module"]
-    piece_inputs = _record_module_inputs(fused, [_materialize(x) for x in example_inputs], set(cast(list[str], names)))
+    names = cast(list[str], [n.target for n in fused.graph.nodes if n.op == "call_module"])
+    # Each piece's inputs as the partitioner recorded them (FakeTensors with Dynamo's
+    # symbols, so a dynamic piece stays dynamic); else recorded from a run on stand-ins.
+    pieces = {name: cast(torch.fx.GraphModule, fused.get_submodule(name)) for name in names}
+    piece_inputs = {
+        name: [n.meta.get("val") for n in sub.graph.nodes if n.op == "placeholder"] for name, sub in pieces.items()
+    }
+    if any(v is None for inputs in piece_inputs.values() for v in inputs):
+        piece_inputs = _record_module_inputs(fused, [_materialize(x) for x in example_inputs], set(names))
     eager_nodes = rep.nodes - sum(len(p.nodes) for p in partitions)
     rep.pieces.append(PieceReport("eager", eager_nodes, "operators the backend refuses"))
-    for name in cast(list[str], names):
-        sub = cast(torch.fx.GraphModule, fused.get_submodule(name))
+    for name, sub in pieces.items():
         fn = _compile_piece(sub, piece_inputs[name], opts, rep)
         fused.add_submodule(name, _Piece(fn))
     fused.recompile()
