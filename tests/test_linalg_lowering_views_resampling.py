@@ -355,6 +355,33 @@ def _sorting_ref(x: Any, xi: Any, y: Any) -> list[Any]:
     ]
 
 
+# -- grid_sampler_2d ----------------------------------------------------------------------------
+
+
+def _grid(add: Add, x: SSAValue, g: SSAValue) -> list[SSAValue]:
+    return [
+        add(build("aten.grid_sampler_2d.default", x, g, mode, padding, ac))
+        for mode in (0, 1) for padding in (0, 1, 2) for ac in (False, True)
+    ]  # fmt: skip
+
+
+def _grid_ref(x: Any, g: Any) -> list[Any]:
+    return [
+        torch.ops.aten.grid_sampler_2d.default(x, g, mode, padding, ac)
+        for mode in (0, 1) for padding in (0, 1, 2) for ac in (False, True)
+    ]  # fmt: skip
+
+
+def _grid_points(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Grid values inside and beyond [-1, 1], exact pixel centres and corners, a NaN and an infinity."""
+    g = rng.uniform(-1.6, 1.6, (2, n, 4, 2)).astype(np.float32)
+    g[0, 0, 0] = [-1.0, 1.0]
+    g[0, 0, 1] = [0.0, 0.5]
+    g[1, 0, 2] = [np.nan, 0.2]
+    g[1, 0, 3] = [np.inf, -0.3]
+    return g
+
+
 GROUPS: dict[str, Group] = {
     "as_strided": Group(
         (t(2, 3, 2, 2), t(2, 3), t(S0, 4), t(3, 3, dtype=I64)),
@@ -389,6 +416,13 @@ GROUPS: dict[str, Group] = {
         _sorting,
         _sorting_ref,
         lambda rng, n: [special(rng, n, 6), ints(rng, -3, 3, n, 7, dtype=np.int32), special(rng, 2, 5, 3, dtype=np.float64)],
+    ),
+    "grid_sampler": Group(
+        (t(2, 3, 4, 5), t(2, S0, 4, 2)),
+        _grid,
+        _grid_ref,
+        lambda rng, n: [special(rng, 2, 3, 4, 5), _grid_points(rng, n)],
+        exact=False,
     ),
     "indexing": Group(
         (t(S0, 6), t(S0, 5, dtype=I64), t(S0, 5), t(S0, 6, dtype=I32), t(S0, 5, dtype=I32), t(3, 4, S0, 2),

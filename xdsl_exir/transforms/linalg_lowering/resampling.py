@@ -24,6 +24,9 @@ results match torch's bit for bit and float32 ones to an ulp or two.
 Per spatial dim, one 1-D `linalg.generic` computes the source indices and
 weights of every output position; the main generic reads them through
 indexing maps and the input with `tensor.extract`.
+
+`grid_sampler_2d` computes each output's source position from the grid in
+the same generic, as torch's `grid_sampler_compute_source_index` does.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.pointwise import fmod
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     LoweringState,
@@ -252,3 +256,119 @@ def _upsample_bilinear(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue
         return [st.cast(interpolate(0, []), acc, dtype)]
 
     return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)
+
+
+# -- grid_sampler_2d ------------------------------------------------------------------
+
+_INTERPOLATIONS = {0: "bilinear", 1: "nearest", 2: "bicubic"}
+_PADDINGS = {0: "zeros", 1: "border", 2: "reflection"}
+
+
+def _reflect(st: LoweringState, v: SSAValue, twice_low: int, twice_high: int, acc: DType) -> SSAValue:
+    """torch's `reflect_coordinates`: fold `v` into [low, high] by reflecting at both ends."""
+    if twice_low == twice_high:
+        return st.constant(0.0, acc)
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    dist = st.emit(math.AbsFOp(st.emit(arith.SubfOp(v, st.constant(low, acc)))))
+    extra = fmod(st, dist, st.constant(span, acc), acc)
+    flips = st.emit(math.FloorOp(st.emit(arith.DivfOp(dist, st.constant(span, acc)))))
+    half = st.emit(arith.MulfOp(flips, st.constant(0.5, acc)))
+    even = st.emit(arith.CmpfOp(st.emit(math.FloorOp(half)), half, "oeq"))
+    up = st.emit(arith.AddfOp(extra, st.constant(low, acc)))
+    down = st.emit(arith.AddfOp(st.emit(arith.SubfOp(st.constant(span, acc), extra)), st.constant(low, acc)))
+    return st.emit(arith.SelectOp(even, up, down))
+
+
+def _source_coordinate(st: LoweringState, g: SSAValue, size: int, padding: str, align_corners: bool, acc: DType) -> SSAValue:
+    """`grid_sampler_compute_source_index`: unnormalize a grid value, then apply the padding mode."""
+    one = st.constant(1.0, acc)
+    if align_corners:
+        v = st.emit(arith.MulfOp(st.emit(arith.DivfOp(st.emit(arith.AddfOp(g, one)), st.constant(2.0, acc))), st.constant(size - 1, acc)))
+    else:
+        scaled = st.emit(arith.MulfOp(st.emit(arith.AddfOp(g, one)), st.constant(size, acc)))
+        v = st.emit(arith.DivfOp(st.emit(arith.SubfOp(scaled, one)), st.constant(2.0, acc)))
+    if padding == "reflection":
+        v = _reflect(st, v, 0, 2 * (size - 1), acc) if align_corners else _reflect(st, v, -1, 2 * size - 1, acc)
+    if padding in ("border", "reflection"):
+        # clip_coordinates as the vectorized kernel computes it: max(v, 0) gives 0 for NaN.
+        zero, top = st.constant(0.0, acc), st.constant(size - 1, acc)
+        v = st.emit(arith.SelectOp(st.emit(arith.CmpfOp(v, zero, "ogt")), v, zero))
+        v = st.emit(arith.SelectOp(st.emit(arith.CmpfOp(v, top, "olt")), v, top))
+    return v
+
+
+def _safe(st: LoweringState, v: SSAValue, acc: DType) -> SSAValue:
+    """`safe_downgrade_to_int_range`: a NaN, infinite or huge coordinate reads nothing (-100)."""
+    finite = st.emit(arith.CmpfOp(st.emit(math.AbsFOp(v)), st.constant(2.0**31 - 2, acc), "olt"))
+    return st.emit(arith.SelectOp(finite, v, st.constant(-100.0, acc)))
+
+
+@lowers("aten.grid_sampler_2d.default", note="bicubic interpolation refused")
+def _grid_sampler_2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    Sampling `input` [N, C, H, W] at `grid` [N, Ho, Wo, 2] (x then y, in
+    [-1, 1]) as torch's CPU kernel does: the grid value unnormalized (with or
+    without `align_corners`), padded (zeros: taps outside read 0; border:
+    clamped; reflection: reflected, then clamped), then bilinear (four taps
+    weighted by the distances to the far corner) or nearest (rounded half to
+    even) in the input dtype.
+    """
+    x, grid = cast(SSAValue, b["input"]), cast(SSAValue, b["grid"])
+    xt, gt, out = _t(x), _t(grid), _result(op)
+    interpolation = _INTERPOLATIONS.get(b.int("interpolation_mode"))
+    padding = _PADDINGS.get(b.int("padding_mode"))
+    if interpolation not in ("bilinear", "nearest") or padding is None:
+        raise st.error(f"grid_sampler_2d: {interpolation or 'unknown'} interpolation with {padding or 'unknown'} padding is not lowered")
+    if xt.rank != 4 or gt.rank != 4 or not xt.element_dtype.is_floating_point:
+        raise st.error(f"grid_sampler_2d of a {xt.element_dtype} input of rank {xt.rank}, expected a 4-d floating-point one")
+    h, w = xt.sizes[2], xt.sizes[3]
+    if not isinstance(h, int) or not isinstance(w, int):
+        raise st.error("grid_sampler_2d: symbolic input height and width are not lowered")
+    dtype = out.element_dtype
+    acc = dtype
+    align_corners = bool(b.get("align_corners"))
+    src = st.tensor(x)
+    el = element_type(dtype)
+    gx = AffineMap(4, 0, (AffineExpr.dimension(0), AffineExpr.dimension(2), AffineExpr.dimension(3), AffineExpr.constant(0)))
+    gy = AffineMap(4, 0, (AffineExpr.dimension(0), AffineExpr.dimension(2), AffineExpr.dimension(3), AffineExpr.constant(1)))
+    g = st.tensor(grid)
+
+    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        ix = _source_coordinate(st, args[0], w, padding, align_corners, acc)
+        iy = _source_coordinate(st, args[1], h, padding, align_corners, acc)
+        if padding != "zeros":
+            # The clamped coordinate is read and weighs; with zeros padding torch
+            # weighs by the raw one (a NaN coordinate gives NaN) and reads the safe one.
+            ix, iy = _safe(st, ix, acc), _safe(st, iy, acc)
+        n, c = st.emit(IndexOp(0)), st.emit(IndexOp(1))
+        zero = st.constant(0.0, acc)
+
+        def tap(yf: SSAValue, xf: SSAValue) -> SSAValue:
+            """The input at integral float coordinates, 0 outside."""
+            yi = st.emit(arith.FPToSIOp(_safe(st, yf, acc), i64))
+            xi = st.emit(arith.FPToSIOp(_safe(st, xf, acc), i64))
+            inside = st.emit(arith.AndIOp(
+                st.emit(arith.AndIOp(st.emit(arith.CmpiOp(xi, st.constant(0, DType.int64), "sge")), st.emit(arith.CmpiOp(xi, st.constant(w, DType.int64), "slt")))),
+                st.emit(arith.AndIOp(st.emit(arith.CmpiOp(yi, st.constant(0, DType.int64), "sge")), st.emit(arith.CmpiOp(yi, st.constant(h, DType.int64), "slt")))),
+            ))  # fmt: skip
+            yc = st.emit(arith.MinSIOp(st.emit(arith.MaxSIOp(yi, st.constant(0, DType.int64))), st.constant(h - 1, DType.int64)))
+            xc = st.emit(arith.MinSIOp(st.emit(arith.MaxSIOp(xi, st.constant(0, DType.int64))), st.constant(w - 1, DType.int64)))
+            value = st.emit(tensor.ExtractOp(src, [n, c, _as_index(st, yc), _as_index(st, xc)], el))
+            return st.emit(arith.SelectOp(inside, value, zero))
+
+        if interpolation == "nearest":
+            return [tap(st.emit(math.RoundEvenOp(iy)), st.emit(math.RoundEvenOp(ix)))]
+        one = st.constant(1.0, acc)
+        x0, y0 = st.emit(math.FloorOp(ix)), st.emit(math.FloorOp(iy))
+        x1, y1 = st.emit(arith.AddfOp(x0, one)), st.emit(arith.AddfOp(y0, one))
+        wx1, wy1 = st.emit(arith.SubfOp(ix, x0)), st.emit(arith.SubfOp(iy, y0))
+        wx0, wy0 = st.emit(arith.SubfOp(x1, ix)), st.emit(arith.SubfOp(y1, iy))
+        total: SSAValue | None = None
+        for yy, wy in ((y0, wy0), (y1, wy1)):
+            for xx, wx in ((x0, wx0), (x1, wx1)):
+                term = st.emit(arith.MulfOp(tap(yy, xx), st.emit(arith.MulfOp(wx, wy))))
+                total = term if total is None else st.emit(arith.AddfOp(total, term))
+        return [cast(SSAValue, total)]
+
+    rank = out.rank
+    return st.generic([(g, gx), (g, gy)], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)
