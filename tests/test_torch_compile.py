@@ -296,6 +296,30 @@ def test_refused_operator_runs_eager_rest_native(caplog: pytest.LogCaptureFixtur
     assert "aten.mkldnn_rnn_layer.default" in caplog.text and "aten.mkldnn_rnn_layer.default" in torch_compile.report()
 
 
+def test_refused_operator_with_dynamic_sizes() -> None:
+    """Partitioned and dynamic: each piece serves both batch sizes (symbolic, or specialized per shape when
+    shape-propagation cannot type Dynamo's SymInt arithmetic, which the report says)."""
+
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(4, 6)
+            self.lstm = nn.LSTM(6, 3, batch_first=True)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.lstm(torch.tanh(self.fc(x)))[0].sum(-1) * 2
+
+    torch.manual_seed(0)
+    model = Model().eval()
+    with torch.no_grad(), torch._dynamo.config.patch(allow_rnn=True):
+        compiled = _compiled(model, "interpreter", dynamic=True)
+        for batch in (2, 5):
+            x = torch.randn(batch, 5, 4)
+            torch.testing.assert_close(compiled(x), model(x))
+    (graph,) = torch_compile.reports()
+    assert graph.dynamic and set(graph.eager_ops) == {"aten.mkldnn_rnn_layer.default"}, torch_compile.report()
+
+
 @pytest.mark.parametrize("backend", ["interpreter", pytest.param("iree", marks=needs_iree)])
 def test_dynamic_batch_compiles_once(backend: str) -> None:
     torch.manual_seed(0)
