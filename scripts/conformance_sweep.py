@@ -191,6 +191,7 @@ def sweep(args: argparse.Namespace, executors: list[str]) -> tuple[list[harness.
         if args.stop_after is not None and t0 - start > args.stop_after:
             print(f"stopped after {i} of {len(names)} OpInfos (--stop-after {args.stop_after:g})", flush=True)
             break
+        timed_out: set[str] = set()  # an executor that timed out is not run on the OpInfo's later samples
         try:
             got = [
                 o
@@ -198,7 +199,7 @@ def sweep(args: argparse.Namespace, executors: list[str]) -> tuple[list[harness.
                 for o in harness.run_opinfo(
                     op, fast, args.max_samples or None,
                     lowered if harness.DTYPE_NAMES[dtype] in lowered_dtypes else [], args.max_lowered or None,
-                    dtypes=[dtype], timeout=args.timeout, lowered_kinds=lowered_kinds,
+                    dtypes=[dtype], timeout=args.timeout, lowered_kinds=lowered_kinds, timed_out=timed_out,
                 )
             ]  # fmt: skip
         except Exception as e:  # the OpInfo's own sample generation failed

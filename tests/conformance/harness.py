@@ -19,11 +19,15 @@ overloads eager PyTorch dispatches, and the program is run by:
 Each output is compared with eager's: dtype and shape exactly, values within
 the dtype's tolerance (torch.testing's defaults, loosened where the OpInfo
 declares a `toleranceOverride`), NaN positions, the sign of zero wherever both
-results are zero, integers and booleans bit-exactly. Operators torch tags
-`nondeterministic_seeded` (random sampling) are compared by dtype and shape only.
+results are zero for elementwise operators (where IEEE 754 defines it; not
+where it depends on the order of a reduction's terms), integers and booleans
+bit-exactly. Operators torch tags `nondeterministic_seeded` (random sampling)
+and the `empty` family (uninitialized memory) are compared by dtype and shape
+only; `as_strided` of a non-contiguous input is not run (it reads the input's
+storage, which a program input does not carry).
 
-A sample is identified by `dtype/kind-index` (`float32/3`, `int64/edge`,
-`float64/noncontig-0`, `float32/empty`); with the OpInfo's full name
+A sample is identified by `dtype/index` (`float32/3`) or `dtype/kind`
+(`int64/edge`, `float64/noncontig`, `float32/empty`); with the OpInfo's full name
 (`nn.functional.relu`, `max.reduction_with_dim`) and the executor it keys the
 expected-failure table.
 """
@@ -139,7 +143,7 @@ def _non_contiguous(t: torch.Tensor) -> torch.Tensor:
     """The same values in memory with a stride of 2 along the last dimension."""
     if t.dim() == 0 or t.numel() < 2:
         return t
-    base = torch.empty((*t.shape, 2), dtype=t.dtype)
+    base = torch.zeros((*t.shape, 2), dtype=t.dtype)
     view = base.select(-1, 0)
     view.copy_(t)
     return view
@@ -240,7 +244,7 @@ def numpy_input(t: torch.Tensor) -> np.ndarray:
     data = t.detach().numpy()
     if t.is_contiguous() or t.dim() == 0:
         return data.copy()
-    base = np.empty((*data.shape, 2), dtype=data.dtype)
+    base = np.zeros((*data.shape, 2), dtype=data.dtype)
     base[..., 0] = data
     return base[..., 0]
 
@@ -344,7 +348,7 @@ def compare(
                     f"{where}[{_idx(idx)}] {_show(g[idx])}, torch {_show(w[idx])}{_at(idx, inputs, w.shape)}"
                     f" ({int((~close).sum())} of {w.size} differ beyond rtol {rtol:g} atol {atol:g})",
                 )
-            if w.dtype.kind == "f":
+            if w.dtype.kind == "f" and defines_zero_sign(op):
                 zeros = (g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))
                 if zeros.any():
                     idx = tuple(int(v) for v in np.argwhere(zeros)[0])
@@ -358,6 +362,24 @@ def compare(
                 "integer", f"{where}[{_idx(idx)}] {_show(g[idx])}, torch {_show(w[idx])}{_at(idx, inputs, w.shape)}"
             )
     return None
+
+
+ELEMENTWISE = frozenset({"clamp", "where"})
+"""Elementwise OpInfos of the plain `OpInfo` class, whose sign of zero is checked like a ufunc's."""
+
+UNINITIALIZED = frozenset({"empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided", "empty_permuted"})
+"""OpInfos whose outputs are uninitialized memory: compared by dtype and shape only."""
+
+
+def defines_zero_sign(op: Any) -> bool:
+    """
+    Whether torch defines the sign of a zero result: for elementwise operators
+    (IEEE 754 arithmetic, min/max, clamp, copysign, relu), not where it depends
+    on the order of a reduction or of an interpolation's terms.
+    """
+    from torch.testing._internal.opinfo.core import BinaryUfuncInfo, UnaryUfuncInfo
+
+    return isinstance(op, UnaryUfuncInfo | BinaryUfuncInfo) or op.name in ELEMENTWISE
 
 
 def _idx(idx: tuple[int, ...]) -> str:
@@ -385,8 +407,8 @@ class Outcome:
     shape_only: bool = False
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """Not an Exception: code under test that catches every Exception must not swallow it."""
 
 
 @contextlib.contextmanager
@@ -573,6 +595,9 @@ def trace(op: Any, sample: Sample) -> Traced:
     from xdsl_exir.frontends.torch_live import import_exported_program
 
     call = _Call(op.op, sample)
+    if op.name.startswith("as_strided") and any(not t.is_contiguous() for t in sample.tensors):
+        # as_strided addresses the input's storage, which a program input does not carry.
+        return Traced(sample, skip="as_strided of a non-contiguous input reads its storage, not its values")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -599,17 +624,27 @@ def trace(op: Any, sample: Sample) -> Traced:
     return Traced(sample, call, module, want, overloads, random)
 
 
-def run_sample(op: Any, traced: Traced, executors: Sequence[str], timeout: int = TIMEOUT_S) -> list[Outcome]:
-    """Each executor's outcome on one traced sample."""
+def run_sample(
+    op: Any, traced: Traced, executors: Sequence[str], timeout: int = TIMEOUT_S, timed_out: set[str] | None = None
+) -> list[Outcome]:
+    """
+    Each executor's outcome on one traced sample. An executor in `timed_out`
+    (it ran out of time on an earlier sample of the OpInfo) is not run again:
+    it is recorded as a timeout at once, and executors that time out are added.
+    """
     name, sid = full_name(op), traced.sample.sample_id
+    timed_out = set() if timed_out is None else timed_out
     if traced.skip or traced.want is None:
         return [Outcome(e, name, sid, "skip", traced.skip) for e in executors]
-    shape_only = traced.random
+    shape_only = traced.random or op.name in UNINITIALIZED
     prepared = Prepared(traced.module)
     refusals = _refusal_types()
     plain_inputs = [t.detach().numpy() for t in traced.sample.tensors]
     outcomes: list[Outcome] = []
     for executor in executors:
+        if executor in timed_out or (executor in ("linalg", "iree") and "core" in timed_out):
+            outcomes.append(Outcome(executor, name, sid, "fail", "timeout", "an earlier sample of the OpInfo timed out"))
+            continue
         inputs = [numpy_input(t) for t in traced.sample.tensors]
         try:
             with _time_limit(timeout), warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -619,6 +654,7 @@ def run_sample(op: Any, traced: Traced, executors: Sequence[str], timeout: int =
             outcomes.append(Outcome(executor, name, sid, "skip", f"torch.jit.trace fails: {e}"))
             continue
         except _Timeout:
+            timed_out.add(executor)
             outcomes.append(Outcome(executor, name, sid, "fail", "timeout", f"over {timeout} s"))
             continue
         except refusals as e:
@@ -665,6 +701,7 @@ def run_opinfo(
     dtypes: Sequence[torch.dtype] = DTYPES,
     timeout: int = TIMEOUT_S,
     lowered_kinds: Sequence[str] = ("edge", "empty", "noncontig"),
+    timed_out: set[str] | None = None,
 ) -> list[Outcome]:
     """
     Every sample of the OpInfo (up to `max_samples` per dtype, plus the edge
@@ -673,6 +710,7 @@ def run_opinfo(
     samples of each dtype and the edge samples of `lowered_kinds`.
     """
     outcomes: list[Outcome] = []
+    timed_out = set() if timed_out is None else timed_out
     supported = op.supported_dtypes("cpu")
     for dtype in dtypes:
         if dtype not in supported:
@@ -683,5 +721,5 @@ def run_opinfo(
             which = list(executors)
             if index in lowered_kinds if not index.isdigit() else max_lowered is None or int(index) < max_lowered:
                 which += [e for e in lowered_executors if e not in which]
-            outcomes.extend(run_sample(op, traced, [e for e in EXECUTORS if e in which], timeout))
+            outcomes.extend(run_sample(op, traced, [e for e in EXECUTORS if e in which], timeout, timed_out))
     return outcomes
