@@ -51,7 +51,7 @@ class T:
 
     shape: tuple[int, ...]
     dtype: str = "float32"
-    domain: str = "normal"  # normal | positive | unit | wide | sign | counts | zeros | index:N
+    domain: str = "normal"  # normal | positive | unit | wide | sign | counts | zeros | edge | huge | spd | index:N
 
     def make(self, rng: np.random.Generator) -> np.ndarray:
         return np.asarray(self._values(rng))
@@ -73,6 +73,23 @@ class T:
             return np.where(rng.random(self.shape) < 0.5, -1.0, 1.0).astype(self.dtype)
         if self.domain == "counts":  # Poisson targets: 0, 1 and larger counts
             return rng.integers(0, 6, self.shape).astype(self.dtype)
+        if self.domain == "edge":  # NaN, infinities, signed zeros, huge and tiny values, then ordinary ones
+            if self.dtype.startswith("int"):
+                info = np.iinfo(self.dtype)
+                special = [info.min, info.max, 0, -1, 1, info.min + 1]
+            else:
+                special = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e30, -1e30, 1e-30, 0.25, -0.75, 3.5, -3.5]
+            x = (rng.standard_normal(self.shape) * 3).astype(self.dtype)
+            flat = x.reshape(-1)
+            with np.errstate(over="ignore"):
+                flat[: len(special)] = np.asarray(special[: flat.size]).astype(self.dtype)
+            return x
+        if self.domain == "huge":  # close to 1e30: squares overflow float32
+            return (1e30 * (1 + 1e-3 * rng.standard_normal(self.shape))).astype(self.dtype)
+        if self.domain == "spd":  # symmetric positive definite matrices (the last two dims)
+            a = rng.standard_normal(self.shape)
+            n = self.shape[-1]
+            return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(self.dtype)
         if self.domain == "zeros":  # zeros, a NaN and ordinary values
             x = rng.standard_normal(self.shape).astype(self.dtype)
             flat = x.reshape(-1)
@@ -393,6 +410,90 @@ CASES: list[Case] = [
     *cases("aten.range.step", [0, 10, 3], [1.5, 4.0, 0.5], [5, -1, -2, {"dtype": torch.int64}]),
     *cases("aten.range.default", [0, 4], [-2.5, 2.5]),
     *cases("aten.adaptive_max_pool2d.default", [T((1, 2, 5, 7)), [2, 3]], [T((2, 6, 6)), [3, 3]], [T((1, 1, 4, 4), F64), [3, 2]]),
+    # -- the training IR's non-core overloads (issue 20), edge values included --------------
+    *cases("aten.arange.default", [5], [7.5], [4, {"dtype": torch.float64}], [0]),
+    *cases("aten.arange.start", [2, 9], [-1.5, 3.0], [0, 5, {"dtype": torch.float32}]),
+    *cases("aten.fill.Tensor", [T((3, 4)), T(())], [T((5,), I64), T(())], [T((2, 3), domain="edge"), T((), F64)]),
+    *cases("aten.min.other", [T((3, 4), domain="edge"), T((3, 4), domain="edge")], [T((5,), I64, "edge"), T((5,), I64)]),
+    *cases("aten.max.other", [T((3, 4), domain="edge"), T((4,))], [T((5,), I64, "edge"), T((5,), I64)]),
+    *cases("aten.clamp_min.Tensor", [T((3, 4), domain="edge"), T((4,))], [T((5,), I64, "edge"), T((5,), I64)]),
+    *cases("aten.clamp_max.Tensor", [T((3, 4), domain="edge"), T((3, 4))], [T((5,), I64), T((5,), I64)]),
+    *cases("aten.clamp_min.default", [T((3, 4), domain="edge"), 0.5], [T((5,), I64, "edge"), 2]),
+    *cases("aten.clamp_max.default", [T((3, 4), domain="edge"), -0.5], [T((5,), I64, "edge"), 2]),
+    *cases("aten.where.ScalarOther", [T((3, 4), B), T((3, 4), domain="edge"), 0.5], [T((5,), B), T((5,), I64), 2],
+           [T((2, 3), B), T((2, 3), I64), 0.5], [T((4,), B), T((4,), F64), -0.0]),
+    *cases("aten.where.ScalarSelf", [T((3, 4), B), 1.5, T((3, 4))], [T((5,), B), 3, T((5,), I32)]),
+    *cases("aten.where.Scalar", [T((3, 4), B), 1.0, 0.0], [T((5,), B), 1, 0], [T((2, 2), B), 1, 0.5]),
+    *cases("aten.softplus.default", [T((3, 4), domain="edge")], [T((5,), F64, "wide"), 2.0, 1.0],
+           [T((3, 4), domain="wide"), 0.5, 3.0]),
+    *cases("aten.roll.default", [T((3, 4)), [1], [1]], [T((3, 4, 5), I64), [1, -2], [0, 2]], [T((3, 4)), [5]],
+           [T((4,)), [-9], [0]], [T((0, 3)), [2], [0]]),
+    *cases("aten.pad.default", [T((1, 2, 5)), [1, 2], "reflect"], [T((2, 3, 4, 5)), [1, 1, 2, 0], "replicate"],
+           [T((3, 4), domain="edge"), [1, 2, 0, 1], "constant", 0.5], [T((1, 2, 5)), [2, 1], "circular"],
+           [T((1, 2, 3, 4), I64), [1, 1, 1, 1], "circular"], [T((2, 5)), [2, 1], "replicate"],
+           [T((1, 2, 3, 4, 5)), [1, 1, 1, 1, 1, 1], "reflect"], [T((2, 6)), [-1, 2]]),
+    *cases("aten.replication_pad1d.default", [T((2, 5)), [2, 1]], [T((1, 3, 4), F64), [0, 3]]),
+    *cases("aten.einsum.default", ["ij,jk->ik", [T((3, 4)), T((4, 5))]], ["bij,bjk", [T((2, 3, 4)), T((2, 4, 5))]],
+           ["ii->i", [T((4, 4))]], ["ii", [T((3, 3))]], ["i,j->ij", [T((3,)), T((4,))]],
+           ["...ij,...jk->...ik", [T((2, 3, 4)), T((2, 4, 2))]], ["bhqd,bhkd->bhqk", [T((2, 2, 3, 4)), T((2, 2, 5, 4))]],
+           ["ijk->kji", [T((2, 3, 4), I64)]], ["ij,ij->", [T((3, 4)), T((3, 4))]],
+           ["ab,bc,cd->ad", [T((2, 3)), T((3, 4)), T((4, 5))]], ["bn,anm,bm->ba", [T((2, 3)), T((4, 3, 5)), T((2, 5))]],
+           ["iij->j", [T((3, 3, 2), F64)]], rtol=1e-4),
+    *cases("aten.group_norm.default", [T((2, 6, 4, 4)), 3, T((6,)), T((6,)), 1e-5], [T((2, 4, 5)), 2],
+           [T((3, 6), F64), 3], [T((1, 4, 2, 2, 2)), 4, None, T((4,))], rtol=1e-4),
+    *cases("aten.stack.default", [[T((3, 4)), T((3, 4))]], [[T((2, 3), I64), T((2, 3), I64)], 2], [[T((4,)), T((4,))], -1],
+           [[T((2, 3)), T((2, 3)), T((2, 3))], 1]),
+    *cases("aten.squeeze.default", [T((1, 3, 1, 4))], [T((2, 3), I64)], [T(())]),
+    *cases("aten.narrow.default", [T((5, 4)), 0, 1, 3], [T((3, 6), I64), 1, -4, 2]),
+    *cases("aten.addcmul.default", [T((3, 4)), T((3, 4)), T((4,)), {"value": 0.5}], [T((5,), I64), T((5,), I64), T((5,), I64), {"value": 2}],
+           [T((3,), domain="edge"), T((3,)), T((3,))]),
+    *cases("aten.addcdiv.default", [T((3, 4)), T((3, 4)), T((4,), domain="positive"), {"value": 0.5}],
+           [T((5,), F64), T((5,), F64), T((5,), F64, "zeros")]),
+    *cases("aten.lerp.Scalar", [T((3, 4)), T((3, 4)), 0.3], [T((5,), F64), T((5,), F64), 0.75], [T((3,), domain="edge"), T((3,)), 1.0]),
+    *cases("aten.lerp.Tensor", [T((3, 4)), T((3, 4)), T((3, 4), domain="unit")], [T((5,), F64), T((5,), F64), T((5,), F64, "wide")]),
+    *cases("aten.mish.default", [T((3, 4), domain="edge")], [T((5,), F64, "wide")], rtol=1e-4),
+    *cases("aten.nan_to_num.default", [T((3, 4), domain="edge")], [T((6,), F64, "edge"), 1.0, 2.0, -2.0], [T((5,), I64)],
+           [T((4,), F16, "edge")]),
+    *cases("aten.float_power.Scalar", [2.0, T((3, 4))], [3, T((5,), I64, "index:4")]),
+    *cases("aten.floor_divide.Scalar", [T((3, 4), domain="wide"), 2.0], [T((5,), I64), 3], [T((5,), I64), -2]),
+    *cases("aten.rrelu.default", [T((3, 4), domain="edge")], [T((5,), F64), 0.1, 0.3]),
+    *cases("aten.std.default", [T((3, 5))], [T((7,), F64), False], [T((4,), domain="huge")]),
+    *cases("aten.std.dim", [T((3, 5)), [1]], [T((2, 3, 4), F64), [0, 2], False, True], [T((2, 6), domain="huge"), [1]]),
+    *cases("aten.std.correction", [T((3, 5)), [1], {"correction": 0}], [T((6,), domain="huge")]),
+    *cases("aten.var.default", [T((3, 5))], [T((7,), F64), False]),
+    *cases("aten.std_mean.correction", [T((6,), domain="huge")], [T((2, 5), domain="huge"), [1], {"correction": 0}]),
+    *cases("aten.dot.default", [T((5,)), T((5,))], [T((4,), I64), T((4,), I64)], [T((0,)), T((0,))]),
+    *cases("aten.linalg_vecdot.default", [T((3, 4)), T((3, 4))], [T((2, 3), F64), T((2, 3), F64), {"dim": 0}]),
+    *cases("aten.linalg_matmul.default", [T((3, 4)), T((4, 2))], [T((2, 3, 4)), T((2, 4, 5))], rtol=1e-4),
+    *cases("aten.chain_matmul.default", [[T((2, 3)), T((3, 4)), T((4, 2))]], [[T((3, 3), F64), T((3, 3), F64)]], rtol=1e-4),
+    *cases("aten.linalg_multi_dot.default", [[T((2, 3)), T((3, 4)), T((4, 2))]], [[T((3, 3), F64), T((3, 2), F64)]], rtol=1e-4),
+    *cases("aten.matrix_power.default", [T((3, 3)), 3], [T((2, 4, 4), F64), 5], [T((3, 3), I64), 2], [T((3, 3)), 1], rtol=1e-4),
+    *cases("aten.linalg_matrix_power.default", [T((3, 3)), 2], [T((2, 3, 3), F64), 4], rtol=1e-4),
+    *cases("aten.linalg_inv.default", [T((3, 3), F64, "spd")], [T((2, 4, 4), F64, "spd")], [T((3, 3), domain="spd")], rtol=1e-4),
+    *cases("aten.inverse.default", [T((3, 3), F64, "spd")], [T((2, 4, 4), domain="spd")], rtol=1e-4),
+    *cases("aten.linalg_cholesky.default", [T((3, 3), F64, "spd")], [T((2, 4, 4), domain="spd"), {"upper": True}], rtol=1e-4),
+    *cases("aten.conv2d.padding", [T((1, 2, 6, 6)), T((3, 2, 3, 3)), T((3,)), [1, 1], "same"],
+           [T((1, 2, 5, 5)), T((3, 2, 2, 2)), None, [1, 1], "same", [2, 1]], [T((1, 2, 6, 6)), T((3, 2, 3, 3)), None, [2, 2], "valid"],
+           rtol=1e-4),
+    *cases("aten.conv1d.padding", [T((2, 3, 7)), T((4, 3, 4)), None, [1], "same"], [T((2, 3, 7)), T((4, 3, 3)), None, [1], "valid"],
+           rtol=1e-4),
+    *cases("aten.conv3d.padding", [T((1, 2, 4, 4, 4)), T((2, 2, 2, 3, 2)), None, [1, 1, 1], "same"],
+           [T((1, 2, 4, 4, 4)), T((2, 2, 2, 2, 2)), T((2,)), [1, 1, 1], "valid"], rtol=1e-4),
+    *cases("aten.renorm.default", [T((3, 4)), 2, 0, 1.0], [T((2, 3, 4), F64, "wide"), 1, 1, 2.5], [T((4, 3)), float("inf"), 1, 0.5]),
+    *cases("aten.upsample_nearest2d.default", [T((1, 2, 3, 4)), [6, 8]], [T((2, 1, 4, 4), F64), [3, 5]]),
+    # -- edge values where decompositions and torch's kernels part ways (issue 21) -----------
+    *cases("aten.threshold_backward.default", [T((3, 4), I64), T((3, 4), domain="edge"), 0.0],
+           [T((3, 4), domain="edge"), T((3, 4), domain="edge"), 0.5]),
+    *cases("aten.softshrink.default", [T((3, 4), domain="edge"), 0.5], [T((6,), F64, "edge"), 0.0]),
+    *cases("aten.hardshrink.default", [T((3, 4), domain="edge"), 0.5]),
+    *cases("aten.smooth_l1_loss_backward.default", [T((3, 4)), T((3, 4), domain="edge"), T((3, 4)), 0, 1.0],
+           [T(()), T((4,), domain="edge"), T((4,)), 1, 0.0], [T(()), T((5,), F64, "edge"), T((5,), F64), 2, 0.5]),
+    *cases("aten.relu6.default", [T((3, 4), domain="edge")], [T((5,), I64, "edge")]),
+    *cases("aten._add_relu.Tensor", [T((3, 4), domain="edge"), T((3, 4), domain="zeros")]),
+    *cases("aten.gelu_backward.default", [T((3, 4)), T((3, 4), domain="edge")],
+           [T((3, 4)), T((3, 4), domain="edge"), {"approximate": "tanh"}], rtol=1e-4),
+    *cases("aten.silu.default", [T((3, 4), domain="edge")], [T((5,), F64, "edge")]),
+    *cases("aten.hardswish.default", [T((3, 4), domain="edge")], [T((5,), F64, "edge")]),
     *cases("aten._index_put_impl.default",
            [T((5, 3)), [T((4,), I64, "index:5")], T((4, 3)), False, False],
            [T((6,)), [T((3,), I64, "index:6")], T((3,)), True, False]),
@@ -469,6 +570,9 @@ def _compare(got: Sequence[np.ndarray], want: Sequence[np.ndarray], rtol: float,
             continue
         if w.dtype.kind in "fc":
             np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, err_msg=what)
+            if w.dtype.kind == "f":  # the sign of a zero, where both are zero
+                zero = (w == 0) & (g == 0)
+                np.testing.assert_array_equal(np.signbit(g[zero]), np.signbit(w[zero]), err_msg=f"{what}: sign of zero")
         else:
             np.testing.assert_array_equal(g, w, err_msg=what)
 
@@ -523,8 +627,17 @@ FIRST_OF_EACH = list({c.op: c for c in reversed(CASES) if c.op in RULES and c.op
 """One row per operator with a rule (the others are numpy kernels, which `decompose` keeps)."""
 
 
+KERNEL_GAPS = {
+    "aten.relu6.default": "relu6 decomposes to hardtanh, whose numpy kernel gives +0.0 for -0.0 (torch keeps -0.0)",
+}
+"""Rows whose decomposition is right but runs into a kernel that differs from torch, and how; strict,
+so a fixed kernel fails the test until the entry goes."""
+
+
 @pytest.mark.parametrize("case", FIRST_OF_EACH, ids=[c.id for c in FIRST_OF_EACH])
-def test_decompose_pass_leaves_core_aten_and_matches_torch(case: Case) -> None:
+def test_decompose_pass_leaves_core_aten_and_matches_torch(case: Case, request: pytest.FixtureRequest) -> None:
+    if case.op in KERNEL_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KERNEL_GAPS[case.op]))
     args, tensors = _inputs(case, np.random.default_rng(1))
     want = _want(case, args)
     module = _one_op_program(case, args, tensors, want)

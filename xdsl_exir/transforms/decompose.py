@@ -85,13 +85,17 @@ class DecomposePattern(RewritePattern):
         self._replace(op, values, rewriter)
 
     @staticmethod
-    def _replace(op: Operation, values: Sequence[SSAValue], rewriter: PatternRewriter) -> None:
+    def _replace(op: Operation, values: Sequence[SSAValue | None], rewriter: PatternRewriter) -> None:
         if len(values) != len(op.results):
             raise ExirDiagnostic(
                 op, f"decompose: rule gave {len(values)} value(s) for {len(op.results)} result(s)"
             )
         values = list(values)
         for i, (old, new) in enumerate(zip(op.results, values)):
+            if new is None:
+                if old.uses:
+                    raise ExirDiagnostic(op, f"decompose: rule gave no value for result {i}, which is still used")
+                continue
             if old.name_hint and not new.name_hint and new.owner is not op:
                 new.name_hint = old.name_hint
             if (

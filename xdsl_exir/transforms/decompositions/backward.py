@@ -286,15 +286,17 @@ def _loss_norm(b: Bound, x: SSAValue) -> float:
 
 @rule("aten.smooth_l1_loss_backward.default")
 def _smooth_l1_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """(x - t) / beta inside |x - t| < beta, sign(x - t) outside, times grad and the reduction's norm."""
+    """ATen's kernel, with d = x - t: `-norm * grad` where d <= -beta, `norm * grad` where
+    d >= beta, else `d * norm / beta * grad` (so a NaN difference gives NaN, and beta = 0 is the
+    L1 gradient, -norm * grad at d = 0)."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
     norm, beta = _loss_norm(b, x), _number(b, "beta")
     d = e.v("aten.sub.Tensor", x, b["target"])
-    outer = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", e.v("aten.sign.default", d), norm), grad)
-    if beta == 0:
-        return [outer]
-    inner = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", d, norm / beta), grad)
-    return [e.v("aten.where.self", e.v("aten.lt.Scalar", e.v("aten.abs.default", d), beta), inner, outer)]
+    pos = e.v("aten.mul.Tensor", grad, norm)
+    neg = e.v("aten.mul.Tensor", grad, -norm)
+    inner = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", d, norm / beta if beta else 1.0), grad)
+    out = e.v("aten.where.self", e.v("aten.ge.Scalar", d, beta), pos, inner)
+    return [e.v("aten.where.self", e.v("aten.le.Scalar", d, -beta), neg, out)]
 
 
 @rule("aten.huber_loss_backward.default")

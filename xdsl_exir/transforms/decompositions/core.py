@@ -481,7 +481,9 @@ def _resolve_shape(t: TensorType, shape: list[object]) -> list[SymSize]:
 # The table
 # ---------------------------------------------------------------------------
 
-Rule = Callable[[Emitter, Bound, Operation], Sequence[SSAValue] | None]
+Rule = Callable[[Emitter, Bound, Operation], Sequence[SSAValue | None] | None]
+"""A rule gives one value per result of the op, or None for a result it has left without uses
+(a list whose `getitem`s it replaced itself); or None to leave the op alone."""
 
 RULES: dict[str, Rule] = {}
 """Overload name (`aten.linear.default`) -> its decomposition."""

@@ -9,6 +9,8 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
+    DeviceAttr,
+    Layout,
     MemoryFormat,
     TensorType,
 )
@@ -123,9 +125,14 @@ def _safe_softmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten._add_relu.Tensor")
 def _add_relu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     alpha = b.get("alpha", 1)
+    """The sum clamped below at 0 as ATen's fused kernel clamps it, with a vector maximum against
+    +0: a NaN sum and -0.0 give 0 there, where `relu` would keep them."""
     s = e.v("aten.add.Tensor", b["self"], b["other"], alpha=alpha) if alpha != 1 else e.v(
         "aten.add.Tensor", b["self"], b["other"])
-    return [e.v("aten.relu.default", s)]
+    t = _tensor(s)
+    zero = e.v("aten.scalar_tensor.default", 0.0 if t.element_dtype.is_floating_point else 0, dtype=t.element_dtype,
+               layout=Layout.strided, device=DeviceAttr(t.device.data))
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", s, 0), s, zero)]
 
 
 @rule("aten._addmm_activation.default")

@@ -425,7 +425,13 @@ def _kl_div(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.threshold_backward.default")
 def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`self <= threshold ? 0 : grad`, in the dtype eager gives: grad and self promoted together
+    (an integer grad of a float input gives a float gradient; torch's own decomposition keeps
+    the grad's dtype)."""
     grad = cast(SSAValue, b["grad_output"])
+    out = _tensor(op.results[0]).element_dtype
+    if _tensor(grad).element_dtype != out:
+        grad = e.v("aten._to_copy.default", grad, dtype=out)
     mask = e.v("aten.le.Scalar", b["self"], b["threshold"])
     return [e.v("aten.where.self", mask, _zero_like(e, _tensor(grad)), grad)]
 

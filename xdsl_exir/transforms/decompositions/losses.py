@@ -101,7 +101,7 @@ def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.nll_loss_backward.default", "aten.nll_loss2d_backward.default")
 def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp's `nll_loss_backward`: -grad (weighted, over the total weight for a
-    mean) scattered at each target class, zero at `ignore_index`."""
+    mean) scattered at each target class, zero at `ignore_index` and elsewhere."""
     x, target, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), cast(SSAValue, b["grad_output"])
     t = _tensor(x)
     cdim = 1 if t.rank >= 2 else 0
@@ -120,7 +120,11 @@ def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
         shape[cdim] = _tensor(weight).sizes[0]
         grad = e.v("aten.mul.Tensor", grad, e.v("aten.view.default", weight, e.sizes(shape)))
     grad = e.v("aten.where.self", keep, grad, _zero_like(e, _tensor(grad)))
-    return [e.v("aten.mul.Tensor", grad_input, grad)]
+    # Only the target entries are written; the others stay +0.0 as in ATen's kernel (a product
+    # with a negative gradient would give them -0.0).
+    product = e.v("aten.mul.Tensor", grad_input, grad)
+    written = e.v("aten.logical_and.default", e.v("aten.ne.Scalar", grad_input, 0), keep)
+    return [e.v("aten.where.self", written, product, _zero_like(e, _tensor(product)))]
 
 
 # -- losses and distances --------------------------------------------------------------

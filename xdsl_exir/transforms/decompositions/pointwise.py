@@ -101,10 +101,12 @@ def _hardshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.softshrink.default")
 def _softshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's kernel: `x - l` above `l`, `x + l` below `-l`, else `x * 0` (NaN stays NaN, and a
+    zero keeps the sign of `x`)."""
     x = cast(SSAValue, b["self"])
     lambd = float(cast(float, b["lambd"]))
-    zero = _zero_like(e, _tensor(x))
-    low = e.v("aten.where.self", e.v("aten.lt.Scalar", x, -lambd), e.v("aten.add.Tensor", x, lambd), zero)
+    inside = e.v("aten.mul.Tensor", x, 0)
+    low = e.v("aten.where.self", e.v("aten.lt.Scalar", x, -lambd), e.v("aten.add.Tensor", x, lambd), inside)
     return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, lambd), e.v("aten.sub.Tensor", x, lambd), low)]
 
 
@@ -328,11 +330,6 @@ def _float_power(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.floor_divide.Scalar")
 def _floor_divide_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.div.Scalar_mode", b["self"], b["other"], rounding_mode="floor")]
-
-
-@rule("aten.special_i0.default")
-def _special_i0(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.v("aten.i0.default", b["self"])]
 
 
 @rule("aten.rrelu.default")

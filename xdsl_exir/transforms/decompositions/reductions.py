@@ -13,7 +13,6 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, _zero_like, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.transforms.decompositions.renames import _same_arguments  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 
 # -- reductions ----------------------------------------------------------------------
 
@@ -83,10 +82,36 @@ def _argsort(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.item(new, 1)]
 
 
+def _std(e: Emitter, x: SSAValue, dims: object, kwargs: dict[str, object]) -> SSAValue:
+    """`sqrt(var.correction)`, in double for a narrower float: torch's std accumulates and takes
+    the root in double, so the std of values near 1e30 is finite even where their float32
+    variance overflows."""
+    dtype = _tensor(x).element_dtype
+    wide = dtype in (DType.float32, DType.float16, DType.bfloat16)
+    src = e.v("aten._to_copy.default", x, dtype=DType.float64) if wide else x
+    std = e.v("aten.sqrt.default", e.v("aten.var.correction", src, dims, **kwargs))
+    return e.v("aten._to_copy.default", std, dtype=dtype) if wide else std
+
+
+def _stat_dims(b: Bound) -> list[int] | None:
+    dim = b.get("dim")
+    if dim is None:
+        return None
+    return b.ints("dim") if isinstance(dim, list) else [b.int("dim")]
+
+
 @rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
 def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    new = _same_arguments(e, b, op_name(op).replace("std_mean", "var_mean"))
-    return [e.v("aten.sqrt.default", e.item(new, 0)), e.item(new, 1)]
+    """The standard deviation (`_std`) and `mean.dim` over the same dims."""
+    x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        raise Decline()
+    dims = _stat_dims(b)
+    correction = _correction(b)
+    keep = bool(b.get("keepdim", False))
+    std = _std(e, x, dims, {"correction": 1 if correction is None else correction, "keepdim": keep})
+    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(_tensor(x).rank)), keep)
+    return [std, mean]
 
 
 @rule("aten.diag.default")
@@ -170,8 +195,9 @@ def _var_std(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     kwargs: dict[str, object] = {"keepdim": bool(b.get("keepdim", False))}
     if correction is not None:
         kwargs["correction"] = correction
-    var = e.v("aten.var.correction", x, dims, **kwargs)
-    return [var if op_name(op).startswith("aten.var") else e.v("aten.sqrt.default", var)]
+    if op_name(op).startswith("aten.var"):
+        return [e.v("aten.var.correction", x, dims, **kwargs)]
+    return [_std(e, x, dims, kwargs)]
 
 
 @rule("aten.dot.default")
@@ -190,3 +216,21 @@ def _vecdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if _tensor(x).element_dtype.is_complex:
         raise Decline()
     return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, b["y"]), [b.int("dim")])]
+
+
+@rule("aten.renorm.default")
+def _renorm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp `renorm`: each slice along `dim` whose p-norm exceeds `maxnorm` scaled by
+    `maxnorm / (norm + 1e-7)`."""
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    p, maxnorm = b["p"], b["maxnorm"]
+    if isinstance(p, SSAValue) or isinstance(maxnorm, SSAValue) or t.rank == 0 or not t.element_dtype.is_floating_point:
+        raise Decline()
+    dim = b.int("dim") % t.rank
+    dims = [d for d in range(t.rank) if d != dim]
+    norm = e.v("aten.linalg_vector_norm.default", x, p, dims, True)
+    factor = e.v("aten.mul.Tensor", e.v("aten.reciprocal.default", e.v("aten.add.Tensor", norm, 1e-7)), maxnorm)
+    one = e.v("aten.full_like.default", norm, 1.0)
+    scale = e.v("aten.where.self", e.v("aten.gt.Scalar", norm, maxnorm), factor, one)
+    return [e.v("aten.mul.Tensor", x, scale)]

@@ -256,7 +256,7 @@ def _squeeze_all(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 
 @rule("aten.unbind.int")
-def _unbind(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+def _unbind(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """torch/_refs `unbind`: row `i` is a one-wide `slice` along `dim`, squeezed. Export IR has no
     list constructor, so the rows replace the `getitem`s of the list; a list used otherwise
     (passed whole to another operator) is left alone."""
@@ -275,9 +275,8 @@ def _unbind(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         i = user.index.data % count if count else user.index.data
         if i not in rows:
             rows[i] = e.v("aten.squeeze.dims", e.v("aten.slice.Tensor", x, dim, i, i + 1), [dim])
-        e.rewriter.replace_op(user, [], [rows[i]])
-    # Every element has been read out; the list itself is now unused and goes with dce.
-    return [e.v("aten.split_with_sizes.default", x, [1] * count, dim)]
+        e.rewriter.replace(user, [], [rows[i]])
+    return [None]  # every row has been read out: the list has no uses left
 
 
 @rule("aten.roll.default")
@@ -401,7 +400,7 @@ def _narrow(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 
 @rule("aten.where.default")
-def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """`torch.where(cond)` is `nonzero(cond)` split into its columns (`select` of each); as with
     `unbind`, the columns replace the `getitem`s of the list."""
     cond = cast(SSAValue, b["condition"])
@@ -416,6 +415,34 @@ def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         i = user.index.data % rank
         if i not in cols:
             cols[i] = e.v("aten.select.int", nz, 1, i)
-        e.rewriter.replace_op(user, [], [cols[i]])
-    # Every column has been read out; the list itself is now unused and goes with dce.
-    return [e.v("aten.split_with_sizes.default", nz, [1] * rank, 1)]
+        e.rewriter.replace(user, [], [cols[i]])
+    return [None]  # every column has been read out: the list has no uses left
+
+
+@rule("aten.meshgrid.default", "aten.meshgrid.indexing")
+def _meshgrid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
+    """torch/_refs `meshgrid`: each 0-d or 1-d input viewed along its own dim and expanded to the
+    grid (with `xy` indexing the first two dims swap places); the grids replace the `getitem`s of
+    the list, as with `unbind`."""
+    tensors = cast(list[SSAValue], b["tensors"])
+    indexing = b.get("indexing") or "ij"
+    if not tensors or any(_tensor(t).rank > 1 for t in tensors) or indexing not in ("ij", "xy"):
+        raise Decline()
+    users = [use.operation for use in op.results[0].uses]
+    if not all(isinstance(u, GetItemOp) for u in users):
+        raise Decline()
+    sizes = [_tensor(t).numel() for t in tensors]
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        axes[0], axes[1] = 1, 0
+    shape = [sizes[axes.index(d)] for d in range(len(tensors))]
+    grids: dict[int, SSAValue] = {}
+    for user in cast(list[GetItemOp], users):
+        i = user.index.data % len(tensors)
+        if i not in grids:
+            view: list[SymSize] = [1] * len(tensors)
+            view[axes[i]] = sizes[i]
+            line = e.v("aten.view.default", tensors[i], e.sizes(view))
+            grids[i] = e.v("aten.expand.default", line, e.sizes(shape))
+        e.rewriter.replace(user, [], [grids[i]])
+    return [None]  # every grid has been read out: the list has no uses left
