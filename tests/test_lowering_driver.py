@@ -508,3 +508,25 @@ def test_item_result_is_a_scalar_and_a_size() -> None:
         for got in (ours, lowered, flatten(native(x, np.asarray(k, np.int64)), []) if native is not None else ours):
             np.testing.assert_array_equal(got[0], np.full(k, 2.5 * 6.5, np.float32))
             assert int(got[1]) == k
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "iree"])
+def test_lowered_form_keeps_the_tensor_size_limit(backend: str, tmp_path: pathlib.Path) -> None:
+    if backend == "iree" and not _iree():
+        pytest.skip("the iree extra is not installed")
+    src, lowered = tmp_path / "zeros.mlir", tmp_path / "zeros.linalg.mlir"
+    src.write_text("""
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
+    exir.graph @forward(%x: !exir.tensor<[2], float32>) -> !exir.tensor<[100000, 100000], float32> {
+      %r = aten.full.default([100000, 100000], 0.0, dtype = torch.float32) : () -> !exir.tensor<[100000, 100000], float32>
+      exir.output %r : !exir.tensor<[100000, 100000], float32>
+    }
+  }
+}
+""")
+    proc = tool("exir-opt", str(src), "-p", "convert-exir-to-linalg", "-o", str(lowered))
+    assert proc.returncode == 0, proc.stderr
+    proc = tool("exir-run", str(lowered), "--random-inputs", "0", "--backend", backend, "--iree-cache-dir", str(tmp_path / "c"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "zeros.linalg.mlir:" in proc.stderr and "[100000, 100000]" in proc.stderr and "--max-tensor-bytes" in proc.stderr

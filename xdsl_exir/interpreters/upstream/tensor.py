@@ -26,6 +26,7 @@ from xdsl.interpreter import (
 )
 
 from xdsl_exir.interpreters.upstream.values import finish, numpy_dtype, shaped_zeros
+from xdsl_exir.utils.diagnostics import locate
 
 
 def _mixed(static: DenseArrayBase[Any], dynamic: Sequence[Any]) -> list[int]:
@@ -83,7 +84,7 @@ class TensorFunctions(InterpreterFunctions):
     @impl(tensor.EmptyOp)
     def run_empty(self, interpreter: Interpreter, op: tensor.EmptyOp, args: PythonValues) -> PythonValues:
         """Zero-filled: `tensor.empty`'s contents are unspecified, zeros make runs reproducible."""
-        return (shaped_zeros(cast(TensorType[Any], op.tensor.type), list(args)),)
+        return (shaped_zeros(cast(TensorType[Any], op.tensor.type), list(args), locate(op)),)
 
     @impl(tensor.DimOp)
     def run_dim(self, interpreter: Interpreter, op: tensor.DimOp, args: PythonValues) -> PythonValues:

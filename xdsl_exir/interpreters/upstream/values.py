@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from xdsl_exir.interpreters.aten_kernels import round_to_bfloat16
+from xdsl_exir.utils.limits import check_tensor_bytes
 
 Value = Any
 """A runtime value: `np.ndarray`, numpy scalar, or `int` for `index`."""
@@ -292,9 +293,14 @@ def constant_value(attr: Attribute, t: Attribute, cache: dict[Attribute, Value])
     return arr
 
 
-def shaped_zeros(t: TensorType[Any], dynamic: list[int]) -> np.ndarray:
-    """A zero-filled tensor of type `t`, its `?` sizes taken from `dynamic` in order."""
+def shaped_zeros(t: TensorType[Any], dynamic: list[int], what: str | None = None) -> np.ndarray:
+    """
+    A zero-filled tensor of type `t`, its `?` sizes taken from `dynamic` in order;
+    refused (`TensorSizeError`) past `--max-tensor-bytes`, as the exir interpreter's.
+    """
     it = iter(dynamic)
     shape = tuple(int(next(it)) if s < 0 else s for s in t.get_shape())
-    return np.zeros(shape, dtype=numpy_dtype(t))
+    dtype = numpy_dtype(t)
+    check_tensor_bytes(what or f"a {t}", shape, dtype.itemsize)
+    return np.zeros(shape, dtype=dtype)
 
