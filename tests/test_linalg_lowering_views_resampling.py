@@ -382,6 +382,29 @@ def _grid_points(rng: np.random.Generator, n: int) -> np.ndarray:
     return g
 
 
+# -- cdist and pdist -----------------------------------------------------------------------------
+
+
+def _distances(add: Add, a: SSAValue, b: SSAValue, c: SSAValue, big: SSAValue) -> list[SSAValue]:
+    out = [add(build("aten._cdist_forward.default", a, b, p, None)) for p in (2.0, 1.0, 0.0, float("inf"), 3.0)]
+    out += [
+        add(build("aten._cdist_forward.default", c, b, 2.0, None)),  # a broadcast batch
+        add(build("aten._cdist_forward.default", big, big, 2.0, None)),  # 30 rows: torch's matrix-product form
+        add(build("aten._cdist_forward.default", a, b, 2.0, 1)),
+        add(build("aten._cdist_forward.default", big, big, 2.0, 2)),
+    ]
+    out += [add(build("aten._pdist_forward.default", big, p)) for p in (2.0, 1.0, 0.5)]
+    return out
+
+
+def _distances_ref(a: Any, b: Any, c: Any, big: Any) -> list[Any]:
+    cd = torch.ops.aten._cdist_forward.default
+    out = [cd(a, b, p, None) for p in (2.0, 1.0, 0.0, float("inf"), 3.0)]
+    out += [cd(c, b, 2.0, None), cd(big, big, 2.0, None), cd(a, b, 2.0, 1), cd(big, big, 2.0, 2)]
+    out += [torch.ops.aten._pdist_forward.default(big, p) for p in (2.0, 1.0, 0.5)]
+    return out
+
+
 GROUPS: dict[str, Group] = {
     "as_strided": Group(
         (t(2, 3, 2, 2), t(2, 3), t(S0, 4), t(3, 3, dtype=I64)),
@@ -422,6 +445,13 @@ GROUPS: dict[str, Group] = {
         _grid,
         _grid_ref,
         lambda rng, n: [special(rng, 2, 3, 4, 5), _grid_points(rng, n)],
+        exact=False,
+    ),
+    "distances": Group(
+        (t(2, S0, 3), t(2, 4, 3), t(1, S0, 3), t(30, 4, dtype=F64)),
+        _distances,
+        _distances_ref,
+        lambda rng, n: [special(rng, 2, n, 3), special(rng, 2, 4, 3), special(rng, 1, n, 3), special(rng, 30, 4, dtype=np.float64)],
         exact=False,
     ),
     "indexing": Group(
