@@ -101,19 +101,28 @@ def _embedding_backward(b: Bound) -> Attribute:
     return make_tensor([b.size("num_weights"), g.sizes[-1]], g.element_dtype, g.device.data)
 
 
-@rule("aten._embedding_bag.default")
+@rule(
+    "aten._embedding_bag.default", "aten._embedding_bag_forward_only.default",
+    "aten.embedding_bag.default", "aten.embedding_bag.padding_idx",
+)  # fmt: skip
 def _embedding_bag(b: Bound) -> list[Attribute]:
     w, i, o = b.tensor("weight"), b.tensor("indices"), b.tensor("offsets")
     bags = add(o.sizes[0], -1) if b["include_last_offset"] else o.sizes[0]
     dev = w.device.data
     mode = b.int("mode")
-    # offset2bag is only materialized for the mean and max modes.
-    offset2bag: list[SymSize] = [i.sizes[0]] if mode in (1, 2) else [0]
+    # torch's CPU sum of float32/float16 rows without a padding index skips offset2bag;
+    # the public overloads' padding index is None for none (any other value pads)
+    public = b.schema.name == "embedding_bag"
+    padded = b.get("padding_idx") is not None if public else b.int("padding_idx") >= 0
+    fast = mode == 0 and not padded and w.element_dtype in (DType.float32, DType.float16)
+    offset2bag: list[SymSize] = [0] if fast else [i.sizes[0]]
+    # the forward-only and public forms size sum mode's (zero) bag sizes and max indices by the offsets
+    sized_by_offsets = mode == 0 and bool(b["include_last_offset"]) and b.schema.name != "_embedding_bag"
     return [
         make_tensor([bags, w.sizes[1]], w.element_dtype, dev),
         make_tensor(offset2bag, i.element_dtype, dev),
-        make_tensor([bags], i.element_dtype, dev),
-        make_tensor([bags, w.sizes[1]] if mode == 2 else [bags], i.element_dtype, dev),
+        make_tensor([o.sizes[0]] if sized_by_offsets else [bags], i.element_dtype, dev),
+        make_tensor([bags, w.sizes[1]] if mode == 2 else [o.sizes[0]] if sized_by_offsets else [bags], i.element_dtype, dev),
     ]
 
 

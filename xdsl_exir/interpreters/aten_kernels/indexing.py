@@ -212,6 +212,13 @@ def _embedding_bag(
     offs = np.asarray(offsets).reshape(-1).astype(np.intp)
     nbags = len(offs) - 1 if include_last_offset else len(offs)
     bag_of = np.searchsorted(offs, np.arange(idx.size), side="right") - 1
+    if include_last_offset and (offs.size == 0 or int(offs[-1]) != idx.size):
+        # torch's CPU results are inconsistent then (its sum path stops at the last offset, its
+        # other paths count the rest into the last bag): refused rather than guessed
+        raise ValueError(
+            f"embedding_bag: with include_last_offset the last offset must be the number of indices ({idx.size}), "
+            f"not {int(offs[-1]) if offs.size else 'missing'}"
+        )
     valid = (idx != padding_idx) & (bag_of < nbags)
     rows = cast_to(w[idx], compute_dtype(w.dtype))
     if per_sample_weights is not None:
@@ -242,3 +249,41 @@ def _embedding_bag(
     else:
         offset2bag = bag_of.astype(np.int64)
     return finish(out, w.dtype), offset2bag, sizes, max_idx
+
+
+@register("aten._embedding_bag_forward_only.default")
+def _embedding_bag_forward_only(
+    weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray, scale_grad_by_freq: bool = False, mode: int = 0,
+    sparse: bool = False, per_sample_weights: np.ndarray | None = None, include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`_embedding_bag` without what only a backward pass reads: in sum mode with
+    `include_last_offset`, torch sizes the (zero) bag sizes and max indices by the offsets."""
+    out, offset2bag, sizes, max_idx = _embedding_bag(
+        weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
+    )
+    if mode == 0 and include_last_offset:
+        sizes = np.zeros(np.asarray(offsets).size, dtype=np.int64)
+        max_idx = sizes.copy()
+    return out, offset2bag, sizes, max_idx
+
+
+@register("aten.embedding_bag.default", "aten.embedding_bag.padding_idx")
+def _embedding_bag_public(
+    weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray, scale_grad_by_freq: bool = False, mode: int = 0,
+    sparse: bool = False, per_sample_weights: np.ndarray | None = None, include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`torch.nn.functional.embedding_bag`'s operator: `_embedding_bag` with the public
+    padding index (None for none; a negative one counts from the end of the weight's rows)."""
+    return _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                                       include_last_offset, embedding_bag_padding(padding_idx, np.asarray(weight).shape[0]))
+
+
+def embedding_bag_padding(padding_idx: int | None, num_weights: int) -> int:
+    """The internal padding index of the public one: -1 for none, a negative one wrapped."""
+    if padding_idx is None:
+        return -1
+    if not -num_weights <= padding_idx < num_weights:
+        raise ValueError(f"embedding_bag: padding_idx {padding_idx} must be within the {num_weights} rows")
+    return padding_idx % num_weights
