@@ -479,6 +479,11 @@ CASES: list[Case] = [
            rtol=1e-4),
     *cases("aten.conv3d.padding", [T((1, 2, 4, 4, 4)), T((2, 2, 2, 3, 2)), None, [1, 1, 1], "same"],
            [T((1, 2, 4, 4, 4)), T((2, 2, 2, 2, 2)), T((2,)), [1, 1, 1], "valid"], rtol=1e-4),
+    *cases("aten.embedding_bag.default", [T((6, 3)), T((5,), I64, "index:6"), T((2,), I64, "index:1")],
+           [T((6, 3), F64), T((4,), I64, "index:6"), T((2,), I64, "index:1"), False, 1]),
+    *cases("aten.embedding_bag.padding_idx", [T((6, 3)), T((5,), I64, "index:6"), T((2,), I64, "index:1"), False, 2, False,
+                                               None, False, 1], [T((6, 3)), T((4,), I64, "index:6"), T((1,), I64, "index:1"),
+                                                                 False, 0, False, None, False, None]),
     *cases("aten.renorm.default", [T((3, 4)), 2, 0, 1.0], [T((2, 3, 4), F64, "wide"), 1, 1, 2.5], [T((4, 3)), float("inf"), 1, 0.5]),
     *cases("aten.upsample_nearest2d.default", [T((1, 2, 3, 4)), [6, 8]], [T((2, 1, 4, 4), F64), [3, 5]]),
     # -- edge values where decompositions and torch's kernels part ways (issue 21) -----------

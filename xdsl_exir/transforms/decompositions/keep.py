@@ -67,6 +67,8 @@ KEEP_IN_CORE: dict[str, str] = {
     **_names(_DATA_SHAPE, "masked_select.default", "bincount.default", "repeat_interleave.Tensor"),
     **_names("integer matrix product (int8 to int32) torch keeps: no core operator widens while it multiplies",
              "_int_mm.default"),
+    **_names("fused embedding-bag kernel torch keeps (the forms torch decomposes end in it)",
+             "_embedding_bag_forward_only.default"),
     **_names(_OTHER, "adaptive_max_pool2d.default", "upsample_bilinear2d.default", "tril_indices.default",
              "triu_indices.default", "resize.default", "new_empty_strided.default", "view.dtype", "view_as_real.default", "scatter.reduce",
              "scatter.value_reduce"),

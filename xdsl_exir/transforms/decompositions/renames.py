@@ -108,6 +108,15 @@ CALLS: dict[str, Call] = {
         )
         for ov in ("default", "start")
     },
+    # embedding bags: the core kernel, padding_idx -1 when none is given
+    **{
+        f"aten.embedding_bag.{ov}": Call(
+            "aten._embedding_bag.default",
+            ("weight", "indices", "offsets", "scale_grad_by_freq", "mode", "sparse", "per_sample_weights",
+             "include_last_offset", Arg(fn=lambda b: -1 if b.get("padding_idx") is None else b["padding_idx"])),
+        )
+        for ov in ("default", "padding_idx")
+    },
     # composite views torch's tracing decomposes
     "aten.split.sizes": Call("aten.split_with_sizes.default", ("self", "split_size", "dim")),
     "aten.linalg_diagonal.default": Call("aten.diagonal.default", ("A", "offset", "dim1", "dim2")),
