@@ -530,3 +530,26 @@ builtin.module {
     proc = tool("exir-run", str(lowered), "--random-inputs", "0", "--backend", backend, "--iree-cache-dir", str(tmp_path / "c"))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "zeros.linalg.mlir:" in proc.stderr and "[100000, 100000]" in proc.stderr and "--max-tensor-bytes" in proc.stderr
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "iree"])
+def test_lowered_form_takes_bfloat16_as_npz_carries_it(backend: str, tmp_path: pathlib.Path) -> None:
+    """A bf16 input travels in .npz as float32 and is rounded to bf16; outputs come back as float32 files."""
+    import ml_dtypes
+
+    if backend == "iree" and not _iree():
+        pytest.skip("the iree extra is not installed")
+    src, lowered, inputs, out = (tmp_path / n for n in ("lp.mlir", "lp.linalg.mlir", "in.npz", "out.npz"))
+    src.write_text(LOW_PRECISION)
+    proc = tool("exir-opt", str(src), "-p", "convert-exir-to-linalg", "-o", str(lowered))
+    assert proc.returncode == 0, proc.stderr
+    x = np.array([[1.5, -2.25, 0.0, np.inf], [3.0, -0.0, np.nan, 1e30]], dtype=np.float32)
+    h = np.array([0.5, -1.0, 11.0, np.nan], dtype=np.float16)
+    np.savez(inputs, arg0=x, arg1=h)
+    proc = tool("exir-run", str(lowered), "--inputs", str(inputs), "-o", str(out), "--backend", backend,
+                "--iree-cache-dir", str(tmp_path / "c"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    want = flatten(ProgramRunner(parse(LOW_PRECISION)).run([x.astype(ml_dtypes.bfloat16), h]), [])
+    got = _load_npz(out)
+    for i, w in enumerate(want):
+        np.testing.assert_array_equal(got[f"out{i}"].astype(np.float32), w.astype(np.float32))

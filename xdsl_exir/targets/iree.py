@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 import pathlib
 import platform
@@ -60,7 +61,7 @@ from xdsl_exir.interpreters.upstream.values import UnsupportedTypeError, type_in
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.utils.diagnostics import locate
-from xdsl_exir.utils.limits import check_tensor_bytes
+from xdsl_exir.utils.limits import check_tensor_bytes, tensor_bytes_limit
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
 from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.tensor_data import TensorDataError, storage_dtype
@@ -397,6 +398,12 @@ def load_forward(vmfb: bytes, options: IreeOptions) -> tuple[Any, Any]:
         raise IreeError(f"IREE could not load the compiled module: {e}") from None
 
 
+def _check_result(op: Operation, sizes: list[int], itemsize: int) -> None:
+    """`check_tensor_bytes` for an op's result, located only when it fails (most never do)."""
+    if min(sizes, default=0) < 0 or math.prod(sizes) * itemsize > tensor_bytes_limit():
+        check_tensor_bytes(f"{locate(op)}: its result", sizes, itemsize)
+
+
 class _SizeCheck:
     """
     `--max-tensor-bytes` for the tensors a program creates, which IREE would
@@ -421,7 +428,7 @@ class _SizeCheck:
                 except TensorDataError:
                     continue  # a dtype the lowering refuses anyway
                 if t.is_static():
-                    check_tensor_bytes(f"{locate(op)}: its result", [int(x) for x in t.sizes], itemsize)
+                    _check_result(op, [int(x) for x in t.sizes], itemsize)
                 else:
                     self._symbolic.append((op, [sympy.sympify(x) for x in t.sizes], itemsize))
 
@@ -445,7 +452,7 @@ class _SizeCheck:
         for op, sizes, itemsize in self._symbolic:
             values = [x.xreplace(subs) for x in sizes]
             if all(isinstance(v, sympy.Integer) for v in values):
-                check_tensor_bytes(f"{locate(op)}: its result", [int(cast(sympy.Integer, v)) for v in values], itemsize)
+                _check_result(op, [int(cast(sympy.Integer, v)) for v in values], itemsize)
         self._checked.add(key)
 
 
@@ -598,7 +605,7 @@ def compile_lowered(module: ModuleOp, options: IreeOptions | None = None) -> Low
                     width = type_info(t).width
                 except UnsupportedTypeError:
                     continue  # iree-compile judges what the numpy model cannot hold
-                check_tensor_bytes(f"{locate(op)}: its result", t.get_shape(), max(1, width // 8))
+                _check_result(op, list(t.get_shape()), max(1, width // 8))
     text = print_mlir(module)
     result = compile_text(text, options)
     try:
