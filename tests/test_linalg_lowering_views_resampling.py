@@ -218,7 +218,7 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 def _indexing(
     add: Add, x: SSAValue, index: SSAValue, src: SSAValue, xi: SSAValue, srci: SSAValue, y: SSAValue,
-    i: SSAValue, j: SSAValue, v: SSAValue, p: SSAValue,
+    i: SSAValue, j: SSAValue, v: SSAValue, p: SSAValue, cols: SSAValue,
 ) -> list[SSAValue]:
     out: list[SSAValue] = []
     for reduce in _REDUCES:
@@ -237,11 +237,14 @@ def _indexing(
         add(build("aten.avg_pool2d.default", p, [3, 2], [2, 1], [1, 1], False, False)),
         add(build("aten.avg_pool2d.default", p, [2, 2], [2, 2], [1, 0], True, True)),
         add(build("aten.avg_pool2d.default", p, [2, 3], [1, 1], [0, 1], False, True, 5)),
+        add(build("aten.col2im.default", cols, [4, 5], [2, 2], [1, 1], [0, 0], [1, 1])),
+        add(build("aten.col2im.default", cols, [3, 7], [2, 2], [1, 1], [1, 0], [2, 1])),
+        add(build("aten.col2im.default", add(build("aten.select.int", cols, 0, 1)), [4, 7], [2, 2], [2, 1], [0, 0], [1, 1])),
     ]
     return out
 
 
-def _indexing_ref(x: Any, index: Any, src: Any, xi: Any, srci: Any, y: Any, i: Any, j: Any, v: Any, p: Any) -> list[Any]:
+def _indexing_ref(x: Any, index: Any, src: Any, xi: Any, srci: Any, y: Any, i: Any, j: Any, v: Any, p: Any, cols: Any) -> list[Any]:
     out: list[Any] = []
     for reduce in _REDUCES:
         for include_self in (True, False):
@@ -260,6 +263,9 @@ def _indexing_ref(x: Any, index: Any, src: Any, xi: Any, srci: Any, y: Any, i: A
         avg(p, [3, 2], [2, 1], [1, 1], False, False),
         avg(p, [2, 2], [2, 2], [1, 0], True, True),
         avg(p, [2, 3], [1, 1], [0, 1], False, True, 5),
+        torch.ops.aten.col2im.default(cols, [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]),
+        torch.ops.aten.col2im.default(cols, [3, 7], [2, 2], [1, 1], [1, 0], [2, 1]),
+        torch.ops.aten.col2im.default(cols[1], [4, 7], [2, 2], [2, 1], [0, 0], [1, 1]),
     ]
     return out
 
@@ -456,13 +462,13 @@ GROUPS: dict[str, Group] = {
     ),
     "indexing": Group(
         (t(S0, 6), t(S0, 5, dtype=I64), t(S0, 5), t(S0, 6, dtype=I32), t(S0, 5, dtype=I32), t(3, 4, S0, 2),
-         t(2, 1, dtype=I64), t(3, dtype=I64), t(3, 4, 1), t(2, 3, 5, 5, dtype=I64)),
+         t(2, 1, dtype=I64), t(3, dtype=I64), t(3, 4, 1), t(2, 3, 5, 5, dtype=I64), t(2, 12, 12)),
         _indexing,
         _indexing_ref,
         lambda rng, n: [
             special(rng, n, 6), ints(rng, 0, 6, n, 5), special(rng, n, 5), ints(rng, -50, 50, n, 6, dtype=np.int32),
             ints(rng, -50, 50, n, 5, dtype=np.int32), special(rng, 3, 4, n, 2), np.array([[1], [-3]]),
-            np.array([0, -1, 1]), special(rng, 3, 4, 1), ints(rng, -99, 99, 2, 3, 5, 5),
+            np.array([0, -1, 1]), special(rng, 3, 4, 1), ints(rng, -99, 99, 2, 3, 5, 5), special(rng, 2, 12, 12),
         ],
         exact=False,
     ),

@@ -878,3 +878,57 @@ def _batch_norm_legit(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]
             "which the value-semantics lowering does not express; export the model in eval mode"
         )
     return list(_batch_norm(st, op, b))
+
+
+@lowers("aten.col2im.default", note="symbolic block counts refused")
+def _col2im(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    `fold`: input [N, C * kh * kw, L] of blocks laid over an [H, W] image; out[n,
+    c, y, x] sums, over the kernel offsets (i, j) in increasing order (torch's
+    CPU loop adds them in that order), the block whose offset (i, j) lands on
+    (y, x): block row (y + pad - i * dilation) / stride when that divides,
+    likewise the column. A gather with the offsets as reductions.
+    """
+    x = cast(SSAValue, b["self"])
+    xt, out = _t(x), _out(op)
+    unbatched = xt.rank == 2
+    k, dl, pd, sd = (b.ints(name, 2) for name in ("kernel_size", "dilation", "padding", "stride"))
+    h, w = out.sizes[-2], out.sizes[-1]
+    if not isinstance(h, int) or not isinstance(w, int):
+        raise st.error("col2im: a symbolic output size is not lowered")
+    blocks = [(size + 2 * p - d * (kk - 1) - 1) // s + 1 for size, p, d, kk, s in zip((h, w), pd, dl, k, sd)]
+    dtype = out.element_dtype
+    acc = opmath(dtype)
+    src = st.tensor(x)
+    el = element_type(xt.element_dtype)
+    rank = out.rank
+    loops = rank + 2
+    # A [kh, kw] tensor gives the two reduction loops their extents.
+    offsets = st.empty_of(k, DType.int8)
+    zero_i = st.index(0)
+
+    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        total = args[1]
+        y, xx = st.emit(linalg.IndexOp(rank - 2)), st.emit(linalg.IndexOp(rank - 1))
+        i, j = st.emit(linalg.IndexOp(rank)), st.emit(linalg.IndexOp(rank + 1))
+        inside = st.constant(True, DType.bool)
+        where: list[SSAValue] = []
+        for pos, off, d in ((y, i, 0), (xx, j, 1)):
+            shifted = st.emit(arith.SubiOp(st.emit(arith.AddiOp(pos, st.index(pd[d]))), st.emit(arith.MuliOp(off, st.index(dl[d])))))
+            q = st.emit(arith.FloorDivSIOp(shifted, st.index(sd[d])))
+            exact = st.emit(arith.CmpiOp(st.emit(arith.MuliOp(q, st.index(sd[d]))), shifted, "eq"))
+            ok = st.emit(arith.AndIOp(st.emit(arith.CmpiOp(q, zero_i, "sge")), st.emit(arith.CmpiOp(q, st.index(blocks[d]), "slt"))))
+            inside = st.emit(arith.AndIOp(inside, st.emit(arith.AndIOp(exact, ok))))
+            where.append(q)
+        block = st.emit(arith.AddiOp(st.emit(arith.MuliOp(where[0], st.index(blocks[1]))), where[1]))
+        block = st.emit(arith.SelectOp(inside, block, zero_i))
+        c = st.emit(linalg.IndexOp(rank - 3))
+        row = st.emit(arith.AddiOp(st.emit(arith.MuliOp(c, st.index(k[0] * k[1]))), st.emit(arith.AddiOp(st.emit(arith.MuliOp(i, st.index(k[1]))), j))))
+        coords = [row, block] if unbatched else [st.emit(linalg.IndexOp(0)), row, block]
+        value = st.cast(st.emit(tensor.ExtractOp(src, coords, el)), xt.element_dtype, acc)
+        return [st.emit(arith.SelectOp(inside, add(st, total, value, acc), total))]
+
+    kmap = AffineMap(loops, 0, (_d(rank), _d(rank + 1)))
+    omap = AffineMap(loops, 0, tuple(_d(d) for d in range(rank)))
+    summed = st.generic([(offsets, kmap)], [(st.filled(out, 0, acc), omap)], [PARALLEL] * rank + [REDUCTION] * 2, body)[0]
+    return [st.convert(summed, sized(out.sizes, acc), dtype)]

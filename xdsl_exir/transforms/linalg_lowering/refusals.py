@@ -56,3 +56,12 @@ refuses(
     "aten.resize_.default",
     note="resizes a tensor in place, which has no meaning for the value tensors of the lowering",
 )
+
+refuses(
+    "aten._embedding_bag.default",
+    note=(
+        "not lowered yet: each bag is a range of `indices` whose bounds come from `offsets` at run time, "
+        "and of the four results three are bookkeeping for the backward; export with "
+        "embedding + sum/mean/amax over the bags, or use the interpreter"
+    ),
+)
