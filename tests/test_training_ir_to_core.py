@@ -264,6 +264,14 @@ class Grids(nn.Module):
         return a * b + 1, c - d, torch.stack([x, x * 2], 1), x.new_zeros(3).fill_(torch.tensor(2.5))
 
 
+class Conversions(nn.Module):
+    """`to` as export records it: `to.device` with and without a dtype, `to.dtype_layout`, and
+    `to(other)` (also `to.device`, with the other tensor's dtype)."""
+
+    def forward(self, x, y):
+        return x.to("cpu", torch.float64) + 1, x.to(torch.device("cpu")) * 2, x.to(y)
+
+
 MODELS: dict[str, Callable[[], tuple[Any, tuple[Any, ...]]]] = {
     "gpt2": lambda: (GPT2Block(), (torch.randint(0, 50, (2, 12)),)),
     "convnext": lambda: (ConvNeXtBlock(), (torch.randn(2, 3, 32, 32),)),
@@ -276,6 +284,7 @@ MODELS: dict[str, Callable[[], tuple[Any, tuple[Any, ...]]]] = {
     "groupnorm": lambda: (GroupNormModel(), (torch.randn(2, 3, 6, 6),)),
     "padroll": lambda: (PadRoll(), (torch.randn(3, 4, 5), torch.randn(3, 4, 5))),
     "grids": lambda: (Grids(), (torch.randn(3), torch.randn(4))),
+    "conversions": lambda: (Conversions(), (torch.randn(3), torch.randint(0, 3, (3,)))),
 }
 
 

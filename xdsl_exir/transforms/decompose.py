@@ -4,10 +4,13 @@ as `ExportedProgram.run_decompositions()` does, and the `to-core-aten`
 pipeline around it.
 
 The rules live in the `decompositions/` package. An op is rewritten when it is not
-legal (the core-tagged overloads, plus the `legal-ops` option) and a rule
+legal (the core-tagged overloads, the non-core ones torch's core IR keeps,
+`decompositions.KEEP_IN_CORE`, plus the `legal-ops` option) and a rule
 exists; rules may emit non-core ops, which are rewritten in turn until a
 fixpoint. `exir.call_function "aten.*"` calls are handled like the aten ops
-they name. Operators without a rule stay (torch keeps them too).
+they name. `decompose` leaves an operator without a rule alone; `to-core-aten`
+then refuses it by name, saying whether it has no rule or its rule does not
+apply, and points at `aten_coverage.txt`.
 """
 
 from __future__ import annotations
