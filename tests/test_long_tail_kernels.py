@@ -197,3 +197,28 @@ def test_exported_embedding_bag_with_padding_runs_as_eager() -> None:
     torch.export.save(ep, f)
     got = ProgramRunner(load_pt2(f.getvalue())).run([a.numpy() for a in args])
     _same(got[0], module(*args).detach())
+
+
+@pytest.mark.parametrize("scale_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("zero_dtype", ["int64", "int32"])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_per_channel_quantization_is_bit_exact(scale_dtype: str, zero_dtype: str, axis: int) -> None:
+    """PT2E's per-channel (de)quantization against torch's reference ops, infinities and -0.0 included."""
+    import torch.ao.quantization.fx._decomposed  # registers the quantized_decomposed operators
+
+    qd = torch.ops.quantized_decomposed
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 4, 5, generator=g) * 3
+    x[0, 0, 0], x[1, 1, 1], x[2, 2, 2] = INF, -INF, -0.0
+    n = x.shape[axis]
+    s = (torch.rand(n, generator=g) * 0.1 + 0.01).to(getattr(torch, scale_dtype))
+    z = torch.randint(-10, 10, (n,), generator=g).to(getattr(torch, zero_dtype))
+    int8 = 1  # torch.int8's ScalarType code
+    q = qd.quantize_per_channel(x, s, z, axis, -128, 127, torch.int8)
+    ours = K.run_kernel("quantized_decomposed.quantize_per_channel.default", [x.numpy(), s.numpy(), z.numpy(), axis, -128, 127, int8], {})
+    _same(ours, q)
+    for zp in (z, None):
+        want = qd.dequantize_per_channel(q, s, zp, axis, -128, 127, torch.int8)
+        got = K.run_kernel("quantized_decomposed.dequantize_per_channel.default",
+                           [q.numpy(), s.numpy(), None if zp is None else zp.numpy(), axis, -128, 127, int8], {})
+        _same(got, want)

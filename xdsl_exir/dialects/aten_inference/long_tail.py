@@ -743,3 +743,15 @@ def _adaptive_max_pool1d(b: Bound) -> list[Attribute]:
         raise InferenceError("adaptive_max_pool1d expects a 2-d or 3-d input")
     shape = [*t.sizes[:-1], b.sizes("output_size", 1)[0]]
     return [make_tensor(shape, t.element_dtype, t.device.data), make_tensor(shape, DType.int64, t.device.data)]
+
+
+@rule("quantized_decomposed.quantize_per_channel.default")
+def _quantize_per_channel(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("dtype") or DType.int8, t.device.data)
+
+
+@rule("quantized_decomposed.dequantize_per_channel.default")
+def _dequantize_per_channel(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("out_dtype") or DType.float32, t.device.data)

@@ -26,7 +26,7 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     numpy_dtype_or_none,
     result_type,
 )
-from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
 from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array
 from xdsl_exir.utils.limits import check_tensor_bytes
 
@@ -296,3 +296,49 @@ def _dequantize_per_tensor(
     out = numpy_dtype_or_none(out_dtype) or F32
     q = np.asarray(input).astype(out)
     return ((q - out.type(_qparam(zero_point))) * out.type(_qparam(scale))).astype(out)
+
+
+def _channel_view(params: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+    """One parameter per channel of `axis`, shaped to broadcast against the tensor."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return np.asarray(params).reshape(shape)
+
+
+@register("quantized_decomposed.quantize_per_channel.default")
+def _quantize_per_channel(
+    input: np.ndarray, scales: np.ndarray, zero_points: np.ndarray, axis: int, quant_min: int, quant_max: int,
+    dtype: object,
+) -> np.ndarray:
+    """clamp(round(x * (1 / scale)) + zero_point, quant_min, quant_max) per channel of `axis`,
+    promoted as torch's reference promotes (float64 scales compute in float64)."""
+    x = np.asarray(input)
+    if x.dtype != F32:
+        raise ValueError(f"quantize_per_channel expects a float32 input, got {x.dtype}")
+    d = wrap_dim(axis, x.ndim)
+    s = _channel_view(scales, d, x.ndim)
+    inv = 1.0 / s
+    prod = x.astype(result_type(x, inv)) * inv
+    q = np.round(prod)
+    q = q + _channel_view(zero_points, d, x.ndim).astype(q.dtype)
+    q = np.clip(q, quant_min, quant_max)
+    return q.astype(numpy_dtype_or_none(dtype) or np.dtype(np.int8))
+
+
+@register("quantized_decomposed.dequantize_per_channel.default")
+def _dequantize_per_channel(
+    input: np.ndarray, scales: np.ndarray, zero_points: np.ndarray | None, axis: int, quant_min: int, quant_max: int,
+    dtype: object, out_dtype: object = None,
+) -> np.ndarray:
+    """(q - zero_point) * scale per channel of `axis`, promoted as torch's reference, in `out_dtype` (float32)."""
+    q = np.asarray(input)
+    d = wrap_dim(axis, q.ndim)
+    s = _channel_view(scales, d, q.ndim)
+    if zero_points is None:
+        centred = q
+    else:
+        zp = _channel_view(zero_points, d, q.ndim)
+        common = result_type(q, zp)
+        centred = q.astype(common) - zp.astype(common)
+    res = centred.astype(result_type(centred, s)) * s
+    return res.astype(numpy_dtype_or_none(out_dtype) or F32)
