@@ -36,7 +36,7 @@ def _flat(value: object) -> list[np.ndarray]:
 
 
 def test_public_names() -> None:
-    assert sorted(exir.__all__) == ["ExirError", "Profile", "Program", "load", "parse"]
+    assert sorted(exir.__all__) == ["CompiledProgram", "ExirError", "Profile", "Program", "compile", "load", "parse"]
     for name in exir.__all__:
         assert getattr(exir, name) is not None
 
