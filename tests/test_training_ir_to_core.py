@@ -309,3 +309,36 @@ def test_training_ir_to_core_aten_runs_as_eager(name: str) -> None:
     after = ph.apply(module, "to-core-aten")
     VerifyExportIRPass(dialect="core").apply(ph.context(), after)
     ph.assert_same_outputs(ph.run(after, xs), want, rtol=1e-4, atol=1e-5)
+
+
+class DynamicBatch(nn.Module):
+    """group_norm, einsum, reflect pad, roll, unbind, stack, softplus and clamp_min on a symbolic batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.gn = nn.GroupNorm(2, 4)
+        self.w = nn.Parameter(torch.randn(4, 3))
+
+    def forward(self, x):
+        y = torch.einsum("bchw,cd->bdhw", self.gn(x), self.w)
+        p = torch.roll(F.pad(y, (1, 1, 2, 0), mode="reflect"), 1, 2)
+        parts = torch.unbind(p, 1)
+        return parts[0] + parts[2], torch.stack([p, p], 1).sum(1), F.softplus(p).clamp_min(torch.zeros_like(p))
+
+
+def test_symbolic_batch_through_to_core_aten() -> None:
+    """The sizes the decompositions compute stay symbolic (SymInt values in the graph): one program
+    runs for every batch size in its range."""
+    from xdsl_exir.frontends.torch_live import import_exported_program
+
+    torch.manual_seed(1)
+    model = DynamicBatch().eval()
+    batch = torch.export.Dim("B", min=2, max=64)
+    ep = torch.export.export(model, (torch.randn(3, 4, 5, 6),), dynamic_shapes=({0: batch},))
+    after = ph.apply(import_exported_program(ep), "to-core-aten")
+    VerifyExportIRPass(dialect="core").apply(ph.context(), after)
+    for b in (2, 3, 7):
+        x = torch.randn(b, 4, 5, 6)
+        with torch.no_grad():
+            want = _flat(model(x))
+        ph.assert_same_outputs(ph.run(after, [x.numpy()]), want, rtol=1e-4, atol=1e-5)
