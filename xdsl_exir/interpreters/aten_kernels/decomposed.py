@@ -173,7 +173,10 @@ def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) 
         else:
             args.append(value)
     op = _build(name, args, kwargs)
-    declared = [r.type.element_dtype if isinstance(r.type, TensorType) else None for r in op.results]
+    # only an inferred result type says something (a call_function's are placeholders)
+    declared = [
+        r.type.element_dtype if isinstance(op, AtenOp) and isinstance(r.type, TensorType) else None for r in op.results
+    ]
     block.add_op(op)
     block.add_op(OutputOp(list(op.results)))
     module = ModuleOp([graph])
