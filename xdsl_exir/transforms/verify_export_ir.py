@@ -326,14 +326,7 @@ class VerifyExportIRPass(ModulePass):
         assert graph is not None  # the op verifier guarantees an entry graph
         inputs: Sequence[InputSpecAttr] = program.inputs.data
         args = graph.body.block.args
-        rule = "signature"
-        if len(inputs) != len(args):
-            raise ExirDiagnostic(
-                program,
-                f"the signature lists {len(inputs)} inputs but @forward has "
-                f"{len(args)} placeholders",
-                rule,
-            )
+        rule = "signature"  # (the counts of inputs and outputs are the op verifier's)
         state = program.state()
         names: set[str] = set()
         last_kind = 0
@@ -405,13 +398,6 @@ class VerifyExportIRPass(ModulePass):
         out_op = graph.output
         assert out_op is not None
         values = out_op.values
-        if len(outputs) != len(values):
-            raise ExirDiagnostic(
-                out_op,
-                f"the signature lists {len(outputs)} outputs but @forward returns "
-                f"{len(values)} values",
-                rule,
-            )
         by_target = {
             s.target_name: (s, arg)
             for s, arg in zip(inputs, graph.body.block.args)

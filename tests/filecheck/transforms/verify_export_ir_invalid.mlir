@@ -94,16 +94,6 @@ exir.program inputs [<user_input "x">] outputs [<user_output "x">] ranges [<s0 i
 
 // -----
 
-// signature: one spec per placeholder.
-// expected-error@+1 {{[signature] the signature lists 1 inputs but @forward has 2 placeholders}}
-exir.program inputs [<user_input "x">] outputs [] {
-  exir.graph @forward(%x: !exir.tensor<[2], float32>, %y: !exir.tensor<[2], float32>) -> () {
-    exir.output
-  }
-}
-
-// -----
-
 // signature: parameters come before user inputs.
 // expected-error@+1 {{[signature] input 'p_w' (parameter) is out of order: placeholders come as tokens, parameters, buffers, constants, custom objects, then user inputs}}
 exir.program inputs [<user_input "x">, <parameter "p_w" -> "w">] outputs [] {
@@ -142,16 +132,6 @@ exir.program inputs [<parameter "p_w" -> "w">] outputs [] {
   exir.state @w : !exir.int
   exir.graph @forward(%p_w: !exir.int) -> () {
     exir.output
-  }
-}
-
-// -----
-
-// signature: one spec per output.
-exir.program inputs [<user_input "x">] outputs [] {
-  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32> {
-    // expected-error@+1 {{[signature] the signature lists 0 outputs but @forward returns 1 values}}
-    exir.output %x : !exir.tensor<[2], float32>
   }
 }
 

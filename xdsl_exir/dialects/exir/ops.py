@@ -177,8 +177,21 @@ class ProgramOp(IRDLOperation):
                     f"'{op.name}' cannot appear directly in a program: it holds "
                     "only exir.graph and exir.state"
                 )
-        if self.entry is None:
+        entry = self.entry
+        if entry is None:
             raise VerifyException(f"program has no entry graph @{self.ENTRY}")
+        # The signature's own consistency, checked on every read (verify-export-ir checks the rest).
+        placeholders = len(entry.body.block.args)
+        if len(self.inputs.data) != placeholders:
+            raise VerifyException(
+                f"the signature lists {len(self.inputs.data)} inputs but @{self.ENTRY} has {placeholders} placeholders"
+            )
+        output = entry.body.block.last_op
+        if isinstance(output, OutputOp) and len(self.outputs.data) != len(output.operands):
+            raise VerifyException(
+                f"the signature lists {len(self.outputs.data)} outputs but @{self.ENTRY} returns "
+                f"{len(output.operands)} values"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> ProgramOp:

@@ -199,6 +199,25 @@ exir.program inputs [] outputs [] {
 
 // -----
 
+// The signature's own consistency holds on every read, without verify-export-ir.
+// expected-error@+1 {{the signature lists 2 inputs but @forward has 1 placeholders}}
+exir.program inputs [<user_input "x">, <user_input "y">] outputs [<user_output "x">] {
+  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32> {
+    exir.output %x : !exir.tensor<[2], float32>
+  }
+}
+
+// -----
+
+// expected-error@+1 {{the signature lists 0 outputs but @forward returns 1 values}}
+exir.program inputs [<user_input "x">] outputs [] {
+  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32> {
+    exir.output %x : !exir.tensor<[2], float32>
+  }
+}
+
+// -----
+
 exir.program inputs [] outputs [] {
   exir.graph @forward() -> () {
     // expected-error@+1 {{get_attr target @missing does not exist}}
