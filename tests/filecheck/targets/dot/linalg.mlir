@@ -23,39 +23,45 @@ exir.program inputs [<user_input "x">, <user_input "w">] outputs [<user_output "
 // CHECK-NEXT:   n2 [label="arith.constant\n0", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
 // CHECK-NEXT:   n3 [label="tensor.dim", shape=box, style="rounded,filled", fillcolor="#e5e7eb"];
 // CHECK-NEXT:   n4 [label="tensor.empty", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
-// CHECK-NEXT:   n5 [label="linalg.generic\npar par\nmaximumf", shape=box, style="rounded,filled", fillcolor="#bfdbfe"];
+// CHECK-NEXT:   n5 [label="linalg.generic\npar par\ncmpf, select", shape=box, style="rounded,filled", fillcolor="#bfdbfe"];
 // CHECK-NEXT:   n6 [label="tensor.empty", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
 // CHECK-NEXT:   n7 [label="arith.constant\n0.0", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
 // CHECK-NEXT:   n8 [label="linalg.fill", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
 // CHECK-NEXT:   n9 [label="linalg.matmul\nmulf, addf", shape=box, style="rounded,filled", fillcolor="#f8b4b4"];
 // CHECK-NEXT:   n10 [label="tensor.empty", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
-// CHECK-NEXT:   n11 [label="linalg.fill", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
-// CHECK-NEXT:   n12 [label="linalg.generic\npar red\naddf", shape=box, style="rounded,filled", fillcolor="#d8c8fa"];
-// CHECK-NEXT:   n13 [label="output", shape=house, style="filled", fillcolor="#bbf7d0"];
+// CHECK-NEXT:   n11 [label="arith.constant\n0.0", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
+// CHECK-NEXT:   n12 [label="linalg.fill", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
+// CHECK-NEXT:   n13 [label="linalg.generic\npar red\nextf, addf", shape=box, style="rounded,filled", fillcolor="#d8c8fa"];
+// CHECK-NEXT:   n14 [label="tensor.empty", shape=box, style="rounded,filled", fillcolor="#fef3a0"];
+// CHECK-NEXT:   n15 [label="linalg.generic\npar\ntruncf", shape=box, style="rounded,filled", fillcolor="#bfdbfe"];
+// CHECK-NEXT:   n16 [label="output", shape=house, style="filled", fillcolor="#bbf7d0"];
 // CHECK-NEXT: }
-// CHECK-NEXT: n0 -> n3 [label="?x4xf32"];
-// CHECK-NEXT: n2 -> n3 [label="index"];
-// CHECK-NEXT: n3 -> n4 [label="index"];
-// CHECK-NEXT: n0 -> n5 [label="?x4xf32"];
-// CHECK-NEXT: n4 -> n5 [label="?x4xf32"];
-// CHECK-NEXT: n3 -> n6 [label="index"];
-// CHECK-NEXT: n7 -> n8 [label="f32"];
-// CHECK-NEXT: n6 -> n8 [label="?x3xf32"];
-// CHECK-NEXT: n5 -> n9 [label="?x4xf32"];
-// CHECK-NEXT: n1 -> n9 [label="4x3xf32"];
-// CHECK-NEXT: n8 -> n9 [label="?x3xf32"];
-// CHECK-NEXT: n3 -> n10 [label="index"];
-// CHECK-NEXT: n7 -> n11 [label="f32"];
-// CHECK-NEXT: n10 -> n11 [label="?xf32"];
-// CHECK-NEXT: n9 -> n12 [label="?x3xf32"];
-// CHECK-NEXT: n11 -> n12 [label="?xf32"];
-// CHECK-NEXT: n12 -> n13 [label="?xf32"];
+// CHECK-NEXT:   n0 -> n3 [label="?x4xf32"];
+// CHECK-NEXT:   n2 -> n3 [label="index"];
+// CHECK-NEXT:   n3 -> n4 [label="index"];
+// CHECK-NEXT:   n0 -> n5 [label="?x4xf32"];
+// CHECK-NEXT:   n4 -> n5 [label="?x4xf32"];
+// CHECK-NEXT:   n3 -> n6 [label="index"];
+// CHECK-NEXT:   n7 -> n8 [label="f32"];
+// CHECK-NEXT:   n6 -> n8 [label="?x3xf32"];
+// CHECK-NEXT:   n5 -> n9 [label="?x4xf32"];
+// CHECK-NEXT:   n1 -> n9 [label="4x3xf32"];
+// CHECK-NEXT:   n8 -> n9 [label="?x3xf32"];
+// CHECK-NEXT:   n3 -> n10 [label="index"];
+// CHECK-NEXT:   n11 -> n12 [label="f64"];
+// CHECK-NEXT:   n10 -> n12 [label="?xf64"];
+// CHECK-NEXT:   n9 -> n13 [label="?x3xf32"];
+// CHECK-NEXT:   n12 -> n13 [label="?xf64"];
+// CHECK-NEXT:   n3 -> n14 [label="index"];
+// CHECK-NEXT:   n13 -> n15 [label="?xf64"];
+// CHECK-NEXT:   n14 -> n15 [label="?xf32"];
+// CHECK-NEXT:   n15 -> n16 [label="?xf32"];
 
 // SCF:      n1 [label="arith.constant\nresource pos.weight"
-// SCF:      n8 [label="linalg.generic\nred red\naddf"
+// SCF:      n8 [label="linalg.generic\nred red\nextf, addf"
 // SCF:      subgraph cluster_1 {
-// SCF:        n12 [label="scf.if", shape=box, style="rounded,filled", fillcolor="#fdc98a"];
+// SCF:        n14 [label="scf.if", shape=box, style="rounded,filled", fillcolor="#fdc98a"];
 // SCF-NEXT:   subgraph cluster_2 {
 // SCF-NEXT:     label="true"; style="dashed"; color="#6b7280";
 // SCF:          label="false"; style="dashed"; color="#6b7280";
-// SCF:        n11 -> n12 [label="i1"];
+// SCF:        n13 -> n14 [label="i1"];
