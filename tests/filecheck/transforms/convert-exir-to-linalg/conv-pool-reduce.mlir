@@ -31,23 +31,29 @@ builtin.module {
 // CHECK:         %[[INIT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<4xf32>) outs(%[[EMPTY]] : tensor<?x4x8x8xf32>)
 // CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[PADDED]], %weight : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
 // CHECK:         %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[CONV]] : tensor<?x4x8x8xf32>)
-// CHECK:           arith.maximumf
+// CHECK:           arith.cmpf olt
+// CHECK-NEXT:      arith.select
 // CHECK:         %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
 // CHECK-NEXT:    %[[POOL_INIT:.*]] = linalg.fill ins(%[[NEG_INF]] : f32) outs(%{{.*}} : tensor<?x4x4x4xf32>)
 // CHECK-NEXT:    %[[WINDOW:.*]] = tensor.empty() : tensor<2x2xf32>
 // CHECK-NEXT:    %[[POOL:.*]] = linalg.pooling_nchw_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[RELU]], %[[WINDOW]] : tensor<?x4x8x8xf32>, tensor<2x2xf32>) outs(%[[POOL_INIT]] : tensor<?x4x4x4xf32>)
-// CHECK:         %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[POOL]] : tensor<?x4x4x4xf32>)
-// CHECK:           arith.addf
-// CHECK:         %[[COUNT:.*]] = arith.constant 1.600000e+01 : f32
-// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x4xf32>)
-// CHECK:           arith.divf %{{.*}}, %[[COUNT]] : f32
+// Sums (the mean, the softmax denominator) accumulate in float64 and round once, as
+// torch's CPU reductions are accurate at any length.
+// CHECK:         %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[POOL]] : tensor<?x4x4x4xf32>) outs(%{{.*}} : tensor<?x4xf64>)
+// CHECK:           arith.extf %{{.*}} : f32 to f64
+// CHECK-NEXT:      arith.addf %{{.*}}, %{{.*}} : f64
+// CHECK:         %[[COUNT:.*]] = arith.constant 1.600000e+01 : f64
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x4xf64>)
+// CHECK:           arith.divf %{{.*}}, %[[COUNT]] : f64
+// CHECK-NEXT:      arith.truncf %{{.*}} : f64 to f32
 // CHECK:         %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[MEAN]] : tensor<?x4xf32>)
 // CHECK:           arith.maximumf
 // CHECK:         %[[DENOM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[MEAN]], %[[MAX]] : tensor<?x4xf32>, tensor<?xf32>)
 // CHECK:           arith.subf
 // CHECK-NEXT:      math.exp
+// CHECK-NEXT:      arith.extf
 // CHECK-NEXT:      arith.addf
-// CHECK:         %[[PROBS:.*]] = linalg.generic {{.*}} ins(%[[MEAN]], %[[MAX]], %[[DENOM]] : tensor<?x4xf32>, tensor<?xf32>, tensor<?xf32>)
+// CHECK:         %[[PROBS:.*]] = linalg.generic {{.*}} ins(%[[MEAN]], %[[MAX]], %[[DENOM]] : tensor<?x4xf32>, tensor<?xf32>, tensor<?xf64>)
 // CHECK:           math.exp
 // CHECK-NEXT:      arith.divf
 // CHECK:         func.return %[[PROBS]] : tensor<?x4xf32>
