@@ -632,9 +632,7 @@ FIRST_OF_EACH = list({c.op: c for c in reversed(CASES) if c.op in RULES and c.op
 """One row per operator with a rule (the others are numpy kernels, which `decompose` keeps)."""
 
 
-KERNEL_GAPS = {
-    "aten.relu6.default": "relu6 decomposes to hardtanh, whose numpy kernel gives +0.0 for -0.0 (torch keeps -0.0)",
-}
+KERNEL_GAPS: dict[str, str] = {}
 """Rows whose decomposition is right but runs into a kernel that differs from torch, and how; strict,
 so a fixed kernel fails the test until the entry goes."""
 

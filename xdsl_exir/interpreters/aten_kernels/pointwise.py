@@ -363,7 +363,9 @@ def _leaky_relu(x: np.ndarray, negative_slope: float = 0.01) -> np.ndarray:
 
 
 def _hardtanh(x: np.ndarray, min_val: float = -1, max_val: float = 1) -> np.ndarray:
-    return np.minimum(np.maximum(x, min_val), max_val)
+    """Clamped by comparisons, as torch's: -0.0 stays -0.0 at a bound of 0 (relu6), NaN passes."""
+    lo, hi = x.dtype.type(min_val), x.dtype.type(max_val)
+    return np.where(x < lo, lo, np.where(x > hi, hi, x))
 
 
 def _softplus(x: np.ndarray, beta: float = 1, threshold: float = 20) -> np.ndarray:
