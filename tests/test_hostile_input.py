@@ -599,6 +599,14 @@ CASE_BUILDERS: dict[str, Callable[[random.Random, Path], None]] = {
 # ---------------------------------------------------------------------------
 
 
+def test_usage_errors_exit_1() -> None:
+    """A flag given a bad value is bad input like any other: exit 1, as the README says."""
+    example = str(ROOT / "examples" / "mlp.mlir")
+    for argv in (["--mlir-elide-resource-strings-if-larger", "x"], ["--max-tensor-bytes", "-1"], ["--no-such-flag"]):
+        r = invoke("exir-opt", [example, *argv])
+        assert r.rc == 1 and "exir-opt: error: " in r.err, (argv, r)
+
+
 def test_near_miss_pass_and_option_names_get_suggestions(tmp_path: Path) -> None:
     example = str(ROOT / "examples" / "mlp.mlir")
     r = invoke("exir-opt", [example, "-p", "optimise-inference"])

@@ -910,8 +910,9 @@ def _run(argv: Sequence[str] | None) -> int:
     debug = bool(os.environ.get("EXIR_DEBUG"))
     try:
         tool = ExirOptMain(args=argv)
-    except SystemExit as e:  # argparse already printed its message
-        return int(e.code or 0)
+    except SystemExit as e:  # argparse already printed its message; a usage error is bad input: exit 1, as documented
+        code = int(e.code or 0)
+        return 1 if code == 2 else code
     except ExirUserError as e:
         _fail(str(e))
     except Exception as e:
