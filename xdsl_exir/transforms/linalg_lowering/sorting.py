@@ -108,7 +108,8 @@ def sort_along(st: LoweringState, x: SSAValue, dim: int, descending: bool, keep:
 
     return st.generic(
         [(ranks, _map(rank, dim, j)), (src, _map(rank, dim, j))],
-        [(st.empty(values_t), _map(rank, dim, dim)), (st.filled(indices_t, 0), _map(rank, dim, dim))],
+        # Filled, not empty: every position is written once, but IREE warns on reading an empty init.
+        [(st.filled(values_t, 0), _map(rank, dim, dim)), (st.filled(indices_t, 0), _map(rank, dim, dim))],
         [PARALLEL] * rank + [REDUCTION],
         gather_body,
     )
