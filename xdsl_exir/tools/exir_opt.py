@@ -466,6 +466,7 @@ class ExirOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.prog = "exir-opt"  # its messages name the tool however it was started
         arg_parser.usage = "exir-opt [INPUT] [-p PIPELINE] [--from FORMAT] [--emit FORMAT] [-o OUT] [options]"
         arg_parser.epilog = "`exir-opt --list-passes` lists the passes, with the options of ours."
         # xDSL's help lists every pass and target in one paragraph; ours name them on request.
