@@ -187,9 +187,9 @@ def test_refused_op_names_itself(tmp_path: pathlib.Path) -> None:
     text = """
 builtin.module {
   exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
-    exir.graph @forward(%x: !exir.tensor<[4, 4], float32>) -> !exir.tensor<[4, 4], float32> {
-      %r = aten._cdist_forward.default(%x, %x, 2.0, none) : (!exir.tensor<[4, 4], float32>, !exir.tensor<[4, 4], float32>) -> !exir.tensor<[4, 4], float32>
-      exir.output %r : !exir.tensor<[4, 4], float32>
+    exir.graph @forward(%x: !exir.tensor<[4, 4], float32>) -> !exir.tensor<[u0, 2], int64> {
+      %r = aten.nonzero.default(%x) : (!exir.tensor<[4, 4], float32>) -> !exir.tensor<[u0, 2], int64>
+      exir.output %r : !exir.tensor<[u0, 2], int64>
     }
   }
 }
@@ -198,7 +198,7 @@ builtin.module {
     path.write_text(text)
     proc = _tool(str(path), "--backend", "iree", "--random-inputs", "0")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert "aten._cdist_forward.default" in proc.stderr and "chol.mlir:5" in proc.stderr
+    assert "aten.nonzero.default has no lowering" in proc.stderr and "chol.mlir:5" in proc.stderr
 
 
 @pytest.mark.skipif(shutil.which("iree-compile") is None, reason="the iree-compile command is not on PATH")
