@@ -104,3 +104,9 @@ def test_threshold_backward_promotes_as_eager(grad: Any, self_: Any) -> None:
     theirs = torch.ops.aten.threshold_backward(g, s, 0)
     ours = K.KERNELS["aten.threshold_backward.default"](grad_output=g.numpy(), self=s.numpy(), threshold=0)
     _same(ours, theirs)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-1.0, 1.0), (0.0, 6.0), (-0.0, 0.0), (2.0, 3.0)])
+def test_hardtanh_keeps_negative_zero_and_nan(lo: float, hi: float) -> None:
+    x = torch.tensor(EDGE + [0.5, -0.5])
+    _same(K.run_kernel("aten.hardtanh.default", [x.numpy(), lo, hi], {}), torch.nn.functional.hardtanh(x, lo, hi))
