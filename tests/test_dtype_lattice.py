@@ -210,3 +210,13 @@ def test_torchscript_runner_is_floating_point(dtype: str) -> None:
     t = torch.ones(2, dtype=getattr(torch, dtype))
     (ours,) = TorchScriptRunner(graph_module(scripted.graph)).run([_np(t)])
     assert ours == scripted(t)
+
+
+def test_opmath_is_the_kernels_compute_dtype() -> None:
+    from xdsl_exir.interpreters.aten_kernels.dtypes import compute_dtype
+
+    for d in SWEPT:
+        if d is DType.complex32:
+            continue  # carried as complex64
+        assert numpy_dtype(d.opmath()) == compute_dtype(numpy_dtype(d)), d
+    assert DType.bfloat16.opmath() is DType.float32 and DType.int8.opmath() is DType.int8

@@ -157,6 +157,14 @@ class DType(StrEnum):
         """The real dtype of a complex one's parts (`view_as_real`, `abs`); others stay."""
         return _REAL_OF.get(self, self)
 
+    def opmath(self) -> DType:
+        """
+        The dtype torch's CPU kernels compute an op of this dtype in (their
+        `opmath_type`): float16, bfloat16 and the float8s in float32, once
+        rounded back; every other dtype in itself.
+        """
+        return DType.float32 if self is DType.float16 or self in LOW_PRECISION else self
+
     def to_floating(self) -> DType:
         """The dtype a floating op computes bool and integer inputs in: the default float."""
         return self if self.category >= Category.FLOATING else DEFAULT_FLOAT
