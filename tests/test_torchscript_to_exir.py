@@ -396,6 +396,42 @@ def test_loop_unrolls_up_to_the_limit() -> None:
     np.testing.assert_allclose(out, np.full(4, 1.5**16, np.float32), rtol=1e-6)
 
 
+
+NESTED_LOOP_IR = """
+ts.method @f {
+^bb0(%x: !ts.tensor):
+  %true = prim.Constant() {value = true} : () -> !ts.bool
+  %n = prim.Constant() {value = 10 : i64} : () -> !ts.int
+  %r = prim.Loop(%n, %true, %x) ({
+  ^bb0(%i: !ts.int, %acc: !ts.tensor):
+    %inner = prim.Loop(%n, %true, %acc) ({
+    ^bb0(%j: !ts.int, %a: !ts.tensor):
+      %y = ts.node "aten::mul"(%a, %a) : (!ts.tensor, !ts.tensor) -> !ts.tensor
+      prim.Return(%true, %y) : (!ts.bool, !ts.tensor) -> ()
+    }) : (!ts.int, !ts.bool, !ts.tensor) -> !ts.tensor
+    prim.Return(%true, %inner) : (!ts.bool, !ts.tensor) -> ()
+  }) : (!ts.int, !ts.bool, !ts.tensor) -> !ts.tensor
+  prim.Return(%r) : (!ts.tensor) -> ()
+}
+"""
+
+
+def test_nested_loops_are_bounded_by_their_product(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each loop is within max-unroll, but nested trip counts multiply: the total is bounded too."""
+    from xdsl_exir.transforms.torchscript_to_exir import prims
+
+    program = lower(parse(NESTED_LOOP_IR), input_types="x=f32[2]", max_unroll=10)
+    assert op_names(program).count("aten.mul.Tensor") == 100
+    monkeypatch.setattr(prims, "UNROLL_BUDGET", 50)
+    with pytest.raises(ExirDiagnostic, match="unroll to more than 50 iterations in all"):
+        lower(parse(NESTED_LOOP_IR), input_types="x=f32[2]", max_unroll=10)
+
+
+def test_max_unroll_has_a_ceiling() -> None:
+    with pytest.raises(ValueError, match="max-unroll must be between 0 and"):
+        TorchScriptToExirPass(max_unroll=10**9)
+
+
 INPLACE_IR = """
 ts.method @f {
 ^bb0(%x: !ts.tensor<Float(2, 3, device=cpu)>):

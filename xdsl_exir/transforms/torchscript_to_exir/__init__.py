@@ -91,6 +91,7 @@ from xdsl_exir.dialects import ts
 from xdsl_exir.transforms.torchscript_to_exir.entry import lower_torchscript
 from xdsl_exir.transforms.torchscript_to_exir.errors import TorchScriptLoweringError
 from xdsl_exir.transforms.torchscript_to_exir.options import parse_input_values
+from xdsl_exir.transforms.torchscript_to_exir.storage import UNROLL_BUDGET
 from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 
 __all__ = [
@@ -124,7 +125,11 @@ class TorchScriptToExirPass(ModulePass):
     """Ranges of the size symbols of input-types, `s0=[1, 64]` (default `[2, inf]`, as torch.export)."""
 
     max_unroll: int = 1000
-    """The most iterations a loop is unrolled to."""
+    """The most iterations a loop is unrolled to (at most `UNROLL_BUDGET`, which also bounds all loops together)."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_unroll <= UNROLL_BUDGET:
+            raise ValueError(f"max-unroll must be between 0 and {UNROLL_BUDGET}, got {self.max_unroll}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         program = lower_torchscript(op, self.entry, self.input_types, self.input_values, self.ranges, self.max_unroll)

@@ -19,6 +19,7 @@ from xdsl_exir.dialects.aten import AtenOp, aten_op_class
 from xdsl_exir.dialects.exir import CondOp, DType, OutputOp, TensorType
 from xdsl_exir.transforms.torchscript_to_exir.node_handlers import walk_values
 from xdsl_exir.transforms.torchscript_to_exir.nodes import NodeLowering
+from xdsl_exir.transforms.torchscript_to_exir.storage import UNROLL_BUDGET
 from xdsl_exir.transforms.torchscript_to_exir.values import (
     UNINITIALIZED,
     Detached,
@@ -382,7 +383,14 @@ class Lowering(NodeLowering):
             if i >= self.max_unroll:
                 raise self.fail(
                     f"the loop runs more than {self.max_unroll} iterations; raise the pass option max-unroll "
-                    "to unroll it"
+                    f"(at most {UNROLL_BUDGET}) to unroll it"
+                )
+            self.unrolled += 1
+            if self.unrolled > UNROLL_BUDGET:
+                raise self.fail(
+                    f"the program's loops unroll to more than {UNROLL_BUDGET} iterations in all (nested "
+                    "loops multiply their trip counts); Export IR holds the unrolled graph, which would be "
+                    "too large"
                 )
             outs = self.run_block(body, [i, *carried])
             self.current = op

@@ -45,6 +45,11 @@ from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.ts_builtins import ts_str
 
+UNROLL_BUDGET = 10_000
+"""The most loop iterations a program unrolls to, all loops together (nested trip counts
+multiply), and so the ceiling of the max-unroll option: the unrolled graph is the program,
+and a few hundred bytes of nested loops must not grow it without bound."""
+
 if TYPE_CHECKING:
     from xdsl_exir.transforms.torchscript_to_exir.values import LV, ViewStep
 
@@ -80,6 +85,8 @@ class LoweringBase:
         self.input_values = input_values
         self.ranges = ranges
         self.max_unroll = max_unroll
+        self.unrolled = 0
+        """Loop iterations unrolled so far, all loops together (nested ones multiply)."""
         self.env: dict[SSAValue, LV] = {}
         self.block = Block()
         self.block_stack: list[Block] = [self.block]
