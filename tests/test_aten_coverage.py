@@ -121,6 +121,9 @@ def test_keep_in_core_matches_torch() -> None:
         assert name not in RULES, f"{name} has a rule; to-core-aten keeps it, so the rule never runs there"
         assert reason
     assert set(KEEP_IN_CORE) <= default_legal_ops()
+    assert not set(KEEP_IN_CORE) & CORE_IR_EXTRAS, "listed twice: keep one list of each overload"
+    for name in CORE_IR_EXTRAS - {"aten.sym_size.default", "aten.sym_stride.default"}:  # SymInt queries, not dispatched
+        assert name not in torch_rewrites, f"CORE_IR_EXTRAS keeps {name}, which torch decomposes"
 
 
 CORE_REWRITTEN_BEYOND_TORCH = {
