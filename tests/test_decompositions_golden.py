@@ -484,6 +484,9 @@ CASES: list[Case] = [
     *cases("aten.embedding_bag.padding_idx", [T((6, 3)), T((5,), I64, "index:6"), T((2,), I64, "index:1"), False, 2, False,
                                                None, False, 1], [T((6, 3)), T((4,), I64, "index:6"), T((1,), I64, "index:1"),
                                                                  False, 0, False, None, False, None]),
+    *cases("aten.linalg_vander.default", [T((4,))], [T((2, 3), I32), {"N": 4}], [T((3,), domain="edge"), {"N": 3}],
+           [T((2, 2), F64), {"N": 2}]),
+    *cases("aten.vander.default", [T((4,))], [T((3,), I64), 2], [T((3,), F64), 4, True], [T((3,), B)]),
     *cases("aten.renorm.default", [T((3, 4)), 2, 0, 1.0], [T((2, 3, 4), F64, "wide"), 1, 1, 2.5], [T((4, 3)), float("inf"), 1, 0.5]),
     *cases("aten.upsample_nearest2d.default", [T((1, 2, 3, 4)), [6, 8]], [T((2, 1, 4, 4), F64), [3, 5]]),
     # -- edge values where decompositions and torch's kernels part ways (issue 21) -----------

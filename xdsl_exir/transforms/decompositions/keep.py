@@ -93,7 +93,7 @@ NOT_YET: dict[str, str] = {
              "linalg_matrix_rank.default", "linalg_matrix_rank.tol_tensor", "linalg_norm.default",
              "linalg_norm.ord_str", "linalg_pinv.atol_rtol_float", "linalg_pinv.default", "linalg_pinv.rcond_tensor",
              "pinverse.default", "linalg_tensorinv.default", "linalg_tensorsolve.default", "matrix_exp.default",
-             "qr.default", "nuclear_norm.default", "nuclear_norm.dim", "vander.default", "linalg_vander.default"),
+             "qr.default", "nuclear_norm.default", "nuclear_norm.dim"),
 }
 """Non-core overloads with a kernel that torch decomposes and the decompose table does not yet."""
 

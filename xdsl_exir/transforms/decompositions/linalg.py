@@ -10,11 +10,22 @@ from xdsl.ir import Operation, SSAValue
 from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
+    DType,
     Layout,
     MemoryFormat,
     TensorType,
 )
-from xdsl_exir.transforms.decompositions.core import Decline, Emitter, Strides, _eq, _norm, _prod, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.transforms.decompositions.core import (
+    Decline,
+    Emitter,
+    Strides,
+    _eq,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _prod,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    op_name,
+    rule,
+)
 from xdsl_exir.utils.symbolic import SymSize
 
 # -- linear algebra --------------------------------------------------------------
@@ -290,3 +301,28 @@ def _inverse(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.linalg_cholesky.default")
 def _cholesky(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.item(e.call("aten.linalg_cholesky_ex.default", b["self"], upper=bool(b.get("upper", False))), 0)]
+
+
+@rule("aten.linalg_vander.default", "aten.vander.default")
+def _vander(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Powers 0 .. N-1 of each element along a new last dim (`vander` reverses them unless
+    `increasing`); integer and bool inputs are computed in int64, as torch's are."""
+    x = cast(SSAValue, b["x"])
+    t = _tensor(x)
+    n = b.get("N")
+    n = t.sizes[-1] if n is None and t.rank else n
+    if t.rank < 1 or t.element_dtype.is_complex or not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise Decline()
+    if op_name(op) == "aten.vander.default" and t.rank != 1:
+        raise Decline()
+    if op_name(op) == "aten.linalg_vander.default" and (t.element_dtype == DType.bool or n < 2):
+        raise Decline()  # torch refuses bool, and N below 2, here (vander takes both)
+    dtype = t.element_dtype if t.element_dtype.is_floating_point else DType.int64
+    if dtype != t.element_dtype:
+        x = e.v("aten._to_copy.default", x, dtype=dtype)
+    powers = e.v("aten.arange.start_step", 0, n, dtype=dtype, layout=Layout.strided, device=DeviceAttr(t.device.data),
+                 pin_memory=False)
+    out = e.v("aten.pow.Tensor_Tensor", e.v("aten.unsqueeze.default", x, -1), powers)
+    if op_name(op) == "aten.vander.default" and not b.get("increasing"):
+        out = e.v("aten.flip.default", out, [-1])
+    return [out]
