@@ -8,15 +8,19 @@ formulas are those of PyTorch's CPU kernels: `sigmoid` is `1 / (1 + exp(-x))`,
 `gelu` the erf form or the tanh approximation, `fmod` is C's (exact, see
 `fmod`), `remainder` and `floor_divide` are built on it as torch builds them
 (so `inf // -88` is NaN and `1e30 // -inf` is -1), integer division never
-traps, integer `pow` wraps and gives torch's answers for negative exponents,
-`pow` on floats has C's special values, `relu` keeps -0.0 and NaN,
-comparisons on NaN are false except `!=`.
+traps (a constant zero divisor is refused; one zero at run time gives the
+dividend for quotients and 0 for remainders, where torch raises), integer
+`pow` wraps and gives torch's answers for negative exponents, `pow` on floats
+has C's special values, `relu` keeps -0.0 and NaN, comparisons on NaN are
+false except `!=`.
 
 Only `math` ops IREE expands without libm are emitted: float64 `log2`,
 `log10`, `atan`, `atan2`, `asin`, `acos`, `tanh`, and `expm1`, `log1p`,
 `sinh`, `asinh`, `atanh` (whose IREE expansions lose small operands) are
-written in `log`, `exp`, `sqrt` and arithmetic. float64 `sin`, `cos`, `tan`
-and `erf` still reach libm and IREE refuses them at link time.
+written in `log`, `exp`, `sqrt` and arithmetic, and float64 `sin`, `cos`,
+`tan` and `erf` (so float64 `gelu`) in arithmetic and `exp` (see the notes
+before `_reduce_pio2`, and `_erf_f64`, for their accuracy; sin, cos and tan of
+|x| >= 1.7e12 give NaN).
 """
 
 from __future__ import annotations
@@ -105,11 +109,25 @@ def select(st: LoweringState, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue
 
 # -- division and remainders, as torch's CPU kernels define them -------------
 #
-# Integer division by zero raises in torch; native code cannot raise, and an x86
-# `idiv` by zero (or of INT_MIN by -1) traps and kills the process. The divisor
-# is therefore made safe first: 0 becomes 1 (the result is then meaningless, as
-# torch gives none), and INT_MIN / -1 is computed as INT_MIN / 1, which is the
-# wrapped quotient torch returns (and a remainder of 0).
+# Integer division by zero raises in torch (ZeroDivisionError); native code
+# cannot raise, and an x86 `idiv` by zero (or of INT_MIN by -1) traps and kills
+# the process. A divisor known at lowering time to be zero (a Scalar operand)
+# is refused (`_refuse_zero_divisor`). A divisor that is zero only at run time
+# is computed as 1, so the documented value is: the dividend itself for
+# `floor_divide` and `div` with a rounding mode, 0 for `remainder` and `fmod`
+# (torch gives no value there). INT_MIN / -1 is computed as INT_MIN / 1, which
+# is the wrapped quotient torch returns (and a remainder of 0).
+
+
+def _refuse_zero_divisor(st: LoweringState, op: AtenOp, divisor: object) -> None:
+    """A constant zero divisor of an integer division: torch raises ZeroDivisionError, so the lowering refuses rather than compute `a // 1`."""
+    if _result(op).element_dtype.is_floating_point or isinstance(divisor, SSAValue):
+        return
+    if isinstance(divisor, bool | int) and divisor == 0:
+        raise st.error(
+            f"{op.name}: integer division by a constant zero; torch raises ZeroDivisionError, "
+            "and compiled code cannot raise: remove the division or divide by a non-zero value"
+        )
 
 
 def _safe_divisor(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
@@ -361,9 +379,10 @@ def gelu(st: LoweringState, x: SSAValue, dt: DType, approximate: str) -> SSAValu
         inner = st.emit(arith.MulfOp(st.emit(arith.MulfOp(x, x)), x))
         inner = st.emit(arith.AddfOp(x, st.emit(arith.MulfOp(st.constant(0.044715, dt), inner))))
         inner = st.emit(arith.MulfOp(st.constant(pymath.sqrt(2.0 / pymath.pi), dt), inner))
-        t = st.emit(math.TanhOp(inner))
+        t = _tanh_f64(st, inner) if dt is DType.float64 else st.emit(math.TanhOp(inner))
     else:
-        t = st.emit(math.ErfOp(st.emit(arith.MulfOp(x, st.constant(pymath.sqrt(0.5), dt)))))
+        scaled = st.emit(arith.MulfOp(x, st.constant(pymath.sqrt(0.5), dt)))
+        t = _erf_f64(st, scaled) if dt is DType.float64 else st.emit(math.ErfOp(scaled))
     return st.emit(arith.MulfOp(st.emit(arith.MulfOp(half, x)), st.emit(arith.AddfOp(one, t))))
 
 
@@ -559,6 +578,142 @@ def _tanh_f64(st: LoweringState, x: SSAValue) -> SSAValue:
     return st.emit(math.CopySignOp(r, x))
 
 
+# float64 sin, cos and tan: Cody and Waite's reduction by pi/2, then Taylor
+# polynomials on [-pi/4, pi/4]. pi/2 is split into C1 + C2 + C3, the first two
+# with 33 significant bits, and the quadrant count k into kh + kl with kl
+# below 2**20, so that every product of a C and a part of k is exact and the
+# first three subtractions are too (their operands share a grid and the
+# difference fits 53 bits). No fused multiply-add is needed, so the project's
+# upstream interpreter computes the same values as IREE. The reduction is
+# exact to about 2**-100 for |x| < 2**40 * pi/2 (about 1.7e12), and sin and
+# cos are then within 2 ulp of torch's, tan within 3. Past that, kh has more
+# than 20 bits, its products round, and the reduced argument would be wrong
+# by up to an ulp of x: those arguments give NaN rather than a wrong value
+# (torch's libm reduces them exactly, by Payne and Hanek's method, which is
+# not written here). Infinities and NaN give NaN, as in torch.
+_PIO2_1 = float.fromhex("0x1.921fb54400000p+0")
+_PIO2_2 = float.fromhex("0x1.0b4611a600000p-34")
+_PIO2_3 = float.fromhex("0x1.3198a2e037073p-69")
+_PIO2_EXACT_BELOW = 1.7e12
+"""|x| from which float64 sin, cos and tan give NaN: their reduction by pi/2 is exact only below 2**40 * pi/2."""
+_SIN_TERMS = tuple((-1) ** n / pymath.factorial(2 * n + 1) for n in range(1, 9))
+"""sin(r) = r + r**3 * P(r**2): Taylor to r**17; the first omitted term is below 2**-62 of sin(r) on |r| <= pi/4."""
+_COS_TERMS = tuple((-1) ** n / pymath.factorial(2 * n) for n in range(2, 10))
+"""cos(r) = 1 - r**2 / 2 + r**4 * Q(r**2): Taylor to r**18; the first omitted term is below 2**-67."""
+
+
+def _horner(st: LoweringState, z: SSAValue, coefficients: Sequence[float]) -> SSAValue:
+    """c0 + z * (c1 + z * (...)) in float64."""
+    f64 = DType.float64
+    p = st.constant(coefficients[-1], f64)
+    for c in reversed(coefficients[:-1]):
+        p = st.emit(arith.AddfOp(st.emit(arith.MulfOp(p, z)), st.constant(c, f64)))
+    return p
+
+
+def _reduce_pio2(st: LoweringState, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(r, n): x = k * pi/2 + r with |r| <= pi/4 (about), n = k mod 4 as a float64; r is x itself when k = 0 (keeps -0.0)."""
+    f64 = DType.float64
+    k = st.emit(math.RoundEvenOp(st.emit(arith.MulfOp(x, st.constant(2.0 / pymath.pi, f64)))))
+    chunk = st.constant(2.0**20, f64)
+    kh = st.emit(arith.MulfOp(st.emit(math.TruncOp(st.emit(arith.DivfOp(k, chunk)))), chunk))
+    kl = st.emit(arith.SubfOp(k, kh))
+    r = x
+    for part, c in ((kh, _PIO2_1), (kl, _PIO2_1), (kh, _PIO2_2), (kl, _PIO2_2), (k, _PIO2_3)):
+        r = st.emit(arith.SubfOp(r, st.emit(arith.MulfOp(part, st.constant(c, f64)))))
+    r = select(st, st.emit(arith.CmpfOp(k, st.constant(0.0, f64), "oeq")), x, r)
+    beyond = st.emit(arith.CmpfOp(st.emit(math.AbsFOp(x)), st.constant(_PIO2_EXACT_BELOW, f64), "oge"))
+    r = select(st, beyond, st.constant(float("nan"), f64), r)
+    quarter = st.emit(math.FloorOp(st.emit(arith.MulfOp(k, st.constant(0.25, f64)))))
+    n = st.emit(arith.SubfOp(k, st.emit(arith.MulfOp(quarter, st.constant(4.0, f64)))))
+    return r, n
+
+
+def _sin_cos_kernel(st: LoweringState, r: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """sin(r) and cos(r) on |r| <= pi/4; cos as `w + ((1 - w) - h) + r**4 Q` with `w = 1 - r**2/2`, keeping the bits `w` rounds off."""
+    f64 = DType.float64
+    z = st.emit(arith.MulfOp(r, r))
+    sin_r = st.emit(arith.AddfOp(r, st.emit(arith.MulfOp(st.emit(arith.MulfOp(r, z)), _horner(st, z, _SIN_TERMS)))))
+    sin_r = select(st, st.emit(arith.CmpfOp(r, st.constant(0.0, f64), "oeq")), r, sin_r)  # -0.0 + 0.0 would be +0.0
+    one = st.constant(1.0, f64)
+    h = st.emit(arith.MulfOp(z, st.constant(0.5, f64)))
+    w = st.emit(arith.SubfOp(one, h))
+    tail = st.emit(arith.AddfOp(st.emit(arith.SubfOp(st.emit(arith.SubfOp(one, w)), h)), st.emit(arith.MulfOp(st.emit(arith.MulfOp(z, z)), _horner(st, z, _COS_TERMS)))))
+    return sin_r, st.emit(arith.AddfOp(w, tail))
+
+
+def _quadrant(st: LoweringState, n: SSAValue, values: Sequence[SSAValue]) -> SSAValue:
+    """values[n] for n = 0..3 (values[0] when n is NaN: x was NaN or infinite, and so is every value)."""
+    f64 = DType.float64
+    out = values[0]
+    for j in (1, 2, 3):
+        out = select(st, st.emit(arith.CmpfOp(n, st.constant(float(j), f64), "oeq")), values[j], out)
+    return out
+
+
+def _sin_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    r, n = _reduce_pio2(st, x)
+    s, c = _sin_cos_kernel(st, r)
+    return _quadrant(st, n, [s, c, st.emit(arith.NegfOp(s)), st.emit(arith.NegfOp(c))])
+
+
+def _cos_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    r, n = _reduce_pio2(st, x)
+    s, c = _sin_cos_kernel(st, r)
+    return _quadrant(st, n, [c, st.emit(arith.NegfOp(s)), st.emit(arith.NegfOp(c)), s])
+
+
+def _tan_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """sin(r) / cos(r) in even quadrants, -cos(r) / sin(r) in odd ones (one rounding each side: within a few ulp)."""
+    r, n = _reduce_pio2(st, x)
+    s, c = _sin_cos_kernel(st, r)
+    even = st.emit(arith.DivfOp(s, c))
+    # tan(r) rounds to r below 2**-27; also keeps subnormal r, which IREE's division would flush to 0.
+    tiny = st.emit(arith.CmpfOp(st.emit(math.AbsFOp(r)), st.constant(2.0**-27, DType.float64), "olt"))
+    even = select(st, tiny, r, even)
+    odd = st.emit(arith.NegfOp(st.emit(arith.DivfOp(c, s))))
+    return _quadrant(st, n, [even, odd, even, odd])
+
+
+_ERF_SERIES_TERMS = 34
+"""Terms of erf's series in `2 x**2 / (2n + 1)` kept below |x| = 2 (the 31st is below 2**-56 of the sum at x = 2)."""
+_ERFC_FRACTION_TERMS = 50
+"""Depth of erfc's continued fraction from |x| = 2 (relative error below 1e-15 there, far smaller further out)."""
+
+
+def _erf_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """
+    erf of a float64, odd in x. Below |x| = 2 the series of positive terms
+    `erf(x) = 2/sqrt(pi) x exp(-x**2) sum (2 x**2)**n / (1 * 3 * ... * (2n + 1))`
+    (no cancellation); from 2 to 6, `1 - erfc(x)` with erfc from Laplace's
+    continued fraction `exp(-x**2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / ...)))`
+    evaluated from its tail; past 6, 1 (erfc(6) is below half an ulp of 1).
+    NaN stays NaN, -0.0 stays -0.0. `x**2` is rounded once and used for both
+    `exp(-x**2)` and the series: their product depends on it only weakly
+    (its relative sensitivity is below 1/2), so no exact square is needed;
+    in the continued fraction erfc is below 5e-3 and the rounding is lost in
+    `1 - erfc`.
+    """
+    f64 = DType.float64
+    ax = st.emit(math.AbsFOp(x))
+    square = st.emit(arith.MulfOp(ax, ax))
+    e = st.emit(math.ExpOp(st.emit(arith.NegfOp(square))))
+    z2 = st.emit(arith.MulfOp(square, st.constant(2.0, f64)))
+    series = st.constant(1.0, f64)
+    for n in range(_ERF_SERIES_TERMS, 0, -1):
+        ratio = st.emit(arith.DivfOp(z2, st.constant(float(2 * n + 1), f64)))
+        series = st.emit(arith.AddfOp(st.constant(1.0, f64), st.emit(arith.MulfOp(ratio, series))))
+    small = st.emit(arith.MulfOp(st.emit(arith.MulfOp(st.emit(arith.MulfOp(ax, st.constant(2.0 / pymath.sqrt(pymath.pi), f64))), e)), series))
+    t = ax
+    for n in range(_ERFC_FRACTION_TERMS, 0, -1):
+        t = st.emit(arith.AddfOp(ax, st.emit(arith.DivfOp(st.constant(n / 2, f64), t))))
+    erfc = st.emit(arith.DivfOp(e, st.emit(arith.MulfOp(t, st.constant(pymath.sqrt(pymath.pi), f64)))))
+    large = st.emit(arith.SubfOp(st.constant(1.0, f64), erfc))
+    r = select(st, st.emit(arith.CmpfOp(ax, st.constant(2.0, f64), "olt")), small, large)
+    r = select(st, st.emit(arith.CmpfOp(ax, st.constant(6.0, f64), "ogt")), st.constant(1.0, f64), r)
+    return st.emit(math.CopySignOp(r, x))
+
+
 _F64_UNARY: dict[str, Callable[[LoweringState, SSAValue], SSAValue]] = {
     "log2": _log2_f64,
     "atan": lambda st, x: atan2_f64(st, x, st.constant(1.0, DType.float64)),
@@ -570,6 +725,10 @@ _F64_UNARY: dict[str, Callable[[LoweringState, SSAValue], SSAValue]] = {
     "sinh": _sinh_f64,
     "asinh": _asinh_f64,
     "atanh": _atanh_f64,
+    "sin": _sin_f64,
+    "cos": _cos_f64,
+    "tan": _tan_f64,
+    "erf": _erf_f64,
 }
 """float64 replacements of the `math` ops IREE would call libm for or expands inaccurately near 0."""
 
@@ -769,6 +928,7 @@ def _div(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 @lowers("aten.div.Tensor_mode", "aten.div.Scalar_mode")
 def _div_mode(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     mode = b.get("rounding_mode")
+    _refuse_zero_divisor(st, op, b["other"])
 
     def body(v: list[SSAValue], dt: DType) -> SSAValue:
         if mode == "floor":
@@ -782,16 +942,19 @@ def _div_mode(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.floor_divide.default", "aten.floor_divide.Scalar")
 def _floor_divide(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    _refuse_zero_divisor(st, op, b["other"])
     return _pointwise(st, op, [b["self"], b["other"]], lambda v, dt: floor_divide(st, v[0], v[1], dt))
 
 
 @lowers("aten.remainder.Tensor", "aten.remainder.Scalar")
 def _remainder(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    _refuse_zero_divisor(st, op, b["other"])
     return _pointwise(st, op, [b["self"], b["other"]], lambda v, dt: remainder(st, v[0], v[1], dt))
 
 
 @lowers("aten.fmod.Tensor", "aten.fmod.Scalar")
 def _fmod(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    _refuse_zero_divisor(st, op, b["other"])
     return _pointwise(st, op, [b["self"], b["other"]], lambda v, dt: fmod(st, v[0], v[1], dt))
 
 
