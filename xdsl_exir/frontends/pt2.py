@@ -55,10 +55,11 @@ from __future__ import annotations
 import gc
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn, cast
+from typing import IO, Any, NoReturn, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -122,6 +123,7 @@ from xdsl_exir.dialects.exir import (
     WhileLoopOp,
     encode_arg,
 )
+from xdsl_exir.dialects.exir.blobs import blob_of_buffer
 from xdsl_exir.frontends.sympy_repr import parse_sympy_repr
 from xdsl_exir.utils.limits import TensorSizeError
 from xdsl_exir.utils.op_registry import lookup
@@ -330,7 +332,7 @@ def _union(obj: object, what: str) -> tuple[str, Any]:
 class _Archive:
     """Checked, read-only access to the entries of a pt2 zip archive (the rules of `safe_zip`)."""
 
-    def __init__(self, data: bytes, filename: str) -> None:
+    def __init__(self, data: bytes | IO[bytes], filename: str) -> None:
         self.filename = filename
         try:
             self.zip = CheckedZip(data)
@@ -359,6 +361,15 @@ class _Archive:
             raise _Fail(f"missing entry '{rel}'")
         try:
             return self.zip.read(self.root + rel)
+        except ZipRefused as e:
+            raise _Fail(f"{rel}: {e}") from None
+
+    def view(self, rel: str) -> bytes | memoryview:
+        """The data of entry `rel` without a copy where it can be mapped (`CheckedZip.view`)."""
+        if rel not in self.names:
+            raise _Fail(f"missing entry '{rel}'")
+        try:
+            return self.zip.view(self.root + rel)
         except ZipRefused as e:
             raise _Fail(f"{rel}: {e}") from None
 
@@ -579,15 +590,35 @@ def _what_else(archive: _Archive) -> str:
     return ""
 
 
-def load_pt2(data: bytes, filename: str = "<pt2>") -> ModuleOp:
+def load_pt2(data: bytes | str | os.PathLike[str] | IO[bytes], filename: str | None = None) -> ModuleOp:
     """
     Import a `torch.export.save` archive as a module holding one `exir.program`.
 
-    `data` is the whole archive; `filename` only names it in diagnostics.
+    `data` is the whole archive as bytes, its path, or a seekable binary file
+    holding it; `filename` names it in diagnostics (by default the path).
     Raises `Pt2Error` (and returns nothing) when the archive is refused.
     The `data/sample_inputs` pickle is ignored: nothing is ever unpickled.
+
+    From a file on disk the weights are not read: each `exir.state` holds a
+    read-only view of the mapped archive (`CheckedZip.view`), so the import costs
+    the graph, not the weights, and the interpreter computes on the same pages.
+    The map lives as long as a state refers to it.
     """
-    if is_pickle(data[:2]):
+    if isinstance(data, str | os.PathLike):
+        name = os.fspath(data) if filename is None else filename
+        try:
+            with open(data, "rb") as f:
+                return load_pt2(f, name)
+        except OSError as e:
+            raise Pt2Error(f"{name}: cannot read it ({e.strerror or e})") from None
+    filename = "<pt2>" if filename is None else filename
+    if isinstance(data, bytes):
+        head = data[:2]
+    else:
+        data.seek(0)
+        head = data.read(2)
+        data.seek(0)
+    if is_pickle(head):
         raise Pt2Error(
             f"{filename}: a Python pickle (torch.save's legacy format), which is never unpickled here; "
             + _SAVE_INSTEAD
@@ -871,7 +902,7 @@ class _Importer:
         self, inputs: Sequence[_InputSpec], forward: GraphOp, data: dict[str, _StateData]
     ) -> list[StateOp]:
         states: list[StateOp] = []
-        storages: dict[tuple[str, int], bytes] = {}
+        storages: dict[tuple[str, int], bytes | memoryview] = {}
         done: set[str] = set()
         for spec, arg in zip(inputs, forward.body.block.args):
             target = spec.target
@@ -900,9 +931,13 @@ class _Importer:
         return states
 
     def _blob(
-        self, found: _StateData, graph_type: Attribute, storages: dict[tuple[str, int], bytes]
+        self, found: _StateData, graph_type: Attribute, storages: dict[tuple[str, int], bytes | memoryview]
     ) -> DenseBlobAttr:
-        """The contiguous bytes of one state tensor, cut from its stored storage."""
+        """
+        The contiguous bytes of one state tensor, cut from its stored storage. A
+        whole storage that is already the tensor (the usual weight) is the entry's
+        data itself, a view of the mapped archive when it is one: never copied.
+        """
         meta = found.meta
         dtype = self.dtype(_field(meta, "dtype", int, "tensor_meta"))
         layout = meta.get("layout", 7)
@@ -925,7 +960,7 @@ class _Importer:
         width, component = _ELEMENT_BYTES[dtype]
         raw = storages.get((rel, component))
         if raw is None:
-            raw = self.archive.read(rel)
+            raw = self.archive.view(rel)
             if self.archive.byte_order == "big" and component > 1:
                 raw = _swap_bytes(raw, component)
             storages[(rel, component)] = raw
@@ -937,7 +972,7 @@ class _Importer:
             and len(raw) == numel * width
             and _is_dense(range(len(sizes)), sizes, strides)
         ):
-            return DenseBlobAttr(raw)  # the whole storage, already contiguous
+            return blob_of_buffer(raw)  # the whole storage, already contiguous
         try:
             array = array_from_bytes(raw, _CARRIERS[width], sizes, strides, offset)
         except (TensorDataError, TensorSizeError) as e:
@@ -1128,7 +1163,7 @@ def _dim_order(sizes: tuple[int, ...], strides: tuple[int, ...]) -> list[int] | 
     return order if _is_dense(order, sizes, strides) else None
 
 
-def _swap_bytes(raw: bytes, component: int) -> bytes:
+def _swap_bytes(raw: bytes | memoryview, component: int) -> bytes:
     """Big-endian storage to little-endian, component by component."""
     usable = len(raw) - len(raw) % component
     words = np.frombuffer(raw, dtype=f">u{component}", count=usable // component)

@@ -55,8 +55,14 @@ def find_program(module: ModuleOp | ProgramOp) -> ProgramOp:
 
 
 def load_state(program: ProgramOp) -> dict[str, Any]:
-    """The data of every `exir.state` that has some, as numpy arrays."""
+    """
+    The data of every `exir.state` that has some, as numpy arrays. Parameters are
+    read-only views of their blobs (of a mapped archive's pages: weights are not
+    copied); buffers and constants, which a training graph may write in place,
+    get their own copies.
+    """
     state: dict[str, Any] = {}
+    parameters = {s.target_name for s in program.inputs.data if s.input_kind is InputKind.parameter}
     for name, op in program.state().items():
         if op.value is None:
             continue
@@ -66,7 +72,8 @@ def load_state(program: ProgramOp) -> dict[str, Any]:
         try:
             _check_state_size(name, t)
             if isinstance(op.value, DenseBlobAttr | ResourceBlobAttr):
-                state[name] = array_from_blob(op.value, t)
+                array = array_from_blob(op.value, t)
+                state[name] = array if name in parameters else array.copy()
             else:
                 state[name] = _from_dense(op.value, t)
         except TensorSizeError as e:

@@ -120,7 +120,18 @@ class HexBlob:
         self._start = _blob_data_start(text, start, end)
         self._end = end
         self._where = where
-        self._data: bytes | None = None
+        self._data: bytes | memoryview | None = None
+
+    @classmethod
+    def holding(cls, data: bytes | memoryview) -> HexBlob:
+        """
+        Data already in memory that must not be copied (a view of a mapped `.pt2`
+        archive): "decoded" from the start, and printed from the view itself.
+        """
+        blob = cls.__new__(cls)
+        blob.key, blob._text, blob._start, blob._end, blob._where = "", None, 0, 0, None
+        blob._data = data
+        return blob
 
     @classmethod
     def pending(cls, key: str) -> HexBlob:
@@ -166,23 +177,48 @@ class HexBlob:
             self._data = data
             self._text = None
             self._where = None
-        return data
+        # A view held by `holding` stands in for bytes: its users take its length,
+        # hex, numpy's frombuffer, ==, and hash, all of which a read-only byte view has.
+        return cast(bytes, data)
 
 
-def declare_blob(name: str, data: bytes) -> str:
+_HELD: dict[str, memoryview] = {}
+"""
+Resources whose data is a view (of a mapped `.pt2` archive), by key: the
+builtin storage holds an empty text for them, and `print_resources` writes
+their hex from the view, a chunk at a time, so no hex copy of the weights is
+ever made. `lookup_blob` gives the view back.
+"""
+
+_HEX_CHUNK = 1 << 20
+"""Bytes of a held resource turned into hex at a time when printed."""
+
+
+def declare_blob(name: str, data: bytes | memoryview) -> str:
     """
     Put `data` in the builtin dialect's resource storage under a key derived from
     `name`, and return the key; an equal blob already stored under that key is
     reused, so printing (or lowering) the same program twice gives the same text.
+    A view is kept by reference (`_HELD`), never turned into hex here.
     """
     storage = _builtin_resources()
-    hex_blob = blob_hex(data)
     base = "".join(c if c.isalnum() or c in "_." else "_" for c in name) or "blob"
     if not (base[0].isalpha() or base[0] == "_"):  # a resource key is an identifier: `0.weight` is not
         base = "_" + base
     key, n = base, 0
     existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage] - no public lookup in xDSL 0.74
-    while key in existing and existing[key] != hex_blob:
+    if isinstance(data, memoryview):
+        while key in existing and not _holds(key, existing[key], data):
+            key = f"{base}_{n}"
+            n += 1
+        if key not in existing:
+            key = storage.declare_resource(key)
+            _HELD[key] = data
+        return key
+    hex_blob = blob_hex(data)
+    while key in existing and (
+        existing[key] != hex_blob if key not in _HELD else not _holds(key, existing[key], data)
+    ):
         key = f"{base}_{n}"
         n += 1
     if key not in existing:
@@ -191,8 +227,24 @@ def declare_blob(name: str, data: bytes) -> str:
     return key
 
 
+def _holds(key: str, text: str, data: bytes | memoryview) -> bool:
+    """Whether resource `key` (stored `text`, or held) already has the bytes `data` (names collided)."""
+    held = _HELD.get(key)
+    if held is not None:
+        return held is data or held == data
+    if not text or text == ELIDED:
+        return False
+    try:
+        return blob_bytes(text) == data
+    except BlobError:
+        return False
+
+
 def lookup_blob(key: str) -> bytes | None:
     """The data stored under a builtin resource key; None when it has none (elided, or never read)."""
+    held = _HELD.get(key)
+    if held is not None:
+        return cast(bytes, held)  # a read-only view stands in for bytes (see `HexBlob.data`)
     text = _builtin_resources().lookup(key)
     if not text or text == ELIDED:
         return None
@@ -211,29 +263,37 @@ def print_resources(printer: Printer, dialects: Iterable[Dialect], elide_if_larg
         return
     interfaces = {d.name: d.get_interface(OpAsmDialectInterface) for d in dialects}
     interfaces.setdefault(Builtin.name, _builtin_resources())  # its storage is process-wide, loaded or not
-    sections: list[tuple[str, list[tuple[str, str]]]] = []
+    sections: list[tuple[str, list[tuple[str, str | memoryview]]]] = []
     for dialect_name in sorted(referenced):
         interface = interfaces.get(dialect_name)
         if interface is None:
             continue
-        entries: list[tuple[str, str]] = []
+        entries: list[tuple[str, str | memoryview]] = []
         for key in sorted(referenced[dialect_name]):
-            text = interface.lookup(key) or ELIDED
-            if elide_if_larger is not None and len(text) > elide_if_larger:
+            held = _HELD.get(key) if dialect_name == Builtin.name else None
+            text: str | memoryview = held if held is not None else interface.lookup(key) or ELIDED
+            length = 10 + 2 * len(text) if isinstance(text, memoryview) else len(text)
+            if elide_if_larger is not None and length > elide_if_larger:
                 text = ELIDED
             entries.append((key, text))
         sections.append((dialect_name, entries))
     if not sections:
         return
     # Piece by piece, newlines apart: the printer splits any text that holds one,
-    # and the data run to megabytes.
+    # and the data run to megabytes. A held view is written a chunk of hex at a
+    # time, so the stream (a file) gets the text without it ever being whole here.
     printer.print_string("\n\n{-#\n  dialect_resources: {", indent=0)
     for i, (dialect_name, entries) in enumerate(sections):
         printer.print_string(("," if i else "") + f"\n    {dialect_name}: {{", indent=0)
         for j, (key, text) in enumerate(entries):
             printer.print_string(("," if j else "") + "\n", indent=0)
             printer.print_string(f'      {key}: "')
-            printer.print_string(text)
+            if isinstance(text, memoryview):
+                printer.print_string(blob_hex(b""))
+                for start in range(0, len(text), _HEX_CHUNK):
+                    printer.print_string(text[start : start + _HEX_CHUNK].hex().upper())
+            else:
+                printer.print_string(text)
             printer.print_string('"')
         printer.print_string("\n    }", indent=0)
     printer.print_string("\n  }\n#-}", indent=0)

@@ -8,14 +8,29 @@ than `MAX_ENTRIES` entries, has entry names that are absolute or climb out with
 or declares uncompressed sizes no honest archive has (zip bombs: an entry above
 `MAX_COMPRESSION_RATIO`, or entries that together claim more than that ratio of
 the archive's size). Those checks look only at the directory, so nothing is
-inflated before they pass; `read` then checks each entry's local header, size
-and CRC-32, and `open` streams an entry for callers that want to look at its
-first bytes (an `.npy` header) before inflating the rest.
+inflated before they pass, and no two entries' data may overlap (so a map
+of one entry never shows another's bytes); `read` then checks each entry's local
+header, size and CRC-32, and `open` streams an entry for callers that want to
+look at its first bytes (an `.npy` header) before inflating the rest.
+
+`view` is how weights are read without copying them. An archive opened from a
+file on disk is memory-mapped (read-only), and an uncompressed entry (torch
+stores every entry so) is a `memoryview` of the map at its data offset: the
+operating system pages it in when it is used and can drop it again, so a
+multi-gigabyte `.pt2` costs no heap. A compressed entry is inflated once. The
+local header, the bounds and the sizes of a mapped entry are checked as `read`
+checks them; its CRC-32 is not, because checking it would read every page of
+the weights at import (what mapping avoids) and a CRC guards against damage in
+transit, not against a hostile archive, which can carry a matching CRC for any
+bytes; `check_crc` computes it on demand. A file changed on disk while mapped
+changes what the view shows (truncating it makes reads past its new end fail
+with SIGBUS): archives are treated as immutable inputs, as torch treats them.
 """
 
 from __future__ import annotations
 
 import io
+import mmap
 import re
 import struct
 import zipfile
@@ -85,8 +100,12 @@ class CheckedZip:
     """Read-only access to a zip archive whose directory passed the rules above."""
 
     def __init__(self, data: bytes | IO[bytes], max_entries: int = MAX_ENTRIES) -> None:
-        """`data` is the whole archive, or a seekable binary file holding it (not read whole)."""
+        """
+        `data` is the whole archive, or a seekable binary file holding it (not read
+        whole; a file on disk is also mapped, for `view`).
+        """
         self.file: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else data
+        self.map: mmap.mmap | None = None
         try:
             size = self.file.seek(0, io.SEEK_END)
             self.file.seek(0)
@@ -124,8 +143,14 @@ class CheckedZip:
                 f"entries claim {total} bytes in an archive of {size} bytes; "
                 "refusing a likely zip bomb"
             )
+        _check_no_overlap(infos, getattr(self.zip, "start_dir", size))
         self.size = size
         self.infos: dict[str, zipfile.ZipInfo] = {i.filename: i for i in infos}
+        if not isinstance(self.file, io.BytesIO) and size > 0:
+            try:
+                self.map = mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError, io.UnsupportedOperation):
+                self.map = None  # a pipe or an in-memory stream: entries are read, not mapped
 
     def read(self, name: str) -> bytes:
         """The bytes of entry `name`, checked against its declared size and CRC-32."""
@@ -140,6 +165,24 @@ class CheckedZip:
             raise ZipRefused("corrupt zip entry (truncated or inconsistent sizes)")
         return raw
 
+    def view(self, name: str) -> bytes | memoryview:
+        """
+        The data of entry `name` without a copy where possible: a read-only view of
+        the mapped archive for an uncompressed entry of a file on disk, else the
+        bytes of `read` (compressed entries are inflated once, here). The CRC-32 of
+        a mapped entry is not checked (see the module docstring).
+        """
+        info = self.infos[name]
+        if self.map is None or info.compress_type != zipfile.ZIP_STORED:
+            return self.read(name)
+        start = self._stored_start(info)
+        return memoryview(self.map)[start : start + info.compress_size]
+
+    def check_crc(self, name: str) -> None:
+        """Refuse entry `name` if its data does not match the CRC-32 its directory entry records."""
+        if zlib.crc32(self.view(name)) != self.infos[name].CRC:
+            raise ZipRefused("corrupt zip entry (bad CRC-32)")
+
     def open(self, name: str) -> IO[bytes]:
         """A stream over entry `name`, inflated as it is read (for looking at a header first)."""
         try:
@@ -149,6 +192,13 @@ class CheckedZip:
 
     def _read_stored(self, info: zipfile.ZipInfo) -> bytes:
         """An uncompressed entry, sliced from the archive (what torch and numpy write)."""
+        raw = self._slice(self._stored_start(info), info.compress_size)
+        if zlib.crc32(raw) != info.CRC:
+            raise ZipRefused("corrupt zip entry (bad CRC-32)")
+        return raw
+
+    def _stored_start(self, info: zipfile.ZipInfo) -> int:
+        """Where the data of an uncompressed entry starts, its local header and bounds checked."""
         offset = info.header_offset
         header = self._slice(offset, 30)
         if len(header) != 30 or header[:4] != b"PK\x03\x04":
@@ -160,16 +210,37 @@ class CheckedZip:
         start = offset + 30 + name_len + extra_len
         if info.file_size != info.compress_size or start + info.compress_size > self.size:
             raise ZipRefused("corrupt zip entry (truncated or inconsistent sizes)")
-        raw = self._slice(start, info.compress_size)
-        if zlib.crc32(raw) != info.CRC:
-            raise ZipRefused("corrupt zip entry (bad CRC-32)")
-        return raw
+        return start
 
     def _slice(self, start: int, length: int) -> bytes:
         if isinstance(self.file, io.BytesIO):
             return self.file.getbuffer()[start : start + length].tobytes()
         self.file.seek(start)
         return self.file.read(length)
+
+
+def _check_no_overlap(infos: list[zipfile.ZipInfo], directory_start: int) -> None:
+    """
+    Refuse entries whose data, as the central directory places it, runs into the
+    next entry or the directory itself (an overlapping-entry zip bomb, or a view
+    of one entry that would show another's bytes). The local extra field's length
+    is only known from the local header, so each entry is given at least its
+    fixed header, its name and its compressed size.
+    """
+    spans: list[tuple[int, int, str]] = []
+    for info in infos:
+        utf8 = bool(info.flag_bits & 0x800)
+        try:
+            name_len = len(info.orig_filename.encode("utf-8" if utf8 else "cp437"))
+        except UnicodeEncodeError:
+            name_len = len(info.orig_filename.encode("utf-8"))
+        spans.append((info.header_offset, info.header_offset + 30 + name_len + info.compress_size, info.filename))
+    spans.sort()
+    for (_, end, name), (next_start, _, next_name) in zip(spans, spans[1:]):
+        if end > next_start:
+            raise ZipRefused(f"zip entries {name!r} and {next_name!r} overlap; refusing the archive")
+    if spans and spans[-1][1] > directory_start:
+        raise ZipRefused(f"zip entry {spans[-1][2]!r} runs into the central directory; refusing the archive")
 
 
 def is_pickle(head: bytes) -> bool:

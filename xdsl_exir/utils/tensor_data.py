@@ -116,6 +116,29 @@ def array_from_bytes(
     return out if out.flags.c_contiguous else out.copy(order="C")
 
 
+def array_view(data: bytes | memoryview, dtype: DType, sizes: Sequence[int]) -> np.ndarray:
+    """
+    The contiguous `dtype` tensor of `sizes` that `data` holds exactly, as a
+    read-only array over the same memory: no copy, so a weight mapped from an
+    archive is computed on where it lies. (Storage dtypes are little-endian,
+    which is native on every platform numpy and torch ship for, so `_widen`
+    copies nothing here; on a big-endian host it would copy.)
+    """
+    sdt = storage_dtype(dtype)
+    sizes = [int(s) for s in sizes]
+    if any(s < 0 for s in sizes):
+        raise TensorDataError(f"negative size in {sizes}")
+    expected = math.prod(sizes) * sdt.itemsize
+    if len(data) != expected:
+        raise TensorDataError(f"{len(data)} bytes do not hold a {dtype} tensor of sizes {sizes} ({expected} bytes)")
+    # ml_dtypes types are read as same-size words, then viewed (as `array_from_bytes` does).
+    word = np.dtype(f"<u{sdt.itemsize}") if dtype in LOW_PRECISION else sdt
+    flat = np.frombuffer(data, dtype=word).view(sdt)
+    out = _widen(flat, dtype).reshape(sizes)
+    out.flags.writeable = False
+    return out
+
+
 def contiguous_strides(sizes: Sequence[int]) -> list[int]:
     strides: list[int] = []
     acc = 1

@@ -21,15 +21,26 @@ from xdsl.ir import Attribute
 from xdsl_exir.dialects.exir.args import DenseBlobAttr, ResourceBlobAttr
 from xdsl_exir.dialects.exir.types import TensorType
 from xdsl_exir.utils.dtypes import DType
-from xdsl_exir.utils.mlir_parser import BlobError, lookup_blob
-from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes, bytes_from_array, storage_dtype
+from xdsl_exir.utils.mlir_parser import BlobError, HexBlob, lookup_blob
+from xdsl_exir.utils.tensor_data import TensorDataError, array_view, bytes_from_array, storage_dtype
 
-__all__ = ["array_from_blob", "blob_data", "blob_from_array", "is_blob"]
+__all__ = ["array_from_blob", "blob_data", "blob_from_array", "blob_of_buffer", "is_blob"]
 
 
 def blob_from_array(array: np.ndarray, dtype: DType) -> DenseBlobAttr:
     """The blob holding `array` as a `dtype` tensor (contiguous, little-endian)."""
     return DenseBlobAttr(bytes_from_array(array, dtype))
+
+
+def blob_of_buffer(data: bytes | memoryview) -> DenseBlobAttr:
+    """
+    The blob holding `data` as it is: a `memoryview` (of a mapped archive) is
+    kept, not copied, so weights cost no heap until printed, and `blob_data`
+    gives the same view back.
+    """
+    if isinstance(data, bytes):
+        return DenseBlobAttr(data)
+    return DenseBlobAttr.from_hex(HexBlob.holding(data.toreadonly().cast("B")))
 
 
 def is_blob(value: Attribute | None) -> bool:
@@ -70,4 +81,6 @@ def array_from_blob(blob: DenseBlobAttr | ResourceBlobAttr, tensor_type: TensorT
             f"blob of {len(data)} bytes does not hold a {tensor_type.element_dtype} tensor "
             f"of sizes {list(sizes)} ({expected} bytes)"
         )
-    return array_from_bytes(data, tensor_type.element_dtype, sizes)
+    # A read-only view of the blob's own memory (a mapped archive's pages): states
+    # are replaced, never written in place, so nothing needs a private copy.
+    return array_view(data, tensor_type.element_dtype, sizes)
