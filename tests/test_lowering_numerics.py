@@ -241,14 +241,14 @@ def _unary_ops(names: Sequence[str], rtol: float) -> dict[str, tuple[Callable[..
 
 
 def test_float32_unary_edge_values_equal_torch() -> None:
-    x = np.array(UNARY, np.float32)
-    _check("float32", F32, [x], _unary_ops(["log10", "relu", "sinh", "asinh", "atanh", "log1p", "expm1", "tanh"], 2.4e-7))
+    x = np.array(UNARY + [1.0000001, 1e20, 3e38, -120.5, 127.9, -126.0], np.float32)
+    _check("float32", F32, [x], _unary_ops(["log10", "relu", "sinh", "asinh", "atanh", "log1p", "expm1", "tanh", "acosh", "exp2"], 2.4e-7))
 
 
 def test_float64_unary_edge_values_equal_torch() -> None:
     """The ops IREE would call libm for in float64 (or expands to 0 near 0), written in the ones it expands."""
-    x = np.array(UNARY, np.float64)
-    names = ["log10", "log2", "atan", "asin", "acos", "tanh", "expm1", "log1p", "sinh", "asinh", "atanh", "relu"]
+    x = np.array(UNARY + [1.0000001, 1.5e154, 1e300, 700.0, 1023.9, -1021.5, -1060.3, 1080.0], np.float64)
+    names = ["log10", "log2", "atan", "asin", "acos", "tanh", "expm1", "log1p", "sinh", "asinh", "atanh", "acosh", "exp2", "relu"]
     _check("float64", F64, [x], _unary_ops(names, 4.5e-16))
 
 

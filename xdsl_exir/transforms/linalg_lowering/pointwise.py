@@ -16,7 +16,8 @@ false except `!=`.
 
 Only `math` ops IREE expands without libm are emitted: float64 `log2`,
 `log10`, `atan`, `atan2`, `asin`, `acos`, `tanh`, and `expm1`, `log1p`,
-`sinh`, `asinh`, `atanh` (whose IREE expansions lose small operands) are
+`sinh`, `asinh`, `atanh`, `acosh`, `exp2` (whose IREE expansions lose small
+operands or the ends of the range, float32 computed in float64) are
 written in `log`, `exp`, `sqrt` and arithmetic, and float64 `sin`, `cos`,
 `tan` and `erf` (so float64 `gelu`) in arithmetic and `exp` (see the notes
 before `_reduce_pio2`, and `_erf_f64`, for their accuracy; sin, cos and tan of
@@ -714,6 +715,43 @@ def _erf_f64(st: LoweringState, x: SSAValue) -> SSAValue:
     return st.emit(math.CopySignOp(r, x))
 
 
+
+def _acosh_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """
+    acosh of a float64: `log1p(t + sqrt(2t + t**2))` with `t = x - 1` (accurate
+    near 1, where `log(x + sqrt(x**2 - 1))` cancels), `log(x) + ln 2` past
+    2**28 (where x**2 would overflow from 1.3e154); NaN below 1.
+    """
+    f64 = DType.float64
+    t = st.emit(arith.SubfOp(x, st.constant(1.0, f64)))
+    root = st.emit(math.SqrtOp(st.emit(arith.AddfOp(st.emit(arith.MulfOp(t, st.constant(2.0, f64))), st.emit(arith.MulfOp(t, t))))))
+    near = _log1p_f64(st, st.emit(arith.AddfOp(t, root)))
+    far = st.emit(arith.AddfOp(st.emit(math.LogOp(x)), st.constant(pymath.log(2.0), f64)))
+    r = select(st, st.emit(arith.CmpfOp(x, st.constant(2.0**28, f64), "ogt")), far, near)
+    return select(st, st.emit(arith.CmpfOp(x, st.constant(1.0, f64), "olt")), st.constant(float("nan"), f64), r)
+
+
+def _exp2_f64(st: LoweringState, x: SSAValue) -> SSAValue:
+    """
+    exp2 of a float64 as `exp(f ln 2) * 2**n` with `n = round(x)` and `f = x - n`
+    exact (`exp(x ln 2)` loses about |x| ulp to the rounding of `x ln 2`:
+    2e-14 at 700). 2**n is built from its bits in two halves, so that results
+    near the overflow and subnormal ranges scale without overflowing early.
+    """
+    f64 = DType.float64
+    clamped = st.emit(arith.MinimumfOp(st.emit(arith.MaximumfOp(x, st.constant(-1100.0, f64))), st.constant(1100.0, f64)))
+    n = st.emit(math.RoundEvenOp(clamped))
+    f = st.emit(arith.SubfOp(clamped, n))
+    r = st.emit(math.ExpOp(st.emit(arith.MulfOp(f, st.constant(pymath.log(2.0), f64)))))
+    word = DType.int64
+    ni = st.cast(select(st, st.emit(arith.CmpfOp(n, n, "uno")), st.constant(0.0, f64), n), f64, word)
+    half = st.emit(arith.ShRSIOp(ni, st.constant(1, word)))
+    for k in (half, st.emit(arith.SubiOp(ni, half))):
+        bits = st.emit(arith.ShLIOp(st.emit(arith.AddiOp(k, st.constant(1023, word))), st.constant(52, word)))
+        r = st.emit(arith.MulfOp(r, st.emit(arith.BitcastOp(bits, builtin.f64))))
+    return select(st, st.emit(arith.CmpfOp(x, x, "uno")), x, r)
+
+
 _F64_UNARY: dict[str, Callable[[LoweringState, SSAValue], SSAValue]] = {
     "log2": _log2_f64,
     "atan": lambda st, x: atan2_f64(st, x, st.constant(1.0, DType.float64)),
@@ -729,11 +767,18 @@ _F64_UNARY: dict[str, Callable[[LoweringState, SSAValue], SSAValue]] = {
     "cos": _cos_f64,
     "tan": _tan_f64,
     "erf": _erf_f64,
+    "acosh": _acosh_f64,
+    "exp2": _exp2_f64,
 }
 """float64 replacements of the `math` ops IREE would call libm for or expands inaccurately near 0."""
 
-_WIDENED = frozenset(("sinh", "asinh", "atanh", "log1p"))
-"""float32 ops whose IREE expansion loses tiny operands (sinh(1e-9) = 0): computed by the float64 forms, rounded once."""
+_WIDENED = frozenset(("sinh", "asinh", "atanh", "log1p", "acosh", "exp2"))
+"""
+float32 ops whose IREE expansion is wrong at the ends of the range, computed by
+the float64 forms and rounded once: tiny operands lost (sinh(1e-9) = 0),
+acosh overflowing past 1.8e19 (its x**2), exp2 off by 3e-6 near 2**128 and 0
+at 2**-126.
+"""
 
 
 _FLOAT_UNARY: dict[str, Callable[[SSAValue], object]] = {
