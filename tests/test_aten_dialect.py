@@ -1003,3 +1003,17 @@ def test_build_cost_is_constant_per_op(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (counts[1] - counts[0]) / 100 < 500  # about a hundred calls for the two ops
     first, second = chain(2)
     assert first.args is second.args
+
+
+def test_float_arguments_keep_the_sign_of_zero_and_nan() -> None:
+    """Float leaves are shared by their text, not their value: -0.0 == 0.0 and nan != nan."""
+    import math
+
+    full = aten_op_class("aten.full.default")
+    assert full is not None
+    first = full.build([2], 0.0)
+    second = full.build([2], -0.0)
+    third = full.build([2], float("nan"))
+    assert math.copysign(1.0, first.get_args()[1]) == 1.0
+    assert math.copysign(1.0, second.get_args()[1]) == -1.0
+    assert math.isnan(third.get_args()[1])

@@ -322,7 +322,8 @@ def _schema_of(name: str) -> FunctionSchema:
     return entry.schema
 
 
-_FLOAT_ATTRS: dict[float, FloatAttr] = {}
+_FLOAT_ATTRS: dict[str, FloatAttr] = {}
+"""Float leaves by `repr`: `-0.0 == 0.0` and NaN never equals itself, so the value is no key."""
 
 
 def _encode(value: object, operands: list[SSAValue]) -> Attribute:
@@ -333,9 +334,12 @@ def _encode(value: object, operands: list[SSAValue]) -> Attribute:
     if type(value) is int:
         return int_attr(value)
     if type(value) is float:
-        fattr = _FLOAT_ATTRS.get(value)
+        key = repr(value)
+        fattr = _FLOAT_ATTRS.get(key)
         if fattr is None:
-            fattr = _FLOAT_ATTRS[value] = FloatAttr(value, f64)
+            fattr = FloatAttr(value, f64)
+            if len(_FLOAT_ATTRS) < 1 << 16:
+                _FLOAT_ATTRS[key] = fattr
         return fattr
     if isinstance(value, list | tuple):
         return array_attr(tuple(_encode(v, operands) for v in cast(Sequence[object], value)))
