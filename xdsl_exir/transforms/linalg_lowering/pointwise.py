@@ -693,7 +693,8 @@ def _erf_f64(st: LoweringState, x: SSAValue) -> SSAValue:
     `exp(-x**2)` and the series: their product depends on it only weakly
     (its relative sensitivity is below 1/2), so no exact square is needed;
     in the continued fraction erfc is below 5e-3 and the rounding is lost in
-    `1 - erfc`.
+    `1 - erfc`. Measured against 200-bit values: within 3 ulp below 1, 4 from
+    1 to 2 (the series' roundings), 1 past 2.
     """
     f64 = DType.float64
     ax = st.emit(math.AbsFOp(x))
