@@ -126,7 +126,7 @@ def _refuse_zero_divisor(st: LoweringState, op: AtenOp, divisor: object) -> None
         return
     if isinstance(divisor, bool | int) and divisor == 0:
         raise st.error(
-            f"{op.name}: integer division by a constant zero; torch raises ZeroDivisionError, "
+            "integer division by a constant zero; torch raises ZeroDivisionError, "
             "and compiled code cannot raise: remove the division or divide by a non-zero value"
         )
 
