@@ -10,8 +10,6 @@ Known, documented differences from torch eager (asserted where they are ours):
 - IREE's CPU code may flush subnormal results to zero; either is accepted there.
 - torch's vectorised float32 `fmod`/`remainder` (SLEEF) gives NaN for quotients
   past 2**64 or so, its scalar path C's exact `fmod`; the lowering is exact.
-- float64 `fmod` relies on a fused multiply-add, which xDSL-side interpretation
-  rounds twice: it is checked on IREE only.
 - float64 `pow` is IREE's `powf`, within 1e-13.
 - float64 `sin`, `cos`, `tan` give NaN for |x| >= 1.7e12, where their
   reduction by pi/2 is no longer exact (torch: a value); `erf` is within 4 ulp.
@@ -167,7 +165,7 @@ def _same(got: np.ndarray, want: np.ndarray, rtol: float) -> np.ndarray:
 
 
 def _check(
-    what: str, dtype: DType, arrays: Sequence[np.ndarray], ops: dict[str, tuple[Callable[..., Operation], Reference, float]], iree_only: frozenset[str] = frozenset()
+    what: str, dtype: DType, arrays: Sequence[np.ndarray], ops: dict[str, tuple[Callable[..., Operation], Reference, float]]
 ) -> None:
     """Every op of `ops` (builder, torch reference, rtol; 0 = bit-exact) in one program, interpreted and on IREE."""
     names = list(ops)
@@ -179,8 +177,6 @@ def _check(
         runs["IREE"] = _iree(module)(*[a.copy() for a in arrays])
     for backend, results in runs.items():
         for name, got, w in zip(names, results, want):
-            if backend == "interpreter" and name in iree_only:
-                continue
             g = np.asarray(got)
             wrong = ~_same(g, w, ops[name][2])
             if backend == "IREE" and w.dtype.kind == "f":  # IREE's CPU code may flush subnormal results to zero
@@ -216,7 +212,7 @@ def test_float64_binary_edge_values_equal_torch() -> None:
     del ops["remainder"], ops["div_floor"]
     ops["pow"] = (ops["pow"][0], ops["pow"][1], 1e-13)
     ops["atan2"] = (ops["atan2"][0], ops["atan2"][1], 4.5e-16)
-    _check("float64", F64, list(_pairs(FLOATS, np.float64)), ops, iree_only=frozenset({"fmod", "floor_divide"}))
+    _check("float64", F64, list(_pairs(FLOATS, np.float64)), ops)
 
 
 def test_fmod_is_exact_for_huge_quotients() -> None:

@@ -8,6 +8,7 @@ none and scipy is not a dependency), so both interpreters agree to the bit.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,50 @@ def _in_dtype(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
         return np.asarray(fn(arr)).astype(arr.dtype)[()]
 
     return apply
+
+
+def _fma_f64(a: Any, b: Any, c: Any, dtype: Any) -> Any:
+    """
+    float64 a*b+c correctly rounded: the exact value as a Fraction, rounded
+    once by Python's correctly rounded int division. Operands that are not
+    all finite follow IEEE's fma through numpy's a*b+c (a NaN or infinite
+    operand decides the result alike); an exact zero takes its sign from
+    a*b+c when the product is zero (IEEE's rule for signed zeros), else +0.
+    """
+    aa, bb, cc = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
+    plain = np.add(np.multiply(aa, bb), cc)
+    out = np.array(plain, dtype=np.float64, copy=True)
+    finite = np.isfinite(aa) & np.isfinite(bb) & np.isfinite(cc)
+    for i in zip(*np.nonzero(finite)) if out.ndim else ([()] if bool(finite) else []):
+        x, y, z = float(aa[i]), float(bb[i]), float(cc[i])
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        if exact == 0:
+            out[i] = plain[i] if x == 0 or y == 0 else 0.0
+            continue
+        try:
+            out[i] = float(exact)
+        except OverflowError:
+            out[i] = np.inf if exact > 0 else -np.inf
+    return out.astype(dtype)[()]
+
+
+def _fma_narrow(a: Any, b: Any, c: Any, dtype: Any) -> Any:
+    """
+    f16/f32 a*b+c rounded once: the product is exact in float64 and the sum
+    is taken exactly as s + t (Knuth's TwoSum); s is then rounded to odd
+    (stepped one ulp towards s + t when t != 0 and s is even), and a float64
+    rounded to odd rounds to any format of at most 51 bits as the exact
+    value would (Boldo and Melquiond, "When double rounding is odd").
+    """
+    p = np.multiply(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    c64 = np.asarray(c, np.float64)
+    s = np.add(p, c64)
+    v = np.subtract(s, p)
+    t = np.add(np.subtract(p, np.subtract(s, v)), np.subtract(c64, v))
+    even = (np.asarray(s, np.float64).view(np.uint64) & np.uint64(1)) == 0
+    inexact = np.isfinite(s) & (t != 0) & even
+    s = np.where(inexact, np.nextafter(s, np.copysign(np.inf, t)), s)
+    return np.asarray(s).astype(dtype)[()]
 
 
 def _round_half_away(x: Any) -> Any:
@@ -190,13 +235,14 @@ class MathFunctions(InterpreterFunctions):
     @impl(math.FmaOp)
     def run_fma(self, interpreter: Interpreter, op: math.FmaOp, args: PythonValues) -> PythonValues:
         """
-        a*b+c with one rounding for f16/f32 (the product is exact in float64);
-        f64 is rounded twice, as numpy has no fused multiply-add.
+        a*b+c rounded once, as the lowering's float64 `fmod` needs (its exact
+        remainder step is an fma): see `_fma_f64` and `_fma_narrow`.
         """
         a, b, c = args
         dtype = numpy_dtype(op.result.type)
-        wide = np.add(np.multiply(np.asarray(a, dtype=np.float64), b), c)
-        return (finish(wide.astype(dtype)[()], op.result.type),)
+        fused = _fma_f64 if dtype == np.float64 else _fma_narrow
+        with np.errstate(all="ignore"):
+            return (finish(fused(a, b, c, dtype), op.result.type),)
 
     @impl(math.IPowIOp)
     def run_ipowi(self, interpreter: Interpreter, op: math.IPowIOp, args: PythonValues) -> PythonValues:

@@ -1,0 +1,97 @@
+"""
+Accuracy of the linalg lowering and of its upstream interpreter against torch
+eager: pooled sums accumulated in float64 like the other sums, a correctly
+rounded `math.fma` (the float64 `fmod` the lowering emits depends on it).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, cast
+
+import numpy as np
+import pytest
+from test_decompose import program
+from xdsl.dialects import math
+from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type
+from xdsl.dialects.builtin import TensorType as MlirTensor
+from xdsl.dialects.test import TestOp as Operands
+
+from xdsl_exir.dialects.aten import build
+from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.interpreters.upstream import run_lowered
+from xdsl_exir.interpreters.upstream.math import MathFunctions
+from xdsl_exir.targets.iree import lower_to_upstream
+
+torch = pytest.importorskip("torch")
+
+F32, F64 = DType.float32, DType.float64
+_ELEMENT = {
+    np.dtype(np.float64): Float64Type(),
+    np.dtype(np.float32): Float32Type(),
+    np.dtype(np.float16): Float16Type(),
+}
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """`math.fma` on 1-d tensors of a's dtype, through the upstream interpreter's function."""
+    t = MlirTensor(_ELEMENT[a.dtype], [a.size])
+    values = Operands(result_types=[t, t, t]).results
+    op = math.FmaOp(values[0], values[1], values[2])
+    return np.asarray(MathFunctions().run_fma(cast(Any, None), op, (a, b, c)).values[0])
+
+
+def _exact(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> list[Fraction]:
+    return [Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)) for x, y, z in zip(a, b, c)]
+
+
+def _nearest(value: Fraction, dtype: Any) -> float:
+    """`value` rounded to nearest-even in a float format, by bracketing it with two neighbours."""
+    info = np.finfo(dtype)
+    lo = np.asarray(float(value), np.float64).astype(dtype)  # within one ulp of value
+    candidates = {float(lo), float(np.nextafter(lo, dtype(np.inf))), float(np.nextafter(lo, dtype(-np.inf)))}
+    best = min(
+        candidates, key=lambda f: (abs(Fraction(f) - value), int(np.asarray(f, dtype).view(f"u{info.bits // 8}")) & 1)
+    )
+    return best
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_fma_rounds_once(dtype: Any) -> None:
+    """Products cancelled by c (where rounding the product first loses everything), random triples, signed zeros."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(300).astype(dtype)
+    b = rng.standard_normal(300).astype(dtype)
+    near = -(a.astype(np.float64) * b).astype(dtype)
+    c = np.concatenate(
+        [near[:100], (near[100:200] * dtype(1.001)).astype(dtype), rng.standard_normal(100).astype(dtype)]
+    )
+    got = _fma(a, b, c)
+    want = np.array([_nearest(v, dtype) for v in _exact(a, b, c)], dtype)
+    assert np.array_equal(got, want), np.nonzero(got != want)
+    zero = np.array([0.0, -0.0, -0.0, 1e-200 if dtype == np.float64 else 1e-30], dtype)
+    one = np.array([1.0, 1.0, -1.0, -zero[3]], dtype)
+    signs = np.signbit(_fma(zero, one, np.array([-0.0, -0.0, 0.0, -0.0], dtype)))
+    assert signs.tolist() == [False, True, False, True]  # +0*1-0, -0*1-0, -0*-1+0, tiny negative product rounding to -0
+
+
+def test_float64_fma_past_the_overflow_of_its_product() -> None:
+    """a*b overflows float64 but a*b+c does not; an infinite operand still decides the result."""
+    got = _fma(
+        np.array([1e308, 1e308, np.inf, np.nan]), np.array([2.0, 2.0, 0.0, 1.0]), np.array([-1.5e308, 0.0, 1.0, 1.0])
+    )
+    assert got[0] == float(Fraction(1e308) * 2 - Fraction(1.5e308))
+    assert got[1] == np.inf and np.isnan(got[2]) and np.isnan(got[3])
+
+
+def test_float64_fmod_through_the_upstream_interpreter() -> None:
+    """The lowered float64 fmod's remainder step is an fma: fmod(1, 0.1) was 0 when it rounded twice."""
+    a = np.array([1.0, -1.0, 5.3, 1e300, 0.7, 3.0, -0.0], np.float64)
+    b = np.array([0.1, 0.1, 0.2, 3.7, -0.3, np.inf, 2.0], np.float64)
+    module = program(
+        [TensorType([a.size], F64)] * 2, lambda add, x, y: [add(build("aten.fmod.Tensor", x, y)).results[0]]
+    )
+    got = np.asarray(run_lowered(lower_to_upstream(module), [a, b])[0])
+    want = torch.fmod(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+    assert got[0] == 0.09999999999999995
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), (got, want)
