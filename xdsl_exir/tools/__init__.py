@@ -11,10 +11,14 @@ one-line message after cleaning up.
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 INTERRUPTED = 130
@@ -33,6 +37,53 @@ def accept_interrupts() -> None:
     if threading.current_thread() is threading.main_thread():
         if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def seconds(text: str) -> float:
+    """argparse type of both tools' `--timeout`: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
+    return value
+
+
+class RunTimeout(BaseException):
+    """
+    Raised by the `--timeout` alarm. A BaseException, so that no `except
+    Exception` on the way (kernels and passes wrap their failures) mistakes it
+    for an error of the program.
+    """
+
+
+class TimeoutUnavailable(Exception):
+    """`--timeout` where no SIGALRM timer can serve (not POSIX, or not the main thread)."""
+
+
+@contextmanager
+def time_limit(limit: float | None) -> Iterator[None]:
+    """Raise `RunTimeout` in the main thread after `limit` seconds (a SIGALRM timer); both tools' `--timeout`."""
+    if limit is None:
+        yield
+        return
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        raise TimeoutUnavailable("--timeout needs a POSIX system and must run in the main thread")
+
+    def on_alarm(signum: int, frame: FrameType | None) -> None:
+        raise RunTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    outer, outer_interval = signal.setitimer(signal.ITIMER_REAL, limit)
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer:  # a caller's timer (a test harness, say) keeps running
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3), outer_interval)
 
 
 if os.path.basename(sys.argv[0]) in _TOOL_NAMES and threading.current_thread() is threading.main_thread():

@@ -38,7 +38,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, NoReturn
 
 from xdsl_exir import __version__
-from xdsl_exir.tools import INTERRUPTED, accept_interrupts
+from xdsl_exir.tools import INTERRUPTED, RunTimeout, accept_interrupts, seconds
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, parse_byte_size
 
@@ -80,17 +80,6 @@ def _byte_size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _seconds(text: str) -> float:
-    """argparse type of `--timeout`: a positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < 1e9:
-        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
-    return value
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG, description="Run an exir program on numpy.")
     parser.add_argument(
@@ -122,7 +111,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds,
         metavar="SECONDS",
         help="stop loading, passes and the run after this long, with a diagnostic and no output (default: none)",
     )
@@ -170,8 +159,9 @@ def _run(argv: Sequence[str] | None) -> int:
     debug = bool(os.environ.get("EXIR_DEBUG"))
     try:
         args = parse_args(argv)
-    except SystemExit as e:
-        return int(e.code or 0)
+    except SystemExit as e:  # argparse printed its message; a usage error is bad input: exit 1, as documented
+        code = int(e.code or 0)
+        return 1 if code == 2 else code
     with progress("starting"):
         from xdsl_exir.tools import run_program  # the heavy part, after parsing (see the module doc)
 
@@ -180,7 +170,7 @@ def _run(argv: Sequence[str] | None) -> int:
         run_program.execute(args, loaders)
     except SystemExit:
         raise
-    except run_program.RunTimeout:
+    except RunTimeout:
         _fail(f"timed out after {args.timeout:g} s (--timeout); no output was written")
     except BrokenPipeError:
         # The reader went away (`exir-run m.txt | head`): not an error of ours.

@@ -21,13 +21,9 @@ import argparse
 import contextlib
 import io
 import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType
+from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -40,6 +36,7 @@ from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream.program import LoweredProgram, is_lowered
+from xdsl_exir.tools import TimeoutUnavailable, time_limit
 from xdsl_exir.tools.exir_opt import (
     ExirOptMain,
     ExirUserError,
@@ -213,38 +210,6 @@ def _run_torchscript(module: ModuleOp, args: argparse.Namespace, profiler: OpPro
         return runner.run_flat(inputs)
 
 
-class RunTimeout(BaseException):
-    """
-    Raised by the `--timeout` alarm. A BaseException, so that no `except
-    Exception` on the way (kernels wrap their failures) mistakes it for an
-    error of the program.
-    """
-
-
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise `RunTimeout` in the main thread after `seconds` (a SIGALRM timer)."""
-    if seconds is None:
-        yield
-        return
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        raise InterpreterError("--timeout needs a POSIX system and must run in the main thread")
-
-    def on_alarm(signum: int, frame: FrameType | None) -> None:
-        raise RunTimeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    outer, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
-    start = time.monotonic()
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if outer:  # a caller's timer (a test harness, say) keeps running
-            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3), outer_interval)
-
-
 def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray]:
     """Everything `exir-run` does after parsing; returns the flat outputs (and writes `-o`)."""
     if args.output is not None:
@@ -256,7 +221,7 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
         from xdsl_exir.tools.profiler import OpProfiler
 
         profiler = OpProfiler(trace=args.trace is not None)
-    with max_tensor_bytes(args.max_tensor_bytes), _time_limit(args.timeout), _blas_threads(args):
+    with max_tensor_bytes(args.max_tensor_bytes), time_limit(args.timeout), _blas_threads(args):
         flat = _outputs(args, loaders, profiler)
     if profiler is not None:
         if args.profile:
@@ -406,6 +371,6 @@ def message(e: Exception, module: ModuleOp | None, input_file: str) -> str:
         return format_parse_error(e)
     if isinstance(e, (VerifyException, DiagnosticException)):
         return _describe_verify_failure(e, module)
-    if isinstance(e, (InterpreterError, ExirUserError, TensorSizeError)):
+    if isinstance(e, (InterpreterError, ExirUserError, TensorSizeError, TimeoutUnavailable)):
         return str(e)
     return describe_unexpected(e, input_file)
