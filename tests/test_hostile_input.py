@@ -605,6 +605,10 @@ def test_usage_errors_exit_1() -> None:
     for argv in (["--mlir-elide-resource-strings-if-larger", "x"], ["--max-tensor-bytes", "-1"], ["--no-such-flag"]):
         r = invoke("exir-opt", [example, *argv])
         assert r.rc == 1 and "exir-opt: error: " in r.err, (argv, r)
+    model = str(ROOT / "tests" / "zoo" / "mlp.core.pt2")
+    for argv in (["--random-inputs", "-1"], ["--random-inputs", "x"], ["--threads", "0"], ["--timeout", "nan"]):
+        r = invoke("exir-run", [model, *argv])
+        assert r.rc == 1 and "exir-run: error: " in r.err and "internal error" not in r.err, (argv, r)
 
 
 def test_near_miss_pass_and_option_names_get_suggestions(tmp_path: Path) -> None:

@@ -62,6 +62,17 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(1)
 
 
+def _seed(text: str) -> int:
+    """argparse type of `--random-inputs`: numpy's generators take a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     """`--threads`: a count of at least one."""
     try:
@@ -94,7 +105,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--inputs", metavar="IN.npz", help="npz file with the user inputs arg0 ..")
     parser.add_argument(
-        "--random-inputs", type=int, metavar="SEED", help="draw the user inputs from their types with this seed"
+        "--random-inputs", type=_seed, metavar="SEED", help="draw the user inputs from their types with this seed"
     )
     parser.add_argument("-o", "--output", metavar="OUT.npz", help="npz file to write the user outputs out0 .. to")
     parser.add_argument(
