@@ -6,11 +6,13 @@ rounded `math.fma` (the float64 `fmod` the lowering emits depends on it).
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from typing import Any, cast
 
 import numpy as np
 import pytest
+import sympy
 from test_decompose import program
 from xdsl.dialects import math
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type
@@ -18,6 +20,7 @@ from xdsl.dialects.builtin import TensorType as MlirTensor
 from xdsl.dialects.test import TestOp as Operands
 
 from xdsl_exir.dialects.aten import build
+from xdsl_exir.dialects.aten_inference.conv_pool import pool_out
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.interpreters.upstream.math import MathFunctions
@@ -95,3 +98,43 @@ def test_float64_fmod_through_the_upstream_interpreter() -> None:
     want = torch.fmod(torch.from_numpy(a), torch.from_numpy(b)).numpy()
     assert got[0] == 0.09999999999999995
     assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), (got, want)
+
+
+# -- pooled sizes with ceil_mode ---------------------------------------------------
+
+
+def _torch_pool_size(n: int, kernel: int, stride: int, pad: int, dilation: int) -> int | None:
+    try:
+        return torch.nn.functional.max_pool1d(
+            torch.zeros(1, 1, n), kernel, stride, pad, dilation, ceil_mode=True
+        ).shape[-1]
+    except RuntimeError:  # pad past half the kernel, or no window at all
+        return None
+
+
+def test_ceil_mode_pool_size_on_a_symbolic_input_follows_torch() -> None:
+    """A window may not start in the right padding: s0 = 5, kernel 2, stride 2, pad 1 pools to 3 (was 4)."""
+    s0 = sympy.Symbol("s0", integer=True, positive=True)
+    checked = 0
+    for kernel, stride, dilation in itertools.product((1, 2, 3, 4), (1, 2, 3), (1, 2)):
+        for pad in range(kernel // 2 + 1):
+            size = pool_out(s0, kernel, stride, pad, dilation, True)
+            for n in range(1, 14):
+                want = _torch_pool_size(n, kernel, stride, pad, dilation)
+                if want is not None:
+                    assert int(cast(Any, size).subs(s0, n)) == want, (n, kernel, stride, pad, dilation, size)
+                    assert pool_out(n, kernel, stride, pad, dilation, True) == want
+                    checked += 1
+    assert checked > 500
+    ops: list[Any] = []
+
+    def body(add: Any, x: Any) -> list[Any]:
+        ops.insert(0, add(build("aten.max_pool2d_with_indices.default", x, [2, 2], [2, 2], [1, 1], [1, 1], True)))
+        return [ops[0].results[0]]
+
+    program([TensorType([1, 2, s0, 7], F32)], body)
+    sizes = ops[0].results[0].type.sizes
+    assert [s if isinstance(s, int) else int(s.subs(s0, 5)) for s in sizes] == [1, 2, 3, 4]
+    x = np.random.default_rng(0).standard_normal((1, 2, 5, 7)).astype(np.float32)
+    got = np.asarray(run_lowered(lower_to_upstream(program([TensorType([1, 2, s0, 7], F32)], body)), [x])[0])
+    assert np.array_equal(got, torch.nn.functional.max_pool2d(torch.from_numpy(x), 2, 2, 1, 1, True).numpy())

@@ -8,7 +8,17 @@ from typing import cast
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, _norm, add, floordiv, make_tensor, mul, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.dialects.aten_inference.core import (
+    Bound,
+    InferenceError,
+    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    add,
+    floordiv,
+    make_tensor,
+    mul,
+    rule,
+    sym_min,
+)
 from xdsl_exir.dialects.exir import (
     DType,
 )
@@ -36,7 +46,14 @@ def pool_out(
     dilation: int,
     ceil_mode: bool,
 ) -> SymSize:
-    """Pooling output size; with ceil_mode a window may not start in the padding."""
+    """
+    Pooling output size; with ceil_mode the last window must still start
+    inside the input or its left padding (torch drops it otherwise). For a
+    symbolic size that rule is a minimum: starts j*stride < size + pad allow
+    floor((size + pad - 1) / stride) + 1 windows, and as torch keeps pad at
+    most half the effective kernel, ceil mode's count exceeds it by one at
+    most, which is exactly when torch drops the last window.
+    """
     span = add(size, 2 * pad, -dilation * (kernel - 1) - 1)
     if not ceil_mode:
         return add(floordiv(span, stride), 1)
@@ -45,7 +62,9 @@ def pool_out(
     limit = add(size, pad)
     if isinstance(last_start, int) and isinstance(limit, int):
         return out - 1 if last_start >= limit else out
-    return out
+    if pad - dilation * (kernel - 1) + stride - 1 <= 0:  # the numerator of `out` is at most that of the bound
+        return out
+    return sym_min(out, add(floordiv(add(limit, -1), stride), 1))
 
 
 def _spatial(b: Bound, name: str, n: int, default: Sequence[int] | None = None) -> list[int]:
