@@ -218,6 +218,117 @@ def test_joint_forward_backward_graph_lowers_and_runs() -> None:
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
+def test_generic_multi_result_calls_lower_and_run() -> None:
+    """
+    Multi-result operators in the generic form (one call with a tuple result,
+    read by getitems, as AOTAutograd writes them) lower through the named op's
+    rule, and match eager on the interpreter, the lowered module and IREE.
+    """
+    torch = pytest.importorskip("torch")
+    from torch._functorch.aot_autograd import aot_export_module
+
+    from xdsl_exir.frontends.torch_live import import_graph_module
+
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln = torch.nn.LayerNorm(4)
+            self.bn = torch.nn.BatchNorm2d(3)
+            self.pool = torch.nn.MaxPool2d(2, return_indices=True)
+
+        def forward(self, x: Any, y: Any) -> Any:
+            values, indices = self.pool(self.bn(y))
+            return (self.ln(x), values, indices)
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    with torch.no_grad():
+        net.bn.running_mean.uniform_(-1, 1)
+        net.bn.running_var.uniform_(0.5, 2)
+        net.ln.weight.uniform_(-2, 2)
+    x = torch.randn(2, 4) * 3
+    y = torch.randn(1, 3, 4, 6)
+    y[0, 1, 0, 0] = float("nan")  # max_pool propagates NaN and its index
+    gm, sig = aot_export_module(net, (x, y), trace_joint=False)
+    state = dict(net.named_parameters()) | dict(net.named_buffers())
+    example = [state[n].detach() for n in (*sig.parameters, *sig.buffers)] + [x, y]
+    module = import_graph_module(gm, example)
+    tuples = [op for op in module.walk() if op.name == "exir.call_function" and op.results and "tuple" in str(op.results[0].type)]
+    assert len(tuples) == 3, module  # layer norm, batch norm, max pool: one tuple-typed call each
+    inputs = [t.numpy() for t in example]
+    want = [t.detach().numpy() for t in gm(*example)]
+    ours, lowered = run_both(module, inputs)
+    for w, o, g in zip(want, ours, lowered, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(o, w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    if _iree():
+        from xdsl_exir.targets.iree import IreeOptions, compile_program
+
+        native = flatten(compile_program(module, IreeOptions(threads=1, use_cache=False))(*inputs), [])
+        for w, g in zip(want, native, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_tuple_result_used_whole_is_refused_with_its_name() -> None:
+    """A tuple result used other than through getitems stays generic, and the refusal names the call."""
+    text = """
+builtin.module {
+  exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
+    exir.graph @forward(%x: !exir.tensor<[2, 4], float32>) -> !exir.tuple<!exir.tensor<[2, 4], float32>, !exir.tensor<[2, 1], float32>, !exir.tensor<[2, 1], float32>> {
+      %t = exir.call_function "aten.native_layer_norm.default"(%x, [4], none, none, 1.0e-05) : (!exir.tensor<[2, 4], float32>) -> !exir.tuple<!exir.tensor<[2, 4], float32>, !exir.tensor<[2, 1], float32>, !exir.tensor<[2, 1], float32>>
+      exir.output %t : !exir.tuple<!exir.tensor<[2, 4], float32>, !exir.tensor<[2, 1], float32>, !exir.tensor<[2, 1], float32>>
+    }
+  }
+}
+"""
+    with pytest.raises(ExirDiagnostic) as e:
+        lower_to_upstream(parse(text))
+    assert "aten.native_layer_norm.default" in str(e.value) and "exir.getitem" in str(e.value)
+
+
+def _one_call(target: str, n_operands: int) -> str:
+    ty = "!exir.tensor<[4], float32>"
+    operands = ", ".join(["%x"] * n_operands)
+    return f"""
+builtin.module {{
+  exir.program inputs [<user_input "x">] outputs [<user_output "r">] {{
+    exir.graph @forward(%x: {ty}) -> {ty} {{
+      %r = exir.call_function "{target}"({operands}) : ({", ".join([ty] * n_operands)}) -> {ty}
+      exir.output %r : {ty}
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "n_operands", "want"),
+    [
+        ("aten.relu.default", 1, [0.0, 0.5, np.nan, -0.0]),  # as torch: relu(-0.0) is -0.0
+        ("aten::relu", 1, [0.0, 0.5, np.nan, -0.0]),  # OpOverload.name()'s spelling, the default overload
+        ("torch.ops.aten.relu.default", 1, [0.0, 0.5, np.nan, -0.0]),  # a serialized archive's spelling
+        ("aten::add.Tensor", 2, [-2.0, 1.0, np.nan, -0.0]),
+    ],
+)
+def test_target_spellings_resolve_alike_in_the_interpreter_and_the_lowering(target: str, n_operands: int, want: list[float]) -> None:
+    """The interpreter and the lowering resolve a call's target with the registry's one resolver."""
+    x = np.array([-1.0, 0.5, np.nan, -0.0], np.float32)
+    ours, lowered = run_both(parse(_one_call(target, n_operands)), [x])
+    np.testing.assert_array_equal(ours[0], np.array(want, np.float32))
+    np.testing.assert_array_equal(lowered[0], np.array(want, np.float32))
+    assert np.signbit(lowered[0][3]) == np.signbit(np.float32(want[3]))
+
+
+def test_a_packet_without_overload_is_refused_by_both() -> None:
+    """`aten.relu` (FX's print of an OpOverloadPacket) names no operator: neither path guesses one."""
+    module = parse(_one_call("aten.relu", 1))
+    with pytest.raises(InterpreterError, match="aten.relu"):
+        ProgramRunner(module).run([np.zeros(4, np.float32)])
+    with pytest.raises(ExirDiagnostic, match=r"aten\.relu names no overload"):
+        lower_to_upstream(module)
+
+
 def _iree() -> bool:
     from xdsl_exir.targets.iree import iree_available
 

@@ -98,15 +98,6 @@ ZOO_NOT_NATIVE: dict[str, str] = {
 
 
 IREE_NOT_NATIVE: dict[str, str] = {
-    **{
-        name: "the lowering of the live importer's generic call form takes single-result operators "
-        "only: native_layer_norm / _native_batch_norm_legit_no_training (tuple results) send the "
-        "graph to the interpreter"
-        for name in (
-            "attention", "cnn_bn", "conv3d_net", "convnext_block", "dwsep_cnn", "dynamic_attention",
-            "gpt2_block", "resnet18", "resnet_blocks", "transformer_encoder", "unet_bilinear",
-        )
-    },
     "llama_decoder_train": "the lowering has no rule for fx.get_attr (the importer's lifted tensor constant)",
     "custom_op": "a torch.library operator has no lowering: it runs in eager torch between IREE pieces",
 }  # fmt: skip

@@ -113,8 +113,12 @@ def target_of(op: Operation) -> str:
     """The operator an op calls, in IR spelling (`aten.add.Tensor`)."""
     if isinstance(op, AtenOp):
         return op.name
-    target = cast(StringAttr, op.properties["target"]).data
-    return target.removeprefix("torch.ops.")
+    target = cast(StringAttr, op.properties["target"]).data.removeprefix("torch.ops.")
+    if "::" in target and (entry := op_registry.lookup(target)) is not None:
+        # the schema spelling (`aten::relu`, what OpOverload.name() gives): the
+        # registry's resolver, the one the lowering's op classes agree with
+        return entry.op_name
+    return target
 
 
 # ---------------------------------------------------------------------------

@@ -36,7 +36,11 @@ family). Both spellings of an ATen call lower alike: the generic
 joint forward/backward graphs and to-core-aten's untouched core ops hold) is
 first rewritten, in a copy of the program, into the named op by the aten
 dialect's own conversion (`aten.from_call_function`), so one rule serves
-both. An op without a rule stops the pass with a diagnostic that names it and
+both; a multi-result operator, in the generic form one call with an
+`!exir.tuple` result read by `exir.getitem`s, becomes the named op with one
+result per element. Targets resolve as the interpreter resolves them
+(`op_registry.lookup`): `aten.relu.default`, `aten::relu`,
+`torch.ops.aten.relu.default`, never an overload-less packet. An op without a rule stops the pass with a diagnostic that names it and
 where it is, and says what to do: an op outside core ATen needs `to-core-aten`
 first; a core op without a rule is listed in `docs/linalg_lowering.md`. The
 module is only changed when the whole program lowered.
@@ -72,7 +76,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class, from_call_function
 from xdsl_exir.dialects.aten_inference import InferenceError
@@ -102,6 +106,7 @@ from xdsl_exir.dialects.exir import (
     SymNumelOp,
     SymSizeOp,
     TensorType,
+    TupleType,
     WhileLoopOp,
     blob_data,
 )
@@ -387,6 +392,14 @@ class _ProgramLowering:
             entry = lookup(op.target.data)
             if entry is not None and entry.op_name in _NO_OPS:
                 return
+            if _is_tuple_call(op) and _named_class(op) is not None:
+                raise LoweringError(
+                    f"{op.target.data}: its tuple result is used other than by exir.getitem; "
+                    "only its elements lower (take each with exir.getitem)",
+                    op,
+                )
+            if entry is None and lookup(f"{op.target.data}.default") is not None:
+                raise LoweringError(f"{op.target.data} names no overload: write the one meant ({op.target.data}.default, ...)", op)
             if entry is None or not entry.op_name.startswith("aten."):
                 raise LoweringError(f"{op.target.data} is not an ATen operator: it has no lowering to linalg", op)
             raise LoweringError(_no_rule(entry.op_name), op)
@@ -618,16 +631,62 @@ def _named_form(program: ProgramOp) -> ProgramOp:
     changes: a refused program stays as it was. Locations are kept, so that
     diagnostics point at the call as written.
     """
-    if not any(isinstance(op, CallFunctionOp) and aten_op_class(op.target.data) is not None for op in program.walk()):
+    if not any(isinstance(op, CallFunctionOp) and _named_class(op) is not None for op in program.walk()):
         return program
     copy = program.clone()
-    calls = [op for op in copy.walk() if isinstance(op, CallFunctionOp)]
+    calls = [op for op in copy.walk() if isinstance(op, CallFunctionOp) and _named_class(op) is not None]
     for call in calls:
+        if _is_tuple_call(call):
+            _split_tuple_result(call)
+            continue
         named = from_call_function(call)
         if named is not None:
             named.location = call.location
             Rewriter.replace_op(call, named)
     return copy
+
+
+def _named_class(call: CallFunctionOp) -> type[AtenOp] | None:
+    """
+    The aten op class a call's target names, by the registry's resolver (the
+    interpreter's too): `aten.relu.default`, `aten::relu`, `torch.ops.aten.relu.default`.
+    A packet without its overload (`aten.relu`) names no operator.
+    """
+    entry = lookup(call.target.data)
+    return None if entry is None else aten_op_class(entry.op_name)
+
+
+def _is_tuple_call(call: CallFunctionOp) -> bool:
+    """A multi-result operator in the generic form: one call whose one result is a tuple."""
+    return len(call.results) == 1 and isinstance(call.results[0].type, TupleType)
+
+
+def _split_tuple_result(call: CallFunctionOp) -> None:
+    """
+    Rewrite a generic multi-result call (`!exir.tuple<...>` result read by
+    `exir.getitem`s, as torch.fx writes it) into the named op with one result
+    per tuple element, the form the named spelling and every rule use; each
+    getitem becomes the result it reads. A tuple used other than by getitems
+    is left alone (and refused with the call's name when it is reached).
+    """
+    tuple_result = call.results[0]
+    assert isinstance(tuple_result.type, TupleType)
+    if not all(isinstance(use.operation, GetItemOp) for use in tuple_result.uses):
+        return
+    cls = _named_class(call)
+    assert cls is not None
+    named = cls.create(
+        operands=list(call.operands),
+        result_types=list(tuple_result.type.types.data),
+        properties={"args": call.args, "kwargs": call.kwargs},
+        attributes=dict(call.attributes),
+    )
+    named.location = call.location
+    Rewriter.insert_op(named, InsertPoint.before(call))
+    for use in list(tuple_result.uses):
+        getitem = cast(GetItemOp, use.operation)
+        Rewriter.replace_op(getitem, [], [named.results[getitem.index.data]])
+    Rewriter.erase_op(call)
 
 
 def lower_program(program: ProgramOp) -> func.FuncOp:
