@@ -22,9 +22,10 @@ from xdsl.dialects.test import TestOp as Operands
 from xdsl_exir.dialects.aten import build
 from xdsl_exir.dialects.aten_inference.conv_pool import pool_out
 from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.interpreters.program import find_program
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.interpreters.upstream.math import MathFunctions
-from xdsl_exir.targets.iree import lower_to_upstream
+from xdsl_exir.targets.iree import iree_available, lower_to_upstream, print_mlir
 
 torch = pytest.importorskip("torch")
 
@@ -138,3 +139,51 @@ def test_ceil_mode_pool_size_on_a_symbolic_input_follows_torch() -> None:
     x = np.random.default_rng(0).standard_normal((1, 2, 5, 7)).astype(np.float32)
     got = np.asarray(run_lowered(lower_to_upstream(program([TensorType([1, 2, s0, 7], F32)], body)), [x])[0])
     assert np.array_equal(got, torch.nn.functional.max_pool2d(torch.from_numpy(x), 2, 2, 1, 1, True).numpy())
+
+
+# -- pooled sums -------------------------------------------------------------------
+
+
+def _pool_errors(got: Any, want64: np.ndarray, theirs: np.ndarray) -> tuple[float, float]:
+    ours = float(np.max(np.abs(np.asarray(got, np.float64) - want64) / np.abs(want64)))
+    return ours, float(np.max(np.abs(theirs.astype(np.float64) - want64) / np.abs(want64)))
+
+
+def test_global_average_pool_accumulates_wide_on_iree() -> None:
+    """adaptive_avg_pool2d(1) over 2 * 2**18 values in [100, 101): a float32 running sum drifted by 1e-3."""
+    if not iree_available():
+        pytest.skip("the iree extra is not installed")
+    from xdsl_exir.targets.iree import IreeExecutor, IreeOptions, compile_text
+
+    shape = [1, 2, 512, 512]
+    module = program(
+        [TensorType(shape, F32)], lambda add, x: [add(build("aten._adaptive_avg_pool2d.default", x, [1, 1])).results[0]]
+    )
+    options = IreeOptions(threads=1, use_cache=False)
+    run = IreeExecutor(find_program(module), compile_text(print_mlir(lower_to_upstream(module)), options).vmfb, options)
+    x = (100 + np.random.default_rng(2).random(shape)).astype(np.float32)
+    want = x.astype(np.float64).mean(axis=(2, 3), keepdims=True)
+    theirs = torch.nn.functional.adaptive_avg_pool2d(torch.from_numpy(x), 1).numpy()
+    ours, torchs = _pool_errors(run(x)[0], want, theirs)
+    assert ours <= max(torchs, 2.0**-24), (ours, torchs)
+
+
+@pytest.mark.parametrize(
+    "name, args, reference",
+    [
+        ("aten.avg_pool2d.default", ([64, 64], [64, 64]), lambda t: torch.nn.functional.avg_pool2d(t, 64)),
+        ("aten._adaptive_avg_pool2d.default", ([3, 3],), lambda t: torch.nn.functional.adaptive_avg_pool2d(t, 3)),
+        ("aten._adaptive_avg_pool2d.default", ([1, 1],), lambda t: torch.nn.functional.adaptive_avg_pool2d(t, 1)),
+    ],
+)
+def test_pooled_means_are_rounded_once(name: str, args: tuple[Any, ...], reference: Any) -> None:
+    """Through xDSL's interpreter: every window's float32 mean is the float64 mean rounded once, as close as torch's or closer."""
+    shape = [1, 1, 128, 128]
+    module = program([TensorType(shape, F32)], lambda add, x: [add(build(name, x, *args)).results[0]])
+    x = (100 + np.random.default_rng(3).random(shape)).astype(np.float32)
+    got = np.asarray(run_lowered(lower_to_upstream(module), [x])[0])
+    t = torch.from_numpy(x.astype(np.float64))
+    want = reference(t).numpy()
+    assert np.array_equal(got, want.astype(np.float32)), np.max(np.abs(got - want))
+    ours, torchs = _pool_errors(got, want, reference(torch.from_numpy(x)).numpy())
+    assert ours <= max(torchs, 2.0**-24)

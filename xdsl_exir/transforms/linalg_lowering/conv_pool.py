@@ -67,13 +67,14 @@ from xdsl_exir.transforms.linalg_lowering.pointwise import (
     trunc_divide,
 )
 from xdsl_exir.transforms.linalg_lowering.reductions import (
+    accumulator,
     better,
     count,
     finish,
     lowest,
     mean_and_sq_dev,
-    reduce,
     rstd_of,
+    sum_over,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
@@ -606,9 +607,9 @@ def _avg(
     CPU kernel pools int64 too: it sums in int64 and divides as C++ does,
     truncating toward zero.
     """
-    acc = opmath(out.element_dtype)
-    if not acc.is_floating_point and acc is not DType.int64:
-        raise st.error(f"average pooling of {acc}: torch's CPU kernel pools floating-point and int64 tensors only")
+    if not out.element_dtype.is_floating_point and opmath(out.element_dtype) is not DType.int64:
+        raise st.error(f"average pooling of {out.element_dtype}: torch's CPU kernel pools floating-point and int64 tensors only")
+    acc = accumulator(out.element_dtype)  # float64 for floats, so each window's mean is rounded once
 
     def quotient(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         return div(st, a, b, dt) if dt.is_floating_point else trunc_divide(st, a, b, dt)
@@ -705,9 +706,9 @@ def _adaptive_avg_separable(st: LoweringState, x: SSAValue, xt: TensorType, out:
     dim; each sum is then divided by its box's element count (a constant over
     the pooled dims), as torch divides each window's sum.
     """
-    acc = opmath(out.element_dtype)
-    if not acc.is_floating_point:
+    if not out.element_dtype.is_floating_point:
         raise st.error(f"integer {what} has no linalg lowering")
+    acc = accumulator(out.element_dtype)
     rank = xt.rank
     if not all(isinstance(v, int) for v in (*xt.sizes[rank - k :], *out.sizes[rank - k :])):
         shape = "x".join(str(v) for v in xt.sizes[rank - k :])
@@ -745,17 +746,14 @@ def _adaptive_avg_separable(st: LoweringState, x: SSAValue, xt: TensorType, out:
 
 def _adaptive_avg(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorType, what: str) -> SSAValue:
     """Adaptive average pooling over the last two dims."""
-    acc = opmath(out.element_dtype)
+    acc = accumulator(out.element_dtype)
     oh, ow = out.sizes[-2:]
     h, w = xt.sizes[-2:]
     rank = xt.rank
     if oh == 1 and ow == 1:
         dims = [rank - 2, rank - 1]
         src = xt.element_dtype
-        total = reduce(
-            st, xt.sizes, dims, False, [(x, identity_map(rank))], [(0, acc)],
-            lambda a: [add(st, st.cast(a[0], src, acc), a[1], acc)],
-        )[0]  # fmt: skip
+        total = sum_over(st, xt.sizes, dims, [(x, identity_map(rank))], lambda a: st.cast(a[0], src, acc), acc)
         n = count(st, xt.sizes, dims, acc)
         return finish(st, total, dims, True, acc, out, lambda v: div(st, v, n, acc))
     if not all(isinstance(s, int) for s in (oh, ow, h, w)) or cast(int, h) % cast(int, oh) or cast(int, w) % cast(int, ow):

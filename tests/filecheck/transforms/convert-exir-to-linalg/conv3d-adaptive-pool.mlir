@@ -82,16 +82,20 @@ builtin.module {
 }
 
 // 3 -> 2 (windows [0, 2) and [1, 3)), 5 -> 3 (lengths 2, 3, 2), 5 -> 2 (lengths 3, 3):
-// the counts are 2 * {2, 3, 2} * 3.
+// the counts are 2 * {2, 3, 2} * 3. The sums and the division are in float64
+// (every float sum accumulates in float64), the quotient rounded once.
 // CHECK-LABEL: func.func @forward(%x: tensor<2x3x3x5x5xf32> {{.*}})
-// CHECK:         %[[M0:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<2x3xf32>
-// CHECK:         %[[S0:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%x, %[[M0]] : tensor<2x3x3x5x5xf32>, tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3x2x5x5xf32>)
-// CHECK:         %[[M1:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<3x5xf32>
-// CHECK:         %[[S1:.*]] = linalg.generic {{.*}} ins(%[[S0]], %[[M1]] : tensor<2x3x2x5x5xf32>, tensor<3x5xf32>) outs(%{{.*}} : tensor<2x3x2x3x5xf32>)
-// CHECK:         %[[S2:.*]] = linalg.generic {{.*}} ins(%[[S1]], %{{.*}} : tensor<2x3x2x3x5xf32>, tensor<2x5xf32>) outs(%{{.*}} : tensor<2x3x2x3x2xf32>)
-// CHECK:         %[[COUNTS:.*]] = arith.constant dense<{{\[\[\[}}1.200000e+01, 1.200000e+01], [1.800000e+01, 1.800000e+01], [1.200000e+01, 1.200000e+01]], {{.*}}> : tensor<2x3x2xf32>
-// CHECK:         %[[AVG:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4)>, {{.*}}} ins(%[[S2]], %[[COUNTS]] : tensor<2x3x2x3x2xf32>, tensor<2x3x2xf32>)
-// CHECK:           arith.divf
+// CHECK:         %[[X64:.*]] = linalg.generic {{.*}} ins(%x : tensor<2x3x3x5x5xf32>) outs(%{{.*}} : tensor<2x3x3x5x5xf64>)
+// CHECK:           arith.extf
+// CHECK:         %[[M0:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<2x3xf64>
+// CHECK:         %[[S0:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[X64]], %[[M0]] : tensor<2x3x3x5x5xf64>, tensor<2x3xf64>) outs(%{{.*}} : tensor<2x3x2x5x5xf64>)
+// CHECK:         %[[M1:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<3x5xf64>
+// CHECK:         %[[S1:.*]] = linalg.generic {{.*}} ins(%[[S0]], %[[M1]] : tensor<2x3x2x5x5xf64>, tensor<3x5xf64>) outs(%{{.*}} : tensor<2x3x2x3x5xf64>)
+// CHECK:         %[[S2:.*]] = linalg.generic {{.*}} ins(%[[S1]], %{{.*}} : tensor<2x3x2x3x5xf64>, tensor<2x5xf64>) outs(%{{.*}} : tensor<2x3x2x3x2xf64>)
+// CHECK:         %[[COUNTS:.*]] = arith.constant dense<{{\[\[\[}}1.200000e+01, 1.200000e+01], [1.800000e+01, 1.800000e+01], [1.200000e+01, 1.200000e+01]], {{.*}}> : tensor<2x3x2xf64>
+// CHECK:         %[[AVG:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4)>, {{.*}}} ins(%[[S2]], %[[COUNTS]] : tensor<2x3x2x3x2xf64>, tensor<2x3x2xf64>)
+// CHECK:           arith.divf {{.*}} : f64
+// CHECK:           arith.truncf
 // CHECK:         func.return %[[AVG]] : tensor<2x3x2x3x2xf32>
 
 // -----
