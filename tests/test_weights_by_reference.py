@@ -195,3 +195,18 @@ def test_crc_is_checked_on_demand(tmp_path: Path) -> None:
 def test_missing_path_is_a_diagnostic(tmp_path: Path) -> None:
     with pytest.raises(Pt2Error, match="cannot read it"):
         load_pt2(tmp_path / "absent.pt2")
+
+
+def test_exir_opt_streams_o_and_writes_nothing_on_failure(tmp_path: Path) -> None:
+    """`-o` is written through a temporary file beside it: the same text as stdout, nothing left on failure."""
+    from xdsl_exir.tools.exir_opt import run
+
+    src = ZOO / "mlp.core.pt2"
+    out = tmp_path / "m.mlir"
+    assert run([str(src), "-o", str(out)]) == 0
+    assert out.read_text() == _text(load_pt2(src.read_bytes(), str(src))) + "\n"
+    bad = tmp_path / "bad.pt2"
+    bad.write_bytes(src.read_bytes()[:3000])
+    with pytest.raises(SystemExit):
+        run([str(bad), "-o", str(tmp_path / "never.mlir")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.pt2", "m.mlir"]

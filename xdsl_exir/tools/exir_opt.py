@@ -48,7 +48,7 @@ import textwrap
 import typing
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from io import BytesIO, StringIO
+from io import BytesIO, StringIO, TextIOWrapper
 from typing import IO, Any, NoReturn
 
 from xdsl.context import Context
@@ -136,6 +136,19 @@ class _KeptBuffer(StringIO):
 
     def close(self) -> None:
         pass
+
+
+class _KeptFile(TextIOWrapper):
+    """A temporary output file that survives xDSL closing its output stream (closed on commit)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(open(fd, "wb"), encoding="utf-8")  # closed by commit_output or discard_output
+
+    def close(self) -> None:
+        self.flush()
+
+    def really_close(self) -> None:
+        super().close()
 
 
 class LocatingParser(ResourceParser):
@@ -453,6 +466,11 @@ class ExirOptMain(xDSLOptMain):
     frontend_name: str = "mlir"
     last_module: ModuleOp | None = None
     buffer: StringIO | None = None
+    _pt2_path: str | None = None
+    """The `.pt2` input's path when it is a file on disk (mapped, not read)."""
+    _spool: tuple[str, str] | None = None
+    """(temporary file, final path) of an output streamed to disk, renamed on success."""
+    _spool_stream: _KeptFile | None = None
     pass_timer: PassTimer | None = None
     report_pass_times = False
     """`--time-passes`: print the timer's report at the end (a caller may time without it)."""
@@ -579,6 +597,8 @@ class ExirOptMain(xDSLOptMain):
             from xdsl_exir.frontends.pt2 import Pt2Error, load_pt2
 
             try:
+                if self._pt2_path is not None:  # mapped by path: its weights are not read here
+                    return load_pt2(self._pt2_path, self.get_input_name())
                 return load_pt2(io.read(), self.get_input_name())
             except Pt2Error as e:
                 raise ExirUserError(str(e)) from None
@@ -638,7 +658,14 @@ class ExirOptMain(xDSLOptMain):
                 + ", ".join(sorted(self.available_frontends))
                 + ")"
             )
-        return super().prepare_input()
+        chunks, extension = super().prepare_input()
+        path = self.args.input_file
+        if extension == "pt2" and path is not None and len(chunks) == 1 and os.path.isfile(path):
+            # The archive is mapped by its path (`load_pt2`), not read into memory here.
+            chunks[0][0].close()
+            self._pt2_path = path
+            return [(BytesIO(b""), 0)], extension
+        return chunks, extension
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
@@ -723,7 +750,7 @@ class ExirOptMain(xDSLOptMain):
                         module = self.parse_chunk(BytesIO(data), file_extension, offset)
                     if module is not None:
                         self.apply_passes(module)
-                        output_stream.write(self.output_resulting_program(module))
+                        self.write_resulting_program(module, output_stream)
                     output_stream.flush()
                 except ParseError as e:
                     e.span = dataclasses.replace(e.span, line_offset=offset)
@@ -765,17 +792,72 @@ class ExirOptMain(xDSLOptMain):
             raise ChunkFailures(f"{failed} of {len(chunks)} input chunks failed")
 
     def prepare_output(self) -> IO[str]:
-        # An output file is written only on success: buffer, commit at the end.
+        # An output file is written only on success: to a temporary file beside it
+        # (streamed, so weights printed as hex never sit in memory whole), renamed
+        # at the end; a device (/dev/null) or an unusable directory: a buffer.
         if self.args.output_file is None:
             return sys.stdout
+        real = os.path.realpath(self.args.output_file)
+        if not os.path.exists(real) or stat.S_ISREG(os.stat(real).st_mode):
+            try:
+                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".exir-")
+            except OSError:
+                pass  # said by write_atomically, at the end
+            else:
+                mask = os.umask(0)
+                os.umask(mask)
+                os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; give the usual mode
+                self._spool = (tmp, real)
+                self._spool_stream = _KeptFile(fd)
+                return self._spool_stream
         self.buffer = _KeptBuffer()
         return self.buffer
 
+    def write_resulting_program(self, prog: ModuleOp, stream: IO[str]) -> None:
+        """The target's text into `stream`: this project's `mlir` target writes a file directly."""
+        spec = parse_spec(self.args.target)
+        if not (self._spool is not None and spec.name == "mlir" and self.available_targets.get("mlir") is get_mlir_target):
+            stream.write(self.output_resulting_program(prog))
+            return
+        target = dataclasses.replace(
+            get_mlir_target()().from_spec(spec),
+            print_generic_format=self.args.print_op_generic,
+            print_properties_as_attributes=self.args.print_no_properties,
+            print_debuginfo=self.args.print_debuginfo,
+            syntax_highlight=self.args.syntax_highlight,
+        )
+        target.emit(self.ctx, prog, stream)
+
     def commit_output(self) -> None:
         out = self.args.output_file
-        if out is None or self.buffer is None:
+        if out is None:
+            return
+        if self._spool is not None:
+            tmp, real = self._spool
+            self._spool = None
+            try:
+                self._close_spool()
+                os.replace(tmp, real)
+            except OSError as e:
+                os.unlink(tmp)
+                raise ExirUserError(f"-o {out}: cannot write it ({e.strerror or e})") from None
+            return
+        if self.buffer is None:
             return
         write_atomically(out, self.buffer.getvalue().encode())
+
+    def discard_output(self) -> None:
+        """Remove the temporary output of a run that failed (nothing is written then)."""
+        self._close_spool()
+        if self._spool is not None:
+            tmp, self._spool = self._spool[0], None
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    def _close_spool(self) -> None:
+        stream, self._spool_stream = self._spool_stream, None
+        if stream is not None:
+            stream.really_close()
 
 
 _OUR_DIAGNOSTICS = (
@@ -929,9 +1011,12 @@ def _run(argv: Sequence[str] | None) -> int:
         if tool.args.output_file is not None:
             check_output_path(tool.args.output_file)
         tool.frontend_name = tool.args.from_format or tool.args.frontend or _sniff(tool)
-        with max_tensor_bytes(tool.args.max_tensor_bytes):
-            tool.run()
-        tool.commit_output()
+        try:
+            with max_tensor_bytes(tool.args.max_tensor_bytes):
+                tool.run()
+            tool.commit_output()
+        finally:
+            tool.discard_output()
     except SystemExit:
         raise
     except ParseError as e:
