@@ -187,3 +187,38 @@ def test_pooled_means_are_rounded_once(name: str, args: tuple[Any, ...], referen
     assert np.array_equal(got, want.astype(np.float32)), np.max(np.abs(got - want))
     ours, torchs = _pool_errors(got, want, reference(torch.from_numpy(x)).numpy())
     assert ours <= max(torchs, 2.0**-24)
+
+
+# -- one broadcast -----------------------------------------------------------------
+
+
+def test_matmul_of_a_symbolic_batch_against_a_constant_decomposes() -> None:
+    """[s0, 2, 4] x [3, 4, 5]: the batch is 3 (s0 is guarded to it), so the decomposition verifies and runs."""
+    import pass_harness as ph
+
+    s0 = sympy.Symbol("s0", integer=True, positive=True)
+    module = program(
+        [TensorType([s0, 2, 4], F32), TensorType([3, 4, 5], F32)],
+        lambda add, a, c: [add(build("aten.matmul.default", a, c)).results[0]],
+    )
+    module.verify()
+    after = ph.apply(module, "decompose")
+    after.verify()
+    assert not any(op.name == "aten.matmul.default" for op in after.walk())
+    rng = np.random.default_rng(4)
+    a, c = rng.standard_normal((3, 2, 4)).astype(np.float32), rng.standard_normal((3, 4, 5)).astype(np.float32)
+    got = ph.run(after, [a, c])
+    np.testing.assert_allclose(
+        np.asarray(got[-1]), (torch.from_numpy(a) @ torch.from_numpy(c)).numpy(), rtol=1e-6, atol=1e-6
+    )
+
+
+def test_index_of_a_symbolic_index_against_a_constant_one_lowers() -> None:
+    """x[i, j] with i of [3] and j of [s0]: the index broadcast is [3], not [s0], as inference says."""
+    s0 = sympy.Symbol("s0", integer=True, positive=True)
+    types = [TensorType([4, 5], F32), TensorType([3], DType.int64), TensorType([s0], DType.int64)]
+    module = program(types, lambda add, x, i, j: [add(build("aten.index.Tensor", x, [i, j])).results[0]])
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    i, j = np.array([0, 3, 1]), np.array([4, 0, 2])
+    got = np.asarray(run_lowered(lower_to_upstream(module), [x, i, j])[0])
+    assert np.array_equal(got, torch.from_numpy(x)[torch.from_numpy(i), torch.from_numpy(j)].numpy())

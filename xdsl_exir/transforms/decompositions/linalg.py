@@ -26,6 +26,7 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
+from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize
 
 # -- linear algebra --------------------------------------------------------------
@@ -73,7 +74,7 @@ def _matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         out = e.v("aten.mm.default", a2, c)
         return [e.v("aten.view.default", out, e.sizes([*lead, tc.sizes[-1]]))]
     batch_a, batch_c = list(ta.sizes[:-2]), list(tc.sizes[:-2])
-    batch = _broadcast(batch_a, batch_c)
+    batch = broadcast_shapes(batch_a, batch_c)  # a symbol against a constant takes the constant, as inference does
     n, m, p = ta.sizes[-2], ta.sizes[-1], tc.sizes[-1]
     bsz = _prod(batch)
     ea = e.v("aten.expand.default", a, e.sizes([*batch, n, m]))
@@ -96,10 +97,8 @@ def _should_fold(t: TensorType, strides: Strides) -> bool:
 
 
 def _broadcast(x: list[SymSize], y: list[SymSize]) -> list[SymSize]:
-    n = max(len(x), len(y))
-    x = [1] * (n - len(x)) + x
-    y = [1] * (n - len(y)) + y
-    return [b if _eq(a, 1) else a for a, b in zip(x, y)]
+    """The shared broadcast (`broadcast_shapes`), under the name the family modules import."""
+    return broadcast_shapes(x, y)
 
 
 @rule("aten.baddbmm.default")

@@ -61,6 +61,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.views import collapse
 from xdsl_exir.transforms.linalg_lowering.views import extract_slice as slice_or_empty
 from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
+from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import sympy, to_sym
 
 Mixed = SSAValue | int
@@ -211,18 +212,6 @@ def _indexed_layout(positions: Sequence[int], rank: int, rb: int) -> tuple[int, 
     if positions != list(range(first, first + len(positions))):
         return 0, [rb + j for j in range(len(plain))]
     return first, [d if d < first else d - len(positions) + rb for d in plain]
-
-
-def _broadcast_sizes(shapes: Sequence[Sequence[object]]) -> list[object]:
-    """The broadcast of the index tensors' sizes (torch checked that they broadcast)."""
-    rank = max((len(s) for s in shapes), default=0)
-    out: list[object] = [1] * rank
-    for s in shapes:
-        for j, size in enumerate(s):
-            t = j + rank - len(s)
-            if size != 1:
-                out[t] = size
-    return out
 
 
 @lowers("aten.index.Tensor", "aten.index.Tensor_hacked_twin", note="boolean masks (data-dependent size) refused")
@@ -606,7 +595,7 @@ def _index_put(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     if not idx:
         raise st.error(f"{op.name} without index tensors")
     m = len(idx)
-    bsizes = _broadcast_sizes([_t(v).sizes for v in idx])
+    bsizes: list[object] = list(broadcast_shapes(*(_t(v).sizes for v in idx)))
     rb = len(bsizes)
     loops = rank + rb
     start, plain = _indexed_layout(positions, rank, rb)
