@@ -329,6 +329,28 @@ def test_a_packet_without_overload_is_refused_by_both() -> None:
         lower_to_upstream(module)
 
 
+def test_lifted_tensor_constant_is_embedded() -> None:
+    """An FX get_attr of a lifted tensor constant (AOTAutograd's `_tensor_constant0`) lowers to a constant."""
+    torch = pytest.importorskip("torch")
+    from torch._functorch.aot_autograd import aot_export_module
+
+    from xdsl_exir.frontends.torch_live import import_graph_module
+
+    class Net(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return (x * torch.tensor([1.5, -0.0, float("inf")]) + torch.tensor([1, -2, 3]),)
+
+    x = torch.tensor([[2.0, -1.0, 0.5], [float("nan"), 3.0, -0.0]])
+    gm, _ = aot_export_module(Net(), (x,), trace_joint=False)
+    module = import_graph_module(gm, [x])
+    assert any(op.name == "fx.get_attr" for op in module.walk())
+    want = [t.numpy() for t in gm(x)]
+    ours, lowered = run_both(module, [x.numpy()])
+    for w, o, g in zip(want, ours, lowered, strict=True):
+        np.testing.assert_array_equal(o, w)
+        np.testing.assert_array_equal(g, w)
+
+
 def _iree() -> bool:
     from xdsl_exir.targets.iree import iree_available
 

@@ -98,7 +98,6 @@ ZOO_NOT_NATIVE: dict[str, str] = {
 
 
 IREE_NOT_NATIVE: dict[str, str] = {
-    "llama_decoder_train": "the lowering has no rule for fx.get_attr (the importer's lifted tensor constant)",
     "custom_op": "a torch.library operator has no lowering: it runs in eager torch between IREE pieces",
 }  # fmt: skip
 """Zoo models that run right but not (all) on IREE through torch.compile today, and why."""

@@ -110,6 +110,7 @@ from xdsl_exir.dialects.exir import (
     WhileLoopOp,
     blob_data,
 )
+from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
 from xdsl_exir.transforms.decompositions import default_legal_ops
 from xdsl_exir.transforms.linalg_lowering import refusal_for, rule_for
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -371,6 +372,15 @@ class _ProgramLowering:
             if not isinstance(container, list):
                 raise LoweringError("getitem of a value that is not a list", op)
             st.values[op.results[0]] = cast(list[object], container)[op.index.data]
+            return
+        if isinstance(op, FxGetAttrOp):
+            # a lifted tensor constant or a weight (what an FX graph's get_attr reads):
+            # embedded, like a constant_tensor input, when the program holds its data
+            name = op.state_name
+            state = self.program.state().get(name)
+            if state is None or state.value is None:
+                raise LoweringError(f"fx.get_attr @{name}: the program holds no data for it to embed", op)
+            st.values[op.result] = self._constant(st, op.result, state)
             return
         if isinstance(op, AssertScalarOp):
             return
