@@ -150,6 +150,8 @@ def measure(cmd: list[str]) -> tuple[float, int, int]:
     """Seconds, peak RSS in bytes and exit status of `cmd`, run alone in a fresh wrapper."""
     out = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], capture_output=True, text=True, check=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
+    if r["rc"] != 0:
+        sys.stderr.write(out.stderr[-2000:])
     return r["s"], r["rss"], r["rc"]
 
 
