@@ -142,7 +142,8 @@ FAST_UNARY: dict[str, tuple[str, ...]] = {
     "aten.tanh.default": ("np.tanh({x}, out={o})",),
     "aten.sqrt.default": ("np.sqrt({x}, out={o})",),
     "aten.abs.default": ("np.abs({x}, out={o})",),
-    "aten.relu.default": ("np.maximum({x}, {z}, out={o})",),
+    # x < 0 -> 0, as torch's max(x, 0): -0.0 and NaN pass (np.maximum gives +0.0 for -0.0)
+    "aten.relu.default": ("np.copyto({o}, {x})", "np.putmask({o}, {x} < {z}, {z})"),
     # 1 / (1 + exp(-x))
     "aten.sigmoid.default": (
         "np.negative({x}, out={o})",
