@@ -222,3 +222,41 @@ def test_index_of_a_symbolic_index_against_a_constant_one_lowers() -> None:
     i, j = np.array([0, 3, 1]), np.array([4, 0, 2])
     got = np.asarray(run_lowered(lower_to_upstream(module), [x, i, j])[0])
     assert np.array_equal(got, torch.from_numpy(x)[torch.from_numpy(i), torch.from_numpy(j)].numpy())
+
+
+# -- flops of recurrent modules ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cell, dtype",
+    [("rnn_tanh", torch.float32), ("gru", torch.float32), ("lstm", torch.float64), ("lstm", torch.float32)],
+)
+def test_recurrent_flops_match_flop_counter_mode(cell: str, dtype: Any) -> None:
+    """Two bidirectional layers: torch counts one product per weight and row, or 0 in oneDNN's fused LSTM."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from xdsl_exir.dialects.exir import CallFunctionOp
+    from xdsl_exir.interpreters.program import find_program
+    from xdsl_exir.transforms.flop_count import count_program
+
+    cls = {"rnn_tanh": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}[cell]
+    module = cls(8, 16, num_layers=2, bidirectional=True).to(dtype)
+    x = torch.randn(5, 3, 8, dtype=dtype)
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        module(x)
+    dt = F64 if dtype == torch.float64 else F32
+    weights = [TensorType(list(p.shape), dt) for p in module._flat_weights]  # pyright: ignore[reportPrivateUsage] - the parameters in ATen's order
+    hidden = TensorType([4, 3, 16], dt)
+    types = [TensorType([5, 3, 8], dt), hidden, *([hidden] if cell == "lstm" else []), *weights]
+
+    def body(add: Any, x: Any, *rest: Any) -> list[Any]:
+        hx = [rest[0], rest[1]] if cell == "lstm" else rest[0]
+        params = list(rest[2:] if cell == "lstm" else rest[1:])
+        out = TensorType([5, 3, 32], dt)
+        results = [out, hidden, *([hidden] if cell == "lstm" else [])]
+        call = CallFunctionOp(f"aten.{cell}.input", [x, hx, params, True, 2, 0.0, False, True, False], None, results)
+        return [add(call).results[0]]
+
+    total, _ = count_program(find_program(program(types, body)))
+    assert int(total) == counter.get_total_flops()

@@ -21,6 +21,13 @@ Two conventions (option `mode`):
   element, transcendental ones included), reductions (one per input element)
   and the fused normalizations and softmax, by the weights in `_WEIGHTS`.
 
+Recurrent modules (`gru`, `lstm`, `rnn_tanh`, `rnn_relu`, their `.input` and
+`.data` overloads) count the matrix products torch's composite CPU
+implementation dispatches, 2·rows·M·K per `[M, K]` weight, whether or not the
+program was decomposed (but an unpacked floating-point LSTM other than float64
+runs oneDNN's fused kernel, 0 in `torch` mode); `all` counts its products
+anyway and adds their bias adds, not the gates' arithmetic.
+
 Higher-order ops: `cond` counts its more expensive branch (torch's upper
 bound, `Max(...)` when symbolic), `map` its body times the mapped size, a
 `while_loop` one iteration of its condition and body (the trip count is data;
@@ -212,7 +219,48 @@ _ATTENTION = frozenset({
 _SDPA = "aten.scaled_dot_product_attention.default"
 _UNCOUNTED_ATTENTION = frozenset({"aten._scaled_dot_product_flash_attention_for_cpu.default"})
 """Fused attention kernels FlopCounterMode registers no formula for: 0 in `torch` mode."""
-_COUNTED = frozenset({*_PRODUCTS, "aten.linear.default", *_CONVOLUTIONS, *_ATTENTION, *_WEIGHTS})
+_RECURRENT = frozenset({
+    f"aten.{cell}.{overload}" for cell in ("gru", "lstm", "rnn_tanh", "rnn_relu") for overload in ("input", "data")
+})  # fmt: skip
+"""Whole recurrent modules: torch runs them as a linear per weight matrix (see `_recurrent`)."""
+_COUNTED = frozenset({*_PRODUCTS, "aten.linear.default", *_CONVOLUTIONS, *_ATTENTION, *_WEIGHTS, *_RECURRENT})
+
+
+def _onednn_lstm(bound: Bound) -> bool:
+    """
+    Whether an unpacked CPU LSTM runs oneDNN's fused kernel, which
+    FlopCounterMode has no formula for (0): torch takes it for float32,
+    bfloat16 and float16 inputs (float64 and packed sequences run the
+    composite implementation, whose products count).
+    """
+    x = _t(bound, "input")
+    return x is not None and x.element_dtype in (exir.DType.float32, exir.DType.bfloat16, exir.DType.float16)
+
+
+def _recurrent(key: str, bound: Bound) -> tuple[Expr, Expr]:
+    """
+    The products and bias adds of a recurrent module (`gru.input`, `lstm.data`...).
+    torch's CPU implementation is composite: FlopCounterMode sees one matrix
+    product per weight matrix and sequence row (the input projection of the
+    whole sequence, then the hidden one, and LSTM's projection, step by step),
+    so each 2-D parameter `[M, K]` costs 2·rows·M·K, and each bias one add per
+    row and element. The rows are the sequence's time steps times batch (the
+    packed `data`'s rows for `.data`).
+    """
+    x = _t(bound, "data") if key.endswith(".data") else _t(bound, "input")
+    params = bound.get("params")
+    if x is None or not isinstance(params, list | tuple):
+        return _zero(), _zero()
+    rows = _prod(_sizes(x)[:-1])
+    weights: Expr = _zero()
+    biases: Expr = _zero()
+    for p in cast(Sequence[object], params):
+        t = p.type if isinstance(p, SSAValue) and isinstance(p.type, exir.TensorType) else None
+        if t is not None and t.rank == 2:
+            weights = weights + _numel(t)
+        elif t is not None:
+            biases = biases + _numel(t)
+    return 2 * rows * weights, rows * biases
 
 
 def op_flops(name: str, bound: Bound, results: Sequence[Attribute], mode: str) -> Expr:
@@ -252,6 +300,10 @@ def op_flops(name: str, bound: Bound, results: Sequence[Attribute], mode: str) -
             flops = _conv(x, w, out, transposed)
             if _t(bound, "bias") is not None:
                 bias_add = out_numel
+    elif key in _RECURRENT:
+        flops, bias_add = _recurrent(key, bound)
+        if mode == "torch" and key == "aten.lstm.input" and _onednn_lstm(bound):
+            flops = _zero()
     elif key in _ATTENTION:
         q, k, v = _t(bound, "query"), _t(bound, "key"), _t(bound, "value")
         if q is not None and k is not None and v is not None:
