@@ -210,3 +210,26 @@ def test_exir_opt_streams_o_and_writes_nothing_on_failure(tmp_path: Path) -> Non
     with pytest.raises(SystemExit):
         run([str(bad), "-o", str(tmp_path / "never.mlir")])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.pt2", "m.mlir"]
+
+
+def test_lowered_mapped_weights_are_read_by_the_upstream_interpreter(tmp_path: Path) -> None:
+    """The linalg lowering's constants of mapped weights are views too; the upstream interpreter reads them."""
+    from xdsl.dialects.builtin import DenseResourceAttr
+
+    from xdsl_exir.interpreters.upstream.values import resource_array
+    from xdsl_exir.tools.exir_opt import ExirOptMain
+    from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass
+    from xdsl_exir.transforms.decompose import ToCoreAtenPass
+
+    path, weight = _save_linear(tmp_path, 24)  # a size no other test uses: its resource is new here
+    module = load_pt2(path)
+    ctx = ExirOptMain(args=["--", "x"]).ctx
+    ToCoreAtenPass().apply(ctx, module)
+    ConvertExirToLinalgPass().apply(ctx, module)
+    found = [
+        resource_array(a)
+        for op in module.walk()
+        for a in [*op.properties.values(), *op.attributes.values()]
+        if isinstance(a, DenseResourceAttr)
+    ]
+    assert any(a.shape == weight.shape and np.array_equal(a, weight, equal_nan=True) for a in found)

@@ -44,6 +44,7 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.interpreters.aten_kernels import round_to_bfloat16
 from xdsl_exir.utils.limits import check_tensor_bytes
+from xdsl_exir.utils.mlir_parser import lookup_blob
 
 Value = Any
 """A runtime value: `np.ndarray`, numpy scalar, or `int` for `index`."""
@@ -257,7 +258,12 @@ def resource_array(attr: DenseResourceAttr) -> np.ndarray:
     interface = Builtin.get_interface(OpAsmDialectInterface)
     blob = interface.lookup(key) if interface is not None else None
     if not blob:
-        raise ValueError(f"dense_resource<{key}> has no blob in the builtin dialect's resources")
+        held = lookup_blob(key)  # weights kept by reference (a mapped archive's pages) have no hex text
+        if held is None:
+            raise ValueError(f"dense_resource<{key}> has no blob in the builtin dialect's resources")
+        arr = _array_from_bytes(held, attr.type)
+        arr.flags.writeable = False
+        return arr
     cached = _RESOURCE_CACHE.get((key, attr.type))
     if cached is not None and (cached[0] is blob or cached[0] == blob):
         return cached[1]
