@@ -328,7 +328,8 @@ def test_manifest_files_and_sizes() -> None:
             assert list(args) == [f"arg{i}" for i in range(len(args))]
             outs = load_npz(ZOO / s["expected"])
             assert list(outs) == [f"out{i}" for i in range(len(outs))]
-    assert total < 6_000_000
+    # 30 models; the unrolled recurrent ones (lstm, gru) carry ~300 kB of node metadata in core IR.
+    assert total < 8_000_000
 
 
 def test_manifest_dynamic_models_have_extra_sets() -> None:
