@@ -599,6 +599,22 @@ CASE_BUILDERS: dict[str, Callable[[random.Random, Path], None]] = {
 # ---------------------------------------------------------------------------
 
 
+def test_exir_opt_timeout(tmp_path: Path) -> None:
+    """`exir-opt --timeout` stops a long pass with a diagnostic and writes nothing."""
+    loops = ["graph(%x.1 : Float(2, strides=[1], requires_grad=0, device=cpu)):",
+             "  %n : int = prim::Constant[value=100]()", "  %t : bool = prim::Constant[value=1]()",
+             "  %one : int = prim::Constant[value=1]()", "  %y : Tensor = prim::Loop(%n, %t, %x.1)",
+             "    block0(%i : int, %a : Tensor):", "      %b : Tensor = prim::Loop(%n, %t, %a)",
+             "        block0(%j : int, %c : Tensor):", "          %d : Tensor = aten::add(%c, %x.1, %one)",
+             "          -> (%t, %d)", "      -> (%t, %b)", "  return (%y)"]  # fmt: skip
+    src = tmp_path / "loops.txt"
+    src.write_text("\n".join(loops) + "\n")
+    out = tmp_path / "out.mlir"
+    r = invoke("exir-opt", [str(src), "-p", "torchscript-to-exir", "--timeout", "0.05", "-o", str(out)])
+    check_promise("exir-opt", r, out, must_fail=True)
+    assert "timed out after 0.05 s (--timeout)" in r.err
+
+
 def test_usage_errors_exit_1() -> None:
     """A flag given a bad value is bad input like any other: exit 1, as the README says."""
     example = str(ROOT / "examples" / "mlp.mlir")

@@ -64,7 +64,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_exir import __version__
 from xdsl_exir.targets import get_all_targets, get_mlir_target
-from xdsl_exir.tools import INTERRUPTED, accept_interrupts
+from xdsl_exir.tools import INTERRUPTED, RunTimeout, TimeoutUnavailable, accept_interrupts, seconds, time_limit
 from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
@@ -535,6 +535,12 @@ class ExirOptMain(xDSLOptMain):
             metavar="N",
             help="print the data of resources (weights) longer than N characters as \"__elided__\", "
             "for text meant for people (such text does not run)",
+        )
+        arg_parser.add_argument(
+            "--timeout",
+            type=seconds,
+            metavar="SECONDS",
+            help="stop reading, passes and writing after this long, with a diagnostic and no output (default: none)",
         )
         arg_parser.add_argument(
             "--max-tensor-bytes",
@@ -1012,13 +1018,17 @@ def _run(argv: Sequence[str] | None) -> int:
             check_output_path(tool.args.output_file)
         tool.frontend_name = tool.args.from_format or tool.args.frontend or _sniff(tool)
         try:
-            with max_tensor_bytes(tool.args.max_tensor_bytes):
+            with max_tensor_bytes(tool.args.max_tensor_bytes), time_limit(tool.args.timeout):
                 tool.run()
             tool.commit_output()
         finally:
             tool.discard_output()
     except SystemExit:
         raise
+    except RunTimeout:
+        _fail(f"timed out after {tool.args.timeout:g} s (--timeout); no output was written")
+    except TimeoutUnavailable as e:
+        _fail(str(e))
     except ParseError as e:
         if debug:
             raise
