@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xdsl_exir.dialects.exir import ProgramOp
+from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner, is_torchscript
 from xdsl_exir.targets import get_all_targets
@@ -84,8 +85,18 @@ def load(
         if not os.path.isfile(path):
             raise ExirError(f"{path}: no such file" + ("; for IR text use parse(text)" if "\n" in path else ""))
         with open(path, "rb") as f:
+            head = f.read(4096)
+        chosen = format or detect_frontend(path, head)
+        if chosen == "pt2":  # mapped from its path: the weights are not read (see load_pt2)
+            try:
+                module = load_pt2(path, name or path)
+                module.verify()
+            except Exception as e:
+                raise ExirError(message(e, None, name or path)) from None
+            return Program(module, entry, _tool(name or path))
+        with open(path, "rb") as f:
             data = f.read()
-        return _load_bytes(data, format or detect_frontend(path, data[:4096]), name or path, entry)
+        return _load_bytes(data, chosen, name or path, entry)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         return _load_bytes(data, format or detect_frontend(None, data[:4096]), name or "<bytes>", entry)
