@@ -82,7 +82,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     element_type,
     identity_map,
-    opmath,
     sized,
     tensor_type,
 )
@@ -417,7 +416,7 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         raise st.error("convolution without a spatial dim has no linalg lowering")
     stride, padding, dilation = b.ints("stride", nd), b.ints("padding", nd), b.ints("dilation", nd)
     groups = b.int("groups")
-    acc = opmath(out.element_dtype)
+    acc = out.element_dtype.opmath()
     lx = st.convert(st.tensor(x), xt, acc)
     lw = st.convert(st.tensor(w), wt, acc)
     xs, ws, os = list(xt.sizes), list(wt.sizes), list(out.sizes)
@@ -607,7 +606,7 @@ def _avg(
     CPU kernel pools int64 too: it sums in int64 and divides as C++ does,
     truncating toward zero.
     """
-    if not out.element_dtype.is_floating_point and opmath(out.element_dtype) is not DType.int64:
+    if not out.element_dtype.is_floating_point and out.element_dtype.opmath() is not DType.int64:
         raise st.error(f"average pooling of {out.element_dtype}: torch's CPU kernel pools floating-point and int64 tensors only")
     acc = accumulator(out.element_dtype)  # float64 for floats, so each window's mean is rounded once
 
@@ -814,7 +813,7 @@ def _normalize_channels(
     """
     xt = _t(x)
     rank = xt.rank
-    cd = opmath(out.element_dtype)
+    cd = out.element_dtype.opmath()
     channel = AffineMap(rank, 0, (_d(1),))
     params = [(st.tensor(p), _t(p).element_dtype) if p is not None else None for p in (weight, bias)]
     stats: list[Stat] = [mean, spread, *(p for p in params if p is not None)]
@@ -852,7 +851,7 @@ def _training_batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAVal
     """Batch norm from the batch's own statistics (biased variance), which are also its 2nd and 3rd results."""
     x = cast(SSAValue, b["input"])
     xt, out = _t(x), _out(op)
-    cd = opmath(xt.element_dtype)
+    cd = xt.element_dtype.opmath()
     dims = [i for i in range(xt.rank) if i != 1]
     mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
     rstd = rstd_of(st, ssd, [xt.sizes[1]], count(st, xt.sizes, dims, cd), b["eps"], cd)
@@ -896,7 +895,7 @@ def _col2im(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         raise st.error("col2im: a symbolic output size is not lowered")
     blocks = [(size + 2 * p - d * (kk - 1) - 1) // s + 1 for size, p, d, kk, s in zip((h, w), pd, dl, k, sd)]
     dtype = out.element_dtype
-    acc = opmath(dtype)
+    acc = dtype.opmath()
     src = st.tensor(x)
     el = element_type(xt.element_dtype)
     rank = out.rank

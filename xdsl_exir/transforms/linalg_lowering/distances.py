@@ -35,7 +35,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     element_type,
     identity_map,
-    opmath,
     sized,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -62,7 +61,7 @@ def _direct(st: LoweringState, a: SSAValue, at: TensorType, b: SSAValue, bt: Ten
     """The direct distance of every (row of a, row of b) pair, in `out`'s sizes and dtype."""
     rank = out.rank
     dtype = out.element_dtype
-    acc = opmath(dtype)
+    acc = dtype.opmath()
     out_map = AffineMap(rank + 1, 0, tuple(AffineExpr.dimension(d) for d in range(rank)))
     power = st.constant(p, acc)
 
@@ -106,7 +105,7 @@ def _by_products(st: LoweringState, a: SSAValue, at: TensorType, b: SSAValue, bt
     """torch's `_euclidean_dist`: [-2a, |a|^2, 1] . [b, 1, |b|^2], clamped at 0, square-rooted."""
     rank = out.rank
     dtype = out.element_dtype
-    acc = opmath(dtype)
+    acc = dtype.opmath()
     out_map = AffineMap(rank + 1, 0, tuple(AffineExpr.dimension(d) for d in range(rank)))
     minus_two = st.constant(-2.0, acc)
 

@@ -45,7 +45,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     broadcast_map,
     identity_map,
-    opmath,
     sized,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -130,7 +129,7 @@ _MM_MAPS = (
 
 def _matmul(st: LoweringState, op: AtenOp, a: object, b: object, bias: object | None, beta: object, alpha: object) -> list[SSAValue]:
     out = cast(TensorType, op.results[0].type)
-    acc = opmath(out.element_dtype)
+    acc = out.element_dtype.opmath()
     init = _init(st, out, acc, bias, beta)
     if _t(a).sizes[-1] == 0:
         return [_finish(st, init, out, acc)]
@@ -150,7 +149,7 @@ def _addmm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 @lowers("aten.bmm.default")
 def _bmm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     out = cast(TensorType, op.results[0].type)
-    acc = opmath(out.element_dtype)
+    acc = out.element_dtype.opmath()
     d = AffineExpr.dimension
     # (batch, m, n, k)
     maps = (

@@ -72,7 +72,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     element_type,
     identity_map,
     is_unsigned,
-    opmath,
     sized,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -149,7 +148,7 @@ def _bits(dtype: DType) -> int:
 
 def accumulator(dtype: DType) -> DType:
     """The dtype a sum producing `dtype` accumulates in: float64 for every float (see above)."""
-    return DType.float64 if dtype.is_floating_point else opmath(dtype)
+    return DType.float64 if dtype.is_floating_point else dtype.opmath()
 
 
 # -- builders shared by the rules (and by conv_pool) ---------------------------
@@ -373,7 +372,7 @@ def _prod_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     xt, out = _t(x), _out(op)
     dims = reduction_dims(b.get("dim"), xt.rank)
     keepdim = bool(b.get("keepdim", False))
-    acc = opmath(out.element_dtype)
+    acc = out.element_dtype.opmath()
     src = xt.element_dtype
     red = reduce(
         st, xt.sizes, dims, keepdim, [(st.tensor(x), identity_map(xt.rank))], [(1, acc)],
@@ -394,7 +393,7 @@ def _vector_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
     src = xt.element_dtype
-    cd = opmath(out.element_dtype)
+    cd = out.element_dtype.opmath()
     if not (src.is_floating_point and cd.is_floating_point):
         raise st.error("linalg_vector_norm of a non-floating-point tensor has no linalg lowering")
     order = b.get("ord", 2)
@@ -586,7 +585,7 @@ def _var(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """var, and for `var_mean` the mean too (the op's results say which)."""
     x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
-    cd = opmath(out.element_dtype)
+    cd = out.element_dtype.opmath()
     if not cd.is_floating_point:
         raise st.error("var of a non-floating-point tensor")
     dims = reduction_dims(b.get("dim"), xt.rank)
@@ -614,7 +613,7 @@ def _softmax(st: LoweringState, op: AtenOp, b: Bound, log: bool) -> list[SSAValu
     x = cast(SSAValue, b["self"])
     xt, out = _t(x), _out(op)
     src = xt.element_dtype
-    cd = opmath(out.element_dtype)
+    cd = out.element_dtype.opmath()
     rank = xt.rank
     dims = reduction_dims(b.int("dim"), rank)
     lx = st.tensor(x)
@@ -714,7 +713,7 @@ def _layer_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     rank = xt.rank
     k = len(cast(Sequence[object], b["normalized_shape"]))
     dims = list(range(rank - k, rank))
-    cd = opmath(xt.element_dtype)
+    cd = xt.element_dtype.opmath()
     mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
     rsizes = reduced_sizes(xt.sizes, dims, False)
     rstd = rstd_of(st, ssd, rsizes, count(st, xt.sizes, dims, cd), b["eps"], cd)
@@ -743,7 +742,7 @@ def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     if not isinstance(channels, int) or groups <= 0 or channels % groups:
         raise st.error("native_group_norm needs a static channel count divisible by the groups")
     per = channels // groups
-    cd = opmath(xt.element_dtype)
+    cd = xt.element_dtype.opmath()
     # [N, C, *S] -> [N, G, C/G, *S]; reduce over everything after G.
     gsizes = [xt.sizes[0], groups, per, *xt.sizes[2:]]
     split = [[0], [1, 2], *([i + 1] for i in range(2, rank))]

@@ -50,7 +50,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     element_type,
     identity_map,
-    opmath,
     sized,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -135,7 +134,7 @@ def _linear_indices(
     (i0, i1, lambda0, lambda1), the indices int64, the weights of `dtype`
     (float32 for float16 and bfloat16 inputs whose kernel keeps them unrounded).
     """
-    acc = opmath(dtype)
+    acc = dtype.opmath()
     index_t, weight_t = sized([n_out], DType.int64), sized([n_out], dtype)
 
     def body(args: Sequence[SSAValue]) -> list[SSAValue]:
@@ -214,7 +213,7 @@ def _upsample_bilinear(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue
     _check(st, op, xt, out)
     rank = out.rank
     dtype = out.element_dtype
-    acc = opmath(dtype)
+    acc = dtype.opmath()
     align_corners = bool(b.get("align_corners"))
     scales = _scales(b)
     flat = _channels_last_kernel(xt, out)

@@ -110,8 +110,8 @@ def is_unsigned(dtype: DType) -> bool:
 
 
 def opmath(dtype: DType) -> DType:
-    """The dtype PyTorch's CPU kernels compute a pointwise op of `dtype` in."""
-    return DType.float32 if dtype in (DType.float16, DType.bfloat16) else dtype
+    """The lattice's `DType.opmath` (float8 included), under the name pointwise rules import."""
+    return dtype.opmath()
 
 
 def static_shape(t: TensorType) -> list[int]:
