@@ -40,7 +40,6 @@ from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     is_unsigned,
-    opmath,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
     result_of as _result,
@@ -401,7 +400,7 @@ def _pointwise(
 ) -> list[SSAValue]:
     out = _result(op)
     dt = compute or out.element_dtype
-    inner = opmath(dt)
+    inner = dt.opmath()
     return [
         st.elementwise(
             out,

@@ -109,11 +109,6 @@ def is_unsigned(dtype: DType) -> bool:
     return dtype is DType.uint8 or dtype is DType.bool
 
 
-def opmath(dtype: DType) -> DType:
-    """The lattice's `DType.opmath` (float8 included), under the name pointwise rules import."""
-    return dtype.opmath()
-
-
 def static_shape(t: TensorType) -> list[int]:
     return [s if isinstance(s, int) else DYNAMIC for s in t.sizes]
 
@@ -427,14 +422,14 @@ class LoweringState:
         """
         A pointwise op as one `linalg.generic` over the result's sizes: tensor
         operands broadcast by their exir sizes, numbers and symbolic scalars
-        become constants or captured values; `fn` computes in `opmath(compute)`
+        become constants or captured values; `fn` computes in `compute.opmath()`
         and returns a value of `fn_dtype` (default: that same dtype), which is
         then converted to the result dtype. `operand_dtypes` overrides the dtype
         an operand is converted to (a `where` condition stays bool).
         """
         sizes = result.sizes
         rank = len(sizes)
-        inner = opmath(compute)
+        inner = compute.opmath()
         tensors: list[tuple[SSAValue, AffineMap]] = []
         slots: list[tuple[int, DType] | object] = []
         scalars_outside: dict[int, SSAValue] = {}
