@@ -436,7 +436,9 @@ def test_spec_lists_read_as_the_general_parser_reads_them(specs: str) -> None:
         "  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> (!exir.tensor<[2], float32>) {\n"
         "    exir.output %x : !exir.tensor<[2], float32>\n  }\n}\n"
     )
-    fast, _ = read(text)
+    # Parsed only: most of these signatures do not match the one-placeholder graph, which
+    # the program's verifier refuses; the readers are compared here, not the programs.
+    fast = ResourceParser(context(), text, "m.mlir").parse_module()
     slow = Parser(context(), text).parse_module()
     fast_program = next(op for op in fast.walk() if isinstance(op, ProgramOp))
     slow_program = next(op for op in slow.walk() if isinstance(op, ProgramOp))
