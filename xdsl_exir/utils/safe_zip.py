@@ -18,11 +18,11 @@ file on disk is memory-mapped (read-only), and an uncompressed entry (torch
 stores every entry so) is a `memoryview` of the map at its data offset: the
 operating system pages it in when it is used and can drop it again, so a
 multi-gigabyte `.pt2` costs no heap. A compressed entry is inflated once. The
-local header, the bounds and the sizes of a mapped entry are checked as `read`
-checks them; its CRC-32 is not, because checking it would read every page of
-the weights at import (what mapping avoids) and a CRC guards against damage in
-transit, not against a hostile archive, which can carry a matching CRC for any
-bytes; `check_crc` computes it on demand. A file changed on disk while mapped
+local header, the bounds, the sizes and the CRC-32 of a mapped entry are checked
+as `read` checks them: a damaged weight would otherwise give wrong numbers without
+a word, and a wrong answer is worse than a refusal. Checking the CRC reads each
+page once (file-backed pages, which the operating system can drop again; no heap
+copy). A file changed on disk while mapped
 changes what the view shows (truncating it makes reads past its new end fail
 with SIGBUS): archives are treated as immutable inputs, as torch treats them.
 """
@@ -106,6 +106,7 @@ class CheckedZip:
         """
         self.file: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else data
         self.map: mmap.mmap | None = None
+        self._crc_checked: set[str] = set()
         try:
             size = self.file.seek(0, io.SEEK_END)
             self.file.seek(0)
@@ -169,14 +170,19 @@ class CheckedZip:
         """
         The data of entry `name` without a copy where possible: a read-only view of
         the mapped archive for an uncompressed entry of a file on disk, else the
-        bytes of `read` (compressed entries are inflated once, here). The CRC-32 of
-        a mapped entry is not checked (see the module docstring).
+        bytes of `read` (compressed entries are inflated once, here). Its CRC-32 is
+        checked the first time it is viewed.
         """
         info = self.infos[name]
         if self.map is None or info.compress_type != zipfile.ZIP_STORED:
             return self.read(name)
         start = self._stored_start(info)
-        return memoryview(self.map)[start : start + info.compress_size]
+        view = memoryview(self.map)[start : start + info.compress_size]
+        if name not in self._crc_checked:
+            if zlib.crc32(view) != info.CRC:
+                raise ZipRefused("corrupt zip entry (bad CRC-32)")
+            self._crc_checked.add(name)
+        return view
 
     def check_crc(self, name: str) -> None:
         """Refuse entry `name` if its data does not match the CRC-32 its directory entry records."""
