@@ -71,7 +71,8 @@ def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if tx.rank != ti.rank:
         raise Decline()
     d = b.int("dim") % tx.rank
-    shape = _broadcast(list(tx.sizes), list(ti.sizes))
+    # Every dim but `dim` broadcasts (torch's take_along_dim); along `dim` each keeps its own.
+    shape = _broadcast([1 if i == d else s for i, s in enumerate(tx.sizes)], [1 if i == d else s for i, s in enumerate(ti.sizes)])
     xs = [tx.sizes[d] if i == d else s for i, s in enumerate(shape)]
     ids = [ti.sizes[d] if i == d else s for i, s in enumerate(shape)]
     if list(tx.sizes) != xs:
