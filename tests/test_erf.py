@@ -143,7 +143,10 @@ def test_float32_gelu_within_torchs_own_error(record_property: Any) -> None:
     print(f"below -1 {tail:.2f} |x| eps (torch: {peer_tail:.2f})")
     assert worst <= peer_worst, f"float32 gelu is {worst} ulps off where torch is {peer_worst}"
     assert tail <= peer_tail
-    special = _gelu(np.array([np.nan, np.inf, -np.inf, 3e38, -3e38, 1e20, -0.0], np.float32))
-    assert np.isnan(special[0]) and special[1] == np.inf and np.isnan(special[2])  # torch: NaN at -inf too
-    assert special[3] == np.float32(3e38) and special[4] == 0 and special[5] == np.float32(1e20)
-    assert special[6] == 0 and np.signbit(special[6])
+    # Special values as torch's vectorised float32 kernel gives them (NaN at +-inf, inf at 3e38).
+    edges = np.array([np.nan, np.inf, -np.inf, 3e38, -3e38, 1e20, -0.0], np.float32)
+    special = _gelu(edges)
+    torch_special = torch.nn.functional.gelu(torch.from_numpy(edges)).numpy()
+    np.testing.assert_array_equal(special, torch_special)
+    real = ~np.isnan(special)  # (a NaN's sign is not defined)
+    assert np.array_equal(np.signbit(special[real]), np.signbit(torch_special[real]))
