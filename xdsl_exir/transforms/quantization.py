@@ -92,7 +92,25 @@ def _program(module: ModuleOp) -> tuple[ProgramOp, GraphOp]:
 def _add_state_input(
     program: ProgramOp, graph: GraphOp, name: str, kind: InputKind, data: np.ndarray, dtype: DType
 ) -> BlockArgument:
-    """A new `exir.state @name` with `data` and a placeholder for it before the user inputs."""
+    """
+    A new `exir.state @name` with `data` and a placeholder for it before the user inputs.
+    A weight used by several ops (a recurrent cell unrolled over time) is quantized once per
+    use: an existing state of that name holding the same data is shared, and one holding
+    other data (each use's own activation scale) gets the next free name `name_1`, ...
+    """
+    states = program.state()
+    base, n = name, 0
+    while name in states:
+        found = states[name]
+        value = found.value
+        if value is not None and isinstance(found.state_type, TensorType) and found.state_type.element_dtype is dtype:
+            existing = array_from_blob(cast(Any, value), found.state_type)
+            if existing.shape == data.shape and np.array_equal(existing, data.astype(existing.dtype, copy=False)):
+                for spec, arg in zip(program.inputs.data, graph.body.block.args):
+                    if spec.target_name == name:
+                        return arg
+        n += 1
+        name = f"{base}_{n}"
     specs = program.inputs.data
     index = next((i for i, s in enumerate(specs) if s.input_kind is InputKind.user_input), len(specs))
     prefix = {InputKind.buffer: "b_", InputKind.constant_tensor: "c_"}.get(kind, "p_")
