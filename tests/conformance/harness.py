@@ -430,12 +430,14 @@ def _time_limit(seconds: int) -> Iterator[None]:
         raise _Timeout()
 
     previous = signal.signal(signal.SIGALRM, expire)
+    grad = torch.is_grad_enabled()  # a timeout inside a no_grad block must not leave it on for later samples
     signal.alarm(seconds)
     try:
         yield
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+        torch.set_grad_enabled(grad)
 
 
 _SOURCE_LOCATION = re.compile(r"(?:[^\s:()]+\.py|<[^>]+>):\d+(?::\d+)?:?\s*")
@@ -622,7 +624,8 @@ def trace(op: Any, sample: Sample) -> Traced:
         except TypeError as e:  # complex32: numpy has no such dtype
             return Traced(sample, skip=f"an output has no numpy dtype: {e}")
         try:
-            ep = torch.export.export(call, tuple(sample.tensors))
+            with torch.enable_grad():  # as eager ran it: a grad mode left off would be recorded as a higher-order op
+                ep = torch.export.export(call, tuple(sample.tensors))
         except Exception as e:
             return Traced(sample, skip=f"torch.export fails: {_first_line(e)}")
     targets = aten_overloads(ep)
