@@ -70,6 +70,8 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     reductions,
     resampling,
     scalars,
+    spectral,
+    splits,
     views,
 )
 from xdsl_exir.interpreters.aten_kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16

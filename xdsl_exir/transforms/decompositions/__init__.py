@@ -31,6 +31,8 @@ from xdsl_exir.transforms.decompositions import (
     reductions,
     indexing,
     recurrent,
+    spectral,
+    splits,
 )
 
 __all__ = [
@@ -59,4 +61,6 @@ _FAMILIES = (
     reductions,
     indexing,
     recurrent,
+    spectral,
+    splits,
 )
