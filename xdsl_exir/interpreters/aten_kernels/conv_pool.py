@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided, sliding_window_view
 from numpy.typing import ArrayLike
 
 from xdsl_exir.interpreters.aten_kernels.dtypes import cast_to, compute_dtype, finish, floating_dtype, result_type
-from xdsl_exir.interpreters.aten_kernels.registry import Kernel, register
+from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, register
 
 
 def _expand_param(v: Sequence[int] | int, n: int) -> list[int]:
@@ -178,21 +178,34 @@ def _conv_transpose_nd(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
     output_padding: Sequence[int], groups: int,
 ) -> np.ndarray:
-    """Transposed conv as a stride-1 conv of the zero-stuffed input with the flipped kernel."""
-    n = w.ndim - 2
+    """Transposed convolution as torch's CPU kernel computes it: one GEMM per group
+    gives every (output channel, kernel offset) contribution of every input
+    position (the weight, transposed, times the input), and the contributions are
+    added into the output at `position * stride + offset * dilation - padding`,
+    one strided add per kernel offset (col2im).
+
+    A stride-1 convolution of the zero-stuffed input with the flipped kernel
+    gives the same sums of finite values, but it multiplies the stuffed zeros by
+    the weights: an infinite weight then makes NaN where torch's sum has none.
+    """
     N, C = x.shape[:2]
     spatial = x.shape[2:]
-    stuffed_shape = (N, C) + tuple((s - 1) * st + 1 for s, st in zip(spatial, stride))
-    z = np.zeros(stuffed_shape, dtype=x.dtype)
-    z[(slice(None), slice(None)) + tuple(slice(None, None, st) for st in stride)] = x
     cin, ocg = w.shape[0], w.shape[1]
-    k = w.shape[2:]
-    wg = w.reshape((groups, cin // groups, ocg) + tuple(k))
-    wg = np.swapaxes(wg, 1, 2).reshape((groups * ocg, cin // groups) + tuple(k))
-    wf = np.flip(wg, axis=tuple(range(2, 2 + n)))
-    lo = [d * (kk - 1) - p for d, kk, p in zip(dilation, k, padding)]
-    hi = [lo_ + op for lo_, op in zip(lo, output_padding)]
-    return _conv_nd(z, np.ascontiguousarray(wf), [1] * n, lo, hi, dilation, groups)
+    k = tuple(w.shape[2:])
+    full = [(s_ - 1) * st + (kk - 1) * d + 1 + op for s_, st, kk, d, op in zip(spatial, stride, k, dilation, output_padding)]
+    out = [f - 2 * p for f, p in zip(full, padding)]
+    buf = np.zeros((N, groups * ocg, *[max(f, 0) for f in full]), dtype=result_type(x, w))
+    if N and C and ocg and all(s_ > 0 for s_ in spatial):
+        P, K = math.prod(spatial), math.prod(k)
+        wt = np.swapaxes(w.reshape(groups, cin // groups, ocg * K), 1, 2)  # g, ocg*K, cin/g
+        cols = np.matmul(wt, x.reshape(N, groups, cin // groups, P))  # N, g, ocg*K, P
+        cols = cols.reshape(N, groups * ocg, *k, *spatial)
+        lead = (slice(None), slice(None))
+        for pos in np.ndindex(*k):
+            dst = lead + tuple(slice(q * d, q * d + (s_ - 1) * st + 1, st) for q, d, s_, st in zip(pos, dilation, spatial, stride))
+            buf[dst] += cols[lead + pos]
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + max(o, 0)) for p, o in zip(padding, out))
+    return np.ascontiguousarray(buf[crop])
 
 
 def _unbatch(x: np.ndarray, n: int) -> tuple[np.ndarray, bool]:
@@ -393,19 +406,33 @@ def _max_pool_nd(
         np.maximum(vals, view, out=vals)  # propagates NaN, as torch does; ties keep the first
     if not with_indices:
         return (vals[0] if unb else vals), None
-    # The index of the first offset holding the maximum (or the first NaN, which beats
-    # any number), as in torch: offsets from last to first overwrite where they hold it.
-    # Comparing against the finished maximum costs one compare per offset instead of
-    # the running compare, NaN tests and two masked copies of a running argmax.
+    # The index torch's CPU kernel reports: it scans the window in order and
+    # replaces its candidate when `val > max || isnan(val)`, so the first maximum
+    # wins among numbers and the *last* NaN wins once there is one. Comparing
+    # against the finished maximum costs one compare per offset instead of a
+    # running compare, NaN tests and two masked copies of a running argmax:
+    # offsets from last to first overwrite where they hold the maximum (never in
+    # a NaN window, where `view == vals` is false), then, in NaN windows only,
+    # offsets from first to last overwrite where they hold a NaN.
+    # A padded element is never the index (a window of -inf keeps its first
+    # element inside the input, as torch's starts there): where the input is
+    # padded, a hit counts only inside it.
     spatial = x.shape[2:]
     plane = [math.prod(spatial[i + 1 :]) for i in range(n)]  # row-major strides of the input plane
     arg = np.zeros(vals.shape, dtype=np.int64)  # the offset's part of the flat index
-    nan = x.dtype.kind == "f" and bool(np.isnan(vals).any())
+    padded = xp.shape[2:] != spatial
     for _, pos, view in reversed(views):
         hit = view == vals
-        if nan:
-            hit |= np.isnan(view)
+        if padded:
+            for i, q in enumerate(pos):
+                c = np.arange(out[i]) * s[i] - p[i] + q * d[i]
+                shape = [1] * vals.ndim
+                shape[2 + i] = out[i]
+                hit &= ((c >= 0) & (c < spatial[i])).reshape(shape)
         np.copyto(arg, sum(q * d[i] * plane[i] for i, q in enumerate(pos)), where=hit)
+    if x.dtype.kind == "f" and bool(np.isnan(vals).any()):
+        for _, pos, view in views:
+            np.copyto(arg, sum(q * d[i] * plane[i] for i, q in enumerate(pos)), where=np.isnan(view))
     # plus the window origin's part: flat index into the unpadded input plane
     flat = arg
     for i in range(n):
@@ -455,6 +482,8 @@ def _max_pool2d_backward(
     plane = a.shape[-2] * a.shape[-1]
     lead = math.prod(a.shape[:-2])
     out = np.zeros((lead, plane), dtype=compute_dtype(dt))
+    if out.size == 0:
+        return finish(out.reshape(a.shape), dt)
     idx = np.asarray(indices).reshape(lead, -1).astype(np.intp)
     np.add.at(out, (np.arange(lead)[:, None], idx), cast_to(grad_output, out.dtype).reshape(lead, -1))
     return finish(out.reshape(a.shape), dt)
@@ -488,16 +517,22 @@ def _avg_pool_nd(
     unb = a.ndim == n + 1
     x = a[None] if unb else a
     dt = x.dtype
-    cdt = compute_dtype(floating_dtype(dt)) if dt.kind == "f" else np.dtype(np.float64)
+    # torch's CPU kernel sums integers in int64 (wrapping as C++ does) and divides
+    # the sum by the integer window count, truncating toward zero
+    integer = dt.kind in "iu"
+    cdt = np.dtype(np.int64) if integer else compute_dtype(floating_dtype(dt))
     k, s, p, d, out = _pool_setup(x, n, kernel_size, stride, padding, [1] * n, ceil_mode)
     xp = _pad_for_pool(cast_to(x, cdt), n, k, s, p, d, out, 0)
     views = _offset_slices(xp, k, s, d, out)
     sums = views[0][2].copy()
     for _, _, view in views[1:]:
         sums += view
-    res = sums / _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
-    if dt.kind in "iu":
-        res = np.trunc(res)
+    if integer:
+        div = _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, np.dtype(np.float64))
+        count = np.broadcast_to(div.astype(np.int64), sums.shape)
+        res = FUNCTIONAL["aten.div.Tensor_mode"](sums, count, rounding_mode="trunc")
+    else:
+        res = sums / _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
     res = finish(res, dt)
     return res[0] if unb else res
 
@@ -571,15 +606,43 @@ def _adaptive_avg(a: np.ndarray, output_size: Sequence[int], transpose: bool = F
         split = [v for s_, o in zip(sizes, output_size) for v in (int(o), s_ // int(o))]
         axes = tuple(range(len(lead) + 1, len(lead) + 2 * n, 2))
         return finish(x.reshape(*lead, *split).mean(axis=axes), dt)
+    if not transpose:
+        count = np.ones((), dtype=cdt)
+        for i in range(n):
+            x, lens = _adaptive_window_sums(x, x.ndim - n + i, int(output_size[i]))
+            count = count * lens.astype(cdt)
+        return finish(x / count, dt)
     for i in range(n):
         axis = x.ndim - n + i
-        if transpose:
-            assert like is not None
-            m = _adaptive_matrix(like.shape[axis], x.shape[axis], cdt).T
-        else:
-            m = _adaptive_matrix(x.shape[axis], int(output_size[i]), cdt)
+        assert like is not None
+        m = _adaptive_matrix(like.shape[axis], x.shape[axis], cdt).T
         x = np.moveaxis(np.tensordot(m, np.moveaxis(x, axis, 0), axes=1), 0, axis)
     return finish(x, dt)
+
+
+def _adaptive_window_sums(x: np.ndarray, axis: int, out_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sums of ATen's adaptive windows [floor(i*I/O), ceil((i+1)*I/O)) along
+    `axis`, and the window lengths shaped to broadcast against them.
+
+    Each window is summed from its own elements only, one strided gather per
+    offset into the longest window (a few numpy calls, vectorised over the
+    windows), so that an infinity or NaN reaches only the windows holding it, as
+    in torch's kernel; a product with a 0/1 membership matrix would spread it as
+    `0 * inf = nan` to every window. The sum over a box is the sum along each
+    axis in turn; the caller divides by the box's element count once, as torch does.
+    """
+    size = x.shape[axis]
+    i = np.arange(out_size)
+    start = (i * size) // out_size
+    end = -((-(i + 1) * size) // out_size)
+    lens = end - start
+    shape = [1] * (x.ndim - axis)
+    shape[0] = out_size
+    total = np.zeros(x.shape[:axis] + (out_size,) + x.shape[axis + 1 :], dtype=x.dtype)
+    for k in range(int(lens.max(initial=0))):
+        inside = (k < lens).reshape(shape)
+        total += np.where(inside, np.take(x, np.minimum(start + k, max(size - 1, 0)), axis=axis), 0)
+    return total, lens.reshape(shape)
 
 
 @register("aten.adaptive_avg_pool1d.default")

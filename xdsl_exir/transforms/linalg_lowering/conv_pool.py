@@ -31,7 +31,7 @@ the count torch uses: the whole window clipped to the padded input
 (`count_include_pad`), only the input elements in it (otherwise), or
 `divisor_override`; when every window is full that count is one constant.
 Adaptive average pooling with uneven (static) windows sums along one pooled
-dim at a time, a contraction with a 0/1 window-membership matrix each, then
+dim at a time, a masked sum against a 0/1 window-membership matrix each, then
 divides by each box's element count (`_adaptive_avg_separable`).
 """
 
@@ -517,8 +517,9 @@ def _max_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue]:
     """
     `nd`-D max pooling with its indices (flat over the unpadded spatial dims,
-    the first maximum winning); the named `linalg.pooling_nchw_max` for 2-D
-    float NCHW when nothing reads the indices.
+    the first maximum winning, or the last NaN, as in torch's CPU kernel); the
+    named `linalg.pooling_nchw_max` for 2-D float NCHW when nothing reads the
+    indices.
     """
     x = cast(SSAValue, b["self"])
     xt, out, idx_t = _t(x), _out(op), _out(op, 1)
@@ -556,7 +557,7 @@ def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue
             valid = st.emit(arith.AndIOp(valid, inside(c, size)))
             flat_index = st.emit(arith.AddiOp(st.emit(arith.MuliOp(flat_index, size)), c))
         flat = st.emit(arith.IndexCastOp(flat_index, i64))
-        take = st.emit(arith.AndIOp(valid, better(st, val, flat, cur, ci, dt, True)))
+        take = st.emit(arith.AndIOp(valid, better(st, val, flat, cur, ci, dt, True, last_nan=True)))
         return [select(st, take, val, cur), select(st, take, flat, ci)]
 
     idx_init = st.filled(idx_t, 2**63 - 1)
@@ -702,8 +703,10 @@ def _adaptive_avg_separable(st: LoweringState, x: SSAValue, xt: TensorType, out:
     Adaptive average pooling over the last `k` dims with any static windows: a
     window is a box, so its sum is a sum along each pooled dim in turn, one
     contraction with a constant 0/1 `[out, in]` window-membership matrix per
-    dim; each sum is then divided by its box's element count (a constant over
-    the pooled dims), as torch divides each window's sum.
+    dim (an element outside a window is selected away, not multiplied by 0,
+    which would make an infinity NaN); each sum is then divided by its box's
+    element count (a constant over the pooled dims), as torch divides each
+    window's sum.
     """
     if not out.element_dtype.is_floating_point:
         raise st.error(f"integer {what} has no linalg lowering")
@@ -730,7 +733,7 @@ def _adaptive_avg_separable(st: LoweringState, x: SSAValue, xt: TensorType, out:
             [(value, in_map), (member, AffineMap(rank + 1, 0, (_d(dim), r)))],
             [(st.filled(sized(sizes, acc), 0), AffineMap(rank + 1, 0, tuple(_d(i) for i in range(rank))))],
             [PARALLEL] * rank + [REDUCTION],
-            lambda a: [add(st, mul(st, a[0], a[1], acc), a[2], acc)],
+            lambda a: [add(st, select(st, st.cast(a[1], acc, DType.bool), a[0], st.constant(0.0, acc)), a[2], acc)],
         )[0]  # fmt: skip
     counts: list[float] = [1.0]
     for per_dim in lens:

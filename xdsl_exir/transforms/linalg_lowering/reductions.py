@@ -303,11 +303,15 @@ def finish(
     return st.generic([(red, in_map)], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
 
 
-def better(st: LoweringState, val: SSAValue, i: SSAValue, cur: SSAValue, ci: SSAValue, dtype: DType, largest: bool) -> SSAValue:
+def better(
+    st: LoweringState, val: SSAValue, i: SSAValue, cur: SSAValue, ci: SSAValue, dtype: DType, largest: bool,
+    last_nan: bool = False,
+) -> SSAValue:
     """
     Whether `val` at index `i` replaces `cur` at `ci` in an arg-reduction, in an
-    order-independent way: NaN first (the earlier of two NaNs), then the larger
-    (smaller) value, then the earlier index.
+    order-independent way: NaN first (the earlier of two NaNs, or the later with
+    `last_nan`, as torch's max pooling keeps it), then the larger (smaller)
+    value, then the earlier index.
     """
     strict = compare(st, "gt" if largest else "lt", val, cur, dtype)
     same = compare(st, "eq", val, cur, dtype)
@@ -318,7 +322,8 @@ def better(st: LoweringState, val: SSAValue, i: SSAValue, cur: SSAValue, ci: SSA
     nan_v = st.emit(arith.CmpfOp(val, val, "uno"))
     nan_c = st.emit(arith.CmpfOp(cur, cur, "uno"))
     number_c = st.emit(arith.XOrIOp(nan_c, st.constant(True, DType.bool)))
-    return select(st, nan_v, st.emit(arith.OrIOp(number_c, earlier)), st.emit(arith.AndIOp(number_c, plain)))
+    nan_order = st.emit(arith.CmpiOp(i, ci, "sgt")) if last_nan else earlier
+    return select(st, nan_v, st.emit(arith.OrIOp(number_c, nan_order)), st.emit(arith.AndIOp(number_c, plain)))
 
 
 def linear_index(st: LoweringState, sizes: Sequence[object], dims: Sequence[int]) -> SSAValue:

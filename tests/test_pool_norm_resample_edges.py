@@ -1,0 +1,196 @@
+"""
+Pooling, transposed convolution, normalisation and resampling on the values
+where a shortcut and torch's CPU kernels part ways: NaN and infinities inside
+and outside windows, integer extremes, empty and non-contiguous inputs. The
+interpreter's kernels, and the `convert-exir-to-linalg` rules in xDSL's
+interpreter (and in IREE when the extra is installed), are compared with
+eager PyTorch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from test_linalg_lowering_conv_reduce import Case, X, Y, f32, op, together
+
+from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL
+from xdsl_exir.interpreters.upstream import run_lowered
+from xdsl_exir.targets.iree import iree_available, lower_to_upstream
+
+torch = pytest.importorskip("torch")
+
+POOL = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, 0.5, -2.5, 1e30, -1e-30, 3.0, -7.0]
+INT_POOL = [np.iinfo(np.int64).min, np.iinfo(np.int64).max, 0, -1, 1, 2, -7, 3, 5]
+
+
+def edge(shape: Sequence[int], shift: int = 0, dtype: Any = np.float32) -> np.ndarray:
+    """Edge values cycling so that two inputs with different shifts meet every pair."""
+    pool = INT_POOL if np.dtype(dtype).kind == "i" else POOL
+    n = int(np.prod(shape))
+    return np.array([pool[(i + shift * (i // len(pool))) % len(pool)] for i in range(n)], dtype=dtype).reshape(shape)
+
+
+def kernel(name: str) -> Callable[..., Any]:
+    import xdsl_exir.interpreters.aten_kernels  # noqa: F401 - registers every family
+
+    return FUNCTIONAL[name]
+
+
+def same(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    got = np.asarray(got)
+    want = want.numpy() if isinstance(want, torch.Tensor) else np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, f"{got.dtype}{got.shape} vs {want.dtype}{want.shape}"
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        both_zero = (got == 0) & (want == 0)
+        assert (np.signbit(got) == np.signbit(want))[both_zero].all(), "the sign of a zero differs"
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def channels_last(a: np.ndarray) -> np.ndarray:
+    """The same values laid out channels-last (a non-contiguous NCHW view)."""
+    perm = (0, *range(2, a.ndim), 1)
+    back = (0, a.ndim - 1, *range(1, a.ndim - 1))
+    return np.ascontiguousarray(a.transpose(perm)).transpose(back)
+
+
+# -- max pooling: the last NaN of a window is its index, as in torch's CPU kernel ------
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+@pytest.mark.parametrize(
+    ("nd", "shape", "kwargs"),
+    [
+        (2, (1, 2, 3, 6), {"kernel_size": 3, "stride": 2, "ceil_mode": True}),
+        (2, (2, 3, 7, 5), {"kernel_size": 2, "stride": 1, "padding": 1, "dilation": 2}),
+        (3, (1, 2, 3, 6, 5), {"kernel_size": 3, "stride": 2, "ceil_mode": True}),
+    ],
+)
+def test_max_pool_indices_with_nan(nd: int, shape: tuple[int, ...], kwargs: dict[str, Any], layout: str) -> None:
+    x = edge(shape)
+    if layout == "channels_last":
+        x = channels_last(x)
+    k = {"kernel_size": kwargs["kernel_size"], "stride": kwargs.get("stride", ()), "padding": kwargs.get("padding", 0),
+         "dilation": kwargs.get("dilation", 1), "ceil_mode": kwargs.get("ceil_mode", False)}  # fmt: skip
+    fn = torch.nn.functional.max_pool2d if nd == 2 else torch.nn.functional.max_pool3d
+    want_v, want_i = fn(torch.from_numpy(x), return_indices=True, **kwargs)
+
+    def expand(v: int) -> list[int]:
+        return [v] * nd
+
+    got_v, got_i = kernel(f"aten.max_pool{nd}d_with_indices.default")(
+        x, expand(k["kernel_size"]), expand(k["stride"]) if k["stride"] else [], expand(k["padding"]), expand(k["dilation"]),
+        k["ceil_mode"],
+    )  # fmt: skip
+    same(got_v, want_v)
+    same(got_i, want_i)
+
+
+def test_max_pool_backward_routes_to_the_last_nan_and_takes_empty_inputs() -> None:
+    x = torch.from_numpy(edge((1, 2, 3, 6))).requires_grad_()
+    v, i = torch.nn.functional.max_pool2d(x, 3, 2, ceil_mode=True, return_indices=True)
+    g = torch.ones_like(v)
+    want = torch.ops.aten.max_pool2d_with_indices_backward(g, x.detach(), [3, 3], [2, 2], [0, 0], [1, 1], True, i)
+    back = kernel("aten.max_pool2d_with_indices_backward.default")
+    same(back(g.numpy(), x.detach().numpy(), [3, 3], [2, 2], [0, 0], [1, 1], True, i.numpy()), want)
+    empty = np.zeros((0, 2, 3, 6), np.float32)
+    got = back(np.zeros((0, 2, 1, 3), np.float32), empty, [3, 3], [2, 2], [0, 0], [1, 1], True, np.zeros((0, 2, 1, 3), np.int64))
+    assert got.shape == (0, 2, 3, 6) and got.dtype == np.float32
+
+
+# -- average pooling -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("nd", "shape", "args"),
+    [
+        (2, (1, 2, 5, 6), ([3, 2], [2, 2], [1, 1], True, True, None)),
+        (2, (2, 2, 4, 5), ([2, 2], [1, 2], [0, 1], False, False, None)),
+        (2, (1, 3, 4, 4), ([2, 2], [2, 2], [0, 0], False, True, 3)),
+        (3, (1, 2, 3, 4, 5), ([2, 2, 3], [1, 2, 2], [1, 0, 1], True, True, None)),
+    ],
+)
+def test_int64_avg_pool_wraps_and_truncates(nd: int, shape: tuple[int, ...], args: tuple[Any, ...]) -> None:
+    """torch sums int64 windows in int64 (wrapping) and divides truncating toward zero."""
+    x = edge(shape, dtype=np.int64)
+    k, s, p, ceil, include, div = args
+    fn = torch.ops.aten.avg_pool2d if nd == 2 else torch.ops.aten.avg_pool3d
+    want = fn(torch.from_numpy(x), k, s, p, ceil, include, div)
+    same(kernel(f"aten.avg_pool{nd}d.default")(x, k, s, p, ceil, include, div), want)
+
+
+# -- adaptive average pooling: an infinity stays in its windows --------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "size"),
+    [
+        ("aten.adaptive_avg_pool1d.default", (3, 8, 8), [5]),
+        ("aten.adaptive_avg_pool1d.default", (2, 3, 4), [3]),
+        ("aten._adaptive_avg_pool2d.default", (2, 3, 8, 8), [8, 7]),
+        ("aten._adaptive_avg_pool2d.default", (2, 3, 7, 5), [3, 2]),
+        ("aten._adaptive_avg_pool3d.default", (2, 3, 8, 8, 8), [5, 7, 4]),
+        ("aten._adaptive_avg_pool3d.default", (1, 2, 5, 3, 4), [2, 2, 2]),
+    ],
+)
+@pytest.mark.parametrize("values", ["edge", "noncontig", "empty"])
+def test_adaptive_avg_pool(name: str, shape: tuple[int, ...], size: list[int], values: str) -> None:
+    x = edge(shape) if values != "empty" else np.zeros((0, *shape[1:]), np.float32)
+    if values == "noncontig":
+        x = edge((*shape, 2))[..., 0]
+    want = getattr(torch.ops.aten, name.split(".")[1])(torch.from_numpy(np.ascontiguousarray(x)), size)
+    same(kernel(name)(x, size), want)
+
+
+# -- transposed convolution: no stuffed zero meets an infinite weight --------------------
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize(
+    ("stride", "padding", "dilation", "output_padding", "groups"),
+    [(1, 0, 1, 0, 1), (2, 1, 1, 1, 1), (2, 2, 2, 1, 1), (3, 0, 1, 2, 2), (1, 1, 2, 0, 3)],
+)
+def test_conv_transpose_edge_values(nd: int, stride: int, padding: int, dilation: int, output_padding: int, groups: int) -> None:
+    x, w = edge((2, 6, *[4] * nd), 0), edge((6, 2, *[3] * nd), 1)
+    b = np.arange(2 * groups, dtype=np.float32)
+    args = ([stride] * nd, [padding] * nd, [dilation] * nd, True, [output_padding] * nd, groups)
+    want = torch.ops.aten.convolution(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), *args)
+    same(kernel("aten.convolution.default")(x, w, b, *args), want, atol=1e-5)
+
+
+# -- the lowering ----------------------------------------------------------------------
+
+
+def _lowered_against_torch(case: Case, inputs: list[np.ndarray], want: list[Any]) -> None:
+    module = case.module()
+    for got in [run_lowered(lower_to_upstream(module), inputs)] + ([_iree_run(module, inputs)] if iree_available() else []):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+
+
+def _iree_run(module: Any, inputs: list[np.ndarray]) -> list[Any]:
+    from test_linalg_lowering_conv_reduce import _iree
+
+    return list(_iree(module)(*[x.copy() for x in inputs]))
+
+
+def test_lowered_max_pool_and_adaptive_avg_follow_torch_on_edge_values() -> None:
+    x, y = edge((1, 2, 3, 6)), edge((2, 3, 8), 1)
+    case = Case(
+        "edges",
+        [(f32(1, 2, 3, 6), (1, 2, 3, 6)), (f32(2, 3, 8), (2, 3, 8))],
+        together(
+            op("aten.max_pool2d_with_indices.default", X, [3, 3], [2, 2], [0, 0], [1, 1], True),
+            op("aten._adaptive_avg_pool2d.default", X, [2, 4]),
+            op("aten.adaptive_avg_pool1d.default", Y, [5]),
+        ),
+    )
+    t = torch.from_numpy(x)
+    v, i = torch.nn.functional.max_pool2d(t, 3, 2, ceil_mode=True, return_indices=True)
+    want = [v, i, torch.ops.aten._adaptive_avg_pool2d(t, [2, 4]), torch.ops.aten.adaptive_avg_pool1d(torch.from_numpy(y), [5])]
+    _lowered_against_torch(case, [x, y], want)
