@@ -29,6 +29,7 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     result_type,
 )
 from xdsl_exir.interpreters.aten_kernels.registry import Kernel, register
+from xdsl_exir.utils.erfc_fit import ERFCX_P, ERFCX_Q
 
 # Rational approximations of erf, fitted for this project by `scripts/fit_erf.py`
 # (linearised least squares on Chebyshev nodes with Lawson reweighting, in
@@ -49,7 +50,7 @@ _ERF32_Q = (
 _ERF32_CLIP = 4.0
 # float64: erf(x) = x + x P(x^2)/Q(x^2) on |x| <= 1 (the rational is erf(x)/x - 1,
 # so its rounding errors are scaled down; error relative to erf 7.0e-19), and
-# erfc(x) exp(x^2) = P(x)/Q(x) on 1 <= x <= 6 (1.5e-18), erf = 1 - erfc there;
+# erfc(x) exp(x^2) = P(x)/Q(x) on 1 <= x <= 6 (1.5e-18; `utils/erfc_fit.py`), erf = 1 - erfc there;
 # beyond 6, erfc(x) < 2.2e-17, under half an ulp of 1.
 _ERF64_P = (
     0.12837916709551257468, -0.3170061787195335388, -0.048329359143174707977, -0.0088156524721662597239,
@@ -59,14 +60,7 @@ _ERF64_Q = (
     1.0, 0.46051249318605918157, 0.093812926083453520386, 0.010693050801051727784, 0.00069249531135621578785,
     0.00002081012503877942261,
 )
-_ERFCX_P = (
-    0.99999999223902539246, 1.8454600011074560022, 1.6794922425139468717, 0.94642216044937140947,
-    0.35328409433699600349, 0.087387598590108716523, 0.013391784760518223376, 0.0010092391287794535914,
-)
-_ERFCX_Q = (
-    1.0, 2.9738390835710645179, 4.0351107550014016711, 3.2779692669349824186, 1.7540479636723134542,
-    0.6380473427286406478, 0.15578493123560666713, 0.023736319425869438773, 0.0017888297971208989191,
-)
+_ERFCX_P, _ERFCX_Q = ERFCX_P, ERFCX_Q
 _ERF64_CLIP = 6.0
 # Float32 GELU is x/2 (1 + tanh(x G(x^2))), evaluated in float32 throughout: half
 # the memory traffic and twice the SIMD width of a float64 evaluation, and numpy's
@@ -724,7 +718,22 @@ def _int_pair(fn: Callable[[Any, Any], Any]) -> Kernel:
     return kernel
 
 
-register("aten.gcd.default")(_int_pair(np.gcd))
+def _gcd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Euclid's algorithm on |a| and |b| with C's truncating remainder, as torch's kernel
+    runs it: the same as numpy's gcd except where |a| or |b| wraps (the type's minimum),
+    where torch's loop gives what it gives (gcd(-2^63, 2^63 - 1) is -1)."""
+    a, b = np.broadcast_arrays(np.abs(a), np.abs(b))
+    a, b = a.copy(), b.copy()
+    live = a != 0
+    while live.any():
+        rem = np.fmod(b[live], a[live])
+        b[live] = a[live]
+        a[live] = rem
+        live = a != 0
+    return b
+
+
+register("aten.gcd.default")(_int_pair(_gcd))
 register("aten.lcm.default")(_int_pair(np.lcm))
 
 

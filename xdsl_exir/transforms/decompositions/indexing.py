@@ -20,7 +20,9 @@ def _index_along(e: Emitter, b: Bound, values: SSAValue, accumulate: bool) -> SS
     x = cast(SSAValue, b["self"])
     rank = _tensor(x).rank
     if rank == 0:
-        raise Decline()
+        # a 0-d self is indexed as one element (index 0 or -1), the value broadcast to the index
+        put = e.v("aten.index_put.default", e.reshape(x, [1]), [b["index"]], e.reshape(values, [-1]), accumulate)
+        return e.reshape(put, [])
     d = b.int("dim") % rank
     front = _movedim(e, x, d, 0)
     vt = _tensor(values)

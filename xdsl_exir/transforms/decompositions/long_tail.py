@@ -36,6 +36,7 @@ from xdsl_exir.transforms.decompositions.core import (
 from xdsl_exir.transforms.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.transforms.decompositions.renames import Call, _from_call  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
 
 # -- the long tail: operators torch.export's training IR emits ---------------------
 # Each follows the semantics of torch/_refs or torch/_decomp (read for semantics,
@@ -385,6 +386,13 @@ def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     sum of |x|, sqrt of the sum of squares, or the p-th root of the sum of |x|^p."""
     x = cast(SSAValue, b["self"])
     t = _tensor(x)
+    dtype = b.dtype("dtype")
+    if t.element_dtype.is_complex and (dtype is None or dtype.is_complex):
+        # a complex tensor's norms are those of its magnitudes, which are real (torch._refs)
+        if dtype is not None and dtype != t.element_dtype:
+            x = e.v("aten._to_copy.default", x, dtype=dtype)
+        x, dtype = e.v("aten.abs.default", x), None
+        t = _tensor(x)
     if not (t.element_dtype.is_floating_point):
         raise Decline()
     ord_ = b.get("ord", b.get("p", 2.0))
@@ -392,7 +400,6 @@ def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     dim = b.get("dim")
     dims = [] if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
     keep = bool(b.get("keepdim", False))
-    dtype = b.dtype("dtype")
     if dtype is not None and dtype != t.element_dtype:
         x = e.v("aten._to_copy.default", x, dtype=dtype)
     all_dims = dims or list(range(t.rank))
@@ -467,11 +474,41 @@ def _special_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.mul.Tensor", e.v("aten.add.Tensor", z, 1), 0.5)]
 
 
+def _horner(e: Emitter, coeffs: Sequence[float], t: SSAValue) -> SSAValue:
+    """The polynomial of `coeffs` (increasing powers) at `t`."""
+    acc = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", t, coeffs[-1]), coeffs[-2])
+    for c in coeffs[-3::-1]:
+        acc = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", acc, t), c)
+    return acc
+
+
 @rule("aten.special_log_ndtr.default")
 def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """log Φ(x) = log(erfc(-x / √2) / 2), which keeps its precision in the lower tail."""
-    erfc = _one_minus(e, e.v("aten.erf.default", e.v("aten.mul.Tensor", b["self"], -math.sqrt(0.5))))
-    return [e.v("aten.log.default", e.v("aten.mul.Tensor", erfc, 0.5))]
+    """
+    log Φ(x) in three pieces, as torch's kernel (which calls erfcx below x = -1): with
+    z = -x/√2, `log1p(-erfc(-z)/2)` for z <= 1 (-0.0 for large x, as torch);
+    `log(erfcx(z)/2) - z^2` for 1 <= z <= 6, erfcx a rational fit; beyond 6, the same
+    with erfcx from its asymptotic series (five terms: error under 1e-7 at z = 6, where
+    log Φ is -36). `1 - erf` would give erfc = 0 and log Φ = -inf from x = -8 on.
+    """
+    x = cast(SSAValue, b["self"])
+    t = _tensor(x)
+    if not t.element_dtype.is_floating_point:
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+        t = _tensor(x)
+    z = e.v("aten.mul.Tensor", x, -math.sqrt(0.5))
+    erfc_neg = _one_minus(e, e.v("aten.erf.default", e.v("aten.neg.default", z)))
+    upper = e.v("aten.log1p.default", e.v("aten.mul.Tensor", erfc_neg, -0.5))
+    zc = e.v("aten.clamp.default", z, ERFCX_LOW, ERFCX_HIGH)
+    fit = e.v("aten.div.Tensor", _horner(e, ERFCX_P, zc), _horner(e, ERFCX_Q, zc))
+    # erfcx(z) √π z = 1 - 1/(2z²) + 3/(2z²)² - ...: Horner in u = 1/(2z²)
+    u = e.v("aten.reciprocal.default", e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", z, z), 2))
+    series = _horner(e, (1.0, -1.0, 3.0, -15.0, 105.0, -945.0), u)
+    tail = e.v("aten.div.Tensor", series, e.v("aten.mul.Tensor", z, math.sqrt(math.pi)))
+    erfcx = e.v("aten.where.self", e.v("aten.gt.Scalar", z, ERFCX_HIGH), tail, fit)
+    z2 = e.v("aten.mul.Tensor", z, z)
+    lower = e.v("aten.sub.Tensor", e.v("aten.log.default", e.v("aten.mul.Tensor", erfcx, 0.5)), z2)
+    return [e.v("aten.where.self", e.v("aten.le.Scalar", z, ERFCX_LOW), upper, lower)]
 
 
 @rule("aten.special_entr.default")
@@ -506,9 +543,12 @@ def _logaddexp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.sgn.default")
 def _sgn(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """sign(x) for real tensors (x / |x| only differs for complex ones, which are refused), but 0 at NaN
-    as torch's `sgn` gives (where `sign` keeps the NaN)."""
+    """sign(x) for real tensors, but 0 at NaN as torch's `sgn` gives (where `sign` keeps the NaN);
+    x / |x| for complex ones."""
     x = cast(SSAValue, b["self"])
+    if _tensor(x).element_dtype.is_complex:  # x / |x|, 0 where |x| is 0 (torch._refs.sgn)
+        a = e.v("aten.abs.default", x)
+        return [e.v("aten.where.self", e.v("aten.eq.Scalar", a, 0), _zero_like(e, _tensor(x)), e.v("aten.div.Tensor", x, e.v("aten._to_copy.default", a, dtype=_tensor(x).element_dtype)))]
     sign = e.v("aten.sign.default", x)
     if not _tensor(x).element_dtype.is_floating_point:
         return [sign]
@@ -531,6 +571,11 @@ def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         close = e.v("aten.logical_or.default", close, both)
     if rtol == 0 and atol == 0:
         return [close]
+    if not _tensor(x).element_dtype.is_floating_point:
+        # ATen's isclose computes the error of integers and booleans in the default float
+        # type (an int64 difference wraps at its extremes; booleans do not subtract)
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+        y = e.v("aten._to_copy.default", y, dtype=DType.float32)
     diff = e.v("aten.abs.default", e.v("aten.sub.Tensor", x, y))
     allowed = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.abs.default", y), rtol), atol)
     within = e.v("aten.logical_and.default", e.v("aten.isfinite.default", allowed), e.v("aten.le.Tensor", diff, allowed))

@@ -123,8 +123,18 @@ def _logaddexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.hypot.default")
 def _hypot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, y = b["self"], b["other"]
-    return [e.v("aten.sqrt.default", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, x), e.v("aten.mul.Tensor", y, y)))]
+    """C's `hypot`, which torch's kernel calls: `m sqrt(1 + (n/m)^2)` with m the larger
+    magnitude (no overflow of the squares near 1e30, no underflow near 1e-30), 0 where both
+    are 0, and +inf where either is infinite, even if the other is NaN (C99 Annex F)."""
+    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    ax, ay = e.v("aten.abs.default", x), e.v("aten.abs.default", y)
+    big, small = e.v("aten.maximum.default", ax, ay), e.v("aten.minimum.default", ax, ay)
+    q = e.v("aten.div.Tensor", small, big)
+    h = e.v("aten.mul.Tensor", big, e.v("aten.sqrt.default", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", q, q), 1)))
+    t = _tensor(h)
+    h = e.v("aten.where.self", e.v("aten.eq.Scalar", big, 0), _zero_like(e, t), h)
+    inf = e.v("aten.logical_or.default", e.v("aten.isinf.default", x), e.v("aten.isinf.default", y))
+    return [e.v("aten.where.self", inf, _scalar_tensor(e, math.inf, t), h)]
 
 
 @rule("aten.sinc.default", "aten.special_sinc.default")
@@ -141,6 +151,9 @@ def _sinc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.logit.default", "aten.special_logit.default")
 def _logit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
+    if not _tensor(x).element_dtype.is_floating_point:
+        # in the default float type first, as torch: `1 - x` of an int64 wraps at its extremes
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
     eps = b.get("eps")
     if eps is not None:
         x = e.v("aten.clamp.default", x, float(cast(float, eps)), 1.0 - float(cast(float, eps)))
