@@ -3,8 +3,8 @@
 // broadcast along the channels and is the named linalg.conv_2d_nchw_fchw; max
 // pooling whose indices nothing uses is linalg.pooling_nchw_max over -inf
 // padding; a mean is a reduction generic then a division by the count; softmax
-// subtracts the row maximum. Grouped convolutions split the channels with
-// expand_shape around linalg.conv_2d_ngchw_gfchw, depthwise ones are a generic
+// subtracts the row maximum. Grouped convolutions are im2col columns and a
+// batched contraction generic, depthwise ones are a generic
 // with the window as reduction dims. max.dim keeps its dim through a constant-0
 // output map and carries the index beside the value.
 // RUN: exir-opt %s --split-input-file -p convert-exir-to-linalg | filecheck %s
@@ -71,11 +71,20 @@ builtin.module {
 }
 
 // CHECK-LABEL: func.func @forward
+// The grouped one: im2col columns [n, g, c*kh*kw, oh*ow] gathered by a copying
+// generic, contracted with the weight [g, f, c*kh*kw] onto the init.
 // CHECK:         %[[X:.*]] = tensor.expand_shape %x {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] output_shape [1, 2, 2, 6, 6] : tensor<1x4x6x6xf32> into tensor<1x2x2x6x6xf32>
-// CHECK-NEXT:    %[[W:.*]] = tensor.expand_shape %w {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
-// CHECK-NEXT:    %[[INIT:.*]] = tensor.expand_shape %{{.*}} : tensor<1x6x4x4xf32> into tensor<1x2x3x4x4xf32>
-// CHECK-NEXT:    %[[G:.*]] = linalg.conv_2d_ngchw_gfchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%[[X]], %[[W]] : tensor<1x2x2x6x6xf32>, tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x4x4xf32>)
-// CHECK-NEXT:    %[[GROUPED:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
+// CHECK:         %[[COLS7:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, (d5 + d3), (d6 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>], {{.*}} ins(%[[X]] : tensor<1x2x2x6x6xf32>) outs(%{{.*}} : tensor<1x2x2x3x3x4x4xf32>)
+// CHECK:         %[[COLS:.*]] = tensor.collapse_shape %[[COLS7]] {{.*}} : tensor<1x2x2x3x3x4x4xf32> into tensor<1x2x18x16xf32>
+// CHECK-NEXT:    %[[W2:.*]] = tensor.collapse_shape %w {{.*}} : tensor<6x2x3x3xf32> into tensor<6x18xf32>
+// CHECK-NEXT:    %[[W:.*]] = tensor.expand_shape %[[W2]] {{.*}} : tensor<6x18xf32> into tensor<2x3x18xf32>
+// CHECK-NEXT:    %[[INIT5:.*]] = tensor.expand_shape %{{.*}} : tensor<1x6x4x4xf32> into tensor<1x2x3x4x4xf32>
+// CHECK-NEXT:    %[[INIT:.*]] = tensor.collapse_shape %[[INIT5]] {{.*}} : tensor<1x2x3x4x4xf32> into tensor<1x2x3x16xf32>
+// CHECK-NEXT:    %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[W]], %[[COLS]] : tensor<2x3x18xf32>, tensor<1x2x18x16xf32>) outs(%[[INIT]] : tensor<1x2x3x16xf32>)
+// CHECK:           arith.mulf
+// CHECK-NEXT:      arith.addf
+// CHECK:         %[[G5:.*]] = tensor.expand_shape %[[G]] {{.*}} : tensor<1x2x3x16xf32> into tensor<1x2x3x4x4xf32>
+// CHECK-NEXT:    %[[GROUPED:.*]] = tensor.collapse_shape %[[G5]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
 // The depthwise one: a strided slice of the padded input per kernel tap, and
 // one elementwise generic summing tap * weight[c, 0, i, j] onto the init.
 // CHECK:         %[[T0:.*]] = tensor.extract_slice %[[PAD:.*]][0, 0, 0, 0] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x7x7xf32> to tensor<1x4x3x3xf32>

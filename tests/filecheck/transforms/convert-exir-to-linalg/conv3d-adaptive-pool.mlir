@@ -3,7 +3,7 @@
 // with the depth positions k * dilation + od * stride, depth folded into the
 // batch (a dim-moving generic, a strided extract_slice, collapse_shape); each
 // tap accumulates onto the previous one's result, the first onto the bias.
-// Several groups use the grouped named op; the high side is padded or cropped
+// Several groups are im2col columns and a batched contraction; the high side is padded or cropped
 // to what the windows read.
 // Adaptive average pooling with uneven windows sums along one pooled dim at a
 // time (a contraction with a 0/1 window-membership matrix), then divides by
@@ -31,14 +31,15 @@ builtin.module {
 // CHECK:         %[[ACC0:.*]] = tensor.collapse_shape %[[INIT_MOVED]] {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64]] : tensor<?x5x6x2x7xf32> into tensor<?x6x2x7xf32>
 // CHECK:         %[[X0:.*]] = tensor.extract_slice %[[DEPTH_FIRST]][0, 0, 0, 0, 0] [%{{.*}}, 5, 4, 5, 11] [1, 1, 1, 1, 1] : tensor<?x7x4x5x11xf32> to tensor<?x5x4x5x11xf32>
 // CHECK:         %[[W0:.*]] = tensor.extract_slice %weight[0, 0, 0, 0, 0] [6, 2, 1, 3, 3] [1, 1, 1, 1, 1]
-// CHECK:         %[[C0:.*]] = linalg.conv_2d_ngchw_gfchw {strides = dense<[2, 1]> : tensor<2xi64>, dilations = dense<[1, 2]> : tensor<2xi64>} {{.*}} -> tensor<?x2x3x2x7xf32>
-// CHECK:         %[[ACC1:.*]] = tensor.collapse_shape %[[C0]] {{.*}} into tensor<?x6x2x7xf32>
+// CHECK:         %[[COLS0:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, ((d5 * 2) + d3), (d6 + (d4 * 2)))>, {{.*}} outs(%{{.*}} : tensor<?x2x2x3x3x2x7xf32>)
+// CHECK:         %[[C0:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d4)>, {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x3x18xf32>, tensor<?x2x18x14xf32>) outs(%{{.*}} : tensor<?x2x3x14xf32>)
+// CHECK:         %[[ACC1:.*]] = tensor.collapse_shape %{{.*}} {{.*}} into tensor<?x6x2x7xf32>
 // CHECK:         %[[X1:.*]] = tensor.extract_slice %[[DEPTH_FIRST]][0, 1, 0, 0, 0] [%{{.*}}, 5, 4, 5, 11] [1, 1, 1, 1, 1]
 // CHECK:         %[[W1:.*]] = tensor.extract_slice %weight[0, 0, 1, 0, 0] [6, 2, 1, 3, 3] [1, 1, 1, 1, 1]
 // CHECK:         %{{.*}} = tensor.expand_shape %[[ACC1]]
-// CHECK:         linalg.conv_2d_ngchw_gfchw
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d4)>,
 // CHECK:         tensor.extract_slice %[[DEPTH_FIRST]][0, 2, 0, 0, 0] [%{{.*}}, 5, 4, 5, 11] [1, 1, 1, 1, 1]
-// CHECK:         %[[C2:.*]] = linalg.conv_2d_ngchw_gfchw
+// CHECK:         %[[C2:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d4)>,
 // CHECK-NOT:     linalg.conv_2d
 // CHECK:         %[[UNFOLDED:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64]] output_shape [%{{.*}}, 5, 6, 2, 7] : tensor<?x6x2x7xf32> into tensor<?x5x6x2x7xf32>
 // CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3, d4)>, {{.*}}} ins(%[[UNFOLDED]] : tensor<?x5x6x2x7xf32>) outs(%{{.*}} : tensor<?x6x5x2x7xf32>)
