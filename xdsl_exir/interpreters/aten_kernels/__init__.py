@@ -70,7 +70,7 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     reductions,
     resampling,
     scalars,
-    spectral,
+    special,
     splits,
     views,
 )

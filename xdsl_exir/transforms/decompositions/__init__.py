@@ -31,8 +31,8 @@ from xdsl_exir.transforms.decompositions import (
     reductions,
     indexing,
     recurrent,
-    spectral,
     splits,
+    special,
 )
 
 __all__ = [
@@ -61,6 +61,6 @@ _FAMILIES = (
     reductions,
     indexing,
     recurrent,
-    spectral,
     splits,
+    special,
 )

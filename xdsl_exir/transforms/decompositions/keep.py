@@ -62,6 +62,17 @@ KEEP_IN_CORE: dict[str, str] = {
              "_int_mm.default"),
     **_names("fused embedding-bag kernel torch keeps (the forms torch decomposes end in it)",
              "_embedding_bag_forward_only.default"),
+    **_names("special function torch keeps (no decomposition in torch's table)", "lgamma.default", "digamma.default",
+             "erfinv.default", "polygamma.default", "special_ndtri.default", "special_i0e.default", "special_i1.default",
+             "special_i1e.default", "special_erfcx.default", "special_spherical_bessel_j0.default", "frexp.Tensor",
+             "special_zeta.default", "special_zeta.self_scalar", "special_zeta.other_scalar"),
+    **_names("orthogonal polynomial torch keeps (no decomposition in torch's table)", *(
+        f"special_{p}.{ov}" for p in (
+            "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+            "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+            "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+            "legendre_polynomial_p",
+        ) for ov in ("default", "n_scalar", "x_scalar"))),
     **_names(_OTHER, "adaptive_max_pool2d.default", "upsample_bilinear2d.default", "tril_indices.default",
              "triu_indices.default", "resize.default", "new_empty_strided.default", "view.dtype", "view_as_real.default", "scatter.reduce",
              "scatter.value_reduce"),

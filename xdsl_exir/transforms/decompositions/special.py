@@ -1,0 +1,67 @@
+"""Decompositions of the special functions torch decomposes: the `special_` aliases of the gamma
+family and `erfinv`, the multivariate log-gamma function and `special_xlog1py` (torch/_refs)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.dialects.aten_inference import Bound, result_type
+from xdsl_exir.transforms.decompositions.core import (
+    Emitter,
+    _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    rule,
+)
+from xdsl_exir.transforms.decompositions.long_tail import (
+    _as_tensor,  # pyright: ignore[reportPrivateUsage] - a Scalar argument as a 0-d tensor, as xlogy's rule
+)
+from xdsl_exir.transforms.decompositions.renames import (
+    _alias_rule,  # pyright: ignore[reportPrivateUsage] - the one rule of "same arguments, another name"
+)
+
+__all__: list[str] = []
+
+for _alias, _target in (
+    ("aten.special_psi.default", "aten.digamma.default"),
+    ("aten.special_digamma.default", "aten.digamma.default"),
+    ("aten.special_gammaln.default", "aten.lgamma.default"),
+    ("aten.special_erfinv.default", "aten.erfinv.default"),
+    ("aten.special_erfc.default", "aten.erfc.default"),
+    ("aten.special_polygamma.default", "aten.polygamma.default"),
+):
+    rule(_alias)(_alias_rule(_target))
+
+
+@rule("aten.mvlgamma.default", "aten.special_multigammaln.default")
+def _mvlgamma(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs `mvlgamma`: sum over j < p of lgamma(x - j/2), plus p(p-1)/4 log(pi). (torch's
+    kernel refuses an element not above (p-1)/2; the interpreter's kernel does too, the
+    decomposed program, like torch's, does not check.)"""
+    x = cast(SSAValue, b["self"])
+    p = b.int("p")
+    total: SSAValue | None = None
+    for j in range(p):
+        shifted = e.v("aten.sub.Tensor", x, j / 2) if j else x
+        term = e.v("aten.lgamma.default", shifted)
+        total = term if total is None else e.v("aten.add.Tensor", total, term)
+    assert total is not None
+    return [e.v("aten.add.Tensor", total, p * (p - 1) / 4 * math.log(math.pi))]
+
+
+@rule("aten.special_xlog1py.default", "aten.special_xlog1py.self_scalar", "aten.special_xlog1py.other_scalar")
+def _xlog1py(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_refs `xlog1py`: 0 where self is 0, NaN where other is NaN, else self * log1p(other)."""
+    x, y = b["self"], b["other"]
+    like = _tensor(x) if isinstance(x, SSAValue) else _tensor(y)
+    dtype = result_type([x, y]).to_floating()  # core IR promotes explicitly
+    xs, ys = (_as_dtype(e, _as_tensor(e, v, like), dtype) for v in (x, y))
+    prod = e.v("aten.mul.Tensor", xs, e.v("aten.log1p.default", ys))
+    t = _tensor(prod)
+    out = e.v("aten.where.self", e.v("aten.eq.Scalar", xs, 0), _zero_like(e, t), prod)
+    return [e.v("aten.where.self", e.v("aten.isnan.default", ys), _scalar_tensor(e, float("nan"), t), out)]
