@@ -28,16 +28,56 @@ from xdsl_exir.interpreters.aten_kernels.random import native_dropout_kernel
 from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows
 from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
 
+_SMALL_BMM = 400
+"""ATen's `bmm` and `baddbmm` use their own loop, not BLAS, below this many multiply-adds
+per matrix (rows x columns x contraction)."""
 
-def _matmul_typed(a: object, b: object, out_dtype: np.dtype[Any] | None = None) -> np.ndarray:
+
+def product(a: np.ndarray, b: np.ndarray, small_bmm: bool = False) -> np.ndarray:
+    """
+    `np.matmul`; with `small_bmm`, for matrices under `_SMALL_BMM` multiply-adds, the
+    non-finite elements are recomputed with each product rounded on its own, as ATen's
+    own small-`bmm` loop rounds them. numpy's BLAS (like the MKL torch's larger products
+    call) fuses the multiply-add: inside an FMA `1e30 * 1e30` does not overflow float32,
+    so `-inf + 1e30 * 1e30` stays -inf where ATen's loop sums `-inf + inf`, NaN. A
+    product that overflows makes a fused sum non-finite too, so only the non-finite
+    elements can differ.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = np.matmul(a, b)
+    if not small_bmm or a.ndim < 2 or b.ndim < 2 or a.shape[-2] * a.shape[-1] * b.shape[-1] >= _SMALL_BMM:
+        return p
+    if p.dtype.kind != "f" or p.size == 0 or bool(np.isfinite(p).all()):
+        return p
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    p2 = p.reshape(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1]))
+    batch = p2.shape[:-2]
+    a2 = np.broadcast_to(a2, batch + a2.shape[-2:])
+    b2 = np.broadcast_to(b2, batch + b2.shape[-2:])
+    bad = np.nonzero(~np.isfinite(p2))
+    rows = a2[bad[:-1]]  # [n, k]
+    cols = np.swapaxes(b2, -1, -2)[(*bad[:-2], bad[-1])]  # [n, k]
+    p2 = p2.copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        p2[bad] = np.sum(rows * cols, axis=-1)
+    return p2.reshape(p.shape)
+
+
+def _matmul_typed(a: object, b: object, out_dtype: np.dtype[Any] | None = None, small_bmm: bool = False) -> np.ndarray:
     dt = result_type(a, b)
     cdt = compute_dtype(dt)
-    return finish(np.matmul(cast_to(a, cdt), cast_to(b, cdt)), out_dtype or dt)
+    return finish(product(cast_to(a, cdt), cast_to(b, cdt), small_bmm), out_dtype or dt)
 
 
-@register("aten.mm.default", "aten.bmm.default", "aten.matmul.default", "aten.mm.dtype", "aten.bmm.dtype")
+@register("aten.mm.default", "aten.matmul.default", "aten.mm.dtype")
 def _mm(self: np.ndarray, mat2: np.ndarray | None = None, other: np.ndarray | None = None, out_dtype: object = None) -> np.ndarray:
     return _matmul_typed(self, mat2 if mat2 is not None else other, numpy_dtype_or_none(out_dtype))
+
+
+@register("aten.bmm.default", "aten.bmm.dtype")
+def _bmm(self: np.ndarray, mat2: np.ndarray, out_dtype: object = None) -> np.ndarray:
+    return _matmul_typed(self, mat2, numpy_dtype_or_none(out_dtype), small_bmm=True)
 
 
 @register("aten.dot.default")
@@ -69,22 +109,25 @@ def _add_scaled(acc: np.ndarray, self: object, beta: object, alpha: object, dt: 
 
 
 @register("aten.addmm.default", "aten.addmm.dtype")
-def _addmm(self: np.ndarray, mat1: np.ndarray, mat2: np.ndarray, beta: object = 1, alpha: object = 1, out_dtype: object = None) -> np.ndarray:
+def _addmm(
+    self: np.ndarray, mat1: np.ndarray, mat2: np.ndarray, beta: object = 1, alpha: object = 1, out_dtype: object = None,
+    small_bmm: bool = False,
+) -> np.ndarray:  # fmt: skip
     dt = result_type(mat1, mat2)
-    prod = np.matmul(cast_to(mat1, compute_dtype(dt)), cast_to(mat2, compute_dtype(dt)))
+    prod = product(cast_to(mat1, compute_dtype(dt)), cast_to(mat2, compute_dtype(dt)), small_bmm)
     return _add_scaled(prod, self, beta, alpha, numpy_dtype_or_none(out_dtype) or dt)
 
 
 @register("aten.baddbmm.default", "aten.baddbmm.dtype")
 def _baddbmm(self: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: object = 1, alpha: object = 1, out_dtype: object = None) -> np.ndarray:
-    return _addmm(self, batch1, batch2, beta, alpha, out_dtype)
+    return _addmm(self, batch1, batch2, beta, alpha, out_dtype, small_bmm=True)
 
 
 @register("aten.linear.default")
 def _linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     dt = result_type(input, weight)
     w = np.asarray(weight)
-    prod = np.matmul(cast_to(input, compute_dtype(dt)), cast_to(w.T if w.ndim == 2 else w, compute_dtype(dt)))
+    prod = product(cast_to(input, compute_dtype(dt)), cast_to(w.T if w.ndim == 2 else w, compute_dtype(dt)))
     return _add_scaled(prod, bias, 0 if bias is None else 1, 1, dt)
 
 
@@ -148,7 +191,7 @@ def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_
     return np.fft.irfftn(a, s=sizes, axes=axes, norm=norm).astype(rdt)
 
 
-@register("aten.scaled_dot_product_attention.default")
+@register("aten.scaled_dot_product_attention.default", low_precision_operands=True)
 def _sdpa(
     query: np.ndarray, key: np.ndarray, value: np.ndarray, attn_mask: np.ndarray | None = None, dropout_p: float = 0.0,
     is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False,
@@ -174,9 +217,40 @@ def _sdpa(
             scores = scores + cast_to(m, cdt)
     # a fully masked row attends to nothing: torch's safe softmax yields zeros there, not NaN
     masked = np.maximum.reduce(scores, axis=-1, keepdims=True) == -np.inf if scores.size else None
+    if cdt != dt and dropout_p == 0:
+        out = _flash_rows(scores, v, dt)
+        if masked is not None and masked.any():
+            np.copyto(out, 0, where=masked)
+        return finish(out, dt)
     attn = softmax_rows(scores, scores.ndim - 1)
     if masked is not None and masked.any():
         np.copyto(attn, 0, where=masked)
     if dropout_p > 0:
         attn = native_dropout_kernel(attn, dropout_p, True)[0]
     return finish(np.matmul(attn, v), dt)
+
+
+def _flash_rows(scores: np.ndarray, v: np.ndarray, dt: np.dtype[Any], block: int = 512) -> np.ndarray:
+    """
+    Attention of float32 `scores` over `v` as torch's CPU flash-attention kernel
+    computes a float16/bfloat16 one: key blocks of 512 with a running maximum and
+    sum (online softmax); each block's unnormalised probabilities `exp(s - max)` are
+    rounded to the input dtype before their product with `v`, and the float32
+    accumulator is divided by the float32 sum at the end. Normalising first, in
+    float32, differs from torch in about a quarter of the outputs by one ulp.
+    """
+    lead = scores.shape[:-1]
+    m = np.full((*lead, 1), -np.inf, scores.dtype)
+    total = np.zeros((*lead, 1), scores.dtype)
+    acc = np.zeros((*lead, v.shape[-1]), scores.dtype)
+    for j in range(0, scores.shape[-1], block):
+        s = scores[..., j : j + block]
+        m_new = np.maximum(m, np.max(s, axis=-1, keepdims=True))
+        shift = np.where(m_new == -np.inf, 0, m_new)  # a row masked so far: exp(-inf) is 0, not NaN
+        p = np.exp(s - shift)
+        alpha = np.exp(m - shift)
+        total = total * alpha + np.sum(p, axis=-1, keepdims=True)
+        acc = acc * alpha + np.matmul(finish(p, dt).astype(scores.dtype), v[..., j : j + block, :])
+        m = m_new
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return acc / total

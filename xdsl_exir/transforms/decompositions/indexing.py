@@ -9,8 +9,8 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _fill_for, _scalar_tensor, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.transforms.decompositions.long_tail import _movedim  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.broadcast import broadcast_shapes
 
 # -- indexing along a dim ------------------------------------------------------------------
 
@@ -74,7 +74,7 @@ def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         raise Decline()
     d = b.int("dim") % tx.rank
     # Every dim but `dim` broadcasts (torch's take_along_dim); along `dim` each keeps its own.
-    shape = _broadcast([1 if i == d else s for i, s in enumerate(tx.sizes)], [1 if i == d else s for i, s in enumerate(ti.sizes)])
+    shape = broadcast_shapes([1 if i == d else s for i, s in enumerate(tx.sizes)], [1 if i == d else s for i, s in enumerate(ti.sizes)])
     xs = [tx.sizes[d] if i == d else s for i, s in enumerate(shape)]
     ids = [ti.sizes[d] if i == d else s for i, s in enumerate(shape)]
     if list(tx.sizes) != xs:

@@ -96,22 +96,23 @@ def _should_fold(t: TensorType, strides: Strides) -> bool:
     return all(_eq(strides[i], _norm(strides[i + 1] * sizes[i + 1])) for i in range(len(sizes) - 2))
 
 
-def _broadcast(x: list[SymSize], y: list[SymSize]) -> list[SymSize]:
-    """The shared broadcast (`broadcast_shapes`), under the name the family modules import."""
-    return broadcast_shapes(x, y)
-
-
 @rule("aten.baddbmm.default")
 def _baddbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """torch's decomposition: `beta * self + alpha * bmm(batch1, batch2)`."""
+    """torch's decomposition: `beta * self + alpha * bmm(batch1, batch2)`, the factors
+    truncated to integers on integer tensors, as ATen's kernel takes them."""
     out = e.v("aten.bmm.default", b["batch1"], b["batch2"])
-    if b["alpha"] != 1:
-        out = e.v("aten.mul.Tensor", out, b["alpha"])
+    alpha, beta = b["alpha"], b["beta"]
+    dtype = _tensor(out).element_dtype
+    if not dtype.is_floating_point and dtype != DType.bool:
+        alpha = int(alpha) if isinstance(alpha, float) else alpha
+        beta = int(beta) if isinstance(beta, float) else beta
+    if alpha != 1:
+        out = e.v("aten.mul.Tensor", out, alpha)
     s = b["self"]
-    if b["beta"] == 0:
+    if beta == 0:
         return [out]
-    if b["beta"] != 1:
-        s = e.v("aten.mul.Tensor", s, b["beta"])
+    if beta != 1:
+        s = e.v("aten.mul.Tensor", s, beta)
     return [e.v("aten.add.Tensor", s, out)]
 
 

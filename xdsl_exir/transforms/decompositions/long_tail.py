@@ -34,8 +34,8 @@ from xdsl_exir.transforms.decompositions.core import (
     rule,
 )
 from xdsl_exir.transforms.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.transforms.decompositions.renames import Call, _from_call  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
 
 # -- the long tail: operators torch.export's training IR emits ---------------------
@@ -753,7 +753,7 @@ def _linalg_cross(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`a[i+1]*b[i+2] - a[i+2]*b[i+1]` along a dim of size 3, by index_select with rotations."""
     x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
     tx, ty = _tensor(x), _tensor(y)
-    shape = _broadcast(list(tx.sizes), list(ty.sizes))
+    shape = broadcast_shapes(list(tx.sizes), list(ty.sizes))
     dim = b.get("dim")
     if dim is None:
         dim = next((i for i, s in enumerate(shape) if _eq(s, 3)), None)

@@ -23,7 +23,7 @@ from xdsl_exir.transforms.decompositions.core import (
     rule,
 )
 from xdsl_exir.transforms.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize
 
 # -- losses ---------------------------------------------------------------------
@@ -189,7 +189,7 @@ def _bce_logits(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's form: each input divided by its norm (at least eps), then the dot product."""
     x1, x2 = cast(SSAValue, b["x1"]), cast(SSAValue, b["x2"])
-    shape = _broadcast(list(_tensor(x1).sizes), list(_tensor(x2).sizes))
+    shape = broadcast_shapes(list(_tensor(x1).sizes), list(_tensor(x2).sizes))
     d = b.int("dim") % len(shape)
     if _tensor(x1).sizes != shape:
         x1 = e.v("aten.expand.default", x1, e.sizes(shape))

@@ -12,7 +12,7 @@ from xdsl_exir.dialects.exir import (
     DType,
 )
 from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, _zero_like, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.transforms.decompositions.linalg import _broadcast  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.utils.broadcast import broadcast_shapes
 
 # -- reductions ----------------------------------------------------------------------
 
@@ -136,13 +136,22 @@ def _outer(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["self"], 1), b["vec2"])]
 
 
+def _int_factor(v: object) -> object:
+    return int(v) if isinstance(v, float) else v
+
+
 def _scaled_sum(e: Emitter, b: Bound, product: SSAValue) -> SSAValue:
-    """`beta * self + alpha * product` (self ignored when beta is 0, as torch does)."""
+    """`beta * self + alpha * product` (self ignored when beta is 0, as torch does); on
+    integer tensors the factors are truncated to integers first, as ATen's kernels take
+    them (`beta=0.2` is 0: self ignored)."""
     alpha, beta = b.get("alpha", 1), b.get("beta", 1)
+    dtype = _tensor(product).element_dtype
+    if not dtype.is_floating_point and dtype != DType.bool:
+        alpha, beta = _int_factor(alpha), _int_factor(beta)
     if alpha != 1:
         product = e.v("aten.mul.Tensor", product, alpha)
     if beta == 0:
-        return e.v("aten.expand.default", product, e.sizes(_broadcast(list(_tensor(b["self"]).sizes),
+        return e.v("aten.expand.default", product, e.sizes(broadcast_shapes(list(_tensor(b["self"]).sizes),
                                                                        list(_tensor(product).sizes))))
     x = b["self"] if beta == 1 else e.v("aten.mul.Tensor", b["self"], beta)
     return e.v("aten.add.Tensor", x, product)

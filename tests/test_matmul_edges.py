@@ -1,0 +1,64 @@
+"""The matmul family's kernels and decompositions against torch eager on edge values:
+overflowing products in ATen's small-`bmm` loop (unfused, so `-inf + 1e30 * 1e30` is NaN)
+and in BLAS-sized products (fused), and the integer truncation of `alpha` / `beta`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xdsl_exir.interpreters.aten_kernels.linalg import _baddbmm, _bmm, _mm  # pyright: ignore[reportPrivateUsage] - the kernels under test
+
+torch = pytest.importorskip("torch")
+
+POOL = np.array([1e30, -1e30, 1.0, -7.0, 3.0, 0.5, -2.0, np.inf, -np.inf, -0.0], np.float32)
+
+
+def _same(got: np.ndarray, want: np.ndarray, scale: np.ndarray) -> None:
+    """NaN and infinities exactly; finite values within float32 rounding of the sum of the
+    terms' magnitudes `scale` (1e30 terms that cancel leave order-dependent residues)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+    finite = np.isfinite(want)
+    assert (np.abs(got - want)[finite] <= 1e-5 + 1e-6 * scale[finite]).all()
+
+
+def _scale(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [((3, 5, 5), (3, 5, 10)), ((2, 4, 7), (2, 7, 3)), ((2, 16, 8), (2, 8, 16))],
+    ids=["small-250", "small-84", "blas-2048"],
+)
+def test_bmm_and_baddbmm_overflow_as_torch(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        a, b = (rng.choice(POOL, s).astype(np.float32) for s in shapes)
+        c = rng.choice(POOL, (shapes[0][0], shapes[0][1], shapes[1][2])).astype(np.float32)
+        ta, tb, tc = (torch.from_numpy(x) for x in (a, b, c))
+        sc = _scale(a, b)
+        _same(_bmm(a, b), torch.bmm(ta, tb).numpy(), sc)
+        _same(_baddbmm(c, a, b), torch.baddbmm(tc, ta, tb).numpy(), sc + np.abs(c))
+        _same(_baddbmm(c, a, b, beta=0, alpha=2), torch.baddbmm(tc, ta, tb, beta=0, alpha=2).numpy(), 2 * sc)
+
+
+def test_mm_overflow_as_torch() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        a, b = rng.choice(POOL, (5, 7)).astype(np.float32), rng.choice(POOL, (7, 4)).astype(np.float32)
+        _same(_mm(a, b), torch.mm(torch.from_numpy(a), torch.from_numpy(b)).numpy(), _scale(a, b))
+
+
+def test_integer_factors_truncate() -> None:
+    """`beta=0.2, alpha=0.6` on int64 are 0 and 0 in ATen: the result is all zeros."""
+    rng = np.random.default_rng(2)
+    c, a, b = rng.integers(-9, 9, (2, 3, 4)), rng.integers(-9, 9, (2, 3, 5)), rng.integers(-9, 9, (2, 5, 4))
+    want = torch.baddbmm(*(torch.from_numpy(x) for x in (c, a, b)), beta=0.2, alpha=0.6).numpy()
+    np.testing.assert_array_equal(_baddbmm(c, a, b, beta=0.2, alpha=0.6), want)
+    want = torch.baddbmm(*(torch.from_numpy(x) for x in (c, a, b)), beta=1.7, alpha=2.9).numpy()
+    np.testing.assert_array_equal(_baddbmm(c, a, b, beta=1.7, alpha=2.9), want)
