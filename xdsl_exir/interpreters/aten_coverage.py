@@ -32,9 +32,8 @@ REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), reason)
     for pattern, reason in (
         (r"^aten\._foreach_", "multi-tensor optimizer step (torch.export never records it); no kernel yet"),
-        (r"fft|stft|istft|view_as_complex|view_as_real|^aten\.(complex|polar|angle|conj|resolve_conj|resolve_neg)\.|"
-         r"^aten\.(_linalg_eigvals|linalg_eig|linalg_eigvals)\.",
-         "needs complex tensors, which the numpy kernels do not carry through every operator yet"),
+        (r"^aten\.(_linalg_eigvals|linalg_eig|linalg_eigvals)\.",
+         "eigendecomposition of a general matrix (complex results, LAPACK's geev): no kernel yet"),
         (r"^aten\.(linalg_|_linalg_|_?cholesky|_?lu_|linalg_lu|triangular_solve|geqrf|ormqr|orgqr|_?svd|_?eig|"
          r"slogdet|logdet|det\.|lstsq|pinverse|matrix_exp|_?qr|ldl)",
          "LAPACK routine: no numpy kernel yet"),

@@ -299,6 +299,7 @@ class VerifyExportIRPass(ModulePass):
                 if isinstance(t, TensorType) and t.element_dtype not in (
                     common,
                     DType.bool,
+                    common.to_real(),  # a complex tensor's magnitude or phase (abs, angle)
                 ):
                     raise ExirDiagnostic(
                         op,

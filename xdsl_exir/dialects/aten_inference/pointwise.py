@@ -47,7 +47,7 @@ def _pointwise(
 
 
 _UNARY_SAME = (
-    "aten.abs.default", "aten.neg.default", "aten.ceil.default", "aten.floor.default",
+    "aten.neg.default", "aten.ceil.default", "aten.floor.default",
     "aten.round.default", "aten.round.decimals", "aten.trunc.default", "aten.sign.default",
     "aten.relu.default", "aten.relu6.default", "aten.hardtanh.default", "aten.leaky_relu.default",
     "aten.elu.default", "aten.gelu.default", "aten.silu.default", "aten.mish.default",

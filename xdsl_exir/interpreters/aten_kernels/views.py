@@ -393,6 +393,9 @@ def _triu(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
 
 @register("aten.view_as_real.default")
 def _view_as_real(self: np.ndarray) -> np.ndarray:
+    """A view sharing `self`'s memory whatever its strides (numpy's `view` needs a contiguous last axis)."""
     a = np.asarray(self)
-    real = np.float32 if a.dtype == np.complex64 else np.float64
-    return a.view(real).reshape(a.shape + (2,))
+    if a.dtype.kind != "c":
+        raise TypeError(f"view_as_real needs a complex tensor, not {a.dtype}")
+    parts = np.real(a)
+    return np.lib.stride_tricks.as_strided(parts, a.shape + (2,), a.strides + (parts.itemsize,))
