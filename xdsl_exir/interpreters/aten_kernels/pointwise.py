@@ -284,7 +284,10 @@ def _unary(fn: Callable[[np.ndarray], np.ndarray], to_float: bool) -> Kernel:
         dt = floating_dtype(a.dtype) if to_float else a.dtype
         if fn is _sign and dt == BOOL:
             return a.copy()
-        return finish(fn(cast_to(a, compute_dtype(dt))), dt)
+        res = fn(cast_to(a, compute_dtype(dt)))
+        if dt.kind == "c" and res.dtype.kind == "f":  # abs of a complex tensor is real, as torch's
+            return res
+        return finish(res, dt)
 
     return kernel
 
