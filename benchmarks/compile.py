@@ -1,10 +1,13 @@
 """
 Whole models compiled by IREE against torch eager, onnxruntime and our numpy
-interpreter, all single-threaded.
+interpreter, all on the same number of threads (one by default).
 
 Usage:
     env -u OPENBLAS_CORETYPE .venv/bin/python benchmarks/compile.py [--reps N] [--models a,b] [--quick]
-        [--iree-flags "--flag1 --flag2"] [--no-tuned]
+        [--threads N] [--iree-flags "--flag1 --flag2"] [--lowering NAME=0|1] [--no-tuned]
+        [--no-cold] [--no-numpy]
+
+onnxruntime is the optional extra `bench` (`pip install 'xdsl-exir[bench]'`).
 
 (`OPENBLAS_CORETYPE` is unset by the caller: it must not reach numpy's BLAS.)
 
@@ -18,6 +21,10 @@ they fit) or taken from the zoo as they are:
                  SiLU-gated MLP with 768 hidden), width 256, 4 heads, 1x128;
 - `mobilenet`    MobileNet-v1 (depthwise 3x3 + pointwise 1x1 blocks, 32 -> 1024
                  channels, fc 1000), 1x3x64x64;
+- `regnet`, `efficientnet`, `mobilenetv3`, `squeezenet`, `shufflenet`,
+  `densenet`, `vit`: RegNet-X-400MF, EfficientNet-B0, MobileNetV3-small,
+  SqueezeNet 1.1, ShuffleNetV2 1.0x, DenseNet-121 and ViT-tiny as
+  `benchmarks/architectures.py` defines them, 1x3x64x64;
 - `mlp`, `cnn_bn`, `resnet_blocks`, `attention`: `tests/zoo/<name>.core.pt2`
   with `<name>.inputs.npz`.
 
@@ -38,9 +45,11 @@ saved to a temporary `.pt2`. Then, per model:
   The interpreter is left out of the steady state for a model whose first call
   takes more than 5 s; its one-call time is shown with a `*`.
 
-Everything runs on one thread: torch intra-op threads, onnxruntime intra/inter
-op threads, IREE's `local-sync` driver (`threads=1`), and the BLAS under numpy
-(environment set before numpy loads). The machine has 2 cores shared with other
+Everything runs on `--threads` threads (default 1): torch intra-op threads,
+onnxruntime intra-op threads (inter-op 1), IREE's `local-sync` driver for one
+thread, else `local-task` with that many workers, and the BLAS under numpy
+(environment set before numpy loads). The report ends with the geometric means
+of IREE/eager and IREE/onnxruntime over the models both ran. The machine has 2 cores shared with other
 work, so figures are noisy; ratios are between runners measured in the same
 interleaved run, never against stored numbers, and nothing here asserts a time.
 
@@ -74,20 +83,34 @@ part of every CNN, and
 from __future__ import annotations
 
 import os
+import sys
 
+
+def _threads_arg(argv: list[str]) -> int:
+    """`--threads N` read before numpy loads (its BLAS reads the environment once)."""
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return int(argv[i + 1])
+        if a.startswith("--threads="):
+            return int(a.split("=", 1)[1])
+    return 1
+
+
+THREADS = _threads_arg(sys.argv[1:])
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"  # before numpy (and torch) load their BLAS
+    os.environ[_var] = str(THREADS)  # before numpy (and torch) load their BLAS
 
 import argparse
+import contextlib
 import gc
+import importlib
 import math
 import pathlib
 import statistics
-import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +128,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import gen_zoo
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import architectures as arch
+
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program
@@ -115,7 +141,42 @@ NUMPY_LIMIT_S = 5.0
 TUNED_FLAGS: tuple[str, ...] = ()
 """IREE flags of a second column ("IREE* ms"), none by default: the defaults are the tuned set."""
 
-CNNS = ("resnet18", "mobilenet", "cnn_bn", "resnet_blocks")
+
+@dataclass(frozen=True)
+class Alternative:
+    """What the second IREE column ("IREE*") changes: extra flags, and lowering switches
+    (`conv_pool._GROUPED_IM2COL=0`: a module attribute of `transforms.linalg_lowering`)."""
+
+    flags: tuple[str, ...] = ()
+    lowering: tuple[tuple[str, int], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.flags or self.lowering)
+
+    def describe(self) -> str:
+        return " ".join([*self.flags, *(f"{k}={v}" for k, v in self.lowering)])
+
+    @contextlib.contextmanager
+    def switched(self) -> Iterator[None]:
+        """The lowering switches set for the duration (the lowering runs in this process)."""
+        saved: list[tuple[Any, str, Any]] = []
+        try:
+            for name, value in self.lowering:
+                mod_name, attr = name.rsplit(".", 1)
+                mod = importlib.import_module(f"xdsl_exir.transforms.linalg_lowering.{mod_name}")
+                if not hasattr(mod, attr):
+                    raise SystemExit(f"--lowering: {mod.__name__} has no {attr}")
+                saved.append((mod, attr, getattr(mod, attr)))
+                setattr(mod, attr, type(getattr(mod, attr))(value))
+            yield
+        finally:
+            for mod, attr, old in reversed(saved):
+                setattr(mod, attr, old)
+
+CNNS = (
+    "resnet18", "mobilenet", "regnet", "efficientnet", "mobilenetv3", "squeezenet", "shufflenet", "densenet",
+    "cnn_bn", "resnet_blocks",
+)  # fmt: skip
 LARGEST = ("resnet18", "transformer")
 """The two models with the most multiply-adds (transformer ~1.9 G, ResNet-18 at 64x64 ~0.15 G;
 the LLaMA block ~0.13 G and MobileNet ~0.05 G)."""
@@ -179,6 +240,13 @@ CASES = [
         lambda g: (_randn(g, 1, 128, 256),),
     ),
     Case("mobilenet", "MobileNet-v1 1x3x64x64", MobileNetV1, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("regnet", "RegNet-X-400MF 1x3x64x64", arch.regnet_x_400mf, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("efficientnet", "EfficientNet-B0 1x3x64x64", arch.efficientnet_b0, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("mobilenetv3", "MobileNetV3-small 1x3x64x64", arch.mobilenet_v3_small, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("squeezenet", "SqueezeNet 1.1 1x3x64x64", arch.squeezenet, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("shufflenet", "ShuffleNetV2 1.0x 1x3x64x64", arch.shufflenet_v2, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("densenet", "DenseNet-121 1x3x64x64", arch.densenet121, lambda g: (_randn(g, 1, 3, 64, 64),)),
+    Case("vit", "ViT-tiny 1x3x64x64", lambda g: arch.vit_tiny(64), lambda g: (_randn(g, 1, 3, 64, 64),)),
     *(Case(n, f"zoo {n}", zoo=True) for n in ("mlp", "cnn_bn", "resnet_blocks", "attention")),
 ]
 
@@ -241,7 +309,7 @@ def ort_runner(model: nn.Module, args: tuple[torch.Tensor, ...], tmp: pathlib.Pa
         warnings.simplefilter("ignore")
         torch.onnx.export(model, args, str(path), dynamo=False)
     so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = THREADS
     so.inter_op_num_threads = 1
     sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
     feed = {i.name: a.numpy() for i, a in zip(sess.get_inputs(), args)}
@@ -280,6 +348,10 @@ def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) ->
     return {n: statistics.median(ts) for n, ts in times.items()}
 
 
+class _Skipped(Exception):
+    """A runner left out by an option."""
+
+
 @dataclass
 class Row:
     name: str
@@ -294,7 +366,7 @@ class Row:
     ort_note: str = ""
 
 
-def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: tuple[str, ...]) -> Row:
+def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: Alternative, cold: bool = True, numpy: bool = True) -> Row:
     row = Row(case.name, case.label)
     try:
         model, args, path = build(case, tmp)
@@ -315,25 +387,28 @@ def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: tupl
     # IREE: no cache (compile time, cold), then a warm cache (cold).
     cache = tmp / f"cache-{case.name}"
     try:
-        compiled, row.compile_s = timed(lambda: compile_program(path, IreeOptions(threads=1, use_cache=False)))
+        compiled, row.compile_s = timed(lambda: compile_program(path, IreeOptions(threads=THREADS, use_cache=False)))
         got, first = timed(lambda: compiled(*np_args))
         row.cold_nocache_s = row.compile_s + first
         row.iree_ok = check("IREE", got)
         if not row.iree_ok:
             row.errors.append("IREE: outputs differ from eager (not timed)")
-        compile_program(path, IreeOptions(threads=1, cache_dir=str(cache)))  # fills the cache
-        t0 = time.perf_counter()
-        warm = compile_program(path, IreeOptions(threads=1, cache_dir=str(cache)))
-        warm(*np_args)
-        row.cold_cache_s = time.perf_counter() - t0
-        assert warm.compile.from_cache, "the second compile_program missed the cache"
+        if cold:
+            compile_program(path, IreeOptions(threads=THREADS, cache_dir=str(cache)))  # fills the cache
+            t0 = time.perf_counter()
+            warm = compile_program(path, IreeOptions(threads=THREADS, cache_dir=str(cache)))
+            warm(*np_args)
+            row.cold_cache_s = time.perf_counter() - t0
+            assert warm.compile.from_cache, "the second compile_program missed the cache"
         if row.iree_ok:
             fns["IREE"] = lambda c=compiled: c(*np_args)
     except Exception as e:
         row.errors.append(f"IREE: {one_line(e)}")
     if tuned and row.iree_ok:
         try:
-            tuned_prog: CompiledProgram = compile_program(path, IreeOptions(threads=1, use_cache=False, extra_flags=tuned))
+            with tuned.switched():
+                options = IreeOptions(threads=THREADS, use_cache=False, extra_flags=tuned.flags)
+                tuned_prog: CompiledProgram = compile_program(path, options)
             if check("IREE*", tuned_prog(*np_args)):
                 fns["IREE*"] = lambda c=tuned_prog: c(*np_args)
         except Exception as e:
@@ -353,14 +428,18 @@ def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: tupl
     except Exception as e:
         row.errors.append(f"ORT: {one_line(e)}")
     try:
+        if not numpy:
+            raise _Skipped
         runner = ProgramRunner(load_pt2(path.read_bytes(), path.name))
         got, row.numpy_one_call = timed(lambda: runner.run(np_args))
         if check("numpy", got) and row.numpy_one_call <= NUMPY_LIMIT_S:
             fns["numpy"] = lambda: runner.run(np_args)
+    except _Skipped:
+        pass
     except Exception as e:
         row.errors.append(f"numpy: {one_line(e)}")
     print(f"  {case.name}: max |error| vs eager: {', '.join(checks) or '-'}", flush=True)
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     row.ms = {k: v * 1e3 for k, v in interleave(fns, reps, sample_s).items()}
     return row
 
@@ -383,7 +462,7 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a / b
 
 
-def report(rows: list[Row], tuned: tuple[str, ...], reps: int) -> None:
+def report(rows: list[Row], tuned: Alternative, reps: int) -> None:
     cols = ["model", "IREE ms"] + (["IREE* ms"] if tuned else []) + [
         "eager ms", "ORT ms", "numpy ms", "IREE/eager", "IREE/ORT", "numpy/IREE",
         "compile s", "cold (cache) s", "cold (no cache) s",
@@ -406,7 +485,7 @@ def report(rows: list[Row], tuned: tuple[str, ...], reps: int) -> None:
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
     line = lambda cells: " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731 - a one-line formatter for the table below
     print()
-    print(f"single-threaded, median per call of {reps} interleaved samples (2 shared cores: noisy)")
+    print(f"{THREADS} thread(s) each, median per call of {reps} interleaved samples (2 shared cores: noisy)")
     print(line(cols))
     print("-+-".join("-" * w for w in widths))
     for r, cells in zip(rows, table):
@@ -414,12 +493,32 @@ def report(rows: list[Row], tuned: tuple[str, ...], reps: int) -> None:
         for e in r.errors:
             print(f"    {r.name}: {e}")
     if tuned:
-        print(f"IREE* = IREE with {' '.join(tuned)}")
+        print(f"IREE* = IREE with {tuned.describe()}")
     if any(r.numpy_one_call and r.numpy_one_call > NUMPY_LIMIT_S for r in rows):
         print(f"* numpy: one call took > {NUMPY_LIMIT_S:.0f} s, so it is one untimed-loop call, not in the steady state")
+    print_means(rows, tuned)
     print("\ntargets (IREE with the default flags" + ("; IREE* on the line below" if tuned else "") + "):")
     for col in ("IREE", "IREE*") if tuned else ("IREE",):
         print_targets(rows, col)
+
+
+def geomean(values: Sequence[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def print_means(rows: list[Row], tuned: Alternative) -> None:
+    """Geometric means of the IREE columns over eager and onnxruntime, over the models each pair ran."""
+    print()
+    for col in ("IREE", "IREE*") if tuned else ("IREE",):
+        for other in ("eager", "ORT"):
+            pairs = [(r.name, r.ms[col] / r.ms[other]) for r in rows if col in r.ms and other in r.ms]
+            worst = max(pairs, key=lambda p: p[1]) if pairs else None
+            mean = geomean([v for _, v in pairs])
+            where = f", worst {worst[0]} {worst[1]:.2f}" if worst else ""
+            print(f"  geometric mean {col}/{other}: {fmt(mean)} over {len(pairs)} models{where}")
+    if tuned:
+        pairs = [r.ms["IREE*"] / r.ms["IREE"] for r in rows if "IREE*" in r.ms and "IREE" in r.ms]
+        print(f"  geometric mean IREE*/IREE: {fmt(geomean(pairs))} over {len(pairs)} models")
 
 
 def print_targets(rows: list[Row], col: str) -> None:
@@ -459,15 +558,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="few short samples: a smoke run")
     parser.add_argument("--iree-flags", default=None, help="extra IREE flags for a second IREE* column (default: none)")
     parser.add_argument("--no-tuned", action="store_true", help="no IREE* column")
+    parser.add_argument("--no-cold", action="store_true", help="no cold-start figures (saves two compiles a model)")
+    parser.add_argument("--no-numpy", action="store_true", help="leave the numpy interpreter out")
+    parser.add_argument("--threads", type=int, default=1, help="threads of every runner (read before numpy loads)")
+    parser.add_argument(
+        "--lowering", action="append", default=[], metavar="MODULE.ATTR=VALUE",
+        help="a lowering switch of the IREE* column, e.g. conv_pool._GROUPED_IM2COL=0 (repeatable)",
+    )  # fmt: skip
     opts = parser.parse_args(argv)
     reps = opts.reps or (3 if opts.quick else 15)
     sample_s = 0.002 if opts.quick else 0.02
-    tuned = () if opts.no_tuned else (tuple(opts.iree_flags.split()) if opts.iree_flags is not None else TUNED_FLAGS)
+    flags = () if opts.no_tuned else (tuple(opts.iree_flags.split()) if opts.iree_flags is not None else TUNED_FLAGS)
+    lowering = tuple((k, int(v)) for k, v in (a.split("=", 1) for a in opts.lowering))
+    tuned = Alternative(flags, () if opts.no_tuned else lowering)
     wanted = [m for m in opts.models.split(",") if m]
     unknown = set(wanted) - {c.name for c in CASES}
     if unknown:
         parser.error(f"unknown models: {', '.join(sorted(unknown))}")
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     torch.set_num_interop_threads(1)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="exir-bench-") as d:
@@ -475,7 +583,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             if wanted and case.name not in wanted:
                 continue
             print(f"{case.name} ({case.label}) ...", flush=True)
-            rows.append(bench(case, pathlib.Path(d), reps, sample_s, tuned))
+            rows.append(bench(case, pathlib.Path(d), reps, sample_s, tuned, not opts.no_cold, not opts.no_numpy))
     report(rows, tuned, reps)
 
 
