@@ -194,3 +194,106 @@ def test_lowered_max_pool_and_adaptive_avg_follow_torch_on_edge_values() -> None
     v, i = torch.nn.functional.max_pool2d(t, 3, 2, ceil_mode=True, return_indices=True)
     want = [v, i, torch.ops.aten._adaptive_avg_pool2d(t, [2, 4]), torch.ops.aten.adaptive_avg_pool1d(torch.from_numpy(y), [5])]
     _lowered_against_torch(case, [x, y], want)
+
+
+# -- normalisation ---------------------------------------------------------------------
+
+
+def _rows(n: int, dtype: Any, seed: int) -> np.ndarray:
+    """Rows of ordinary values, of huge ones (whose squares overflow), and mixed."""
+    rng = np.random.default_rng(seed)
+    big = 3e19 if dtype == np.float32 else 3e154
+    rows = []
+    for pattern in range(7):
+        r = rng.standard_normal(n).astype(dtype)
+        if pattern == 1:
+            r[:] = big
+        elif pattern == 2:
+            r[0] = big
+        elif pattern == 3:
+            r[0], r[-1] = big, -big
+        elif pattern == 4:
+            r = (r * big).astype(dtype)
+        elif pattern == 5:
+            r[n // 2] = np.inf
+        elif pattern == 6:
+            r = (r * 10 + 1e4).astype(dtype)
+        rows.append(r)
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [3, 6, 8, 9, 17, 128, 129, 520, 1100])
+def test_layer_norm_statistics_overflow_as_torch(n: int, dtype: Any) -> None:
+    """torch's row moments (Welford per SIMD lane, chunks combined pairwise) make a
+    row of huge values NaN or zeros depending on where a square overflows."""
+    x = _rows(n, dtype, n)
+    scale = np.nan_to_num(np.abs(x), posinf=0).max(axis=1, keepdims=True)
+    for eps in (0.0, 1e-5):
+        want = torch.ops.aten.native_layer_norm(torch.from_numpy(x), [n], None, None, eps)
+        y, mean, rstd = kernel("aten.native_layer_norm.default")(x, [n], None, None, eps)
+        # the row near 1e4 has float32 means a few ulps apart (torch's Welford, our two passes)
+        same(y, want[0], rtol=1e-3, atol=1e-3)
+        same(rstd, want[2], rtol=1e-4, atol=1e-4)
+        # torch's build contracts Welford's updates into fused multiply-adds: a mean
+        # that cancels to nothing may keep a residue of the rounding of the huge values
+        assert np.array_equal(np.isnan(mean), np.isnan(want[1].numpy()))
+        m = want[1].numpy()
+        residue = 16 * np.finfo(dtype).eps * scale
+        assert ((mean == m) | (np.abs(mean - m) <= 1e-4 * np.abs(m) + residue))[~np.isnan(mean)].all()
+
+
+def test_layer_norm_edge_sample() -> None:
+    """The OpInfo's edge sample: a row holding 1e30 (squared: inf in float32), eps -0.5."""
+    x, w, b = edge((2, 2, 3)), edge((2, 3), 1), edge((2, 3), 2)
+    want = torch.nn.functional.layer_norm(torch.from_numpy(x), [2, 3], torch.from_numpy(w), torch.from_numpy(b), eps=-0.5)
+    same(kernel("aten.layer_norm.default")(x, [2, 3], w, b, -0.5), want)
+
+
+def test_group_norm_scale_and_shift_and_empty() -> None:
+    x = edge((2, 4, 3, 2))
+    w, b = np.array([np.inf, 1, 2, -0.0], np.float32), np.array([np.inf, 0, 1, 2], np.float32)
+    group_norm = kernel("aten.native_group_norm.default")
+    for ww, bb in ((None, None), (w, b)):
+        want = torch.ops.aten.native_group_norm(
+            torch.from_numpy(x), None if ww is None else torch.from_numpy(ww), None if bb is None else torch.from_numpy(bb), 2, 4, 6, 2, 0.5
+        )  # fmt: skip
+        for g, t in zip(group_norm(x, ww, bb, 2, 4, 6, 2, 0.5), want):
+            same(g, t, rtol=1e-4, atol=1e-4)
+    empty = np.zeros((0, 4, 3), np.float32)
+    want = torch.ops.aten.native_group_norm(torch.from_numpy(empty), None, None, 0, 4, 3, 2, 1e-5)
+    for g, t in zip(group_norm(empty, None, None, 0, 4, 3, 2, 1e-5), want):
+        same(g, t)
+
+
+def _run_exported(fn: Callable[..., Any], *tensors: np.ndarray, core: bool = False) -> list[Any]:
+    """`fn` exported by torch.export, imported and run by the interpreter (after `to-core-aten` with `core`)."""
+    from xdsl_exir.frontends.torch_live import import_exported_program
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    class Call(torch.nn.Module):
+        def forward(self, *xs: Any) -> Any:
+            return fn(*xs)
+
+    module = import_exported_program(torch.export.export(Call(), tuple(torch.from_numpy(t) for t in tensors)))
+    if core:
+        from xdsl_exir.targets.iree import to_core
+
+        module = to_core(module)
+    return [np.asarray(v) for v in ProgramRunner(module).run([t.copy() for t in tensors])]
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_instance_norm_scales_and_shifts_as_batch_norm(core: bool) -> None:
+    """torch runs instance norm as batch norm: `x * (rstd * weight) + (bias - mean * rstd * weight)`,
+    so a zero input under an infinite weight is NaN."""
+    x, w = edge((5, 5, 5)), np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], np.float32)
+
+    def call(x: Any, w: Any) -> Any:
+        return torch.nn.functional.instance_norm(x, weight=w, bias=w, eps=0.6)
+
+    want = call(torch.from_numpy(x), torch.from_numpy(w))
+    (got,) = _run_exported(call, x, w, core=core)
+    same(got, want)
+    (plain,) = _run_exported(lambda x: torch.nn.functional.instance_norm(x, eps=0.6), x, core=core)
+    same(plain, torch.nn.functional.instance_norm(torch.from_numpy(x), eps=0.6))

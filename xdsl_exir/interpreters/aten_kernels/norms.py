@@ -16,6 +16,94 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import F16, F32, cast_to, comput
 from xdsl_exir.interpreters.aten_kernels.reductions import row_sums
 from xdsl_exir.interpreters.aten_kernels.registry import register
 
+_CHUNK = 16
+"""Vectors per Welford chunk in torch's CPU `RowwiseMoments` (`kChunkSize`)."""
+
+
+def _add_moments(
+    m0_add: int, m1_add: np.ndarray, m2_add: np.ndarray, m0: int, m1: np.ndarray, m2: np.ndarray, lanes: bool = False
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """Chan's update of (count, mean, M2) by another part's, in torch's order of
+    operations: `M2 += M2' + delta * delta * c * count` is inf * 0 = NaN where the
+    count is 0 and the mean's square overflows (beyond about 1.8e19 in float32):
+    torch's NaN variance of a row of huge values. Between SIMD-lane
+    accumulators (`lanes`) an empty side leaves the other as it is in torch's
+    build (measured: a row of nine float32 3e19 has variance 0, of eight NaN, of
+    1100 0)."""
+    if lanes and m0 == 0:
+        return m0_add, m1_add, m2_add
+    if lanes and m0_add == 0:
+        return m0, m1, m2
+    dt = m1.dtype.type
+    n = m0 + m0_add
+    c = dt(0) if n == 0 else dt(m0_add) / dt(n)
+    delta = m1_add - m1
+    return n, m1 + c * delta, m2 + (m2_add + delta * delta * c * dt(m0))
+
+
+def torch_row_moments(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and biased variance of each row of a 2-d float array, as torch's CPU
+    `RowwiseMoments` (layer and group norm) computes them: Welford's algorithm per
+    SIMD lane (32-byte vectors: 8 float32 or 4 float64 lanes) over chunks of 16
+    vectors, the chunks combined pairwise, the tail of the row by a scalar
+    Welford, then the lanes added to the tail one by one.
+
+    The values are those of any accurate method up to rounding; the order
+    matters where an intermediate overflows, which decides whether a row of
+    huge values normalises to NaN (torch) or to zeros. Rows with no value near
+    overflow take the two-pass statistics instead (see `_row_stats`).
+    """
+    rows, N = d.shape
+    dt = d.dtype
+    lanes = max(32 // dt.itemsize, 1)
+    n = N // lanes
+    chunks = -(-n // _CHUNK)
+    depth = 1 if chunks <= 2 else (chunks - 1).bit_length()  # utils::CeilLog2
+    zero = np.zeros((rows, lanes), dtype=dt)
+    stack: list[tuple[int, np.ndarray, np.ndarray]] = [(0, zero, zero) for _ in range(depth)]
+    vec = d[:, : n * lanes].reshape(rows, n, lanes)
+    for i in range(chunks):
+        count = min(_CHUNK, n - i * _CHUNK)
+        m1v, m2v = zero, zero
+        for j in range(count):
+            x = vec[:, i * _CHUNK + j]
+            delta = x - m1v
+            m1v = m1v + delta * dt.type(1 / (j + 1))
+            m2v = m2v + delta * (x - m1v)
+        stack[0] = _add_moments(count, m1v, m2v, *stack[0], lanes=True)
+        mask = i + 1
+        j = 1
+        while j < depth and mask & 1 == 0:
+            stack[j] = _add_moments(*stack[j - 1], *stack[j], lanes=True)
+            stack[j - 1] = (0, zero, zero)
+            mask >>= 1
+            j += 1
+    for i in range(1, depth):
+        stack[0] = _add_moments(*stack[i], *stack[0], lanes=True)
+    m1_lanes, m2_lanes = stack[0][1], stack[0][2]
+    m0 = 0
+    m1 = np.zeros(rows, dtype=dt)
+    m2 = np.zeros(rows, dtype=dt)
+    for k in range(n * lanes, N):
+        x = d[:, k]
+        delta = x - m1
+        m0 += 1
+        m1 = m1 + delta / dt.type(m0)
+        m2 = m2 + delta * (x - m1)
+    for lane in range(lanes):
+        m0, m1, m2 = _add_moments(n, m1_lanes[:, lane], m2_lanes[:, lane], m0, m1, m2)
+    return m1, m2 / dt.type(max(N, 1))
+
+
+def near_overflow(d: np.ndarray) -> np.ndarray | None:
+    """The rows of a 2-d float array where torch's order of operations matters
+    (a NaN or infinity, or a value whose square times the row length may
+    overflow), or None when there is none: those rows take `torch_row_moments`,
+    the others two vectorised passes, equal up to rounding."""
+    limit = np.sqrt(np.finfo(d.dtype).max / (16 * max(d.shape[1], 1)))
+    safe = np.maximum(d.max(axis=1), -d.min(axis=1)) < limit  # False for a NaN
+    return None if bool(safe.all()) else ~safe
+
 
 @register("aten.native_layer_norm.default")
 def _native_layer_norm(
@@ -40,11 +128,17 @@ def _native_layer_norm(
         return finish(x.copy(), dt), finish(nan, dt), finish(nan.copy(), dt)
     # a dense input is read in place; any other is copied once and centred in place
     d = x.reshape(rows, count) if x.flags.c_contiguous else np.array(x, order="C", copy=True).reshape(rows, count)
+    odd = near_overflow(d)
+    odd_rows = None if odd is None else d[odd]
     mean = row_sums(d)
     np.divide(mean, count, out=mean)
     d = np.subtract(d, mean[:, None], out=None if x.flags.c_contiguous else d)
     var = np.einsum("ij,ij->i", d, d)
     np.divide(var, count, out=var)
+    if odd is not None and odd_rows is not None:  # torch's statistics where they may overflow
+        odd_mean, odd_var = torch_row_moments(odd_rows)
+        mean[odd], var[odd] = odd_mean, odd_var
+        d[odd] = odd_rows - odd_mean[:, None]
     np.add(var, np.asarray(eps).astype(x.dtype), out=var)
     np.sqrt(var, out=var)
     rstd = np.divide(1, var, out=var)
@@ -52,8 +146,8 @@ def _native_layer_norm(
     y = d.reshape(a.shape)
     if weight is not None:
         np.multiply(y, cast_to(weight, x.dtype), out=y)
-    if bias is not None:
-        np.add(y, cast_to(bias, x.dtype), out=y)
+    # torch adds the bias, or 0 without one: a -0.0 (a row with rstd 0) comes out +0.0
+    np.add(y, cast_to(bias, x.dtype) if bias is not None else x.dtype.type(0), out=y)
     return finish(y, dt), finish(mean.reshape(stat_shape), dt), finish(rstd.reshape(stat_shape), dt)
 
 
@@ -109,18 +203,31 @@ def _native_layer_norm_backward(
 def _native_group_norm(
     input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, N: int, C: int, HxW: int, group: int, eps: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """torch's CPU kernel: the statistics of each (sample, group) row as
+    `RowwiseMoments` computes them, then one scale `rstd * weight` and shift
+    `bias - mean * scale` per (sample, channel): `x * scale + shift`, so that an
+    infinite weight makes a zero input NaN there, as in torch."""
     a = np.asarray(input)
     dt = a.dtype
-    x = cast_to(a, compute_dtype(dt)).reshape(int(N), int(group), -1)
-    mean = np.mean(x, axis=2, keepdims=True)
-    var = np.mean((x - mean) ** 2, axis=2, keepdims=True)
+    n, c, g = int(N), int(C), int(group)
+    x = cast_to(a, compute_dtype(dt))
+    if x.size == 0:
+        nan = np.full((n, g), np.nan, x.dtype)
+        return finish(x.reshape(a.shape).copy(), dt), finish(nan, dt), finish(nan.copy(), dt)
+    rows = np.ascontiguousarray(x.reshape(n * g, -1))
+    mean = rows.mean(axis=1)
+    var = np.square(rows - mean[:, None]).mean(axis=1)
+    odd = near_overflow(rows)
+    if odd is not None:
+        mean[odd], var[odd] = torch_row_moments(rows[odd])
     rstd = 1.0 / np.sqrt(var + np.asarray(eps).astype(x.dtype))
-    y = ((x - mean) * rstd).reshape(int(N), int(C), -1)
+    scale = np.repeat(rstd.reshape(n, g), c // g, axis=1)  # n, c
     if weight is not None:
-        y = y * cast_to(weight, x.dtype).reshape(1, -1, 1)
-    if bias is not None:
-        y = y + cast_to(bias, x.dtype).reshape(1, -1, 1)
-    return finish(y.reshape(a.shape), dt), finish(mean.reshape(int(N), int(group)), dt), finish(rstd.reshape(int(N), int(group)), dt)
+        scale = scale * cast_to(weight, x.dtype).reshape(1, c)
+    shift = np.repeat(mean.reshape(n, g), c // g, axis=1) * scale
+    shift = (cast_to(bias, x.dtype).reshape(1, c) if bias is not None else np.zeros((), x.dtype)) - shift
+    y = x.reshape(n, c, -1) * scale[..., None] + shift[..., None]
+    return finish(y.reshape(a.shape), dt), finish(mean.reshape(n, g), dt), finish(rstd.reshape(n, g), dt)
 
 
 @register("aten.group_norm.default")

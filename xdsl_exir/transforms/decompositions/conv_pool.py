@@ -140,8 +140,12 @@ def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.instance_norm.default")
 def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """Input statistics per sample and channel over the spatial dims (biased variance),
-    then the affine weight and bias per channel; running statistics are not updated."""
+    """Input statistics per sample and channel over the spatial dims (biased variance);
+    running statistics are not updated. The result is `x * alpha + beta` with
+    `alpha = rstd * weight` and `beta = bias - mean * alpha`, the one scale and
+    shift per (sample, channel) of torch's CPU batch norm, which instance norm
+    runs on: with an infinite weight a zero `x` is then NaN, as in torch, where
+    `(x - mean) * rstd * weight + bias` would give an infinity."""
     if not b.get("use_input_stats"):
         raise Decline()  # evaluation with running statistics: a batch norm of them
     x = cast(SSAValue, b["input"])
@@ -151,15 +155,17 @@ def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     dims = list(range(2, t.rank))
     stats = e.call("aten.var_mean.correction", x, dims, correction=0, keepdim=True)
     var, mean = e.item(stats, 0), e.item(stats, 1)
-    out = e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", x, mean),
-              e.v("aten.rsqrt.default", e.v("aten.add.Tensor", var, b["eps"])))
+    alpha = e.v("aten.rsqrt.default", e.v("aten.add.Tensor", var, b["eps"]))
     shape: list[SymSize] = [1] * t.rank
     shape[1] = t.sizes[1]
     if isinstance(b.get("weight"), SSAValue):
-        out = e.v("aten.mul.Tensor", out, e.v("aten.view.default", b["weight"], e.sizes(shape)))
+        alpha = e.v("aten.mul.Tensor", alpha, e.v("aten.view.default", b["weight"], e.sizes(shape)))
+    shift = e.v("aten.mul.Tensor", mean, alpha)
     if isinstance(b.get("bias"), SSAValue):
-        out = e.v("aten.add.Tensor", out, e.v("aten.view.default", b["bias"], e.sizes(shape)))
-    return [out]
+        beta = e.v("aten.sub.Tensor", e.v("aten.view.default", b["bias"], e.sizes(shape)), shift)
+    else:
+        beta = e.v("aten.rsub.Scalar", shift, 0)  # 0 - shift, as torch's absent bias: +0.0, never -0.0
+    return [e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, alpha), beta)]
 
 
 @rule("aten.group_norm.default")
