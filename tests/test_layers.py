@@ -44,6 +44,7 @@ TOP_MODULES: dict[str, str] = {
     PACKAGE: "utils",  # `xdsl_exir/__init__.py` applies the xDSL fixes of the core and nothing else
     f"{PACKAGE}.universe": "tools",  # the `xdsl.universe` entry point names every dialect, pass and target
     f"{PACKAGE}.api": "tools",  # the Python API does what the tools do, through them
+    f"{PACKAGE}.runtime": "utils",  # a compiled artifact's runtime: numpy and IREE's runtime, nothing of ours above the core
 }
 """Modules outside the sub-packages, and the layer each belongs to."""
 
@@ -58,7 +59,9 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     # imports its module on first use, as xDSL's own registries do.
     **{
         (f"{PACKAGE}.dialects", f"get_{name}", f"{PACKAGE}.dialects.{module}"): "lazy dialect registration"
-        for name, module in (("exir", "exir"), ("aten", "aten"), ("fx", "fx"), ("ts", "ts"), ("prim", "prim"))
+        for name, module in (
+            ("exir", "exir"), ("aten", "aten"), ("fx", "fx"), ("ts", "ts"), ("prim", "prim"), ("stream", "stream")
+        )
     },
     **{
         (f"{PACKAGE}.targets", f"get_{name}_target", f"{PACKAGE}.targets.{module}"): "lazy target registration"
@@ -70,6 +73,7 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
             ("torchscript", "torchscript_dump_printer"),
             ("dot", "dot"),
             ("svg", "dot"),
+            ("iree_bundle", "iree_bundle"),
         )
     },
     # Canonicalization patterns: the dialects' canonicalization traits import their patterns on
@@ -125,8 +129,11 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
         (f"{PACKAGE}.api", function, f"{PACKAGE}.targets.iree"): (
             "the IREE backend (and the linalg lowering it imports), loaded by compile() on first use"
         )
-        for function in ("_iree_available", "_iree_runner")
+        for function in ("_iree_available", "_iree_compile")
     },
+    (f"{PACKAGE}.api", "_save_bundle", f"{PACKAGE}.targets.iree_bundle"): (
+        "the compiled-artifact writer (and IREE), loaded by CompiledProgram.save() only"
+    ),
     # constant-propagation runs the interpreter's kernels (so folding cannot disagree with
     # running), so it lives in the interpreter layer; the pass registry names it like any pass.
     (

@@ -2,13 +2,17 @@
 
 from typing import Any
 
+from xdsl_exir.utils.op_registry import register_kernel
+
 __version__ = "0.1.0"
 
-from xdsl_exir.utils import xdsl_fixes
-
-xdsl_fixes.apply()  # fixes of the pinned xDSL every user of these dialects needs (see the module)
-
-from xdsl_exir.utils.op_registry import register_kernel  # noqa: E402 - after xdsl_fixes.apply(), which every import of the package needs first
+try:
+    from xdsl_exir.utils import xdsl_fixes
+except ModuleNotFoundError as e:  # a compiled artifact's runtime (`xdsl_exir.runtime`) runs without xDSL
+    if e.name != "xdsl" and not (e.name or "").startswith("xdsl."):
+        raise
+else:
+    xdsl_fixes.apply()  # fixes of the pinned xDSL every user of these dialects needs (see the module)
 
 _API = ("CompiledProgram", "ExirError", "Profile", "Program", "compile", "load", "parse")
 """

@@ -22,7 +22,6 @@ object (and says which extra to install when torch is missing).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -43,6 +42,7 @@ from xdsl_exir.tools.exir_opt import ExirOptMain, ExirUserError, build_pipeline,
 from xdsl_exir.tools.profiler import OpProfiler, OpStat
 from xdsl_exir.tools.run_program import message
 from xdsl_exir.utils.dtypes import LOW_PRECISION, DType, cast_array
+from xdsl_exir.utils.pytree import flatten_inputs, unflatten
 
 __all__ = ["CompiledProgram", "ExirError", "Profile", "Program", "compile", "load", "parse"]
 
@@ -252,7 +252,10 @@ class Program:
             return CompiledProgram(program.module, "interpreter", runner, threads)
         if chosen != "iree":
             raise ExirError(f"unknown backend {chosen!r}: use 'iree' or 'interpreter'")
-        return CompiledProgram(program.module, "iree", _iree_runner(program.module, threads, iree_options), None)
+        native = _iree_compile(program.module, threads, iree_options)
+        compiled = CompiledProgram(program.module, "iree", native.runner, None)
+        compiled.native = native
+        return compiled
 
     # -- printing -------------------------------------------------------------
 
@@ -378,7 +381,7 @@ class Program:
         except Exception as e:
             raise ExirError(message(e, self.module, "run")) from None
         spec = self.program.out_spec
-        return _unflatten(outputs, spec.data) if spec is not None else outputs
+        return unflatten(outputs, spec.data) if spec is not None else outputs
 
 
 class CompiledProgram(Program):
@@ -397,6 +400,22 @@ class CompiledProgram(Program):
         """`iree` or `interpreter`."""
         self._runner = runner
         self._threads = threads
+        self.native: Any = None
+        """On IREE, the backend's compiled program (`targets.iree.CompiledProgram`: module, weights, options)."""
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """
+        Write this program as a compiled artifact, a directory (the IREE module, its
+        weights as an IREE parameter archive, and a manifest) that
+        `xdsl_exir.runtime.load(path)` runs with only numpy and IREE's runtime, and
+        `exir-run path` too.
+        """
+        if self.native is None:
+            raise ExirError(f"save() writes programs compiled by IREE; this one runs on the {self.backend}: compile(backend='iree')")
+        try:
+            _save_bundle(self.native, path)
+        except Exception as e:
+            raise ExirError(message(e, self.module, os.fspath(path))) from None
 
     def _run(self, runner: ProgramRunner | TorchScriptRunner, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self._threads is None:
@@ -502,7 +521,13 @@ def _iree_available() -> bool:
     return iree_available()
 
 
-def _iree_runner(module: ModuleOp, threads: int | None, options: dict[str, Any]) -> ProgramRunner:
+def _save_bundle(native: Any, path: str | os.PathLike[str]) -> None:
+    from xdsl_exir.targets.iree_bundle import save_bundle  # the artifact writer (and IREE): loaded by save()
+
+    save_bundle(native, path)
+
+
+def _iree_compile(module: ModuleOp, threads: int | None, options: dict[str, Any]) -> Any:
     from xdsl_exir.targets.iree import (  # the IREE backend (and the lowering): loaded on first use
         IreeOptions,
         compile_program,
@@ -514,7 +539,7 @@ def _iree_runner(module: ModuleOp, threads: int | None, options: dict[str, Any])
         known = ", ".join(f.name for f in fields(IreeOptions) if f.name != "threads")
         raise ExirError(f"unknown IREE option among {', '.join(sorted(options))} (options: {known})") from None
     try:
-        return compile_program(module, iree_options).runner
+        return compile_program(module, iree_options)
     except ModuleNotFoundError:
         raise
     except Exception as e:
@@ -545,134 +570,4 @@ def _to_numpy(value: Any) -> Any:
 
 def _flatten_inputs(args: tuple[Any, ...], kwargs: dict[str, Any], in_spec: Any, names: Sequence[str]) -> list[Any]:
     """The user inputs in order: flat already, or flattened along the program's input spec."""
-    wanted = len(names)
-    listing = f"{_count(wanted, 'user input')} ({', '.join(names) or 'none'})"
-    if not kwargs and len(args) == wanted and not any(isinstance(a, (tuple, list, dict)) for a in args):
-        return [_to_numpy(a) for a in args]
-    spec = _load_spec(in_spec.data) if in_spec is not None else None
-    if spec is None:
-        raise ExirError(
-            f"the program takes {listing}, got {len(args)}"
-            + (f" and keyword arguments {', '.join(kwargs)}" if kwargs else "")
-        )
-    args_spec, kwargs_spec = _children(spec) if _kind(spec) == "tuple" and len(_children(spec)) == 2 else (spec, None)
-    flat: list[Any] = []
-    positional = _children(args_spec)
-    if len(args) != len(positional):
-        if len(positional) == wanted:
-            raise ExirError(f"the program takes {listing}, got {len(args)}")
-        raise ExirError(
-            f"the program takes {_count(len(positional), 'argument')} as exported "
-            f"(flattened: {listing}), got {len(args)}"
-        )
-    for i, (value, child) in enumerate(zip(args, positional)):
-        _flatten_along(value, child, f"argument {i}", flat)
-    if kwargs_spec is not None:
-        keys = _dict_keys(kwargs_spec)
-        unknown = sorted(set(kwargs) - set(keys))
-        if unknown:
-            raise ExirError(f"unexpected keyword arguments {', '.join(unknown)} (the program takes: {', '.join(keys) or 'none'})")
-        for key, child in zip(keys, _children(kwargs_spec)):
-            if key not in kwargs:
-                raise ExirError(f"missing keyword argument '{key}'")
-            _flatten_along(kwargs[key], child, f"keyword argument '{key}'", flat)
-    if len(flat) != wanted:
-        raise ExirError(f"the inputs flatten to {len(flat)} values, the program takes {listing}")
-    return flat
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def _flatten_along(value: Any, spec: dict[str, Any], where: str, out: list[Any]) -> None:
-    kind = _kind(spec)
-    children = _children(spec)
-    if kind == "leaf":
-        out.append(_to_numpy(value))
-    elif kind == "none":
-        if value is not None:
-            raise ExirError(f"{where}: expected None")
-    elif kind == "dict":
-        if not isinstance(value, dict):
-            raise ExirError(f"{where}: expected a dict with keys {_dict_keys(spec)}, got {type(value).__name__}")
-        mapping = cast(dict[Any, Any], value)
-        for key, child in zip(_dict_keys(spec), children):
-            if key not in mapping:
-                raise ExirError(f"{where}: missing key {key!r}")
-            _flatten_along(mapping[key], child, f"{where}[{key!r}]", out)
-    else:
-        if not isinstance(value, (tuple, list)) or len(cast(Sequence[Any], value)) != len(children):
-            raise ExirError(f"{where}: expected a {kind} of {len(children)} values, got {type(value).__name__}")
-        for i, (item, child) in enumerate(zip(cast(Sequence[Any], value), children)):
-            _flatten_along(item, child, f"{where}[{i}]", out)
-
-
-def _load_spec(text: str) -> dict[str, Any] | None:
-    """torch's serialized TreeSpec (`treespec_dumps`: `[protocol, tree]`), or None if unreadable."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if isinstance(data, list) and len(cast(list[Any], data)) == 2 and isinstance(data[1], dict):
-        return cast(dict[str, Any], data[1])
-    return None
-
-
-def _kind(spec: dict[str, Any]) -> str:
-    t = spec.get("type")
-    if t is None:
-        return "leaf"
-    name = str(t)
-    if name.endswith("NoneType"):
-        return "none"
-    if name in ("builtins.dict", "collections.OrderedDict", "collections.defaultdict"):
-        return "dict"
-    if name == "builtins.list":
-        return "list"
-    return "tuple"  # tuples, namedtuples and other registered containers come back as tuples
-
-
-def _children(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    return cast(list[dict[str, Any]], spec.get("children_spec") or [])
-
-
-def _dict_keys(spec: dict[str, Any]) -> list[Any]:
-    context = spec.get("context")
-    try:
-        keys = json.loads(context) if isinstance(context, str) else context
-    except ValueError:
-        keys = None
-    if isinstance(keys, list):
-        return cast(list[Any], keys)
-    if isinstance(keys, dict) and "dict_keys" in keys:  # defaultdict's context
-        return cast(list[Any], cast(dict[str, Any], keys)["dict_keys"])
-    return list(range(len(_children(spec))))
-
-
-def _unflatten(flat: Sequence[Any], spec_text: str) -> Any:
-    """The outputs in the structure `spec_text` records; flat as they are if it cannot be read."""
-    spec = _load_spec(spec_text)
-    if spec is None:
-        return list(flat)
-    values = iter(flat)
-    count = [0]
-
-    def build(node: dict[str, Any]) -> Any:
-        kind = _kind(node)
-        if kind == "leaf":
-            count[0] += 1
-            return next(values)
-        if kind == "none":
-            return None
-        items = [build(child) for child in _children(node)]
-        if kind == "dict":
-            return dict(zip(_dict_keys(node), items))
-        return items if kind == "list" else tuple(items)
-
-    try:
-        result = build(spec)
-    except StopIteration:
-        return list(flat)
-    return result if count[0] == len(flat) else list(flat)
-
+    return flatten_inputs(args, kwargs, in_spec.data if in_spec is not None else None, names, _to_numpy, ExirError)

@@ -35,6 +35,12 @@ def get_prim() -> Dialect:
     return Prim
 
 
+def get_stream() -> Dialect:
+    from xdsl_exir.dialects.stream import Stream
+
+    return Stream
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """Name -> factory; a dialect's module is imported only when first used."""
-    return {"exir": get_exir, "aten": get_aten, "fx": get_fx, "ts": get_ts, "prim": get_prim}
+    return {"exir": get_exir, "aten": get_aten, "fx": get_fx, "ts": get_ts, "prim": get_prim, "stream": get_stream}

@@ -10,7 +10,9 @@ Targets of xdsl-exir: what `exir-opt --emit FORMAT` (or `-t FORMAT`) writes.
   them (`ScriptModule.code`, `torchscript_python`);
 * `torchscript`: TorchScript graphs as torch prints them (`str(graph)`, `torchscript_dump_printer`);
 * `dot` / `svg`: a picture of the program at any stage, as Graphviz text or
-  rendered by Graphviz's `dot` (`dot`).
+  rendered by Graphviz's `dot` (`dot`);
+* `iree-bundle`: a compiled artifact, a directory that `xdsl_exir.runtime.load`
+  and `exir-run` run without the compiler (`iree_bundle`; `-o DIR` names it).
 
 Each is an xDSL `Target`, registered by name with a factory that imports its
 module only when the target is used.
@@ -63,6 +65,12 @@ def get_svg_target() -> type[Target]:
     return SvgTarget
 
 
+def get_iree_bundle_target() -> type[Target]:
+    from xdsl_exir.targets.iree_bundle import IreeBundleTarget
+
+    return IreeBundleTarget
+
+
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
     """Target name -> factory of its `Target` class (xDSL's registration shape)."""
     return {
@@ -72,4 +80,5 @@ def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
         "torchscript": get_torchscript_target,
         "dot": get_dot_target,
         "svg": get_svg_target,
+        "iree-bundle": get_iree_bundle_target,
     }

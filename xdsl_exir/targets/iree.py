@@ -18,6 +18,17 @@ IREE cannot load is recompiled too. A module compiled with data tiling that
 iree-compile refuses is compiled again without it (a note on stderr). A
 failure gives iree-compile's first error line.
 
+Weights of at least `IreeOptions.parameters_from_bytes` bytes (64 KiB by
+default) are not compiled into the module: the lowering reads each as an IREE
+named parameter (`#stream.parameter.named<"model"::"<state name>">`), and the
+runtime hands IREE the program's own weights for them, through a
+`ParameterIndex` of buffers (`add_buffer`) and the `io_parameters` module
+(`create_io_parameters_module`). The weights of a `.pt2` are memory-mapped
+from the archive and aligned there, so IREE imports them without a copy and
+nothing is written; the compiled module, and its cache key, do not depend on
+the weights, so a program retrained or reloaded with other weights reuses the
+cached module, and a large model's module stays small.
+
 `--max-tensor-bytes` holds here too: every tensor the program creates is
 checked before compiling when its size is static, and before each call when
 the inputs' sizes decide it. `compile_lowered` compiles a module already in
@@ -47,17 +58,20 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
+from xdsl.dialects.ml_program import GlobalOp
 from xdsl.ir import Attribute, Operation
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import ParseError
 
 from xdsl_exir.dialects import get_all_dialects
-from xdsl_exir.dialects.exir import DType, ProgramOp, SymIntType, TensorType
+from xdsl_exir.dialects.exir import DType, ProgramOp, SymIntType, TensorType, blob_data, is_blob
+from xdsl_exir.dialects.stream import ParameterNamedAttr
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream.program import LoweredProgram
 from xdsl_exir.interpreters.upstream.values import UnsupportedTypeError, type_info
+from xdsl_exir.runtime import open_module
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.utils.diagnostics import locate
@@ -92,6 +106,8 @@ class IreeOptions:
 
     device: str = "cpu"
     target_cpu: str = "host"
+    target_triple: str | None = None
+    """LLVM's target triple for the CPU (`aarch64-unknown-linux-gnu`); None: the host's. For saved artifacts."""
     threads: int | None = None
     """Worker threads (CPU); None uses every core, as eager PyTorch does."""
     data_tiling: bool | None = None
@@ -99,6 +115,8 @@ class IreeOptions:
     extra_flags: tuple[str, ...] = ()
     cache_dir: str | None = None
     use_cache: bool = True
+    parameters_from_bytes: int = 64 * 1024
+    """Weights of at least this many bytes are IREE parameters, outside the compiled module; -1 embeds all."""
 
     def compile_flags(self, text: str = "", *, data_tiling: bool | None = None) -> list[str]:
         """The flags for `text`; `data_tiling` overrides the option (the retry without it)."""
@@ -107,6 +125,8 @@ class IreeOptions:
         flags = list(TARGET_DEVICES[self.device])
         if self.device == "cpu":
             flags.append(f"--iree-llvmcpu-target-cpu={self.target_cpu}")
+            if self.target_triple:
+                flags.append(f"--iree-llvmcpu-target-triple={self.target_triple}")
             # Convolutions as im2col + matmul: 1.5-2.7x faster on the CNNs of
             # benchmarks/compile.py, no change elsewhere (data tiling, which helps
             # the CNNs further, slows the transformer by a third).
@@ -173,11 +193,41 @@ def to_core(module: ModuleOp) -> ModuleOp:
     return core
 
 
-def lower_to_upstream(module: ModuleOp) -> ModuleOp:
-    """A copy of a core-ATen module lowered by `convert-exir-to-linalg`."""
+def lower_to_upstream(module: ModuleOp, parameters_from_bytes: int = -1) -> ModuleOp:
+    """
+    A copy of a core-ATen module lowered by `convert-exir-to-linalg`; weights of at
+    least `parameters_from_bytes` bytes become named parameters (-1: none).
+    """
     lowered = module.clone()
-    ConvertExirToLinalgPass().apply(_context(), lowered)
+    ConvertExirToLinalgPass(parameters_from_bytes=parameters_from_bytes).apply(_context(), lowered)
     return lowered
+
+
+def parameter_keys(lowered: ModuleOp) -> list[str]:
+    """The keys of the named parameters a lowered module reads, in order."""
+    return [
+        op.value.key.data
+        for op in lowered.ops
+        if isinstance(op, GlobalOp) and isinstance(op.value, ParameterNamedAttr)
+    ]
+
+
+def named_parameters(lowered: ModuleOp, program: ProgramOp) -> dict[str, memoryview | bytes]:
+    """
+    The data of each named parameter of `lowered`, from the state of `program`
+    it was lowered from: the blob's own memory (a mapped archive's pages), not a copy.
+    """
+    states = program.state()
+    out: dict[str, memoryview | bytes] = {}
+    for key in parameter_keys(lowered):
+        state = states.get(key)
+        if state is None or not is_blob(state.value):
+            raise IreeError(f"the lowered module reads parameter '{key}', which the program holds no data for")
+        try:
+            out[key] = blob_data(cast(Any, state.value))
+        except TensorDataError as e:
+            raise IreeError(f"state @{key}: {e}") from None
+    return out
 
 
 def print_mlir(module: ModuleOp) -> str:
@@ -211,6 +261,12 @@ def cache_key(text: str, flags: Sequence[str], compiler_version: str) -> str:
         h.update(part.encode())
         h.update(b"\0\0")
     return h.hexdigest()
+
+
+def iree_compiler_version() -> str:
+    """The version of the installed IREE compiler (what a saved artifact's runtime must match)."""
+    compiler, _ = _import_iree()
+    return _compiler_version(compiler)
 
 
 def _compiler_version(compiler: Any) -> str:
@@ -379,21 +435,26 @@ class _Slot:
     dtype: DType | None
 
 
-def load_forward(vmfb: bytes, options: IreeOptions) -> tuple[Any, Any]:
-    """The IREE context holding a compiled module, and its `forward` function."""
+def load_forward(
+    vmfb: bytes, options: IreeOptions, parameters: dict[str, Any] | None = None
+) -> tuple[Any, Any]:
+    """
+    The IREE context holding a compiled module, and its `forward` function.
+    `parameters` (key -> buffer) are the named parameters the module reads:
+    they are added to a `ParameterIndex` as they are (IREE imports a buffer
+    aligned to 64 bytes, as a `.pt2`'s storages are, and copies any other
+    once) and served by an `io_parameters` module (`runtime.open_module`, which
+    a saved artifact's loader uses too).
+    """
     _, runtime = _import_iree()
-    threads = options.threads if options.threads is not None else (os.cpu_count() or 1)
-    if options.device == "cpu" and threads <= 1:
-        driver = "local-sync"
-    else:
-        driver = RUNTIME_DRIVERS[options.device]
-        if options.device == "cpu":
-            runtime.flags.parse_flags(f"--task_topology_group_count={threads}")
     try:
-        config = runtime.Config(driver)
-        ctx = runtime.SystemContext(config=config)
-        ctx.add_vm_module(runtime.VmModule.copy_buffer(ctx.instance, vmfb))
-        return ctx, ctx.modules.module["forward"]
+        index = None
+        if parameters:
+            index = runtime.ParameterIndex()
+            for key, data in parameters.items():
+                index.add_buffer(key, data)
+        threads = options.threads if options.device == "cpu" else None
+        return open_module(vmfb, RUNTIME_DRIVERS[options.device], threads, index)
     except Exception as e:
         raise IreeError(f"IREE could not load the compiled module: {e}") from None
 
@@ -463,7 +524,12 @@ class IreeExecutor:
     """
 
     def __init__(
-        self, program: ProgramOp, vmfb: bytes, options: IreeOptions = IreeOptions(), sizes: _SizeCheck | None = None
+        self,
+        program: ProgramOp,
+        vmfb: bytes,
+        options: IreeOptions = IreeOptions(),
+        sizes: _SizeCheck | None = None,
+        parameters: dict[str, Any] | None = None,
     ) -> None:
         _, runtime = _import_iree()
         entry = program.entry
@@ -477,7 +543,8 @@ class IreeExecutor:
         # bfloat16 and float16 arrays cross IREE's runtime as they are (ml_dtypes' bfloat16 included).
         self._out_types: list[Attribute] = list(entry.function_type.outputs.data)
         self._sizes = sizes if sizes is not None else _SizeCheck(program)
-        self._ctx, self._fn = load_forward(vmfb, options)
+        self._parameters = parameters  # the weights IREE reads stay alive as long as the module
+        self._ctx, self._fn = load_forward(vmfb, options, parameters)
 
     def __call__(self, *args: Any) -> list[Any]:
         self._sizes.check(args)
@@ -520,6 +587,8 @@ class CompiledProgram:
     text: str
     compile: CompileResult
     options: IreeOptions = field(default_factory=IreeOptions)
+    parameters: dict[str, Any] = field(default_factory=lambda: {})
+    """The named parameters the module reads (key -> the program's own buffer)."""
 
     def __call__(self, *user_inputs: Any) -> list[Any]:
         return self.runner.run(user_inputs)
@@ -554,6 +623,26 @@ def _load(source: str | os.PathLike[str] | ModuleOp | ProgramOp) -> ModuleOp:
         ) from None
 
 
+@dataclass
+class LoweredForIree:
+    """A program in core ATen, its lowered text (weights by reference) and the weights that text reads."""
+
+    program: ProgramOp
+    text: str
+    parameters: dict[str, Any]
+    sizes: _SizeCheck
+
+
+def lower_for_iree(source: str | os.PathLike[str] | ModuleOp | ProgramOp, options: IreeOptions) -> LoweredForIree:
+    """`to-core-aten`, then `convert-exir-to-linalg` with the options' weights by reference, printed."""
+    module = to_core(_load(source))
+    program = find_program(module)
+    sizes = _SizeCheck(program)
+    lowered = lower_to_upstream(module, options.parameters_from_bytes)
+    parameters = named_parameters(lowered, program)
+    return LoweredForIree(program, print_mlir(lowered), parameters, sizes)
+
+
 def compile_program(
     source: str | os.PathLike[str] | ModuleOp | ProgramOp,
     options: IreeOptions | None = None,
@@ -567,13 +656,11 @@ def compile_program(
     options = options or IreeOptions(**option_fields)
     _import_iree()
     check_device(options)
-    module = to_core(_load(source))
-    program = find_program(module)
-    sizes = _SizeCheck(program)
-    text = print_mlir(lower_to_upstream(module))
+    lowered = lower_for_iree(source, options)
+    program, text, parameters, sizes = lowered.program, lowered.text, lowered.parameters, lowered.sizes
     result = compile_text(text, options)
     try:
-        executor = IreeExecutor(program, result.vmfb, options, sizes)
+        executor = IreeExecutor(program, result.vmfb, options, sizes, parameters)
     except IreeError:
         if not result.from_cache:
             raise
@@ -581,8 +668,8 @@ def compile_program(
         # same version string, say): compile it again rather than fail on it forever.
         _drop_cached(cache_path(result.key, options))
         result = compile_text(text, options)
-        executor = IreeExecutor(program, result.vmfb, options, sizes)
-    return CompiledProgram(ProgramRunner(program, executor=executor), text, result, options)
+        executor = IreeExecutor(program, result.vmfb, options, sizes, parameters)
+    return CompiledProgram(ProgramRunner(program, executor=executor), text, result, options, parameters)
 
 
 def compile_lowered(module: ModuleOp, options: IreeOptions | None = None) -> LoweredProgram:
@@ -597,6 +684,12 @@ def compile_lowered(module: ModuleOp, options: IreeOptions | None = None) -> Low
     _import_iree()
     check_device(options)
     program = LoweredProgram(module)  # checks the calling convention before compiling
+    if keys := parameter_keys(module):
+        raise IreeError(
+            f"the lowered module reads {len(keys)} weights as IREE named parameters ({', '.join(keys[:3])}"
+            f"{', ...' if len(keys) > 3 else ''}), which a lowered module does not hold: run the program it was "
+            "lowered from (its .pt2 or Export IR), or lower it without parameters-from-bytes"
+        )
     for op in program.function.walk():
         for r in op.results:
             t = r.type

@@ -63,6 +63,7 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_exir import __version__
+from xdsl_exir.runtime import destination_problem
 from xdsl_exir.targets import get_all_targets, get_mlir_target
 from xdsl_exir.tools import INTERRUPTED, RunTimeout, TimeoutUnavailable, accept_interrupts, seconds, time_limit
 from xdsl_exir.tools.pass_timer import PassTimer
@@ -478,6 +479,8 @@ class ExirOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None) -> None:
         self._chunk_line_offset = 0
         self._stdin: bytes | None = None
+        self.bundle_dir: str | None = None
+        """`--emit iree-bundle`: the directory `-o` names, written by the target itself."""
         super().__init__(description="xdsl-exir modular optimizer driver", args=args)
 
     # -- registration -------------------------------------------------------
@@ -822,6 +825,11 @@ class ExirOptMain(xDSLOptMain):
     def write_resulting_program(self, prog: ModuleOp, stream: IO[str]) -> None:
         """The target's text into `stream`: this project's `mlir` target writes a file directly."""
         spec = parse_spec(self.args.target)
+        if spec.name == "iree-bundle" and self.bundle_dir is not None:
+            factory: Any = self.available_targets["iree-bundle"]
+            target = factory().from_spec(spec)
+            target.write(prog, self.bundle_dir)  # a directory, written whole or not at all
+            return
         if not (self._spool is not None and spec.name == "mlir" and self.available_targets.get("mlir") is get_mlir_target):
             stream.write(self.output_resulting_program(prog))
             return
@@ -1014,6 +1022,12 @@ def _run(argv: Sequence[str] | None) -> int:
             tool.args.target = tool.args.emit
         if tool.args.mlir_elide_resource_strings_if_larger is not None and tool.args.target == "mlir":
             tool.args.target = f"mlir{{elide-resource-strings-if-larger={tool.args.mlir_elide_resource_strings_if_larger}}}"
+        if tool.args.target.split("{")[0].strip() == "iree-bundle":
+            if tool.args.output_file is None:
+                raise ExirUserError("--emit iree-bundle writes a directory: name it with -o DIR")
+            if (problem := destination_problem(tool.args.output_file)) is not None:
+                raise ExirUserError(f"-o {tool.args.output_file}: {problem}")
+            tool.bundle_dir, tool.args.output_file = tool.args.output_file, None
         if tool.args.output_file is not None:
             check_output_path(tool.args.output_file)
         tool.frontend_name = tool.args.from_format or tool.args.frontend or _sniff(tool)

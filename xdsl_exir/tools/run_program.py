@@ -31,6 +31,7 @@ from threadpoolctl import threadpool_limits
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
+from xdsl_exir import runtime as bundle_runtime
 from xdsl_exir.dialects.exir import BoolType, FloatType, IntType, SymBoolType, SymFloatType, SymIntType, TensorType
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
@@ -249,6 +250,8 @@ def _blas_threads(args: argparse.Namespace) -> contextlib.AbstractContextManager
 
 def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfiler | None) -> list[np.ndarray]:
     """Load, transform and run the program: the user outputs, flattened."""
+    if args.input_file != "-" and os.path.isdir(args.input_file):
+        return _run_bundle(args, profiler)
     if args.input_file != "-" and not os.path.isfile(args.input_file):
         raise InterpreterError(f"{args.input_file}: no such file")
     try:
@@ -329,6 +332,47 @@ def _run_lowered(module: ModuleOp, args: argparse.Namespace, profiler: OpProfile
     flat: list[np.ndarray] = []
     _flatten(results, flat)
     return flat
+
+
+def _run_bundle(args: argparse.Namespace, profiler: OpProfiler | None) -> list[np.ndarray]:
+    """A compiled artifact (a directory `--emit iree-bundle` wrote), run by `xdsl_exir.runtime` on IREE."""
+    for given, flag in ((args.pipeline, "-p"), (profiler, "--profile/--trace"), (args.from_format, "--from")):
+        if given:
+            raise InterpreterError(f"{args.input_file}: a compiled artifact runs as it was compiled; {flag} does not apply to it")
+    try:
+        program = bundle_runtime.load(args.input_file, threads=args.threads)
+        if args.inputs is not None:
+            inputs = _read_inputs(args.inputs, program.user_input_names)
+        elif args.random_inputs is not None:
+            inputs = _bundle_random_inputs(program, args.random_inputs)
+        elif program.user_input_names:
+            raise InterpreterError(
+                f"the program takes inputs ({', '.join(program.user_input_names)}); "
+                "give them with --inputs IN.npz (or --random-inputs SEED)"
+            )
+        else:
+            inputs = []
+        with progress("running"):
+            return program.run_flat(inputs)
+    except bundle_runtime.BundleError as e:
+        raise InterpreterError(str(e)) from None
+
+
+def _bundle_random_inputs(program: bundle_runtime.BundleProgram, seed: int) -> list[Any]:
+    """Inputs drawn from the manifest's types, as `random_inputs` draws them from the program's."""
+    rng = np.random.default_rng(seed)
+    lows = {r["symbol"]: r.get("min") for r in program.manifest["ranges"] if "symbol" in r}
+    values: list[Any] = []
+    for a in program.manifest["signature"]["arguments"]:
+        if a["kind"] != "user_input":
+            continue
+        dtype = bundle_runtime.numpy_dtype(a["dtype"])
+        if not a.get("tensor", True):
+            values.append(np.asarray(True) if a["dtype"] == "bool" else np.asarray(2, dtype=dtype))
+            continue
+        shape = [s if isinstance(s, int) else max(int(lows.get(s) or 0), 2) for s in a["sizes"]]
+        values.append(random_array(rng, shape, dtype, f"random input '{a['name']}'"))
+    return values
 
 
 def _program_runner(

@@ -19,6 +19,14 @@ convention, which `exir-run --backend iree` maps back to the npz contract:
   back into bf16 by a tensor `arith.bitcast` (IREE cannot demote a bf16
   `dense_resource` for CPUs without bf16 arithmetic); bf16 and f16 arguments
   and results are passed as they are (IREE's runtime takes ml_dtypes arrays).
+- with `parameters-from-bytes=N` (N >= 0; the IREE backend's default is 64 KiB),
+  a weight of at least N bytes (and more than one element) is not embedded:
+  it becomes an IREE named parameter, `ml_program.global private @param.<name>
+  (#stream.parameter.named<"model"::"<name>"> : tensor<...>)` read by
+  `ml_program.global_load_const`, which IREE reads at run time from the
+  parameter provider the caller registers (`targets/iree.py` hands it the
+  program's own, memory-mapped weights). The key is the state's name;
+  `parameter-scope` names the scope.
 - results: every `exir.output` operand, in signature order: buffer mutations,
   user-input mutations, then user outputs, each with `{exir.kind = ...,
   exir.name = ...}`. The caller feeds a returned buffer back in on the next call.
@@ -159,12 +167,16 @@ def function_arguments(program: ProgramOp) -> list[int]:
 class _ProgramLowering:
     """Lowers one program; nothing is attached to the module until it all worked."""
 
-    def __init__(self, program: ProgramOp) -> None:
+    def __init__(self, program: ProgramOp, parameters_from_bytes: int = -1, parameter_scope: str = "model") -> None:
         self.program = program
         entry = program.entry
         if entry is None:
             raise ExirDiagnostic(program, "the program has no @forward graph")
         self.entry: GraphOp = entry
+        self.parameters_from_bytes = parameters_from_bytes
+        self.parameter_scope = parameter_scope
+        self.globals: list[Operation] = []
+        """The named parameters' globals, which go into the module beside `@forward`."""
 
     def lower(self) -> func.FuncOp:
         try:
@@ -227,6 +239,7 @@ class _ProgramLowering:
             arg_attrs=ArrayAttr(arg_attrs),
             res_attrs=ArrayAttr(res_attrs),
         )
+        self.globals = list(st.globals.values())
         return fn
 
     # -- arguments, constants, results ---------------------------------------
@@ -266,6 +279,16 @@ class _ProgramLowering:
                         f"state @{state.sym_name.data}: its data is {len(data)} bytes, but a "
                         f"{t.element_dtype} tensor of sizes {list(t.sizes)} holds {expected} bytes",
                     )
+                if 0 <= self.parameters_from_bytes <= len(data) and t.numel() > 1:
+                    # read from IREE's parameter provider at run time, by the state's name
+                    name = state.sym_name.data
+                    if t.element_dtype is DType.bfloat16:  # as bit patterns, as the embedded form below
+                        raw = st.parameter(self.parameter_scope, name, BuiltinTensorType(i16, bt.get_shape()))
+                        const = st.emit(arith.BitcastOp(raw, bt))
+                    else:
+                        const = st.parameter(self.parameter_scope, name, bt)
+                    const.name_hint = ph.name_hint
+                    return const
                 if t.numel() == 1 and t.element_dtype not in LOW_PRECISION:
                     # One element inline: iree-compile 3.13 crashes folding a single-element
                     # dense_resource ("ElementsAttr does not provide iteration facilities").
@@ -704,22 +727,34 @@ def lower_program(program: ProgramOp) -> func.FuncOp:
     return _ProgramLowering(_named_form(program)).lower()
 
 
+def _lower_with_globals(program: ProgramOp, parameters_from_bytes: int, scope: str) -> list[Operation]:
+    """The named parameters' globals, then `@forward`."""
+    lowering = _ProgramLowering(_named_form(program), parameters_from_bytes, scope)
+    fn = lowering.lower()
+    return [*lowering.globals, fn]
+
+
 @dataclass(frozen=True)
 class ConvertExirToLinalgPass(ModulePass):
     """Lower core-ATen `exir.program`s to func/arith/math/tensor/linalg/scf on tensors."""
 
     name = "convert-exir-to-linalg"
 
+    parameters_from_bytes: int = -1
+    """Weights of at least this many bytes become IREE named parameters; -1 embeds every weight."""
+    parameter_scope: str = "model"
+    """The scope of those parameters (the provider IREE looks them up in)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         programs = [p for p in op.ops if isinstance(p, ProgramOp)]
         if len(programs) > 1:
             raise ExirDiagnostic(programs[1], "convert-exir-to-linalg lowers one program per module (each becomes @forward)")
-        lowered = [(p, lower_program(p)) for p in programs]
+        lowered = [(p, _lower_with_globals(p, self.parameters_from_bytes, self.parameter_scope)) for p in programs]
         if lowered and all(d.name != "builtin" for d in ctx.loaded_dialects):
             # The printer finds the weights' blob storage through the loaded builtin dialect.
             ctx.load_registered_dialect("builtin") if "builtin" in ctx.registered_dialect_names else ctx.load_dialect(Builtin)
-        for program, fn in lowered:
-            Rewriter.replace_op(program, fn)
+        for program, ops in lowered:
+            Rewriter.replace_op(program, ops)
 
 
 __all__ = ["ConvertExirToLinalgPass", "LoweringError", "declare_blob", "element_type", "function_arguments", "lower_program"]

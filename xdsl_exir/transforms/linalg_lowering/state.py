@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, ml_program, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX as DYNAMIC_INDEX_BUILTIN
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -40,6 +40,8 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    StringAttr,
+    SymbolRefAttr,
     bf16,
     f16,
     f32,
@@ -66,6 +68,7 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
 )
+from xdsl_exir.dialects.stream import ParameterNamedAttr
 from xdsl_exir.utils.symbolic import SymSize, is_floordiv, print_expr, sympy
 
 DYNAMIC = DYNAMIC_INDEX_BUILTIN
@@ -167,6 +170,8 @@ class LoweringState:
         self.symbols: dict[sympy.Symbol, SSAValue] = {}
         self._scopes: list[dict[object, SSAValue]] = [{}]
         self.current_op: Operation | None = None
+        self.globals: dict[str, ml_program.GlobalOp] = {}
+        """The module-level globals the function loads (named parameters), by parameter key."""
 
     # -- insertion ------------------------------------------------------------
 
@@ -198,6 +203,25 @@ class LoweringState:
         value = make()
         self._scopes[-1][key] = value
         return value
+
+    def parameter(self, scope: str, key: str, t: BuiltinTensorType[Attribute]) -> SSAValue:
+        """
+        The value of the weight `key` read from IREE's parameter provider `scope` at
+        run time: a private `ml_program.global` initialised with
+        `#stream.parameter.named<scope::key>` (declared once per key, however many
+        times it is read) and its `ml_program.global_load_const`. The weight's
+        bytes stay out of the module, so the compiled module and its cache key do
+        not depend on them.
+        """
+        g = self.globals.get(key)
+        if g is None:
+            g = ml_program.GlobalOp(
+                StringAttr(f"param.{key}"), t, None, ParameterNamedAttr(scope, key, t), StringAttr("private")
+            )
+            self.globals[key] = g
+        elif g.type != t:
+            raise self.error(f"parameter '{key}' is read as {t} and as {g.type}")
+        return self.emit(ml_program.GlobalLoadConstantOp(SymbolRefAttr(g.sym_name), t))
 
     def error(self, message: str) -> LoweringError:
         return LoweringError(message, self.current_op)

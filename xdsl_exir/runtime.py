@@ -1,0 +1,427 @@
+"""
+Run a compiled artifact: a directory that `Program.compile(backend="iree").save(path)`
+or `exir-opt m.pt2 --emit iree-bundle -o path` wrote, with nothing but numpy
+and IREE's runtime (`iree-base-runtime`): no xDSL, sympy, torch or IREE
+compiler is imported, so the artifact runs where only those two are installed.
+
+    import xdsl_exir.runtime as rt
+    f = rt.load("model.bundle")        # checks the manifest, maps the module and the weights
+    y = f(x)                           # called like the exported module: pytree in, pytree out
+
+The directory holds three files:
+
+- `module.vmfb`: the module IREE compiled, without the large weights;
+- `parameters.irpa`: an IREE parameter archive (written with the runtime's
+  `ParameterIndex.create_archive_file`) holding the weights the module reads as
+  named parameters (scope `model`, keyed by the state's name) and the initial
+  values of the buffers the program writes;
+- `manifest.json`: the format and its version, the versions of xdsl-exir and
+  IREE, the target (device, CPU, flags), the calling convention (each argument
+  and result of `@forward` with its kind, name, dtype and sizes, symbolic ones
+  by name), the pytree specs, the range constraints, the buffers, and the size
+  and SHA-256 of each file.
+
+`load` refuses, with one paragraph naming what is wrong, a directory that is
+not such an artifact, a manifest it cannot read or of another format version, a
+module compiled by another IREE version than the installed runtime, and a file
+that is missing or whose size or SHA-256 is not the manifest's (a truncated
+copy, a stale file from another build). The module is memory-mapped
+(`VmModule.mmap`) and the archive too (`ParameterIndex.load`), so the weights
+are read by the pages IREE touches and are not copied into Python.
+
+A call checks its inputs as the compiled program does: the number of inputs,
+each one's dtype (a float32 array is rounded to a bfloat16 or float16 input,
+as `.npz` files carry them), rank, static sizes, that a symbol has one value
+across inputs, and the range constraint of each symbol. Constraints on derived
+expressions (`2*s0 <= 100`) need sympy and are not checked here. Buffers the
+program writes keep their values across calls, in this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, cast
+
+import ml_dtypes
+import numpy as np
+
+from xdsl_exir.utils.pytree import flatten_inputs, unflatten
+
+__all__ = ["BundleError", "BundleProgram", "load"]
+
+FORMAT = "xdsl-exir/iree-bundle"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+MODULE = "module.vmfb"
+PARAMETERS = "parameters.irpa"
+PARAMETER_SCOPE = "model"
+"""The scope of the named parameters the lowering writes and the archive serves."""
+
+_NUMPY_DTYPES = {
+    "bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "float16": "float16", "float32": "float32", "float64": "float64",
+}  # fmt: skip
+"""The dtypes that cross the function boundary, by torch's name (bfloat16: ml_dtypes)."""
+
+_SYMBOL = re.compile(r"^[A-Za-z_]\w*$")
+_HASH_CHUNK = 1 << 24
+
+
+class BundleError(Exception):
+    """A compiled artifact that cannot be loaded or a call it refuses; the message says what is wrong."""
+
+
+def numpy_dtype(name: str) -> np.dtype[Any]:
+    """The numpy dtype of a torch dtype name at the boundary."""
+    if name == "bfloat16":
+        return np.dtype(ml_dtypes.bfloat16)
+    try:
+        return np.dtype(_NUMPY_DTYPES[name])
+    except KeyError:
+        raise BundleError(f"dtype {name} cannot cross the compiled function's boundary") from None
+
+
+def file_digest(path: str) -> str:
+    """The SHA-256 of a file, read in chunks (a multi-gigabyte archive is never in memory whole)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_HASH_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def iree_runtime() -> Any:
+    """IREE's runtime module, or a BundleError saying how to install it."""
+    try:
+        import iree.runtime as runtime
+    except ImportError:
+        raise BundleError(
+            "running a compiled artifact needs IREE's runtime: pip install iree-base-runtime "
+            "(of the version its manifest names)"
+        ) from None
+    return runtime
+
+
+def runtime_version() -> str:
+    """The installed IREE runtime's version."""
+    try:
+        return version("iree-base-runtime")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def open_module(
+    module: bytes | str,
+    driver: str,
+    threads: int | None,
+    parameters: Any = None,
+) -> tuple[Any, Any]:
+    """
+    An IREE context holding a compiled module (its bytes, or a path to map), and its
+    `forward` function. `parameters` (a `ParameterIndex`) serves the named parameters
+    the module reads, through an `io_parameters` module registered before it. On the
+    CPU, `threads` <= 1 runs on the calling thread (`local-sync`), else on that many
+    workers (`local-task`; None: every core). The one way both the compiler side
+    (`targets/iree.py`) and `load` start a module.
+    """
+    runtime = iree_runtime()
+    if driver == "local-task":
+        count = threads if threads is not None else (os.cpu_count() or 1)
+        if count <= 1:
+            driver = "local-sync"
+        else:
+            runtime.flags.parse_flags(f"--task_topology_group_count={count}")
+    config = runtime.Config(driver)
+    ctx = runtime.SystemContext(config=config)
+    if parameters is not None and len(parameters):
+        provider = parameters.create_provider(scope=PARAMETER_SCOPE)
+        ctx.add_vm_module(runtime.create_io_parameters_module(ctx.instance, provider))
+    if isinstance(module, str):
+        vm = runtime.VmModule.mmap(ctx.instance, module)
+    else:
+        vm = runtime.VmModule.copy_buffer(ctx.instance, module)
+    ctx.add_vm_module(vm)
+    return ctx, ctx.modules.module["forward"]
+
+
+def destination_problem(path: str | os.PathLike[str]) -> str | None:
+    """
+    Why an artifact cannot be written at `path`, or None: a new name in an
+    existing directory, an empty directory or an earlier artifact (replaced) are fine.
+    """
+    final = os.path.abspath(os.fspath(path))
+    if os.path.exists(final):
+        if not os.path.isdir(final) or (os.listdir(final) and not os.path.isfile(os.path.join(final, MANIFEST))):
+            return "exists and is not a compiled artifact; name a new directory (or an earlier artifact to replace)"
+        return None
+    parent = os.path.dirname(final)
+    if not os.path.isdir(parent):
+        return f"{parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"the directory {parent} is not writable"
+    return None
+
+
+# -- loading --------------------------------------------------------------------
+
+
+def _refuse(path: str, what: str) -> BundleError:
+    return BundleError(f"{path}: {what}")
+
+
+def read_manifest(path: str) -> dict[str, Any]:
+    """The manifest of the artifact at `path`, checked for format, version and files (not yet hashes)."""
+    if not os.path.isdir(path):
+        what = "no such directory" if not os.path.exists(path) else "not a directory"
+        raise _refuse(path, f"{what}; a compiled artifact is a directory written by Program.compile(...).save(path) "
+                      "or exir-opt --emit iree-bundle -o path")  # fmt: skip
+    manifest_path = os.path.join(path, MANIFEST)
+    try:
+        with open(manifest_path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except FileNotFoundError:
+        raise _refuse(path, f"no {MANIFEST}: not a compiled artifact (or an incomplete copy of one)") from None
+    except (OSError, ValueError) as e:
+        raise _refuse(path, f"{MANIFEST} cannot be read ({e}); the artifact is damaged: save it again") from None
+    if not isinstance(manifest, dict) or cast(dict[str, Any], manifest).get("format") != FORMAT:
+        raise _refuse(path, f"{MANIFEST} is not the manifest of an xdsl-exir compiled artifact")
+    manifest = cast(dict[str, Any], manifest)
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise _refuse(
+            path,
+            f"the artifact is of format version {manifest.get('format_version')!r}, this xdsl-exir reads version "
+            f"{FORMAT_VERSION}: save it again with this version",
+        )
+    for key in ("iree", "signature", "files", "buffers", "ranges"):
+        if key not in manifest:
+            raise _refuse(path, f"{MANIFEST} has no '{key}' entry; the artifact is damaged: save it again")
+    return manifest
+
+
+def check_files(path: str, manifest: dict[str, Any], verify_hashes: bool = True) -> None:
+    """Every file the manifest lists is there, of its size and (if asked) its SHA-256."""
+    files = cast(dict[str, dict[str, Any]], manifest["files"])
+    for name in (MODULE, PARAMETERS):
+        if name not in files:
+            raise _refuse(path, f"{MANIFEST} does not list {name}; the artifact is damaged: save it again")
+    for name, info in files.items():
+        file = os.path.join(path, name)
+        if os.path.basename(name) != name:
+            raise _refuse(path, f"{MANIFEST} lists a file outside the artifact ({name!r})")
+        try:
+            size = os.path.getsize(file)
+        except OSError:
+            raise _refuse(path, f"{name} is missing; the artifact is incomplete: copy it whole or save it again") from None
+        if size != info.get("bytes"):
+            raise _refuse(
+                path,
+                f"{name} is {size} bytes, the manifest says {info.get('bytes')} (truncated or replaced); "
+                "copy the artifact whole or save it again",
+            )
+        if verify_hashes and file_digest(file) != info.get("sha256"):
+            raise _refuse(
+                path,
+                f"{name} does not have the SHA-256 the manifest records (damaged, or from another build); "
+                "save the artifact again",
+            )
+
+
+def load(path: str | os.PathLike[str], *, threads: int | None = None, verify_hashes: bool = True) -> BundleProgram:
+    """
+    The compiled artifact at `path`, ready to call. `threads` sizes IREE's worker
+    pool (None: every core; 1: the calling thread). `verify_hashes=False` skips
+    reading every byte to check the files' SHA-256 (their sizes are still checked).
+    """
+    where = os.fspath(path)
+    manifest = read_manifest(where)
+    runtime = iree_runtime()
+    made_by = str(cast(dict[str, Any], manifest["iree"]).get("compiler"))
+    have = runtime_version()
+    if made_by != have:
+        raise _refuse(
+            where,
+            f"the module was compiled by IREE {made_by}, and the installed IREE runtime is {have}: IREE's "
+            f"module format is not stable across versions; install iree-base-runtime=={made_by} or compile "
+            "the program again with this version",
+        )
+    triple = cast(dict[str, Any], manifest["iree"]).get("target_triple")
+    if isinstance(triple, str) and triple:
+        arch, here = _arch(triple.split("-")[0]), _arch(platform.machine())
+        if arch != here:
+            raise _refuse(
+                where,
+                f"the module was compiled for {triple} (target-triple), and this machine is {platform.machine()}: "
+                "run it on such a machine, or compile it again for this one",
+            )
+    check_files(where, manifest, verify_hashes)
+    return BundleProgram(where, manifest, threads, runtime)
+
+
+def _arch(name: str) -> str:
+    """A CPU architecture under one spelling (`arm64` is `aarch64`, `AMD64` is `x86_64`)."""
+    name = name.lower()
+    return {"arm64": "aarch64", "amd64": "x86_64", "x64": "x86_64"}.get(name, name)
+
+
+class BundleProgram:
+    """A loaded compiled artifact: call it like the exported module (pytree in, pytree out)."""
+
+    def __init__(self, path: str, manifest: dict[str, Any], threads: int | None, runtime: Any) -> None:
+        self.path = path
+        self.manifest = manifest
+        signature = cast(dict[str, Any], manifest["signature"])
+        self._arguments = cast(list[dict[str, Any]], signature["arguments"])
+        self._results = cast(list[dict[str, Any]], signature["results"])
+        self.user_input_names = [a["name"] for a in self._arguments if a["kind"] == "user_input"]
+        self._ranges = {
+            r["symbol"]: (r.get("min"), r.get("max")) for r in cast(list[dict[str, Any]], manifest["ranges"]) if "symbol" in r
+        }
+        index = runtime.ParameterIndex()
+        try:
+            index.load(os.path.join(path, PARAMETERS))
+        except Exception as e:
+            raise _refuse(path, f"{PARAMETERS} is not an IREE parameter archive IREE can read ({e})") from None
+        entries = dict(index.items())
+        self.state: dict[str, np.ndarray] = {}
+        """The buffers the program writes, by name: their values now."""
+        for buffer in cast(list[dict[str, Any]], manifest["buffers"]):
+            entry = entries.get(buffer["name"])
+            if entry is None:
+                raise _refuse(path, f"{PARAMETERS} holds no initial value for buffer '{buffer['name']}'")
+            flat = runtime.parameter_index_entry_as_numpy_flat_ndarray(entry)
+            dtype = numpy_dtype(buffer["dtype"])
+            self.state[buffer["name"]] = np.array(flat.view(dtype).reshape(buffer["sizes"]))  # its own, writable copy
+        missing = [k for k in cast(dict[str, Any], manifest["parameters"]).get("keys", []) if k not in entries]
+        if missing:
+            raise _refuse(path, f"{PARAMETERS} lacks the parameters {', '.join(missing[:3])} the module reads")
+        self._index = index
+        driver = str(cast(dict[str, Any], manifest["iree"]).get("driver", "local-task"))
+        try:
+            self._ctx, self._fn = open_module(os.path.join(path, MODULE), driver, threads, index)
+        except BundleError:
+            raise
+        except Exception as e:
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise _refuse(path, f"IREE could not load {MODULE} ({first})") from None
+
+    def __repr__(self) -> str:
+        return f"<BundleProgram {self.path} forward({', '.join(self.user_input_names)})>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        signature = cast(dict[str, Any], self.manifest["signature"])
+        flat = flatten_inputs(args, kwargs, signature.get("in_spec"), self.user_input_names, _leaf, BundleError)
+        outputs = self.run_flat(flat)
+        spec = signature.get("out_spec")
+        return unflatten(outputs, spec) if spec is not None else outputs
+
+    def run_flat(self, user_inputs: Sequence[Any]) -> list[Any]:
+        """The flattened user inputs in, the flattened user outputs out (exir-run's npz contract)."""
+        if len(user_inputs) != len(self.user_input_names):
+            raise BundleError(
+                f"the program takes {len(self.user_input_names)} user inputs "
+                f"({', '.join(self.user_input_names) or 'none'}), got {len(user_inputs)}"
+            )
+        env: dict[str, tuple[int, str]] = {}
+        call: list[Any] = []
+        user: list[Any] = []
+        n = 0
+        for a in self._arguments:
+            if a["kind"] == "user_input":
+                where = f"input '{a['name']}' (arg{n})"
+                value = user_inputs[n]
+                user.append(value)
+                call.append(_argument(a, value, where, env))
+                n += 1
+            else:
+                call.append(self.state[a["name"]])
+        for symbol, (value, where) in env.items():
+            low, high = self._ranges.get(symbol, (None, None))
+            if (low is not None and value < low) or (high is not None and value > high):
+                raise BundleError(
+                    f"{symbol} = {value} from {where} is outside the range "
+                    f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}] "
+                    "the program was exported for"
+                )
+        try:
+            results = self._fn(*[v.view(np.int8) if v.dtype == np.uint8 else v for v in call])
+        except Exception as e:
+            raise BundleError(f"the compiled program failed: {e}") from None
+        if not isinstance(results, tuple | list):
+            results = (results,)
+        outputs: list[Any] = []
+        for r, spec in zip(cast(Sequence[Any], results), self._results):
+            host = np.asarray(r.to_host() if hasattr(r, "to_host") else r)
+            if spec.get("dtype") == "uint8" and host.dtype == np.int8:
+                host = host.view(np.uint8)
+            value: Any = host if spec.get("tensor", True) else host.item()
+            kind = spec["kind"]
+            if kind in ("user_output", "loss_output"):
+                outputs.append(value)
+            elif kind == "buffer_mutation":
+                self.state[spec["name"]] = host
+            elif kind == "user_input_mutation" and spec["name"] in self.user_input_names:
+                dest = user[self.user_input_names.index(spec["name"])]
+                if isinstance(dest, np.ndarray) and dest.flags.writeable:
+                    np.copyto(dest, host, casting="unsafe")
+        return outputs
+
+
+def _leaf(value: Any) -> Any:
+    """A torch tensor as numpy (without importing torch), anything else as it is."""
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        tensor = value.detach().cpu()
+        if str(tensor.dtype) in ("torch.bfloat16", "torch.float16"):
+            return tensor.float().numpy().astype(numpy_dtype(str(tensor.dtype).removeprefix("torch.")))
+        return tensor.numpy()
+    return value
+
+
+def _argument(a: dict[str, Any], value: Any, where: str, env: dict[str, tuple[int, str]]) -> np.ndarray:
+    """One user input as the compiled function takes it, checked against its manifest entry."""
+    if not a.get("tensor", True):  # a scalar travels as a 0-d tensor
+        scalar = np.asarray(value)
+        if scalar.shape != ():
+            raise BundleError(f"{where}: expected a scalar, got an array of shape {list(scalar.shape)}")
+        dtype = a["dtype"]
+        if dtype == "int64":
+            if scalar.dtype.kind not in "iub":
+                raise BundleError(f"{where}: expected an int, got {scalar.dtype}")
+            if isinstance(a.get("symbol"), str):
+                _bind(env, a["symbol"], int(scalar), where)
+            return np.asarray(int(scalar), dtype=np.int64)
+        return np.asarray(scalar, dtype=numpy_dtype(dtype))
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    want = numpy_dtype(a["dtype"])
+    if arr.dtype != want:
+        if a["dtype"] in ("bfloat16", "float16") and arr.dtype == np.float32:
+            arr = arr.astype(want)  # how .npz files carry them: rounded to the dtype
+        else:
+            raise BundleError(f"{where}: expected a {a['dtype']} tensor, got numpy {arr.dtype}")
+    sizes = cast(list[int | str], a["sizes"])
+    if arr.ndim != len(sizes):
+        raise BundleError(f"{where}: expected {len(sizes)} dimensions {_show(sizes)}, got shape {list(arr.shape)}")
+    for d, (size, actual) in enumerate(zip(sizes, arr.shape)):
+        if isinstance(size, int):
+            if size != actual:
+                raise BundleError(f"{where}: dimension {d} must be {size} (shape {_show(sizes)}), got shape {list(arr.shape)}")
+        elif _SYMBOL.match(size):
+            _bind(env, size, int(actual), f"{where} dimension {d}")
+    # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
+    return arr if arr.flags.c_contiguous else arr.copy(order="C")
+
+
+def _bind(env: dict[str, tuple[int, str]], symbol: str, value: int, where: str) -> None:
+    if symbol in env and env[symbol][0] != value:
+        first, first_where = env[symbol]
+        raise BundleError(f"{where} is {value}, but {symbol} = {first} from {first_where}; they must be equal")
+    env.setdefault(symbol, (value, where))
+
+
+def _show(sizes: Sequence[int | str]) -> str:
+    return "[" + ", ".join(str(s) for s in sizes) + "]"
