@@ -671,6 +671,10 @@ def _match_type(st: SchemaType, t: Attribute, conversions: bool, state: _State, 
     return False
 
 
+_INCOMPLETE = 100
+"""The cost of each argument a node leaves to its default (more than any conversion costs)."""
+
+
 def _try(
     schema: FunctionSchema,
     arg_types: Sequence[Attribute],
@@ -694,6 +698,12 @@ def _try(
             return None
         given = cast(dict[str, int], bound)
     state = _State()
+    if not keyword_only and not schema.is_vararg:
+        # A node holds every argument of its schema (torch's Node::matches compares the
+        # counts): a schema it fills only with the help of defaults is a worse match.
+        # `aten::addmm(a, b, c, 3, 2)` is addmm(beta=3, alpha=2), not addmm.dtype with
+        # out_dtype=3 (int32) and beta=2.
+        state.cost += _INCOMPLETE * (len(schema.arguments) - len(given))
     conv: list[str | None] = [None] * len(arg_types)
     bindings = tuple(given.get(a.name) for a in schema.arguments)
     for a, g in zip(schema.arguments, bindings):  # in schema order: type variables bind left to right
