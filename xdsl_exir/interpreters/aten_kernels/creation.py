@@ -213,7 +213,7 @@ def _contiguous(self: np.ndarray, memory_format: object = 0) -> np.ndarray:
         if a.transpose(order).flags.c_contiguous:
             return a
         return in_memory_format(a, fmt)
-    return np.ascontiguousarray(a)
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)  # numpy's makes a 0-d array 1-d
 
 
 @register("aten.alias.default", "aten.detach.default")

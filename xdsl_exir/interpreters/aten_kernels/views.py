@@ -210,7 +210,7 @@ def _chunk(self: np.ndarray, chunks: int, dim: int = 0) -> list[np.ndarray]:
     a = np.asarray(self)
     n = a.shape[wrap_dim(dim, a.ndim)]
     size = -(-n // chunks) if n else 0
-    return _split_by_sizes(a, _split_sizes(n, size) if size else [0] * 1, dim)
+    return _split_by_sizes(a, _split_sizes(n, size) if size else [0] * chunks, dim)  # torch: `chunks` empty pieces
 
 
 @register("aten.unbind.int")

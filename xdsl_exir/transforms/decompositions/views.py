@@ -105,6 +105,8 @@ def _chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if not isinstance(total, int):
         raise Decline()
     chunks = b.int("chunks")
+    if total == 0:  # torch's chunk: `chunks` empty pieces (a split by 0 would give one)
+        return [e.v("aten.split_with_sizes.default", x, [0] * chunks, dim)]
     return [e.v("aten.split_with_sizes.default", x, _split_sizes(total, -(-total // chunks)), dim)]
 
 
