@@ -21,8 +21,17 @@ The module holds:
 * `main()`: `python model.py --inputs in.npz -o out.npz` with the keys
   `arg0..` / `out0..` of exir-run.
 
-The generated module imports numpy, the kernels module and the standard library
-only.
+It fails as exir-run does rather than return what torch would not: an operator
+that raises is reported as a `ProgramError` naming the node whose line raised
+(`cat_1 (aten.cat.default): ...`), and a user output whose shape or dtype
+contradicts the program's type stops `forward` (`main` prints either as one
+`error:` line). Constant arguments are the values the interpreter passes, torch's
+enums included (`DType.float32`: a kernel that runs through its decomposition
+reads dtypes from them).
+
+The generated module imports numpy, the kernels module, the enums and error
+class those kernels use (`xdsl_exir.dialects.exir`, `xdsl_exir.utils.diagnostics`)
+and the standard library only.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from __future__ import annotations
 import base64
 import keyword
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, cast
@@ -112,6 +122,15 @@ _MODULE_NAMES = frozenset(
         "_stacked",
         "custom_kernel",
         "custom_operator",
+        "DType",
+        "Layout",
+        "MemoryFormat",
+        "functools",
+        "InterpreterError",
+        "ProgramError",
+        "_located",
+        "_check_output",
+        "_NODES",
     }
 )
 """Module-level and helper names; node names avoid them so locals never shadow."""
@@ -175,9 +194,13 @@ def _graph_function_name(symbol: str) -> str:
 
 
 def _py_constant(value: object) -> str:
-    """A constant argument as Python source (torch enums as their names)."""
+    """
+    A constant argument as Python source. torch's enums are the values the
+    interpreter passes (`DType.float32`): a kernel that runs through its
+    decomposition infers types from them, and a string is not a dtype there.
+    """
     if isinstance(value, DType | Layout | MemoryFormat):
-        return repr(value.value)
+        return f"{type(value).__name__}.{value.name}"
     if isinstance(value, DeviceAttr):
         return repr(value.device.data)
     if isinstance(value, float):
@@ -314,6 +337,8 @@ class _Writer:
         """ids of nodes whose value is a kernel result (their getitems get dtypes)."""
         self.scopes: list[set[str]] = []
         """Names taken in each function being written, innermost last."""
+        self.line_nodes: dict[int, str] = {}
+        """Index in `lines` -> the node that line computes (`cat (aten.cat.default)`), for errors."""
 
     def emit(self, text: str, indent: int) -> None:
         self.lines.append("    " * indent + text if text else "")
@@ -411,6 +436,13 @@ class _Writer:
     # -- nodes ------------------------------------------------------------------
 
     def node(self, node: FxNode, indent: int, entry: bool) -> None:
+        start = len(self.lines)
+        self._node(node, indent, entry)
+        what = "the output" if node.op == "output" else f"{node.name} ({_python_kind(node.kind)})"
+        for i in range(start, len(self.lines)):
+            self.line_nodes.setdefault(i, what)  # lines of a nested function belong to its own nodes
+
+    def _node(self, node: FxNode, indent: int, entry: bool) -> None:
         if node.op == "get_attr":
             self._get_attr(node, indent)
         elif node.op == "output":
@@ -488,6 +520,10 @@ class _Writer:
                     )
             elif kind in (OutputKind.user_output, OutputKind.loss_output):
                 returned.append(v)
+        for index, v in enumerate(returned):
+            check = _output_check(index, v)
+            if check is not None:
+                self.emit(check, indent)
         self.emit(f"return {_py_arg(tuple(returned))}", indent)
 
     def _user_input_named(self, name: str | None) -> str | None:
@@ -693,6 +729,21 @@ class _Writer:
         self.emit(f"{name} = tuple(np.stack(_stacked) for _stacked in zip(*{name})){pick}", indent)
 
 
+def _output_check(index: int, value: FxArg) -> str | None:
+    """
+    The line checking user output `index` against its IR type, as exir-run's
+    interpreter checks it: a kernel that computed another shape or dtype is a
+    bug to stop at, not a value to hand back.
+    """
+    if not isinstance(value, FxNode) or value.value is None or not isinstance(value.value.type, TensorType):
+        return None
+    t = value.value.type
+    dtype = _NUMPY_NAMES.get(t.element_dtype) if t.element_dtype is not DType.complex32 else None
+    sizes = [str(s) if isinstance(s, int) else "None" for s in t.sizes]
+    shape = "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")"
+    return f"_check_output({index}, {value.name!r}, {value.name}, {dtype or 'None'}, {shape})"
+
+
 def _as_list(arg: FxArg) -> list[FxArg]:
     if isinstance(arg, list | tuple):
         return list(arg)
@@ -776,6 +827,21 @@ def _check_input(
     return array
 
 
+def _check_output(index: int, name: str, value: object, dtype: type | None, sizes: tuple[int | None, ...]) -> None:
+    \"\"\"A user output whose shape or dtype contradicts the program's type is an operator's bug.\"\"\"
+    if not isinstance(value, np.ndarray):
+        return
+    shape_ok = value.ndim == len(sizes) and all(w is None or w == g for w, g in zip(sizes, value.shape))
+    if shape_ok and (dtype is None or value.dtype == dtype):
+        return
+    want = [w if w is not None else "?" for w in sizes]
+    raise ProgramError(
+        f"output {index} ({name!r}): computed shape {list(value.shape)} and dtype {value.dtype} where the "
+        f"program says {want} and {np.dtype(dtype) if dtype is not None else 'its dtype'}; an operator's "
+        "implementation disagrees with its type"
+    )
+
+
 def _check_range(bound: dict[str, int], symbol: str, lower: int | None, upper: int | None) -> None:
     value = bound[symbol]
     if (lower is not None and value < lower) or (upper is not None and value > upper):
@@ -783,6 +849,36 @@ def _check_range(bound: dict[str, int], symbol: str, lower: int | None, upper: i
             f"{symbol} = {value} is outside the range [{lower if lower is not None else '-inf'}, "
             f"{upper if upper is not None else 'inf'}] the program was exported for"
         )
+'''
+
+
+_ERRORS = '''
+class ProgramError(InterpreterError, RuntimeError):
+    \"\"\"An operator of the program failed, or computed what its type rules out; names the node.\"\"\"
+
+
+def _located(fn):
+    \"\"\"`fn`, with a failure inside an operator raised as a ProgramError naming the node (as exir-run names the op).\"\"\"
+
+    @functools.wraps(fn)
+    def run(*args):
+        try:
+            return fn(*args)
+        except (InputError, ProgramError):
+            raise
+        except Exception as e:
+            where = None
+            tb = e.__traceback__
+            while tb is not None:  # the innermost line of this module that was running
+                if tb.tb_frame.f_globals is globals() and tb.tb_lineno in _NODES:
+                    where = _NODES[tb.tb_lineno]
+                tb = tb.tb_next
+            text = str(e) or type(e).__name__
+            if not isinstance(e, (InterpreterError, RuntimeError, ValueError, TypeError, IndexError, KeyError)):
+                text = f"{type(e).__name__}: {text}"
+            raise ProgramError(f"{where}: {text}" if where else text) from e
+
+    return run
 '''
 
 
@@ -857,6 +953,7 @@ def python_source(module: ModuleOp) -> str:
         writer.function(_graph_function_name(symbol), graph, 0, entry=False)
         writer.emit("", 0)
         writer.emit("", 0)
+    writer.emit("@_located  # an operator's failure names its node", 0)
     writer.emit('@np.errstate(all="ignore")  # as torch, no warnings on inf/nan', 0)
     writer.function("forward", program.entry, 0, entry=True)
     user_inputs = _user_input_names(program)
@@ -875,6 +972,7 @@ def python_source(module: ModuleOp) -> str:
         '"""',
         "",
         "import base64",
+        "import functools",
     ]
     if writer.needs_math:
         head.append("import math")
@@ -887,21 +985,43 @@ def python_source(module: ModuleOp) -> str:
     if writer.needs_round_bf16:
         imported.append("round_to_bfloat16")
     head.append(f"from xdsl_exir.interpreters.aten_kernels import {', '.join(imported)}")
+    enums = sorted({m.group(1) for line in writer.lines for m in _ENUM_USE.finditer(line)})
+    if enums:  # the dtype, layout and memory format arguments, as the interpreter passes them
+        head.append(f"from xdsl_exir.dialects.exir import {', '.join(enums)}")
     if writer.needs_custom:
         head.append("from xdsl_exir.utils.op_registry import custom_operator")
+    head.append("from xdsl_exir.utils.diagnostics import InterpreterError")
     head += ["", "", *_LOADER.strip("\n").splitlines(), "", ""]
     if writer.needs_custom:
         head += [*_CUSTOM_KERNEL.strip("\n").splitlines(), "", ""]
     head += [*_INPUT_CHECKS.strip("\n").splitlines(), "", ""]
+    head += [*_ERRORS.strip("\n").splitlines(), "", ""]
     state = (
         _state_lines(program.program)
         if program.program is not None
         else ["STATE: dict[str, np.ndarray | None] = {}"]
     )
     kernels = writer.kernels.source()
-    body = [*state, "", *([*kernels, "", ""] if kernels else [""]), *writer.lines]
-    tail = ["", "", *_main_lines(user_inputs)]
+    before = [*head, *state, "", *([*kernels, "", ""] if kernels else [""])]
+    body = [*before[len(head) :], *writer.lines]
+    first = len(before) + 1  # the line number of writer.lines[0]
+    nodes = [f"    {first + i}: {what!r}," for i, what in sorted(writer.line_nodes.items())]
+    tail = [
+        "",
+        "",
+        "_NODES = {",
+        *nodes,
+        "}",
+        '"""Line of this module -> the node it computes, for the errors of `_located`."""',
+        "",
+        "",
+        *_main_lines(user_inputs),
+    ]
     return "\n".join([*head, *body, *tail]) + "\n"
+
+
+_ENUM_USE = re.compile(r"\b(DType|Layout|MemoryFormat)\.[a-z]")
+"""Where a line spells one of torch's enums (`_py_constant`)."""
 
 
 def _reserved_names(module: ModuleOp) -> set[str]:

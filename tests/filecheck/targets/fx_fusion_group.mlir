@@ -40,6 +40,8 @@
 // PY:      fused_1 = fused_1_forward(getitem, getitem_1, getitem_2, getitem_3, cx)  # call_module fused_1
 // PY-NEXT: cy = fused_1[0]  # float32[3, 20]
 // PY-NEXT: hy = fused_1[1]  # float32[3, 20]
+// PY-NEXT: _check_output(0, 'hy', hy, np.float32, (3, 20))
+// PY-NEXT: _check_output(1, 'cy', cy, np.float32, (3, 20))
 // PY-NEXT: return (hy, cy)
 
 // COND:      %cond : [num_users=1] = call_function[target=torch.ops.higher_order.cond](args = (%gt, %true_graph_0, %false_graph_0, (%x, %p_pos_bias, %p_pos_weight, %p_neg_bias, %p_neg_weight)), kwargs = {})

@@ -72,7 +72,10 @@ exir.program inputs [<parameter "p_w" -> "w">, <buffer "b_count" -> "count">, <u
 // CHECK-NEXT:         cond = false_graph_0(mul, add)
 // CHECK-NEXT:     getitem = cond[0]  # float32[3]
 // CHECK-NEXT:     np.copyto(STATE['count'], add, casting='unsafe')  # buffer mutation
+// CHECK-NEXT:     _check_output(0, 'getitem', getitem, np.float32, (3,))
 // CHECK-NEXT:     return (getitem,)
+// CHECK:      _NODES = {
+// CHECK:          {{[0-9]+}}: 'cond (higher_order.cond)',
 // CHECK:      INPUTS = ('x',)
 // CHECK:      if __name__ == "__main__":
 // CHECK-NEXT:     sys.exit(main())
