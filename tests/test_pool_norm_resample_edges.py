@@ -297,3 +297,18 @@ def test_instance_norm_scales_and_shifts_as_batch_norm(core: bool) -> None:
     same(got, want)
     (plain,) = _run_exported(lambda x: torch.nn.functional.instance_norm(x, eps=0.6), x, core=core)
     same(plain, torch.nn.functional.instance_norm(torch.from_numpy(x), eps=0.6))
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_unbatched_conv_transpose(core: bool) -> None:
+    """`conv_transpose{n}d` of an unbatched input: a unit batch added and dropped around the convolution."""
+    rng = np.random.default_rng(0)
+    for n, fn in ((1, torch.nn.functional.conv_transpose1d), (2, torch.nn.functional.conv_transpose2d)):
+        x = rng.standard_normal((3, *[4] * n)).astype(np.float32)
+        w = rng.standard_normal((3, 2, *[3] * n)).astype(np.float32)
+
+        def call(x: Any, w: Any, fn: Callable[..., Any] = fn) -> Any:
+            return fn(x, w, stride=2, padding=1, output_padding=1)
+
+        (got,) = _run_exported(call, x, w, core=core)
+        same(got, call(torch.from_numpy(x), torch.from_numpy(w)), atol=1e-5)

@@ -218,15 +218,18 @@ def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input")
 def _conv_transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """A transposed `convolution`; an unbatched input gets a unit batch, dropped after, as torch's
+    `conv_transpose{n}d` does."""
     n = int(op_name(op).split(".")[1][-2])
-    if _tensor(b["input"]).rank != n + 2:
+    rank = _tensor(b["input"]).rank
+    if rank not in (n + 1, n + 2):
         raise Decline()
-    return [
-        e.v(
-            "aten.convolution.default", b["input"], b["weight"], b.get("bias"), b.ints("stride", n),
-            b.ints("padding", n), b.ints("dilation", n), True, b.ints("output_padding", n), b["groups"],
-        )
-    ]
+    x = b["input"] if rank == n + 2 else e.v("aten.unsqueeze.default", b["input"], 0)
+    out = e.v(
+        "aten.convolution.default", x, b["weight"], b.get("bias"), b.ints("stride", n),
+        b.ints("padding", n), b.ints("dilation", n), True, b.ints("output_padding", n), b["groups"],
+    )
+    return [out if rank == n + 2 else e.v("aten.squeeze.dims", out, [0])]
 
 
 @rule("aten.stack.default")
