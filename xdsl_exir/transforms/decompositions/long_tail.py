@@ -673,6 +673,8 @@ def _sum_to_size(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     size = b.ints("size")
     lead = t.rank - len(size)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and not _eq(t.sizes[lead + i], 1)]
+    if not size:  # torch's sum_to: `tensor.sum()`, which promotes bool and integers to int64
+        return [e.v("aten.sum.default", x)]
     if not dims:
         return [x]
     summed = e.v("aten.sum.dim_IntList", x, dims, True)
