@@ -202,3 +202,11 @@ def test_python_main_reports_a_failing_operator_in_one_line(
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("error: r (c21test.boom.default): no kernel is registered for the custom operator")
+
+
+@pytest.mark.parametrize(
+    "value,size", [(torch.tensor(True), []), (torch.tensor(-3, dtype=torch.int32), []), (torch.ones(2, 3, dtype=torch.bool), [1, 3])]
+)
+def test_sum_to_size_promotes_as_torch_sums(value: Any, size: list[int]) -> None:
+    fn = lambda t: t.sum_to_size(size)  # noqa: E731 - a one-line sample
+    _same(run_ts(fn, value), fn(value))
