@@ -607,13 +607,15 @@ def _load(source: str | os.PathLike[str] | ModuleOp | ProgramOp) -> ModuleOp:
         return module
     path = os.fspath(source)
     try:
+        with open(path, "rb") as f:
+            if f.read(4) == b"PK\x03\x04":
+                # by path: the archive is mapped, its weights are not read (IREE is handed the pages)
+                return load_pt2(path)
         data = pathlib.Path(path).read_bytes()
     except FileNotFoundError:
         raise IreeError(f"{path}: no such file") from None
     except OSError as e:
         raise IreeError(f"{path}: cannot read it ({e.strerror or e})") from None
-    if data[:4] == b"PK\x03\x04":
-        return load_pt2(data, path)
     try:
         return ResourceParser(_context(), data.decode(errors="replace"), path).parse_module()
     except ParseError as e:

@@ -5,7 +5,9 @@
 
 INPUT is anything `exir-opt` reads (textual IR, a `.pt2` archive, a
 TorchScript dump, a Python file for the script frontend), through the same
-frontends; `-p` runs a pass pipeline first. `IN.npz` holds the user inputs
+frontends; `-p` runs a pass pipeline first. A directory is a compiled
+artifact (`exir-opt --emit iree-bundle -o DIR`, `Program.compile(...).save`),
+run by `xdsl_exir.runtime` on IREE as it was compiled. `IN.npz` holds the user inputs
 `arg0 ..` (pytree-flattened, Python scalars as 0-d arrays) and `OUT.npz`
 receives the user outputs `out0 ..`. A module holding TorchScript runs through
 `TorchScriptRunner` (`--entry NAME` picks the method or function to call:
@@ -95,7 +97,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG, description="Run an exir program on numpy.")
     parser.add_argument(
         "input_file",
-        help="textual IR (.mlir), a torch.export archive (.pt2), a TorchScript dump or a .py file; - for stdin",
+        help="textual IR (.mlir), a torch.export archive (.pt2), a TorchScript dump, a .py file, or a compiled "
+        "artifact's directory (exir-opt --emit iree-bundle); - for stdin",
     )
     parser.add_argument(
         "-p", "--passes", "--pass-pipeline", dest="pipeline", metavar="PIPELINE", help="pass pipeline to run first (as exir-opt -p)"
