@@ -8,13 +8,26 @@ then, each step in a fresh process so that its peak RSS is its own:
 * `import`: `load_pt2` of the archive (by path: its weights mapped, not read);
 * `exir-opt -o`: `exir-opt m.pt2 -o m.mlir` (the text with the weights in hex);
 * `interpreter`: `exir-run m.pt2 --random-inputs 0`;
-* `eager`: `torch.export.load(m.pt2).module()` called once.
+* `eager`: `torch.export.load(m.pt2).module()` called once;
+* `iree-compile`: lowering and iree-compile with the weights by reference (IREE
+  named parameters, the backend's default), into an empty cache: the cache
+  entry's size is reported;
+* `iree-inline`: the same with every weight embedded in the module (the old
+  form; its cache entry holds the weights), into another empty cache;
+* `iree-call`: `compile_program` on the cached module (import, lowering, load,
+  the weights handed to IREE from the mapped archive) and the first and a
+  steady call (the fastest of three), with their own times;
+* `bundle`: `exir-opt m.pt2 --emit iree-bundle` (from the cache), the
+  artifact's size;
+* `bundle-run`: `xdsl_exir.runtime.load` of that artifact (files hashed) and
+  one call, with numpy and IREE's runtime only.
 
 The peak RSS is the child's `ru_maxrss` (`resource.getrusage(RUSAGE_CHILDREN)`
 read by a wrapper process that runs only that child). The target of issue 23
 is a peak at most 1.5 times the weight bytes at every step.
 
-Run: `python benchmarks/scale.py [--size 100m|374m|1.1b] [--seq N] [--steps a,b]`.
+Run: `python benchmarks/scale.py [--size 100m|374m|1.1b] [--seq N] [--steps a,b]`
+(the IREE steps: `--steps iree-compile,iree-call,bundle,bundle-run`).
 Nothing is written outside the temporary directory, which is removed at the end.
 """
 
@@ -146,6 +159,48 @@ with torch.no_grad():
 """
 
 
+_IREE_COMPILE = r"""
+import json, os, sys
+from xdsl_exir.targets.iree import IreeOptions, lower_for_iree, compile_text
+pt2, cache, out, threshold = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+options = IreeOptions(cache_dir=cache, parameters_from_bytes=threshold)
+lowered = lower_for_iree(pt2, options)
+result = compile_text(lowered.text, options)
+size = sum(os.path.getsize(os.path.join(cache, f)) for f in os.listdir(cache))
+json.dump({"cache entry": size, "text": len(lowered.text), "parameters": len(lowered.parameters)}, open(out, "w"))
+"""
+
+_IREE_CALL = r"""
+import json, sys, time
+import numpy as np
+from xdsl_exir.targets.iree import IreeOptions, compile_program
+pt2, cache, out, seq = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+compiled = compile_program(pt2, IreeOptions(cache_dir=cache))
+assert compiled.compile.from_cache
+tokens = np.zeros((1, seq), dtype=np.int64)
+t = time.perf_counter(); compiled(tokens); first = time.perf_counter() - t
+steady = []
+for _ in range(3):
+    t = time.perf_counter(); compiled(tokens); steady.append(time.perf_counter() - t)
+json.dump({"first call": first, "steady call": min(steady)}, open(out, "w"))
+"""
+
+_BUNDLE_RUN = r"""
+import json, sys, time
+import numpy as np
+t = time.perf_counter()
+import xdsl_exir.runtime as rt
+f = rt.load(sys.argv[1])
+loaded = time.perf_counter() - t
+t = time.perf_counter(); f(np.zeros((1, int(sys.argv[3])), dtype=np.int64)); call = time.perf_counter() - t
+json.dump({"load": loaded, "first call": call}, open(sys.argv[2], "w"))
+"""
+
+
+def _tree_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
 def measure(cmd: list[str]) -> tuple[float, int, int]:
     """Seconds, peak RSS in bytes and exit status of `cmd`, run alone in a fresh wrapper."""
     out = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], capture_output=True, text=True, check=True)
@@ -173,12 +228,27 @@ def main() -> None:
             "exir-opt": [str(bin_dir / "exir-opt"), str(pt2), "-o", str(Path(tmp) / "m.mlir")],
             "interpreter": [str(bin_dir / "exir-run"), str(pt2), "--random-inputs", "0"],
             "eager": [sys.executable, "-c", _EAGER, str(pt2), str(args.seq)],
+            "iree-compile": [sys.executable, "-c", _IREE_COMPILE, str(pt2), f"{tmp}/cache", f"{tmp}/compile.json", str(64 * 1024)],
+            "iree-inline": [sys.executable, "-c", _IREE_COMPILE, str(pt2), f"{tmp}/inline", f"{tmp}/inline.json", "-1"],
+            "iree-call": [sys.executable, "-c", _IREE_CALL, str(pt2), f"{tmp}/cache", f"{tmp}/call.json", str(args.seq)],
+            "bundle": [str(bin_dir / "exir-opt"), str(pt2), "--emit", "iree-bundle", "-o", f"{tmp}/bundle"],
+            "bundle-run": [sys.executable, "-c", _BUNDLE_RUN, f"{tmp}/bundle", f"{tmp}/run.json", str(args.seq)],
         }
+        reports = {"iree-compile": "compile.json", "iree-inline": "inline.json", "iree-call": "call.json", "bundle-run": "run.json"}
+        os.environ["EXIR_IREE_CACHE"] = f"{tmp}/cache"  # exir-opt --emit iree-bundle reads the module compiled above
         print("| step | time | peak RSS | RSS / weights |")
         print("|---|---|---|---|")
         for name in args.steps.split(","):
             s, rss, rc = measure(steps[name])
             status = "" if rc == 0 else f" (exit status {rc})"
+            if rc == 0 and name in reports:
+                info = json.loads((Path(tmp) / reports[name]).read_text())
+                status += " (" + ", ".join(
+                    f"{k} {v / 1e6:.1f} MB" if k in ("cache entry", "text") else f"{k} {v:.2f} s" if isinstance(v, float) else f"{k} {v}"
+                    for k, v in info.items()
+                ) + ")"
+            if rc == 0 and name == "bundle":
+                status += f" (artifact {_tree_bytes(Path(tmp) / 'bundle') / 1e9:.3f} GB)"
             print(f"| {name} | {s:.1f} s | {rss / 1e9:.2f} GB | {rss / weights:.2f}x{status} |", flush=True)
 
 
