@@ -76,7 +76,7 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
 )
 from xdsl_exir.interpreters.aten_kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16
 from xdsl_exir.interpreters.aten_kernels.random import manual_seed
-from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
+from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, LOW_PRECISION_OPERANDS, Kernel, schema_of
 from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, to_float32
 from xdsl_exir.utils.op_registry import selected_operators
 from xdsl_exir.utils.schema_binding import bind
@@ -86,6 +86,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KERNELS",
+    "LOW_PRECISION_OPERANDS",
     "SKIPPED",
     "apply_result_dtype",
     "bind_kernel",
@@ -195,8 +196,9 @@ def run_kernel(
         raise NotImplementedError(f"no numpy kernel for {op_name}")
     schema = schema_of(op_name)
     written = {a.name: bind(schema, args, kwargs, missing="none")[0].get(a.name) for a in schema.written_arguments}
-    args = [to_float32(a) for a in args]
-    kwargs = {k: to_float32(v) for k, v in kwargs.items()}
+    if op_name not in LOW_PRECISION_OPERANDS:
+        args = [to_float32(a) for a in args]
+        kwargs = {k: to_float32(v) for k, v in kwargs.items()}
     bound, extra = bind(schema, args, kwargs, missing="none")
     # bfloat16/float8 operands are computed on as float32 copies (see the module docstring);
     # an in-place or out= kernel writes the copy, which goes back into the caller's array.

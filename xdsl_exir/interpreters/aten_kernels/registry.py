@@ -20,12 +20,19 @@ FUNCTIONAL: dict[str, Kernel] = {}
 """Hand-written functional kernels by IR name; in-place and ``out=`` variants are derived from them."""
 
 
-def register(*names: str) -> Callable[[Kernel], Kernel]:
+LOW_PRECISION_OPERANDS: set[str] = set()
+"""Kernels given bfloat16/float8 operands as they are, not as float32 copies: those that
+round an intermediate to the input dtype, as torch's kernel does (flash attention)."""
+
+
+def register(*names: str, low_precision_operands: bool = False) -> Callable[[Kernel], Kernel]:
     """Register a functional kernel under each of the overload names it implements."""
 
     def deco(fn: Kernel) -> Kernel:
         for n in names:
             FUNCTIONAL[n] = fn
+            if low_precision_operands:
+                LOW_PRECISION_OPERANDS.add(n)
         return fn
 
     return deco

@@ -47,16 +47,28 @@ def _relu6(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.scaled_dot_product_attention.default")
 def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """ATen's math path of `scaled_dot_product_attention` (no dropout, no GQA): q and
-    k^T each scaled by sqrt(scale), `matmul`, the mask added, and `_safe_softmax`
-    (rows whose scores are all -inf give zeros, not NaN)."""
-    if b.get("dropout_p") or b.get("enable_gqa"):
+    """ATen's math path of `scaled_dot_product_attention` (no dropout): q and k^T each
+    scaled by sqrt(scale), `matmul`, the mask added, and `_safe_softmax` (rows whose
+    scores are all -inf give zeros, not NaN). Grouped-query attention (`enable_gqa`)
+    repeats each key/value head for its query heads, as that path does; float16 and
+    bfloat16 are computed in float32 and rounded once, as torch's own decomposition."""
+    if b.get("dropout_p"):
         raise Decline()
     q, k, v = (cast(SSAValue, b[n]) for n in ("query", "key", "value"))
     tq, tk = _tensor(q), _tensor(k)
     e_dim = tq.sizes[-1]
     if not isinstance(e_dim, int):
         raise Decline()
+    if b.get("enable_gqa") and tq.rank >= 3 and tq.sizes[-3] != tk.sizes[-3]:
+        hq, hk = tq.sizes[-3], tk.sizes[-3]
+        if not isinstance(hq, int) or not isinstance(hk, int) or hk == 0 or hq % hk:
+            raise Decline()
+        k = e.v("aten.repeat_interleave.self_int", k, hq // hk, -3)
+        v = e.v("aten.repeat_interleave.self_int", v, hq // hk, -3)
+    dtype = tq.element_dtype
+    wide = dtype.opmath()
+    if wide != dtype:
+        q, k, v = (e.v("aten._to_copy.default", x, dtype=wide) for x in (q, k, v))
     scale = b.get("scale")
     scale = float(cast(float, scale)) if scale is not None else 1.0 / math.sqrt(e_dim)
     factor = math.sqrt(scale)
@@ -73,6 +85,8 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
             inv = e.v("aten.logical_not.default", mask)
             scores = e.v("aten.masked_fill.Scalar", scores, inv, float("-inf"))
         else:
+            if _tensor(mask).element_dtype != wide:
+                mask = e.v("aten._to_copy.default", mask, dtype=wide)
             scores = e.v("aten.add.Tensor", scores, mask)
     attn = e.v("aten._softmax.default", scores, -1, False)
     masked = e.v("aten.eq.Scalar", scores, float("-inf"))
@@ -80,4 +94,5 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     dead = e.v("aten.logical_not.default", live)
     zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
     attn = e.v("aten.where.self", dead, zeros, attn)
-    return [e.v("aten.matmul.default", attn, v)]
+    out = e.v("aten.matmul.default", attn, v)
+    return [out if wide == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]

@@ -200,7 +200,9 @@ def _reshape_alias(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.rms_norm.default")
 def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """x * rsqrt(mean(x^2 over the normalized dims) + eps) * weight; eps defaults to the
-    dtype's machine epsilon, as torch's rms_norm."""
+    dtype's machine epsilon, as torch's rms_norm. float16 and bfloat16 are computed
+    in float32, weight included, and rounded once, as torch's kernel and its own
+    decomposition do (rounding each step differs by an ulp in a quarter of the values)."""
     x = cast(SSAValue, b["input"])
     t = _tensor(x)
     n = len(b.ints("normalized_shape"))
@@ -209,10 +211,18 @@ def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if eps is None:
         eps = {DType.float64: 2.220446049250313e-16, DType.float16: 0.0009765625,
                DType.bfloat16: 0.0078125}.get(t.element_dtype, 1.1920928955078125e-07)
+    wide = t.element_dtype.opmath()
+    if wide != t.element_dtype:
+        x = e.v("aten._to_copy.default", x, dtype=wide)
     ms = e.v("aten.mean.dim", e.v("aten.mul.Tensor", x, x), dims, True)
     out = e.v("aten.mul.Tensor", x, e.v("aten.rsqrt.default", e.v("aten.add.Tensor", ms, eps)))
-    if isinstance(b.get("weight"), SSAValue):
-        out = e.v("aten.mul.Tensor", out, b["weight"])
+    weight = b.get("weight")
+    if isinstance(weight, SSAValue):
+        if _tensor(weight).element_dtype != _tensor(out).element_dtype:
+            weight = e.v("aten._to_copy.default", weight, dtype=_tensor(out).element_dtype)
+        out = e.v("aten.mul.Tensor", out, weight)
+    if wide != t.element_dtype:
+        out = e.v("aten._to_copy.default", out, dtype=t.element_dtype)
     return [out]
 
 
