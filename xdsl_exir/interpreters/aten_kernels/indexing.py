@@ -60,7 +60,7 @@ def _index_select(self: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
     a = np.asarray(self)
     idx = np.asarray(index).reshape(-1).astype(np.intp)
     if a.ndim == 0:
-        return a.reshape(1)[idx].reshape(() if np.ndim(index) == 0 else (-1,))
+        return a.reshape(1)[idx].reshape(())  # torch: 0-d, from an index of one element (of any rank)
     return np.take(a, idx, axis=wrap_dim(dim, a.ndim))
 
 

@@ -774,8 +774,9 @@ def _linalg_vecdot(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
 
 @register("aten.linalg_vander.default")
 def _linalg_vander(x: np.ndarray, N: int | None = None) -> np.ndarray:
-    """Columns x⁰, x¹, ..., x^(N-1) (increasing powers, over the last dim)."""
+    """Columns x⁰, x¹, ..., x^(N-1) (increasing powers, over the last dim; a 0-d x is one element)."""
     a = np.asarray(x)
+    a = a.reshape(1) if a.ndim == 0 else a
     n = a.shape[-1] if N is None else int(N)
     if n <= 0:
         raise ValueError(f"N must be greater than 1, but got N={n}")
