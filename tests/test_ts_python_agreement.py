@@ -210,3 +210,18 @@ def test_python_main_reports_a_failing_operator_in_one_line(
 def test_sum_to_size_promotes_as_torch_sums(value: Any, size: list[int]) -> None:
     fn = lambda t: t.sum_to_size(size)  # noqa: E731 - a one-line sample
     _same(run_ts(fn, value), fn(value))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: torch.index_select(t, 0, torch.tensor([0])),
+        lambda t: torch.linalg.vander(t, N=3),
+    ],
+    ids=["index_select", "linalg_vander"],
+)
+def test_0d_inputs_keep_torch_shapes(fn: Callable[[Any], Any]) -> None:
+    for value in (2.5, float("nan"), -0.0):
+        x = torch.tensor(value)
+        _same(run_ts(fn, x), fn(x))
+        _same(run_python(fn, x), fn(x))
