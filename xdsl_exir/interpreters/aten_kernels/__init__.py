@@ -72,6 +72,7 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     scalars,
     special,
     splits,
+    statistics,
     views,
 )
 from xdsl_exir.interpreters.aten_kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16

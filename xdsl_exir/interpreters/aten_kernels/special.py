@@ -1,6 +1,6 @@
 """
 Special functions without scipy: the gamma family (`lgamma`, `digamma`, `polygamma`,
-`mvlgamma`, Hurwitz `special_zeta`), the inverse error function (`erfinv`, `special_ndtri`),
+Hurwitz `special_zeta`), the inverse error function (`erfinv`, `special_ndtri`),
 `special_erfcx`, the exponentially scaled modified Bessel functions (`special_i0e`,
 `special_i1`, `special_i1e`), `special_spherical_bessel_j0`, `frexp`, and torch's orthogonal
 polynomials (`special_{chebyshev,shifted_chebyshev}_polynomial_{t,u,v,w}`,
@@ -182,14 +182,14 @@ def zeta64(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     x, q = np.broadcast_arrays(np.asarray(x, dtype=_F64), np.asarray(q, dtype=_F64))
     x, q = x.copy(), q.copy()
     out = np.full(x.shape, np.nan)
-    pending = ~np.isnan(x) & ~np.isnan(q)
-    out[pending & (x == 1)] = np.inf
-    pending &= (x > 1) | np.isnan(x)
-    pending &= x > 1
-    qpole = pending & (q <= 0) & (q == np.floor(q))
+    # torch's tests, in its order: x == 1, x < 1, a pole of q, q <= 0 with a fractional x
+    decided = x == 1
+    out[decided] = np.inf
+    decided |= x < 1
+    qpole = ~decided & (q <= 0) & (q == np.floor(q))
     out[qpole] = np.inf
-    pending &= ~qpole
-    pending &= ~((q <= 0) & (x != np.floor(x)))  # q^-x of a negative q: NaN
+    decided |= qpole | ((q <= 0) & (x != np.floor(x)))
+    pending = ~decided
     if np.any(pending & (q < -_MAX_TERMS)):
         raise ValueError(f"special_zeta: q below -{_MAX_TERMS} needs as many terms; refused")
     xs, qs = x[pending], q[pending]
@@ -255,20 +255,6 @@ def _polygamma(n: int, self: np.ndarray) -> np.ndarray:
     sign = 1.0 if n % 2 else -1.0
     fact = math.exp(math.lgamma(n + 1.0))
     return _unary(lambda x: sign * fact * zeta64(np.full_like(x, n + 1.0), x))(self)
-
-
-@register("aten.mvlgamma.default", "aten.special_multigammaln.default")
-def _mvlgamma(self: np.ndarray, p: int) -> np.ndarray:
-    """The multivariate log-gamma function: sum_j lgamma(x - j/2) + p(p-1)/4 log(pi); torch
-    refuses an element not above (p - 1) / 2."""
-    if p < 1:
-        raise ValueError("mvlgamma: p has to be greater than or equal to 1")
-    dt = _float_result(self)
-    x = np.asarray(self, dtype=_F64)
-    if not np.all(x > (p - 1) / 2):
-        raise ValueError(f"mvlgamma: all elements must be greater than (p-1)/2 = {(p - 1) / 2}")
-    acc = sum((lgamma64(x - j / 2) for j in range(p)), np.zeros_like(x))
-    return (acc + p * (p - 1) / 4 * math.log(math.pi)).astype(dt)
 
 
 def _zeta_kernel(self: object, other: object) -> np.ndarray:

@@ -33,6 +33,7 @@ from xdsl_exir.transforms.decompositions import (
     recurrent,
     splits,
     special,
+    statistics,
 )
 
 __all__ = [
@@ -63,4 +64,5 @@ _FAMILIES = (
     recurrent,
     splits,
     special,
+    statistics,
 )

@@ -16,34 +16,44 @@ from xdsl_exir.transforms.decompositions.core import (
     _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    op_name,
     rule,
 )
 from xdsl_exir.transforms.decompositions.long_tail import (
     _as_tensor,  # pyright: ignore[reportPrivateUsage] - a Scalar argument as a 0-d tensor, as xlogy's rule
 )
-from xdsl_exir.transforms.decompositions.renames import (
-    _alias_rule,  # pyright: ignore[reportPrivateUsage] - the one rule of "same arguments, another name"
-)
 
 __all__: list[str] = []
 
-for _alias, _target in (
-    ("aten.special_psi.default", "aten.digamma.default"),
-    ("aten.special_digamma.default", "aten.digamma.default"),
-    ("aten.special_gammaln.default", "aten.lgamma.default"),
-    ("aten.special_erfinv.default", "aten.erfinv.default"),
-    ("aten.special_erfc.default", "aten.erfc.default"),
-    ("aten.special_polygamma.default", "aten.polygamma.default"),
-):
-    rule(_alias)(_alias_rule(_target))
+_ALIASES = {
+    "aten.special_psi.default": "aten.digamma.default",
+    "aten.special_digamma.default": "aten.digamma.default",
+    "aten.special_gammaln.default": "aten.lgamma.default",
+    "aten.special_erfinv.default": "aten.erfinv.default",
+    "aten.special_erfc.default": "aten.erfc.default",
+    "aten.special_polygamma.default": "aten.polygamma.default",
+}
+"""The `special_` names of pointwise functions (torch's aliases)."""
+
+
+@rule(*_ALIASES)
+def _special_alias(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The aliased function, on the input cast to its floating dtype first (core IR promotes
+    explicitly: an integer input of a float function is a `_to_copy`)."""
+    x = cast(SSAValue, b["self"])
+    x = _as_dtype(e, x, _tensor(x).element_dtype.to_floating())
+    target = _ALIASES[op_name(op)]
+    if target == "aten.polygamma.default":
+        return [e.v(target, b.int("n"), x)]
+    return [e.v(target, x)]
 
 
 @rule("aten.mvlgamma.default", "aten.special_multigammaln.default")
 def _mvlgamma(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """torch/_refs `mvlgamma`: sum over j < p of lgamma(x - j/2), plus p(p-1)/4 log(pi). (torch's
-    kernel refuses an element not above (p-1)/2; the interpreter's kernel does too, the
-    decomposed program, like torch's, does not check.)"""
+    """torch/_refs `mvlgamma`: sum over j < p of lgamma(x - j/2), plus p(p-1)/4 log(pi) (torch 2.13
+    no longer refuses elements below (p-1)/2: they give lgamma's poles and NaNs)."""
     x = cast(SSAValue, b["self"])
+    x = _as_dtype(e, x, _tensor(x).element_dtype.to_floating())
     p = b.int("p")
     total: SSAValue | None = None
     for j in range(p):
