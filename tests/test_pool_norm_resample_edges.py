@@ -312,3 +312,39 @@ def test_unbatched_conv_transpose(core: bool) -> None:
 
         (got,) = _run_exported(call, x, w, core=core)
         same(got, call(torch.from_numpy(x), torch.from_numpy(w)), atol=1e-5)
+
+
+# -- resampling, distances, softmax backward -------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("grid", ["uniform", "edge"])
+def test_grid_sampler_2d_zeros_padding(mode: int, align_corners: bool, grid: str) -> None:
+    """A corner outside the input reads 0 (an infinity at the border stays out), a NaN coordinate makes NaN."""
+    x = edge((2, 3, 5, 6))
+    rng = np.random.default_rng(0)
+    g = rng.uniform(-1.3, 1.3, (2, 4, 7, 2)).astype(np.float32) if grid == "uniform" else edge((2, 4, 7, 2), 1)
+    want = torch.ops.aten.grid_sampler_2d(torch.from_numpy(x), torch.from_numpy(g), mode, 0, align_corners)
+    with np.errstate(all="ignore"):
+        same(kernel("aten.grid_sampler_2d.default")(x, g, mode, 0, align_corners), want, atol=1e-5)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, float("inf")])
+def test_cdist_edge_values(p: float) -> None:
+    x1, x2 = edge((5, 4, 3)), edge((5, 6, 3), 1)
+    want = torch.ops.aten._cdist_forward(torch.from_numpy(x1), torch.from_numpy(x2), p, 2)
+    with np.errstate(all="ignore"):
+        same(kernel("aten._cdist_forward.default")(x1, x2, p, 2), want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_softmax_backward_data_edge_values(core: bool) -> None:
+    """torch's `y * (g - sum(g * y))`: an infinite sum gives an infinity, not inf - inf."""
+    g, y = edge((5, 10, 5)), edge((5, 10, 5), 1)
+
+    def call(g: Any, y: Any) -> Any:
+        return torch.ops.aten._softmax_backward_data(g, y, -1, torch.float32)
+
+    (got,) = _run_exported(call, g, y, core=core)
+    same(got, call(torch.from_numpy(g), torch.from_numpy(y)))

@@ -153,10 +153,10 @@ def _cdist(x1: np.ndarray, x2: np.ndarray, p: float, compute_mode: int | None = 
     dt = a.dtype
     c1, c2 = cast_to(a, compute_dtype(dt)), cast_to(b, compute_dtype(dt))
     diff = np.abs(c1[..., :, None, :] - c2[..., None, :, :])
-    if p == 0:
-        res = np.sum(diff != 0, axis=-1).astype(c1.dtype)
-    elif math.isinf(p):
-        res = np.max(diff, axis=-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], c1.dtype)
+    if p == 0:  # torch's zero-"norm" counts min(ceil(|d|), 1): a NaN difference makes NaN
+        res = np.sum(np.minimum(np.ceil(diff), 1), axis=-1)
+    elif math.isinf(p):  # torch's `max(agg, |d|)` from 0 keeps agg against a NaN
+        res = np.fmax.reduce(diff, axis=-1, initial=0)
     else:
         res = np.sum(diff**p, axis=-1) ** (1.0 / p)
     return finish(res, dt)

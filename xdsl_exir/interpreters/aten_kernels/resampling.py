@@ -85,6 +85,18 @@ def _reflect(x: np.ndarray, twice_low: int, twice_high: int) -> np.ndarray:
     return np.where(flips % 2 == 0, extra + mn, span - extra + mn)
 
 
+def _floor_index(c: np.ndarray) -> np.ndarray:
+    """`floor(c)` as an index; NaN and infinities become an index far outside any input
+    (the corner is then skipped, as torch's out-of-range cast lands outside too)."""
+    f = np.floor(np.where(np.isfinite(c), c, -(2.0**40)))
+    return np.clip(f, -(2.0**40), 2.0**40).astype(np.int64)
+
+
+def _nearbyint(c: np.ndarray) -> np.ndarray:
+    """Round half to even (`std::nearbyint`), as an index like `_floor_index`."""
+    return _floor_index(np.round(c))
+
+
 @register("aten.grid_sampler_2d.default")
 def _grid_sampler_2d(input: np.ndarray, grid: np.ndarray, interpolation_mode: int, padding_mode: int, align_corners: bool) -> np.ndarray:
     """Bilinear (0) and nearest (1) sampling with zeros/border/reflection padding; bicubic (2) is not supported."""
@@ -108,19 +120,23 @@ def _grid_sampler_2d(input: np.ndarray, grid: np.ndarray, interpolation_mode: in
     ix, iy = coords
     n_idx = np.arange(N).reshape(N, 1, 1)
 
-    def tap(yy: np.ndarray, xx: np.ndarray) -> np.ndarray:
+    def tap(yy: np.ndarray, xx: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+        """One corner's value times its weight; a corner outside the input reads 0, as
+        torch's masked gather does (an infinity clipped in from the edge must not make
+        `0 * inf` NaN), while a NaN weight (a NaN coordinate) still makes NaN."""
         valid = (xx >= 0) & (xx < W) & (yy >= 0) & (yy < H)
-        v = xc[n_idx, :, np.clip(yy, 0, H - 1), np.clip(xx, 0, W - 1)]  # N, Ho, Wo, C
-        return v * valid[..., None]
+        v = np.where(valid[..., None], xc[n_idx, :, np.clip(yy, 0, H - 1), np.clip(xx, 0, W - 1)], 0)  # N, Ho, Wo, C
+        return v if weight is None else v * weight
 
     if interpolation_mode == 1:
-        out = tap(np.round(iy).astype(np.intp), np.round(ix).astype(np.intp))
+        out = tap(_nearbyint(iy), _nearbyint(ix))
     else:
-        x0, y0 = np.floor(ix).astype(np.intp), np.floor(iy).astype(np.intp)
-        wx1, wy1 = (ix - x0)[..., None], (iy - y0)[..., None]
+        x0, y0 = _floor_index(ix), _floor_index(iy)
+        fx, fy = np.floor(ix), np.floor(iy)
+        wx1, wy1 = (ix - fx)[..., None], (iy - fy)[..., None]
         wx0, wy0 = 1 - wx1, 1 - wy1
-        out = (
-            tap(y0, x0) * wy0 * wx0 + tap(y0, x0 + 1) * wy0 * wx1
-            + tap(y0 + 1, x0) * wy1 * wx0 + tap(y0 + 1, x0 + 1) * wy1 * wx1
-        )
+        # torch's order: the four corners north-west, north-east, south-west, south-east
+        out = tap(y0, x0, wy0 * wx0) + tap(y0, x0 + 1, wy0 * wx1)
+        out = out + tap(y0 + 1, x0, wy1 * wx0)
+        out = out + tap(y0 + 1, x0 + 1, wy1 * wx1)
     return finish(np.moveaxis(out, -1, 1), dt)

@@ -192,11 +192,12 @@ def _mse_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 
 @rule("aten._softmax_backward_data.default")
 def _softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """y (g - Σ g y) over `dim`, in `input_dtype`."""
+    """y (g - Σ g y) over `dim`, in `input_dtype`, in that order as torch's CPU kernel
+    (`g y - y Σ g y` makes inf - inf = NaN where torch has an infinity)."""
     g, y = cast(SSAValue, b["grad_output"]), cast(SSAValue, b["output"])
     dim = b.int("dim")
-    gy = e.v("aten.mul.Tensor", g, y)
-    out = e.v("aten.sub.Tensor", gy, e.v("aten.mul.Tensor", y, e.v("aten.sum.dim_IntList", gy, [dim], True)))
+    total = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", g, y), [dim], True)
+    out = e.v("aten.mul.Tensor", y, e.v("aten.sub.Tensor", g, total))
     return [_as_dtype(e, out, b.dtype("input_dtype"))]
 
 
