@@ -255,3 +255,34 @@ def test_kernel_dtypes_are_torchs(dtype: Any) -> None:
     tc = torch.from_numpy(c)
     for name, fn in (("aten.abs.default", torch.abs), ("aten.angle.default", torch.angle)):
         _check(K.run_kernel(name, [c], {}), fn(tc))
+
+
+class _ComplexConstants(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x.to(torch.complex64) * (1 + 2j) + torch.exp(-0.5j * x)
+
+
+def test_complex_constants_through_archive_text_fx_and_python() -> None:
+    """A Python complex constant (`x * 1j`) reads from a .pt2, prints as `complex(re, im)` and reads back,
+    prints in FX as torch does, and is a `complex(...)` in the Python module."""
+    from xdsl_exir.api import Program
+    from xdsl_exir.frontends.pt2 import load_pt2
+    from xdsl_exir.targets.python_source import python_source
+
+    x = _randn(3, 4)
+    model = _ComplexConstants()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ep = torch.export.export(model, (x,))
+    f = io.BytesIO()
+    torch.export.save(ep, f)
+    module = load_pt2(f.getvalue())
+    text = Program(module).to_mlir()
+    assert "complex(1.0, 2.0)" in text and "complex(-0.0, -0.5)" in text
+    assert "(1+2j)" in Program(module).to_fx()
+    want = model(x)
+    for m in (module, parse(text), apply(parse(text), "to-core-aten")):
+        _check(ProgramRunner(m).run([x.numpy()]), want)
+    namespace: dict[str, Any] = {"__name__": "generated"}
+    exec(compile(python_source(module), "<generated>", "exec"), namespace)
+    _check(namespace["forward"](x.numpy()), want)

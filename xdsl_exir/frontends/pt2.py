@@ -1453,7 +1453,9 @@ class _GraphImporter:
         if kind == "as_graph":
             return self._graph_attr(v)
         if kind == "as_complex":
-            _fail("complex constant arguments are not supported")
+            re_ = self._constant("as_float", _field(v, "real", (int, float, str), kind))
+            im = self._constant("as_float", _field(v, "imag", (int, float, str), kind))
+            return complex(cast(float, re_), cast(float, im))
         if kind == "as_string_to_argument":
             _fail("dict arguments (as_string_to_argument) are not supported")
         _fail(f"unknown argument kind '{kind}'")

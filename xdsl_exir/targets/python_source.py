@@ -209,6 +209,8 @@ def _py_constant(value: object) -> str:
         if math.isinf(value):
             return "np.inf" if value > 0 else "-np.inf"
         return repr(value)
+    if isinstance(value, complex):
+        return f"complex({_py_constant(value.real)}, {_py_constant(value.imag)})"
     if value is None or isinstance(value, bool | int | str):
         return repr(value)
     raise TypeError(f"no Python spelling for the constant {value!r}")

@@ -21,6 +21,7 @@ from typing import cast
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
+    ComplexType,
     DictionaryAttr,
     FloatAttr,
     IntAttr,
@@ -30,6 +31,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
+from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_attr_definition
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
@@ -202,6 +204,7 @@ ArgValue = (
     SSAValue
     | int
     | float
+    | complex
     | bool
     | str
     | None
@@ -229,6 +232,8 @@ def encode_arg(value: object, operands: list[SSAValue]) -> Attribute:
         return int_attr(value)
     if isinstance(value, float):
         return FloatAttr(value, f64)
+    if isinstance(value, complex):
+        return ComplexNumberAttr(value.real, value.imag, ComplexType(f64))
     # The enums are StrEnums: test them before plain strings.
     if isinstance(value, DType):
         return DTypeAttr(value)
@@ -258,6 +263,8 @@ def decode_arg(attr: Attribute, operands: Sequence[SSAValue]) -> ArgValue:
         return value
     if isinstance(attr, FloatAttr):
         return attr.value.data
+    if isinstance(attr, ComplexNumberAttr):
+        return complex(attr.real.data, attr.imag.data)
     if isinstance(attr, StringAttr):
         return attr.data
     if isinstance(attr, DTypeAttr | LayoutAttr | MemoryFormatAttr):
@@ -306,6 +313,8 @@ def print_arg(printer: Printer, attr: Attribute, operands: Sequence[SSAValue]) -
         )
     elif isinstance(attr, FloatAttr):
         printer.print_string(_format_float(attr.value.data))
+    elif isinstance(attr, ComplexNumberAttr):  # a Python complex constant (`x * 1j`): `complex(0.0, 1.0)`
+        printer.print_string(f"complex({_format_float(attr.real.data)}, {_format_float(attr.imag.data)})")
     elif isinstance(attr, StringAttr):
         printer.print_string_literal(attr.data)
     elif isinstance(attr, DTypeAttr | LayoutAttr | MemoryFormatAttr):
@@ -373,7 +382,22 @@ class ArgParser:
         if ident == "device":
             with self.parser.in_parens():
                 return DeviceAttr(self.parser.parse_str_literal("device name"))
+        if ident == "complex":
+            with self.parser.in_parens():
+                re_ = self._float("the real part")
+                self.parser.parse_punctuation(",")
+                im = self._float("the imaginary part")
+            return ComplexNumberAttr(re_, im, ComplexType(f64))
         self.parser.raise_error(f"unknown argument keyword '{ident}'")
+
+    def _float(self, what: str) -> float:
+        """A number, `inf`, `-inf` or `nan` (the parts of a complex constant)."""
+        value = self.parse_value()
+        if isinstance(value, FloatAttr):
+            return value.value.data
+        if isinstance(value, IntegerAttr) and not isinstance(decode_arg(value, ()), bool):
+            return float(value.value.data)
+        self.parser.raise_error(f"expected a number as {what} of a complex constant")
 
     def parse_call(self) -> tuple[list[Attribute], dict[str, Attribute]]:
         """`(arg, ..., name = arg, ...)`"""
