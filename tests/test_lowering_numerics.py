@@ -482,3 +482,38 @@ def test_integer_division_by_a_zero_at_run_time_gives_the_documented_values() ->
         quotient, remainder, fmod, trunc = (np.asarray(r) for r in results)
         assert np.array_equal(quotient, a) and np.array_equal(trunc, a)
         assert not remainder.any() and not fmod.any()
+
+
+def test_float32_sin_cos_tan_erf_equal_torch() -> None:
+    """
+    float32 sin, cos and tan are computed by the float64 forms and rounded once (IREE's
+    float32 expansion is off by 1.5e-5 at x = 1000 and gives -inf at 1e30): within an
+    ulp of torch's up to 1.7e12, NaN beyond; erf keeps the sign of -0.0.
+    """
+    x = np.array(UNARY + [137.0, -1370.0, 1e4, -1.37e5, 1e6, 3.3e7, -1e10, 1.2e12, 1e15, -3e38], np.float32)
+
+    def beyond(f: Callable[[Any], Any]) -> Reference:
+        return lambda t: torch.where(t.abs() >= 1.7e12, torch.nan, f(t))
+
+    ops = _unary_ops(["sin", "cos", "tan", "erf"], 2.4e-7)
+    ops = {n: (ops[n][0], beyond(getattr(torch, n)) if n != "erf" else torch.erf, ops[n][2]) for n in ops}
+    _check("float32", F32, [x], ops)
+
+
+def test_float32_clamp_hardtanh_gelu_follow_torch_on_signed_zeros_and_inf() -> None:
+    """
+    Equal zeros of either sign: `maximum`, `minimum` and `clamp` keep the second
+    operand's, as torch's vectorized loop does (the inputs are a multiple of 64 long,
+    so no element falls in its scalar tail); `hardtanh` (relu6) compares, so -0.0
+    stays -0.0; float32 gelu is NaN at +inf, as torch's vectorized loop gives.
+    """
+    a, b = _pairs([0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 6.0], np.float32)  # 64 pairs
+    ops = {
+        "maximum": (lambda x, y: build("aten.maximum.default", x, y), torch.maximum, 0.0),
+        "minimum": (lambda x, y: build("aten.minimum.default", x, y), torch.minimum, 0.0),
+        "clamp_lo": (lambda x, y: build("aten.clamp.Tensor", x, y), lambda x, y: torch.clamp(x, y), 0.0),
+        "clamp_hi": (lambda x, y: build("aten.clamp.Tensor", x, None, y), lambda x, y: torch.clamp(x, None, y), 0.0),
+        "relu6": (lambda x, y: build("aten.hardtanh.default", x, 0.0, 6.0), lambda x, y: torch.nn.functional.relu6(x), 0.0),
+        "gelu": (lambda x, y: build("aten.gelu.default", x), lambda x, y: torch.nn.functional.gelu(x), 2.4e-7),
+    }
+    _check("float32", F32, [a, b], ops)

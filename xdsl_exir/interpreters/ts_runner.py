@@ -72,6 +72,7 @@ from xdsl_exir.interpreters.ts_functions import (
     TSCompileContext,
     constant_value,
 )
+from xdsl_exir.utils.dtypes import is_low_precision
 from xdsl_exir.utils.tensor_data import random_array
 
 __all__ = ["TorchScriptRunner", "build_object", "is_torchscript"]
@@ -270,9 +271,10 @@ def _describe_value(v: object) -> str:
 def _scalar(v: object, kinds: str, what: str, where: str) -> Any:
     if isinstance(v, np.ndarray | np.generic):
         a = np.asarray(v)
-        if a.ndim != 0 or a.dtype.kind not in kinds:
+        low = "f" in kinds and is_low_precision(a.dtype)  # bfloat16 and float8 are numpy kind 'V'
+        if a.ndim != 0 or (a.dtype.kind not in kinds and not low):
             raise InterpreterError(f"{where} is {what}, got {_describe_value(a)}")
-        return a.item()
+        return float(a) if low else a.item()
     return v
 
 

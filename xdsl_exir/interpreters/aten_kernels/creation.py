@@ -27,7 +27,7 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     result_type,
 )
 from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
-from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array
+from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, is_floating
 from xdsl_exir.utils.limits import check_tensor_bytes
 
 
@@ -148,7 +148,7 @@ def _convert(a: np.ndarray, dtype: DType | None, copy: bool) -> np.ndarray:
     dt = numpy_dtype(dtype)
     if dtype in LOW_PRECISION:  # bfloat16, float8: rounded (float8_e4m3fn saturated) as torch does
         return cast_array(np.real(a) if a.dtype.kind == "c" else a, dtype)
-    if a.dtype.kind == "f" and dt.kind in "iu":
+    if is_floating(a.dtype) and dt.kind in "iu":
         # torch truncates toward zero; NaN/inf give unspecified values
         with np.errstate(invalid="ignore"):
             return np.trunc(a).astype(dt)

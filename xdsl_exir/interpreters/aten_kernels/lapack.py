@@ -23,6 +23,7 @@ import numpy as np
 
 from xdsl_exir.interpreters.aten_kernels.dtypes import numpy_dtype_or_none
 from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, register, wrap_dim
+from xdsl_exir.utils.dtypes import is_floating
 
 I32 = np.dtype(np.int32)
 I64 = np.dtype(np.int64)
@@ -34,7 +35,7 @@ def _f64(a: object) -> np.ndarray:
 
 def _out_dtype(a: object) -> np.dtype[Any]:
     dt = np.asarray(a).dtype
-    return dt if dt.kind == "f" else np.dtype(np.float32)
+    return dt if is_floating(dt) else np.dtype(np.float32)
 
 
 def _back(x: np.ndarray, like: object) -> np.ndarray:
@@ -625,7 +626,7 @@ def _matrix_power(self: np.ndarray, n: int) -> np.ndarray:
         )
     if n < 0:
         return _back(np.linalg.matrix_power(np.linalg.inv(_f64(a)), -int(n)), a)
-    if a.dtype.kind == "f":
+    if is_floating(a.dtype):
         return np.linalg.matrix_power(_f64(a), int(n)).astype(a.dtype)
     return np.linalg.matrix_power(a, int(n))
 
@@ -759,7 +760,7 @@ def _multi_dot(tensors: Sequence[np.ndarray] | None = None, matrices: Sequence[n
     if len(xs) == 1:
         return xs[0].copy()
     dt = xs[0].dtype
-    wide = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in xs]
+    wide = [x.astype(np.float64) if is_floating(x.dtype) else x for x in xs]
     return np.asarray(np.linalg.multi_dot(wide)).astype(dt)
 
 
@@ -768,7 +769,7 @@ def _linalg_vecdot(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
     """Σ x * y over `dim` (real tensors: no conjugation needed), broadcast like torch."""
     a, b = np.asarray(x), np.asarray(y)
     dt = np.promote_types(a.dtype, b.dtype)
-    wide = np.float64 if dt.kind == "f" else dt
+    wide = np.float64 if is_floating(dt) else dt
     return np.sum(a.astype(wide) * b.astype(wide), axis=dim).astype(dt)
 
 

@@ -18,10 +18,11 @@ Only `math` ops IREE expands without libm are emitted: float64 `log2`,
 `log10`, `atan`, `atan2`, `asin`, `acos`, `tanh`, and `expm1`, `log1p`,
 `sinh`, `asinh`, `atanh`, `acosh`, `exp2` (whose IREE expansions lose small
 operands or the ends of the range, float32 computed in float64) are
-written in `log`, `exp`, `sqrt` and arithmetic, and float64 `sin`, `cos`,
-`tan` and `erf` (so float64 `gelu`) in arithmetic and `exp` (see the notes
-before `_reduce_pio2`, and `_erf_f64`, for their accuracy; sin, cos and tan of
-|x| >= 1.7e12 give NaN).
+written in `log`, `exp`, `sqrt` and arithmetic, and `sin`, `cos`, `tan`
+(float32 computed in float64: IREE's float32 expansions drift from |x| = 100
+on) and float64 `erf` (so float64 `gelu`) in arithmetic and `exp` (see the
+notes before `_reduce_pio2`, and `_erf_f64`, for their accuracy; sin, cos and
+tan of |x| >= 1.7e12 give NaN).
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def div(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
 
 
 def maximum(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    """NaN-propagating maximum (-0.0 below +0.0: the reductions' combiner)."""
     if _is_float(dt):
         return st.emit(arith.MaximumfOp(a, b))
     return st.emit(arith.MaxUIOp(a, b) if is_unsigned(dt) else arith.MaxSIOp(a, b))
@@ -89,6 +91,25 @@ def minimum(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
     if _is_float(dt):
         return st.emit(arith.MinimumfOp(a, b))
     return st.emit(arith.MinUIOp(a, b) if is_unsigned(dt) else arith.MinSIOp(a, b))
+
+
+def _pick_float(st: LoweringState, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    """`a pred b ? a : b`, and NaN where either is NaN: torch's vectorized `maximum` /
+    `minimum` (an x86 max/min, which keeps `b` when the two are equal, then NaN), the loop
+    every contiguous tensor of more than a few dozen elements takes. So a zero of either
+    sign against the other keeps `b`'s, where `arith.maximumf` orders -0.0 below +0.0.
+    (torch's scalar loop, which broadcast operands and short tails take, keeps `a`'s.)"""
+    picked = select(st, st.emit(arith.CmpfOp(a, b, pred)), a, b)
+    return select(st, st.emit(arith.CmpfOp(a, a, "uno")), a, picked)
+
+
+def pointwise_maximum(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    """The elementwise `maximum` / `clamp` of torch, the sign of equal zeros included."""
+    return _pick_float(st, "ogt", a, b) if _is_float(dt) else maximum(st, a, b, dt)
+
+
+def pointwise_minimum(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+    return _pick_float(st, "olt", a, b) if _is_float(dt) else minimum(st, a, b, dt)
 
 
 _FLOAT_PRED = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
@@ -772,12 +793,16 @@ _F64_UNARY: dict[str, Callable[[LoweringState, SSAValue], SSAValue]] = {
 }
 """float64 replacements of the `math` ops IREE would call libm for or expands inaccurately near 0."""
 
-_WIDENED = frozenset(("sinh", "asinh", "atanh", "log1p", "acosh", "exp2"))
+_WIDENED = frozenset(("sinh", "asinh", "atanh", "log1p", "acosh", "exp2", "sin", "cos", "tan"))
 """
 float32 ops whose IREE expansion is wrong at the ends of the range, computed by
 the float64 forms and rounded once: tiny operands lost (sinh(1e-9) = 0),
 acosh overflowing past 1.8e19 (its x**2), exp2 off by 3e-6 near 2**128 and 0
-at 2**-126.
+at 2**-126; sin and cos off by 1.5e-5 at x = 1000 and 3e-4 at 1e4 (a range
+reduction in float32), -inf at 1e30, and tan off by 3e-6 relative already at
+-7.95. The float64 forms are exact to the last float32 bit up to |x| = 1.7e12
+and give NaN beyond, where torch's are still right (a reduction against 2/pi to
+a hundred bits and more, which these forms do not attempt).
 """
 
 
@@ -802,6 +827,9 @@ def _register_float_unary(name: str, make: Callable[[SSAValue], object]) -> None
             if name in _WIDENED:
                 wide = DType.float64
                 return st.cast(_F64_UNARY[name](st, st.cast(v[0], dt, wide)), wide, dt)
+            if name == "erf":
+                # erf is odd; IREE's float32 expansion gives +0.0 at -0.0
+                return st.emit(math.CopySignOp(st.emit(math.ErfOp(v[0])), v[0]))
             return st.emit(cast(Operation, make(v[0])))
 
         return _pointwise(st, op, [b["self"]], body)
@@ -825,8 +853,21 @@ def _reciprocal(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.gelu.default")
 def _gelu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """The erf form computed in float32 gives NaN at +inf for a tensor of more than one
+    element, as torch's vectorized float32 loop does (its scalar loop, which a single
+    element takes, gives inf; so does the numpy kernel, which follows both)."""
     approximate = cast(str, b["approximate"])
-    return _pointwise(st, op, [b["self"]], lambda v, dt: gelu(st, v[0], dt, approximate))
+    sizes = _result(op).sizes
+    single = all(isinstance(n, int) for n in sizes) and pymath.prod(cast(list[int], sizes)) == 1
+
+    def body(v: list[SSAValue], dt: DType) -> SSAValue:
+        y = gelu(st, v[0], dt, approximate)
+        if approximate == "tanh" or dt is not DType.float32 or single:
+            return y
+        at_inf = st.emit(arith.CmpfOp(v[0], st.constant(pymath.inf, dt), "oeq"))
+        return select(st, at_inf, st.constant(pymath.nan, dt), y)
+
+    return _pointwise(st, op, [b["self"]], body)
 
 
 @lowers("aten.silu.default")
@@ -1040,7 +1081,7 @@ def _maximum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     fmax = op.name == "aten.fmax.default"
     return _pointwise(
         st, op, [b["self"], b["other"]],
-        lambda v, dt: st.emit(arith.MaxnumfOp(v[0], v[1])) if fmax and _is_float(dt) else maximum(st, v[0], v[1], dt),
+        lambda v, dt: st.emit(arith.MaxnumfOp(v[0], v[1])) if fmax and _is_float(dt) else pointwise_maximum(st, v[0], v[1], dt),
     )  # fmt: skip
 
 
@@ -1049,7 +1090,7 @@ def _minimum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     fmin = op.name == "aten.fmin.default"
     return _pointwise(
         st, op, [b["self"], b["other"]],
-        lambda v, dt: st.emit(arith.MinnumfOp(v[0], v[1])) if fmin and _is_float(dt) else minimum(st, v[0], v[1], dt),
+        lambda v, dt: st.emit(arith.MinnumfOp(v[0], v[1])) if fmin and _is_float(dt) else pointwise_minimum(st, v[0], v[1], dt),
     )  # fmt: skip
 
 
@@ -1148,10 +1189,10 @@ def _clamp_body(st: LoweringState, lo: object, hi: object) -> Callable[[list[SSA
         x = v[0]
         k = 1
         if lo is not None:
-            x = maximum(st, x, v[k], dt)
+            x = pointwise_maximum(st, x, v[k], dt)
             k += 1
         if hi is not None:
-            x = minimum(st, x, v[k], dt)
+            x = pointwise_minimum(st, x, v[k], dt)
         return x
 
     return body
@@ -1176,8 +1217,14 @@ def _clamp_max(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.hardtanh.default")
 def _hardtanh(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    lo, hi = b["min_val"], b["max_val"]
-    return _pointwise(st, op, [b["self"], lo, hi], _clamp_body(st, lo, hi))
+    """`x < lo ? lo : (x > hi ? hi : x)`, torch's kernel: NaN passes, and -0.0 stays -0.0
+    at a bound of 0 (`relu6`), where a maximum would give the bound's +0.0."""
+
+    def body(v: list[SSAValue], dt: DType) -> SSAValue:
+        x, lo, hi = v
+        return select(st, compare(st, "lt", x, lo, dt), lo, select(st, compare(st, "gt", x, hi, dt), hi, x))
+
+    return _pointwise(st, op, [b["self"], b["min_val"], b["max_val"]], body)
 
 
 @lowers("aten.leaky_relu.default")

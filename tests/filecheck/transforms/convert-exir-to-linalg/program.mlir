@@ -71,10 +71,10 @@ builtin.module {
 // CHECK-LABEL: func.func @forward(%p: tensor<i1> {{.*}}, %x: tensor<3xf32> {{.*}})
 // CHECK:         %[[P:.*]] = tensor.extract %p[] : tensor<i1>
 // CHECK-NEXT:    %{{.*}} = scf.if %[[P]] -> (tensor<3xf32>) {
-// CHECK:           math.sin
+// CHECK:           linalg.generic
 // CHECK:           scf.yield %{{.*}} : tensor<3xf32>
 // CHECK-NEXT:    } else {
-// CHECK:           math.cos
+// CHECK:           linalg.generic
 // CHECK:           scf.yield %{{.*}} : tensor<3xf32>
 // CHECK-NEXT:    }
 
