@@ -271,3 +271,16 @@ def test_zoo_model_in_float16(name: str, tmp_path: pathlib.Path) -> None:
             continue
         got = xdsl_exir.compile(ep, backend=backend, **options)(*args)
         assert math.isfinite(_compare(got, want, "float16"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("shape", "out"), [((2, 4, 5, 5, 5), [2, 2, 2]), ((3, 4, 4, 6), [2, 3, 4])])
+def test_adaptive_avg_pool3d_sums_in_the_dtype_as_torch(shape: tuple[int, ...], out: list[int], dtype: str) -> None:
+    """torch's kernel has no float32 accumulator here: each addition and division is rounded."""
+    gen = torch.Generator().manual_seed(len(shape))
+    x = torch.randn(*shape, generator=gen).to(getattr(torch, dtype))
+    x.view(-1)[3] = float("inf")
+    want = torch.ops.aten._adaptive_avg_pool3d(x, out)
+    got = K.run_kernel("aten._adaptive_avg_pool3d.default", [_np(x), out], {}, [dtype_of(_np(want))])
+    assert isinstance(got, np.ndarray) and got.dtype == _np(want).dtype
+    np.testing.assert_array_equal(got.astype(np.float32), want.float().numpy())

@@ -19,8 +19,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 from numpy.typing import ArrayLike
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import cast_to, compute_dtype, finish, floating_dtype, result_type
+from xdsl_exir.interpreters.aten_kernels.dtypes import F16, cast_to, compute_dtype, finish, floating_dtype, result_type
 from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, register
+from xdsl_exir.utils.dtypes import DType, numpy_dtype
 
 
 def _expand_param(v: Sequence[int] | int, n: int) -> list[int]:
@@ -655,9 +656,41 @@ def _adaptive_avg_pool2d(self: np.ndarray, output_size: Sequence[int]) -> np.nda
     return _adaptive_avg(np.asarray(self), _expand_param(output_size, 2))
 
 
-@register("aten._adaptive_avg_pool3d.default")
+BF16 = numpy_dtype(DType.bfloat16)
+
+
+@register("aten._adaptive_avg_pool3d.default", low_precision_operands=True)
 def _adaptive_avg_pool3d(self: np.ndarray, output_size: Sequence[int]) -> np.ndarray:
-    return _adaptive_avg(np.asarray(self), _expand_param(output_size, 3))
+    a = np.asarray(self)
+    out = _expand_param(output_size, 3)
+    if a.dtype in (F16, BF16) and a.ndim >= 3:
+        return _adaptive_avg3d_reduced(a, [int(o) for o in out])
+    return _adaptive_avg(a.astype(np.float32) if compute_dtype(a.dtype) != a.dtype else a, out)
+
+
+def _adaptive_avg3d_reduced(a: np.ndarray, out: list[int]) -> np.ndarray:
+    """
+    float16/bfloat16 as torch's CPU kernel computes them (it has no opmath here):
+    each window summed in the dtype, element after element in (t, h, w) order, each
+    addition rounded, then divided by its depth, height and width in turn, each
+    division rounded. A float32 mean differs from it by an ulp in most windows.
+    """
+    dt = a.dtype
+    sizes = a.shape[-3:]
+    res = np.empty(a.shape[:-3] + tuple(out), dtype=dt)
+    bounds = [[(i * n // o, -(-(i + 1) * n // o)) for i in range(o)] for n, o in zip(sizes, out)]
+    for i, (t0, t1) in enumerate(bounds[0]):
+        for j, (h0, h1) in enumerate(bounds[1]):
+            for k, (w0, w1) in enumerate(bounds[2]):
+                acc = np.zeros(a.shape[:-3], dtype=dt)
+                for t in range(t0, t1):
+                    for h in range(h0, h1):
+                        for w in range(w0, w1):
+                            acc = (acc + a[..., t, h, w]).astype(dt)
+                for length in (t1 - t0, h1 - h0, w1 - w0):
+                    acc = (acc / np.asarray(length, dt)).astype(dt)
+                res[..., i, j, k] = acc
+    return res
 
 
 @register("aten._adaptive_avg_pool2d_backward.default")
