@@ -348,3 +348,31 @@ def test_softmax_backward_data_edge_values(core: bool) -> None:
 
     (got,) = _run_exported(call, g, y, core=core)
     same(got, call(torch.from_numpy(g), torch.from_numpy(y)))
+
+
+_UPSAMPLE = [
+    ("linear", 1, {"size": 7}),
+    ("linear", 1, {"scale_factor": 2.5}),
+    ("linear", 1, {"size": 3, "align_corners": True}),
+    ("linear", 1, {"size": 1, "align_corners": True}),
+    ("trilinear", 3, {"size": (3, 5, 7)}),
+    ("trilinear", 3, {"scale_factor": (1.5, 2.0, 0.5), "align_corners": True}),
+    ("nearest-exact", 1, {"size": 7}),
+    ("nearest-exact", 2, {"size": (3, 9)}),
+    ("nearest-exact", 2, {"scale_factor": 1.7}),
+    ("nearest-exact", 3, {"size": (2, 5, 3)}),
+]
+
+
+@pytest.mark.parametrize("core", [False, True])
+@pytest.mark.parametrize(("mode", "n", "kwargs"), _UPSAMPLE, ids=[f"{m}{n}d-{i}" for i, (m, n, _) in enumerate(_UPSAMPLE)])
+def test_upsample_linear_trilinear_nearest_exact(mode: str, n: int, kwargs: dict[str, Any], core: bool) -> None:
+    """Decomposed one spatial dim at a time with ATen's source coordinates, edge values included."""
+    for x in (np.random.default_rng(n).standard_normal((2, 3, *[4] * n)).astype(np.float32), edge((1, 2, *[4] * n))):
+
+        def call(x: Any) -> Any:
+            return torch.nn.functional.interpolate(x, mode=mode, **kwargs)
+
+        with np.errstate(all="ignore"):
+            (got,) = _run_exported(call, x, core=core)
+        same(got, call(torch.from_numpy(x)), atol=1e-5)
