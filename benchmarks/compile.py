@@ -71,9 +71,14 @@ part of every CNN, and
   (`--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last))`):
   ResNet-18 1.7x, MobileNet 2x; no better than im2col with or without it;
   computing depthwise convolutions channels-last in the lowering did not help
-  either (the generic depthwise form is MobileNet's gap to onnxruntime; IREE's
-  named `linalg.depthwise_conv_2d_nhwc_hwc` is fast, but xDSL 0.74 does not
-  define it);
+  either, nor did MLIR's named depthwise ops, NCHW or channels-last, written by
+  hand: 1.4-5x the time of the tap-wise generic the lowering emits, one
+  convolution at a time (`conv_pool._DEPTHWISE_GENERIC`);
+- grouped convolutions (RegNet-X's, 16 channels a group): the named
+  `linalg.conv_2d_ngchw_gfchw` takes 4-11x the time of im2col columns and a
+  batched contraction, whatever the flags, and splitting by group is no faster
+  than the latter: the lowering emits it (`--lowering
+  conv_pool._GROUPED_IM2COL=0` compares the two on whole models);
 - `--iree-llvmcpu-enable-ukernels=all`, `--iree-opt-level=O3`,
   `--iree-dispatch-creation-enable-aggressive-fusion`: within noise (< 5%) on
   every model; `--iree-dispatch-creation-experimental-set-data-tiling-ops=matmul,convolution`
