@@ -2,8 +2,9 @@
 Greedy generation with a KV cache (`benchmarks/llm.py`'s decoder at a small
 size): the prefill program (prompt length dynamic) and the decode program (cache
 length dynamic, the cache as inputs and outputs), exported from one module, run a
-16-token greedy loop on the interpreter and on IREE, and give eager's tokens. The
-logits and caches of the first steps are compared too, closer than a token can.
+16-token greedy loop on the interpreter and on IREE, and give eager's tokens (in
+bfloat16 too, on the interpreter). The logits and caches of the first steps are
+compared too, closer than a token can.
 """
 
 from __future__ import annotations
@@ -89,3 +90,14 @@ def test_decode_refuses_a_cache_beyond_the_exported_range(model: tuple[Any, Any,
     kv = np.zeros((CONFIG.layers, 1, CONFIG.kv_heads, CONFIG.max_seq, CONFIG.head_dim), np.float32)
     with pytest.raises(xdsl_exir.ExirError, match=str(CONFIG.max_seq - 1)):
         decode(np.zeros((1, 1), np.int64), kv, kv)
+
+
+def test_bfloat16_decoder_generates_eagers_tokens_on_the_interpreter() -> None:
+    """The decoder as LLMs ship (`.to(torch.bfloat16)`): weights, caches and logits in bfloat16."""
+    prefill, decode = llm.build(CONFIG, "bfloat16")
+    pre_ep, dec_ep = llm.export(prefill, decode, CONFIG)
+    eager = llm.eager_steps(prefill, decode)
+    ours = llm.exir_steps(pre_ep, dec_ep, "interpreter")
+    logits, k, _ = ours[0](_prompt())
+    assert logits.dtype == k.dtype == np.dtype("bfloat16")
+    assert llm.generate(*ours, _prompt(), STEPS) == llm.generate(*eager, _prompt(), STEPS)
