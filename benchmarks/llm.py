@@ -323,10 +323,13 @@ def main() -> None:
             backends["onnxruntime"] = ort_steps
 
         want = generate(*backends["eager"], prompt, args.steps)
-        print(f"eager tokens: {want}")
+        logits = _float(backends["eager"][0](prompt)[0])
+        print(f"eager tokens: {want}; largest prompt logit {np.abs(logits).max():.3g}")
         for name, (pre, dec) in backends.items():
             got = generate(pre, dec, prompt, args.steps)
-            print(f"{name}: {'same tokens' if got == want else f'DIFFERENT tokens {got}'}")
+            error = np.abs(_float(pre(prompt)[0]) - logits).max()
+            print(f"{name}: {'same tokens' if got == want else f'DIFFERENT tokens {got}'}, "
+                  f"prompt logits within {error:.3g} of eager's")
 
         best: dict[str, list[float]] = {name: [float("inf"), float("inf")] for name in backends}
         for _ in range(args.rounds):
