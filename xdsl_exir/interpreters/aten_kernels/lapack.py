@@ -291,23 +291,40 @@ def _linalg_solve(A: np.ndarray, B: np.ndarray, left: bool = True) -> np.ndarray
     return _linalg_solve_ex(A, B, left, True)[0]
 
 
-def _triangle(a: np.ndarray, upper: bool, unitriangular: bool) -> np.ndarray:
-    t = np.triu(a) if upper else np.tril(a)
-    if unitriangular:
-        n = a.shape[-1]
-        t = t * (1 - np.eye(n)) + np.eye(n)
-    return t
+def _trsm(a: np.ndarray, b: np.ndarray, upper: bool, unitriangular: bool) -> np.ndarray:
+    """
+    A X = B for triangular A by substitution, as BLAS's `trsm` (which torch calls) runs it:
+    column by column of B, row k of X divided by A[k, k] and then subtracted, times A's
+    column k, from the rows still to come, except where X[k] is zero (so a zero never
+    meets an infinity of A: 0 * inf would be NaN). Only A's `upper`/lower triangle is read.
+    In B's dtype: a float32 product overflows as torch's does.
+    """
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, shape + a.shape[-2:])
+    x = np.broadcast_to(b, shape + b.shape[-2:]).astype(b.dtype, copy=True)
+    m = a.shape[-1]
+    with np.errstate(all="ignore"):
+        for k in range(m - 1, -1, -1) if upper else range(m):
+            row = x[..., k, :]
+            live = row != 0
+            if not unitriangular:
+                row = np.where(live, row / a[..., k, k, None], row)
+                x[..., k, :] = row
+            rest = slice(0, k) if upper else slice(k + 1, m)
+            x[..., rest, :] -= np.where(live[..., None, :], row[..., None, :] * a[..., rest, k, None], 0)
+    return x
 
 
 @register("aten.linalg_solve_triangular.default")
 def _linalg_solve_triangular(
     self: np.ndarray, B: np.ndarray, upper: bool, left: bool = True, unitriangular: bool = False
 ) -> np.ndarray:
-    """Only the `upper`/lower triangle of `self` is read (the other may hold anything), as in LAPACK's trtrs."""
-    a = _triangle(_f64(self), upper, unitriangular)
-    b = _f64(B)
-    x = np.linalg.solve(a, b) if left else _mT(np.linalg.solve(_mT(a), _mT(b)))
-    return x.astype(np.promote_types(_out_dtype(self), _out_dtype(B)))
+    """`_trsm` on A (or, for X A = B, on Aᵀ and Bᵀ: the other triangle)."""
+    dt = np.promote_types(_out_dtype(self), _out_dtype(B))
+    a, b = np.asarray(self).astype(dt), np.asarray(B).astype(dt)
+    if left:
+        return _trsm(a, b, upper, unitriangular)
+    return _mT(_trsm(_mT(a), _mT(b), not upper, unitriangular))
 
 
 @register("aten.triangular_solve.default")
@@ -315,11 +332,11 @@ def _triangular_solve(
     self: np.ndarray, A: np.ndarray, upper: bool = True, transpose: bool = False, unitriangular: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """The legacy form: solves A X = self (Aᵀ X = self with `transpose`); also returns a copy of A."""
-    a = _triangle(_f64(A), upper, unitriangular)
+    dt = np.promote_types(_out_dtype(self), _out_dtype(A))
+    a = np.asarray(A).astype(dt)
     if transpose:
-        a = _mT(a)
-    x = np.linalg.solve(a, _f64(self))
-    return _back(x, self), np.array(A, copy=True)
+        a, upper = _mT(a), not upper
+    return _trsm(a, np.asarray(self).astype(dt), upper, unitriangular), np.array(A, copy=True)
 
 
 # ---------------------------------------------------------------------------
