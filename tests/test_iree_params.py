@@ -156,3 +156,17 @@ def test_a_lowered_module_with_parameters_is_refused(cache: str) -> None:
 
     with pytest.raises(IreeError, match=r"reads 3 weights as IREE named parameters \(fc1.weight, fc2.weight, fc3.weight"):
         compile_lowered(_lowered("mlp", 1024), IreeOptions(cache_dir=cache))
+
+
+def test_exir_run_refuses_a_lowered_module_with_parameters(tmp_path: pathlib.Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "m.linalg.mlir"
+    path.write_text(_text(_lowered("mlp", 1024)))
+    done = subprocess.run(
+        [str(pathlib.Path(sys.executable).parent / "exir-run"), str(path), "--random-inputs", "0"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "reads 3 weights as IREE named parameters (fc1.weight, fc2.weight, fc3.weight)" in done.stderr

@@ -15,7 +15,8 @@ emits is modelled: a scope and a key, both strings.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.ml_program import GlobalOp
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -58,6 +59,25 @@ class ParameterNamedAttr(ParametrizedAttribute):
         printer.print_attribute(self.type)
 
 
+def parameter_keys(module: ModuleOp) -> list[str]:
+    """The keys of the named parameters a (lowered) module's globals read, in order."""
+    return [
+        op.value.key.data
+        for op in module.ops
+        if isinstance(op, GlobalOp) and isinstance(op.value, ParameterNamedAttr)
+    ]
+
+
+def parameters_refused(keys: list[str], what: str) -> str:
+    """Why a lowered module whose weights are named parameters cannot run by itself."""
+    shown = ", ".join(keys[:3]) + (", ..." if len(keys) > 3 else "")
+    return (
+        f"the lowered module reads {len(keys)} weights as IREE named parameters ({shown}), which it does not "
+        f"hold, so {what} cannot run it: run the program it was lowered from (its .pt2 or Export IR), "
+        "or lower it without parameters-from-bytes"
+    )
+
+
 Stream = Dialect("stream", [], [ParameterNamedAttr])
 
-__all__ = ["ParameterNamedAttr", "Stream"]
+__all__ = ["ParameterNamedAttr", "Stream", "parameter_keys", "parameters_refused"]

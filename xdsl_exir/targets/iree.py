@@ -58,14 +58,13 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
-from xdsl.dialects.ml_program import GlobalOp
 from xdsl.ir import Attribute, Operation
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import ParseError
 
 from xdsl_exir.dialects import get_all_dialects
 from xdsl_exir.dialects.exir import DType, ProgramOp, SymIntType, TensorType, blob_data, is_blob
-from xdsl_exir.dialects.stream import ParameterNamedAttr
+from xdsl_exir.dialects.stream import parameter_keys, parameters_refused
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
@@ -201,15 +200,6 @@ def lower_to_upstream(module: ModuleOp, parameters_from_bytes: int = -1) -> Modu
     lowered = module.clone()
     ConvertExirToLinalgPass(parameters_from_bytes=parameters_from_bytes).apply(_context(), lowered)
     return lowered
-
-
-def parameter_keys(lowered: ModuleOp) -> list[str]:
-    """The keys of the named parameters a lowered module reads, in order."""
-    return [
-        op.value.key.data
-        for op in lowered.ops
-        if isinstance(op, GlobalOp) and isinstance(op.value, ParameterNamedAttr)
-    ]
 
 
 def named_parameters(lowered: ModuleOp, program: ProgramOp) -> dict[str, memoryview | bytes]:
@@ -687,11 +677,7 @@ def compile_lowered(module: ModuleOp, options: IreeOptions | None = None) -> Low
     check_device(options)
     program = LoweredProgram(module)  # checks the calling convention before compiling
     if keys := parameter_keys(module):
-        raise IreeError(
-            f"the lowered module reads {len(keys)} weights as IREE named parameters ({', '.join(keys[:3])}"
-            f"{', ...' if len(keys) > 3 else ''}), which a lowered module does not hold: run the program it was "
-            "lowered from (its .pt2 or Export IR), or lower it without parameters-from-bytes"
-        )
+        raise IreeError(parameters_refused(keys, "IREE"))
     for op in program.function.walk():
         for r in op.results:
             t = r.type

@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from xdsl_exir import runtime as bundle_runtime
 from xdsl_exir.dialects.exir import BoolType, FloatType, IntType, SymBoolType, SymFloatType, SymIntType, TensorType
+from xdsl_exir.dialects.stream import parameter_keys, parameters_refused
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
@@ -311,6 +312,8 @@ def _run_lowered(module: ModuleOp, args: argparse.Namespace, profiler: OpProfile
     """
     if profiler is not None:
         raise InterpreterError("--profile and --trace time the exir interpreter's ops; run the module before lowering")
+    if keys := parameter_keys(module):
+        raise InterpreterError(parameters_refused(keys, "exir-run"))
     program = _program_runner(module, args)
     assert isinstance(program, LoweredProgram)
     if args.inputs is not None:
