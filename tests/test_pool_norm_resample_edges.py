@@ -376,3 +376,27 @@ def test_upsample_linear_trilinear_nearest_exact(mode: str, n: int, kwargs: dict
         with np.errstate(all="ignore"):
             (got,) = _run_exported(call, x, core=core)
         same(got, call(torch.from_numpy(x)), atol=1e-5)
+
+
+def test_functional_batch_norm_of_a_core_training_graph() -> None:
+    """`_native_batch_norm_legit_functional`, what `run_decompositions` leaves of a training-mode
+    BatchNorm: the output and the updated running statistics (returned, not written) as eager's."""
+    x = np.random.default_rng(0).standard_normal((4, 3, 5, 5)).astype(np.float32)
+    rm, rv = np.arange(3, dtype=np.float32), np.arange(1, 4, dtype=np.float32)
+    w, b = np.array([1.0, -2.0, 0.5], np.float32), np.array([0.0, 1.0, -1.0], np.float32)
+    t = [torch.from_numpy(v) for v in (x, w, b, rm, rv)]
+    for training in (True, False):
+        want = torch.ops.aten._native_batch_norm_legit_functional(*t, training, 0.1, 1e-5)
+        got = kernel("aten._native_batch_norm_legit_functional.default")(x, w, b, rm, rv, training, 0.1, 1e-5)
+        assert len(got) == 5
+        for g, v in zip(got, want):
+            same(g, v, rtol=1e-5, atol=1e-5)
+        assert rm.tolist() == [0.0, 1.0, 2.0], "the running mean given is not written"
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4)).train()
+    ep = torch.export.export(model, (torch.from_numpy(x),)).run_decompositions({})
+    assert any("_native_batch_norm_legit_functional" in str(n.target) for n in ep.graph.nodes)
+    from xdsl_exir.frontends.torch_live import import_exported_program
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    (got_out,) = ProgramRunner(import_exported_program(ep)).run([x.copy()])
+    same(np.asarray(got_out), model(torch.from_numpy(x)).detach(), rtol=1e-4, atol=1e-5)

@@ -341,3 +341,16 @@ def _batch_norm(
     running_var: np.ndarray | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool,
 ) -> np.ndarray:
     return _batch_norm_core(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+@register("aten._native_batch_norm_legit_functional.default")
+def _bn_legit_functional(
+    input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray,
+    running_var: np.ndarray, training: bool, momentum: float, eps: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The functional batch norm of torch's core ATen training graphs (`run_decompositions`
+    of a module in training mode): the updated running statistics are returned as new
+    tensors instead of written into the buffers."""
+    mean, var = np.array(running_mean, copy=True), np.array(running_var, copy=True)
+    out, save_mean, save_rstd = _batch_norm_core(input, weight, bias, mean, var, training, momentum, eps)
+    return out, save_mean, save_rstd, mean, var
