@@ -253,6 +253,10 @@ def _damage(bundle: pathlib.Path, how: str) -> str:
         manifest["format_version"] = 99
         (bundle / MANIFEST).write_text(json.dumps(manifest))
         return "format version 99"
+    if how == "signature":
+        manifest["signature"]["arguments"][0].pop("kind")
+        (bundle / MANIFEST).write_text(json.dumps(manifest))
+        return "does not describe the artifact"
     if how == "manifest":
         (bundle / MANIFEST).write_text("{not json")
         return "cannot be read"
@@ -262,7 +266,7 @@ def _damage(bundle: pathlib.Path, how: str) -> str:
     raise AssertionError(how)
 
 
-DAMAGES = ["truncated", "flipped", "missing", "iree_version", "format_version", "manifest", "no_manifest"]
+DAMAGES = ["truncated", "flipped", "missing", "iree_version", "format_version", "signature", "manifest", "no_manifest"]
 
 
 @pytest.mark.parametrize("how", DAMAGES)

@@ -198,7 +198,7 @@ def read_manifest(path: str) -> dict[str, Any]:
             f"the artifact is of format version {manifest.get('format_version')!r}, this xdsl-exir reads version "
             f"{FORMAT_VERSION}: save it again with this version",
         )
-    for key in ("iree", "signature", "files", "buffers", "ranges"):
+    for key in ("iree", "signature", "files", "buffers", "ranges", "parameters"):
         if key not in manifest:
             raise _refuse(path, f"{MANIFEST} has no '{key}' entry; the artifact is damaged: save it again")
     return manifest
@@ -259,8 +259,12 @@ def load(path: str | os.PathLike[str], *, threads: int | None = None, verify_has
                 f"the module was compiled for {triple} (target-triple), and this machine is {platform.machine()}: "
                 "run it on such a machine, or compile it again for this one",
             )
-    check_files(where, manifest, verify_hashes)
-    return BundleProgram(where, manifest, threads, runtime)
+    try:
+        check_files(where, manifest, verify_hashes)
+        return BundleProgram(where, manifest, threads, runtime)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:  # a manifest edited by hand, or of a broken writer
+        raise _refuse(where, f"{MANIFEST} does not describe the artifact as this version writes it ({type(e).__name__}: {e}); "
+                      "save it again") from None  # fmt: skip
 
 
 def _arch(name: str) -> str:
