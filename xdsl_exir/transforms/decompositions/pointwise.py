@@ -270,10 +270,10 @@ def _softplus(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _addcmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`self + value * (tensor1 * tensor2)` (or `/`), value applied when it is not 1."""
     kind = "aten.mul.Tensor" if op_name(op) == "aten.addcmul.default" else "aten.div.Tensor"
-    prod = e.v(kind, b["tensor1"], b["tensor2"])
     value = b.get("value", 1)
-    if isinstance(value, SSAValue):
+    if isinstance(value, SSAValue):  # before any op is emitted: a rule that emits and then declines loops
         raise Decline()
+    prod = e.v(kind, b["tensor1"], b["tensor2"])
     if value != 1:
         prod = e.v("aten.mul.Tensor", prod, value)
     return [e.v("aten.add.Tensor", b["self"], prod)]
@@ -284,10 +284,10 @@ def _lerp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `lerp`: `start + w * (end - start)` where |w| < 0.5, else
     `end - (end - start) * (1 - w)` (exact at w = 1)."""
     start, end, weight = b["self"], b["end"], b["weight"]
+    if not isinstance(weight, SSAValue) and (isinstance(weight, bool) or not isinstance(weight, int | float)):
+        raise Decline()  # before any op is emitted
     diff = e.v("aten.sub.Tensor", end, start)
     if not isinstance(weight, SSAValue):
-        if isinstance(weight, bool) or not isinstance(weight, int | float):
-            raise Decline()
         if abs(weight) < 0.5:
             return [e.v("aten.add.Tensor", start, e.v("aten.mul.Tensor", diff, weight))]
         return [e.v("aten.sub.Tensor", end, e.v("aten.mul.Tensor", diff, 1 - weight))]
@@ -323,18 +323,21 @@ def _nan_to_num(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.float_power.Tensor_Tensor", "aten.float_power.Tensor_Scalar", "aten.float_power.Scalar")
 def _float_power(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`pow` computed in double: tensors converted to float64, Scalars to float."""
+    for name in ("self", "exponent"):  # every check before any op is emitted
+        v = b[name]
+        if (
+            _tensor(v).element_dtype.is_complex if isinstance(v, SSAValue)
+            else isinstance(v, bool) or not isinstance(v, int | float)
+        ):  # fmt: skip
+            raise Decline()
     args: list[object] = []
     for name in ("self", "exponent"):
         v = b[name]
         if isinstance(v, SSAValue):
             t = _tensor(v)
-            if t.element_dtype.is_complex:
-                raise Decline()
             args.append(v if t.element_dtype == DType.float64 else e.v("aten._to_copy.default", v, dtype=DType.float64))
-        elif isinstance(v, bool) or not isinstance(v, int | float):
-            raise Decline()
         else:
-            args.append(float(v))
+            args.append(float(cast(float, v)))
     target = {"Tensor_Tensor": "aten.pow.Tensor_Tensor", "Tensor_Scalar": "aten.pow.Tensor_Scalar",
               "Scalar": "aten.pow.Scalar"}[op_name(op).split(".")[2]]
     return [e.v(target, *args)]
