@@ -588,7 +588,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             if wanted and case.name not in wanted:
                 continue
             print(f"{case.name} ({case.label}) ...", flush=True)
-            rows.append(bench(case, pathlib.Path(d), reps, sample_s, tuned, not opts.no_cold, not opts.no_numpy))
+            row = bench(case, pathlib.Path(d), reps, sample_s, tuned, not opts.no_cold, not opts.no_numpy)
+            rows.append(row)
+            # each model's figures at once, so that a long run interrupted keeps what it measured
+            print(f"  {case.name}: " + ", ".join(f"{k} {fmt_ms(v)} ms" for k, v in row.ms.items()), flush=True)
     report(rows, tuned, reps)
 
 

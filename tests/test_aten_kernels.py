@@ -312,6 +312,8 @@ CASES += [
     C("aten.erfinv.default", t(4, 5, dist="unit"), dtypes=(F32, F64)),
     C("aten.polygamma.default", 2, t(3, 4, dist="special"), dtypes=(F32, F64)),
     C("aten.polygamma.default", 1, t(4, 5), dtypes=(F64, I64)),
+    C("aten.triu_indices.default", 4, 5, 1, dtypes=(I64,)),
+    C("aten.tril_indices.default", 3, 6, -1, dtypes=(I64,)),
     C("aten.relu6.default", t(4, 5, dist="small"), dtypes=FLOATS + (I64,)),
     C("aten.view_as_complex.default", t(3, 4, 2), dtypes=(F32, F64)),
     C("aten.complex.default", t(3, 4, dist="special"), t(3, 4), dtypes=(F32, F64)),

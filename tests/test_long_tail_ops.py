@@ -415,6 +415,74 @@ PROGRAMS += [
 ]
 
 
+
+class _Bilinear(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.m = torch.nn.Bilinear(3, 4, 5)
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return self.m(a, b)
+
+
+PROGRAMS += [
+    Prog("add_relu_scalar", "aten._add_relu.Scalar", lambda x: torch.ops.aten._add_relu.Scalar(x, 0.5),
+         lambda: (edge(3, 4),)),
+    Prog("bilinear", "aten.bilinear.default", lambda a, b, w, c: torch.nn.functional.bilinear(a, b, w, c),
+         lambda: (randn(2, 6, 3), randn(2, 6, 4), randn(5, 3, 4), randn(5)), rtol=1e-4),
+    Prog("bilinear_no_bias", "aten.bilinear.default", lambda a, b, w: torch.nn.functional.bilinear(a, b, w),
+         lambda: (randn(6, 3), noncontig(6, 4), randn(2, 3, 4)), rtol=1e-4),
+    Prog("weight_norm", "aten._weight_norm.default", lambda v, g: torch._weight_norm(v, g, 0),
+         lambda: (randn(4, 3, 2), randn(4, 1, 1).abs()), rtol=1e-5),
+    Prog("weight_norm_dim1", "aten._weight_norm.default", lambda v, g: torch._weight_norm(v, g, 1),
+         lambda: (randn(4, 3), randn(1, 3)), rtol=1e-5),
+    Prog("weight_norm_interface", "aten._weight_norm_interface.default",
+         lambda v, g: torch.ops.aten._weight_norm_interface(v, g, 0), lambda: (randn(4, 3), randn(4, 1)), rtol=1e-5),
+    Prog("norm_except_dim", "aten.norm_except_dim.default", lambda v: torch.norm_except_dim(v, 2, 1),
+         lambda: (edge(3, 4, 2),)),
+    Prog("norm_except_dim_all", "aten.norm_except_dim.default", lambda v: torch.norm_except_dim(v, 3, -1),
+         lambda: (randn(3, 4),)),
+    Prog("log_sigmoid_forward", "aten.log_sigmoid_forward.default",
+         lambda x: torch.ops.aten.log_sigmoid_forward(x), lambda: (edge(3, 4),)),
+    Prog("euclidean_dist", "aten._euclidean_dist.default", lambda a, b: torch.ops.aten._euclidean_dist(a, b),
+         lambda: (randn(4, 3), randn(5, 3)), rtol=1e-3),  # |x|^2 - 2xy + |y|^2 cancels: torch's own rounding
+    Prog("pdist", "aten.pdist.default", lambda x: torch.pdist(x), lambda: (randn(5, 3),), rtol=1e-5),
+    Prog("pdist_p1", "aten.pdist.default", lambda x: torch.pdist(x, 1.0), lambda: (noncontig(4, 3),), rtol=1e-5),
+    Prog("pdist_inf", "aten.pdist.default", lambda x: torch.pdist(x, float("inf")), lambda: (randn(4, 2),)),
+    Prog("conv_tbc", "aten.conv_tbc.default", lambda x, w, b: torch.conv_tbc(x, w, b, 1),
+         lambda: (randn(7, 2, 3), randn(3, 3, 4), randn(4)), rtol=1e-4),
+    Prog("convolution_mode", "aten._convolution_mode.default",
+         lambda x, w: torch.ops.aten._convolution_mode(x, w, None, [1, 1], "same", [1, 1], 1),
+         lambda: (randn(1, 2, 5, 5), randn(3, 2, 3, 3)), rtol=1e-4),
+    Prog("thnn_conv2d", "aten.thnn_conv2d.default", lambda x, w, b: torch.ops.aten.thnn_conv2d(x, w, [3, 3], b, [2, 1], [1, 0]),
+         lambda: (randn(1, 2, 6, 5), randn(3, 2, 3, 3), randn(3)), rtol=1e-4),
+    Prog("slow_conv3d", "aten.slow_conv3d.default", lambda x, w: torch.ops.aten.slow_conv3d(x, w, [2, 2, 2]),
+         lambda: (randn(1, 2, 3, 4, 4), randn(2, 2, 2, 2, 2)), rtol=1e-4),
+    Prog("slow_conv_dilated2d", "aten.slow_conv_dilated2d.default",
+         lambda x, w: torch.ops.aten.slow_conv_dilated2d(x, w, [2, 2], None, [1, 1], [1, 1], [2, 2]),
+         lambda: (randn(1, 2, 6, 6), randn(3, 2, 2, 2)), rtol=1e-4),
+    Prog("slow_conv_transpose2d", "aten.slow_conv_transpose2d.default",
+         lambda x, w: torch.ops.aten.slow_conv_transpose2d(x, w, [3, 3], None, [2, 2], [1, 1], [1, 1]),
+         lambda: (randn(1, 2, 4, 4), randn(2, 3, 3, 3)), rtol=1e-4),
+    Prog("dim_arange", "aten._dim_arange.default", lambda x: torch._dim_arange(x, 1), lambda: (randn(2, 5),)),
+    Prog("pad_sequence", "aten.pad_sequence.default",
+         lambda a, b, c: torch.nn.utils.rnn.pad_sequence([a, b, c], padding_value=-1.5),
+         lambda: (randn(3, 2), randn(5, 2), randn(1, 2))),
+    Prog("pad_sequence_left_batch_first", "aten.pad_sequence.default",
+         lambda a, b: torch.nn.utils.rnn.pad_sequence([a, b], batch_first=True, padding_side="left"),
+         lambda: (torch.tensor([1, 2, 3]), torch.tensor([4]))),
+    Prog("pad_enum_replicate", "aten._pad_enum.default", lambda x: torch.ops.aten._pad_enum(x, [1, 2, 1, 1], 1),
+         lambda: (randn(1, 2, 3, 5),)),
+    Prog("pad_enum_reflect", "aten._pad_enum.default", lambda x: torch.ops.aten._pad_enum(x, [1, 2, 2, 0], 0),
+         lambda: (randn(1, 3, 5),)),
+    Prog("pad_enum_constant", "aten._pad_enum.default", lambda x: torch.ops.aten._pad_enum(x, [1, 2, 0, 1], 3, 2.5),
+         lambda: (randn(2, 3),)),
+    Prog("isreal", "aten.isreal.default", lambda x: torch.isreal(x), lambda: (edge(3, 4),)),
+    Prog("mH", "aten.mH.default", lambda x: x.mH, lambda: (randn(2, 3, 4),)),
+    Prog("matrix_H", "aten.matrix_H.default", lambda x: x.H, lambda: (randn(3, 4),)),
+]
+
+
 def _record(p: Prog) -> tuple[Any, Any]:
     args = p.inputs()
     model = _Module(p.fn)
@@ -507,3 +575,46 @@ def test_cov_and_corrcoef_decompose_and_match_torch(op: str, args: tuple[Any, ..
     after = ph.apply(module, "to-core-aten")
     assert op not in str(after)
     _same(ph.run(after, tensors), [want], 1e-4, "after to-core-aten")
+
+
+@pytest.mark.parametrize("with_replacement", [False, True])
+def test_combinations_decomposes_and_matches_torch(with_replacement: bool) -> None:
+    """torch.export cannot trace `combinations` (its meta kernel's size is data-dependent): the
+    interpreter runs the rule on its own."""
+    for x in (edge(5), torch.tensor([3, 1, 2]), torch.zeros(1)):
+        got = _run("aten.combinations.default", x, 2, with_replacement)
+        _same([np.asarray(got)], [torch.combinations(x, 2, with_replacement).numpy()], 0.0, "combinations")
+
+
+
+def test_dtype_queries_match_torch() -> None:
+    from xdsl_exir.interpreters.aten_kernels.dtypes import dtype_of
+
+    dtypes = [torch.bool, torch.uint8, torch.int8, torch.int32, torch.int64, torch.float16, torch.float32,
+              torch.float64, torch.complex64]
+
+    def ours(d: Any) -> Any:
+        return dtype_of(torch.empty(0, dtype=d).numpy())
+
+    for a in dtypes:
+        for b in dtypes:
+            assert _run("aten.can_cast.default", ours(a), ours(b)) == torch.can_cast(a, b), (a, b)
+            assert _run("aten.promote_types.default", ours(a), ours(b)) == ours(torch.promote_types(a, b)), (a, b)
+    tensors = [torch.zeros(3, dtype=torch.int32), torch.tensor(2.5, dtype=torch.float64), torch.zeros(2, dtype=torch.float16),
+               torch.tensor(True)]
+    for x in tensors:
+        for y in tensors:
+            assert _run("aten.result_type.Tensor", x, y) == ours(torch.result_type(x, y)), (x, y)
+        for s in (2, 2.5, True):
+            assert _run("aten.result_type.Scalar", x, s) == ours(torch.result_type(x, s)), (x, s)
+            assert _run("aten.result_type.Scalar_Tensor", s, x) == ours(torch.result_type(s, x)), (s, x)
+        assert _run("aten.dim.default", x) == x.dim()
+    for s1 in (2, 2.5, True):
+        for s2 in (3, -1.5, False):
+            assert _run("aten.result_type.Scalar_Scalar", s1, s2) == ours(torch.result_type(s1, s2)), (s1, s2)
+
+
+def test_size_and_numel_queries() -> None:
+    x = torch.zeros(2, 3, 0)
+    assert _run("aten.size.int", x, 1) == 3 and _run("aten.size.int", x, -1) == 0
+    assert _run("aten.numel.default", x) == 0 and _run("aten.numel.default", torch.zeros(4, 5)) == 20

@@ -60,6 +60,7 @@ from xdsl_exir.dialects.exir import DType
 from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for their registrations
     conv_pool,
     creation,
+    dtype_queries,
     indexing,
     lapack,
     linalg,

@@ -34,6 +34,7 @@ from xdsl_exir.transforms.decompositions import (
     splits,
     special,
     statistics,
+    composites,
 )
 
 __all__ = [
@@ -65,4 +66,5 @@ _FAMILIES = (
     splits,
     special,
     statistics,
+    composites,
 )

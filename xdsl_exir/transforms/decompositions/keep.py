@@ -81,6 +81,8 @@ KEEP_IN_CORE: dict[str, str] = {
              "searchsorted.Tensor", "searchsorted.Scalar", "histc.default", "equal.default", "allclose.default",
              "_unique.default", "_unique2.default", "unique_consecutive.default", "unique_dim.default",
              "unique_dim_consecutive.default", "nonzero_static.default", "_logcumsumexp.default"),
+    **_names("adaptive max pooling torch keeps in 3-d as in 2-d (no decomposition in torch's table)",
+             "adaptive_max_pool3d.default"),
     **_names("batch norm of a training graph torch's run_decompositions leaves (the running statistics "
              "returned as new tensors, not written)", "_native_batch_norm_legit_functional.default"),
     **_names(_OTHER, "adaptive_max_pool2d.default", "upsample_bilinear2d.default", "tril_indices.default",
