@@ -400,3 +400,32 @@ def test_functional_batch_norm_of_a_core_training_graph() -> None:
 
     (got_out,) = ProgramRunner(import_exported_program(ep)).run([x.copy()])
     same(np.asarray(got_out), model(torch.from_numpy(x)).detach(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("n", "shape", "size"),
+    [(1, (2, 3, 9), [4]), (2, (2, 3, 7, 5), [3, 2]), (2, (3, 6, 6), [4, 4]), (3, (2, 3, 5, 6, 7), [2, 4, 3]), (3, (2, 4, 4, 4), [4, 1, 3])],
+)
+@pytest.mark.parametrize("values", ["random", "edge", "ties"])
+def test_adaptive_max_pool(n: int, shape: tuple[int, ...], size: list[int], values: str) -> None:
+    """First maximum among numbers, last NaN of a window (torch's scan replaces on `val > max || isnan`)."""
+    rng = np.random.default_rng(n)
+    x = {"random": rng.standard_normal(shape).astype(np.float32), "edge": edge(shape),
+         "ties": rng.integers(-2, 2, shape).astype(np.float32)}[values]  # fmt: skip
+    fn = getattr(torch.nn.functional, f"adaptive_max_pool{n}d")
+    want = fn(torch.from_numpy(x), size, return_indices=True)
+    got = kernel(f"aten.adaptive_max_pool{n}d.default")(x, size)
+    for g, w in zip(got, want):
+        same(g, w)
+
+
+def test_max_pool1d_with_indices_decomposes() -> None:
+    x = edge((2, 3, 11))
+
+    def call(x: Any) -> Any:
+        return torch.nn.functional.max_pool1d(x, 3, 2, 1, ceil_mode=True, return_indices=True)
+
+    for core in (False, True):
+        got = _run_exported(call, x, core=core)
+        for g, w in zip(got, call(torch.from_numpy(x))):
+            same(g, w)

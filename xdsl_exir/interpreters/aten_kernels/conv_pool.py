@@ -431,6 +431,7 @@ def _max_pool_nd(
                 shape[2 + i] = out[i]
                 hit &= ((c >= 0) & (c < spatial[i])).reshape(shape)
         np.copyto(arg, sum(q * d[i] * plane[i] for i, q in enumerate(pos)), where=hit)
+        np.copyto(vals, view, where=hit)  # the first of -0.0 and 0.0, as torch keeps it
     if x.dtype.kind == "f" and bool(np.isnan(vals).any()):
         for _, pos, view in views:
             np.copyto(arg, sum(q * d[i] * plane[i] for i, q in enumerate(pos)), where=np.isnan(view))
@@ -699,22 +700,40 @@ def _adaptive_avg_pool2d_backward(grad_output: np.ndarray, self: np.ndarray) -> 
     return _adaptive_avg(g, g.shape[-2:], transpose=True, like=np.asarray(self)).astype(np.asarray(self).dtype)
 
 
+def _adaptive_max(a: np.ndarray, output_size: Sequence[int | None], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Max and flat (row-major over the last `n` dims) argmax over ATen's adaptive
+    windows [floor(i * I / O), ceil((i + 1) * I / O)), as torch's CPU kernel scans
+    them (`val > max || isnan(val)`): the first maximum wins among numbers, the
+    last NaN once there is one."""
+    spatial = a.shape[a.ndim - n :]
+    lead = a.shape[: a.ndim - n]
+    out = [int(o) if o is not None else s_ for o, s_ in zip(output_size, spatial)]
+    values = np.empty(lead + tuple(out), dtype=a.dtype)
+    indices = np.empty(lead + tuple(out), dtype=np.int64)
+    strides = [math.prod(spatial[i + 1 :]) for i in range(n)]
+    for cell in np.ndindex(*out):
+        bounds = [((c * s_) // o, -(-((c + 1) * s_) // o)) for c, s_, o in zip(cell, spatial, out)]
+        window = a[(..., *(slice(lo, hi) for lo, hi in bounds))]
+        shape = window.shape[a.ndim - n :]
+        flat = window.reshape(lead + (-1,))
+        k = flat.argmax(-1) if flat.shape[-1] else np.zeros(lead, np.intp)
+        if a.dtype.kind == "f":
+            nan = np.isnan(flat)
+            last_nan = flat.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
+            k = np.where(nan.any(-1), last_nan, k)
+        values[(..., *cell)] = np.take_along_axis(flat, k[..., None], -1)[..., 0]
+        pos = np.unravel_index(k, shape) if shape else ()
+        indices[(..., *cell)] = sum((lo + q) * st for (lo, _), q, st in zip(bounds, pos, strides))
+    return values, indices
+
+
 @register("aten.adaptive_max_pool2d.default")
 def adaptive_max_pool2d_kernel(self: np.ndarray, output_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Max and flat (h * W + w) argmax over ATen's adaptive windows
-    [floor(i * H / oh), ceil((i + 1) * H / oh)); the first maximum wins, NaN propagates."""
-    a = np.asarray(self)
-    h, w = a.shape[-2:]
-    oh, ow = (int(s) if s is not None else d for s, d in zip(output_size, (h, w)))
-    values = np.empty(a.shape[:-2] + (oh, ow), dtype=a.dtype)
-    indices = np.empty(a.shape[:-2] + (oh, ow), dtype=np.int64)
-    for i in range(oh):
-        h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
-        for j in range(ow):
-            w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
-            window = a[..., h0:h1, w0:w1].reshape(a.shape[:-2] + (-1,))
-            nan = np.isnan(window) if a.dtype.kind == "f" else np.zeros(window.shape, bool)
-            k = np.where(nan.any(-1), nan.argmax(-1), window.argmax(-1))
-            values[..., i, j] = np.take_along_axis(window, k[..., None], -1)[..., 0]
-            indices[..., i, j] = (h0 + k // (w1 - w0)) * w + w0 + k % (w1 - w0)
-    return values, indices
+    """Max and flat (h * W + w) argmax over ATen's adaptive windows (`_adaptive_max`)."""
+    return _adaptive_max(np.asarray(self), output_size, 2)
+
+
+@register("aten.adaptive_max_pool3d.default")
+def _adaptive_max_pool3d(self: np.ndarray, output_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Max and flat (d * H * W + h * W + w) argmax over ATen's adaptive windows (`_adaptive_max`)."""
+    return _adaptive_max(np.asarray(self), output_size, 3)

@@ -73,8 +73,10 @@ def _adaptive_avg_pool2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 # -- pooling and stacking ----------------------------------------------------------------------
 
 
-@rule("aten.max_pool1d.default")
+@rule("aten.max_pool1d.default", "aten.max_pool1d_with_indices.default")
 def _max_pool1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """2-D max pooling over a unit height, as torch's decomposition: the flat index into
+    a `[1, L]` plane is the 1-D index."""
     x = e.v("aten.unsqueeze.default", b["self"], -2)
     k = b.ints("kernel_size", 1)
     stride = b.ints("stride", 1) if b.get("stride") else k
@@ -82,7 +84,10 @@ def _max_pool1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         "aten.max_pool2d_with_indices.default", x, [1, *k], [1, *stride], [0, *b.ints("padding", 1)],
         [1, *b.ints("dilation", 1)], b["ceil_mode"],
     )
-    return [e.v("aten.squeeze.dims", e.item(new, 0), [-2])]
+    values = e.v("aten.squeeze.dims", e.item(new, 0), [-2])
+    if op_name(op) == "aten.max_pool1d.default":
+        return [values]
+    return [values, e.v("aten.squeeze.dims", e.item(new, 1), [-2])]
 
 
 def _atleast(e: Emitter, x: SSAValue, n: int) -> SSAValue:

@@ -109,6 +109,9 @@ NOT_YET: dict[str, str] = {
              "repeat_interleave.self_Tensor"),
     **_names("torch writes it as sort, gather and lerp over ranks computed from q; no rule yet",
              "quantile.default", "quantile.scalar", "nanquantile.default", "nanquantile.scalar"),
+    **_names("a dtype or rank known when the graph is built (torch folds it while tracing); no rule writes "
+             "such a constant yet", "result_type.Tensor", "result_type.Scalar", "result_type.Scalar_Tensor",
+             "result_type.Scalar_Scalar", "promote_types.default", "can_cast.default", "dim.default"),
     **_names(_LAPACK_FORWARD, "det.default", "linalg_det.default", "logdet.default", "slogdet.default",
              "linalg_slogdet.default", "linalg_eigh.default", "linalg_eigvalsh.default", "linalg_solve.default",
              "linalg_solve_ex.default", "linalg_svd.default", "linalg_svdvals.default", "svd.default",
