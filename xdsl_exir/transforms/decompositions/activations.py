@@ -42,7 +42,10 @@ def _hardswish(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.relu6.default")
 def _relu6(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.v("aten.hardtanh.default", b["self"], 0.0, 6.0)]
+    """`hardtanh(x, 0, 6)`, the bounds integers on an integer tensor (no float promotion)."""
+    x = cast(SSAValue, b["self"])
+    lo, hi = (0.0, 6.0) if _tensor(x).element_dtype.is_floating_point else (0, 6)
+    return [e.v("aten.hardtanh.default", x, lo, hi)]
 
 
 @rule("aten.scaled_dot_product_attention.default")
