@@ -618,3 +618,38 @@ def test_size_and_numel_queries() -> None:
     x = torch.zeros(2, 3, 0)
     assert _run("aten.size.int", x, 1) == 3 and _run("aten.size.int", x, -1) == 0
     assert _run("aten.numel.default", x) == 0 and _run("aten.numel.default", torch.zeros(4, 5)) == 20
+
+
+def test_functional_scatters_match_torch() -> None:
+    x = randn(3, 4, 5)
+    for offset, d1, d2 in ((0, 0, 1), (1, 1, 2), (-2, 2, 0), (7, 0, 1)):
+        src = torch.diagonal(x, offset, d1, d2).clone().normal_(generator=_gen())
+        _same_results(_run("aten.diagonal_scatter.default", x, src, offset, d1, d2),
+                      torch.diagonal_scatter(x, src, offset, d1, d2), "diagonal_scatter")
+    base = edge(4, 5)
+    src = randn(2, 3)
+    for size, stride, off in (([2, 3], [5, 1], 0), ([2, 3], [1, 2], 3), ([2, 3], [6, 2], 1)):
+        _same_results(_run("aten.as_strided_scatter.default", base, src, size, stride, off),
+                      torch.as_strided_scatter(base, src, size, stride, off), "as_strided_scatter")
+    with pytest.raises(ValueError, match="share one storage location"):  # torch refuses the overlap too
+        _run("aten.as_strided_scatter.default", base, src, [2, 3], [0, 1], 4)
+    idx = torch.tensor([0, -1, 5, 5])
+    vals = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    for acc in (False, True):
+        _same_results(_run("aten.put.default", torch.zeros(2, 4), idx[:3] if not acc else idx, vals[:3] if not acc else vals,
+                           acc), torch.put(torch.zeros(2, 4), idx[:3] if not acc else idx, vals[:3] if not acc else vals, acc),
+                      "put")
+    w = randn(6, 3) * 3
+    for norm_type in (2.0, 1.0, float("inf")):
+        want = w.clone()
+        torch.embedding_renorm_(want, torch.tensor([0, 2, 2, 5]), 1.5, norm_type)
+        _same_results(_run("aten.embedding_renorm.default", w, torch.tensor([0, 2, 2, 5]), 1.5, norm_type), want,
+                      f"embedding_renorm p={norm_type}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_modified_bessel_i0_i1_match_torch(dtype: Any) -> None:
+    x = _special_inputs(dtype)
+    for op, fn in (("aten.special_modified_bessel_i0.default", torch.special.modified_bessel_i0),
+                   ("aten.special_modified_bessel_i1.default", torch.special.modified_bessel_i1)):
+        _close(np.asarray(_run(op, x)), fn(x).numpy(), RTOL[dtype] * 10, op)

@@ -84,30 +84,35 @@ class ExirUserError(Exception):
     """An error in what the user gave us; printed without a traceback."""
 
 
-def check_output_path(path: str) -> None:
-    """Refuse an `-o` target that cannot be written, before any work is done."""
+def check_output_path(path: str, flag: str = "-o") -> None:
+    """
+    Refuse an output target that cannot be written, before any work is done;
+    `flag` is the option that named it (`-o`, `--trace`), so the message says
+    which of the outputs is wrong.
+    """
     if not path:
-        raise ExirUserError("-o needs a file name")
+        raise ExirUserError(f"{flag} needs a file name")
     if os.path.isdir(path):
-        raise ExirUserError(f"-o {path}: is a directory; name a file to write")
+        raise ExirUserError(f"{flag} {path}: is a directory; name a file to write")
     real = os.path.realpath(path)
     if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
         return  # a device or pipe (/dev/null): written in place, not renamed over
     directory = os.path.dirname(real)
     if not os.path.isdir(directory):
         what = "is not a directory" if os.path.exists(directory) else "does not exist"
-        raise ExirUserError(f"-o {path}: {directory} {what}")
+        raise ExirUserError(f"{flag} {path}: {directory} {what}")
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise ExirUserError(f"-o {path}: the directory {directory} is not writable")
+        raise ExirUserError(f"{flag} {path}: the directory {directory} is not writable")
 
 
-def write_atomically(path: str, data: bytes) -> None:
+def write_atomically(path: str, data: bytes, flag: str = "-o") -> None:
     """
     Write `path` whole or not at all: a temporary file beside it, then a rename
     (through a symlink to its target; a device such as /dev/null is written in
-    place). Raises `ExirUserError` naming the path if it cannot be written.
+    place). Raises `ExirUserError` naming the path, under the option `flag` that
+    named it, if it cannot be written.
     """
-    check_output_path(path)
+    check_output_path(path, flag)
     real = os.path.realpath(path)
     try:
         if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
@@ -116,7 +121,7 @@ def write_atomically(path: str, data: bytes) -> None:
             return
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".exir-")
     except OSError as e:
-        raise ExirUserError(f"-o {path}: cannot write it ({e.strerror or e})") from None
+        raise ExirUserError(f"{flag} {path}: cannot write it ({e.strerror or e})") from None
     mask = os.umask(0)
     os.umask(mask)
     try:
@@ -128,7 +133,7 @@ def write_atomically(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         if isinstance(e, OSError):
-            raise ExirUserError(f"-o {path}: cannot write it ({e.strerror or e})") from None
+            raise ExirUserError(f"{flag} {path}: cannot write it ({e.strerror or e})") from None
         raise
 
 

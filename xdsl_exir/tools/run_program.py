@@ -217,7 +217,7 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
     if args.output is not None:
         check_output_path(args.output)
     if args.trace is not None:
-        check_output_path(args.trace)
+        check_output_path(args.trace, "--trace")
     profiler = None
     if args.profile or args.trace:
         from xdsl_exir.tools.profiler import OpProfiler
@@ -229,7 +229,7 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
         if args.profile:
             sys.stderr.write(profiler.table())
         if args.trace is not None:
-            write_atomically(args.trace, profiler.chrome_trace().encode())
+            write_atomically(args.trace, profiler.chrome_trace().encode(), "--trace")
     if args.output:
         _write_outputs(args.output, flat)
     else:

@@ -71,6 +71,7 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     reductions,
     resampling,
     scalars,
+    scatters,
     special,
     splits,
     statistics,

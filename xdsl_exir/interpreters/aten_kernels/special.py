@@ -449,9 +449,20 @@ def _i1e(self: np.ndarray) -> np.ndarray:
     return _unary(i1e64)(self)
 
 
-@register("aten.special_i1.default")
+@register("aten.special_i1.default", "aten.special_modified_bessel_i1.default")
 def _i1(self: np.ndarray) -> np.ndarray:
     return _unary(i1_64)(self)
+
+
+def i0_64(x: np.ndarray) -> np.ndarray:
+    """I_0(x) = exp(|x|) i0e(x) (inf beyond float64's range)."""
+    half = np.exp(np.abs(np.asarray(x, dtype=_F64)) / 2)
+    return (i0e64(x) * half) * half
+
+
+@register("aten.special_modified_bessel_i0.default")
+def _modified_i0(self: np.ndarray) -> np.ndarray:
+    return _unary(i0_64)(self)
 
 
 def spherical_j0_64(x: np.ndarray) -> np.ndarray:

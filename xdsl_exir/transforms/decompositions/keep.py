@@ -85,6 +85,10 @@ KEEP_IN_CORE: dict[str, str] = {
              "adaptive_max_pool3d.default"),
     **_names("batch norm of a training graph torch's run_decompositions leaves (the running statistics "
              "returned as new tensors, not written)", "_native_batch_norm_legit_functional.default"),
+    **_names("functional scatter torch keeps (no decomposition in torch's table)", "diagonal_scatter.default",
+             "as_strided_scatter.default", "put.default", "embedding_renorm.default"),
+    **_names("special function torch keeps (no decomposition in torch's table)",
+             "special_modified_bessel_i0.default", "special_modified_bessel_i1.default"),
     **_names(_OTHER, "adaptive_max_pool2d.default", "upsample_bilinear2d.default", "tril_indices.default",
              "triu_indices.default", "resize.default", "new_empty_strided.default", "view.dtype", "view_as_real.default", "scatter.reduce",
              "scatter.value_reduce"),
