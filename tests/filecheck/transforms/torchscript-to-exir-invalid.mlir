@@ -64,10 +64,10 @@ ts.method @unknown_op {
 
 // A known ATen operator outside the aten dialect becomes an exir.call_function when its result
 // types can be inferred; this one's cannot.
-// NOATEN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'ts.node' (%y) in @no_aten_op: aten::fft_fft resolves to aten::fft_fft, which is not an operator of the aten dialect, and its result types cannot be inferred (no inference rule for aten.fft_fft.default)
+// NOATEN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'ts.node' (%y) in @no_aten_op: aten::_foobar resolves to aten::_foobar, which is not an operator of the aten dialect, and its result types cannot be inferred (no inference rule for aten._foobar.default)
 ts.method @no_aten_op {
 ^bb0(%x: !ts.tensor):
-  %y = ts.node "aten::fft_fft"(%x) : (!ts.tensor) -> !ts.tensor
+  %y = ts.node "aten::_foobar"(%x) : (!ts.tensor) -> !ts.tensor
   prim.Return(%y) : (!ts.tensor) -> ()
 }
 
