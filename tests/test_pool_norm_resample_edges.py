@@ -429,3 +429,11 @@ def test_max_pool1d_with_indices_decomposes() -> None:
         got = _run_exported(call, x, core=core)
         for g, w in zip(got, call(torch.from_numpy(x))):
             same(g, w)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_adaptive_max_pool_empty_batch(n: int) -> None:
+    x = np.zeros((0, 3, *[5] * n), np.float32)
+    want = getattr(torch.nn.functional, f"adaptive_max_pool{n}d")(torch.from_numpy(x), [2] * n, return_indices=True)
+    for g, w in zip(kernel(f"aten.adaptive_max_pool{n}d.default")(x, [2] * n), want):
+        same(g, w)

@@ -711,6 +711,8 @@ def _adaptive_max(a: np.ndarray, output_size: Sequence[int | None], n: int) -> t
     values = np.empty(lead + tuple(out), dtype=a.dtype)
     indices = np.empty(lead + tuple(out), dtype=np.int64)
     strides = [math.prod(spatial[i + 1 :]) for i in range(n)]
+    if values.size == 0:
+        return values, indices
     for cell in np.ndindex(*out):
         bounds = [((c * s_) // o, -(-((c + 1) * s_) // o)) for c, s_, o in zip(cell, spatial, out)]
         window = a[(..., *(slice(lo, hi) for lo, hi in bounds))]
