@@ -768,6 +768,79 @@ def test_ctrl_c_ends_a_long_parse_cleanly(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
+# The Python API's arguments
+# ---------------------------------------------------------------------------
+
+API_PROGRAM = """exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
+  exir.graph @forward(%x: !exir.tensor<[2], float32>) -> !exir.tensor<[2], float32> {
+    %r = aten.relu.default(%x) : (!exir.tensor<[2], float32>) -> !exir.tensor<[2], float32>
+    exir.output %r : !exir.tensor<[2], float32>
+  }
+}
+"""
+
+
+def api_wrong_arguments() -> list[tuple[str, Callable[[], Any], str]]:
+    """(what, call, a phrase of the message): each call has a wrong argument."""
+    import xdsl_exir.api as exir
+
+    p = exir.parse(API_PROGRAM)
+    x = np.ones(2, np.float32)
+    return [
+        ("parse(bytes)", lambda: exir.parse(b"exir.program"), "parse()'s text must be str, not bytes; load()"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("parse(None)", lambda: exir.parse(None), "parse()'s text must be str, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("parse(format=1)", lambda: exir.parse(API_PROGRAM, format=1), "format must be str, not int"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("load(entry=3)", lambda: exir.load(b"x", entry=3), "load()'s entry must be str or None, not int"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("load(None)", lambda: exir.load(None), "load() takes a path, bytes"),
+        ("Program(None)", lambda: repr(exir.Program(None)), "Program()'s module must be ModuleOp, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("emit(None)", lambda: p.emit(None), "emit()'s target must be str, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("emit(debuginfo='a')", lambda: p.emit("mlir", debuginfo="a"), "debuginfo must be bool, not str"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("apply(None)", lambda: p.apply(None), "apply()'s pipeline must be str, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("profile(runs='a')", lambda: p.profile(x, runs="a"), "profile()'s runs must be int, not str"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("profile(runs=0)", lambda: p.profile(x, runs=0), "runs must be at least 1, got 0"),
+        ("table(limit='a')", lambda: p.profile(x).table(limit="a"), "limit must be int or None, not str"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("run_flat(None)", lambda: p.run_flat(None), "run_flat()'s inputs must be list or tuple, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("run_flat([])", lambda: p.run_flat([]), "takes 1 user input (x), got 0"),
+        ("run()", lambda: p.run(), "takes 1 user input (x), got 0"),
+        ("run(x, x)", lambda: p.run(x, x), "takes 1 user input (x), got 2"),
+        ("run(y=x)", lambda: p.run(y=x), "keyword arguments y"),
+        ("run(list)", lambda: p.run([[1.0], [1.0, 2.0]]), "argument 0 is a list, and the program records no input"),
+        ("run_flat(ragged)", lambda: p.run_flat([[1.0, [1.0, 2.0]]]), "got a list numpy cannot make an array of"),
+        ("run(None)", lambda: p.run(None), "expected a float32 tensor, got NoneType"),
+        ("run(str)", lambda: p.run("a"), "expected a float32 tensor, got numpy <U1"),
+        ("run(shape)", lambda: p.run(np.ones(3, np.float32)), "dimension 0 must be 2"),
+        ("compile(3)", lambda: exir.compile(3), "compile() takes an nn.Module"),
+        ("compile(threads='a')", lambda: p.compile("interpreter", threads="a"), "threads must be int or None, not str"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("compile(threads=0)", lambda: p.compile("interpreter", threads=0), "threads must be at least 1, got 0"),
+        ("compile(backend=3)", lambda: p.compile(3), "backend must be str or None, not int"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+    ]
+
+
+def test_api_wrong_arguments_say_which() -> None:
+    """
+    Each public function of `xdsl_exir.api` given a wrong argument raises
+    `ExirError` (a wrong value) or `TypeError` (a wrong type, as Python's own
+    functions do) with one paragraph naming the argument: never another
+    exception from deep inside, never "internal error".
+    """
+    from xdsl_exir.api import ExirError
+
+    failures: list[str] = []
+    for what, call, phrase in api_wrong_arguments():
+        try:
+            call()
+        except (ExirError, TypeError) as e:
+            text = str(e)
+            if phrase not in text or "internal error" in text or "\n" in text:
+                failures.append(f"{what}: {type(e).__name__}: {text}")
+        except Exception as e:
+            failures.append(f"{what}: leaked {type(e).__name__}: {e}")
+        else:
+            failures.append(f"{what}: no error")
+    assert not failures, "\n".join(failures)
+
+
+# ---------------------------------------------------------------------------
 # xDSL's own passes and output formats on this project's dialects
 # ---------------------------------------------------------------------------
 

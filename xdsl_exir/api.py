@@ -56,6 +56,23 @@ class ExirError(Exception):
 # ---------------------------------------------------------------------------
 
 
+def _check_type(value: Any, expected: type | tuple[type, ...], what: str, hint: str = "") -> None:
+    """
+    A `TypeError` naming the argument, the type it takes and the type given, as
+    Python's own functions say it; without it a wrong type fails deep inside a
+    frontend or the interpreter with a message about something else.
+    """
+    if isinstance(value, bool) and bool not in (expected if isinstance(expected, tuple) else (expected,)):
+        ok = False  # a bool is an int to isinstance, never a count or a text
+    else:
+        ok = isinstance(value, expected)
+    if not ok:
+        names = " or ".join(
+            "None" if t is type(None) else t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,))
+        )
+        raise TypeError(f"{what} must be {names}, not {type(value).__name__}" + (f"; {hint}" if hint else ""))
+
+
 def _tool(name: str) -> ExirOptMain:
     """exir-opt's driver, for its context (every dialect), frontends and passes; nothing is read."""
     return ExirOptMain(args=["--", name])
@@ -78,6 +95,9 @@ def load(
     as it is (not copied). `entry` names the TorchScript method or function to
     run (exir-run's `--entry`).
     """
+    _check_type(format, (str, type(None)), "load()'s format")
+    _check_type(name, (str, type(None)), "load()'s name")
+    _check_type(entry, (str, type(None)), "load()'s entry")
     if isinstance(source, ModuleOp):
         return Program(source, entry)
     if isinstance(source, (str, os.PathLike)):
@@ -109,6 +129,10 @@ def load(
 
 def parse(text: str, *, format: str = "mlir", name: str = "<text>", entry: str | None = None) -> Program:
     """A program from IR text (a TorchScript graph dump with `format="torchscript"`, Python with "script")."""
+    _check_type(text, str, "parse()'s text", "load() reads a path or the bytes of a file")
+    _check_type(format, str, "parse()'s format")
+    _check_type(name, str, "parse()'s name")
+    _check_type(entry, (str, type(None)), "parse()'s entry")
     return _load_bytes(text.encode(), format, name, entry)
 
 
@@ -154,6 +178,8 @@ class Profile:
         return self.profiler.rows()
 
     def table(self, limit: int | None = None) -> str:
+        """The table, its `limit` slowest operators only when given."""
+        _check_type(limit, (int, type(None)), "table()'s limit")
         return self.profiler.table(limit)
 
     def chrome_trace(self) -> str:
@@ -173,6 +199,8 @@ class Program:
     """
 
     def __init__(self, module: ModuleOp, entry: str | None = None, tool: ExirOptMain | None = None) -> None:
+        _check_type(module, ModuleOp, "Program()'s module", "load() and parse() make a Program from a file or text")
+        _check_type(entry, (str, type(None)), "Program()'s entry")
         self.module = module
         self.entry = entry
         """TorchScript: the method or function to run (default: forward, or the only function)."""
@@ -214,6 +242,7 @@ class Program:
         syntax: 'cse,dce', 'decompose{legal-ops=...}', a builtin.module(...)
         anchor). The IR is verified after each pass, as exir-opt does.
         """
+        _check_type(pipeline, str, "apply()'s pipeline", "spell it as exir-opt's -p does, e.g. 'cse,dce'")
         module = self.module.clone()
         tool = self.tool
 
@@ -240,6 +269,10 @@ class Program:
         interpreter); the other keywords are `IreeOptions` fields (`device`,
         `target_cpu`, `data_tiling`, `cache_dir`, `use_cache`, ...).
         """
+        _check_type(backend, (str, type(None)), "compile()'s backend")
+        _check_type(threads, (int, type(None)), "compile()'s threads")
+        if threads is not None and threads < 1:
+            raise ExirError(f"compile()'s threads must be at least 1, got {threads}")
         program = self.apply(pipeline) if pipeline else self
         if program.is_torchscript:
             program = program.apply("torchscript-to-exir")
@@ -268,6 +301,9 @@ class Program:
         The output of an exir-opt target, spelled as `--emit` takes it: `mlir`, `fx`,
         `python`, `torchscript`, `mlir{elide-resource-strings-if-larger=64}`, ...
         """
+        _check_type(target, str, "emit()'s target", "an output format such as 'mlir' or 'fx'")
+        _check_type(debuginfo, bool, "emit()'s debuginfo")
+        _check_type(generic, bool, "emit()'s generic")
         tool = self.tool
         try:
             check_target(tool, target)
@@ -348,6 +384,7 @@ class Program:
 
     def run_flat(self, inputs: Sequence[Any]) -> list[Any]:
         """The flattened user inputs in, the flattened user outputs out (exir-run's npz contract)."""
+        _check_type(inputs, (list, tuple), "run_flat()'s inputs", "a list of the flattened user inputs")
         runner = self._get_runner()
         try:
             if isinstance(runner, TorchScriptRunner):
@@ -358,10 +395,13 @@ class Program:
 
     def profile(self, *args: Any, runs: int = 1, **kwargs: Any) -> Profile:
         """Run `runs` times with a per-operator profiler (exir-run --profile); the outputs are in `.outputs`."""
+        _check_type(runs, int, "profile()'s runs")
+        if runs < 1:
+            raise ExirError(f"profile()'s runs must be at least 1, got {runs}")
         profiler = OpProfiler(trace=True)
         runner = self._get_runner(profiler)
         outputs: Any = None
-        for _ in range(max(runs, 1)):
+        for _ in range(runs):
             with profiler.run():
                 outputs = self._run(runner, args, kwargs)
         return Profile(profiler, outputs)

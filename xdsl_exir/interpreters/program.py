@@ -269,9 +269,15 @@ class ProgramRunner:
     def _convert_tensor(
         self, t: TensorType, value: Any, where: str, bindings: _Bindings
     ) -> np.ndarray:
-        if not isinstance(value, np.ndarray):
-            value = np.asarray(value)
         dtype = t.element_dtype
+        if not isinstance(value, np.ndarray):
+            given = type(value).__name__
+            try:
+                value = np.asarray(value)
+            except ValueError:  # a ragged nesting of lists
+                raise InterpreterError(f"{where}: expected a {dtype} tensor, got a {given} numpy cannot make an array of") from None
+            if value.dtype == object:  # None, a string list mixed with numbers, any other Python object
+                raise InterpreterError(f"{where}: expected a {dtype} tensor, got {given}")
         want = numpy_dtype(dtype)
         if value.dtype != want:
             if not (is_low_precision(want) and value.dtype == np.float32):

@@ -85,6 +85,12 @@ def flatten_inputs(
         return [leaf(a) for a in args]
     spec = load_spec(in_spec) if in_spec is not None else None
     if spec is None:
+        nested = next((i for i, a in enumerate(args) if isinstance(a, (tuple, list, dict))), None)
+        if not kwargs and len(args) == wanted and nested is not None:
+            raise error(
+                f"argument {nested} is a {type(args[nested]).__name__}, and the program records no input "
+                f"structure to flatten it along: give each of its {listing} as an array"
+            )
         raise error(
             f"the program takes {listing}, got {len(args)}"
             + (f" and keyword arguments {', '.join(kwargs)}" if kwargs else "")
