@@ -47,6 +47,13 @@ from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
 from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, all_operators, lookup
 
+MAX_NESTED_REWRITES = 256
+"""
+How deep decompositions may nest (a rule's output rewritten by a rule, and so on)
+before `decompose` calls it a cycle: real chains are a handful of levels; a cycle
+is a located error, never a hang.
+"""
+
 
 @dataclass
 class DecomposePattern(RewritePattern):
@@ -55,6 +62,8 @@ class DecomposePattern(RewritePattern):
     legal: frozenset[str]
     layouts: Layouts = field(default_factory=Layouts)
     syms: SymValues = field(default_factory=SymValues)
+    depth: dict[Operation, int] = field(default_factory=dict[Operation, int])
+    """How many rewrites produced each op emitted so far (absent: 0, an op of the input)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, AtenOp):
@@ -76,6 +85,15 @@ class DecomposePattern(RewritePattern):
                 bound = bind_arguments(schema, op.get_args(), op.get_kwargs())
         except (InferenceError, NoInference):
             return
+        depth = self.depth.get(op, 0)
+        if depth >= MAX_NESTED_REWRITES:
+            raise ExirDiagnostic(
+                op,
+                f"decompose: {name} is still being rewritten after {depth} nested decompositions: its "
+                "rule (or a rule it emits) produces it again, so the rewrite would never end. Keep it "
+                f'with decompose{{legal-ops="{name}"}} and report the rule',
+            )
+        acted = rewriter.has_done_action
         emitter = Emitter(rewriter, op, self.layouts, self.syms)
         try:
             values = RULES[name](emitter, bound, op)
@@ -84,8 +102,32 @@ class DecomposePattern(RewritePattern):
         except InferenceError as e:
             raise ExirDiagnostic(op, f"decompose: cannot decompose {name}: {e}") from e
         if values is None:
+            self._undo(op, name, emitter, rewriter, acted)
             return
+        self.depth.pop(op, None)
+        for new in emitter.inserted:
+            self.depth[new] = depth + 1
         self._replace(op, values, rewriter)
+
+    def _undo(self, op: Operation, name: str, emitter: Emitter, rewriter: PatternRewriter, acted: bool) -> None:
+        """
+        Erase what a declining rule emitted, last first, and report no change: ops left
+        behind would count as progress, and the walker would rerun the rule on the same op
+        forever.
+        """
+        for new in reversed(emitter.inserted):
+            if new.parent is None:
+                continue
+            if any(r.uses for r in new.results):
+                raise ExirDiagnostic(
+                    op, f"decompose: the rule for {name} declined after putting its new ops to use; "
+                    "a rule must decline before it rewires the graph",
+                )  # fmt: skip
+            for r in new.results:
+                self.syms.discard(r)
+            rewriter.erase(new)
+        emitter.inserted.clear()
+        rewriter.has_done_action = acted
 
     @staticmethod
     def _replace(op: Operation, values: Sequence[SSAValue | None], rewriter: PatternRewriter) -> None:

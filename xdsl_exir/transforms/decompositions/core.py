@@ -323,6 +323,14 @@ class SymValues:
         if isinstance(t, SymIntType) and (e := t.value) is not None:
             self.by_expr.setdefault(sympy.sympify(e), []).append(value)
 
+    def discard(self, value: SSAValue) -> None:
+        """Forget `value` (its op is being erased), so no later size reuses it."""
+        t = value.type
+        if isinstance(t, SymIntType) and (e := t.value) is not None:
+            known = self.by_expr.get(sympy.sympify(e), [])
+            if value in known:
+                known.remove(value)
+
 
 def _isolating_ancestor(op: Operation) -> Operation | None:
     p = op.parent_op()
@@ -366,9 +374,13 @@ class Emitter:
     op: Operation
     layouts: Layouts
     syms: SymValues
+    inserted: list[Operation] = field(default_factory=list[Operation])
+    """Every op this emitter inserted, in order: a rule that declines after emitting has
+    them erased by the driver, so a refusal leaves the IR (and the fixpoint) untouched."""
 
     def insert(self, new: Operation) -> Operation:
         self.rewriter.insert(new, InsertPoint.before(self.op))
+        self.inserted.append(new)
         for r in new.results:
             self.syms.add(r)
         return new
