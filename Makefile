@@ -1,12 +1,13 @@
 # Two entry points, each working on a fresh clone:
 #   make demo   create the venv, install, import a bundled torch.export archive, run it, compile it with IREE
 #   make test   create the venv, install with the test, torch and iree extras, lint, run pytest and lit
+#   make quick  the inner loop on an installed venv: pytest without the tests marked slow (tests/conftest.py)
 #   make lint   ruff and pyright (configured in pyproject.toml), on an installed venv
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test quick lint venv clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -52,8 +53,12 @@ lint:
 test: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[test,torch,iree]'
 	$(MAKE) lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n auto --dist worksteal
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -v tests/filecheck
+
+# pytest-xdist's workers take one core each; worksteal rebalances the long IREE files.
+quick:
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -385,8 +385,21 @@ class ArithFunctions(InterpreterFunctions):
 
     @impl(arith.FPToSIOp)
     def run_fptosi(self, interpreter: Interpreter, op: arith.FPToSIOp, args: PythonValues) -> PythonValues:
+        """
+        NaN and values outside the result's range are poison in MLIR; here they give what
+        torch's CPU casts (x86's truncating conversions) and IREE give: the minimum of a
+        32-bit carrier for results of up to 32 bits (then wrapped, so 0 for i8 and i16),
+        of a 64-bit one above. numpy's own cast leaves them platform-defined.
+        """
+        width = bit_width(op.result.type)
+        carrier = np.int64 if width > 32 else np.int32
+        lo, hi = float(np.iinfo(carrier).min), -float(np.iinfo(carrier).min)
+        x = np.asarray(args[0], dtype=np.float64)
+        bad = ~((x >= lo) & (x < hi))  # NaN compares false
         with np.errstate(invalid="ignore"):
-            return (wrap_int(np.asarray(args[0]).astype(np.int64), op.result.type),)
+            ints = np.where(bad, 0.0, np.trunc(x)).astype(np.int64)
+        ints = np.where(bad, np.iinfo(carrier).min, ints)
+        return (wrap_int(ints, op.result.type),)
 
     @impl(arith.FPToUIOp)
     def run_fptoui(self, interpreter: Interpreter, op: arith.FPToUIOp, args: PythonValues) -> PythonValues:
