@@ -582,8 +582,9 @@ def test_combinations_decomposes_and_matches_torch(with_replacement: bool) -> No
     """torch.export cannot trace `combinations` (its meta kernel's size is data-dependent): the
     interpreter runs the rule on its own."""
     for x in (edge(5), torch.tensor([3, 1, 2]), torch.zeros(1)):
-        got = _run("aten.combinations.default", x, 2, with_replacement)
-        _same([np.asarray(got)], [torch.combinations(x, 2, with_replacement).numpy()], 0.0, "combinations")
+        for r in (2, 3):
+            got = _run("aten.combinations.default", x, r, with_replacement)
+            _same([np.asarray(got)], [torch.combinations(x, r, with_replacement).numpy()], 0.0, "combinations")
 
 
 

@@ -14,6 +14,8 @@ order); the index returned here is one of the positions holding the median.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from xdsl_exir.interpreters.aten_kernels.reductions import (
@@ -397,3 +399,19 @@ def _unique_dim_consecutive(self: np.ndarray, dim: int, return_inverse: bool = F
                             return_counts: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values, inverse, counts = _unique_dim(np.asarray(self), dim, True)
     return values, inverse if return_inverse else _EMPTY.copy(), counts if return_counts else _EMPTY.copy()
+
+
+@register("aten.combinations.default")
+def _combinations(self: np.ndarray, r: int = 2, with_replacement: bool = False) -> np.ndarray:
+    """The r-element combinations of a 1-d tensor's elements, in lexicographic order of position
+    (the decomposition covers pairs; this serves every r the interpreter meets)."""
+    a = np.asarray(self)
+    if a.ndim != 1:
+        raise ValueError(f"combinations: expect a 1D vector, but got shape {list(a.shape)}")
+    if r < 0:
+        raise ValueError(f"combinations: r must be non-negative, got {r}")
+    if r == 0:
+        return np.zeros(0, a.dtype)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.array(list(pick(range(a.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    return a[idx]

@@ -159,34 +159,38 @@ def _trapezoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     ty = _tensor(y)
     if ty.rank == 0:
         raise Decline()
-    # core IR promotes explicitly: integer samples (and spacings) computed in the float result dtype
+    # integer samples are added (and summed) in their own dtype, wrapping as torch's do, and only
+    # then meet the float spacing: core IR promotes explicitly
     dtype = result_type([y, b["x"]] if "x" in b else [y, b.get("dx", 1)]).to_floating()
-    y = _as_dtype(e, y, dtype)
-    ty = _tensor(y)
     dim = b.int("dim") % ty.rank
     cumulative = op_name(op).startswith("aten.cumulative_trapezoid")
     size = ty.sizes[dim]
     if not isinstance(size, int):
         raise Decline()
     if size == 0:
+        y = _as_dtype(e, y, dtype)
         zero = e.v("aten.mul.Tensor", e.v("aten.sum.dim_IntList", y, [dim], True), 0) if cumulative \
             else e.v("aten.mul.Tensor", e.v("aten.sum.dim_IntList", y, [dim]), 0)
         return [e.v("aten.slice.Tensor", zero, dim, 0, 0) if cumulative else zero]
     left, right = _edges(e, y, dim)
     pair = e.v("aten.add.Tensor", left, right)
     if "x" in b:
-        dx = _spacing(e, y, _as_dtype(e, cast(SSAValue, b["x"]), dtype), dim)
-        prod = e.v("aten.mul.Tensor", pair, dx)
-        if cumulative:
-            return [e.v("aten.div.Tensor", e.v("aten.cumsum.default", prod, dim), 2.0)]
-        return [e.v("aten.div.Tensor", e.v("aten.sum.dim_IntList", prod, [dim]), 2.0)]
+        x = cast(SSAValue, b["x"])
+        common = result_type([y, x])  # torch multiplies and sums in the operands' common dtype
+        dx = _as_dtype(e, _spacing(e, y, x, dim), common)
+        prod = e.v("aten.mul.Tensor", _as_dtype(e, pair, common), dx)
+        acc = e.v("aten.cumsum.default", prod, dim) if cumulative else e.v("aten.sum.dim_IntList", prod, [dim])
+        return [e.v("aten.div.Tensor", _as_dtype(e, acc, dtype), 2.0)]
+    pair = _as_dtype(e, pair, dtype)
     dx = b.get("dx", 1)
     if isinstance(dx, SSAValue):
         raise Decline()
     if cumulative:
         return [e.v("aten.cumsum.default", e.v("aten.mul.Tensor", pair, cast(float, dx) / 2), dim)]
-    ends = e.v("aten.add.Tensor", e.v("aten.select.int", y, dim, 0), e.v("aten.select.int", y, dim, -1))
-    inner = e.v("aten.sub.Tensor", e.v("aten.sum.dim_IntList", y, [dim]), e.v("aten.mul.Tensor", ends, 0.5))
+    ends = _as_dtype(e, e.v("aten.add.Tensor", e.v("aten.select.int", y, dim, 0), e.v("aten.select.int", y, dim, -1)),
+                     dtype)
+    total = _as_dtype(e, e.v("aten.sum.dim_IntList", y, [dim]), dtype)
+    inner = e.v("aten.sub.Tensor", total, e.v("aten.mul.Tensor", ends, 0.5))
     return [e.v("aten.mul.Tensor", inner, dx)]
 
 
