@@ -2,7 +2,11 @@
 
 from typing import Any
 
-from xdsl_exir.utils.op_registry import register_kernel
+from xdsl_exir.utils.interrupts import quiet_start_up
+
+quiet_start_up()  # first: a Ctrl-C while xDSL loads ends a tool quietly (see the module)
+
+from xdsl_exir.utils.op_registry import register_kernel  # noqa: E402 - after the Ctrl-C handler
 
 __version__ = "0.1.0"
 
