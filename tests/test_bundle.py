@@ -160,10 +160,9 @@ def test_runtime_needs_only_numpy_and_iree_runtime(tmp_path: pathlib.Path, cache
     assert done.returncode == 0, done.stderr
     loaded, ours, z = eval(done.stdout.strip().splitlines()[-1])
     assert loaded == []
-    assert set(ours) <= {
-        "xdsl_exir", "xdsl_exir.runtime", "xdsl_exir.utils", "xdsl_exir.utils.pytree",
-        "xdsl_exir.utils.op_registry", "xdsl_exir.utils.function_schema",
-    }, ours  # fmt: skip
+    # the package, the runtime and core helpers (none of which needs xDSL): no dialect, pass or target
+    assert all(m in ("xdsl_exir", "xdsl_exir.runtime") or m.startswith("xdsl_exir.utils") for m in ours), ours
+    assert "xdsl_exir.utils.pytree" in ours
     args = _inputs("nested_io")
     expected = compiled(args[0], (args[1], args[2]), {"w": args[3], "v": args[4]}, 0.5, 3)
     assert z == pytest.approx(float(expected[2]["z"].sum()))
