@@ -17,7 +17,8 @@ Without `-o` the outputs are summarised on stdout.
 `--profile` prints a per-operator table on stderr (calls, self and total time,
 share of the run, FLOPs and GFLOP/s where `flop-count` knows them), as
 torch.profiler's `key_averages()` does; `--trace OUT.json` writes the run as a
-Chrome/Perfetto trace. Loading and running show a progress line on stderr when
+Chrome/Perfetto trace. Both time `--runs N` runs (default 1) after `--warmup K`
+untimed ones (default 1, so that first-call set-up is not in the times). Loading and running show a progress line on stderr when
 they take more than a second and stderr is a terminal.
 
 This module is only the command line: the work is in `run_program.py`,
@@ -75,6 +76,26 @@ def _seed(text: str) -> int:
     return value
 
 
+def _warmups(text: str) -> int:
+    """`--warmup`: a count of runs, zero or more."""
+    return _run_count(text, 0)
+
+
+def _runs(text: str) -> int:
+    """`--runs`: a count of runs, one or more."""
+    return _run_count(text, 1)
+
+
+def _run_count(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not least <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"expected a number of runs ({least} or more), got {text!r}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     """`--threads`: a count of at least one."""
     try:
@@ -116,6 +137,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--profile", action="store_true", help="print a per-operator profile of the run on stderr (calls, times, FLOPs)"
+    )
+    parser.add_argument(
+        "--runs",
+        type=_runs,
+        default=None,
+        metavar="N",
+        help="--profile/--trace: time N runs (default 1); the table sums them, the trace shows each",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=_warmups,
+        default=None,
+        metavar="K",
+        help="--profile/--trace: run K times untimed first (default 1: caches and lazy set-up out of the times)",
     )
     parser.add_argument(
         "--trace", metavar="OUT.json", help="write loading, passes and the run as a Chrome/Perfetto trace (trace-event JSON)"

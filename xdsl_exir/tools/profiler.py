@@ -162,6 +162,17 @@ class OpProfiler:
             if self.trace:
                 self.events.append(_Event("run", start, duration, "run"))
 
+    def forget_runs(self) -> None:
+        """
+        Drop what the runs so far recorded (warm-up runs), keeping the phases;
+        the wrappers already made keep counting into the same rows.
+        """
+        for stat in self.stats.values():
+            stat.calls = stat.total_ns = stat.self_ns = stat.flops = 0
+        self.events[:] = [e for e in self.events if e.category not in ("op", "run")]  # the wrappers hold the list
+        self.wall_ns = 0
+        self.runs = 0
+
     def phase(self, name: str, start_ns: int, dur_ns: int, category: str = "phase") -> None:
         """A phase of the tool (loading, a pass) for the trace."""
         if self.trace:

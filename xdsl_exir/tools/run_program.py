@@ -23,8 +23,8 @@ import io
 import os
 import sys
 import time
-from collections.abc import Sequence
-from typing import IO, TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -208,8 +208,36 @@ def _run_torchscript(module: ModuleOp, args: argparse.Namespace, profiler: OpPro
         inputs = []
     if profiler is None:
         return runner.run_flat(inputs)
-    with progress("running"), profiler.run():
-        return runner.run_flat(inputs)
+    with progress("running"):
+        return profiled_runs(args, profiler, lambda: runner.run_flat(_copies(inputs)))
+
+
+_T = TypeVar("_T")
+
+
+def _copies(inputs: Sequence[Any]) -> list[Any]:
+    """Each run's own inputs: a program that mutates a user input writes into them."""
+    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in inputs]
+
+
+def profiled_runs(args: argparse.Namespace, profiler: OpProfiler, call: Callable[[], _T]) -> _T:
+    """
+    `--warmup` untimed runs (default 1), then `--runs` timed ones (default 1).
+    The outputs are the first run's: later runs start from the state earlier
+    ones left (a buffer mutation), which moves no time but may move values.
+    """
+    first: list[_T] = []
+    for _ in range(1 if args.warmup is None else args.warmup):
+        result = call()
+        if not first:
+            first.append(result)
+    profiler.forget_runs()
+    for _ in range(args.runs or 1):
+        with profiler.run():
+            result = call()
+        if not first:
+            first.append(result)
+    return first[0]
 
 
 def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray]:
@@ -219,6 +247,8 @@ def execute(args: argparse.Namespace, loaders: list[_Loader]) -> list[np.ndarray
     if args.trace is not None:
         check_output_path(args.trace, "--trace")
     profiler = None
+    if (args.runs is not None or args.warmup is not None) and not (args.profile or args.trace):
+        raise InterpreterError("--runs and --warmup repeat a profiled run: give --profile or --trace with them")
     if args.profile or args.trace:
         from xdsl_exir.tools.profiler import OpProfiler
 
@@ -298,8 +328,7 @@ def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfi
         if profiler is None:
             results = runner.run(inputs)
         else:
-            with profiler.run():
-                results = runner.run(inputs)
+            results = profiled_runs(args, profiler, lambda: runner.run(_copies(inputs)))
     _flatten(results, flat)
     return flat
 
