@@ -103,3 +103,48 @@ def test_a_wrong_value_is_caught_and_a_stale_row_fails() -> None:
     row = table.Row("interp", "abs", "float32/*", "wrong: a reason")
     assert [v.status for v in table.judge([agree, fail, refused], [row])] == ["xpass", "xfail", "error"]
     assert [v.status for v in table.judge([fail], [])] == ["wrong"]
+
+
+def test_open_answers_are_accepted_only_where_torch_leaves_them_open() -> None:
+    """
+    An unstable sort's tie order, the sign of a min/max of two opposite zeros
+    and an out-of-bounds gather sample are not checked as eager computes them;
+    everything around them still is.
+    """
+    import numpy as np
+    import torch
+
+    ops = harness.opinfos_by_name()
+    x = np.array([[2.0, 1.0, 2.0, np.nan]])
+    want = [np.array([[1, 0, 2, 3]])]
+    ties_swapped = [np.array([[1, 2, 0, 3]])]
+    assert harness.by_gathered_values(ties_swapped, want, x, 1)[2] is None
+    ours, theirs, _ = harness.by_gathered_values(ties_swapped, want, x, 1)
+    assert harness.compare(ours, theirs, ops["argsort"], [x], False) is None
+    ours, theirs, _ = harness.by_gathered_values([np.array([[0, 1, 2, 3]])], want, x, 1)  # 2 before 1: wrong
+    assert harness.compare(ours, theirs, ops["argsort"], [x], False) is not None
+    ours, theirs, _ = harness.by_gathered_values([np.array([[1, 2, 3, 0]])], want, x, 1)  # NaN moved
+    assert harness.compare(ours, theirs, ops["argsort"], [x], False) is not None
+    assert harness.by_gathered_values([np.array([[1, 1, 2, 3]])], want, x, 1)[2] is not None  # not a permutation
+
+    def sample(tensors: list[torch.Tensor], **kwargs: object) -> harness.Sample:
+        return harness.Sample("float32/0", tensors, lambda t: (t[0], tuple(t[1:]), dict(kwargs)))
+
+    a, b = torch.tensor([0.0, -0.0, 0.0, -0.0]), torch.tensor([-0.0, 0.0, 0.0, -0.0])
+    mask = harness.either_zero_sign(ops["maximum"], sample([a, b]))
+    assert mask is not None and mask.tolist() == [True, True, False, False]
+    got, eager = [np.array([0.0, 0.0, -0.0, 0.0])], [np.array([-0.0, -0.0, 0.0, 0.0])]
+    assert harness.compare(got, eager, ops["maximum"], [a.numpy(), b.numpy()], False, mask) is not None
+    got[0][2] = 0.0
+    assert harness.compare(got, eager, ops["maximum"], [a.numpy(), b.numpy()], False, mask) is None
+    bound = harness.either_zero_sign(ops["clamp"], sample([a], min=0.0))
+    assert bound is not None and bound.tolist() == [False, True, False, True]
+    assert harness.either_zero_sign(ops["add"], sample([a, b])) is None
+    assert harness.unordered_sort_axis(ops["argsort"], sample([torch.zeros(2, 3)], dim=0)) == 0
+    assert harness.unordered_sort_axis(ops["argsort"], sample([torch.zeros(2, 3)], stable=True)) is None
+
+    gather = ops["take_along_dim"]
+    inside = sample([torch.arange(5.0), torch.tensor([-5, 4])], dim=0)
+    outside = sample([torch.arange(5.0), torch.tensor([-(2**63), 0])], dim=0)
+    assert not harness.reads_out_of_bounds(gather, inside)
+    assert harness.reads_out_of_bounds(gather, outside)
