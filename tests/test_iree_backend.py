@@ -422,3 +422,25 @@ def test_compile_program_on_a_bad_source_raises_one_line(tmp_path: pathlib.Path)
         with pytest.raises(IreeError) as e:
             compile_program(source)
         assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_prepared_call_path_keeps_every_check(cache_dir: pathlib.Path) -> None:
+    """The checks compiled once at load time answer as `ProgramRunner.run` does: same
+    values on the fast path, a non-contiguous input copied, a wrong dtype or shape refused."""
+    path = ZOO / BY_NAME["mlp"]["programs"]["core"]
+    program = compile_program(path, IreeOptions(threads=1, cache_dir=str(cache_dir)))
+    x = load_npz(ZOO / "mlp.inputs.npz")[0]
+    fast = program(x)
+    slow = program.runner.run([x])
+    np.testing.assert_array_equal(fast[0], slow[0])
+    np.testing.assert_allclose(fast[0], load_npz(ZOO / "mlp.expected.npz")[0], rtol=1e-5, atol=1e-6)
+    strided = np.asfortranarray(x)
+    np.testing.assert_array_equal(program(strided)[0], fast[0])
+    again = program(x + 0)  # the previous result stays valid after the next call
+    np.testing.assert_array_equal(fast[0], again[0])
+    with pytest.raises(InterpreterError, match="arg0.*expected a float32 tensor, got numpy float64"):
+        program(x.astype(np.float64))
+    with pytest.raises(InterpreterError, match="dimension 1 must be 16"):
+        program(x[:, :8])
+    with pytest.raises(InterpreterError, match="takes 1 user input"):
+        program(x, x)

@@ -63,9 +63,10 @@ from xdsl.universe import Universe
 from xdsl.utils.exceptions import ParseError
 
 from xdsl_exir.dialects import get_all_dialects
-from xdsl_exir.dialects.exir import DType, ProgramOp, SymIntType, TensorType, blob_data, is_blob
+from xdsl_exir.dialects.exir import DType, InputKind, OutputKind, ProgramOp, SymIntType, TensorType, blob_data, is_blob
 from xdsl_exir.dialects.stream import parameter_keys, parameters_refused
 from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream.program import LoweredProgram
@@ -74,6 +75,7 @@ from xdsl_exir.runtime import open_module
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.utils.diagnostics import locate
+from xdsl_exir.utils.dtypes import is_low_precision
 from xdsl_exir.utils.limits import check_tensor_bytes, tensor_bytes_limit
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
 from xdsl_exir.utils.symbolic import sympy
@@ -467,7 +469,7 @@ class _SizeCheck:
         entry = program.entry
         assert entry is not None
         self._inputs = list(entry.body.block.args)
-        self._symbolic: list[tuple[Operation, list[sympy.Expr], int]] = []
+        self.symbolic: list[tuple[Operation, list[sympy.Expr], int]] = []
         self._checked: set[tuple[tuple[sympy.Symbol, int], ...]] = set()
         for op in entry.walk():
             for r in op.results:
@@ -481,11 +483,11 @@ class _SizeCheck:
                 if t.is_static():
                     _check_result(op, [int(x) for x in t.sizes], itemsize)
                 else:
-                    self._symbolic.append((op, [sympy.sympify(x) for x in t.sizes], itemsize))
+                    self.symbolic.append((op, [sympy.sympify(x) for x in t.sizes], itemsize))
 
     def check(self, args: Sequence[Any]) -> None:
         """Check the symbolic sizes the placeholders' values decide (each set of values once)."""
-        if not self._symbolic:
+        if not self.symbolic:
             return
         env: dict[sympy.Symbol, int] = {}
         for ph, value in zip(self._inputs, args):
@@ -500,7 +502,7 @@ class _SizeCheck:
         if key in self._checked:
             return
         subs = {k: sympy.Integer(v) for k, v in env.items()}
-        for op, sizes, itemsize in self._symbolic:
+        for op, sizes, itemsize in self.symbolic:
             values = [x.xreplace(subs) for x in sizes]
             if all(isinstance(v, sympy.Integer) for v in values):
                 _check_result(op, [int(cast(sympy.Integer, v)) for v in values], itemsize)
@@ -536,20 +538,25 @@ class IreeExecutor:
         self._parameters = parameters  # the weights IREE reads stay alive as long as the module
         self._ctx, self._fn = load_forward(vmfb, options, parameters)
 
+    @property
+    def static_sizes(self) -> bool:
+        """Whether no tensor the program creates has a size its inputs decide (nothing to check per call)."""
+        return not self._sizes.symbolic
+
     def __call__(self, *args: Any) -> list[Any]:
         self._sizes.check(args)
+        return self.call_checked(args)
+
+    def call_checked(self, args: Sequence[Any]) -> list[Any]:
+        """Run on placeholders' values whose sizes were checked (`_SizeCheck`, or static types)."""
         call_args: list[Any] = []
         for slot in self._slots:
             value = args[slot.placeholder]
-            if isinstance(value, np.ndarray):
+            if type(value) is np.ndarray:
                 # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
                 call_args.append(value if value.flags.c_contiguous else value.copy(order="C"))
-            elif isinstance(value, bool | np.bool_):  # scalars travel as 0-d tensors
-                call_args.append(np.asarray(bool(value)))
-            elif isinstance(value, int | np.integer):
-                call_args.append(np.asarray(int(value), dtype=np.int64))
             else:
-                call_args.append(np.asarray(float(value), dtype=np.float64))
+                call_args.append(_scalar_arg(value))
         try:
             results = self._fn(*call_args)
         except Exception as e:
@@ -558,8 +565,11 @@ class IreeExecutor:
             results = (results,)
         out: list[Any] = []
         for r, t in zip(results, self._out_types):
+            # `to_host` maps the buffer of a host-visible device (the CPU's): a writable view, no copy,
+            # which keeps the mapping alive as long as the array.
             host = r.to_host() if hasattr(r, "to_host") else r
-            host = np.asarray(host)
+            if type(host) is not np.ndarray:
+                host = np.asarray(host)
             if isinstance(t, TensorType):
                 if t.element_dtype is DType.uint8 and host.dtype == np.int8:
                     host = host.view(np.uint8)
@@ -567,6 +577,83 @@ class IreeExecutor:
             else:
                 out.append(host.item())  # a SymInt/float/bool output, as the interpreter gives it
         return out
+
+
+def _scalar_arg(value: Any) -> Any:
+    """A non-array placeholder value as IREE takes it: a 0-d tensor."""
+    if isinstance(value, np.ndarray):
+        return value if value.flags.c_contiguous else value.copy(order="C")
+    if isinstance(value, bool | np.bool_):
+        return np.asarray(bool(value))
+    if isinstance(value, int | np.integer):
+        return np.asarray(int(value), dtype=np.int64)
+    return np.asarray(float(value), dtype=np.float64)
+
+
+@dataclass
+class _FastPlan:
+    """
+    The checks of `ProgramRunner.run` compiled once for a program whose inputs and
+    outputs all have static types and which mutates nothing: a call whose arrays
+    have exactly the expected dtypes and shapes goes straight to IREE; any other
+    call takes `ProgramRunner.run`, which converts what it may and refuses, located,
+    what it must (so no check is lost, only its cost for the common case).
+    """
+
+    executor: IreeExecutor
+    runner: ProgramRunner
+    placeholders: list[tuple[int, str]]
+    """Per placeholder: (user input index, "") or (-1, its name in the state, read at each call)."""
+    inputs: list[tuple[np.dtype[Any], tuple[int, ...]]]
+    outputs: list[tuple[np.dtype[Any], tuple[int, ...]] | None]
+
+    @staticmethod
+    def build(runner: ProgramRunner) -> _FastPlan | None:
+        executor = runner.graph
+        program = runner.program
+        entry = program.entry
+        if not isinstance(executor, IreeExecutor) or entry is None or not executor.static_sizes:
+            return None
+        placeholders: list[tuple[int, str]] = []
+        inputs: list[tuple[np.dtype[Any], tuple[int, ...]]] = []
+        for spec, t in zip(program.inputs.data, entry.function_type.inputs.data):
+            if spec.input_kind is InputKind.user_input:
+                if not isinstance(t, TensorType) or not t.is_static() or is_low_precision(numpy_dtype(t.element_dtype)):
+                    return None
+                placeholders.append((len(inputs), ""))
+                inputs.append((np.dtype(numpy_dtype(t.element_dtype)), tuple(int(x) for x in t.sizes)))
+            elif spec.input_kind is InputKind.token or spec.target_name not in runner.state:
+                return None
+            else:
+                placeholders.append((-1, spec.target_name))
+        outputs: list[tuple[np.dtype[Any], tuple[int, ...]] | None] = []
+        for spec, t in zip(program.outputs.data, entry.function_type.outputs.data):
+            if spec.output_kind not in (OutputKind.user_output, OutputKind.loss_output):
+                return None
+            if isinstance(t, TensorType):
+                if not t.is_static():
+                    return None
+                outputs.append((np.dtype(numpy_dtype(t.element_dtype)), tuple(int(x) for x in t.sizes)))
+            else:
+                outputs.append(None)
+        if program.ranges() or len(outputs) != len(entry.function_type.outputs.data):
+            return None
+        return _FastPlan(executor, runner, placeholders, inputs, outputs)
+
+    def __call__(self, user_inputs: Sequence[Any]) -> list[Any] | None:
+        """The outputs, or None where the call needs `ProgramRunner.run`'s conversions or refusals."""
+        if len(user_inputs) != len(self.inputs):
+            return None
+        for value, (dtype, shape) in zip(user_inputs, self.inputs):
+            if type(value) is not np.ndarray or value.dtype != dtype or value.shape != shape:
+                return None
+        state = self.runner.state
+        args = [user_inputs[i] if i >= 0 else state[name] for i, name in self.placeholders]
+        results = self.executor.call_checked(args)
+        for value, want in zip(results, self.outputs):
+            if want is not None and (value.dtype != want[0] or value.shape != want[1]):
+                return None  # ProgramRunner.run reruns it and names the disagreeing output
+        return results
 
 
 @dataclass
@@ -580,7 +667,13 @@ class CompiledProgram:
     parameters: dict[str, Any] = field(default_factory=lambda: {})
     """The named parameters the module reads (key -> the program's own buffer)."""
 
+    def __post_init__(self) -> None:
+        self._plan = _FastPlan.build(self.runner)
+
     def __call__(self, *user_inputs: Any) -> list[Any]:
+        plan = self._plan
+        if plan is not None and (results := plan(user_inputs)) is not None:
+            return results
         return self.runner.run(user_inputs)
 
     @property

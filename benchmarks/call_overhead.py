@@ -1,0 +1,170 @@
+"""
+The fixed cost of one call of a program compiled by IREE: what the project
+adds around IREE's own function call, and how that compares with torch eager
+and onnxruntime on the same small models.
+
+Usage:
+    .venv/bin/python benchmarks/call_overhead.py [--reps N] [--wall]
+
+Programs: a trivial one (`x + 1` on four floats, where everything but the call
+is overhead) and the zoo's `mlp` (`tests/zoo/mlp.core.pt2`, 4x16 input).
+Runners, interleaved round-robin with a rotating start, median per call in CPU
+time of this process (`--wall`: wall clock), one thread each:
+
+- `iree`: the module's `forward` called through `iree.runtime` with arguments
+  prepared once and results read back by `to_host()` (IREE's own floor);
+- `exir`: `compile_program(...)(*inputs)`, every check of the contract included;
+- `exir-torch`: `torch.compile(backend="exir")` on the same model (Dynamo's guards
+  and the tensor conversions on top);
+- `eager`: the exported program's module in torch eager;
+- `ort`: onnxruntime (when installed) on the same module.
+
+Nothing here asserts a time: the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse
+import gc
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from xdsl_exir.frontends.torch_live import import_exported_program
+from xdsl_exir.targets.iree import compile_program
+
+torch.set_num_threads(1)
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ZOO = ROOT / "tests" / "zoo"
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import gen_zoo
+
+
+class AddOne(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + 1
+
+
+def interleave(fns: dict[str, Callable[[], Any]], reps: int, clock: Callable[[], float]) -> dict[str, float]:
+    """Median seconds per call of each function, round-robin with a rotating start."""
+    number: dict[str, int] = {}
+    for name, fn in fns.items():
+        for _ in range(20):
+            fn()
+        t = clock()
+        for _ in range(20):
+            fn()
+        number[name] = max(10, min(5000, int(0.02 / max((clock() - t) / 20, 1e-8))))
+    names = list(fns)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    gc.collect()
+    for rep in range(reps):
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            fn, k = fns[name], number[name]
+            t = clock()
+            for _ in range(k):
+                fn()
+            times[name].append((clock() - t) / k)
+    return {n: statistics.median(ts) for n, ts in times.items()}
+
+
+def ort_runner(model: torch.nn.Module, args: tuple[torch.Tensor, ...], tmp: pathlib.Path) -> Callable[[], Any] | None:
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    path = tmp / "model.onnx"
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, args, str(path), dynamo=False)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    feed = {i.name: a.numpy() for i, a in zip(sess.get_inputs(), args)}
+    return lambda: sess.run(None, feed)
+
+
+def runners(
+    module: torch.nn.Module, program: Any, args: tuple[torch.Tensor, ...], tmp: pathlib.Path
+) -> dict[str, Callable[[], Any]]:
+    compiled = compile_program(program, threads=1)
+    arrays = [a.numpy() for a in args]
+    want = module(*args)
+    got = compiled(*arrays)
+    np.testing.assert_allclose(got[0], want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+    # IREE's floor: the same module's function, every placeholder's array (weights included) prepared once.
+    executor: Any = compiled.runner.graph
+    fn = executor._fn
+    prepared: list[Any] = []
+    state = compiled.runner.state
+    user = iter(arrays)
+    for inp in compiled.runner._inputs:
+        prepared.append(next(user) if inp.kind.name == "user_input" else state[inp.target])
+    call_args = [prepared[s.placeholder] for s in executor._slots]
+
+    def bare() -> Any:
+        r = fn(*call_args)
+        return r.to_host()
+
+    dyn = torch.compile(module, backend="exir", options={"backend": "iree", "threads": 1})
+    with torch.inference_mode():
+        dyn(*args)
+    fns: dict[str, Callable[[], Any]] = {
+        "iree": bare,
+        "exir": lambda: compiled(*arrays),
+        "exir-torch": lambda: dyn(*args),
+        "eager": lambda: module(*args),
+    }
+    ort = ort_runner(module, args, tmp)
+    if ort is not None:
+        fns["ort"] = ort
+    return fns
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--reps", type=int, default=15)
+    p.add_argument("--wall", action="store_true", help="wall clock instead of this process's CPU time")
+    a = p.parse_args(argv)
+    clock = time.perf_counter if a.wall else time.process_time
+    x = torch.randn(4)
+    add_one = AddOne().eval()
+    mlp = gen_zoo.MLP().eval()  # the zoo's module, its weights from the zoo's archive
+    mlp.load_state_dict(torch.export.load(str(ZOO / "mlp.core.pt2")).state_dict)
+    mlp_input = torch.from_numpy(np.load(ZOO / "mlp.inputs.npz")["arg0"])
+    cases = {
+        "trivial (x + 1)": (add_one, import_exported_program(torch.export.export(add_one, (x,))), (x,)),
+        "mlp (zoo, 4x16)": (mlp, str(ZOO / "mlp.core.pt2"), (mlp_input,)),
+    }
+    rows: list[tuple[str, dict[str, float]]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (module, program, args) in cases.items():
+            with torch.inference_mode():
+                fns = runners(module, program, args, pathlib.Path(tmp))
+                rows.append((name, interleave(fns, a.reps, clock)))
+    cols = ["iree", "exir", "exir-torch", "eager", "ort"]
+    print(f"{'us per call':<20}" + "".join(f"{c:>12}" for c in cols) + f"{'exir-iree':>12}")
+    for name, t in rows:
+        cells = "".join(f"{t[c] * 1e6:>12.1f}" if c in t else f"{'-':>12}" for c in cols)
+        print(f"{name:<20}{cells}{(t['exir'] - t['iree']) * 1e6:>12.1f}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
