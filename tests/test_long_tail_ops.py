@@ -90,6 +90,7 @@ PROGRAMS: list[Prog] = [
     Prog("unsafe_split_with_sizes", "aten.unsafe_split_with_sizes.default",
          lambda x: x.unsafe_split_with_sizes([1, 4], 1), lambda: (randn(3, 5),)),
     Prog("unsafe_chunk", "aten.unsafe_chunk.default", lambda x: x.unsafe_chunk(3, 0), lambda: (randn(7, 2),)),
+    Prog("unsafe_chunk_empty", "aten.unsafe_chunk.default", lambda x: x.unsafe_chunk(2, 0), lambda: (randn(0, 3),)),
     Prog("split_copy", "aten.split_copy.Tensor", lambda x: torch.split_copy(x, 2, 1), lambda: (edge(2, 5),)),
     Prog("split_with_sizes_copy", "aten.split_with_sizes_copy.default",
          lambda x: torch.split_with_sizes_copy(x, [3, 1]), lambda: (noncontig(4, 3),)),

@@ -183,7 +183,9 @@ def _unsafe_chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     chunks = b.int("chunks")
     if chunks <= 0:
         raise Decline()
-    pieces = e.v("aten.split_with_sizes.default", x, _split_sizes(total, -(-total // chunks)), dim)
+    # as `chunk`: an empty dim gives `chunks` empty pieces (a split by 0 would give one)
+    sizes = [0] * chunks if total == 0 else _split_sizes(total, -(-total // chunks))
+    pieces = e.v("aten.split_with_sizes.default", x, sizes, dim)
     return [_typed_as(e, pieces, op.results[0])]
 
 
