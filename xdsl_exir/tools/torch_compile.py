@@ -68,7 +68,7 @@ from xdsl_exir.dialects.exir import SymIntType, TensorType
 from xdsl_exir.frontends.torch_live import import_graph_module, qualified_name, torch_dtype
 from xdsl_exir.interpreters.aten_kernels import has_kernel
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
-from xdsl_exir.targets.iree import IreeOptions, compile_program, iree_available
+from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program, iree_available
 from xdsl_exir.tools.run_program import message
 from xdsl_exir.transforms.decompositions import RULES as DECOMPOSITIONS
 from xdsl_exir.transforms.linalg_lowering import rule_for
@@ -491,12 +491,12 @@ def _compile_piece(gm: torch.fx.GraphModule, example_inputs: list[Any], opts: Ba
     return _Native(runner, outputs, opts.threads if runs_on == "interpreter" else None)
 
 
-def _runner(module: ModuleOp, opts: BackendOptions) -> tuple[ProgramRunner | None, str, str]:
+def _runner(module: ModuleOp, opts: BackendOptions) -> tuple[ProgramRunner | CompiledProgram | None, str, str]:
     """The program on the requested backend, else the interpreter, else nothing (eager); and why."""
     reason = ""
     if opts.backend == "iree":
         try:
-            return compile_program(module, IreeOptions(threads=opts.threads)).runner, "iree", ""
+            return compile_program(module, IreeOptions(threads=opts.threads)), "iree", ""
         except Exception as e:
             reason = f"IREE refused it ({_first_line(message(e, module, 'lowering'))})"
     try:
@@ -542,8 +542,12 @@ _THREADS = ThreadpoolController()
 class _Native:
     """A compiled program called with torch values: numpy views in, `torch.from_numpy` out."""
 
-    def __init__(self, runner: ProgramRunner, outputs: _Outputs, blas_threads: int | None) -> None:
+    def __init__(self, runner: ProgramRunner | CompiledProgram, outputs: _Outputs, blas_threads: int | None) -> None:
         self.runner = runner
+        # A CompiledProgram's call takes its checks prepared at load time (`ProgramRunner.run` where they do not apply).
+        self.run: Callable[[list[Any]], list[Any]] = (
+            runner.run if isinstance(runner, ProgramRunner) else lambda inputs: runner(*inputs)
+        )
         self.outputs = outputs
         self.blas_threads = blas_threads
 
@@ -552,9 +556,9 @@ class _Native:
         try:
             if self.blas_threads is not None:
                 with _THREADS.limit(limits=self.blas_threads, user_api="blas"):
-                    results = self.runner.run(inputs)
+                    results = self.run(inputs)
             else:
-                results = self.runner.run(inputs)
+                results = self.run(inputs)
         except Exception as e:
             raise ExirError(message(e, None, "torch.compile(backend='exir')")) from None
         return self.outputs.build(results)
