@@ -116,6 +116,13 @@ def test_chunk_of_an_empty_dimension_gives_every_piece(shape: tuple[int, ...], c
     _same(run_python(fn, x), fn(x))
 
 
+def test_traced_argwhere_gives_int64_indices() -> None:
+    """argwhere runs through its decomposition (nonzero) in a one-op graph whose result type is a
+    placeholder; the indices must stay int64, not take the placeholder's dtype."""
+    x = torch.tensor([[0.0, float("nan")], [-0.0, 3.0]])
+    _same(run_ts(torch.argwhere, x), torch.argwhere(x))
+
+
 @pytest.mark.parametrize("value", [2.5, float("nan"), -0.0])
 def test_contiguous_of_a_0d_tensor_stays_0d(value: float) -> None:
     x = torch.tensor(value)

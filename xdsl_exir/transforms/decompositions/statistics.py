@@ -11,7 +11,7 @@ from typing import cast
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten_inference import Bound, result_type
-from xdsl_exir.dialects.exir import DType
+from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.transforms.decompositions.core import (
     Decline,
     Emitter,
@@ -57,7 +57,14 @@ def _argwhere(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     program's symbol)."""
     nz = e.v("aten.nonzero.default", b["self"])
     old = op.results[0].type
-    return [e.rewriter.replace_value_with_new_type(nz, old) if nz.type != old else nz]
+    if nz.type == old or not isinstance(old, TensorType):
+        return [nz]
+    # only the symbol's name is taken from the graph: a placeholder result type (the interpreter's
+    # one-op graphs, TorchScript) must not turn nonzero's int64 indices into another dtype
+    mine = _tensor(nz)
+    if old.element_dtype is not mine.element_dtype or old.rank != mine.rank:
+        return [nz]
+    return [e.rewriter.replace_value_with_new_type(nz, old)]
 
 
 # -- covariance and correlation ----------------------------------------------------------
