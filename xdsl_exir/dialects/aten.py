@@ -94,6 +94,7 @@ from xdsl_exir.dialects.exir import (
     ref_attr,
     sym_equal,
 )
+from xdsl_exir.utils.aten_enums import enum_problem
 from xdsl_exir.utils.function_schema import AliasSet, FunctionSchema, SchemaType, TypeKind
 from xdsl_exir.utils.op_registry import lookup, selected_operators
 from xdsl_exir.utils.schema_binding import bind
@@ -492,7 +493,7 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
         for a in schema.arguments:
             if a.name not in given:
                 continue
-            why = _check_value(a.type, bound[a.name])
+            why = _check_value(a.type, bound[a.name]) or enum_problem(self.name, a.name, bound[a.name])
             if why is not None:
                 raise VerifyException(f"argument '{a.name}' of {self.name}: {why}")
         results = self.result_types
