@@ -1,6 +1,6 @@
 """
 Each form `convert-exir-to-linalg` gives a 2-D convolution (the named op for
-one group, the tap-wise generic for depthwise kernels, the windowed generic for
+one group, a matrix product for 1x1 kernels, the tap-wise generic for depthwise kernels, the windowed generic for
 larger depthwise kernels, im2col columns and a batched contraction for other
 groups), checked against torch eager: the exported program is lowered, run in
 xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
@@ -25,11 +25,12 @@ from torch import nn
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.targets.iree import lower_to_upstream, print_mlir, to_core
+from xdsl_exir.transforms.linalg_lowering import conv_pool
 
 # (in, out, kernel, stride, padding, dilation, groups, bias, input [N, C, H, W])
 CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[int, int], int, int, bool, tuple[int, ...]]] = [
     (6, 8, (3, 3), 1, 1, 1, 1, True, (2, 6, 7, 9)),  # one group: the named op
-    (5, 7, (1, 1), 1, 0, 1, 1, False, (1, 5, 5, 3)),  # 1x1
+    (5, 7, (1, 1), 1, 0, 1, 1, False, (1, 5, 5, 3)),  # 1x1: linalg.matmul
     (8, 12, (3, 3), 2, 1, 1, 4, True, (1, 8, 9, 11)),  # grouped, strided, odd sizes
     (6, 6, (3, 2), (1, 2), (2, 1), 2, 3, False, (2, 6, 8, 7)),  # grouped, dilated, uneven kernel
     (4, 8, (1, 1), 1, 0, 1, 2, True, (1, 4, 3, 5)),  # grouped 1x1
@@ -38,6 +39,9 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (5, 5, (5, 5), 2, 2, 1, 5, False, (1, 5, 11, 10)),  # depthwise 5x5, strided
     (3, 3, (3, 3), 1, 2, 2, 3, True, (1, 3, 7, 7)),  # depthwise, dilated
     (4, 4, (9, 9), 1, 4, 1, 4, True, (1, 4, 10, 10)),  # depthwise 9x9: the windowed generic
+    (6, 4, (1, 1), 2, 0, 1, 1, True, (2, 6, 7, 8)),  # 1x1, a batch of two, strided: a contraction generic
+    (4, 6, (1, 1), 2, 0, 1, 1, False, (1, 4, 9, 6)),  # 1x1 strided: linalg.matmul on a strided slice
+    (3, 5, (1, 1), 1, 1, 1, 1, True, (1, 3, 4, 5)),  # 1x1 padded
 ]
 
 
@@ -95,12 +99,16 @@ def _compare(got: list[Any], model: Convs, xs: list[torch.Tensor], what: str) ->
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=f"{what} case {i} {CASES[i]}")
 
 
-def test_lowered_forms_equal_eager(program: tuple[Convs, Any]) -> None:
+@pytest.mark.parametrize("pointwise", [True, False], ids=["1x1-matmul", "1x1-named"])
+def test_lowered_forms_equal_eager(program: tuple[Convs, Any], pointwise: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both forms of a 1x1 convolution (`_POINTWISE_MATMUL`), whichever is the default."""
     model, module = program
+    monkeypatch.setattr(conv_pool, "_POINTWISE_MATMUL", pointwise)
     lowered = lower_to_upstream(to_core(module))
     text = print_mlir(lowered)
     # every form is exercised
     assert "linalg.conv_2d_nchw_fchw" in text
+    assert ("linalg.matmul" in text) == pointwise
     assert "linalg.conv_2d_ngchw_gfchw" not in text
     xs = _inputs(1)
     _compare(run_lowered(lowered, [x.numpy() for x in xs]), model, xs, "upstream interpreter")

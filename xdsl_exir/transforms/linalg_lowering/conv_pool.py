@@ -2,7 +2,8 @@
 Convolution, pooling and batch norm on NCHW (NCDHW, ...) tensors.
 
 A 1-D or 2-D `convolution` pads its input with `tensor.pad` and becomes the named
-`linalg.conv_2d_nchw_fchw` (one group), im2col columns and a batched
+`linalg.conv_2d_nchw_fchw` (one group; a 1x1 kernel can be a matrix product,
+`_pointwise`), im2col columns and a batched
 contraction (several groups: PyTorch's weight `[G*F, C, kh, kw]` is `[G, F,
 C*kh*kw]` after reshapes, the input's and the output's channels split the same
 way; `_grouped_im2col`; `linalg.conv_2d_ngchw_gfchw` when an output size is
@@ -114,6 +115,16 @@ grouped 3x3 convolutions (16 channels a group, 2 to 25 groups) 4-11x faster
 that way than the named op with `--iree-global-opt-use-im2col-for-convs`, and
 as fast as or faster than splitting the convolution into one per group, with one
 op whatever the group count (interleaved in one process, one thread).
+"""
+
+_POINTWISE_MATMUL = False
+"""
+Lower 1x1 convolutions of one group to a matrix product (`_pointwise`). Off:
+one convolution at a time (32-512 channels, 4x4 to 16x16, one thread), IREE
+3.13 ran `linalg.matmul` no faster than the named convolution, which
+`--iree-global-opt-use-im2col-for-convs` already turns into a matrix product;
+`benchmarks/compile.py --lowering conv_pool._POINTWISE_MATMUL=1` compares the
+two on whole models.
 """
 
 _MAX_TAPS = 49
@@ -336,6 +347,8 @@ def _conv_2d(
 ) -> SSAValue:
     """A 2-D convolution of the padded input `lx`, accumulated onto `init`: a named op, or a depthwise generic."""
     strides, dilations = _pair(stride), _pair(dilation)
+    if groups == 1 and _POINTWISE_MATMUL and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
+        return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
     if groups == 1:
         return st.emit(linalg.Conv2DNchwFchwOp((lx, lw), (init,), (init.type,), strides=strides, dilations=dilations))
     if _DEPTHWISE_GENERIC and ws[1] == 1 and xs[1] == groups == ws[0]:
@@ -355,6 +368,48 @@ def _conv_2d(
     ginit = expand(st, init, [[0], [1, 2], [3], [4]], gsizes, element_type(acc))
     conv = linalg.Conv2DNgchwGfchwOp((gx, gw), (ginit,), (ginit.type,), strides=strides, dilations=dilations)
     return collapse(st, st.emit(conv), [[0], [1, 2], [3], [4]], os, element_type(acc))
+
+
+def _pointwise(
+    st: LoweringState,
+    lx: SSAValue,
+    xs: Sequence[object],
+    lw: SSAValue,
+    ws: Sequence[object],
+    init: SSAValue,
+    os: Sequence[object],
+    stride: Sequence[int],
+    acc: DType,
+) -> SSAValue:
+    """
+    A 1x1 convolution of one group as a matrix product: the weight `[F, C]` times
+    the input `[C, OH*OW]` (a strided slice first when the stride is not 1), a
+    `linalg.matmul` for a batch of one, else a contraction generic over the
+    batch (see `_POINTWISE_MATMUL`). Channel and spatial sizes are static.
+    """
+    el = element_type(acc)
+    n, c, f = xs[0], cast(int, xs[1]), cast(int, ws[0])
+    oh, ow = cast(int, os[2]), cast(int, os[3])
+    if [xs[2], xs[3]] != [oh, ow]:
+        sizes = [n if isinstance(n, int) else st.index(n), c, oh, ow]
+        sl = tensor.ExtractSliceOp(lx, [0, 0, 0, 0], sizes, [1, 1, *stride], tensor_type(sized([n, c, oh, ow], acc)))
+        lx = st.emit(sl)
+    w = collapse(st, lw, [[0], [1, 2, 3]], [f, c], el)
+    if n == 1:
+        x = collapse(st, lx, [[0, 1], [2, 3]], [c, oh * ow], el)
+        acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
+        prod = st.emit(linalg.MatmulOp((w, x), (acc0,)))
+        return expand(st, prod, [[0, 1], [2, 3]], os, el)
+    x = collapse(st, lx, [[0], [1], [2, 3]], [n, c, oh * ow], el)
+    acc0 = collapse(st, init, [[0], [1], [2, 3]], [n, f, oh * ow], el)
+    b, fo, q, r = (_d(v) for v in range(4))
+    prod = st.generic(
+        [(w, AffineMap(4, 0, (fo, r))), (x, AffineMap(4, 0, (b, r, q)))],
+        [(acc0, AffineMap(4, 0, (b, fo, q)))],
+        [PARALLEL] * 3 + [REDUCTION],
+        lambda a: [add(st, a[2], mul(st, a[0], a[1], acc), acc)],
+    )[0]
+    return expand(st, prod, [[0], [1], [2, 3]], os, el)
 
 
 def _grouped_im2col(
