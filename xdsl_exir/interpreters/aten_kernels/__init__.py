@@ -73,6 +73,7 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     scalars,
     scatters,
     special,
+    spectral,
     splits,
     statistics,
     views,
