@@ -221,6 +221,26 @@ def test_live_exported_program_and_torch_tensors() -> None:
         np.testing.assert_allclose(out[key], want[key].numpy(), rtol=1e-5)
 
 
+def test_structseq_outputs_come_back_as_tuples() -> None:
+    """`torch.export.save` refuses a program returning `torch.return_types.sort`; the importer reads
+    such an output as the tuple it flattens to, and the caller's program is left untouched."""
+    torch = pytest.importorskip("torch")
+
+    class M(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple[object, torch.Tensor]:
+            return torch.sort(x, dim=-1), torch.topk(x, 2).indices
+
+    x = torch.tensor([[3.0, float("nan"), -0.0, 1.0], [0.0, -1.0, 2.0, 2.0]])
+    ep = torch.export.export(M(), (x,))
+    spec = ep.module_call_graph[0].signature.out_spec
+    (values, indices), top = exir.load(ep)(x)
+    want = M()(x)
+    np.testing.assert_array_equal(values, want[0].values.numpy())
+    np.testing.assert_array_equal(indices, want[0].indices.numpy())
+    np.testing.assert_array_equal(top, want[1].numpy())
+    assert ep.module_call_graph[0].signature.out_spec == spec
+
+
 def test_profile_counts_symbolic_flops_from_the_shapes() -> None:
     """`flop-count` gives `144*s0` for a dynamic batch; the profile evaluates it per call."""
     program = exir.load(ZOO / "dynamic_batch.core.pt2")

@@ -35,6 +35,8 @@ programs, so a live import and a file import cannot disagree.
 from __future__ import annotations
 
 import builtins
+import copy
+import dataclasses
 import io
 import operator
 import re
@@ -566,5 +568,38 @@ def import_exported_program(ep: torch.export.ExportedProgram) -> ModuleOp:
     node metadata), so there is one import path to keep right.
     """
     buffer = io.BytesIO()
-    torch.export.save(ep, buffer)
+    torch.export.save(_structseqs_as_tuples(ep), buffer)
     return load_pt2(buffer.getvalue(), "<ExportedProgram>")
+
+
+def _structseqs_as_tuples(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """
+    `ep`, or a shallow copy of it whose output spec reads each structseq
+    (`torch.return_types.sort`, `.max`, `.topk`...) as a plain tuple.
+    `torch.export.save` has no serialized name for them and refuses such a
+    program; a structseq flattens as a tuple, so only the outputs' Python type
+    changes (indexing and unpacking read the same values).
+    """
+    entries = ep.module_call_graph
+    if not entries or entries[0].signature is None:
+        return ep
+    spec = entries[0].signature.out_spec
+    plain = _plain_spec(spec)
+    if plain == spec:
+        return ep
+    copied = copy.copy(ep)
+    signature = dataclasses.replace(entries[0].signature, out_spec=plain)
+    copied._module_call_graph = [  # pyright: ignore[reportPrivateUsage] - no public setter; a shallow copy's own list
+        dataclasses.replace(entries[0], signature=signature),
+        *entries[1:],
+    ]
+    return copied
+
+
+def _plain_spec(spec: pytree.TreeSpec) -> pytree.TreeSpec:
+    if spec.is_leaf():
+        return spec
+    children = [_plain_spec(c) for c in spec.children()]
+    if pytree.is_structseq_class(spec.type):
+        return pytree.TreeSpec(tuple, None, children)
+    return pytree.TreeSpec(spec.type, spec.context, children)
