@@ -350,14 +350,17 @@ def _cum_extreme(better: Callable[[Any, Any], Any]) -> Kernel:
         if a.ndim == 0:
             return a.copy(), np.zeros((), dtype=np.int64)
         d = wrap_dim(dim, a.ndim)
+        if a.size == 0:
+            return a.copy(), np.zeros(a.shape, dtype=np.int64)
         x = np.moveaxis(a, d, 0)
         values = np.empty_like(x)
         indices = np.empty(x.shape, dtype=np.int64)
         best, where = x[0].copy(), np.zeros(x.shape[1:], dtype=np.int64)
+        floating = dtype_of(a.dtype).is_floating_point
         for i in range(x.shape[0]):
             cur = x[i]
-            nan_best = np.isnan(best) if a.dtype.kind == "f" else np.zeros(best.shape, bool)
-            take = ~nan_best & ((better(cur, best) | (cur == best)) | (np.isnan(cur) if a.dtype.kind == "f" else False))
+            nan_best = np.isnan(best) if floating else np.zeros(best.shape, bool)
+            take = ~nan_best & ((better(cur, best) | (cur == best)) | (np.isnan(cur) if floating else False))
             if i == 0:
                 take = np.ones(best.shape, bool)
             best = np.where(take, cur, best)
