@@ -167,7 +167,7 @@ def linear_with_buffer() -> Any:
 
         def forward(self, x: Any) -> Any:
             self.count.add_(1)
-            y = self.fc(x) * self.scale
+            y = self.fc(x) * self.scale  # LINEAR_CALL_LINE
             return y + self.count, torch.sum(x, dim=1, keepdim=True)
 
     return M()
@@ -472,14 +472,81 @@ def test_metadata_locations_and_module_stack() -> None:
     data, _ = export(linear_with_buffer(), (torch.randn(2, 4),))
     module = load_pt2(data)
     linear = walk_named(module)["linear"]
-    assert isinstance(linear.location, CallSiteLoc)  # module call: two frames
-    callee = linear.location.callee
-    assert isinstance(callee, FileLineColLoc) and callee.filename.data.endswith("linear.py")
-    caller = linear.location.caller
-    assert isinstance(caller, FileLineColLoc) and caller.filename.data == __file__
+    # The trace runs into torch/nn/modules/linear.py; the location is the
+    # model's own line that called the layer.
+    assert isinstance(linear.location, FileLineColLoc)
+    assert linear.location.filename.data == __file__
+    assert linear.location.line.data == LINEAR_CALL_LINE
     stack = str(linear.attributes["nn_module_stack"])
     assert '"fc", "torch.nn.modules.linear.Linear"' in stack
     assert "torch_fn" in linear.attributes
+
+
+def _line_of(marker: str) -> int:
+    lines = pathlib.Path(__file__).read_text().splitlines()
+    return next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(f"# {marker}"))
+
+
+LINEAR_CALL_LINE = _line_of("LINEAR_CALL_LINE")
+
+
+def conv_model() -> Any:
+    torch = pytest.importorskip("torch")
+
+    class M(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(1, 2, 3)
+
+        def forward(self, x: Any) -> Any:
+            return self.conv(x).relu()  # CONV_CALL_LINE
+
+    return M()
+
+
+def _conv_location(module: ModuleOp) -> FileLineColLoc:
+    conv = next(op for op in module.walk() if op.name in ("aten.conv2d.default", "fx.call_module"))
+    assert isinstance(conv.location, FileLineColLoc), conv.location
+    return conv.location
+
+
+def test_module_call_location_is_the_users_line() -> None:
+    """An `nn.Conv2d` call is located at the line that called it, in the
+    `.pt2` archive and the live importers alike, not inside torch."""
+    torch = pytest.importorskip("torch")
+    from xdsl_exir.frontends.torch_live import import_exported_program, import_graph_module
+
+    x = torch.randn(1, 1, 5, 5)
+    data, ep = export(conv_model(), (x,))
+    tracer = torch.fx.Tracer()
+    tracer.record_stack_traces = True
+    model = conv_model()
+    gm = torch.fx.GraphModule(model, tracer.trace(model))
+    for module in (load_pt2(data), import_exported_program(ep), import_graph_module(gm, [x])):
+        loc = _conv_location(module)
+        assert (loc.filename.data, loc.line.data) == (__file__, _line_of("CONV_CALL_LINE"))
+
+
+def test_location_keeps_torch_frames_without_a_user_frame() -> None:
+    from xdsl_exir.frontends.pt2 import stack_trace_location
+
+    torch_only = (
+        'File "/env/lib/python3.11/site-packages/torch/nn/modules/module.py", line 7, in _call_impl\n'
+        '  File "/env/lib/python3.11/site-packages/torch/nn/modules/conv.py", line 565, in forward\n'
+    )
+    loc = stack_trace_location(torch_only)
+    assert isinstance(loc, CallSiteLoc)
+    assert isinstance(loc.callee, FileLineColLoc) and loc.callee.line.data == 565
+    user = (
+        'File "/home/u/model.py", line 12, in forward\n'
+        '  File "/usr/lib/python3.11/contextlib.py", line 81, in inner\n'
+        '  File "/env/lib/python3.11/site-packages/torch/nn/modules/conv.py", line 565, in forward\n'
+    )
+    loc = stack_trace_location(user)
+    assert isinstance(loc, FileLineColLoc) and (loc.filename.data, loc.line.data) == ("/home/u/model.py", 12)
+    # A site-packages library other than torch is the user's code.
+    other = 'File "/env/lib/python3.11/site-packages/mylib/net.py", line 4, in forward\n'
+    assert isinstance(stack_trace_location(other), FileLineColLoc)
 
 
 def test_assert_scalar_and_unbacked_sizes() -> None:

@@ -19,7 +19,8 @@ data as a blob (contiguous bytes cut from the stored storage by the
 tensor's sizes, strides and offset), so printing the module keeps the weights
 (as `dense_resource` blobs in the file's resources section).
 The graph signature, range constraints, pytree specs and node metadata
-(`stack_trace` as the op location; `nn_module_stack`, `source_fn_stack`,
+(`stack_trace` as the op location, from its innermost frame outside torch;
+`nn_module_stack`, `source_fn_stack`,
 `torch_fn`, `custom` as attributes) are kept. `torch.ops.aten.*` targets the
 aten dialect models become aten ops, typed with the types the archive records
 (no inference); other targets become `exir.call_function`. cond, while_loop and
@@ -138,7 +139,7 @@ from xdsl_exir.utils.symbolic import (
 )
 from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
 
-__all__ = ["Pt2Error", "load_pt2"]
+__all__ = ["Pt2Error", "load_pt2", "stack_trace_location"]
 
 
 class Pt2Error(Exception):
@@ -399,10 +400,30 @@ class _Archive:
 _FRAME = re.compile(r'File "([^"\n]*)", line (\d+)')
 
 
-def _location(stack_trace: str) -> LocationAttr | None:
-    """`callsite(innermost at callsite(... at outermost))` from a Python traceback."""
+# A frame in torch's own package (`.../torch/nn/modules/conv.py`) or in
+# Python's standard library (`.../lib/python3.11/contextlib.py`, `<frozen ...>`)
+# is where a module call was carried out, not where the user wrote it.
+_LIBRARY_FRAME = re.compile(
+    r"(^|[/\\])torch[/\\]"
+    r"|(^|[/\\])lib[/\\]python\d+(\.\d+)?[/\\](?!(site|dist)-packages[/\\])"
+    r"|^<"
+)
+
+
+def stack_trace_location(stack_trace: str) -> LocationAttr | None:
+    """`callsite(innermost at callsite(... at outermost))` from a Python traceback.
+
+    The innermost frames inside torch or the standard library are dropped, so
+    the location of an `nn.Module` call names the line of the user's model that
+    made it, not `torch/nn/modules/conv.py`; a trace with no frame outside them
+    keeps all its frames.
+    """
+    frames: list[tuple[str, str]] = _FRAME.findall(stack_trace)
+    if any(not _LIBRARY_FRAME.search(path) for path, _ in frames):
+        while _LIBRARY_FRAME.search(frames[-1][0]):
+            frames.pop()
     loc: LocationAttr | None = None
-    for path, line in _FRAME.findall(stack_trace):
+    for path, line in frames:
         frame = FileLineColLoc(StringAttr(path), IntAttr(int(line)), IntAttr(0))
         loc = frame if loc is None else CallSiteLoc(frame, loc)
     return loc
@@ -1645,7 +1666,7 @@ class _GraphImporter:
                 if text in imp.locations:
                     loc = imp.locations[text]
                 else:
-                    loc = imp.locations[text] = _location(text)
+                    loc = imp.locations[text] = stack_trace_location(text)
                 if loc is not None:
                     op.location = loc
                 continue

@@ -92,7 +92,7 @@ from xdsl_exir.dialects.fx import (
     SliceOp,
     SliceType,
 )
-from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.frontends.pt2 import load_pt2, stack_trace_location
 
 __all__ = ["TorchImportError", "import_exported_program", "import_graph_module", "qualified_name"]
 
@@ -367,6 +367,10 @@ class _GraphBuilder:
 
     def add(self, node: torch.fx.Node, op: Operation) -> None:
         self.ops.append(op)
+        if node.stack_trace:  # recorded by torch.export, or a tracer with `record_stack_traces`
+            loc = stack_trace_location(node.stack_trace)
+            if loc is not None:
+                op.location = loc
         if op.results:
             op.results[0].name_hint = _hint(node.name)
             self.env[node] = op.results[0]
