@@ -48,6 +48,7 @@ import textwrap
 import typing
 import warnings
 from collections.abc import Callable, Iterable, Sequence
+from importlib import metadata
 from io import BytesIO, StringIO, TextIOWrapper
 from typing import IO, Any, NoReturn
 
@@ -56,6 +57,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation, Region
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.universe import Universe
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.utils.hints import isa
@@ -410,8 +412,43 @@ PASS_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
+def plugin_passes() -> dict[str, list[str]]:
+    """
+    The passes each downstream package adds through xDSL's `xdsl.universe` entry
+    point, by the name of the distribution that declares it, so `--list-passes`
+    can say where a pass comes from instead of filing it under xDSL's. (xDSL
+    reads the same entry points when it collects the passes `-p` accepts.)
+    """
+    owners: dict[str, list[str]] = {}
+    for ep in metadata.entry_points(group="xdsl.universe"):
+        universe = ep.load()
+        if not isinstance(universe, Universe):
+            continue  # xDSL refuses such a plugin itself when it collects the passes
+        dist = ep.dist.name if ep.dist is not None else ep.name
+        if re.sub(r"[-_.]+", "-", dist).lower() == "xdsl":
+            continue  # xDSL declares its own passes this way too: they are listed as xDSL's
+        owners.setdefault(dist, []).extend(universe.all_passes)
+    return owners
+
+
+def _pass_lines(name: str, cls: type[ModulePass]) -> list[str]:
+    """A pass's name, the first paragraph of its docstring and its options."""
+    summary = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+    lines = [f"    {name:<24} {summary}".rstrip()]
+    hints = typing.get_type_hints(cls)
+    for option, f in _option_fields(cls).items():
+        default = f.default if f.default is not dataclasses.MISSING else None
+        shown = "" if f.default is dataclasses.MISSING else f" = {_show_default(default)}"
+        lines.append(f"      {option.replace('_', '-')}: {_describe_type(hints.get(f.name, f.type))}{shown}")
+    return lines
+
+
 def format_pass_list(available: dict[str, Callable[[], type[ModulePass]]]) -> str:
-    """`--list-passes`: our passes grouped, each with its one-line description and options; then xDSL's names."""
+    """
+    `--list-passes`: our passes grouped, each with its one-line description and
+    options; then the passes of each plugin package under its distribution's
+    name; then xDSL's names.
+    """
     ours = [name for name in get_all_passes() if name in available]
     grouped = {name for names in PASS_GROUPS.values() for name in names}
     groups = [(title, [n for n in names if n in ours]) for title, names in PASS_GROUPS.items()]
@@ -423,15 +460,18 @@ def format_pass_list(available: dict[str, Callable[[], type[ModulePass]]]) -> st
         lines.append("")
         lines.append(f"  {title}")
         for name in names:
-            cls = available[name]()
-            summary = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
-            lines.append(f"    {name:<24} {summary}")
-            hints = typing.get_type_hints(cls)
-            for option, f in _option_fields(cls).items():
-                default = f.default if f.default is not dataclasses.MISSING else None
-                shown = "" if f.default is dataclasses.MISSING else f" = {_show_default(default)}"
-                lines.append(f"      {option.replace('_', '-')}: {_describe_type(hints.get(f.name, f.type))}{shown}")
-    stock = sorted(name for name in available if name not in ours)
+            lines.extend(_pass_lines(name, available[name]()))
+    listed = set(ours)
+    for dist, names in sorted(plugin_passes().items()):
+        names = sorted(n for n in names if n in available and n not in listed)
+        if not names:
+            continue
+        listed.update(names)
+        lines.append("")
+        lines.append(f"Passes of {dist} (a plugin, through the `xdsl.universe` entry point):")
+        for name in names:
+            lines.extend(_pass_lines(name, available[name]()))
+    stock = sorted(name for name in available if name not in listed)
     lines.append("")
     lines.append(f"xDSL's passes ({len(stock)}; see xDSL's documentation):")
     lines.extend(textwrap.wrap(", ".join(stock), width=100, initial_indent="  ", subsequent_indent="  "))
