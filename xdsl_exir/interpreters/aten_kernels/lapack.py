@@ -16,6 +16,7 @@ them, and numpy and torch need not pick the same.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,7 +62,8 @@ def lu_factor(a: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x = _f64(a).copy()
     m, n = x.shape[-2:]
     k = min(m, n)
-    batch = x.reshape(-1, m, n)
+    # the batch count is explicit: reshape(-1, ...) cannot infer it for an empty array
+    batch = x.reshape(math.prod(x.shape[:-2]), m, n)
     pivots = np.zeros((batch.shape[0], k), dtype=I32)
     info = np.zeros(batch.shape[0], dtype=I32)
     rows = np.arange(batch.shape[0])
@@ -82,7 +84,7 @@ def lu_factor(a: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:
     """The row order `perm` with A[perm] = L @ U, from getrf's sequential interchanges."""
-    piv = np.asarray(pivots).reshape(-1, pivots.shape[-1]).astype(np.int64) - 1
+    piv = np.asarray(pivots).reshape(math.prod(pivots.shape[:-1]), pivots.shape[-1]).astype(np.int64) - 1
     perm = np.tile(np.arange(m), (piv.shape[0], 1))
     rows = np.arange(piv.shape[0])
     for j in range(piv.shape[1]):
@@ -237,7 +239,17 @@ def _slogdet(A: np.ndarray | None = None, self: np.ndarray | None = None) -> tup
     a = A if A is not None else self
     x = _f64(a)
     _square(x, "linalg.slogdet")
-    sign, logabs = np.linalg.slogdet(x)
+    # torch's rule, from the LU of the transpose (LAPACK's column-major view): the
+    # product of the signs of U's diagonal, the sign of a NaN being 0, times the
+    # pivots' parity, and the sum of log|U_ii|. numpy's slogdet gives a NaN input
+    # a sign of -1 or a log of -inf.
+    lu, piv, _ = lu_factor(_mT(x))
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    swaps = np.count_nonzero(piv != np.arange(1, x.shape[-1] + 1, dtype=I32), axis=-1)
+    signs = np.nan_to_num(np.sign(diag), nan=0.0)
+    sign = np.prod(signs, axis=-1) * np.where(swaps % 2 == 1, -1.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logabs = np.sum(np.log(np.abs(diag)), axis=-1)
     return _back(sign, a), _back(logabs, a)
 
 
@@ -345,37 +357,45 @@ def _triangular_solve(
 
 
 def _cholesky_info(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lower factors and potrf's info: the order of the first leading minor that is not positive definite."""
-    batch = a.reshape(-1, *a.shape[-2:])
+    """
+    Lower factors and potrf's info, column by column as LAPACK's unblocked potf2
+    does: the first column whose pivot is not positive (NaN included) gives info
+    (its 1-based order) and keeps that pivot unrooted; the columns after it keep
+    the input, as torch's result then shows. numpy's cholesky instead returns NaN
+    factors without an error for a NaN input.
+    """
     n = a.shape[-1]
-    out = np.zeros_like(batch)
-    info = np.zeros(batch.shape[0], dtype=I32)
-    for i, m in enumerate(batch):
-        try:
-            out[i] = np.linalg.cholesky(m)
-        except np.linalg.LinAlgError:
-            info[i] = next((k for k in range(1, n + 1) if not _is_pd(m[:k, :k])), n)
-    return out.reshape(a.shape), info.reshape(a.shape[:-2])
-
-
-def _is_pd(m: np.ndarray) -> bool:
-    try:
-        np.linalg.cholesky(m)
-    except np.linalg.LinAlgError:
-        return False
-    return True
+    out = a.reshape(math.prod(a.shape[:-2]), n, n).copy()
+    info = np.zeros(out.shape[0], dtype=I32)
+    live = np.ones(out.shape[0], dtype=bool)
+    for j in range(n):
+        row = out[:, j, :j]
+        ajj = out[:, j, j] - np.einsum("bk,bk->b", row, row)
+        bad = live & ~(ajj > 0)
+        info[bad] = j + 1
+        out[bad, j, j] = ajj[bad]
+        live &= ~bad
+        if not live.any():
+            break
+        root = np.sqrt(np.where(live, ajj, 1.0))
+        out[live, j, j] = root[live]
+        below = out[:, j + 1 :, j] - np.einsum("bik,bk->bi", out[:, j + 1 :, :j], row)
+        out[live, j + 1 :, j] = (below / root[:, None])[live]
+    return np.tril(out).reshape(a.shape), info.reshape(a.shape[:-2])
 
 
 @register("aten.linalg_cholesky_ex.default")
 def _linalg_cholesky_ex(
     self: np.ndarray, upper: bool = False, check_errors: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Reads the lower triangle only (torch's convention), like LAPACK's potrf."""
+    """
+    Reads one triangle only, as LAPACK's potrf does: the lower one, or with
+    `upper` the upper one, whose factor is the transpose of the lower factor of
+    the transposed triangle (the two differ for an input that is not symmetric).
+    """
     a = _f64(self)
     _square(a, "linalg.cholesky")
-    lower = np.tril(a)
-    sym = lower + _mT(np.tril(a, -1))
-    factor, info = _cholesky_info(sym)
+    factor, info = _cholesky_info(_mT(a) if upper else a)
     if check_errors:
         _check_errors(info, "linalg.cholesky_ex", a.ndim == 2)
     return _back(_mT(factor) if upper else factor, self), info
