@@ -19,8 +19,10 @@ import textwrap
 PLUGIN = '''
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
+from xdsl.utils.target import Target
 
 
 @dataclass(frozen=True)
@@ -32,14 +34,28 @@ class CountOps(ModulePass):
     verbose: bool = False
 
     def apply(self, ctx, op):
-        pass
+        op.attributes["demo.ops"] = IntegerAttr(sum(1 for _ in op.walk()), 64)
+
+
+@dataclass(frozen=True)
+class OpNames(Target):
+    name = "demo-op-names"
+
+    def emit(self, ctx, module, output):
+        output.write(f"{module.attributes['demo.ops'].value.data} ops\\n")
+        for op in module.walk():
+            output.write(op.name + "\\n")
 
 
 def _count_ops():
     return CountOps
 
 
-DEMO_UNIVERSE = Universe(all_passes={"demo-count-ops": _count_ops})
+def _op_names():
+    return OpNames
+
+
+DEMO_UNIVERSE = Universe(all_passes={"demo-count-ops": _count_ops}, all_targets={"demo-op-names": _op_names})
 '''
 
 
@@ -59,12 +75,15 @@ def _install_plugin(root: pathlib.Path) -> None:
     )
 
 
-def _list_passes(extra_path: pathlib.Path | None) -> str:
+INPUT = pathlib.Path(__file__).parent / "filecheck" / "frontends" / "inputs" / "tiny_core.pt2"
+
+
+def _exir_opt(extra_path: pathlib.Path | None, *args: str) -> str:
     env = dict(os.environ)
     if extra_path is not None:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(extra_path), env.get("PYTHONPATH", "")) if p)
     result = subprocess.run(
-        [sys.executable, "-m", "xdsl_exir.tools.exir_opt", "--list-passes"],
+        [sys.executable, "-m", "xdsl_exir.tools.exir_opt", *args],
         capture_output=True,
         text=True,
         check=False,
@@ -76,7 +95,7 @@ def _list_passes(extra_path: pathlib.Path | None) -> str:
 
 def test_plugin_passes_are_grouped_under_their_distribution(tmp_path: pathlib.Path) -> None:
     _install_plugin(tmp_path)
-    text = _list_passes(tmp_path)
+    text = _exir_opt(tmp_path, "--list-passes")
     head, _, stock = text.partition("xDSL's passes")
     ours, _, plugin = head.partition("Passes of demo-exir-plugin")
     assert "optimize-inference" in ours and "demo-count-ops" not in ours
@@ -86,6 +105,15 @@ def test_plugin_passes_are_grouped_under_their_distribution(tmp_path: pathlib.Pa
 
 
 def test_without_plugins_only_ours_and_xdsls_are_listed() -> None:
-    text = _list_passes(None)
+    text = _exir_opt(None, "--list-passes")
     assert text.count("Passes of ") == 1  # xdsl-exir's; xDSL's own entry point is not a plugin
     assert "Passes of xdsl " not in text
+
+
+def test_plugin_pass_and_target_run(tmp_path: pathlib.Path) -> None:
+    """What the README promises: `-p` and `--emit` take the plugin's pass and target."""
+    _install_plugin(tmp_path)
+    text = _exir_opt(tmp_path, str(INPUT), "-p", "demo-count-ops", "--emit", "demo-op-names")
+    count, _, names = text.partition(" ops\n")
+    assert names.splitlines()[:2] == ["builtin.module", "exir.program"]
+    assert int(count) == len(names.splitlines())
