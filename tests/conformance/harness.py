@@ -33,6 +33,21 @@ torch's contract allows, and only there:
   the indices must be a permutation along the dimension, and the values they
   gather from the input must equal the values eager's indices gather (NaN
   positions included); `sort`'s values are compared as usual.
+- `topk` and `kthvalue` may return the index of any of several equal
+  elements: topk's documentation says the indices of tied elements are not
+  guaranteed, kthvalue's that on CUDA any valid index may come back, and
+  neither names the one the CPU returns (which follows its selection
+  algorithm). Their indices are checked as sort's are: valid and distinct
+  along the dimension, gathering the values eager's indices gather; the
+  values are compared as usual. (`topk(sorted=False)`, whose value order is
+  open too, is not handled: no OpInfo sample asks for it.)
+- `linalg.eigh`'s eigenvectors are defined up to a sign (a unit phase, for
+  complex inputs) per column, which LAPACK chooses, and within an eigenspace
+  of several dimensions not at all. Each of our columns is multiplied by the
+  phase that aligns it with eager's, and the columns are compared only where
+  eager's eigenvalue is distinct (apart from the others by more than
+  sqrt(eps) times the largest magnitude, so that rounding cannot turn the
+  vector); the eigenvalues are compared as usual.
 - Of two zeros of different signs, `maximum`/`minimum`/`max.binary`/
   `min.binary`/`clamp*` may return either: torch's scalar CPU loop keeps the
   first operand, its vectorised loop the second, and which loop runs depends
@@ -479,22 +494,75 @@ def unordered_sort_axis(op: Any, sample: Sample) -> int | None:
     return int(dim) % inp.dim()
 
 
+def open_index_axis(op: Any, sample: Sample) -> int | None:
+    """
+    The dimension along which the sample's index output may name any of
+    several equal elements (module docstring): an unstable sort's, `topk`'s,
+    `kthvalue`'s; or None.
+    """
+    if op.name in ("sort", "argsort"):
+        return unordered_sort_axis(op, sample)
+    if op.name not in ("topk", "kthvalue"):
+        return None
+    inp, args, kwargs = sample.rebuild(sample.tensors)
+    if not isinstance(inp, torch.Tensor) or inp.dim() == 0:
+        return None
+    if op.name == "topk" and not (args[3] if len(args) > 3 else kwargs.get("sorted", True)):
+        return None
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
+    return int(dim) % inp.dim()
+
+
 def by_gathered_values(
     ours: list[Any], want: list[np.ndarray], x: np.ndarray, axis: int
 ) -> tuple[list[Any], list[np.ndarray], Mismatch | None]:
     """
-    A sort's outputs with its indices (the last output) replaced by the input
-    values they gather, ours and eager's, once ours are checked to be a
-    permutation along `axis`: equal elements may then come in any order.
+    The outputs with the indices (the last output) replaced by the input
+    values they gather, ours and eager's, once ours are checked to be valid
+    and distinct along `axis` (a permutation, for a sort): equal elements may
+    then be named in any order. Indices without the dimension (kthvalue
+    without keepdim) gather along it as one.
     """
     g, w = np.asarray(ours[-1]), want[-1]
     if g.dtype != w.dtype or g.shape != w.shape or g.size == 0:
         return ours, want, None  # compare reports the dtype or shape
-    counting = np.arange(g.shape[axis]).reshape([-1 if d == axis else 1 for d in range(g.ndim)])
-    if not (np.sort(g, axis=axis) == counting).all():
-        return ours, want, Mismatch("integer", f"indices are not a permutation along dimension {axis}")
-    gathered = [*ours[:-1], np.take_along_axis(x, g, axis)]
-    return gathered, [*want[:-1], np.take_along_axis(x, w, axis)], None
+    if g.ndim == x.ndim - 1:
+        g, w = np.expand_dims(g, axis), np.expand_dims(w, axis)
+    if g.ndim != x.ndim or not ((g >= 0) & (g < x.shape[axis])).all():
+        return ours, want, Mismatch("integer", f"indices out of range of dimension {axis}")
+    ordered = np.sort(g, axis=axis)
+    if (np.diff(ordered, axis=axis) == 0).any():
+        return ours, want, Mismatch("integer", f"indices are not distinct along dimension {axis}")
+    shape = np.asarray(ours[-1]).shape
+    gathered = [*ours[:-1], np.take_along_axis(x, g, axis).reshape(shape)]
+    return gathered, [*want[:-1], np.take_along_axis(x, w, axis).reshape(shape)], None
+
+
+def eigenvectors_up_to_phase(ours: list[Any], want: list[np.ndarray]) -> tuple[list[Any], list[np.ndarray]]:
+    """
+    `linalg.eigh`'s (eigenvalues, eigenvectors) with each of our eigenvector
+    columns turned by the unit phase (a sign, for real inputs) that aligns it
+    with eager's, and the columns of eigenvalues that are not distinct set to
+    zero in both (module docstring). The eigenvalues are left as they are.
+    """
+    if len(ours) != 2 or len(want) != 2:
+        return ours, want
+    v, w, lam = np.asarray(ours[1]), want[1], want[0]
+    if v.dtype != w.dtype or v.shape != w.shape or w.size == 0 or w.ndim < 2 or lam.shape != w.shape[:-1]:
+        return ours, want  # compare reports the dtype or shape
+    with np.errstate(all="ignore"):
+        dot = np.sum(np.conj(v) * w, axis=-2)
+        size = np.abs(dot)
+        phase = np.where(size > 0, dot / np.where(size > 0, size, 1), 1).astype(w.dtype)
+        gap = np.abs(lam[..., :, None] - lam[..., None, :])
+        n = lam.shape[-1]
+        gap = np.where(np.eye(n, dtype=bool), np.inf, gap).min(axis=-1)
+        magnitude = np.abs(lam).max(axis=-1, keepdims=True)
+        eps = np.finfo(lam.dtype).eps
+        distinct = gap > np.sqrt(eps) * np.maximum(1.0, magnitude)
+    keep = distinct[..., None, :]
+    zero = w.dtype.type(0)
+    return [ours[0], np.where(keep, v * phase[..., None, :], zero)], [want[0], np.where(keep, w, zero)]
 
 
 def reads_out_of_bounds(op: Any, sample: Sample) -> bool:
@@ -785,7 +853,7 @@ def run_sample(
     refusals = _refusal_types()
     plain_inputs = [t.detach().numpy() for t in traced.sample.tensors]
     either_zero = either_zero_sign(op, traced.sample)
-    sort_axis = unordered_sort_axis(op, traced.sample)
+    index_axis = open_index_axis(op, traced.sample)
     outcomes: list[Outcome] = []
     for executor in executors:
         if executor in timed_out or (executor in ("linalg", "iree") and "core" in timed_out):
@@ -810,8 +878,10 @@ def run_sample(
             outcomes.append(Outcome(executor, name, sid, "fail", "crash", _first_line(e)))
             continue
         ours, want, mismatch = flatten(got), traced.want, None
-        if sort_axis is not None:
-            ours, want, mismatch = by_gathered_values(ours, want, plain_inputs[0], sort_axis)
+        if index_axis is not None:
+            ours, want, mismatch = by_gathered_values(ours, want, plain_inputs[0], index_axis)
+        if op.name == "linalg.eigh":
+            ours, want = eigenvectors_up_to_phase(ours, want)
         mismatch = mismatch or compare(ours, want, op, plain_inputs, shape_only, either_zero)
         if mismatch is None:
             outcomes.append(Outcome(executor, name, sid, "agree", shape_only=shape_only))
