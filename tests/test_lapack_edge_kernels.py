@@ -107,3 +107,11 @@ def test_cholesky_ex_reads_one_triangle(upper: bool) -> None:
 )
 def test_slogdet_edges(rows: list[list[float]]) -> None:
     _check("linalg_slogdet.default", torch.tensor(rows, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("shape", [*EMPTY_SQUARE, (0, 5), (3, 0, 2)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_deprecated_cholesky_of_empty(shape: tuple[int, ...], dtype: Any) -> None:
+    """torch.cholesky returns any empty input as it is, square or not."""
+    _check("cholesky.default", torch.zeros(shape, dtype=dtype))
+    _check("cholesky.default", torch.zeros(shape, dtype=dtype), upper=True)

@@ -415,6 +415,11 @@ def _linalg_cholesky(self: np.ndarray, upper: bool = False) -> np.ndarray:
 
 @register("aten.cholesky.default")
 def _cholesky(self: np.ndarray, upper: bool = False) -> np.ndarray:
+    """The deprecated `torch.cholesky` returns an empty input as it is (its
+    dtype and shape, square or not) before it checks anything."""
+    a = np.asarray(self)
+    if a.size == 0:
+        return np.empty_like(a)
     return _linalg_cholesky(self, upper)
 
 
