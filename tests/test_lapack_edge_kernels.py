@@ -22,8 +22,8 @@ NAN, INF = float("nan"), float("inf")
 
 def _check(op: str, *args: Any, **kwargs: Any) -> None:
     """Our kernel and eager agree in every output: shape, dtype, values (NaN where NaN)."""
-    overload = getattr(torch.ops.aten, op.split(".")[0])
-    expected = overload.default(*args, **kwargs)
+    packet, overload = op.split(".")
+    expected = getattr(getattr(torch.ops.aten, packet), overload)(*args, **kwargs)
     got = aten_kernels.run_kernel(f"aten.{op}", [a.numpy() for a in args], kwargs)
     expected = expected if isinstance(expected, tuple) else (expected,)
     got = got if isinstance(got, tuple) else (got,)
@@ -115,3 +115,11 @@ def test_deprecated_cholesky_of_empty(shape: tuple[int, ...], dtype: Any) -> Non
     """torch.cholesky returns any empty input as it is, square or not."""
     _check("cholesky.default", torch.zeros(shape, dtype=dtype))
     _check("cholesky.default", torch.zeros(shape, dtype=dtype), upper=True)
+
+
+@pytest.mark.parametrize("shape", EMPTY_ANY)
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_pinv_and_matrix_rank_of_empty(shape: tuple[int, ...], hermitian: bool) -> None:
+    a = torch.zeros(shape)
+    _check("linalg_pinv.atol_rtol_float", a, hermitian=hermitian)
+    _check("linalg_matrix_rank.atol_rtol_float", a, hermitian=hermitian)

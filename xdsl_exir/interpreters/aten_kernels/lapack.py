@@ -555,6 +555,8 @@ def _linalg_pinv(self: np.ndarray, atol: object = None, rtol: object = None, her
         rtol = _eps_rtol(self, m, n)
     if rtol is None:
         rtol = 0.0
+    if a.size == 0:  # no singular value to threshold; torch accepts any empty shape, square or not
+        return np.zeros((*a.shape[:-2], n, m), dtype=_out_dtype(self))
     if hermitian:
         w, v = np.linalg.eigh(a)
         tol = _tolerance(np.max(np.abs(w), axis=-1, keepdims=True), m, n, atol, rtol)
@@ -591,6 +593,8 @@ def _linalg_matrix_rank(
         rtol = _eps_rtol(x, m, n)
     if rtol is None:
         rtol = 0.0
+    if a.size == 0:  # rank 0; torch accepts any empty shape, square or not
+        return np.zeros(a.shape[:-2], dtype=I64)
     s = np.abs(np.linalg.eigvalsh(a)) if hermitian else _svdvals(a)
     s_max = np.max(s, axis=-1, keepdims=True) if s.shape[-1] else np.zeros((*s.shape[:-1], 1))
     return np.sum(s > _tolerance(s_max, m, n, atol, rtol), axis=-1).astype(I64)
