@@ -15,7 +15,7 @@ exir.graph @products(%x: !exir.tensor<[2, 3, 4], float32>, %y: !exir.tensor<[4, 
 }
 
 // sigmoid_backward: g * (y * (1 - y)); silu_backward: g * s * (1 + x (1 - s)) with s = sigmoid(x);
-// _softmax_backward_data: g y - y * sum(g y, dim, keepdim).
+// _softmax_backward_data: y * (g - sum(g y, dim, keepdim)), the order of torch's kernel.
 // CHECK-LABEL: exir.graph @activations
 // CHECK-NEXT:    %0 = aten.neg.default(%x)
 // CHECK-NEXT:    %1 = aten.add.Tensor(%0, 1)
@@ -30,8 +30,8 @@ exir.graph @products(%x: !exir.tensor<[2, 3, 4], float32>, %y: !exir.tensor<[4, 
 // CHECK-NEXT:    %b = aten.mul.Tensor(%g, %8)
 // CHECK-NEXT:    %9 = aten.mul.Tensor(%g, %x)
 // CHECK-NEXT:    %10 = aten.sum.dim_IntList(%9, [1], true)
-// CHECK-NEXT:    %11 = aten.mul.Tensor(%x, %10)
-// CHECK-NEXT:    %c = aten.sub.Tensor(%9, %11)
+// CHECK-NEXT:    %11 = aten.sub.Tensor(%g, %10)
+// CHECK-NEXT:    %c = aten.mul.Tensor(%x, %11)
 // CHECK-NEXT:    exir.output %a, %b, %c
 
 // tensordot: the contracted dims of x are already last (a view), y's are moved first (a copy), one mm;
