@@ -69,4 +69,6 @@ def _vdot(b: Bound) -> Attribute:
 def _more_losses(b: Bound) -> Attribute:
     names = [n for n in ("input1", "input2", "input", "self", "target") if n in b]
     shape, dtype, device = _pointwise(b, names)
+    if not dtype.is_floating_point and b.schema.name in ("margin_ranking_loss", "poisson_nll_loss"):
+        dtype = DType.float32  # torch computes these through float ops (clamp_min of a difference, exp or log)
     return make_tensor(shape if b.int("reduction") == _NONE_REDUCTION else [], dtype, device)

@@ -706,11 +706,19 @@ def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.div.Tensor", total, count)]
 
 
+def _as_float(e: Emitter, x: SSAValue) -> SSAValue:
+    """`x`, or its float32 copy when it is integral or boolean (core IR promotes nothing implicitly)."""
+    if _tensor(x).element_dtype.is_floating_point:
+        return x
+    return e.v("aten._to_copy.default", x, dtype=DType.float32)
+
+
 @rule("aten.margin_ranking_loss.default")
 def _margin_ranking_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """max(0, -target (input1 - input2) + margin)."""
-    diff = e.v("aten.sub.Tensor", b["input1"], b["input2"])
-    z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", b["target"]), diff), _number(b, "margin", 0.0))
+    """max(0, -target (input1 - input2) + margin); integer inputs in float32, as torch's float margin makes them."""
+    x1, x2, target = (_as_float(e, cast(SSAValue, b[n])) for n in ("input1", "input2", "target"))
+    diff = e.v("aten.sub.Tensor", x1, x2)
+    z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", target), diff), _number(b, "margin", 0.0))
     return [_reduce(e, e.v("aten.clamp_min.default", z, 0), b.int("reduction"))]
 
 
@@ -735,9 +743,10 @@ def _soft_margin_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 @rule("aten.poisson_nll_loss.default")
 def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """e^x - t x (log input), or x - t log(x + eps); `full` adds Stirling's t log t - t + ½ log(2π t) where t > 1."""
-    x, t = cast(SSAValue, b["input"]), cast(SSAValue, b["target"])
-    if b.get("log_input"):
-        loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), e.v("aten.mul.Tensor", t, x))
+    x0, t0 = cast(SSAValue, b["input"]), cast(SSAValue, b["target"])
+    x, t = _as_float(e, x0), _as_float(e, t0)  # torch: exp/log of an integer is float32
+    if b.get("log_input"):  # t x in the inputs' own dtype, as torch (an int64 product wraps)
+        loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), _as_float(e, e.v("aten.mul.Tensor", t0, x0)))
     else:
         logx = e.v("aten.log.default", e.v("aten.add.Tensor", x, _number(b, "eps", 1e-8)))
         loss = e.v("aten.sub.Tensor", x, e.v("aten.mul.Tensor", t, logx))
