@@ -19,26 +19,13 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import Builtin, ModuleOp
 
-from xdsl_exir.dialects import get_all_dialects
 from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.targets.iree import lowering_context
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ZOO = ROOT / "tests" / "zoo"
-
-
-def _context() -> Any:
-    from xdsl.context import Context
-    from xdsl.universe import Universe
-
-    ctx = Context()
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
-    return ctx
 
 
 def _text(module: ModuleOp) -> str:
@@ -49,7 +36,7 @@ def _text(module: ModuleOp) -> str:
 
 def _lowered(name: str, parameters_from_bytes: int) -> ModuleOp:
     module = load_pt2(ZOO / f"{name}.core.pt2")
-    ConvertExirToLinalgPass(parameters_from_bytes=parameters_from_bytes).apply(_context(), module)
+    ConvertExirToLinalgPass(parameters_from_bytes=parameters_from_bytes).apply(lowering_context(), module)
     return module
 
 
@@ -64,7 +51,7 @@ def test_large_weights_become_named_parameters() -> None:
         assert f"ml_program.global_load_const @param.{key} : tensor<{shape}xf32>" in text
         assert f"dense_resource<{key}>" not in text
     assert "dense_resource<fc1.bias>" in text and "param.fc1.bias" not in text
-    reread = ResourceParser(_context(), text, "m.mlir").parse_module()
+    reread = ResourceParser(lowering_context(), text, "m.mlir").parse_module()
     again = _text(reread)
     assert [ln for ln in again.splitlines() if "ml_program" in ln] == [ln for ln in text.splitlines() if "ml_program" in ln]
     assert "ml_program" not in _text(_lowered("mlp", -1))  # the pass's default embeds every weight

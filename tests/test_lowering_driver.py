@@ -24,7 +24,7 @@ from xdsl_exir.dialects.exir import TensorType
 from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream import run_lowered
-from xdsl_exir.targets.iree import _context, lower_to_upstream, print_mlir, to_core  # pyright: ignore[reportPrivateUsage] - the one dialect context of the target
+from xdsl_exir.targets.iree import lower_to_upstream, lowering_context, print_mlir, to_core
 from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError
 from xdsl_exir.utils.mlir_parser import ResourceParser
@@ -34,7 +34,7 @@ ZOO = ROOT / "tests" / "zoo"
 
 
 def parse(text: str) -> ModuleOp:
-    return ResourceParser(_context(), text, "test.mlir").parse_module()
+    return ResourceParser(lowering_context(), text, "test.mlir").parse_module()
 
 
 def flatten(value: Any, out: list[np.ndarray]) -> list[np.ndarray]:

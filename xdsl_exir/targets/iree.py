@@ -177,7 +177,7 @@ def iree_available() -> bool:
 # -- lowering -------------------------------------------------------------------
 
 
-def _context() -> Context:
+def lowering_context() -> Context:
     ctx = Context()
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
@@ -190,7 +190,7 @@ def _context() -> Context:
 def to_core(module: ModuleOp) -> ModuleOp:
     """A copy of the module in core ATen IR (`to-core-aten`), the lowering's input."""
     core = module.clone()
-    ToCoreAtenPass().apply(_context(), core)
+    ToCoreAtenPass().apply(lowering_context(), core)
     return core
 
 
@@ -200,7 +200,7 @@ def lower_to_upstream(module: ModuleOp, parameters_from_bytes: int = -1) -> Modu
     least `parameters_from_bytes` bytes become named parameters (-1: none).
     """
     lowered = module.clone()
-    ConvertExirToLinalgPass(parameters_from_bytes=parameters_from_bytes).apply(_context(), lowered)
+    ConvertExirToLinalgPass(parameters_from_bytes=parameters_from_bytes).apply(lowering_context(), lowered)
     return lowered
 
 
@@ -700,7 +700,7 @@ def _load(source: str | os.PathLike[str] | ModuleOp | ProgramOp) -> ModuleOp:
     except OSError as e:
         raise IreeError(f"{path}: cannot read it ({e.strerror or e})") from None
     try:
-        return ResourceParser(_context(), data.decode(errors="replace"), path).parse_module()
+        return ResourceParser(lowering_context(), data.decode(errors="replace"), path).parse_module()
     except ParseError as e:
         raise IreeError(
             f"{e.span.get_location()}: {e.msg.strip() or 'syntax error'} (compile_program reads Export IR text "
