@@ -482,6 +482,13 @@ def _horner(e: Emitter, coeffs: Sequence[float], t: SSAValue) -> SSAValue:
     return acc
 
 
+def _as_float(e: Emitter, x: SSAValue) -> SSAValue:
+    """`x`, or its float32 copy when it is integral or boolean (core IR promotes nothing implicitly)."""
+    if _tensor(x).element_dtype.is_floating_point:
+        return x
+    return e.v("aten._to_copy.default", x, dtype=DType.float32)
+
+
 @rule("aten.special_log_ndtr.default")
 def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """
@@ -491,11 +498,7 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
     with erfcx from its asymptotic series (five terms: error under 1e-7 at z = 6, where
     log Φ is -36). `1 - erf` would give erfc = 0 and log Φ = -inf from x = -8 on.
     """
-    x = cast(SSAValue, b["self"])
-    t = _tensor(x)
-    if not t.element_dtype.is_floating_point:
-        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
-        t = _tensor(x)
+    x = _as_float(e, cast(SSAValue, b["self"]))
     z = e.v("aten.mul.Tensor", x, -math.sqrt(0.5))
     erfc_neg = _one_minus(e, e.v("aten.erf.default", e.v("aten.neg.default", z)))
     upper = e.v("aten.log1p.default", e.v("aten.mul.Tensor", erfc_neg, -0.5))
@@ -514,11 +517,8 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 @rule("aten.special_entr.default")
 def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """-x log x for x > 0, 0 at 0, -inf below (NaN stays NaN)."""
-    x = cast(SSAValue, b["self"])
+    x = _as_float(e, cast(SSAValue, b["self"]))
     t = _tensor(x)
-    if not t.element_dtype.is_floating_point:
-        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
-        t = _tensor(x)
     body = e.v("aten.neg.default", e.v("aten.mul.Tensor", x, e.v("aten.log.default", x)))
     at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), _scalar_tensor(e, 0.0, t), body)
     return [e.v("aten.where.self", e.v("aten.lt.Scalar", x, 0), _scalar_tensor(e, -math.inf, t), at_zero)]
@@ -704,13 +704,6 @@ def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     total = e.v("aten.nansum.default", x, dims, keep, dtype=b.dtype("dtype"))
     count = e.v("aten.sum.dim_IntList", e.v("aten.logical_not.default", e.v("aten.isnan.default", x)), dims, keep)
     return [e.v("aten.div.Tensor", total, count)]
-
-
-def _as_float(e: Emitter, x: SSAValue) -> SSAValue:
-    """`x`, or its float32 copy when it is integral or boolean (core IR promotes nothing implicitly)."""
-    if _tensor(x).element_dtype.is_floating_point:
-        return x
-    return e.v("aten._to_copy.default", x, dtype=DType.float32)
 
 
 @rule("aten.margin_ranking_loss.default")
