@@ -12,6 +12,7 @@ need not agree.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -188,7 +189,7 @@ def _compare(actual: Any, expected: Any, dtype: str, what: str) -> None:
 
 @pytest.mark.parametrize(("row", "shape", "dtype"), _ids())
 def test_golden(row: Row, shape: tuple[int, ...], dtype: str) -> None:
-    rng = np.random.default_rng(abs(hash((row.op, row.label, shape))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((row.op, row.label, shape)).encode()))  # the same matrices every run (hash() of a str is salted per process)
     arrays = [m(shape, rng).astype(dtype) for m in row.makers]
     name, overload = row.op.split(".")
     expected = getattr(getattr(torch.ops.aten, name), overload)(
