@@ -88,6 +88,11 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
             ("ts", "TSCanonicalization", "prim", "get_canonicalization_patterns"),
         )
     },
+    # The aten dialect's result-type inference: the rules are operator semantics, imported by
+    # the dialect on first use as its canonicalization patterns are.
+    (f"{PACKAGE}.dialects.aten", "_result_type_rules", f"{PACKAGE}.dialects.aten_inference"): (
+        "result-type inference rules, imported by the dialect on first use"
+    ),
     # The tools load the reader of the input format they are given, the TorchScript runner and
     # the IREE backend only when a run needs them: each costs a few tenths of a second at start.
     **{

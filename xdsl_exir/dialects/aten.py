@@ -26,7 +26,7 @@ Effects (derived from the schema's alias annotations):
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, ClassVar, Self, cast
 
@@ -59,13 +59,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xdsl_exir.dialects.aten_inference import (
-    Bound,
-    InferenceError,
-    NoInference,
-    bind_arguments,
-    infer_bound,
-)
+from xdsl_exir.dialects.aten_binding import Bound, InferenceError, NoInference, bind_arguments
 from xdsl_exir.dialects.exir import (
     ArgParser,
     ArgsOpMixin,
@@ -323,6 +317,19 @@ def _schema_of(name: str) -> FunctionSchema:
     return entry.schema
 
 
+@cache
+def _result_type_rules() -> Callable[[Bound], list[Attribute]]:
+    """
+    The result-type inference of every op (`infer_bound`), imported on first use as the
+    canonicalization patterns are (`AtenCanonicalization`): the rules belong to the
+    operator semantics, a layer above the dialects (they compute what torch's
+    FakeTensor mode computes), and loading the dialect never loads them.
+    """
+    from xdsl_exir.dialects.aten_inference import infer_bound
+
+    return infer_bound
+
+
 _FLOAT_ATTRS: dict[str, FloatAttr] = {}
 """Float leaves by `repr`: `-0.0 == 0.0` and NaN never equals itself, so the value is no key."""
 
@@ -436,7 +443,7 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
         operands: list[SSAValue] = []
         arg_attrs, kw_attrs = _encode_call(args, kwargs, operands)
         if result_types is None:
-            result_types = infer_bound(bind_arguments(cls.SCHEMA, args, kwargs))
+            result_types = _result_type_rules()(bind_arguments(cls.SCHEMA, args, kwargs))
         return cls.create(
             operands=operands,
             result_types=result_types,
@@ -505,7 +512,7 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
             if (why := _check_result(r.type, t)) is not None:
                 raise VerifyException(f"{self.name}: {why}")
         try:
-            inferred = infer_bound(bound)
+            inferred = _result_type_rules()(bound)
         except NoInference:
             return
         except InferenceError as e:

@@ -3,11 +3,11 @@ Result-type inference for the `aten` dialect, the FakeTensor computation of
 torch done on `exir` types: shapes may be sympy expressions, dtypes follow
 PyTorch's type promotion, devices follow the first tensor argument.
 
-This module holds what the rules share (binding, type promotion, symbolic
-sizes) and the registry; the rules live in the family modules beside it
-(pointwise, reductions, views, conv_pool, linalg, indexing, creation, norms,
-scalars, long_tail, lapack, backward, random) and are registered by
-full overload name (`aten.add.Tensor`); one rule serves every overload listed
+This module holds what the rules share (type promotion, symbolic sizes; the
+argument binding comes from the dialect's `aten_binding`) and the registry;
+the rules live in the family modules beside it (pointwise, reductions, views,
+conv_pool, linalg, indexing, creation, norms, scalars, long_tail, lapack,
+backward, random) and are registered by full overload name (`aten.add.Tensor`); one rule serves every overload listed
 with it.
 Mutating overloads need no rule: an in-place or `out=` result has the type of
 the argument it aliases (in-place *view* ops, `squeeze_` and friends, use the
@@ -24,11 +24,24 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
+from xdsl_exir.dialects.aten_binding import (
+    BindError,
+    Bound,
+    InferenceError,
+    NoInference,
+    as_dtype,
+    as_size,
+    bind_arguments,
+    tensor_type,
+)
+from xdsl_exir.dialects.aten_binding import argument_value as _value
+from xdsl_exir.dialects.aten_binding import as_list as _as_list  # noqa: F401 - the family modules' name for it
+from xdsl_exir.dialects.aten_binding import describe_value as _describe
+from xdsl_exir.dialects.aten_binding import normalize_size as _norm
 from xdsl_exir.dialects.exir import (
     BoolType,
-    DeviceAttr,
     DType,
     DTypeAttr,
     FloatType,
@@ -48,7 +61,6 @@ from xdsl_exir.utils.broadcast import broadcast_shapes as shared_broadcast
 from xdsl_exir.utils.dtypes import Priority, PromotionError
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
-from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import SymSize, make_symbol, sympy
 
 __all__ = [
@@ -61,19 +73,10 @@ __all__ = [
     "has_inference",
     "promote_types",
     "make_tensor",
+    "as_dtype",
+    "as_size",
+    "tensor_type",
 ]
-
-
-class InferenceError(ValueError):
-    """The arguments are invalid for the operator (torch would raise too)."""
-
-
-class BindError(InferenceError):
-    """The arguments do not bind to the operator's schema."""
-
-
-class NoInference(Exception):
-    """The result type cannot be computed from the argument types alone."""
 
 
 # ---------------------------------------------------------------------------
@@ -83,17 +86,6 @@ class NoInference(Exception):
 _DTYPE_ATTRS: dict[DType, DTypeAttr] = {}
 _DEVICES: dict[str, StringAttr] = {}
 _EMPTY_ORDER: ArrayAttr[Attribute] = ArrayAttr(())
-
-
-def _norm(value: SymSize) -> SymSize:
-    """Plain int for constant sizes, sympy otherwise (fast path for ints)."""
-    if type(value) is int:
-        return value
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, sympy.Basic) and value.is_Integer:
-        return int(value)
-    return value
 
 
 _TENSOR_CACHE: dict[tuple[tuple[SymSize, ...], DType, str], TensorType] = {}
@@ -130,156 +122,6 @@ def make_tensor(
     if len(_TENSOR_CACHE) < _TENSOR_CACHE_LIMIT:
         _TENSOR_CACHE[key] = t
     return t
-
-
-# ---------------------------------------------------------------------------
-# Argument binding
-# ---------------------------------------------------------------------------
-
-
-class Bound(dict[str, object]):
-    """Schema argument name -> value (SSAValue, Python constant or list), defaults filled."""
-
-    schema: FunctionSchema
-
-    def __init__(self, schema: FunctionSchema, values: dict[str, object]) -> None:
-        super().__init__(values)
-        self.schema = schema
-
-    # -- typed accessors ---------------------------------------------------
-
-    def tensor(self, name: str) -> TensorType:
-        return tensor_type(self[name], name)
-
-    def opt_tensor(self, name: str) -> TensorType | None:
-        value = self.get(name)
-        return None if value is None else tensor_type(value, name)
-
-    def tensors(self, name: str) -> list[TensorType]:
-        return [tensor_type(v, name) for v in _as_list(self[name])]
-
-    def size(self, name: str) -> SymSize:
-        return as_size(self[name], name)
-
-    def opt_size(self, name: str) -> SymSize | None:
-        value = self.get(name)
-        return None if value is None else as_size(value, name)
-
-    def sizes(self, name: str, n: int | None = None) -> list[SymSize]:
-        value = self[name]
-        if n is not None and not isinstance(value, list | tuple):
-            value = [value] * n
-        sizes = [as_size(v, name) for v in _as_list(value)]
-        if n is not None and len(sizes) == 1 and n > 1:
-            sizes = sizes * n
-        return sizes
-
-    def int(self, name: str) -> int:
-        value = self[name]
-        if isinstance(value, int):
-            return int(value)
-        size = as_size(value, name)
-        if isinstance(size, int):
-            return size
-        raise NoInference(f"argument '{name}' must be a constant, got {size}")
-
-    def ints(self, name: str, n: int | None = None) -> list[int]:
-        out: list[int] = []
-        for s in self.sizes(name, n):
-            if not isinstance(s, int):
-                raise NoInference(f"argument '{name}' must be constants")
-            out.append(s)
-        return out
-
-    def dtype(self, name: str) -> DType | None:
-        return as_dtype(self.get(name))
-
-    def device(self, name: str) -> str | None:
-        value = self.get(name)
-        if value is None:
-            return None
-        if isinstance(value, DeviceAttr):
-            return value.device.data
-        if isinstance(value, str):
-            return value
-        raise InferenceError(f"argument '{name}' is not a device: {value!r}")
-
-
-def _as_list(value: object) -> list[object]:
-    if isinstance(value, list | tuple):
-        return list(cast(Sequence[object], value))
-    if isinstance(value, SSAValue) and isinstance(value.type, ListType):
-        raise NoInference("a list passed as one SSA value has unknown elements")
-    return [value]
-
-
-def _value(v: object) -> object:
-    return v.results[0] if isinstance(v, Operation) else v
-
-
-def tensor_type(value: object, what: str = "argument") -> TensorType:
-    value = _value(value)
-    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
-        return value.type
-    raise InferenceError(f"'{what}' must be a tensor, got {_describe(value)}")
-
-
-def as_size(value: object, what: str = "argument") -> SymSize:
-    """An int-like argument as a size: int constant or a SymInt with known value."""
-    value = _value(value)
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, SSAValue):
-        t = value.type
-        if isinstance(t, SymIntType):
-            if t.value is None:
-                raise NoInference(f"'{what}' is a SymInt of unknown value")
-            return _norm(t.value)
-        if isinstance(t, IntType):
-            raise NoInference(f"'{what}' is an int known only at run time")
-    if isinstance(value, sympy.Expr):
-        return _norm(value)
-    raise InferenceError(f"'{what}' must be an int, got {_describe(value)}")
-
-
-_DTYPE_CODES = {
-    0: DType.uint8, 1: DType.int8, 2: DType.int16, 3: DType.int32, 4: DType.int64,
-    5: DType.float16, 6: DType.float32, 7: DType.float64, 8: DType.complex32,
-    9: DType.complex64, 10: DType.complex128, 11: DType.bool, 15: DType.bfloat16,
-}  # fmt: skip
-"""torch's ScalarType numbering, used by integer defaults such as `dtype=4`."""
-
-
-def as_dtype(value: object) -> DType | None:
-    if value is None:
-        return None
-    if isinstance(value, DType):
-        return value
-    if isinstance(value, DTypeAttr):
-        return value.data
-    if isinstance(value, int) and value in _DTYPE_CODES:
-        return _DTYPE_CODES[value]
-    raise InferenceError(f"{_describe(value)} is not a dtype")
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, SSAValue):
-        return f"a value of type {value.type}"
-    return repr(value)
-
-
-def bind_arguments(
-    schema: FunctionSchema, args: Sequence[object], kwargs: Mapping[str, object]
-) -> Bound:
-    """FX args/kwargs bound by the core binder (defaults filled), as a `Bound` with typed
-    accessors; arguments the schema refuses are a `BindError`, since torch would refuse them too."""
-    try:
-        values, _ = bind(schema, args, kwargs)
-    except SchemaBindError as e:
-        raise BindError(str(e)) from None
-    return Bound(schema, values)
 
 
 # ---------------------------------------------------------------------------
