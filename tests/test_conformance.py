@@ -148,3 +148,40 @@ def test_open_answers_are_accepted_only_where_torch_leaves_them_open() -> None:
     outside = sample([torch.arange(5.0), torch.tensor([-(2**63), 0])], dim=0)
     assert not harness.reads_out_of_bounds(gather, inside)
     assert harness.reads_out_of_bounds(gather, outside)
+
+
+def test_a_finalizer_run_while_tracing_is_not_recorded() -> None:
+    """
+    Pre-dispatch tracing records any grad-mode switch made while it runs, a
+    garbage-collected object's `__del__` entering `no_grad` included (under
+    pytest-xdist such garbage is left by earlier tests): the harness traces with
+    the collector off, so the program is argmax alone.
+    """
+    import gc
+
+    import torch
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+        def __del__(self) -> None:
+            with torch.no_grad():
+                pass
+
+    def rebuild(tensors: object) -> tuple[object, tuple[object, ...], dict[str, object]]:
+        for _ in range(64):
+            Cycle()  # garbage only the collector frees, made while the program is traced
+        return tensors[0], (), {}  # pyright: ignore[reportIndexIssue] - a list of tensors
+
+    threshold = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        sample = harness.Sample("float32/0", [torch.randn(3, 4)], rebuild)
+        traced = harness.trace(harness.opinfos_by_name()["argmax"], sample)
+    finally:
+        gc.set_threshold(*threshold)
+        gc.collect()
+    assert traced.module is not None, traced.skip
+    assert traced.overloads == ["aten.argmax.default"]
+    assert "wrap_with_set_grad_enabled" not in str(traced.module)

@@ -70,6 +70,7 @@ expected-failure table.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import re
 import signal
@@ -797,6 +798,28 @@ class Traced:
     skip: str = ""
 
 
+@contextlib.contextmanager
+def _export_state() -> Iterator[None]:
+    """
+    The global state a trace must not depend on. Pre-dispatch tracing records
+    every `torch._C._set_grad_enabled` call made while it runs as part of the
+    program, wrapped in a `wrap_with_set_grad_enabled` higher-order op, even one
+    made by a finalizer the garbage collector happens to run then (an object of
+    an earlier test or sample whose `__del__` enters `torch.no_grad()`): so the
+    collector is off while torch.export traces (what it would have collected
+    waits until after), grad mode is on as eager ran the sample, and inference
+    mode is off.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with torch.inference_mode(False), torch.enable_grad():
+            yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def trace(op: Any, sample: Sample) -> Traced:
     """Eager outputs and the program torch.export records (skip says why none, e.g. eager raises)."""
     from xdsl_exir.frontends.torch_live import import_exported_program
@@ -822,7 +845,7 @@ def trace(op: Any, sample: Sample) -> Traced:
         except TypeError as e:  # complex32: numpy has no such dtype
             return Traced(sample, skip=f"an output has no numpy dtype: {e}")
         try:
-            with torch.enable_grad():  # as eager ran it: a grad mode left off would be recorded as a higher-order op
+            with _export_state():
                 ep = torch.export.export(call, tuple(sample.tensors))
         except Exception as e:
             return Traced(sample, skip=f"torch.export fails: {_first_line(e)}")
