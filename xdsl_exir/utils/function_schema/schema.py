@@ -1,76 +1,32 @@
-"""Parse and print PyTorch ``FunctionSchema`` strings without importing torch.
-
-The schema language is the one used by ``native_functions.yaml``, operator
-registrations and ``torch._C._jit_get_all_schemas()``::
-
-    aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-
-The dialects need the signature and, above all, the aliasing and mutation
-annotations of every operator they model, and they must be able to do so in
-environments where torch is not installed.  This module therefore implements
-the grammar from scratch (a hand written tokenizer and a recursive descent
-parser) and prints schemas back in the canonical form that
-``str(torch._C.FunctionSchema)`` produces, so that a schema string can be used
-as a stable key and compared against what torch reports.
-
-Printing follows torch: default values are printed from their parsed value
-(``1e-05`` becomes ``1.0000000000000001e-05``, ``long`` becomes ``4``,
-``int[2] stride=[1, 1]`` becomes ``int[2] stride=1``), a single return whose
-text starts with ``(`` is parenthesised, ``*`` is printed before the first
-keyword-only argument and ``...`` marks varargs / varret.  Known deliberate
-differences from torch, all for inputs that never occur in torch's own
-schemas, are documented on :func:`parse_schema`.
-
-The alias annotation language (see "Handling Mutability" in the TorchScript
-overview) is kept as data: :class:`AliasInfo` is attached to the
-:class:`SchemaType` node where it was written, :attr:`Argument.alias_info`
-gives the argument-level view torch exposes, and :class:`FunctionSchema` has
-queries for written arguments, aliasing between results and arguments, and
-the wildcard set.
+"""
+`FunctionSchema`, its arguments and returns and their alias queries, and the recursive-descent
+parser that builds them. They share a module because an argument's default is kept as text and
+parsed on first use, by the same parser that reads the schema.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import Enum
 from functools import cached_property
-from typing import NamedTuple, TypeAlias
 
-__all__ = [
-    "WILDCARD",
-    "AliasInfo",
-    "AliasSet",
-    "Argument",
-    "DefaultValue",
-    "FunctionSchema",
-    "Return",
-    "SchemaParseError",
-    "SchemaType",
-    "TypeKind",
-    "format_default_value",
-    "parse_default_value",
-    "parse_schema",
-    "parse_type",
-]
-
-WILDCARD = "*"
-"""The alias set that conservatively aliases everything (``Tensor(*)``)."""
-
-DefaultValue: TypeAlias = bool | int | float | complex | str | list["DefaultValue"] | None
-"""Python value of an argument default, mirroring what torch's IValue holds."""
-
-# Stored form of a default value: like ``DefaultValue`` but with tuples, so
-# that a cached value cannot be mutated through the accessor.
-_Stored: TypeAlias = bool | int | float | complex | str | tuple["_Stored", ...] | None
+from xdsl_exir.utils.function_schema.lexer import SchemaParseError, Token, describe, tokenize
+from xdsl_exir.utils.function_schema.types import (
+    INT64_MAX,
+    INT64_MIN,
+    WILDCARD,
+    AliasInfo,
+    DefaultValue,
+    SchemaType,
+    Stored,
+    TypeKind,
+    format_default,
+    list_element,
+    thaw,
+)
 
 # Type constructors that take parenthesised element types, e.g. ``Dict(str, t)``.
 _GENERIC_TYPES = frozenset({"Dict", "Future", "RRef", "Await", "Union"})
-
-# Type names that torch accepts in a schema but prints under another name,
-# because they are parsed into the same real type.
-_PRINTED_TYPE_NAMES = {"DeviceIndex": "int", "ConstQuantizerPtr": "int"}
 
 # Identifiers torch accepts as numeric defaults for any type, kept for
 # backwards compatibility of old schemas: dtypes, layout, reduction and
@@ -145,254 +101,6 @@ _DTYPE_DEFAULTS = {
     "float4_e2m1fn_x2": 45,
 }
 
-_INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
-
-
-# --------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------
-
-
-class SchemaParseError(ValueError):
-    """A schema or type string is malformed; ``column`` locates the problem.
-
-    ``column`` is the 0-based character offset into ``text`` (the string that
-    was being parsed) of the token at which parsing failed.
-    """
-
-    message: str
-    column: int
-    text: str
-
-    def __init__(self, message: str, column: int, text: str = "") -> None:
-        self.message = message
-        self.column = column
-        self.text = text
-        rendered = f"{message} (at column {column})"
-        if text:
-            rendered += f"\n    {text}\n    {' ' * column}^"
-        super().__init__(rendered)
-
-    def __reduce__(self) -> tuple[type[SchemaParseError], tuple[str, int, str]]:
-        # Keep message/column/text when the error crosses a process boundary.
-        return (SchemaParseError, (self.message, self.column, self.text))
-
-
-# --------------------------------------------------------------------------
-# Data model
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AliasInfo:
-    """One alias annotation such as ``(a)``, ``(a!)``, ``(*)`` or ``(a -> *)``.
-
-    Kept as data so that passes can reason about views and mutation without
-    re-parsing strings.  ``before_set`` are the alias sets the value belongs
-    to when the operator is called and ``after_set`` those it belongs to
-    afterwards (equal unless ``->`` was written; ``(a -> *)`` says the value
-    enters the wildcard set, e.g. because it is stored into a list).  Sets
-    are tuples in the order written, which is also the printing order.
-
-    ``contained`` is only non-empty in the argument-level view built by
-    :attr:`Argument.alias_info`, which, like torch, describes a list whose
-    elements are annotated (``Tensor(a)[]``) as a container annotation with
-    the element annotation inside.
-    """
-
-    before_set: tuple[str, ...]
-    after_set: tuple[str, ...]
-    is_write: bool = False
-    contained: tuple[AliasInfo, ...] = ()
-
-    @staticmethod
-    def of(*names: str, is_write: bool = False) -> AliasInfo:
-        """Build the common ``(a)`` / ``(a!)`` form where before == after."""
-        return AliasInfo(tuple(names), tuple(names), is_write)
-
-    @property
-    def is_wildcard(self) -> bool:
-        """Whether the value may alias anything on entry (``(*)``)."""
-        return WILDCARD in self.before_set
-
-    @property
-    def enters_wildcard(self) -> bool:
-        """Whether the value is in the wildcard set afterwards (``(*)``, ``(a -> *)``)."""
-        return WILDCARD in self.after_set
-
-    @property
-    def symbols(self) -> frozenset[str]:
-        """All alias set names used here or in contained annotations, ``*`` included."""
-        result = set(self.before_set) | set(self.after_set)
-        for inner in self.contained:
-            result |= inner.symbols
-        return frozenset(result)
-
-    def walk(self) -> Iterator[AliasInfo]:
-        """Yield this annotation and, recursively, the contained ones."""
-        yield self
-        for inner in self.contained:
-            yield from inner.walk()
-
-    def __str__(self) -> str:
-        text = "|".join(self.before_set)
-        if self.is_write:
-            text += "!"
-        if set(self.after_set) != set(self.before_set):
-            text += " -> " + "|".join(self.after_set)
-        return f"({text})"
-
-
-class TypeKind(Enum):
-    """Shape of a :class:`SchemaType` node."""
-
-    BASE = "base"
-    """A named type: ``Tensor``, ``int``, ``t``, ``__torch__.torch.classes.x.Y``."""
-    LIST = "list"
-    """``T[]`` or the fixed-size ``T[N]``; one element type."""
-    OPTIONAL = "optional"
-    """``T?``; one element type."""
-    TUPLE = "tuple"
-    """``(T1, T2, ...)``; any number of element types."""
-    GENERIC = "generic"
-    """``Dict(K, V)``, ``Future(T)``, ``RRef(T)``, ``Await(T)``, ``Union(...)``."""
-
-
-@dataclass(frozen=True)
-class SchemaType:
-    """A schema type as a tree, with alias annotations where they were written.
-
-    ``Tensor(a)[]`` is a LIST node whose element is a BASE ``Tensor`` node
-    carrying ``(a)``, while ``t[](a!)`` carries ``(a!)`` on the LIST node
-    itself; keeping the annotation on the node it was written on is what
-    lets the printer reproduce the text and lets alias queries tell element
-    aliasing from container aliasing.
-    """
-
-    kind: TypeKind
-    name: str = ""
-    elements: tuple[SchemaType, ...] = ()
-    size: int | None = None
-    alias: AliasInfo | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind in (TypeKind.LIST, TypeKind.OPTIONAL) and len(self.elements) != 1:
-            raise ValueError(f"{self.kind.value} type needs exactly one element type")
-        if self.kind is TypeKind.OPTIONAL and self.alias is not None:
-            raise ValueError("alias annotations go on the element of an optional type")
-        if self.size is not None and self.kind is not TypeKind.LIST:
-            raise ValueError("only list types have a fixed size")
-
-    # -- constructors -----------------------------------------------------
-
-    @staticmethod
-    def base(name: str, alias: AliasInfo | None = None) -> SchemaType:
-        """A named type such as ``Tensor`` or ``int``."""
-        return SchemaType(TypeKind.BASE, name, alias=alias)
-
-    @staticmethod
-    def list_of(
-        element: SchemaType, size: int | None = None, alias: AliasInfo | None = None
-    ) -> SchemaType:
-        """``element[]`` or ``element[size]``."""
-        return SchemaType(TypeKind.LIST, elements=(element,), size=size, alias=alias)
-
-    @staticmethod
-    def optional(element: SchemaType) -> SchemaType:
-        """``element?``; optional of optional collapses, as in torch."""
-        if element.kind is TypeKind.OPTIONAL:
-            return element
-        return SchemaType(TypeKind.OPTIONAL, elements=(element,))
-
-    @staticmethod
-    def tuple_of(
-        elements: tuple[SchemaType, ...], alias: AliasInfo | None = None
-    ) -> SchemaType:
-        """``(T1, T2, ...)``."""
-        return SchemaType(TypeKind.TUPLE, elements=tuple(elements), alias=alias)
-
-    @staticmethod
-    def generic(
-        name: str, elements: tuple[SchemaType, ...], alias: AliasInfo | None = None
-    ) -> SchemaType:
-        """``Dict(K, V)``, ``Future(T)``, ``Union(A, B)`` and friends."""
-        return SchemaType(TypeKind.GENERIC, name, tuple(elements), alias=alias)
-
-    # -- queries ----------------------------------------------------------
-
-    @property
-    def is_optional(self) -> bool:
-        return self.kind is TypeKind.OPTIONAL
-
-    @property
-    def is_list(self) -> bool:
-        return self.kind is TypeKind.LIST
-
-    @property
-    def element(self) -> SchemaType:
-        """The element type of a LIST or OPTIONAL node."""
-        if self.kind not in (TypeKind.LIST, TypeKind.OPTIONAL):
-            raise ValueError(f"{self} has no single element type")
-        return self.elements[0]
-
-    def unwrap_optional(self) -> SchemaType:
-        """``T`` for ``T?``, the type itself otherwise."""
-        return self.elements[0] if self.kind is TypeKind.OPTIONAL else self
-
-    @property
-    def printed_name(self) -> str:
-        """The name torch prints for a BASE type (``DeviceIndex`` prints as ``int``)."""
-        return _PRINTED_TYPE_NAMES.get(self.name, self.name)
-
-    def is_base(self, *names: str) -> bool:
-        """Whether this is a BASE node named one of ``names``."""
-        return self.kind is TypeKind.BASE and self.name in names
-
-    def aliases(self) -> Iterator[AliasInfo]:
-        """Every alias annotation written anywhere in this type, outermost first."""
-        if self.alias is not None:
-            yield self.alias
-        for element in self.elements:
-            yield from element.aliases()
-
-    def argument_alias(self) -> AliasInfo | None:
-        """The alias info torch would attach to an argument of this type.
-
-        An optional is transparent; a list whose element is annotated gets a
-        container annotation holding the element's one, and that container
-        is a write when the element is (unless the list carries its own
-        annotation).  Annotations nested in tuples or generics are ignored,
-        as torch does.
-        """
-        node = self.unwrap_optional()
-        if node.kind is not TypeKind.LIST:
-            return node.alias
-        inner = node.elements[0].argument_alias()
-        own = node.alias
-        if inner is None:
-            return own
-        if own is None:
-            return AliasInfo((), (), inner.is_write, (inner,))
-        return AliasInfo(own.before_set, own.after_set, own.is_write, (inner,))
-
-    def __str__(self) -> str:
-        kind = self.kind
-        if kind is TypeKind.OPTIONAL:
-            return f"{self.elements[0]}?"
-        if kind is TypeKind.BASE:
-            text = self.printed_name
-        elif kind is TypeKind.LIST:
-            size = "" if self.size is None else str(self.size)
-            text = f"{self.elements[0]}[{size}]"
-        elif kind is TypeKind.TUPLE:
-            text = "(" + ", ".join(str(e) for e in self.elements) + ")"
-        else:
-            text = f"{self.name}(" + ", ".join(str(e) for e in self.elements) + ")"
-        if self.alias is not None:
-            text += str(self.alias)
-        return text
-
 
 @dataclass(frozen=True)
 class Argument:
@@ -414,7 +122,7 @@ class Argument:
         return self.default is not None
 
     @cached_property
-    def _stored_default(self) -> _Stored:
+    def _stored_default(self) -> Stored:
         if self.default is None:
             raise ValueError(f"argument {self.name!r} has no default value")
         return _parse_default_text(self.default, self.type)
@@ -428,7 +136,7 @@ class Argument:
         value, a scalar default of a fixed-size list is repeated ``N`` times
         and ``Device`` defaults are the device string.
         """
-        return _thaw(self._stored_default)
+        return thaw(self._stored_default)
 
     @property
     def alias_info(self) -> AliasInfo | None:
@@ -455,7 +163,7 @@ class Argument:
     def __str__(self) -> str:
         text = f"{self.type} {self.name}"
         if self.default is not None:
-            text += "=" + _format_default(self._stored_default, self.type)
+            text += "=" + format_default(self._stored_default, self.type)
         return text
 
 
@@ -702,271 +410,6 @@ def _named_symbols(schema_type: SchemaType) -> frozenset[str]:
 
 
 # --------------------------------------------------------------------------
-# Default values: conversion and printing
-# --------------------------------------------------------------------------
-
-
-def _thaw(value: _Stored) -> DefaultValue:
-    if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
-    return value
-
-
-def _freeze(value: DefaultValue) -> _Stored:
-    if isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _format_float(value: float) -> str:
-    # Integral values in int64 range print as an integer with a trailing dot,
-    # everything else with 17 significant digits (round-trip precision).
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    if value.is_integer() and _INT64_MIN <= value < 2.0**63:
-        return f"{int(value)}."
-    text = f"{value:.17g}"
-    if "." not in text and "e" not in text:
-        text += "."
-    return text
-
-
-def _quote_string(value: str) -> str:
-    out = ['"']
-    for ch in value:
-        escaped = _STRING_ESCAPES_OUT.get(ch)
-        if escaped is not None:
-            out.append(escaped)
-        elif ch < " " or ch == "\x7f":
-            out.append(f"\\{ord(ch):03o}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-_STRING_ESCAPES_OUT = {
-    "\\": "\\\\",
-    "'": "\\'",
-    '"': '\\"',
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-}
-
-
-def _format_scalar(value: _Stored, context: SchemaType | None) -> str:
-    if value is None:
-        return "None"
-    if value is True:
-        return "True"
-    if value is False:
-        return "False"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _format_float(value)
-    if isinstance(value, complex):
-        sign = "+" if value.imag >= 0 else ""
-        return f"{_format_float(value.real)}{sign}{_format_float(value.imag)}j"
-    if isinstance(value, str):
-        if context is not None and context.unwrap_optional().is_base("Device"):
-            return value
-        return _quote_string(value)
-    element = _list_element(context)
-    return "[" + ", ".join(_format_scalar(v, element) for v in value) + "]"
-
-
-def _list_element(schema_type: SchemaType | None) -> SchemaType | None:
-    if schema_type is None:
-        return None
-    node = schema_type.unwrap_optional()
-    return node.elements[0] if node.kind is TypeKind.LIST else None
-
-
-def format_default_value(value: DefaultValue, schema_type: SchemaType) -> str:
-    """Spell a default value of an argument of ``schema_type`` as torch prints it.
-
-    Floats get 17 significant digits (``1.`` for integral ones), strings are
-    double-quoted with C escapes, ``Device`` defaults are bare, and an
-    ``int[N]`` default whose elements are all equal is printed as the single
-    element (``int[2] stride=1``), as native_functions.yaml writes it.
-    """
-    return _format_default(_freeze(value), schema_type)
-
-
-def _format_default(stored: _Stored, schema_type: SchemaType) -> str:
-    if (
-        isinstance(stored, tuple)
-        and len(stored) > 1
-        and schema_type.kind is TypeKind.LIST
-        and schema_type.elements[0].kind is TypeKind.BASE
-        and schema_type.elements[0].printed_name == "int"
-        and all(v == stored[0] and type(v) is type(stored[0]) for v in stored)
-    ):
-        return _format_scalar(stored[0], schema_type.elements[0])
-    return _format_scalar(stored, schema_type)
-
-
-# --------------------------------------------------------------------------
-# Tokenizer
-# --------------------------------------------------------------------------
-
-
-class _Token(NamedTuple):
-    kind: str
-    """``ident``, ``number``, ``string``, ``eof`` or the punctuation itself."""
-    text: str
-    start: int
-    end: int
-    value: str
-    """Decoded contents for ``string`` tokens, the text otherwise."""
-
-
-_IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_IDENT_CHARS = _IDENT_START | frozenset("0123456789")
-_DIGITS = frozenset("0123456789")
-_OCTAL = frozenset("01234567")
-_WHITESPACE = frozenset(" \t\r\n")
-_SINGLE_PUNCT = frozenset("()[],*?!|=+")
-_STRING_ESCAPES_IN = {
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "a": "\a",
-    "b": "\b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-}
-
-
-def _describe(token: _Token) -> str:
-    if token.kind == "eof":
-        return "end of input"
-    if token.kind in ("ident", "number", "string"):
-        return f"{token.kind} {token.text!r}"
-    return repr(token.text)
-
-
-_MULTI_PUNCT = ("...", "->", "::")
-"""Punctuation longer than one character."""
-
-
-def _tokenize(text: str) -> list[_Token]:
-    """Split ``text`` into tokens with one left-to-right scan."""
-    tokens: list[_Token] = []
-    append = tokens.append
-    n = len(text)
-    i = 0
-    while i < n:
-        c = text[i]
-        if c in _WHITESPACE:
-            i += 1
-            continue
-        start = i
-        if c in _IDENT_START:
-            i += 1
-            while i < n and text[i] in _IDENT_CHARS:
-                i += 1
-            word = text[start:i]
-            append(_Token("ident", word, start, i, word))
-        elif c in _SINGLE_PUNCT:
-            i += 1
-            append(_Token(c, c, start, i, c))
-        elif c in _DIGITS or (c == "." and i + 1 < n and text[i + 1] in _DIGITS):
-            i = _scan_number(text, i)
-            word = text[start:i]
-            append(_Token("number", word, start, i, word))
-        elif c in ".-:":
-            # `...`, `->` and `::` before their one-character prefixes.
-            punct = next((m for m in _MULTI_PUNCT if text.startswith(m, i)), c)
-            i += len(punct)
-            append(_Token(punct, punct, start, i, punct))
-        elif c == '"' or c == "'":
-            i, decoded = _scan_string(text, i)
-            append(_Token("string", text[start:i], start, i, decoded))
-        else:
-            raise SchemaParseError(f"unexpected character {c!r}", i, text)
-    append(_Token("eof", "", n, n, ""))
-    return tokens
-
-
-def _scan_number(text: str, i: int) -> int:
-    """Return the end of the numeric literal starting at ``i``."""
-    n = len(text)
-    start = i
-    while i < n and text[i] in _DIGITS:
-        i += 1
-    if i < n and text[i] == "." and not text.startswith("...", i):
-        i += 1
-        while i < n and text[i] in _DIGITS:
-            i += 1
-    if i < n and text[i] in "eE":
-        j = i + 1
-        if j < n and text[j] in "+-":
-            j += 1
-        if j < n and text[j] in _DIGITS:
-            i = j
-            while i < n and text[i] in _DIGITS:
-                i += 1
-        else:
-            raise SchemaParseError("malformed exponent in number", start, text)
-    if i < n and text[i] in "jJ":
-        i += 1
-    if i < n and text[i] in _IDENT_CHARS:
-        raise SchemaParseError("malformed number", start, text)
-    return i
-
-
-def _scan_string(text: str, i: int) -> tuple[int, str]:
-    """Return the end and decoded value of the string literal starting at ``i``."""
-    n = len(text)
-    quote = text[i]
-    start = i
-    i += 1
-    chunk_start = i
-    parts: list[str] = []
-    while True:
-        if i >= n:
-            raise SchemaParseError("unterminated string literal", start, text)
-        c = text[i]
-        if c == quote:
-            parts.append(text[chunk_start:i])
-            return i + 1, "".join(parts)
-        if c == "\n":
-            raise SchemaParseError("newline in string literal", i, text)
-        if c != "\\":
-            i += 1
-            continue
-        parts.append(text[chunk_start:i])
-        if i + 1 >= n:
-            raise SchemaParseError("unterminated string literal", start, text)
-        e = text[i + 1]
-        simple = _STRING_ESCAPES_IN.get(e)
-        if simple is not None:
-            parts.append(simple)
-            i += 2
-        elif e in _OCTAL:
-            j = i + 1
-            while j < n and j < i + 4 and text[j] in _OCTAL:
-                j += 1
-            parts.append(chr(int(text[i + 1 : j], 8)))
-            i = j
-        else:
-            raise SchemaParseError(f"unsupported escape sequence '\\{e}'", i, text)
-        chunk_start = i
-
-
-# --------------------------------------------------------------------------
 # Parser
 # --------------------------------------------------------------------------
 
@@ -978,19 +421,19 @@ class _Parser:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.tokens = _tokenize(text)
+        self.tokens = tokenize(text)
         self.pos = 0
 
     # -- token helpers ----------------------------------------------------
 
-    def error(self, message: str, token: _Token | None = None) -> SchemaParseError:
+    def error(self, message: str, token: Token | None = None) -> SchemaParseError:
         token = token if token is not None else self.tokens[self.pos]
         return SchemaParseError(message, token.start, self.text)
 
     def _peek_kind(self) -> str:
         return self.tokens[self.pos].kind
 
-    def _next(self) -> _Token:
+    def _next(self) -> Token:
         token = self.tokens[self.pos]
         if token.kind != "eof":
             self.pos += 1
@@ -1002,18 +445,18 @@ class _Parser:
             return True
         return False
 
-    def _expect(self, kind: str, what: str | None = None) -> _Token:
+    def _expect(self, kind: str, what: str | None = None) -> Token:
         token = self.tokens[self.pos]
         if token.kind != kind:
             wanted = what if what is not None else repr(kind)
-            raise self.error(f"expected {wanted} but found {_describe(token)}", token)
+            raise self.error(f"expected {wanted} but found {describe(token)}", token)
         self.pos += 1
         return token
 
     def expect_end(self) -> None:
         token = self.tokens[self.pos]
         if token.kind != "eof":
-            raise self.error(f"expected end of input but found {_describe(token)}", token)
+            raise self.error(f"expected end of input but found {describe(token)}", token)
 
     # -- schema -----------------------------------------------------------
 
@@ -1138,7 +581,7 @@ class _Parser:
                     self.pos += 2
                 node = SchemaType.base(name)
         else:
-            raise self.error(f"expected a type but found {_describe(token)}", token)
+            raise self.error(f"expected a type but found {describe(token)}", token)
         if self._peek_kind() == "(":
             node = _with_alias(node, self._alias_annotation())
         while True:
@@ -1164,7 +607,7 @@ class _Parser:
             else:
                 return node
 
-    def _type_list(self, opening: _Token, allow_empty: bool) -> tuple[SchemaType, ...]:
+    def _type_list(self, opening: Token, allow_empty: bool) -> tuple[SchemaType, ...]:
         if self._peek_kind() == ")":
             if not allow_empty:
                 raise self.error("expected at least one element type")
@@ -1198,16 +641,16 @@ class _Parser:
                 names.append(WILDCARD)
             else:
                 raise self.error(
-                    f"expected an alias set name or '*' but found {_describe(token)}", token
+                    f"expected an alias set name or '*' but found {describe(token)}", token
                 )
             if not self._accept("|"):
                 return tuple(names)
 
     # -- default values ---------------------------------------------------
 
-    def parse_default(self, schema_type: SchemaType) -> _Stored:
+    def parse_default(self, schema_type: SchemaType) -> Stored:
         if self._peek_kind() == "[":
-            return self._list_literal(_list_element(schema_type))
+            return self._list_literal(list_element(schema_type))
         if schema_type.kind is TypeKind.LIST:
             element = schema_type.elements[0]
             value = self._scalar(element)
@@ -1217,14 +660,14 @@ class _Parser:
             return (value,) * schema_type.size
         return self._scalar(schema_type)
 
-    def _list_literal(self, element: SchemaType | None) -> tuple[_Stored, ...]:
+    def _list_literal(self, element: SchemaType | None) -> tuple[Stored, ...]:
         self._expect("[")
         if self._accept("]"):
             return ()
-        items: list[_Stored] = []
+        items: list[Stored] = []
         while True:
             if self._peek_kind() == "[":
-                items.append(self._list_literal(_list_element(element)))
+                items.append(self._list_literal(list_element(element)))
             else:
                 items.append(self._scalar(element))
             if self._accept(","):
@@ -1232,7 +675,7 @@ class _Parser:
             self._expect("]", "',' or ']' in a list default")
             return tuple(items)
 
-    def _scalar(self, context: SchemaType | None) -> _Stored:
+    def _scalar(self, context: SchemaType | None) -> Stored:
         token = self._next()
         kind = token.kind
         if kind == "string":
@@ -1265,10 +708,10 @@ class _Parser:
             return self._maybe_complex("-" + number.text, context, number)
         if kind == "number":
             return self._maybe_complex(token.text, context, token)
-        raise self.error(f"expected a default value but found {_describe(token)}", token)
+        raise self.error(f"expected a default value but found {describe(token)}", token)
 
 
-    def _maybe_complex(self, text: str, context: SchemaType | None, token: _Token) -> _Stored:
+    def _maybe_complex(self, text: str, context: SchemaType | None, token: Token) -> Stored:
         # Torch prints complex defaults as ``0.+2.j``; accept that form back.
         tokens = self.tokens
         sign = tokens[self.pos].kind
@@ -1287,8 +730,8 @@ class _Parser:
 
 
 def _convert_number(
-    text: str, context: SchemaType | None, token: _Token, parser: _Parser
-) -> _Stored:
+    text: str, context: SchemaType | None, token: Token, parser: _Parser
+) -> Stored:
     """Turn a numeric literal into int/float/complex the way torch decides.
 
     The literal's spelling decides first (``j`` -> complex, ``.``/exponent ->
@@ -1304,7 +747,7 @@ def _convert_number(
             raise parser.error(f"float literal {text} is out of range", token)
         return value
     value_int = int(text)
-    if not _INT64_MIN <= value_int <= _INT64_MAX:
+    if not INT64_MIN <= value_int <= INT64_MAX:
         raise parser.error(f"integer literal {text} does not fit in 64 bits", token)
     return value_int
 
@@ -1313,7 +756,7 @@ def _with_alias(node: SchemaType, alias: AliasInfo) -> SchemaType:
     return SchemaType(node.kind, node.name, node.elements, node.size, alias)
 
 
-def _parse_default_text(text: str, schema_type: SchemaType) -> _Stored:
+def _parse_default_text(text: str, schema_type: SchemaType) -> Stored:
     parser = _Parser(text)
     value = parser.parse_default(schema_type)
     parser.expect_end()
@@ -1355,4 +798,4 @@ def parse_type(text: str) -> SchemaType:
 
 def parse_default_value(text: str, schema_type: SchemaType) -> DefaultValue:
     """Parse the default-value text of an argument of type ``schema_type``."""
-    return _thaw(_parse_default_text(text, schema_type))
+    return thaw(_parse_default_text(text, schema_type))
