@@ -9,7 +9,9 @@ rules and carries a reason after ` - `:
     p._current_token  # pyright: ignore[reportPrivateUsage] - no public way to peek in xDSL 0.74
 
 `# type: ignore` is refused: pyright, the project's checker (`make lint`), reads it as "ignore
-everything on this line" whatever its brackets say.
+everything on this line" whatever its brackets say. A rule turned off for a whole file
+(`# pyright: reportX=false`) takes no text after its value (pyright refuses the directive
+then), so its reason is the comment line right above it.
 """
 
 from __future__ import annotations
@@ -28,11 +30,18 @@ _DIRECTIVE = re.compile(r"\b(?:noqa|type:\s*ignore|pyright:\s*(?:ignore|report))
 _REASON = r" - \S.{8,}"
 _NOQA = re.compile(r"(?:ruff: )?noqa: [A-Z]+[0-9]+(?:, [A-Z]+[0-9]+)*" + _REASON)
 _PYRIGHT_IGNORE = re.compile(r"pyright: ignore\[report[A-Za-z]+(?:, report[A-Za-z]+)*\]" + _REASON)
-_PYRIGHT_RULE = re.compile(r"pyright: report[A-Za-z]+=(?:false|none|warning|information)" + _REASON)
+_PYRIGHT_RULE = re.compile(r"pyright: report[A-Za-z]+=(?:false|none|warning|information)")
 
 
-def suppression_problem(comment: str) -> str | None:
-    """What is wrong with the suppressions in one comment, or None if each names its rules and reason."""
+def suppression_problem(comment: str, above: str | None = None) -> str | None:
+    """
+    What is wrong with the suppressions in one comment, or None if each names its rules and
+    reason; `above` is the comment on the line above, if any (a file-wide rule's reason).
+    """
+    if _PYRIGHT_RULE.fullmatch(comment.lstrip("# ").rstrip()):
+        if above is None or _DIRECTIVE.search(above) or len(above.strip("# ")) < 10:
+            return "a rule turned off for the file gives its reason on the comment line above it"
+        return None
     found = list(_DIRECTIVE.finditer(comment))
     for i, m in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(comment)
@@ -41,7 +50,7 @@ def suppression_problem(comment: str) -> str | None:
             return "`type: ignore` silences every rule of pyright: write `pyright: ignore[<rule>] - <reason>`"
         if text.lower().startswith("noqa") and m.start() >= 6 and comment[m.start() - 6 : m.start()] == "ruff: ":
             text = "ruff: " + text
-        if not (_NOQA.fullmatch(text) or _PYRIGHT_IGNORE.fullmatch(text) or _PYRIGHT_RULE.fullmatch(text)):
+        if not (_NOQA.fullmatch(text) or _PYRIGHT_IGNORE.fullmatch(text)):
             return "name the rules and give a reason: `# noqa: E731 - why` or `# pyright: ignore[reportX] - why`"
     return None
 
@@ -59,12 +68,13 @@ def _comments(path: Path) -> list[tuple[int, str]]:
 def test_every_suppression_names_its_rules_and_reason() -> None:
     files = _python_files()
     assert len(files) > 100
-    problems = [
-        f"{path.relative_to(ROOT)}:{line}: {comment}\n    {problem}"
-        for path in files
-        for line, comment in _comments(path)
-        if _DIRECTIVE.search(comment) and (problem := suppression_problem(comment)) is not None
-    ]
+    problems = []
+    for path in files:
+        comments = _comments(path)
+        lines = dict(comments)
+        for line, comment in comments:
+            if _DIRECTIVE.search(comment) and (problem := suppression_problem(comment, lines.get(line - 1))) is not None:
+                problems.append(f"{path.relative_to(ROOT)}:{line}: {comment}\n    {problem}")
     assert not problems, "\n".join(problems)
 
 
@@ -81,6 +91,15 @@ def test_every_suppression_names_its_rules_and_reason() -> None:
 )
 def test_accepted(comment: str) -> None:
     assert suppression_problem(comment) is None
+
+
+def test_file_wide_rule_needs_its_reason_above() -> None:
+    rule = "# pyright: reportPrivateUsage=false"
+    assert suppression_problem(rule, "# The one module that reaches into xDSL's internals:") is None
+    assert suppression_problem(rule) is not None
+    assert suppression_problem(rule, "# why") is not None
+    assert suppression_problem(rule, "# pyright: reportCallIssue=false") is not None
+    assert suppression_problem(rule + " - pyright refuses text after the value") is not None
 
 
 @pytest.mark.parametrize(

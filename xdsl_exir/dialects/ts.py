@@ -63,6 +63,7 @@ from xdsl_exir.dialects.exir import DenseBlobAttr, DType
 from xdsl_exir.utils.function_schema import SchemaParseError, parse_schema
 from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser, declare_blob
 from xdsl_exir.utils.tensor_data import array_from_bytes, bytes_from_array
+from xdsl_exir.utils.xdsl_compat import parse_resource_handle, resume_from
 
 # ---------------------------------------------------------------------------
 # Scalar types of tensors, as TorchScript names them
@@ -251,7 +252,7 @@ def _raw_until_close(parser: AttrParser) -> str:
     else:
         parser.raise_error("expected '>'", pos)
     text = content[pos:i].strip()
-    parser._resume_from(i + 1)  # pyright: ignore[reportPrivateUsage] - no public way to skip the raw text already read in xDSL 0.74
+    resume_from(parser, i + 1)
     return text
 
 
@@ -896,7 +897,7 @@ class TensorValueAttr(ParametrizedAttribute):
                 assert storage is not None
                 with parser.in_angle_brackets():
                     # The handle parser xDSL's own `dense_resource` attribute uses (declares the key).
-                    key = parser._parse_dialect_resource_handle("builtin", storage)  # pyright: ignore[reportPrivateUsage] - no public resource-handle parser in xDSL 0.74
+                    key = parse_resource_handle(parser, "builtin", storage)
                 source = HexBlob.pending(key)
                 data = DenseBlobAttr.from_hex(source)
                 if isinstance(parser, ResourceParser):

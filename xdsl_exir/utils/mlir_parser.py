@@ -30,6 +30,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from xdsl_exir.utils.tensor_data import TensorDataError
+from xdsl_exir.utils.xdsl_compat import blob_storage, printed_resources
 
 RESOURCE_ALIGNMENT = 16
 """Alignment word written before each blob (MLIR's blob format)."""
@@ -206,7 +207,7 @@ def declare_blob(name: str, data: bytes | memoryview) -> str:
     if not (base[0].isalpha() or base[0] == "_"):  # a resource key is an identifier: `0.weight` is not
         base = "_" + base
     key, n = base, 0
-    existing = storage._blob_storage  # pyright: ignore[reportPrivateUsage] - no public lookup in xDSL 0.74
+    existing = blob_storage(storage)
     if isinstance(data, memoryview):
         while key in existing and not _holds(key, existing[key], data):
             key = f"{base}_{n}"
@@ -258,7 +259,7 @@ def print_resources(printer: Printer, dialects: Iterable[Dialect], elide_if_larg
     for an entry whose text is longer than `elide_if_larger` characters, as
     mlir-opt's `--mlir-elide-resource-strings-if-larger` leaves them out.
     """
-    referenced = printer._dialect_resources  # pyright: ignore[reportPrivateUsage] - no public accessor in xDSL 0.74
+    referenced = printed_resources(printer)
     if not referenced:
         return
     interfaces = {d.name: d.get_interface(OpAsmDialectInterface) for d in dialects}
@@ -442,7 +443,7 @@ class ResourceParser(Parser):
         section = 1
         for key, count in claimed.items():
             if self._mentions.get(key, 0) <= count + section:
-                storage._blob_storage.pop(key, None)  # pyright: ignore[reportPrivateUsage] - no public removal in xDSL 0.74
+                blob_storage(storage).pop(key, None)
         self._deferred.clear()
         self._loaded.clear()
 

@@ -2,6 +2,8 @@ r"""
 Fixes of the pinned xDSL (0.74) that the tools' promises depend on, applied
 when `xdsl_exir` is imported (so also inside the stock `xdsl-opt`). Each keeps
 the language xDSL accepts and only removes a failure; `apply()` is idempotent.
+The private xDSL methods they wrap are reached through `xdsl_compat.py`.
+The private methods they wrap are reached through `xdsl_compat.py`.
 
 - The lexer matches a string literal with `"(?:[^"\\\n\v\f]+|\\(...))*"`: a `+`
   inside a `*`, so on a string that is never closed (`"aten.add.Tensor(%x)` with
@@ -43,6 +45,12 @@ from xdsl.utils.lexer import Position, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
 
 from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
+from xdsl_exir.utils.xdsl_compat import (
+    install_dense_literal_type,
+    install_string_literal_lexer,
+    original_dense_literal_type,
+    original_string_literal_lexer,
+)
 
 __all__ = ["apply"]
 
@@ -70,7 +78,6 @@ def _verify_width(self: IntegerType) -> None:
 _LIST_SLOT = 8
 """Bytes of a Python list slot: what xDSL's expanded splat costs per element beside the data."""
 
-_parse_dense_literal_type = AttrParser._parse_dense_literal_type  # pyright: ignore[reportPrivateUsage] - the xDSL method this fix wraps
 _parse_dense_elements = AttrParser.parse_dense_int_or_fp_elements_attr
 
 
@@ -84,7 +91,7 @@ def _check_dense_size(parser: AttrParser, type: Any) -> None:
 
 
 def _sized_dense_literal_type(self: AttrParser) -> Any:
-    type = _parse_dense_literal_type(self)
+    type = original_dense_literal_type(self)
     _check_dense_size(self, type)
     return type
 
@@ -95,11 +102,8 @@ def _sized_dense_elements(self: AttrParser, type: Any) -> Any:
     return _parse_dense_elements(self, type)
 
 
-_lex_string_literal = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage] - the xDSL method this fix wraps
-
-
 def _utf8_is_string(self: MLIRLexer, start_pos: Position) -> MLIRToken:
-    token = _lex_string_literal(self, start_pos)
+    token = original_string_literal_lexer(self, start_pos)
     if token.kind is MLIRTokenKind.BYTES_LIT:
         try:
             StringLiteral.from_span(token.span).bytes_contents.decode("utf-8")
@@ -111,11 +115,9 @@ def _utf8_is_string(self: MLIRLexer, start_pos: Position) -> MLIRToken:
 
 def apply() -> None:
     """Install the fixes."""
-    MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage] - the fix replaces xDSL's internal regex
     fixed: Any = classmethod(_no_empty_hint)
     SSAValue.extract_valid_name = fixed
     IntegerType.verify = _verify_width
-    AttrParser._parse_dense_literal_type = _sized_dense_literal_type  # pyright: ignore[reportPrivateUsage] - the fix replaces xDSL's internal method
+    install_dense_literal_type(_sized_dense_literal_type)
     AttrParser.parse_dense_int_or_fp_elements_attr = _sized_dense_elements
-    if MLIRLexer._lex_string_literal is _lex_string_literal:  # pyright: ignore[reportPrivateUsage] - installs the fix once
-        MLIRLexer._lex_string_literal = _utf8_is_string  # pyright: ignore[reportPrivateUsage] - the fix replaces xDSL's internal method
+    install_string_literal_lexer(_STRING_LITERAL, _utf8_is_string)

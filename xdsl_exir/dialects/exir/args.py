@@ -49,6 +49,7 @@ from xdsl_exir.dialects.exir.types import (
     MemoryFormatAttr,
 )
 from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser
+from xdsl_exir.utils.xdsl_compat import current_token
 
 
 @irdl_attr_definition
@@ -408,7 +409,7 @@ class ArgParser:
         p = self.parser
 
         def one() -> None:
-            if p._current_token.kind == MLIRTokenKind.BARE_IDENT:  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
+            if current_token(p).kind == MLIRTokenKind.BARE_IDENT:
                 name = p.parse_identifier()
                 if p.parse_optional_punctuation("="):
                     if name in kwargs:

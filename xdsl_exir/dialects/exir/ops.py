@@ -99,6 +99,7 @@ from xdsl_exir.dialects.exir.types import (
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser, declare_blob
 from xdsl_exir.utils.symbolic import SymSize, sympy
+from xdsl_exir.utils.xdsl_compat import parse_resource_handle
 
 
 @irdl_op_definition
@@ -299,7 +300,7 @@ class StateOp(IRDLOperation):
                 assert storage is not None
                 with parser.in_angle_brackets():
                     # The handle parser xDSL's own `dense_resource` attribute uses (declares the key).
-                    resource = parser._parse_dialect_resource_handle("builtin", storage)  # pyright: ignore[reportPrivateUsage] - no public resource-handle parser in xDSL 0.74
+                    resource = parse_resource_handle(parser, "builtin", storage)
                 value = ResourceBlobAttr(resource)
             else:
                 value = parser.parse_attribute()

@@ -27,6 +27,7 @@ from xdsl.utils.str_enum import StrEnum
 from xdsl_exir.dialects.exir.types import SymExprAttr, parse_sym_expr
 from xdsl_exir.utils.mlir_parser import ResourceParser
 from xdsl_exir.utils.symbolic import SymSize, print_expr, sympy, to_sym
+from xdsl_exir.utils.xdsl_compat import current_token
 
 
 class InputKind(StrEnum):
@@ -435,11 +436,11 @@ def _parse_pytree_node(parser: Parser) -> dict[str, object]:
 
     if parser.parse_optional_punctuation("*") is not None:
         return dict(_LEAF)
-    if parser._current_token.kind == MLIRTokenKind.L_PAREN:  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
+    if current_token(parser).kind == MLIRTokenKind.L_PAREN:
         return {"type": "builtins.tuple", "context": "null", "children_spec": children(parser.Delimiter.PAREN)}
-    if parser._current_token.kind == MLIRTokenKind.L_SQUARE:  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
+    if current_token(parser).kind == MLIRTokenKind.L_SQUARE:
         return {"type": "builtins.list", "context": "null", "children_spec": children(parser.Delimiter.SQUARE)}
-    if parser._current_token.kind == MLIRTokenKind.L_BRACE:  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
+    if current_token(parser).kind == MLIRTokenKind.L_BRACE:
         keys: list[str | int] = []
 
         def entry() -> dict[str, object]:
@@ -466,7 +467,7 @@ def parse_pytree_spec(parser: Parser) -> str:
     """A spec in the syntax above (or the JSON string itself), as `treespec_dumps` text."""
     text = parser.parse_optional_str_literal()
     if text is not None:
-        kind = parser._current_token.kind  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
+        kind = current_token(parser).kind
         if kind not in (MLIRTokenKind.L_PAREN, MLIRTokenKind.LESS):
             return text  # the JSON text itself
         context: str | None = None

@@ -40,6 +40,7 @@ from xdsl_exir.utils.symbolic import (
     sympy,
     to_sym,
 )
+from xdsl_exir.utils.xdsl_compat import consume_token, current_token
 
 
 class Layout(StrEnum):
@@ -142,7 +143,7 @@ def _read_sym_tokens(parser: AttrParser, stop_words: Sequence[str] = ()) -> tupl
     spans = []
     depth = 0
     while True:
-        tok = parser._current_token  # pyright: ignore[reportPrivateUsage] - xDSL's parser has no public way to peek at the current token
+        tok = current_token(parser)
         if depth == 0 and (tok.kind in _EXPR_STOP or tok.text in stop_words):
             break
         if tok.kind == MLIRTokenKind.L_PAREN:
@@ -163,7 +164,7 @@ def _read_sym_tokens(parser: AttrParser, stop_words: Sequence[str] = ()) -> tupl
         else:
             parser.raise_error(f"'{tok.text}' cannot appear in a symbolic size", tok.span)
         spans.append(tok.span)
-        parser._consume_token()  # pyright: ignore[reportPrivateUsage] - no public way to consume one raw token in xDSL 0.74
+        consume_token(parser)
     if not tokens:
         parser.raise_error("expected a size: an integer or a symbolic expression")
     return tokens, spans
