@@ -35,7 +35,6 @@ programs, so a live import and a file import cannot disagree.
 from __future__ import annotations
 
 import builtins
-import copy
 import dataclasses
 import io
 import operator
@@ -93,6 +92,7 @@ from xdsl_exir.dialects.fx import (
     SliceType,
 )
 from xdsl_exir.frontends.pt2 import load_pt2, stack_trace_location
+from xdsl_exir.frontends.torch_compat import fx_qualified_name, overload_name, packet_name, with_module_call_graph
 
 __all__ = ["TorchImportError", "import_exported_program", "import_graph_module", "qualified_name"]
 
@@ -150,18 +150,18 @@ def qualified_name(target: Callable[..., Any]) -> str:
     name (same dispatch), anything else as FX prints it, with `operator.` for
     `_operator.` and `builtins.` for builtins.
     """
-    from torch.fx.node import _get_qualified_name  # pyright: ignore[reportPrivateUsage] - the naming torch.fx itself prints targets with
-
-    if isinstance(target, torch._ops.OpOverload):  # pyright: ignore[reportPrivateUsage] - torch exports OpOverload only from torch._ops
-        return f"{target.namespace}.{target._opname}.{target._overloadname}"  # pyright: ignore[reportPrivateUsage] - no public accessor for the overload's parts
-    if isinstance(target, torch._ops.OpOverloadPacket):  # pyright: ignore[reportPrivateUsage] - torch exports OpOverloadPacket only from torch._ops
-        namespace, _, op_name = target._qualified_op_name.partition("::")  # pyright: ignore[reportPrivateUsage] - no public accessor for the packet's name
+    overload = overload_name(target)
+    if overload is not None:
+        return overload
+    packet = packet_name(target)
+    if packet is not None:
+        namespace, _, op_name = packet.partition(".")
         if namespace == "aten" and hasattr(torch, op_name):
             return f"torch.{op_name}"
     name = getattr(target, "__name__", None)
     if name is not None and getattr(builtins, name, None) is target:
         return f"builtins.{name}"
-    name = _get_qualified_name(target)
+    name = fx_qualified_name(target)
     if name.startswith("_operator."):
         name = "operator." + name[len("_operator."):]
     return name
@@ -591,13 +591,8 @@ def _structseqs_as_tuples(ep: torch.export.ExportedProgram) -> torch.export.Expo
     plain = _plain_spec(spec)
     if plain == spec:
         return ep
-    copied = copy.copy(ep)
     signature = dataclasses.replace(entries[0].signature, out_spec=plain)
-    copied._module_call_graph = [  # pyright: ignore[reportPrivateUsage] - no public setter; a shallow copy's own list
-        dataclasses.replace(entries[0], signature=signature),
-        *entries[1:],
-    ]
-    return copied
+    return with_module_call_graph(ep, [dataclasses.replace(entries[0], signature=signature), *entries[1:]])
 
 
 def _plain_spec(spec: pytree.TreeSpec) -> pytree.TreeSpec:

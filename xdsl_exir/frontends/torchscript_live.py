@@ -51,6 +51,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.exir import DType
+from xdsl_exir.frontends.torch_compat import (
+    infer_script_type,
+    script_module_attributes,
+    script_module_concrete_type,
+    script_module_methods,
+    script_module_type_name,
+)
 from xdsl_exir.frontends.torchscript_dump_reader import TorchScriptParseError, parse_torchscript
 
 __all__ = ["TorchScriptImportError", "import_script_module", "tensor_type_of", "tensor_value_of"]
@@ -116,16 +123,14 @@ def tensor_value_of(t: torch.Tensor) -> ts.TensorValueAttr:
 
 
 def _module(m: torch.jit.ScriptModule, name: str) -> ts.ScriptModuleOp:
-    qualname = m._c._type().qualified_name()
+    qualname = script_module_type_name(m)
     op = ts.ScriptModuleOp(name, qualname)
     body = op.body.block
     params = dict(m.named_parameters(recurse=False))
     buffers = dict(m.named_buffers(recurse=False))
     children = dict(m.named_children())
     declared = _declared_types(m)
-    # Only this debug iterator lists a scripted module's attributes in slot order with their values
-    # (named_parameters/buffers/children leave out plain attributes); torch's stub omits it.
-    members = torch._C._jit_debug_module_iterators(m._c)["named_attributes"]  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue] - no public equivalent
+    members = script_module_attributes(m)
     for attr, value in members:
         if attr in children:
             continue
@@ -142,8 +147,7 @@ def _module(m: torch.jit.ScriptModule, name: str) -> ts.ScriptModuleOp:
         if not isinstance(child, torch.jit.ScriptModule):
             raise TorchScriptImportError(f"submodule '{child_name}' of {qualname} is not a ScriptModule")
         body.add_op(_module(child, child_name))
-    for method_name in m._c._method_names():
-        method = m._c._get_method(method_name)
+    for method_name, method in script_module_methods(m):
         body.add_op(_method(method_name, str(method.graph), str(method.schema), f"{qualname}.{method_name}"))
     return op
 
@@ -151,7 +155,7 @@ def _module(m: torch.jit.ScriptModule, name: str) -> ts.ScriptModuleOp:
 def _declared_types(m: torch.jit.ScriptModule) -> dict[str, Attribute]:
     """Attribute name -> declared TorchScript type, where the module's concrete type records it."""
     out: dict[str, Attribute] = {}
-    concrete = getattr(m, "_concrete_type", None)
+    concrete = script_module_concrete_type(m)
     if concrete is None:
         return out
     for attr, (jit_type, _is_param) in concrete.get_attributes().items():
@@ -171,8 +175,7 @@ def _attribute_slot(qualname: str, attr: str, value: Any, declared: Attribute | 
 
 
 def _type_of_value(qualname: str, attr: str, value: Any) -> Attribute:
-    # The type torch.jit.script itself infers for a module attribute; torch has no public entry point to it.
-    inferred = torch._C._jit_try_infer_type(value)  # pyright: ignore[reportPrivateUsage] - no public equivalent
+    inferred = infer_script_type(value)  # the type torch.jit.script itself infers for a module attribute
     if not inferred.success():
         raise TorchScriptImportError(f"attribute '{attr}' of {qualname}: {inferred.reason()}")
     jit_type = inferred.type()
