@@ -92,7 +92,7 @@ LAYOUT_CODES: dict[int, Layout] = {
     3: Layout.sparse_csc,
     4: Layout.sparse_bsr,
     5: Layout.sparse_bsc,
-    6: Layout._mkldnn,  # pyright: ignore[reportPrivateUsage] - torch's own name for the layout, private in its enum too
+    6: Layout("_mkldnn"),  # by value: torch calls the layout _mkldnn, so its member name is private
     7: Layout.strided,
 }
 
