@@ -1,4 +1,4 @@
-"""Fit the rational approximations of erf that `aten_kernels/pointwise.py` evaluates.
+"""Fit the rational approximations of erf that `semantics/kernels/pointwise.py` evaluates.
 
 Usage: python scripts/fit_erf.py
 

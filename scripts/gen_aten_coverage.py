@@ -10,13 +10,13 @@ CompositeExplicitAutogradNonFunctional), backward operators included.
 Backend-specific families are left out (`EXCLUDED` below). Each overload's
 status comes from the code itself, so the file cannot claim what is not there:
 
-- `kernel`: a numpy kernel (`interpreters/aten_kernels/`), or a target the
+- `kernel`: a numpy kernel (`semantics/kernels/`), or a target the
   interpreter runs itself (asserts, SymInt queries), of an overload that
   `to-core-aten` keeps (core, or kept in core as torch keeps it) or decomposes;
 - `kernel; to-core-aten refuses: reason`: the interpreter runs it, but it is
   not core and has no decomposition, so `to-core-aten` stops on it;
 - `decomposition`: a rule of the `decompose` table
-  (`transforms/decompositions/`) into operators that have kernels;
+  (`semantics/decompositions/`) into operators that have kernels;
 - `refused: reason`: neither, with the reason of its family (`REFUSALS`).
 
 `tests/test_aten_coverage.py` recomputes every status and fails when the file

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from xdsl_exir.frontends.pt2 import load_pt2
-from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.semantics import kernels as aten_kernels
 
 torch = pytest.importorskip("torch")
 
@@ -109,7 +109,7 @@ def test_unfold_kernel_matches_torch(shape: tuple[int, ...], dim: int, size: int
 
 def test_as_strided_of_a_channels_last_array() -> None:
     """A channels-last tensor's storage is in (N, H, W, C) order: `with_dim_order` lays the array out so."""
-    from xdsl_exir.interpreters.aten_kernels.views import with_dim_order
+    from xdsl_exir.semantics.kernels.views import with_dim_order
 
     x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).astype(np.float32)
     laid = with_dim_order(x, [0, 2, 3, 1])

@@ -15,12 +15,12 @@ from types import ModuleType
 
 import pytest
 
-from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.aten_coverage import read_coverage, status_of
-from xdsl_exir.interpreters.aten_kernels.decomposed import DECOMPOSED
+from xdsl_exir.interpreters.decomposed_kernels import DECOMPOSED
 from xdsl_exir.interpreters.exir_functions import builtin_targets
-from xdsl_exir.transforms.decompositions import DECOMPOSED_CORE, KEEP_IN_CORE, NOT_YET, RULES, default_legal_ops
-from xdsl_exir.transforms.decompositions.keep import torch_decomposed
+from xdsl_exir.semantics import kernels as aten_kernels
+from xdsl_exir.semantics.decompositions import DECOMPOSED_CORE, KEEP_IN_CORE, NOT_YET, RULES, default_legal_ops
+from xdsl_exir.semantics.decompositions.keep import torch_decomposed
 from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, all_operators
 
 SCRIPT = Path(__file__).parents[1] / "scripts" / "gen_aten_coverage.py"
@@ -87,7 +87,7 @@ def test_every_kernel_has_a_decomposition_or_is_kept_in_core() -> None:
     keep-in-core list (torch keeps it too), or is a gap named in NOT_YET with its reason."""
     missing = gaps(RULES, KEEP_IN_CORE, NOT_YET)
     assert not missing, (
-        "non-core overloads with a kernel but no decomposition (give a rule in transforms/decompositions/, "
+        "non-core overloads with a kernel but no decomposition (give a rule in semantics/decompositions/, "
         f"or, if torch keeps them, list them in KEEP_IN_CORE): {missing}"
     )
 

@@ -26,12 +26,6 @@ from xdsl_exir.dialects.aten import (
     from_call_function,
     to_call_function,
 )
-from xdsl_exir.dialects.aten_inference import (
-    InferenceError,
-    has_inference,
-    infer_result_types,
-    promote_types,
-)
 from xdsl_exir.dialects.exir import (
     CallFunctionOp,
     DeviceAttr,
@@ -41,6 +35,12 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
     TupleType,
+)
+from xdsl_exir.semantics.inference import (
+    InferenceError,
+    has_inference,
+    infer_result_types,
+    promote_types,
 )
 from xdsl_exir.utils.symbolic import FloorDiv, make_symbol
 

@@ -37,7 +37,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from xdsl_exir.interpreters import aten_kernels as K
+from xdsl_exir.semantics import kernels as K
 from xdsl_exir.utils.dtypes import dtype_of
 
 torch = pytest.importorskip("torch")

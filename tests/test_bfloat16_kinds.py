@@ -7,9 +7,9 @@ import ml_dtypes
 import numpy as np
 
 from xdsl_exir.dialects.exir import DType
-from xdsl_exir.interpreters.aten_kernels.creation import _convert  # pyright: ignore[reportPrivateUsage] - the helper under test
-from xdsl_exir.interpreters.aten_kernels.lapack import _matrix_power, _out_dtype  # pyright: ignore[reportPrivateUsage] - the kernels under test
 from xdsl_exir.interpreters.ts_runner import _scalar  # pyright: ignore[reportPrivateUsage] - the helper under test
+from xdsl_exir.semantics.kernels.creation import _convert  # pyright: ignore[reportPrivateUsage] - the helper under test
+from xdsl_exir.semantics.kernels.lapack import _matrix_power, _out_dtype  # pyright: ignore[reportPrivateUsage] - the kernels under test
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

@@ -1,7 +1,7 @@
 """
 Complex tensors and the Fourier transforms against torch eager: each program is
 exported by torch.export and run by the interpreter as exported and after
-`to-core-aten` (the decompositions of `transforms/decompositions/spectral.py`),
+`to-core-aten` (the decompositions of `semantics/decompositions/spectral.py`),
 on edge values (NaN and infinities in either part, -0.0, 1e30), empty and
 non-contiguous inputs; a LLaMA-style rotary embedding through a saved `.pt2`
 (a complex buffer); the TorchScript runner and the `--emit python` module on the
@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from pass_harness import apply, parse
 
-from xdsl_exir.interpreters import aten_kernels as K
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.semantics import kernels as K
 
 torch = pytest.importorskip("torch")
 

@@ -17,10 +17,10 @@ import pytest
 from xdsl.utils.exceptions import VerifyException
 
 import xdsl_exir
-from xdsl_exir.dialects.aten_inference import infer_result_types
 from xdsl_exir.dialects.exir import CallFunctionOp, DType, TensorType
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.semantics.inference import infer_result_types
 from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 from xdsl_exir.utils import op_registry
 

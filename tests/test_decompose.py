@@ -33,9 +33,9 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     TupleType,
 )
+from xdsl_exir.semantics.decompositions import default_legal_ops
 from xdsl_exir.targets.fx_graph import build_fx_programs
 from xdsl_exir.transforms import get_all_passes
-from xdsl_exir.transforms.decompositions import default_legal_ops
 
 MODELS = {m["name"]: m for m in ph.zoo_models()}
 

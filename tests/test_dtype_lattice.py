@@ -159,7 +159,7 @@ def _cases() -> list[tuple[Any, Any]]:
 
 @pytest.mark.parametrize("case", range(5))
 def test_kernel_add_promotes_as_torch(case: int) -> None:
-    from xdsl_exir.interpreters import aten_kernels as K
+    from xdsl_exir.semantics import kernels as K
 
     a, b = _cases()[case]
     theirs = a + b
@@ -188,7 +188,7 @@ def test_torchscript_runner_add_promotes_as_torch(case: int) -> None:
 def test_inference_add_promotes_as_torch(case: int) -> None:
     from xdsl.utils.test_value import create_ssa_value
 
-    from xdsl_exir.dialects.aten_inference import result_type as infer_result_type
+    from xdsl_exir.semantics.inference import result_type as infer_result_type
 
     a, b = _cases()[case]
     values = [create_ssa_value(TensorType(list(t.shape), DType(str(t.dtype).removeprefix("torch.")))) for t in (a, b)]
@@ -213,7 +213,7 @@ def test_torchscript_runner_is_floating_point(dtype: str) -> None:
 
 
 def test_opmath_is_the_kernels_compute_dtype() -> None:
-    from xdsl_exir.interpreters.aten_kernels.dtypes import compute_dtype
+    from xdsl_exir.semantics.kernels.dtypes import compute_dtype
 
     for d in SWEPT:
         if d is DType.complex32:

@@ -1,7 +1,7 @@
 """The interpreter's erf against correctly rounded references, to the ulp.
 
 `aten.erf`, GELU's erf form and the upstream interpreter's `math.erf` share
-one function (`aten_kernels.pointwise.erf`); numpy has none. The references are
+one function (`semantics.kernels.pointwise.erf`); numpy has none. The references are
 math.erf (float64, C's libm) and mpmath at 40 digits; torch.erf is compared as a
 peer. Float32 GELU, which evaluates in float32, is held to torch's own float32
 GELU error instead. Each test reports the largest error it saw in ulps.
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 
-from xdsl_exir.interpreters.aten_kernels.pointwise import erf
+from xdsl_exir.semantics.kernels.pointwise import erf
 
 
 def _ordinal(a: np.ndarray) -> np.ndarray:
@@ -121,7 +121,7 @@ def test_float32_gelu_within_torchs_own_error(record_property: Any) -> None:
     not to 1 ulp: where x Phi(x) is well conditioned (x >= -1) its largest ulp error may not
     exceed torch's, and below -1 (where 1 + erf cancels in torch too) its largest absolute
     error, in units of |x| times float32's epsilon, may not exceed torch's."""
-    from xdsl_exir.interpreters.aten_kernels.pointwise import _gelu  # pyright: ignore[reportPrivateUsage] - the float32 GELU itself, not the aten kernel around it
+    from xdsl_exir.semantics.kernels.pointwise import _gelu  # pyright: ignore[reportPrivateUsage] - the float32 GELU itself, not the aten kernel around it
 
     rng = np.random.default_rng(3)
     x = np.concatenate([np.linspace(-10.0, 10.0, 400_001), 3.0 * rng.standard_normal(200_000)]).astype(np.float32)

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from xdsl_exir.dialects.exir import DType
-from xdsl_exir.interpreters import aten_kernels
-from xdsl_exir.interpreters.aten_kernels import apply_result_dtype, run_kernel
+from xdsl_exir.semantics import kernels as aten_kernels
+from xdsl_exir.semantics.kernels import apply_result_dtype, run_kernel
 from xdsl_exir.utils.dtypes import dtype_of
 
 torch = pytest.importorskip("torch")

@@ -760,7 +760,7 @@ def test_materialize_fills_typed_leaves_and_conversions() -> None:
 
 def test_overload_resolution_on_runtime_values_matches_eager_dispatch() -> None:
     """The same resolver on concrete numpy values; the kernel run agrees with eager."""
-    from xdsl_exir.interpreters.aten_kernels import run_kernel
+    from xdsl_exir.semantics.kernels import run_kernel
 
     x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
     cases: list[tuple[str, list[object], dict[str, object], Callable[[Any], Any]]] = [

@@ -320,9 +320,9 @@ def test_fast_paths_match_kernels(
 
     from xdsl_exir.dialects import aten
     from xdsl_exir.dialects.exir import DType
-    from xdsl_exir.interpreters import aten_kernels
     from xdsl_exir.interpreters.compiler import CompileContext
     from xdsl_exir.interpreters.exir_functions import _fast_dense, _fast_pointwise, compile_call, decode_call_args
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     dt = DType.float32 if dtype is np.float32 else DType.float64
     from xdsl_exir.dialects.exir import TensorType
@@ -355,9 +355,9 @@ def test_fast_batch_norm_matches_kernel(dtype: type, shape: tuple[int, ...], aff
 
     from xdsl_exir.dialects import aten
     from xdsl_exir.dialects.exir import DType, TensorType
-    from xdsl_exir.interpreters import aten_kernels
     from xdsl_exir.interpreters.compiler import CompileContext
     from xdsl_exir.interpreters.exir_functions import _fast_batch_norm, compile_call, decode_call_args
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     name = "aten._native_batch_norm_legit_no_training.default"
     dt = DType.float32 if dtype is np.float32 else DType.float64
@@ -405,9 +405,9 @@ def test_fast_convolution_matches_kernel(
 
     from xdsl_exir.dialects import aten
     from xdsl_exir.dialects.exir import DType, TensorType
-    from xdsl_exir.interpreters import aten_kernels
     from xdsl_exir.interpreters.compiler import CompileContext
     from xdsl_exir.interpreters.exir_functions import _fast_convolution, compile_call, decode_call_args
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     name = "aten.convolution.default"
     dt = DType.float32 if dtype is np.float32 else DType.float64
@@ -431,9 +431,9 @@ def test_fast_permute_matches_kernel(dims: list[int]) -> None:
 
     from xdsl_exir.dialects import aten
     from xdsl_exir.dialects.exir import DType, TensorType
-    from xdsl_exir.interpreters import aten_kernels
     from xdsl_exir.interpreters.compiler import CompileContext
     from xdsl_exir.interpreters.exir_functions import _fast_permute, compile_call, decode_call_args
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     src = TestOp(result_types=[TensorType([2, 3, 4], DType.int32)])
     op = aten.build("aten.permute.default", src.results[0], dims)
@@ -451,9 +451,9 @@ def test_fast_reshape_matches_kernel(sizes: list[int]) -> None:
 
     from xdsl_exir.dialects import aten
     from xdsl_exir.dialects.exir import DType, TensorType
-    from xdsl_exir.interpreters import aten_kernels
     from xdsl_exir.interpreters.compiler import CompileContext
     from xdsl_exir.interpreters.exir_functions import _fast_reshape, compile_call, decode_call_args
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     src = TestOp(result_types=[TensorType([3, 4], DType.int64)])
     op = aten.build("aten.view.default", src.results[0], sizes)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from xdsl_exir.interpreters import aten_kernels as K
+from xdsl_exir.semantics import kernels as K
 
 torch = pytest.importorskip("torch")
 

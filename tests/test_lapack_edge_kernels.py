@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.semantics import kernels as aten_kernels
 
 torch = pytest.importorskip("torch")
 

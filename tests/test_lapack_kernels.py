@@ -1,5 +1,5 @@
 """
-Golden tests of the LAPACK kernel family (`aten_kernels/lapack.py`) against torch eager.
+Golden tests of the LAPACK kernel family (`semantics/kernels/lapack.py`) against torch eager.
 
 Each row runs one overload through `aten_kernels.run_kernel` and through
 `torch.ops.aten.<op>.<overload>` on the same inputs (several batch shapes,
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.semantics import kernels as aten_kernels
 
 torch = pytest.importorskip("torch")
 

@@ -1,7 +1,7 @@
 """
 The layers of xdsl-exir point one way (the design brief's "Layers point one way"):
 
-    core (`utils/`) <- dialects <- analysis <- transforms <- interpreters <- frontends, targets <- tools
+    core (`utils/`) <- dialects <- semantics <- analysis <- transforms <- interpreters <- frontends, targets <- tools
 
 A module may import its own layer and the layers below it; `frontends` and `targets` sit
 side by side and do not import each other. The checks read every module's imports with
@@ -14,6 +14,11 @@ its reason, and each entry must still be needed (a stale entry fails too).
 Besides the direction, the modules' imports must not form a cycle: with the listed lazy
 imports left out, the import graph is acyclic, so no module relies on an import inside a
 function (or on import order) to load.
+
+The semantics layer (inference rules, numpy kernels, decomposition rules) sits above the
+dialects, whose ops and types it builds and reads, and below the analyses and passes, which
+consult it. The `aten` dialect asks it for result types through the one listed lazy import
+of its rules, as the dialect's canonicalization trait imports its patterns.
 """
 
 from __future__ import annotations
@@ -31,12 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS: dict[str, int] = {
     "utils": 0,
     "dialects": 1,
-    "analysis": 2,
-    "transforms": 3,
-    "interpreters": 4,
-    "frontends": 5,
-    "targets": 5,
-    "tools": 6,
+    "semantics": 2,
+    "analysis": 3,
+    "transforms": 4,
+    "interpreters": 5,
+    "frontends": 6,
+    "targets": 6,
+    "tools": 7,
 }
 """Sub-package -> its height; a module imports only from its own height and below."""
 
@@ -90,7 +96,7 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     },
     # The aten dialect's result-type inference: the rules are operator semantics, imported by
     # the dialect on first use as its canonicalization patterns are.
-    (f"{PACKAGE}.dialects.aten", "_result_type_rules", f"{PACKAGE}.dialects.aten_inference"): (
+    (f"{PACKAGE}.dialects.aten", "_result_type_rules", f"{PACKAGE}.semantics.inference"): (
         "result-type inference rules, imported by the dialect on first use"
     ),
     # The tools load the reader of the input format they are given, the TorchScript runner and
@@ -114,9 +120,9 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     (f"{PACKAGE}.tools.run_program", "_program_runner", f"{PACKAGE}.targets.iree"): (
         "the IREE backend (and the linalg lowering it imports), loaded for --backend iree only"
     ),
-    (f"{PACKAGE}.interpreters.aten_kernels", "_KernelTable.table", f"{PACKAGE}.interpreters.aten_kernels.derived"): (
-        "the derived kernel table (and the decompose table and aten dialect behind it), built by the "
-        "first lookup that needs more than a hand-written kernel"
+    (f"{PACKAGE}.semantics.kernels", "_KernelTable.table", f"{PACKAGE}.interpreters.derived_kernels"): (
+        "the derived kernel table (and the decompose pass and graph compiler behind its decomposition "
+        "kernels), built by the first lookup that needs more than a hand-written kernel"
     ),
     (f"{PACKAGE}.tools.run_program", "execute", f"{PACKAGE}.tools.profiler"): (
         "the profiler (and the flop count and aten dialect it imports), loaded for --profile and --trace only"

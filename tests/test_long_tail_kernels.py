@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from xdsl_exir.frontends.pt2 import load_pt2
-from xdsl_exir.interpreters import aten_kernels as K
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.semantics import kernels as K
 
 torch = pytest.importorskip("torch")
 NAN, INF = float("nan"), float("inf")

@@ -152,7 +152,7 @@ RTOL = {torch.float32: 5e-6, torch.float64: 1e-12}
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("op", list(UNARY_SPECIAL))
 def test_special_unary_kernels_match_torch(op: str, dtype: Any) -> None:
-    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     x = _special_inputs(dtype)
     got = np.asarray(aten_kernels.run_kernel(op, [x.numpy()], {}))
@@ -161,7 +161,7 @@ def test_special_unary_kernels_match_torch(op: str, dtype: Any) -> None:
 
 
 def test_special_unary_kernels_on_integers_and_empty() -> None:
-    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     ints = torch.tensor([[-3, 0, 1], [2, 7, 2**40]], dtype=torch.int64)
     for op, fn in UNARY_SPECIAL.items():
@@ -174,7 +174,7 @@ def test_special_unary_kernels_on_integers_and_empty() -> None:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
 def test_polygamma_matches_torch(n: int, dtype: Any) -> None:
-    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     x = _special_inputs(dtype)
     got = np.asarray(aten_kernels.run_kernel("aten.polygamma.default", [n, x.numpy()], {}))
@@ -187,7 +187,7 @@ def test_polygamma_matches_torch(n: int, dtype: Any) -> None:
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 def test_zeta_mvlgamma_frexp_match_torch(dtype: Any) -> None:
-    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     x = _special_inputs(dtype)
     q = x.flip(0)
@@ -216,7 +216,7 @@ def test_orthogonal_polynomials_match_torch(poly: str, dtype: Any) -> None:
     """Every degree form torch reads: integers, fractions (truncated), negative, NaN and infinite
     degrees (0), high degrees (closed forms; Hermite's NaN above its limit). A NaN x is left out
     but for degrees -1, 0 and 1: torch's loop returns an uninitialized value there."""
-    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     x = _special_inputs(dtype)
     # degree 200 in float64 only: torch's float32 cos of a large angle differs from numpy's by 1e-3
@@ -282,7 +282,7 @@ STAT_ROWS = torch.tensor([[3.0, 1.0, NAN, 2.0, 1.0], [5.0, 1.0, 1.0, 7.0, -0.0],
 
 
 def _run(op: str, *args: Any, **kwargs: Any) -> Any:
-    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.semantics import kernels as aten_kernels
 
     return aten_kernels.run_kernel(op, [a.numpy() if isinstance(a, torch.Tensor) else a for a in args], kwargs)
 
@@ -559,7 +559,7 @@ def test_cov_and_corrcoef_decompose_and_match_torch(op: str, args: tuple[Any, ..
         ProgramOp,
         TensorType,
     )
-    from xdsl_exir.interpreters import aten_kernels
+    from xdsl_exir.semantics import kernels as aten_kernels
     from xdsl_exir.utils.dtypes import dtype_of
 
     fn = getattr(torch.ops.aten, op.split(".")[1]).default
@@ -596,7 +596,7 @@ def test_combinations_decomposes_and_matches_torch(with_replacement: bool) -> No
 
 
 def test_dtype_queries_match_torch() -> None:
-    from xdsl_exir.interpreters.aten_kernels.dtypes import dtype_of
+    from xdsl_exir.semantics.kernels.dtypes import dtype_of
 
     dtypes = [torch.bool, torch.uint8, torch.int8, torch.int32, torch.int64, torch.float16, torch.float32,
               torch.float64, torch.complex64]

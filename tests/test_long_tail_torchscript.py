@@ -30,9 +30,9 @@ from xdsl_exir.dialects.prim import Prim  # noqa: E402 - after pytest.importorsk
 from xdsl_exir.dialects.ts import TS  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.frontends.torchscript_live import import_script_module  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.interpreters.aten_coverage import read_coverage  # noqa: E402 - after pytest.importorskip, so the module skips without torch
-from xdsl_exir.interpreters.aten_kernels.registry import schema_of  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.interpreters.program import ProgramRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner  # noqa: E402 - after pytest.importorskip, so the module skips without torch
+from xdsl_exir.semantics.kernels.registry import schema_of  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.transforms.torchscript_to_exir import TorchScriptToExirPass  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 from xdsl_exir.utils.diagnostics import ExirDiagnostic  # noqa: E402 - after pytest.importorskip, so the module skips without torch
 

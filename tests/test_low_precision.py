@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from xdsl_exir.dialects.exir import DType, StateOp, array_from_blob
-from xdsl_exir.interpreters import aten_kernels as K
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.semantics import kernels as K
 from xdsl_exir.utils.dtypes import LOW_PRECISION, dtype_of, numpy_dtype
 from xdsl_exir.utils.npz import npz_array
 from xdsl_exir.utils.tensor_data import array_from_bytes, bytes_from_array

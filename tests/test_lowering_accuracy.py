@@ -20,11 +20,11 @@ from xdsl.dialects.builtin import TensorType as MlirTensor
 from xdsl.dialects.test import TestOp as Operands
 
 from xdsl_exir.dialects.aten import build
-from xdsl_exir.dialects.aten_inference.conv_pool import pool_out
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.interpreters.program import find_program
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.interpreters.upstream.math import MathFunctions
+from xdsl_exir.semantics.inference.conv_pool import pool_out
 from xdsl_exir.targets.iree import iree_available, lower_to_upstream, print_mlir
 
 torch = pytest.importorskip("torch")

@@ -21,9 +21,9 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xdsl_exir.dialects.aten import AtenOp, to_call_function
 from xdsl_exir.dialects.exir import TensorType
-from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream import run_lowered
+from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.targets.iree import lower_to_upstream, lowering_context, print_mlir, to_core
 from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError

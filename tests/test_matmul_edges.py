@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xdsl_exir.interpreters.aten_kernels.linalg import _baddbmm, _bmm, _mm  # pyright: ignore[reportPrivateUsage] - the kernels under test
+from xdsl_exir.semantics.kernels.linalg import _baddbmm, _bmm, _mm  # pyright: ignore[reportPrivateUsage] - the kernels under test
 
 torch = pytest.importorskip("torch")
 
@@ -69,7 +69,7 @@ def test_solve_triangular_matches_torch(dtype: type) -> None:
     """Substitution as BLAS's trsm: every side, triangle and diagonal on well-conditioned
     matrices, and a zero of B never meeting an infinity of A (where LU gave NaN or refused a
     singular matrix)."""
-    from xdsl_exir.interpreters.aten_kernels.lapack import _linalg_solve_triangular  # pyright: ignore[reportPrivateUsage] - the kernel under test
+    from xdsl_exir.semantics.kernels.lapack import _linalg_solve_triangular  # pyright: ignore[reportPrivateUsage] - the kernel under test
 
     rng = np.random.default_rng(3)
     for upper in (False, True):

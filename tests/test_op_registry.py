@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.utils.op_registry import (
     all_operators,
     functional_variant,

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from test_linalg_lowering_conv_reduce import Case, X, Y, f32, op, together
 
-from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL
 from xdsl_exir.interpreters.upstream import run_lowered
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL
 from xdsl_exir.targets.iree import iree_available, lower_to_upstream
 
 torch = pytest.importorskip("torch")
@@ -34,7 +34,7 @@ def edge(shape: Sequence[int], shift: int = 0, dtype: Any = np.float32) -> np.nd
 
 
 def kernel(name: str) -> Callable[..., Any]:
-    import xdsl_exir.interpreters.aten_kernels  # noqa: F401 - registers every family
+    import xdsl_exir.semantics.kernels  # noqa: F401 - registers every family
 
     return FUNCTIONAL[name]
 

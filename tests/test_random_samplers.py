@@ -1,5 +1,5 @@
 """
-The random samplers (`aten_kernels/random.py`) by shape, dtype, range and distribution.
+The random samplers (`semantics/kernels/random.py`) by shape, dtype, range and distribution.
 
 Values cannot match torch's (no numpy generator reproduces torch's streams), so
 each sampler is checked against torch for the shape and dtype of its result
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.semantics import kernels as aten_kernels
 
 torch = pytest.importorskip("torch")
 

@@ -13,11 +13,11 @@ import warnings
 import numpy as np
 import pytest
 
-from xdsl_exir.dialects.aten_inference import infer_result_types
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.frontends.pt2 import load_pt2
-from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.program import ProgramRunner
+from xdsl_exir.semantics import kernels as aten_kernels
+from xdsl_exir.semantics.inference import infer_result_types
 from xdsl_exir.utils.diagnostics import InterpreterError
 
 torch = pytest.importorskip("torch")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xdsl_exir.dialects.aten_inference import BindError, InferenceError, bind_arguments
-from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.semantics import kernels as aten_kernels
+from xdsl_exir.semantics.inference import BindError, InferenceError, bind_arguments
 from xdsl_exir.utils.function_schema import parse_schema
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind

@@ -110,7 +110,7 @@ def test_exir_run_help_loads_no_heavy_module() -> None:
         "from xdsl_exir.tools.exir_run import run\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert run(['--help']) == 0 and run(['--version']) == 0\n"
-        "heavy = ('sympy', 'torch', 'xdsl_exir.dialects.exir', 'xdsl_exir.interpreters.aten_kernels',\n"
+        "heavy = ('sympy', 'torch', 'xdsl_exir.dialects.exir', 'xdsl_exir.semantics.kernels',\n"
         "         'xdsl_exir.tools.run_program', 'xdsl_exir.frontends.pt2')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
@@ -129,7 +129,7 @@ def _modules_after_running(model: str) -> dict[str, object]:
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    status = run([{str(ZOO / f'{model}.core.pt2')!r}, '--inputs', {str(ZOO / f'{model}.inputs.npz')!r}])\n"
         "from xdsl_exir.utils.lazy_modules import is_loaded\n"
-        "later = ('xdsl_exir.interpreters.aten_kernels.derived', 'xdsl_exir.interpreters.aten_kernels.decomposed',\n"
+        "later = ('xdsl_exir.interpreters.derived_kernels', 'xdsl_exir.interpreters.decomposed_kernels',\n"
         "         'xdsl_exir.transforms.decompose', 'xdsl_exir.tools.profiler', 'torch')\n"
         "print(json.dumps({'status': status, 'sympy': is_loaded('sympy') or 'sympy.core' in sys.modules,\n"
         "                  'loaded': sorted(m for m in later if m in sys.modules)}))\n"

@@ -29,7 +29,7 @@ from xdsl_exir.dialects.ts import (
     TSFunctionType,
     parse_ts_type,
 )
-from xdsl_exir.interpreters.aten_kernels import dtype_of
+from xdsl_exir.semantics.kernels import dtype_of
 from xdsl_exir.utils.tensor_data import bytes_from_array
 
 

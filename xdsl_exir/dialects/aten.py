@@ -325,7 +325,7 @@ def _result_type_rules() -> Callable[[Bound], list[Attribute]]:
     operator semantics, a layer above the dialects (they compute what torch's
     FakeTensor mode computes), and loading the dialect never loads them.
     """
-    from xdsl_exir.dialects.aten_inference import infer_bound
+    from xdsl_exir.semantics.inference import infer_bound
 
     return infer_bound
 

@@ -44,9 +44,9 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, InputKind, InputSpecAttr, ProgramOp, TensorType
 from xdsl_exir.dialects.prim import ConstantOp
 from xdsl_exir.dialects.ts import SCALAR_TYPE_OF, NodeOp, TensorValueAttr, TSListType, TSTensorType
-from xdsl_exir.interpreters.aten_kernels import has_kernel, run_kernel
 from xdsl_exir.interpreters.program import load_state
 from xdsl_exir.interpreters.ts_functions import TSCompileContext, compile_node, constant_value
+from xdsl_exir.semantics.kernels import has_kernel, run_kernel
 from xdsl_exir.transforms.canonicalization_patterns.prim import constant_of
 from xdsl_exir.transforms.program_state import add_state_input, remove_state_input
 from xdsl_exir.utils.op_registry import lookup

@@ -1,6 +1,6 @@
 """Kernels that run an operator through its rule in the `decompose` table.
 
-An operator that has a decomposition (`transforms/decompositions/`) needs no
+An operator that has a decomposition (`semantics/decompositions/`) needs no
 numpy kernel of its own: the interpreter builds a one-op graph with the
 concrete argument types, rewrites it with the same rule `decompose` and
 `to-core-aten` apply, and runs the ops it decomposes into. So the interpreter,
@@ -27,7 +27,6 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.aten_inference import InferenceError, NoInference
 from xdsl_exir.dialects.exir import (
     CallFunctionOp,
     DType,
@@ -39,10 +38,11 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
 )
-from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.interpreters.compiler import CompileContext
+from xdsl_exir.semantics.decompositions import RULES
+from xdsl_exir.semantics.inference import InferenceError, NoInference
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.transforms.decompose import DecomposePattern
-from xdsl_exir.transforms.decompositions import RULES
 from xdsl_exir.utils.diagnostics import InterpreterError
 from xdsl_exir.utils.dtypes import cast_array, dtype_of
 from xdsl_exir.utils.function_schema import SchemaType, TypeKind

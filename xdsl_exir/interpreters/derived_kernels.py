@@ -16,10 +16,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.creation import arange_out_kernel
-from xdsl_exir.interpreters.aten_kernels.decomposed import decomposition_kernels, use_kernels
-from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, schema_of
-from xdsl_exir.interpreters.aten_kernels.views import (
+from xdsl_exir.interpreters.decomposed_kernels import decomposition_kernels, use_kernels
+from xdsl_exir.semantics.kernels.creation import arange_out_kernel
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, Kernel, schema_of
+from xdsl_exir.semantics.kernels.views import (
     as_strided_kernel,
     squeeze_kernel,
     t_kernel,

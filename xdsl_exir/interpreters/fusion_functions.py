@@ -23,8 +23,6 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import FusionGroupOp, OutputOp, TensorType
-from xdsl_exir.interpreters import aten_kernels
-from xdsl_exir.interpreters.aten_kernels.pointwise import clamp_scalar_bounds
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
     InterpreterError,
@@ -40,6 +38,8 @@ from xdsl_exir.interpreters.exir_functions import (
     _Ref,  # pyright: ignore[reportPrivateUsage] - fused kernels read the compiler's value slots
     decode_call_args,
 )
+from xdsl_exir.semantics import kernels as aten_kernels
+from xdsl_exir.semantics.kernels.pointwise import clamp_scalar_bounds
 
 _FRESH_PRODUCERS = frozenset(
     {

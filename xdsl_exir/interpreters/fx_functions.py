@@ -48,7 +48,6 @@ from xdsl_exir.dialects.exir import (
     decode_arg,
 )
 from xdsl_exir.dialects.fx import CallMethodOp, CallModuleOp, EllipsisOp, GetAttrOp, SliceOp
-from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
     InterpreterError,
@@ -56,6 +55,7 @@ from xdsl_exir.interpreters.compiler import (
     register_op,
     truth,
 )
+from xdsl_exir.semantics import kernels as aten_kernels
 
 __all__ = ["compile_python_call", "module_classes", "python_targets"]
 

@@ -36,8 +36,8 @@ from xdsl_exir.dialects.exir import (
     TensorType,
     array_from_blob,
 )
-from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError, OpWrapper
+from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.utils.dtypes import cast_array, is_low_precision
 from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
 from xdsl_exir.utils.symbolic import print_python_expr, sympy

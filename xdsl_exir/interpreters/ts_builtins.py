@@ -25,7 +25,7 @@ import numpy as np
 
 from xdsl_exir.dialects.exir import DType
 from xdsl_exir.dialects.ts import DTYPE_CODES, SCALAR_TYPE_OF
-from xdsl_exir.interpreters import aten_kernels
+from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.utils import ts_builtins as core
 from xdsl_exir.utils.function_schema import FunctionSchema, SchemaType
 from xdsl_exir.utils.ts_builtins import (

@@ -62,7 +62,6 @@ from xdsl_exir.dialects.ts import (
     TSTupleType,
     ts_type_str,
 )
-from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.compiler import (
     CompileContext,
     CompiledGraph,
@@ -77,6 +76,7 @@ from xdsl_exir.interpreters.ts_builtins import (
     builtin_for,
     implicit_conversion,
 )
+from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
 from xdsl_exir.utils.tensor_data import TensorDataError

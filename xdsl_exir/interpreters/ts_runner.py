@@ -62,7 +62,6 @@ from xdsl_exir.dialects.ts import (
     TSTupleType,
     ts_type_str,
 )
-from xdsl_exir.interpreters import aten_kernels
 from xdsl_exir.interpreters.compiler import CompiledGraph, InterpreterError, OpWrapper
 from xdsl_exir.interpreters.ts_builtins import Future
 from xdsl_exir.interpreters.ts_functions import (
@@ -72,6 +71,7 @@ from xdsl_exir.interpreters.ts_functions import (
     TSCompileContext,
     constant_value,
 )
+from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.utils.dtypes import is_low_precision
 from xdsl_exir.utils.tensor_data import random_array
 

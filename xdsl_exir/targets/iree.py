@@ -66,12 +66,12 @@ from xdsl_exir.dialects import get_all_dialects
 from xdsl_exir.dialects.exir import DType, InputKind, OutputKind, ProgramOp, SymIntType, TensorType, blob_data, is_blob
 from xdsl_exir.dialects.stream import parameter_keys, parameters_refused
 from xdsl_exir.frontends.pt2 import load_pt2
-from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream.program import LoweredProgram
 from xdsl_exir.interpreters.upstream.values import UnsupportedTypeError, type_info
 from xdsl_exir.runtime import open_module
+from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.utils.diagnostics import locate

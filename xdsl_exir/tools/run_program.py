@@ -34,10 +34,10 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl_exir import runtime as bundle_runtime
 from xdsl_exir.dialects.exir import BoolType, FloatType, IntType, SymBoolType, SymFloatType, SymIntType, TensorType
 from xdsl_exir.dialects.stream import parameter_keys, parameters_refused
-from xdsl_exir.interpreters.aten_kernels import numpy_dtype
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream.program import LoweredProgram, is_lowered
+from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.tools import TimeoutUnavailable, time_limit
 from xdsl_exir.tools.exir_opt import (
     ExirOptMain,

@@ -66,11 +66,11 @@ from xdsl.rewriter import Rewriter
 from xdsl_exir.api import ExirError, Program
 from xdsl_exir.dialects.exir import SymIntType, TensorType
 from xdsl_exir.frontends.torch_live import import_graph_module, qualified_name, torch_dtype
-from xdsl_exir.interpreters.aten_kernels import has_kernel
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
+from xdsl_exir.semantics.decompositions import RULES as DECOMPOSITIONS
+from xdsl_exir.semantics.kernels import has_kernel
 from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program, iree_available
 from xdsl_exir.tools.run_program import message
-from xdsl_exir.transforms.decompositions import RULES as DECOMPOSITIONS
 from xdsl_exir.transforms.linalg_lowering import rule_for
 from xdsl_exir.transforms.shape_propagation import propagate_program
 from xdsl_exir.utils.dtypes import cast_array

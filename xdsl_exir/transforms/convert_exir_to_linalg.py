@@ -87,7 +87,6 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class, from_call_function
-from xdsl_exir.dialects.aten_inference import InferenceError
 from xdsl_exir.dialects.exir import (
     AssertScalarOp,
     BoolType,
@@ -119,7 +118,8 @@ from xdsl_exir.dialects.exir import (
     blob_data,
 )
 from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
-from xdsl_exir.transforms.decompositions import default_legal_ops
+from xdsl_exir.semantics.decompositions import default_legal_ops
+from xdsl_exir.semantics.inference import InferenceError
 from xdsl_exir.transforms.linalg_lowering import refusal_for, rule_for
 from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringError,

@@ -32,9 +32,8 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.aten_inference import InferenceError, NoInference, bind_arguments
 from xdsl_exir.dialects.exir import CallFunctionOp, TensorType
-from xdsl_exir.transforms.decompositions import (
+from xdsl_exir.semantics.decompositions import (
     RULES,
     Decline,
     Emitter,
@@ -42,6 +41,7 @@ from xdsl_exir.transforms.decompositions import (
     SymValues,
     default_legal_ops,
 )
+from xdsl_exir.semantics.inference import InferenceError, NoInference, bind_arguments
 from xdsl_exir.transforms.functionalize import FunctionalizePass
 from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate

@@ -54,7 +54,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xdsl_exir.dialects import exir
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.aten_inference import Bound, InferenceError, bind_arguments
+from xdsl_exir.semantics.inference import Bound, InferenceError, bind_arguments
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import functional_variant, lookup
 from xdsl_exir.utils.symbolic import normalize, print_expr, sympy, to_sym

@@ -36,7 +36,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xdsl_exir.dialects import fx
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.aten_inference import bind_arguments
 from xdsl_exir.dialects.exir import (
     STATE_INPUT_KINDS,
     DenseBlobAttr,
@@ -49,6 +48,7 @@ from xdsl_exir.dialects.exir import (
     array_from_blob,
     blob_from_array,
 )
+from xdsl_exir.semantics.inference import bind_arguments
 from xdsl_exir.transforms.program_state import (
     add_state_input,
     remove_state_input,

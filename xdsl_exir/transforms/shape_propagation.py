@@ -5,7 +5,7 @@ Export IR records FakeTensor metadata on every value; after a user input is
 re-typed (`input-types="x=f32[s0, 3, 32, 32]"`, sizes may be symbols) or an
 upstream pass changed a shape, the recorded types are stale. This pass walks
 the program in order and recomputes each result type with the `aten`
-dialect's inference (`dialects/aten_inference/`), the same rules the
+dialect's inference (`semantics/inference/`), the same rules the
 verifier checks with: aten ops, `exir.call_function` of registered
 operators, `getitem`, the SymInt ops (whose recorded values follow the new
 sizes), and the regions of `cond`, `while_loop`, `map` and fusion groups.
@@ -39,7 +39,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xdsl_exir.dialects import exir
 from xdsl_exir.dialects.aten import AtenOp, _types_agree  # pyright: ignore[reportPrivateUsage] - the op verifier's own type comparison, so both agree
-from xdsl_exir.dialects.aten_inference import (
+from xdsl_exir.semantics.inference import (
     InferenceError,
     NoInference,
     infer_bound,

@@ -33,7 +33,7 @@ exir.program inputs [<parameter "p_w" -> "w">, <buffer "b_count" -> "count">, <u
 }
 
 // CHECK:      import numpy as np
-// CHECK:      from xdsl_exir.interpreters.aten_kernels import KERNELS
+// CHECK:      from xdsl_exir.semantics.kernels import KERNELS
 // CHECK-NOT:  import torch
 // CHECK:      STATE: dict[str, np.ndarray | None] = {
 // CHECK-NEXT:     'w': _load('AACAPwAAAEAAAEBA', '<f4', (3,)),

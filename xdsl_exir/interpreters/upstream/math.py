@@ -16,7 +16,6 @@ from xdsl.dialects import math
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 
-from xdsl_exir.interpreters.aten_kernels.pointwise import erf
 from xdsl_exir.interpreters.upstream.values import (
     bit_width,
     finish,
@@ -25,6 +24,7 @@ from xdsl_exir.interpreters.upstream.values import (
     to_unsigned,
     wrap_int,
 )
+from xdsl_exir.semantics.kernels.pointwise import erf
 
 
 def _float_unary(op: Operation, args: PythonValues, fn: Callable[[Any], Any]) -> PythonValues:

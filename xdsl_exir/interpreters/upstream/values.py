@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xdsl_exir.interpreters.aten_kernels import round_to_bfloat16
+from xdsl_exir.semantics.kernels import round_to_bfloat16
 from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.mlir_parser import lookup_blob
 

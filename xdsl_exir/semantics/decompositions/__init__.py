@@ -7,7 +7,7 @@ overload replaces an earlier one, so the order is part of the table).
 """
 
 # isort: skip_file
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     DECOMPOSED_CORE,
     RULES,
     Decline,
@@ -16,8 +16,8 @@ from xdsl_exir.transforms.decompositions.core import (
     SymValues,
     default_legal_ops,
 )
-from xdsl_exir.transforms.decompositions.keep import KEEP_IN_CORE, NOT_YET
-from xdsl_exir.transforms.decompositions import (
+from xdsl_exir.semantics.decompositions.keep import KEEP_IN_CORE, NOT_YET
+from xdsl_exir.semantics.decompositions import (
     renames,
     views,
     creation,

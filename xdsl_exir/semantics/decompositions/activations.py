@@ -8,12 +8,12 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DType,
     MemoryFormat,
 )
-from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference import Bound
 
 # -- activations (torch/_decomp) ----------------------------------------------------
 

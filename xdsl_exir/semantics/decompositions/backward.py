@@ -8,13 +8,12 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
     Layout,
     TensorType,
 )
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     _REDUCTIONS,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     Decline,
     Emitter,
@@ -27,6 +26,7 @@ from xdsl_exir.transforms.decompositions.core import (
     _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     rule,
 )
+from xdsl_exir.semantics.inference import Bound
 
 
 def _grad_where(e: Emitter, mask: SSAValue, grad: SSAValue, value: SSAValue | None = None) -> SSAValue:

@@ -13,15 +13,15 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DeviceAttr, DType, Layout, MemoryFormat
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
     rule,
 )
+from xdsl_exir.semantics.inference import Bound
 
 __all__: list[str] = []
 

@@ -7,8 +7,8 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
-from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.symbolic import SymSize
 
 # -- convolution, normalization, pooling -----------------------------------------

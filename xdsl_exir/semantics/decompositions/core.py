@@ -32,7 +32,6 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsolatedFromAbove
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     SYM_ARITH_OPS,
     DeviceAttr,
@@ -45,7 +44,8 @@ from xdsl_exir.dialects.exir import (
     SymSizeOp,
     TensorType,
 )
-from xdsl_exir.transforms.decompositions.keep import KEEP_IN_CORE
+from xdsl_exir.semantics.decompositions.keep import KEEP_IN_CORE
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import all_operators, lookup
 from xdsl_exir.utils.symbolic import SymSize, is_floordiv, sympy

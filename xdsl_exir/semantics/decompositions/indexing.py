@@ -7,9 +7,9 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
-from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _fill_for, _scalar_tensor, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.transforms.decompositions.long_tail import _movedim  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _fill_for, _scalar_tensor, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.long_tail import _movedim  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 
 # -- indexing along a dim ------------------------------------------------------------------

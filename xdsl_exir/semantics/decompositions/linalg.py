@@ -7,7 +7,6 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
     DType,
@@ -15,7 +14,7 @@ from xdsl_exir.dialects.exir import (
     MemoryFormat,
     TensorType,
 )
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     Strides,
@@ -26,6 +25,7 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize
 

@@ -8,7 +8,6 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
     DType,
@@ -16,7 +15,7 @@ from xdsl_exir.dialects.exir import (
     MemoryFormat,
     TensorType,
 )
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -33,15 +32,16 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
-from xdsl_exir.transforms.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.transforms.decompositions.renames import Call, _from_call  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.renames import Call, _from_call  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
 
 # -- the long tail: operators torch.export's training IR emits ---------------------
 # Each follows the semantics of torch/_refs or torch/_decomp (read for semantics,
 # written here in this table's terms); the interpreter runs them through the
-# same rules (interpreters/aten_kernels/decomposed.py).
+# same rules (interpreters/decomposed_kernels.py).
 
 
 def _dims(rank: int, dim: int) -> int:

@@ -7,12 +7,11 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
     Layout,
 )
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     _REDUCTIONS,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     Decline,
     Emitter,
@@ -22,7 +21,8 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
-from xdsl_exir.transforms.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize
 

@@ -9,14 +9,13 @@ from typing import cast
 import ml_dtypes
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
     DType,
     Layout,
     TensorType,
 )
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     _eq,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -27,6 +26,7 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.dtypes import numpy_dtype
 from xdsl_exir.utils.symbolic import SymSize
 

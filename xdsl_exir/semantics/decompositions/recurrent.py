@@ -22,9 +22,9 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import GetItemOp
-from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference import Bound
 
 Cell = Callable[[Emitter, SSAValue, list[SSAValue], Sequence[SSAValue | None]], list[SSAValue]]
 """One step: (emitter, projected input row [B, G*H], states [1, B, H]..., weights) -> new states."""

@@ -7,11 +7,11 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     DType,
 )
-from xdsl_exir.transforms.decompositions.core import Decline, Emitter, _tensor, _zero_like, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, _zero_like, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 
 # -- reductions ----------------------------------------------------------------------

@@ -9,11 +9,11 @@ from typing import Any, cast
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import (
     MemoryFormat,
 )
-from xdsl_exir.transforms.decompositions.core import Decline, Emitter, Rule, rule
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, Rule, rule
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.op_registry import all_operators
 from xdsl_exir.utils.symbolic import sympy
 

@@ -9,8 +9,7 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound, result_type
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Emitter,
     _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -19,9 +18,10 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
-from xdsl_exir.transforms.decompositions.long_tail import (
+from xdsl_exir.semantics.decompositions.long_tail import (
     _as_tensor,  # pyright: ignore[reportPrivateUsage] - a Scalar argument as a 0-d tensor, as xlogy's rule
 )
+from xdsl_exir.semantics.inference import Bound, result_type
 
 __all__: list[str] = []
 

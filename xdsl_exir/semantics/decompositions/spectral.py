@@ -19,15 +19,15 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DeviceAttr, DType, Layout, TensorType
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
     rule,
 )
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.dtypes import promote_types
 
 # -- complex parts and conjugates ------------------------------------------------------

@@ -7,7 +7,7 @@ slices tile the dimension (every index form torch's OpInfo samples use), otherwi
 list result is built from several tensors (`broadcast_tensors`, `atleast_2d.Sequence`, the
 `_copy` splits) replaces the `getitem`s of its list, as `unbind`'s rule does; a list used
 whole is left alone, and the interpreter runs those operators through their numpy kernels
-(`aten_kernels.splits`).
+(`semantics.kernels.splits`).
 """
 
 from __future__ import annotations
@@ -17,25 +17,25 @@ from typing import cast
 
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import GetItemOp, ListType, MemoryFormat, TensorType
-from xdsl_exir.transforms.decompositions.conv_pool import (
+from xdsl_exir.semantics.decompositions.conv_pool import (
     _atleast,  # pyright: ignore[reportPrivateUsage] - the one-tensor atleast_nd, shared
 )
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
     rule,
 )
-from xdsl_exir.transforms.decompositions.renames import (
+from xdsl_exir.semantics.decompositions.renames import (
     _alias_rule,  # pyright: ignore[reportPrivateUsage] - the one rule of "same arguments, another name"
     _copy_rule,  # pyright: ignore[reportPrivateUsage] - the one rule of "a view, then a copy"
 )
-from xdsl_exir.transforms.decompositions.views import (
+from xdsl_exir.semantics.decompositions.views import (
     _split_sizes,  # pyright: ignore[reportPrivateUsage] - split's sizes, shared with `split.Tensor`
 )
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize
 

@@ -10,9 +10,8 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.aten_inference import Bound, result_type
 from xdsl_exir.dialects.exir import DType, TensorType
-from xdsl_exir.transforms.decompositions.core import (
+from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -20,6 +19,7 @@ from xdsl_exir.transforms.decompositions.core import (
     op_name,
     rule,
 )
+from xdsl_exir.semantics.inference import Bound, result_type
 from xdsl_exir.utils.symbolic import SymSize
 
 __all__: list[str] = []

@@ -7,7 +7,7 @@ put a family after those whose helpers or rules it uses.
 """
 
 # isort: skip_file
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.semantics.inference.core import (
     BindError,
     Bound,
     InferenceError,
@@ -20,7 +20,7 @@ from xdsl_exir.dialects.aten_inference.core import (
     promote_types,
     result_type,
 )
-from xdsl_exir.dialects.aten_inference import (
+from xdsl_exir.semantics.inference import (
     pointwise,
     reductions,
     views,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute, SSAValue
 
-from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, as_size, make_tensor, rule
-from xdsl_exir.dialects.aten_inference.long_tail import _NONE_REDUCTION  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.dialects.exir import (
     DType,
 )
+from xdsl_exir.semantics.inference.core import Bound, InferenceError, as_size, make_tensor, rule
+from xdsl_exir.semantics.inference.long_tail import _NONE_REDUCTION  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 
-# -- gradients of views and indexing, more losses (decompositions in transforms/decompositions/) ---
+# -- gradients of views and indexing, more losses (decompositions in semantics/decompositions/) ---
 
 
 @rule("aten.select_backward.default", "aten.slice_backward.default", "aten.index_select_backward.default",

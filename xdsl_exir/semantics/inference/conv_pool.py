@@ -8,7 +8,10 @@ from typing import cast
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    DType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -18,9 +21,6 @@ from xdsl_exir.dialects.aten_inference.core import (
     mul,
     rule,
     sym_min,
-)
-from xdsl_exir.dialects.exir import (
-    DType,
 )
 from xdsl_exir.utils.symbolic import SymSize, sympy
 

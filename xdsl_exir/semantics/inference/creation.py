@@ -8,7 +8,12 @@ from typing import cast
 
 from xdsl.ir import Attribute, SSAValue
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    DType,
+    SymFloatType,
+    SymIntType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     NoInference,
@@ -22,12 +27,7 @@ from xdsl_exir.dialects.aten_inference.core import (
     rule,
     scalar_dtype,
 )
-from xdsl_exir.dialects.aten_inference.pointwise import _dim_order  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.exir import (
-    DType,
-    SymFloatType,
-    SymIntType,
-)
+from xdsl_exir.semantics.inference.pointwise import _dim_order  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize, sympy
 

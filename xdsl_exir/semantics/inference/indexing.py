@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    DType,
+    IntType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     _as_list,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
@@ -16,10 +20,6 @@ from xdsl_exir.dialects.aten_inference.core import (
     tensor_type,
     unbacked_symbol,
     wrap_dim,
-)
-from xdsl_exir.dialects.exir import (
-    DType,
-    IntType,
 )
 from xdsl_exir.utils.symbolic import SymSize
 

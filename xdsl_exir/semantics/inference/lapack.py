@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute, SSAValue
 
-from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, broadcast_shapes, make_tensor, rule, wrap_dim
-from xdsl_exir.dialects.aten_inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.reductions import _dims_arg, _reduce_shape  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
+from xdsl_exir.semantics.inference.core import Bound, InferenceError, broadcast_shapes, make_tensor, rule, wrap_dim
+from xdsl_exir.semantics.inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.reductions import _dims_arg, _reduce_shape  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
-# -- linear algebra (kernels in interpreters/aten_kernels/lapack.py) ------------------------
+# -- linear algebra (kernels in semantics/kernels/lapack.py) ------------------------
 
 
 def _matrices(b: Bound, name: str, square: bool = False) -> TensorType:

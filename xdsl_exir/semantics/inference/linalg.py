@@ -8,7 +8,11 @@ from typing import cast
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    DType,
+    TensorType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     add,
@@ -19,10 +23,6 @@ from xdsl_exir.dialects.aten_inference.core import (
     promote_types,
     result_type,
     rule,
-)
-from xdsl_exir.dialects.exir import (
-    DType,
-    TensorType,
 )
 from xdsl_exir.utils.symbolic import SymSize
 

@@ -1,4 +1,4 @@
-"""Result types of the long tail of training-IR operators: each decomposes (transforms/decompositions), and these types are those of its decomposition."""
+"""Result types of the long tail of training-IR operators: each decomposes (semantics/decompositions), and these types are those of its decomposition."""
 
 from __future__ import annotations
 
@@ -8,8 +8,12 @@ from typing import cast
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.conv_pool import _adaptive, _conv, _spatial, pool_out  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    DType,
+    TensorType,
+)
+from xdsl_exir.semantics.inference.conv_pool import _adaptive, _conv, _spatial, pool_out  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.core import (
     _RULES,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     Bound,
     InferenceError,
@@ -28,15 +32,11 @@ from xdsl_exir.dialects.aten_inference.core import (
     unbacked_symbol,
     wrap_dim,
 )
-from xdsl_exir.dialects.aten_inference.creation import _factory, _number  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.pointwise import _dim_order, _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.reductions import _dims_arg, _reduce_shape, _sum_dtype, _var_mean  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.scalars import _local_scalar  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.views import _expand  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.exir import (
-    DType,
-    TensorType,
-)
+from xdsl_exir.semantics.inference.creation import _factory, _number  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.pointwise import _dim_order, _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.reductions import _dims_arg, _reduce_shape, _sum_dtype, _var_mean  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.scalars import _local_scalar  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.views import _expand  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT, Category
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize
@@ -44,7 +44,7 @@ from xdsl_exir.utils.symbolic import SymSize
 # ---------------------------------------------------------------------------
 # The long tail of training-IR operators (issue 12): the overloads the aten
 # dialect gained so that TorchScript lowers them and `.pt2` imports them as ops;
-# each decomposes (transforms/decompositions/), and these types are those of
+# each decomposes (semantics/decompositions/), and these types are those of
 # its decomposition.
 # ---------------------------------------------------------------------------
 
@@ -654,7 +654,7 @@ for _alias, _canonical in _ALIAS_RULES.items():
     rule(_alias)(_RULES[_canonical])
 
 
-# -- kernels of issue 21's missing list (interpreters/aten_kernels/long_tail.py) --------------
+# -- kernels of issue 21's missing list (semantics/kernels/long_tail.py) --------------
 
 
 @rule("aten.kthvalue.default")

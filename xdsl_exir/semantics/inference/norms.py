@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, make_tensor, rule
 from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
+from xdsl_exir.semantics.inference.core import Bound, InferenceError, make_tensor, rule
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 
 from xdsl.ir import Attribute, SSAValue
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    BoolType,
+    DType,
+    MemoryFormat,
+    TensorType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     NoInference,
     Rule,
@@ -17,12 +23,6 @@ from xdsl_exir.dialects.aten_inference.core import (
     result_type,
     rule,
     wrap_dim,
-)
-from xdsl_exir.dialects.exir import (
-    BoolType,
-    DType,
-    MemoryFormat,
-    TensorType,
 )
 from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.symbolic import SymSize

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute, SSAValue
 
-from xdsl_exir.dialects.aten_inference.core import Bound, InferenceError, make_tensor, rule
-from xdsl_exir.dialects.aten_inference.creation import _factory  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.dialects.exir import (
     DType,
 )
+from xdsl_exir.semantics.inference.core import Bound, InferenceError, make_tensor, rule
+from xdsl_exir.semantics.inference.creation import _factory  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 
-# -- random samplers (interpreters/aten_kernels/random.py) -------------------------------------
+# -- random samplers (semantics/kernels/random.py) -------------------------------------
 
 
 @rule("aten.rand_like.default", "aten.randn_like.default", "aten.randint_like.default", "aten.randint_like.low_dtype",

@@ -7,16 +7,16 @@ from typing import cast
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    DType,
+    TensorType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     make_tensor,
     rule,
     wrap_dim,
-)
-from xdsl_exir.dialects.exir import (
-    DType,
-    TensorType,
 )
 from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.symbolic import SymSize

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     add,
     floordiv,
     make_tensor,
     rule,
     wrap_dim,
-)
-from xdsl_exir.dialects.exir import (
-    SymBoolType,
-    SymFloatType,
-    SymIntType,
 )
 from xdsl_exir.utils.dtypes import Category
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import Bound, make_tensor, rule
+from xdsl_exir.semantics.inference.core import Bound, make_tensor, rule
 
 __all__: list[str] = []
 

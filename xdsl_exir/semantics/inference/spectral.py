@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     add,
@@ -26,9 +27,8 @@ from xdsl_exir.dialects.aten_inference.core import (
     rule,
     wrap_dim,
 )
-from xdsl_exir.dialects.aten_inference.creation import _factory  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.aten_inference.views import _view_as_real  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.semantics.inference.creation import _factory  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.views import _view_as_real  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import Bound, NoInference, make_tensor, rule
 from xdsl_exir.dialects.exir import DType
+from xdsl_exir.semantics.inference.core import Bound, NoInference, make_tensor, rule
 
 __all__: list[str] = []
 

@@ -8,7 +8,11 @@ from typing import cast
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.aten_inference.core import (
+from xdsl_exir.dialects.exir import (
+    DType,
+    TensorType,
+)
+from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     NoInference,
@@ -28,11 +32,7 @@ from xdsl_exir.dialects.aten_inference.core import (
     sym_min,
     wrap_dim,
 )
-from xdsl_exir.dialects.aten_inference.reductions import _dims_arg  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.dialects.exir import (
-    DType,
-    TensorType,
-)
+from xdsl_exir.semantics.inference.reductions import _dims_arg  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
 from xdsl_exir.utils.broadcast import same_size
 from xdsl_exir.utils.symbolic import SymSize
 

@@ -57,7 +57,7 @@ import numpy as np
 from xdsl_exir.dialects.exir import DType
 
 # every family registers its functional kernels when imported; the variants are derived after all of them
-from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for their registrations
+from xdsl_exir.semantics.kernels import (  # noqa: F401 - imported for their registrations
     conv_pool,
     creation,
     dtype_queries,
@@ -78,9 +78,9 @@ from xdsl_exir.interpreters.aten_kernels import (  # noqa: F401 - imported for t
     statistics,
     views,
 )
-from xdsl_exir.interpreters.aten_kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16
-from xdsl_exir.interpreters.aten_kernels.random import manual_seed
-from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, LOW_PRECISION_OPERANDS, Kernel, schema_of
+from xdsl_exir.semantics.kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16
+from xdsl_exir.semantics.kernels.random import manual_seed
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, LOW_PRECISION_OPERANDS, Kernel, schema_of
 from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, to_float32
 from xdsl_exir.utils.op_registry import selected_operators
 from xdsl_exir.utils.schema_binding import bind
@@ -122,7 +122,7 @@ class _KernelTable(Mapping[str, Kernel]):
     def table(self) -> dict[str, Kernel]:
         """The whole table (built once: every variant and decomposition derived)."""
         if self._table is None:
-            from xdsl_exir.interpreters.aten_kernels.derived import SKIPPED, build_kernels
+            from xdsl_exir.interpreters.derived_kernels import SKIPPED, build_kernels
 
             self._table = build_kernels()
             self.skipped = SKIPPED

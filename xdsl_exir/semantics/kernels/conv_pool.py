@@ -19,8 +19,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 from numpy.typing import ArrayLike
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import F16, cast_to, compute_dtype, finish, floating_dtype, result_type
-from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, Kernel, register
+from xdsl_exir.semantics.kernels.dtypes import F16, cast_to, compute_dtype, finish, floating_dtype, result_type
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, Kernel, register
 from xdsl_exir.utils.dtypes import DType, numpy_dtype
 
 

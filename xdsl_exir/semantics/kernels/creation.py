@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from xdsl_exir.dialects.exir import DType, MemoryFormat
-from xdsl_exir.interpreters.aten_kernels.dtypes import (
+from xdsl_exir.semantics.kernels.dtypes import (
     F32,
     I64,
     as_dtype,
@@ -26,7 +26,7 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     numpy_dtype_or_none,
     result_type,
 )
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, is_floating
 from xdsl_exir.utils.limits import check_tensor_bytes
 

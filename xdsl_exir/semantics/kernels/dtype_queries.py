@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from xdsl_exir.dialects.exir import DType
-from xdsl_exir.interpreters.aten_kernels.dtypes import dtype_of, result_type
-from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.semantics.kernels.dtypes import dtype_of, result_type
+from xdsl_exir.semantics.kernels.registry import register
 from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.dtypes import promote_types as lattice_promote
 

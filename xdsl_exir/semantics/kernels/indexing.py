@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import BOOL, F16, F32, cast_to, compute_dtype, finish
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
-from xdsl_exir.interpreters.aten_kernels.views import select_kernel, slice_kernel
+from xdsl_exir.semantics.kernels.dtypes import BOOL, F16, F32, cast_to, compute_dtype, finish
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.views import select_kernel, slice_kernel
 
 
 def _index_tuple(indices: Sequence[np.ndarray | None]) -> tuple[np.ndarray | slice, ...]:

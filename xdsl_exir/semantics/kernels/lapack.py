@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import numpy_dtype_or_none
-from xdsl_exir.interpreters.aten_kernels.registry import FUNCTIONAL, register, wrap_dim
+from xdsl_exir.semantics.kernels.dtypes import numpy_dtype_or_none
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, register, wrap_dim
 from xdsl_exir.utils.dtypes import is_floating
 
 I32 = np.dtype(np.int32)

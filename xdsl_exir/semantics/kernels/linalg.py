@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import (
+from xdsl_exir.semantics.kernels.dtypes import (
     BOOL,
     cast_to,
     compute_dtype,
@@ -23,10 +23,10 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     numpy_dtype_or_none,
     result_type,
 )
-from xdsl_exir.interpreters.aten_kernels.pointwise import run_pointwise
-from xdsl_exir.interpreters.aten_kernels.random import native_dropout_kernel
-from xdsl_exir.interpreters.aten_kernels.reductions import softmax_rows
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.pointwise import run_pointwise
+from xdsl_exir.semantics.kernels.random import native_dropout_kernel
+from xdsl_exir.semantics.kernels.reductions import softmax_rows
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 _SMALL_BMM = 400
 """ATen's `bmm` and `baddbmm` use their own loop, not BLAS, below this many multiply-adds

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.conv_pool import adaptive_max_pool2d_kernel
-from xdsl_exir.interpreters.aten_kernels.dtypes import F32, compute_dtype, finish, numpy_dtype_or_none
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.conv_pool import adaptive_max_pool2d_kernel
+from xdsl_exir.semantics.kernels.dtypes import F32, compute_dtype, finish, numpy_dtype_or_none
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 __all__: list[str] = []
 

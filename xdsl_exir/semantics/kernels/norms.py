@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import F16, F32, cast_to, compute_dtype, finish
-from xdsl_exir.interpreters.aten_kernels.reductions import row_sums
-from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.semantics.kernels.dtypes import F16, F32, cast_to, compute_dtype, finish
+from xdsl_exir.semantics.kernels.reductions import row_sums
+from xdsl_exir.semantics.kernels.registry import register
 
 _CHUNK = 16
 """Vectors per Welford chunk in torch's CPU `RowwiseMoments` (`kChunkSize`)."""

@@ -16,7 +16,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import (
+from xdsl_exir.semantics.kernels.dtypes import (
     BOOL,
     F16,
     F32,
@@ -28,7 +28,7 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     is_tensor,
     result_type,
 )
-from xdsl_exir.interpreters.aten_kernels.registry import Kernel, register
+from xdsl_exir.semantics.kernels.registry import Kernel, register
 from xdsl_exir.utils.erfc_fit import ERFCX_P, ERFCX_Q
 
 # Rational approximations of erf, fitted for this project by `scripts/fit_erf.py`

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.creation import new_shape
-from xdsl_exir.interpreters.aten_kernels.dtypes import F32, I64, cast_to, compute_dtype, finish, numpy_dtype_or_none
-from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.semantics.kernels.creation import new_shape
+from xdsl_exir.semantics.kernels.dtypes import F32, I64, cast_to, compute_dtype, finish, numpy_dtype_or_none
+from xdsl_exir.semantics.kernels.registry import register
 
 _GENERATOR: list[np.random.Generator] = [np.random.default_rng(0)]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import (
+from xdsl_exir.semantics.kernels.dtypes import (
     F32,
     I64,
     cast_to,
@@ -22,7 +22,7 @@ from xdsl_exir.interpreters.aten_kernels.dtypes import (
     numpy_dtype,
     numpy_dtype_or_none,
 )
-from xdsl_exir.interpreters.aten_kernels.registry import Kernel, reduction_dims, register, wrap_dim
+from xdsl_exir.semantics.kernels.registry import Kernel, reduction_dims, register, wrap_dim
 
 
 def _acc_input(a: np.ndarray, dtype: object, int_to: np.dtype[Any] | None) -> tuple[np.ndarray, np.dtype[Any]]:

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import cast_to, compute_dtype, finish
-from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.semantics.kernels.dtypes import cast_to, compute_dtype, finish
+from xdsl_exir.semantics.kernels.registry import register
 
 
 def _area_scale(in_size: int, out_size: int, align_corners: bool, scale: float | None) -> float:

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from xdsl_exir.dialects.exir import MemoryFormat
-from xdsl_exir.interpreters.aten_kernels.dtypes import as_memory_format
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.dtypes import as_memory_format
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 
 @register("aten.sym_size.int")

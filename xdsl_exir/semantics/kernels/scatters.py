@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 __all__: list[str] = []
 

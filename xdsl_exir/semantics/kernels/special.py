@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import floating_dtype, result_type
-from xdsl_exir.interpreters.aten_kernels.registry import register
+from xdsl_exir.semantics.kernels.dtypes import floating_dtype, result_type
+from xdsl_exir.semantics.kernels.registry import register
 
 __all__: list[str] = []
 

@@ -9,7 +9,7 @@ construction from parts (`complex`, `polar`), the phase (`angle`), the conjugate
 (`_conj`, which torch records as a lazy conjugate bit and the interpreter applies
 at once: a conjugated tensor is written only through its own value), the
 complex-to-complex transform and the sample frequencies. The other transforms
-(`fft_*`, `stft`, `istft`) decompose into these (`transforms/decompositions/spectral.py`),
+(`fft_*`, `stft`, `istft`) decompose into these (`semantics/decompositions/spectral.py`),
 as torch's own core IR writes them.
 
 complex32 (torch's `chalf`) has no numpy dtype: its kernels refuse it by name.
@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import F32, numpy_dtype_or_none
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.dtypes import F32, numpy_dtype_or_none
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 __all__ = ["COMPLEX_OF", "fft_norm"]
 

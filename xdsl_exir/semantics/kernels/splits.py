@@ -1,6 +1,6 @@
 """
 Kernels of the list-valued operators whose decompositions replace the `getitem`s of their
-list (`transforms/decompositions/splits.py`): when a program passes the list whole, or the
+list (`semantics/decompositions/splits.py`): when a program passes the list whole, or the
 interpreter runs the operator on its own, these give the list. Each piece is what the rule
 builds: a `_copy` form gives fresh arrays, `broadcast_tensors` read-only broadcast views
 (torch's expand), `atleast_nd` the reshaped tensors.
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 __all__: list[str] = []
 

@@ -18,10 +18,10 @@ import itertools
 
 import numpy as np
 
-from xdsl_exir.interpreters.aten_kernels.reductions import (
+from xdsl_exir.semantics.kernels.reductions import (
     _logcumsumexp,  # pyright: ignore[reportPrivateUsage] - `_logcumsumexp` is `logcumsumexp` under torch's other name
 )
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 __all__: list[str] = []
 

@@ -14,8 +14,8 @@ from typing import Literal
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from xdsl_exir.interpreters.aten_kernels.dtypes import numpy_dtype_or_none, result_type
-from xdsl_exir.interpreters.aten_kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.dtypes import numpy_dtype_or_none, result_type
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 
 def _infer_shape(size: Sequence[int], numel: int) -> tuple[int, ...]:

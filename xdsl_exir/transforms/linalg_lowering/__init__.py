@@ -22,7 +22,7 @@ from xdsl_exir.utils.op_registry import all_operators
 
 if TYPE_CHECKING:
     from xdsl_exir.dialects.aten import AtenOp
-    from xdsl_exir.dialects.aten_inference import Bound
+    from xdsl_exir.semantics.inference import Bound
     from xdsl_exir.transforms.linalg_lowering.state import LoweringState
 
 LoweringRule = Callable[["LoweringState", "AtenOp", "Bound"], Sequence[SSAValue]]

@@ -57,8 +57,8 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.pointwise import (
     add,

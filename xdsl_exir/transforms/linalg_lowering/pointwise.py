@@ -35,8 +35,8 @@ from xdsl.dialects import arith, builtin, math
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.aten_inference import Bound, result_type
 from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.semantics.inference import Bound, result_type
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,

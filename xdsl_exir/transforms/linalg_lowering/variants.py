@@ -12,7 +12,7 @@ from typing import cast
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.aten_inference import Bound
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers, rule_for
 from xdsl_exir.transforms.linalg_lowering.state import LoweringState
 

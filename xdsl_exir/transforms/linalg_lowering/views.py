@@ -34,9 +34,9 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.aten_inference import Bound
 from xdsl_exir.dialects.exir import DType, GetItemOp, TensorType
-from xdsl_exir.transforms.decompositions.core import Layouts, Strides, is_contiguous, view_strides
+from xdsl_exir.semantics.decompositions.core import Layouts, Strides, is_contiguous, view_strides
+from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.state import (
     DYNAMIC,

@@ -15,7 +15,6 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl_exir.analysis.overload_resolution import OverloadError, ResolvedNode, resolve_node
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.aten_inference import InferenceError, NoInference, bind_arguments, infer_result_types
 from xdsl_exir.dialects.exir import (
     SYM_ARITH_OPS,
     AssertScalarOp,
@@ -31,6 +30,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.dialects.exir import ListType as ExirListType
 from xdsl_exir.dialects.exir import TupleType as ExirTupleType
+from xdsl_exir.semantics.inference import InferenceError, NoInference, bind_arguments, infer_result_types
 from xdsl_exir.transforms.torchscript_to_exir.node_handlers import (
     NODE_HANDLERS,
     is_tensor_type,

@@ -19,8 +19,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xdsl_exir.dialects import ts
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.aten_inference import InferenceError, NoInference, bind_arguments, result_type
 from xdsl_exir.dialects.exir import DType, InputKind, InputSpecAttr, StateOp, TensorType
+from xdsl_exir.semantics.inference import InferenceError, NoInference, bind_arguments, result_type
 from xdsl_exir.transforms.torchscript_to_exir.errors import TorchScriptLoweringError
 from xdsl_exir.transforms.torchscript_to_exir.values import (
     UNINITIALIZED,
