@@ -264,22 +264,30 @@ def flatten(value: Any, out: list[Any] | None = None) -> list[Any]:
     return out
 
 
+def _low_precision() -> dict[str, np.dtype[Any]]:
+    from xdsl_exir.utils.dtypes import LOW_PRECISION
+
+    return {d.value: n for d, n in LOW_PRECISION.items()}
+
+
+_LOW_PRECISION = _low_precision()
+
+
 def to_numpy(value: Any) -> np.ndarray:
     if isinstance(value, torch.Tensor):
         t = value.detach().resolve_conj().resolve_neg()
-        if t.dtype is torch.bfloat16:  # numpy holds bfloat16 through ml_dtypes, as our kernels do
-            import ml_dtypes
-
-            return t.float().numpy().astype(ml_dtypes.bfloat16)
+        low = _LOW_PRECISION.get(str(t.dtype).removeprefix("torch."))
+        if low is not None:  # numpy holds bfloat16 and float8 through ml_dtypes, as our kernels do
+            return t.float().numpy().astype(low)  # exact: float32 holds each of their values
         return t.numpy().copy()
     return np.asarray(value)
 
 
 def numpy_input(t: torch.Tensor) -> np.ndarray:
-    """A fresh numpy copy of `t`, non-contiguous in the same way if `t` is."""
-    data = t.detach().numpy()
+    """A fresh numpy copy of `t` (bfloat16 through ml_dtypes), non-contiguous in the same way if `t` is."""
+    data = to_numpy(t)
     if t.is_contiguous() or t.dim() == 0:
-        return data.copy()
+        return data
     base = np.zeros((*data.shape, 2), dtype=data.dtype)
     base[..., 0] = data
     return base[..., 0]
@@ -749,6 +757,8 @@ def run_python(p: Prepared, inputs: list[np.ndarray], _: Any) -> list[Any]:
     source = python_source(p.module)
     namespace: dict[str, Any] = {"__name__": "conformance_generated"}
     exec(compile(source, "<generated>", "exec"), namespace)
+    # The module takes a bfloat16 input as float32 holding its values, as an .npz carries it.
+    inputs = [x.astype(np.float32) if x.dtype == _LOW_PRECISION["bfloat16"] else x for x in inputs]
     return flatten(namespace["forward"](*inputs))
 
 
@@ -874,7 +884,7 @@ def run_sample(
     shape_only = traced.random or op.name in UNINITIALIZED
     prepared = Prepared(traced.module)
     refusals = _refusal_types()
-    plain_inputs = [t.detach().numpy() for t in traced.sample.tensors]
+    plain_inputs = [to_numpy(t) for t in traced.sample.tensors]
     either_zero = either_zero_sign(op, traced.sample)
     index_axis = open_index_axis(op, traced.sample)
     outcomes: list[Outcome] = []
