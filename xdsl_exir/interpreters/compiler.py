@@ -105,6 +105,16 @@ def truth(pred: Any) -> bool:
     return bool(pred)
 
 
+def registered_op_types() -> frozenset[type[Operation]]:
+    """
+    Every op type with a registered compiler (its subclasses inherit it), the
+    function modules loaded first: what xDSL's interpreter framework is given
+    (`framework.ExirFunctions`).
+    """
+    _load_extensions()
+    return frozenset(_COMPILERS)
+
+
 def compiler_for(op_type: type[Operation]) -> OpCompiler | None:
     """The registered compiler of `op_type` or of its nearest base class."""
     _load_extensions()

@@ -41,14 +41,7 @@ from xdsl_exir.dialects.exir import (
     ProgramOp,
     WhileLoopOp,
 )
-from xdsl_exir.interpreters.compiler import (
-    _COMPILERS,  # pyright: ignore[reportPrivateUsage] - the framework ops register into the compiler's own table
-    CompileContext,
-    Prepared,
-    _load_extensions,  # pyright: ignore[reportPrivateUsage] - the framework ops register into the compiler's own table
-    compiler_for,
-    truth,
-)
+from xdsl_exir.interpreters.compiler import CompileContext, Prepared, compiler_for, registered_op_types, truth
 from xdsl_exir.interpreters.exir_functions import _map_over  # pyright: ignore[reportPrivateUsage] - map runs its body with the exir functions' own loop
 from xdsl_exir.interpreters.program import load_state
 
@@ -104,9 +97,8 @@ class ExirFunctions(InterpreterFunctions):
 
     @classmethod
     def _impls(cls) -> Iterable[tuple[type[Operation], OpImpl[InterpreterFunctions, Operation]]]:
-        _load_extensions()
         special = _region_ops()
-        types: set[type[Operation]] = {t for t in _COMPILERS if not getattr(t, "__abstractmethods__", None)}
+        types: set[type[Operation]] = {t for t in registered_op_types() if not getattr(t, "__abstractmethods__", None)}
         types |= set(SYM_ARITH_OPS.values())
         types |= {c for n in ATEN_OP_NAMES if (c := aten_op_class(n)) is not None}
         impls: dict[type[Operation], Any] = {}
