@@ -19,7 +19,21 @@ alone (`pytest -k 'pt2-17'`):
 - `npz`: bad `--inputs` files (pickles, lying headers, zip bombs, wrong keys,
   dtypes and shapes, flipped bytes);
 - `output`: `-o` targets that cannot be written;
-- `pipeline`: pass pipelines with typos, wrong option types and broken syntax.
+- `pipeline`: pass pipelines with typos, wrong option types and broken syntax;
+- `options`: every pass and output format of this project with hostile option
+  values (numbers past any width, shapes and ranges that do not parse or do not
+  fit, file names that cannot be written), unknown and repeated options;
+- `resources`: weights in `dialect_resources` with duplicate keys, a second
+  section, bad hex, blobs shorter, longer or far larger than their type, lying
+  alignment words, missing keys; read, lowered to linalg and run;
+- `api`: each public function of `xdsl_exir.api` with a hostile argument (it
+  returns, or raises `ExirError` or `TypeError` in one paragraph);
+- `iree`: `--backend iree` on programs that create tensors past
+  `--max-tensor-bytes` (refused before IREE is asked).
+
+`scripts/fuzz_hostile.py` runs the same generators on another seed and many
+more cases (about 10,000, an hour), including IREE cases that compile (a
+corrupted cache entry, an unusable device, wrong inputs, `iree-bundle` options).
 
 A case may also stay valid (a flipped byte in a timestamp): then the exit code
 is 0 and the output must be sound (printed IR parses again; an npz loads
@@ -70,6 +84,10 @@ CASES: dict[str, int] = {
     "npz": 40,
     "output": 16,
     "pipeline": 70,
+    "options": 40,
+    "resources": 40,
+    "api": 30,
+    "iree": 3,
 }
 
 ZOO_MODELS = ("mlp", "cond", "while_loop", "map", "buffer_mutation", "nested_io", "embedding", "int_ops")
@@ -584,6 +602,409 @@ def pipeline_case(rng: random.Random, tmp: Path) -> None:
             assert "pass pipeline:1:" in result.err
 
 
+# -- pass and target options ---------------------------------------------------
+
+OPTION_VALUES: dict[str, list[str]] = {
+    "int": ["0", "-1", "1", "2", "64", "2147483648", "9223372036854775808", "9" * 40, "-" + "9" * 40, "1.5", "true", '"3"', "none", ""],
+    "bool": ["true", "false", "1", "0", '"true"', "none", "yes"],
+    "str": ['""', '"x"', "x", "1", "none", '"' + "x" * 3000 + '"', '"a b"', '"\\00"', '"\u00e9"', '"../x"', '"/dev/full"', "true"],
+    "list": ['"aten.linear.default"', '"aten::linear"', '"bogus"', '""', '"aten.linear.default","aten.mm.default"', "[]", "linear", "1", '"aten."', '"aten.linear.nope"'],
+}  # fmt: skip
+"""Hostile option values by the option's type (as `-p` spells them)."""
+
+OPTION_SPECIALS: dict[str, list[str]] = {
+    "input_types": [
+        '"x=f32[2, 3]"', '"x=f32[100000, 100000]"', '"x=f32[-1]"', '"x=f32[s0]"', '"x=q8[2]"', '"x=f32["', '"=f32[2]"',
+        '"x=f32[2];x=f32[3]"', '"x=f32[' + "9" * 40 + ']"', '"' + ";".join(f"a{i}=f32[2]" for i in range(300)) + '"',
+        '"x=c64[2]"', '"x=bool[]"', '"x=f32[2,3];hx=f32[2,20];cx=f32[2,20]"', '"x:f32[2]"', '"x=f32[s0*s1]"',
+    ],
+    "input_values": ['"flag=false"', '"n=3"', '"n=99999999999"', '"n=-1"', '"flag=maybe"', '"x=1.5"', '"n=1e400"', '"n="', '"=1"', '"n=3;n=4"'],
+    "ranges": ['"s0=[1, 64]"', '"s0=[64, 1]"', '"s0=[-5, 3]"', '"s0=[1"', '"s1=[0, inf]"', '"s0=[nan, 1]"', '"s0=[1, 99999999999999999999]"', '"s0"', '"s0=[inf, inf]"'],
+    "kinds": ['"calls"', '"FusionGroup"', '"bogus"', '""', '"calls,calls"', '"calls,,x"'],
+    "mode": ["torch", "all", "bogus", '""', "TORCH"],
+    "report": ["none", "stderr", "stdout", '"report.json"', '"missing/report.json"', '"/dev/full"', '""', '"."'],
+    "from_": ["relu", "gelu", "sigmoid", "tanh", "silu", "bogus", '""', "hardswish"],
+    "to": ["relu", "gelu", "mish", "bogus", '""', "silu"],
+    "dialect": ["export", "core", "bogus", '""'],
+    "entry": ["forward", "lstm_cell", "bogus", '""', "none", '"__init__"'],
+    "parameter_scope": ["model", '""', '"a b"', "bogus", '"\u00e9"'],
+    "device": ["cpu", "cuda", "bogus", '""', "vulkan"],
+    "target_cpu": ["host", "bogus", '""', "generic"],
+    "target_triple": ['""', "bogus", '"x86_64-unknown-linux-gnu"'],
+}  # fmt: skip
+"""Values that reach an option's own grammar (shapes, ranges, enums, file names)."""
+
+TS_PASSES = ("torchscript-to-exir", "convert-to-ssa", "exit-transform", "unroll-loops", "batch-mm", "lower-tuples", "list-peepholes", "inline")
+OPTION_TARGETS = ("dot", "svg", "fx", "python", "mlir", "torchscript", "torchscript-python")
+"""Output formats fuzzed with options (`iree-bundle` compiles, so it is the `iree` category's)."""
+
+
+@cache
+def our_passes() -> dict[str, list[tuple[str, str]]]:
+    """Each pass of this project by name, with its options (field name, value kind)."""
+    import dataclasses
+
+    from xdsl_exir.transforms import get_all_passes
+
+    def kind(t: Any) -> str:
+        t = str(t)
+        return "list" if "tuple" in t else "bool" if t == "bool" else "int" if t == "int" else "str"
+
+    return {
+        name: [(f.name, kind(f.type)) for f in dataclasses.fields(make())]
+        for name, make in sorted(get_all_passes().items())
+    }
+
+
+@cache
+def target_options() -> dict[str, list[tuple[str, str]]]:
+    import dataclasses
+
+    from xdsl.targets import get_all_targets as stock_targets
+
+    from xdsl_exir.targets import get_all_targets
+
+    targets = {**stock_targets(), **get_all_targets()}
+    found: dict[str, list[tuple[str, str]]] = {}
+    for name in (*OPTION_TARGETS, "iree-bundle"):
+        cls = targets[name]()
+        fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+        found[name] = [(f.name, "int" if str(f.type) == "int" else "str") for f in fields]
+    return found
+
+
+def option_spec(rng: random.Random, name: str, options: list[tuple[str, str]]) -> str:
+    """`name{opt=value ...}` with hostile values, sometimes an unknown, repeated or misspelled option."""
+    chosen: list[str] = []
+    for _ in range(rng.choice([0, 1, 1, 2, 3])):
+        if options and rng.random() < 0.85:
+            field, kind = rng.choice(options)
+            values = OPTION_SPECIALS.get(field) if rng.random() < 0.7 else None
+            value = rng.choice(values or OPTION_VALUES[kind])
+            spelled = field.replace("_", "-") if rng.random() < 0.9 else field
+            if spelled == "from-":
+                spelled = "from"
+        else:
+            spelled, value = rng.choice(["x", "bogus-option", "min_size", "", "-"]), rng.choice(OPTION_VALUES["int"])
+        chosen.append(f"{spelled}={value}" if rng.random() < 0.95 else spelled)
+    if chosen and rng.random() < 0.1:
+        chosen.append(chosen[0])
+    return f"{name}{{{' '.join(chosen)}}}" if chosen or rng.random() < 0.2 else name
+
+
+OPTION_PROGRAMS = ("examples/mlp.mlir", "tests/zoo/mlp.core.pt2", "tests/zoo/cnn_bn.train.pt2", "tests/zoo/while_loop.core.pt2")
+TS_PROGRAMS = ("tests/torchscript/dumps/lstm_cell.txt", "tests/torchscript/dumps/nested_control.txt", "tests/torchscript/dumps/list_ops.txt")
+
+
+def options_case(rng: random.Random, tmp: Path) -> None:
+    if rng.random() < 0.3:  # an output format's options
+        name = rng.choice(OPTION_TARGETS)
+        spec = option_spec(rng, name, target_options()[name])
+        program = str(ROOT / rng.choice(OPTION_PROGRAMS + TS_PROGRAMS[:1]))
+        out = tmp / "out.txt"
+        result = invoke("exir-opt", [program, "--emit", spec, "--max-tensor-bytes", LIMIT, "-o", str(out)])
+        check_promise("exir-opt", result, None)
+        assert result.rc == 0 or not out.exists(), "an output was written on failure"
+        assert "Warning" not in result.err, result.err
+        return
+    passes = our_passes()
+    name = rng.choice(sorted(passes))
+    spec = option_spec(rng, name, passes[name])
+    if rng.random() < 0.3:
+        spec = ",".join([spec, rng.choice(["exir-dce", "exir-cse", "verify-export-ir"])][:: rng.choice([1, -1])])
+    ts = name in TS_PASSES if rng.random() < 0.85 else name not in TS_PASSES
+    program = str(ROOT / rng.choice(TS_PROGRAMS if ts else OPTION_PROGRAMS))
+    if program.endswith(".pt2") and rng.random() < 0.3:
+        out = tmp / "out.npz"
+        argv = [program, "-p", spec, "--random-inputs", "0", "--max-tensor-bytes", LIMIT, "--timeout", "5", "-o", str(out)]
+        check_promise("exir-run", invoke("exir-run", argv), out)
+        return
+    out = tmp / "out.mlir"
+    argv = [program, "-p", spec, "--max-tensor-bytes", LIMIT, "--timeout", "5", "-o", str(out)]
+    check_promise("exir-opt", invoke("exir-opt", argv), out)
+
+
+# -- resources (dense_resource blobs) ---------------------------------------------
+
+RESOURCE_SHAPES = ["[2]", "[2]", "[2]", "[2]", "[]", "[0]", "[3]", "[1]", "[2, 1]", "[100000, 100000]", "[4611686018427387904]"]
+RESOURCE_DTYPES = ["float32"] * 5 + ["int8", "int64", "bool", "float16", "bfloat16", "float64", "uint8"]
+ALIGN_WORDS = ["10000000", "04000000", "01000000", "00000000", "03000000", "FFFFFFFF", "00001000", "1000"]
+
+
+RESOURCE_ITEMSIZE = {"float32": 4, "int8": 1, "int64": 8, "bool": 1, "float16": 2, "bfloat16": 2, "float64": 8, "uint8": 1}
+
+
+def resource_program(rng: random.Random) -> tuple[str, str | None]:
+    """
+    A program with one weight in `dialect_resources`, broken in one to three
+    ways; and what makes it unreadable for certain (`malformed`: any reading
+    refuses it) or unusable (`size`: its bytes do not fill its type, which a
+    run or the lowering refuses), or None where no rule is known to be broken.
+    """
+    shape, dtype = "[2]", "float32"
+    key, ref = "w", "w"
+    data = "0000803F00000040"  # [1.0, 2.0]
+    align = "10000000"
+    entries: list[tuple[str, str]] = []
+    sections = 1
+    dialect = "builtin"
+    inline = False
+    extra = ""
+    for _ in range(rng.randint(1, 3)):
+        how = rng.choice([
+            "shape", "dtype", "dup-key", "second-section", "hex-space", "hex-odd", "hex-char", "no-0x", "empty",
+            "short", "long", "huge", "align", "missing-key", "key-chars", "dialect", "inline", "many-keys", "garbage",
+        ])  # fmt: skip
+        if how == "shape":
+            shape = rng.choice(RESOURCE_SHAPES)
+        elif how == "dtype":
+            dtype = rng.choice(RESOURCE_DTYPES)
+        elif how == "dup-key":
+            entries.append((key, "0x10000000" + rng.choice(["00004040000080C0", "00", ""])))
+        elif how == "second-section":
+            sections = 2
+        elif how == "hex-space":
+            i = rng.randrange(len(data) + 1)
+            data = data[:i] + rng.choice([" ", "\t", "\\n", "_"]) + data[i:]
+        elif how == "hex-odd":
+            data = data[:-1]
+        elif how == "hex-char" and data:
+            i = rng.randrange(len(data))
+            data = data[:i] + rng.choice("gGzZ-+x\u00e9") + data[i + 1 :]
+        elif how == "no-0x":
+            align = "x" + align if rng.random() < 0.5 else "0X" + align
+        elif how == "empty":
+            align, data = rng.choice([("", ""), (align, "")])
+        elif how == "short":
+            data = data[: rng.randrange(len(data) + 1) // 2 * 2]
+        elif how == "long":
+            data += "00" * rng.choice([1, 4, 8, 1000])
+        elif how == "huge":
+            data = "00" * rng.choice([1 << 16, 1 << 20, 1 << 22])
+        elif how == "align":
+            align = rng.choice(ALIGN_WORDS)
+        elif how == "missing-key":
+            ref = rng.choice(["v", "w2", "W"])
+        elif how == "key-chars":
+            key = ref = rng.choice(['"w x"', '"\u00e9"', '"w\\00"', "w.w", '""', "_", "w" * 300])
+        elif how == "dialect":
+            dialect = rng.choice(["exir", "nonsense", '"builtin"', "builtin.x"])
+        elif how == "inline":
+            inline = True
+        elif how == "many-keys":
+            entries += [(f"unused{i}", "0x1000000000000000") for i in range(rng.choice([10, 3000]))]
+        else:
+            extra = rng.choice(["{", "}", ",", "#-}", "{-#", ":", '"', "dialect_resources: {}"])
+    t = f"!exir.tensor<{shape}, {dtype}>"
+    value = f'#exir.blob<"0x{data}">' if inline else f"dense_resource<{ref}>"
+    program = (
+        f'exir.program inputs [<parameter "p_w" -> "w">, <user_input "x">] outputs [<user_output "out">] {{\n'
+        f"  exir.state @w : {t} = {value}\n"
+        f"  exir.graph @forward(%p_w: {t}, %x: {t}) -> ({t}) {{\n"
+        f"    %out = aten.add.Tensor(%p_w, %x) : ({t}, {t}) -> {t}\n"
+        f"    exir.output %out : {t}\n  }}\n}}\n"
+    )
+    blob = f"0x{align}{data}" if not align.startswith(("x", "0X")) else f"{align}{data}"
+    body = ",\n".join(f'      {k}: "{v}"' for k, v in [(key, blob), *entries])
+    section = f"{{-#\n  dialect_resources: {{\n    {dialect}: {{\n{body}\n    }}\n  }}\n#-}}\n"
+    if extra:
+        i = rng.randrange(len(section) + 1)
+        section = section[:i] + extra + section[i:]
+    keys = [key] + [k for k, _ in entries]
+    hex_ok = re.fullmatch(r"([0-9A-Fa-f]{2})*", data) is not None
+    numel = 1
+    for size in json.loads(shape):
+        numel *= size
+    broken: str | None = None
+    if inline:
+        if not hex_ok:
+            broken = "malformed"
+        elif len(data) // 2 != numel * RESOURCE_ITEMSIZE[dtype]:
+            broken = "size"
+    elif dialect == "builtin" and not extra:
+        if len(set(keys)) < len(keys) or sections > 1 or not hex_ok or ref != key:
+            broken = "malformed"
+        elif align in ("00000000", "03000000", "FFFFFFFF") or align.startswith(("x", "0X")):
+            broken = "malformed"
+        elif len(align) == 8 and len(data) // 2 != numel * RESOURCE_ITEMSIZE[dtype]:
+            broken = "size"
+    return program + "\n" + section * sections, broken
+
+
+def resources_case(rng: random.Random, tmp: Path) -> None:
+    src = tmp / "m.mlir"
+    text, broken = resource_program(rng)
+    src.write_text(text)
+    how = rng.choice(["read", "lower", "lower", "run", "run"])
+    must_fail = broken == "malformed" or (broken == "size" and how != "read")
+    if how == "run":
+        out = tmp / "out.npz"
+        argv = [str(src), "--random-inputs", "0", "--max-tensor-bytes", LIMIT, "-o", str(out)]
+        check_promise("exir-run", invoke("exir-run", argv), out, must_fail)
+        return
+    out = tmp / "out.mlir"
+    lower = ["-p", "convert-exir-to-linalg"] if how == "lower" else []
+    argv = [str(src), *lower, "--max-tensor-bytes", LIMIT, "-o", str(out)]
+    check_promise("exir-opt", invoke("exir-opt", argv), out, must_fail)
+
+
+# -- the Python API's arguments --------------------------------------------------
+
+
+def api_values(tmp: Path) -> list[Any]:
+    """Arguments no function of the API takes in that place (and a few it does)."""
+    return [
+        None, 0, -1, 3, 1.5, float("nan"), True, "x", "", b"x", b"", [], {}, (), object(), 10**30,
+        np.ones(0, np.float32), np.ones((2, 2), np.float32), np.array(["a"]), np.float32(1.0),
+        np.ones(2, np.float64), np.full(2, np.nan, np.float32), np.ones(2, np.float32)[::-1], np.ones(4, np.float32)[::2],
+        [1.0, 2.0], [[1.0], [2.0, 3.0]], {"x": np.ones(2, np.float32)}, (np.ones(2, np.float32),),
+        "exir.program", str(tmp), str(tmp / "missing.pt2"), tmp, API_PROGRAM[:60], API_PROGRAM.replace("relu", "rleu"),
+        str(ROOT / "tests" / "torchscript" / "dumps" / "lstm_cell.txt"), "mlp", "interpreter", "cse,dce", "{", "fx", "dot{collapse-depth=x}",
+    ]  # fmt: skip
+
+
+def api_calls() -> list[tuple[str, Callable[..., Any]]]:
+    """(what, call taking the hostile value and the program, compiled program and profile)."""
+    import xdsl_exir.api as exir
+
+    x = np.ones(2, np.float32)
+    zoo = str(ROOT / "tests" / "zoo" / "mlp.core.pt2")
+    return [
+        ("parse(v)", lambda v, p, c, f: exir.parse(v)),
+        ("parse(format=v)", lambda v, p, c, f: exir.parse(API_PROGRAM, format=v)),
+        ("parse(name=v)", lambda v, p, c, f: exir.parse(API_PROGRAM, name=v)),
+        ("parse(entry=v)", lambda v, p, c, f: exir.parse(API_PROGRAM, entry=v)),
+        ("load(v)", lambda v, p, c, f: exir.load(v)),
+        ("load(format=v)", lambda v, p, c, f: exir.load(zoo, format=v)),
+        ("load(bytes, format=v)", lambda v, p, c, f: exir.load(API_PROGRAM.encode(), format=v)),
+        ("load(entry=v)", lambda v, p, c, f: exir.load(zoo, entry=v)),
+        ("Program(v)", lambda v, p, c, f: repr(exir.Program(v))),
+        ("emit(v)", lambda v, p, c, f: p.emit(v)),
+        ("emit(debuginfo=v)", lambda v, p, c, f: p.emit("mlir", debuginfo=v)),
+        ("emit(generic=v)", lambda v, p, c, f: p.emit("mlir", generic=v)),
+        ("apply(v)", lambda v, p, c, f: p.apply(v)),
+        ("run(v)", lambda v, p, c, f: p.run(v)),
+        ("run(x=v)", lambda v, p, c, f: p.run(x=v)),
+        ("run(x, v)", lambda v, p, c, f: p.run(x, v)),
+        ("run_flat(v)", lambda v, p, c, f: p.run_flat(v)),
+        ("run_flat([v])", lambda v, p, c, f: p.run_flat([v])),
+        ("profile(v)", lambda v, p, c, f: p.profile(v)),
+        ("profile(runs=v)", lambda v, p, c, f: p.profile(x, runs=v)),
+        ("table(limit=v)", lambda v, p, c, f: f.table(limit=v)),
+        ("compile(v)", lambda v, p, c, f: p.compile("interpreter" if v is None else v)),
+        ("compile(threads=v)", lambda v, p, c, f: p.compile("interpreter", threads=v)),
+        ("compile(pipeline=v)", lambda v, p, c, f: p.compile("interpreter", pipeline=v)),
+        ("compile(device=v)", lambda v, p, c, f: p.compile("interpreter", device=v)),
+        ("exir.compile(v)", lambda v, p, c, f: exir.compile(v, backend="interpreter")),
+        ("exir.compile(p, v)", lambda v, p, c, f: exir.compile(p, v, backend="interpreter")),
+        ("compiled(v)", lambda v, p, c, f: c(v)),
+        ("compiled.save(v)", lambda v, p, c, f: c.save(v)),
+    ]
+
+
+def api_case(rng: random.Random, tmp: Path) -> None:
+    """
+    A public function of the API with a hostile argument: it returns, or raises
+    `ExirError` or `TypeError` with one paragraph and no "internal error".
+    """
+    import xdsl_exir.api as exir
+
+    p = exir.parse(API_PROGRAM)
+    compiled = p.compile("interpreter")
+    prof = p.profile(np.ones(2, np.float32))
+    what, call = rng.choice(api_calls())
+    value = rng.choice(api_values(tmp))
+    with time_bound(MAX_SECONDS):
+        try:
+            call(value, p, compiled, prof)
+        except (exir.ExirError, TypeError) as e:
+            text = str(e)
+            assert text and "internal error" not in text and "Traceback" not in text, f"{what} with {value!r}: {text}"
+            assert "\n\n" not in text.strip(), f"{what} with {value!r}: not one paragraph:\n{text}"
+        except Exception as e:
+            raise AssertionError(f"{what} with {value!r}: leaked {type(e).__name__}: {e}") from e
+
+
+# -- IREE on hostile programs ----------------------------------------------------
+
+HUGE_CREATIONS = [
+    ('exir.call_function "aten.zeros.default"([100000, 100000])', "[100000, 100000]"),
+    ('exir.call_function "aten.full.default"([100000, 100000], 1.5)', "[100000, 100000]"),
+    ('exir.call_function "aten.ones.default"([4611686018427387904])', "[4611686018427387904]"),
+    ('exir.call_function "aten.empty.memory_format"([65536, 65536])', "[65536, 65536]"),
+    ('exir.call_function "aten.arange.default"(10000000000)', "[10000000000]"),
+    ('exir.call_function "aten.randn.default"([30000, 30000])', "[30000, 30000]"),
+]
+
+
+def created_program(creation: str, shape: str) -> str:
+    t = f"!exir.tensor<{shape}, float32>" if "arange" not in creation else f"!exir.tensor<{shape}, int64>"
+    x = "!exir.tensor<[2], float32>"
+    return (
+        f'exir.program inputs [<user_input "x">] outputs [<user_output "r">] {{\n'
+        f"  exir.graph @forward(%x: {x}) -> {t} {{\n"
+        f"    %r = {creation} : () -> {t}\n"
+        f"    exir.output %r : {t}\n  }}\n}}\n"
+    )
+
+
+def iree_case(rng: random.Random, tmp: Path, compiles: bool = False) -> None:
+    """
+    `exir-run --backend iree` on a program that creates a tensor over the limit,
+    or holds a weight its blob does not fill: refused before IREE is asked. With
+    `compiles` (the wide campaign only: each takes seconds), also programs that
+    reach IREE: a corrupted cache entry, an unusable device, wrong inputs.
+    """
+    cache_dir = tmp / "iree-cache"
+    src = tmp / "m.mlir"
+    extra: list[str] = []
+    must_fail = False
+    kind = rng.choice(["create", "create", "resource", "cache", "device", "inputs", "bundle"]) if compiles else "create"
+    if kind == "create":
+        src.write_text(created_program(*rng.choice(HUGE_CREATIONS)))
+        must_fail = True
+    elif kind == "resource":
+        text, broken = resource_program(rng)
+        src.write_text(text)
+        must_fail = broken is not None
+    else:
+        src = ROOT / "tests" / "zoo" / rng.choice(["mlp.core.pt2", "while_loop.core.pt2", "embedding.core.pt2"])
+    if kind == "cache":  # compile once, corrupt what the cache holds, run again: recompiled, not failing
+        first = invoke("exir-run", [str(src), "--random-inputs", "0", "--backend", "iree", "--iree-cache-dir", str(cache_dir)])
+        check_promise("exir-run", first, None)
+        for entry in [p for p in cache_dir.rglob("*") if p.is_file()]:
+            how = rng.choice(["truncate", "garbage", "empty", "flip"])
+            data = entry.read_bytes()
+            if how == "truncate":
+                entry.write_bytes(data[: len(data) // 2])
+            elif how == "garbage":
+                entry.write_bytes(b"not a module" * 10)
+            elif how == "empty":
+                entry.write_bytes(b"")
+            elif data:
+                raw = bytearray(data)
+                raw[rng.randrange(len(raw))] ^= 0xFF
+                entry.write_bytes(bytes(raw))
+    elif kind == "device":
+        extra = ["--iree-device", rng.choice(["cuda", "rocm", "vulkan", "bogus", "", "cpu:9"])]
+    elif kind == "inputs":
+        (tmp / "in.npz").write_bytes(rng.choice(BAD_NPZ)())
+        extra = ["--inputs", str(tmp / "in.npz")]
+    if kind == "bundle":
+        name = "iree-bundle"
+        spec = option_spec(rng, name, target_options()[name])
+        out = tmp / "bundle"
+        result = invoke("exir-opt", [str(src), "--emit", spec, "--max-tensor-bytes", LIMIT, "-o", str(out)])
+        check_promise("exir-opt", result, None)
+        assert result.rc == 0 or not out.exists(), "an output was written on failure"
+        return
+    if kind != "inputs":
+        extra = [*extra, "--random-inputs", "0"]
+    out = tmp / "out.npz"
+    argv = [str(src), *extra, "--backend", "iree", "--iree-cache-dir", str(cache_dir), "--max-tensor-bytes", LIMIT, "-o", str(out)]
+    check_promise("exir-run", invoke("exir-run", argv), out, must_fail)
+
+
 CASE_BUILDERS: dict[str, Callable[[random.Random, Path], None]] = {
     "pt2": pt2_case,
     "mlir": text_case("mlir"),
@@ -592,6 +1013,10 @@ CASE_BUILDERS: dict[str, Callable[[random.Random, Path], None]] = {
     "npz": npz_case,
     "output": output_case,
     "pipeline": pipeline_case,
+    "options": options_case,
+    "resources": resources_case,
+    "api": api_case,
+    "iree": iree_case,
 }
 
 
@@ -614,6 +1039,40 @@ def test_exir_opt_timeout(tmp_path: Path) -> None:
     r = invoke("exir-opt", [str(src), "-p", "torchscript-to-exir", "--timeout", "0.05", "-o", str(out)])
     check_promise("exir-opt", r, out, must_fail=True)
     assert "timed out after 0.05 s (--timeout)" in r.err
+
+
+def test_call_function_enums_are_checked(tmp_path: Path) -> None:
+    """verify-export-ir refuses an enum torch would refuse in an exir.call_function, and keeps its values."""
+    t = "!exir.tensor<[2], float32>"
+    cases = {
+        '"aten.div.Tensor_mode"(%x, %x, rounding_mode = "bogus")': "rounding_mode='bogus' is not one of None, 'trunc', 'floor'",
+        '"aten.gelu.default"(%x, approximate = "fast")': "approximate='fast' is not one of 'none', 'tanh'",
+        '"aten.div.Tensor_mode"(%x, %x, rounding_mode = "floor")': None,
+        '"aten.div.Tensor_mode"(%x, %x, rounding_mode = none)': None,
+        '"aten.gelu.default"(%x, approximate = "tanh")': None,
+    }
+    for call, message in cases.items():
+        src = tmp_path / "m.mlir"
+        src.write_text(
+            f'exir.program inputs [<user_input "x">] outputs [<user_output "r">] {{\n'
+            f"  exir.graph @forward(%x: {t}) -> {t} {{\n    %r = exir.call_function {call} : ({t}) -> {t}\n"
+            f"    exir.output %r : {t}\n  }}\n}}\n".replace(f"({t}) -> {t}\n", f"({', '.join([t] * call.count('%x'))}) -> {t}\n")
+        )
+        r = invoke("exir-opt", [str(src), "-p", "verify-export-ir"])
+        if message is None:
+            assert r.rc == 0, (call, r.err)
+        else:
+            assert r.rc == 1 and "[enum-value]" in r.err and message in r.err and "m.mlir:3:" in r.err, (call, r.err)
+    loss = tmp_path / "loss.mlir"
+    s = "!exir.tensor<[], float32>"
+    loss.write_text(
+        f'exir.program inputs [<user_input "x">] outputs [<user_output "r">] {{\n'
+        f"  exir.graph @forward(%x: {t}) -> {s} {{\n"
+        f'    %r = exir.call_function "aten.mse_loss.default"(%x, %x, 5) : ({t}, {t}) -> {s}\n'
+        f"    exir.output %r : {s}\n  }}\n}}\n"
+    )
+    r = invoke("exir-opt", [str(loss), "-p", "verify-export-ir"])
+    assert r.rc == 1 and "reduction=5 is not one of 0, 1, 2" in r.err, r.err
 
 
 def test_usage_errors_exit_1() -> None:
