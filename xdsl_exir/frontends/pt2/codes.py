@@ -10,16 +10,7 @@ from collections.abc import Callable
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.exir import (
-    BoolType,
-    DType,
-    FloatType,
-    IntType,
-    Layout,
-    MemoryFormat,
-    NoneType,
-    StrType,
-)
+from xdsl_exir.dialects.exir import BoolType, DType, FloatType, IntType, Layout, MemoryFormat, NoneType, StrType
 
 POSITIONAL = 1
 KEYWORD = 2

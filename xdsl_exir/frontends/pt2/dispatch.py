@@ -9,10 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.exir import (
-    SYM_ARITH_OPS,
-    SymArithOp,
-)
+from xdsl_exir.dialects.exir import SYM_ARITH_OPS, SymArithOp
 from xdsl_exir.utils.op_registry import lookup
 
 

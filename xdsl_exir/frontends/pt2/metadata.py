@@ -10,14 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    CallSiteLoc,
-    FileLineColLoc,
-    IntAttr,
-    LocationAttr,
-    StringAttr,
-)
+from xdsl.dialects.builtin import ArrayAttr, CallSiteLoc, FileLineColLoc, IntAttr, LocationAttr, StringAttr
 from xdsl.ir import Attribute
 
 _FRAME = re.compile(r'File "([^"\n]*)", line (\d+)')

@@ -15,11 +15,7 @@ from dataclasses import dataclass
 from typing import IO, Any, cast
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    LocationAttr,
-    ModuleOp,
-    StringAttr,
-)
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation
 
 from xdsl_exir.dialects.exir import (
@@ -60,14 +56,7 @@ from xdsl_exir.frontends.pt2.metadata import META_ATTRS
 from xdsl_exir.frontends.sympy_repr import parse_sympy_repr
 from xdsl_exir.utils.limits import TensorSizeError
 from xdsl_exir.utils.safe_zip import is_pickle
-from xdsl_exir.utils.symbolic import (
-    SymExprError,
-    SymSize,
-    normalize,
-    parse_python_expr,
-    print_expr,
-    sympy,
-)
+from xdsl_exir.utils.symbolic import SymExprError, SymSize, normalize, parse_python_expr, print_expr, sympy
 from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
 
 

@@ -9,23 +9,14 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
-from xdsl.dialects.builtin import (
-    ModuleOp,
-)
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
-from xdsl_exir.dialects.ts import (
-    MethodOp,
-)
+from xdsl_exir.dialects.ts import MethodOp
 from xdsl_exir.frontends.torchscript_dump_reader.builder import Builder
 from xdsl_exir.frontends.torchscript_dump_reader.reader import SPACE, WITH, Reader
 from xdsl_exir.frontends.torchscript_dump_reader.syntax import RECURSION, DumpGraph, TorchScriptParseError
-
-# ---------------------------------------------------------------------------
-# Entry point
-# ---------------------------------------------------------------------------
-
 
 _HEADER_COMMENT = re.compile(r"[ \t]*#[ \t]*([A-Za-z_][\w.]*)[ \t]*$")
 

@@ -23,11 +23,6 @@ class TorchScriptParseError(ValueError):
         self.col = col
 
 
-# ---------------------------------------------------------------------------
-# Phase 1: the text as a tree of graphs, nodes and blocks
-# ---------------------------------------------------------------------------
-
-
 @dataclass(slots=True)
 class TensorText:
     """A tensor attribute as printed: `{v}`, torch's small-tensor print, or `<Tensor>`."""

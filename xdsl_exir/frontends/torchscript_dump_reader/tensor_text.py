@@ -12,9 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.dialects.ts import (
-    SCALAR_TYPES,
-)
+from xdsl_exir.dialects.ts import SCALAR_TYPES
 from xdsl_exir.utils.dtypes import DType
 from xdsl_exir.utils.tensor_data import bytes_from_array, storage_dtype
 from xdsl_exir.utils.tensor_print import format_tensor_print
