@@ -71,6 +71,7 @@ __all__ = [
     "bind_arguments",
     "infer_result_types",
     "has_inference",
+    "rule_of",
     "promote_types",
     "make_tensor",
     "as_dtype",
@@ -346,6 +347,16 @@ def _custom_rule(infer: Callable[..., object]) -> Rule:
         return cast(Attribute | Sequence[Attribute], infer(**{k: typed(v) for k, v in bound.items()}))
 
     return apply
+
+
+def rule_of(op_name: str) -> Rule | None:
+    """
+    The rule typing `op_name` (a custom operator's `infer` included), None when it
+    has none (an in-place or out= variant is typed from its alias annotations):
+    for tools that show where an operator's facts live (`scripts/op_card.py`).
+    """
+    entry = lookup(op_name)
+    return None if entry is None else _find_rule(entry.schema)
 
 
 def has_inference(op_name: str) -> bool:
