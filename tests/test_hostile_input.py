@@ -1075,6 +1075,31 @@ def test_call_function_enums_are_checked(tmp_path: Path) -> None:
     assert r.rc == 1 and "reduction=5 is not one of 0, 1, 2" in r.err, r.err
 
 
+def test_resource_rules(tmp_path: Path) -> None:
+    """What issue 25 found in dialect_resources is refused, located, with the rule it breaks."""
+    base = (ROOT / "tests" / "filecheck" / "dialects" / "exir" / "resources.mlir").read_text()
+    blob = '"0x1000000000004040000080C0"'
+    cases = {
+        "duplicate key": (base.replace(f"w: {blob}", f'w: {blob},\n      w: "0x10000000000000000000803F"'), [], "resource 'w' is given twice"),
+        "second section": (base + base[base.index("{-#") : base.index("#-}") + 3] + "\n", [], "a second dialect_resources section"),
+        "space in hex": (base.replace(blob, '"0x10000000 00004040000080C0"'), [], "malformed hex data"),
+        "missing key": (base.replace("dense_resource<w>", "dense_resource<v>"), [], "resource 'v' has no entry"),
+        "short, lowered": (base.replace(blob, '"0x1000000000004040"'), ["-p", "convert-exir-to-linalg"], "its data is 4 bytes"),
+        "huge type, lowered": (
+            base.replace("[2], float32", "[100000, 100000], float32"),
+            ["-p", "convert-exir-to-linalg"],
+            "holds 40000000000 bytes",
+        ),
+    }
+    for name, (text, argv, phrase) in cases.items():
+        src = tmp_path / "r.mlir"
+        src.write_text(text)
+        out = tmp_path / "out.mlir"
+        r = invoke("exir-opt", [str(src), *argv, "-o", str(out)])
+        check_promise("exir-opt", r, out, must_fail=True)
+        assert phrase in r.err and r.err.count(f"{src}:") == 1 and "elided" not in r.err, (name, r.err)
+
+
 def test_usage_errors_exit_1() -> None:
     """A flag given a bad value is bad input like any other: exit 1, as the README says."""
     example = str(ROOT / "examples" / "mlp.mlir")

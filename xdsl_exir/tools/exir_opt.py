@@ -1105,7 +1105,8 @@ def _run(argv: Sequence[str] | None) -> int:
     except TensorDataError as e:  # weights a target needs but the text left out (elided) or holds malformed
         if debug:
             raise
-        _fail(f"{tool.args.input_file}: {e}")
+        where = f"{tool.args.input_file}:"
+        _fail(str(e) if str(e).startswith(where) else f"{where} {e}")  # located already (a blob's hex): once
     except Exception as e:
         if debug:
             raise
