@@ -217,14 +217,15 @@ class CompiledRegion:
                 e.op = self._failing_op(e.__traceback__)
             raise
         except Exception as e:
-            raise InterpreterError(_describe(e), self._failing_op(e.__traceback__)) from e
+            raise InterpreterError(describe_error(e), self._failing_op(e.__traceback__)) from e
 
     def __call__(self, *args: Any) -> tuple[Any, ...]:
         """Run in the frame of the innermost running graph (for nested regions)."""
         return self.run_in(self._ctx.frames[-1], args)
 
 
-def _describe(e: Exception) -> str:
+def describe_error(e: Exception) -> str:
+    """An exception as an interpreter error's message: its text, led by its type unless it is a plain value error."""
     text = str(e) or type(e).__name__
     if isinstance(e, (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, FloatingPointError)):
         return text
@@ -347,7 +348,7 @@ class CompileContext:
                     e.op = op
                 raise
             except Exception as e:
-                raise InterpreterError(f"cannot prepare this op: {_describe(e)}", op) from e
+                raise InterpreterError(f"cannot prepare this op: {describe_error(e)}", op) from e
             if self.wrap_op is not None:
                 prepared = self.wrap_op(prepared, op)
             outs = tuple(self._slot(r) for r in op.results)

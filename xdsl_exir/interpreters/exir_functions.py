@@ -60,7 +60,7 @@ from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.tensor_data import contiguous_strides
 
 
-class _Ref:
+class OperandRef:
     """Stands for operand `index` in an argument tree bound at compile time."""
 
     __slots__ = ("index",)
@@ -73,7 +73,7 @@ class _Ref:
 
 
 def _has_ref(value: object) -> bool:
-    if isinstance(value, _Ref):
+    if isinstance(value, OperandRef):
         return True
     if isinstance(value, list):
         return any(_has_ref(v) for v in cast(list[object], value))
@@ -82,7 +82,7 @@ def _has_ref(value: object) -> bool:
 
 def _filler(value: object) -> Callable[[Sequence[Any]], Any]:
     """A function of the operand values rebuilding `value` with its refs filled in."""
-    if isinstance(value, _Ref):
+    if isinstance(value, OperandRef):
         index = value.index
         return lambda ops: ops[index]
     if isinstance(value, list):
@@ -92,8 +92,8 @@ def _filler(value: object) -> Callable[[Sequence[Any]], Any]:
 
 
 def decode_call_args(op: Operation) -> tuple[list[object], dict[str, object]]:
-    """The FX args and kwargs of `op` with `_Ref` placeholders for its operands."""
-    refs = cast(Sequence[Any], [_Ref(i) for i in range(len(op.operands))])
+    """The FX args and kwargs of `op` with `OperandRef` placeholders for its operands."""
+    refs = cast(Sequence[Any], [OperandRef(i) for i in range(len(op.operands))])
     args_attr = op.properties.get("args")
     args = [decode_arg(a, refs) for a in cast(ArrayAttr[Attribute], args_attr).data] if args_attr else []
     kwargs_attr = op.properties.get("kwargs")
@@ -176,13 +176,13 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
     """linear / addmm / mm / softmax on one float dtype: BLAS and ufuncs, no promotion logic."""
     if kwargs and target != "aten.addmm.default":
         return None
-    if target == "aten.linear.default" and len(args) in (2, 3) and all(isinstance(a, _Ref) for a in args):
-        ix, iw = cast(_Ref, args[0]).index, cast(_Ref, args[1]).index
+    if target == "aten.linear.default" and len(args) in (2, 3) and all(isinstance(a, OperandRef) for a in args):
+        ix, iw = cast(OperandRef, args[0]).index, cast(OperandRef, args[1]).index
         if cast(TensorType, op.operands[iw].type).rank != 2:
             return None
         if len(args) == 2:
             return lambda *ops: (np.matmul(ops[ix], ops[iw].T),)
-        ib = cast(_Ref, args[2]).index
+        ib = cast(OperandRef, args[2]).index
 
         def linear(*ops: Any) -> tuple[Any, ...]:
             r = np.matmul(ops[ix], ops[iw].T)
@@ -190,10 +190,10 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
             return (r,)
 
         return linear
-    if target == "aten.addmm.default" and len(args) == 3 and all(isinstance(a, _Ref) for a in args):
+    if target == "aten.addmm.default" and len(args) == 3 and all(isinstance(a, OperandRef) for a in args):
         if kwargs.get("beta", 1) != 1 or kwargs.get("alpha", 1) != 1 or set(kwargs) - {"beta", "alpha"}:
             return None
-        ib, ix, iw = (cast(_Ref, a).index for a in args)
+        ib, ix, iw = (cast(OperandRef, a).index for a in args)
 
         def addmm(*ops: Any) -> tuple[Any, ...]:
             r = np.matmul(ops[ix], ops[iw])
@@ -201,10 +201,10 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
             return (r,)
 
         return addmm
-    if target == "aten.mm.default" and len(args) == 2 and all(isinstance(a, _Ref) for a in args):
-        ia, ib2 = (cast(_Ref, a).index for a in args)
+    if target == "aten.mm.default" and len(args) == 2 and all(isinstance(a, OperandRef) for a in args):
+        ia, ib2 = (cast(OperandRef, a).index for a in args)
         return lambda *ops: (np.matmul(ops[ia], ops[ib2]),)
-    if target in ("aten._softmax.default", "aten.softmax.int") and isinstance(args[0], _Ref) and len(args) >= 2:
+    if target in ("aten._softmax.default", "aten.softmax.int") and isinstance(args[0], OperandRef) and len(args) >= 2:
         if len(args) == 3 and args[2] not in (False, None):
             return None
         dim = args[1]
@@ -221,7 +221,7 @@ _RESHAPES = frozenset({"aten.view.default", "aten._unsafe_view.default", "aten.r
 
 def _fast_reshape(target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
     """A view to sizes fixed at compile time is a numpy reshape (which reads -1 as torch does)."""
-    if target not in _RESHAPES or kwargs or len(args) != 2 or not isinstance(args[0], _Ref):
+    if target not in _RESHAPES or kwargs or len(args) != 2 or not isinstance(args[0], OperandRef):
         return None
     sizes = args[1]
     if not isinstance(sizes, list) or not all(type(v) is int for v in sizes) or sizes.count(-1) > 1:
@@ -234,7 +234,7 @@ def _fast_reshape(target: str, args: list[object], kwargs: dict[str, object]) ->
 
 def _fast_permute(op: Operation, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
     """A permutation fixed at compile time is a numpy transpose (a view); a bad one goes to the kernel's error."""
-    if kwargs or len(args) != 2 or not isinstance(args[0], _Ref) or not isinstance(args[1], list):
+    if kwargs or len(args) != 2 or not isinstance(args[0], OperandRef) or not isinstance(args[1], list):
         return None
     operand = op.operands[args[0].index].type
     if not isinstance(operand, TensorType):
@@ -264,9 +264,9 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         return None
     if target in _DENSE_TARGETS:
         return _fast_dense(op, target, args, kwargs)
-    if target == "aten.mean.dim" and not kwargs and 2 <= len(args) <= 3 and isinstance(args[0], _Ref):
+    if target == "aten.mean.dim" and not kwargs and 2 <= len(args) <= 3 and isinstance(args[0], OperandRef):
         return _fast_mean(op, args)
-    if target == "aten.clamp.default" and not kwargs and len(args) in (2, 3) and isinstance(args[0], _Ref):
+    if target == "aten.clamp.default" and not kwargs and len(args) in (2, 3) and isinstance(args[0], OperandRef):
         # ReLU6 and hardswish: the bounds are checked and converted once, not per call
         probe = np.empty((0,), aten_kernels.numpy_dtype(dtype))
         if (bounds := clamp_scalar_bounds(probe, args[1], args[2] if len(args) == 3 else None)) is None:
@@ -278,7 +278,7 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         if lo is None:
             return lambda x: (np.asarray(np.minimum(x, hi)),)
         return lambda x: (np.asarray(np.clip(x, lo, hi)),)
-    if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
+    if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], OperandRef):
         fn1 = _UNARY_FUNCTIONS[target]
         return lambda x: (fn1(x),)
     if target not in FAST_BINARY or len(args) != 2 or kwargs.get("alpha", 1) != 1:
@@ -288,7 +288,7 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
     a, b = args
     fn2 = _BINARY_UFUNCS[target]
     np_dtype = aten_kernels.numpy_dtype(dtype)
-    if isinstance(a, _Ref) and isinstance(b, _Ref):
+    if isinstance(a, OperandRef) and isinstance(b, OperandRef):
         ia, ib = a.index, b.index
 
         def binary(*ops: Any) -> tuple[Any, ...]:
@@ -299,7 +299,7 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
             return (r if type(r) is np.ndarray else np.asarray(r),)
 
         return binary
-    if isinstance(a, _Ref) and isinstance(b, (int, float)) and not isinstance(b, bool):
+    if isinstance(a, OperandRef) and isinstance(b, (int, float)) and not isinstance(b, bool):
         scalar = np_dtype.type(b)  # a Python scalar takes the tensor's float dtype
 
         def with_scalar(x: Any) -> tuple[Any, ...]:
@@ -344,7 +344,7 @@ def _fast_convolution(op: Operation, bound: dict[str, object]) -> Prepared | Non
     ):
         return None
     x, w, b = bound.get("input"), bound.get("weight"), bound.get("bias")
-    if not isinstance(x, _Ref) or not isinstance(w, _Ref) or not (b is None or isinstance(b, _Ref)):
+    if not isinstance(x, OperandRef) or not isinstance(w, OperandRef) or not (b is None or isinstance(b, OperandRef)):
         return None
     rank = cast(TensorType, op.operands[x.index].type).rank
     n = rank - 2
@@ -385,13 +385,13 @@ def _fast_batch_norm(op: Operation, bound: dict[str, object]) -> Prepared | None
     names = ("input", "weight", "bias", "running_mean", "running_var")
     refs = [bound.get(n) for n in names]
     eps = bound.get("eps")
-    if not all(isinstance(r, _Ref) for r in (refs[0], refs[3], refs[4])) or not all(
-        r is None or isinstance(r, _Ref) for r in refs[1:3]
+    if not all(isinstance(r, OperandRef) for r in (refs[0], refs[3], refs[4])) or not all(
+        r is None or isinstance(r, OperandRef) for r in refs[1:3]
     ):
         return None
     if not isinstance(eps, (int, float)) or isinstance(eps, bool):
         return None
-    ix, iw, ib, im, iv = (r.index if isinstance(r, _Ref) else None for r in refs)
+    ix, iw, ib, im, iv = (r.index if isinstance(r, OperandRef) else None for r in refs)
     assert ix is not None and im is not None and iv is not None
     rank = cast(TensorType, op.operands[ix].type).rank
     if rank < 2:
@@ -492,7 +492,7 @@ def _compile_plain_kernel(
     namespace: dict[str, Any] = {"kernel": kernel, "fix": fix, "split": _split, "dtypes": dtypes, "n": n_results}
     parts: list[str] = []
     for i, (name, value) in enumerate(bound.items()):
-        if isinstance(value, _Ref):
+        if isinstance(value, OperandRef):
             expr = f"ops[{value.index}]"
         elif _has_ref(value):
             namespace[f"f{i}"] = _filler(value)
@@ -575,7 +575,7 @@ def _hop_while(cond_g: Any, body_g: Any, carried: Sequence[Any], additional: Seq
 
 
 def _hop_map(body_g: Any, xs: Sequence[Any], extra: Sequence[Any] = ()) -> tuple[Any, ...]:
-    return (_map_over(lambda *a: _call_graph(body_g, a), list(xs), list(extra)),)
+    return (map_over(lambda *a: _call_graph(body_g, a), list(xs), list(extra)),)
 
 
 _BUILTIN_TARGETS: dict[str, Callable[..., tuple[Any, ...]]] = {
@@ -768,8 +768,8 @@ assert set(_PYTHON_SEMANTICS) == set(SYM_ARITH_OPS), "every SymInt op needs its 
 def compile_sym_arith(op: Operation, ctx: CompileContext) -> Prepared:
     fn = _PYTHON_SEMANTICS[cast(SymArithOp, op).PYTHON_TARGET]
     args, _ = decode_call_args(op)
-    if all(isinstance(a, _Ref) for a in args):
-        order = [cast(_Ref, a).index for a in args]
+    if all(isinstance(a, OperandRef) for a in args):
+        order = [cast(OperandRef, a).index for a in args]
         if order == list(range(len(order))):
             return lambda *ops: (fn(*ops),)
     fill = _filler(args)
@@ -820,7 +820,11 @@ def compile_while_loop(op: Operation, ctx: CompileContext) -> Prepared:
     return run
 
 
-def _map_over(body: Callable[..., tuple[Any, ...]], xs: list[Any], extra: list[Any]) -> list[Any]:
+def map_over(body: Callable[..., tuple[Any, ...]], xs: list[Any], extra: list[Any]) -> list[Any]:
+    """
+    `exir.map`: `body` on each row of `xs` (with `extra` as it is), the results
+    stacked; xDSL's interpreter framework (`framework.py`) runs its regions with it too.
+    """
     n = int(xs[0].shape[0])
     if any(int(x.shape[0]) != n for x in xs):
         raise InterpreterError(f"map inputs disagree on the leading dimension: {[list(x.shape) for x in xs]}")
@@ -835,4 +839,4 @@ def compile_map(op: Operation, ctx: CompileContext) -> Prepared:
     map_op = cast(MapOp, op)
     body = ctx.compile_region(map_op.body)
     n_xs = len(map_op.xs)
-    return lambda *values: tuple(_map_over(body, list(values[:n_xs]), list(values[n_xs:])))
+    return lambda *values: tuple(map_over(body, list(values[:n_xs]), list(values[n_xs:])))

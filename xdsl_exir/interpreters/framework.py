@@ -42,7 +42,7 @@ from xdsl_exir.dialects.exir import (
     WhileLoopOp,
 )
 from xdsl_exir.interpreters.compiler import CompileContext, Prepared, compiler_for, registered_op_types, truth
-from xdsl_exir.interpreters.exir_functions import _map_over  # pyright: ignore[reportPrivateUsage] - map runs its body with the exir functions' own loop
+from xdsl_exir.interpreters.exir_functions import map_over
 from xdsl_exir.interpreters.program import load_state
 
 
@@ -64,7 +64,7 @@ def _region_ops() -> dict[type[Operation], Any]:
         map_op = cast(MapOp, op)
         n = len(map_op.xs)
         body = lambda *a: interp.run_ssacfg_region(map_op.body, a, "map")  # noqa: E731 - a one-line closure over the interpreter, named for the call below
-        return OpImplResult(tuple(_map_over(body, list(args[:n]), list(args[n:]))), None)
+        return OpImplResult(tuple(map_over(body, list(args[:n]), list(args[n:]))), None)
 
     def run_output(ft: ExirFunctions, interp: Interpreter, op: Operation, args: tuple[Any, ...]) -> OpImplResult:
         return OpImplResult((), ReturnedValues(args))

@@ -27,15 +27,15 @@ from xdsl_exir.interpreters.compiler import (
     CompileContext,
     InterpreterError,
     Prepared,
-    _describe,  # pyright: ignore[reportPrivateUsage] - fused kernels describe values as the compiler does
     compiler_for,
+    describe_error,
     register_op,
 )
 from xdsl_exir.interpreters.exir_functions import (
     FAST_BINARY,
     FAST_DTYPES,
     FAST_UNARY,
-    _Ref,  # pyright: ignore[reportPrivateUsage] - fused kernels read the compiler's value slots
+    OperandRef,
     decode_call_args,
 )
 from xdsl_exir.semantics import kernels as aten_kernels
@@ -69,13 +69,13 @@ def _inline_form(op: Operation) -> tuple[str, list[str], list[object]] | None:
         return None
     target = op.name
     args, kwargs = decode_call_args(op)
-    if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], _Ref):
+    if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], OperandRef):
         return target, ["unary"], args
     if target in FAST_BINARY and len(args) == 2 and not set(kwargs) - {"alpha"} and kwargs.get("alpha", 1) == 1:
         a, b = args
-        if isinstance(a, _Ref) and (isinstance(b, _Ref) or (isinstance(b, (int, float)) and not isinstance(b, bool))):
+        if isinstance(a, OperandRef) and (isinstance(b, OperandRef) or (isinstance(b, (int, float)) and not isinstance(b, bool))):
             return target, ["binary"], args
-    if target == "aten.clamp.default" and not kwargs and args and isinstance(args[0], _Ref):
+    if target == "aten.clamp.default" and not kwargs and args and isinstance(args[0], OperandRef):
         bounds = [*args[1:], None, None][:2]
         # the kernel's own test for its one-np.clip path, on a stand-in of the operand's dtype
         if len(args) <= 3 and clamp_scalar_bounds(np.empty(0, aten_kernels.numpy_dtype(rt.element_dtype)), *bounds):
@@ -150,14 +150,14 @@ class _FusedKernel:
                 zero = f"_z{k}"
                 namespace[zero] = np_dtype.type(0)
                 if kind == "clamp":
-                    x = names[op.operands[cast(_Ref, args[0]).index]]
+                    x = names[op.operands[cast(OperandRef, args[0]).index]]
                     lo, hi = (_scalar_name(namespace, f"_c{k}_{j}", v, np_dtype) for j, v in enumerate(args[1:]))
                     if reuse is not None:
                         emit(f"{out} = np.clip({x}, {lo}, {hi}, out={names[reuse]})", op)
                     else:
                         emit(f"{out} = np.clip({x}, {lo}, {hi})", op)
                 elif kind == "unary":
-                    x = names[op.operands[cast(_Ref, args[0]).index]]
+                    x = names[op.operands[cast(OperandRef, args[0]).index]]
                     steps = FAST_UNARY[target]
                     if reuse is not None:
                         emit(f"{out} = {names[reuse]}", op)
@@ -171,8 +171,8 @@ class _FusedKernel:
                 else:
                     a, b = args
                     ufunc = FAST_BINARY[target]
-                    xa = names[op.operands[cast(_Ref, a).index]]
-                    if isinstance(b, _Ref):
+                    xa = names[op.operands[cast(OperandRef, a).index]]
+                    if isinstance(b, OperandRef):
                         xb = names[op.operands[b.index]]
                     else:
                         const = f"_c{k}"
@@ -230,6 +230,6 @@ def compile_fusion_group(op: Operation, ctx: CompileContext) -> Prepared:
         except InterpreterError:
             raise
         except Exception as e:
-            raise InterpreterError(_describe(e), kernel.failing_op(e) or group) from e
+            raise InterpreterError(describe_error(e), kernel.failing_op(e) or group) from e
 
     return run
