@@ -91,7 +91,7 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
         for dialect, trait, module, method in (
             ("aten", "AtenCanonicalization", "aten", "get_patterns"),
             ("aten", "AtenCanonicalization", "aten", "get_canonicalization_patterns"),
-            ("ts", "TSCanonicalization", "prim", "get_canonicalization_patterns"),
+            ("ts.ops", "TSCanonicalization", "prim", "get_canonicalization_patterns"),
         )
     },
     # The aten dialect's result-type inference: the rules are operator semantics, imported by
