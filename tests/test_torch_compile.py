@@ -361,3 +361,90 @@ def test_outputs_share_memory_and_keep_dtypes() -> None:
 
     x, i = torch.randn(5), torch.arange(-4, 6)
     _assert_same(_compiled(f, "interpreter")(x, i), f(x, i), 0, 0)
+
+
+# ---------------------------------------------------------------------------
+# The fast call path: tensors as views of their memory, kept across calls
+# ---------------------------------------------------------------------------
+
+
+def _count_imports(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many tensors IREE is handed as new views of their memory (a one-element counter)."""
+    from xdsl_exir.targets.iree import IreeExecutor
+
+    count = [0]
+    original = IreeExecutor.host_view
+
+    def counting(self: IreeExecutor, array: Any) -> Any:
+        count[0] += 1
+        return original(self, array)
+
+    monkeypatch.setattr(IreeExecutor, "host_view", counting)
+    return count
+
+
+@needs_iree
+def test_weights_changed_in_place_are_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """
+    The views of the parameters are kept across calls, and every way of changing
+    a weight is seen at the next call: an in-place op, `.data` (which bumps no
+    version counter), a numpy view, a new tensor assigned to `.data`, the input
+    itself changed in place.
+    """
+    torch.manual_seed(0)
+    first, second = nn.Linear(16, 32), nn.Linear(32, 8)
+    model = nn.Sequential(first, nn.ReLU(), second)
+    x = torch.randn(4, 16)
+    compiled = _compiled(model, "iree")
+    imports = _count_imports(monkeypatch)
+    with torch.no_grad():
+        for _ in range(3):
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+        before = imports[0]
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+        assert imports[0] == before, "the weights' views were not kept: each call imports them again"
+        assert "iree" in {p.runs_on for r in torch_compile.reports() for p in r.pieces}
+        changes: list[Callable[[], Any]] = [
+            lambda: first.weight.mul_(2),
+            lambda: first.bias.data.add_(1),
+            lambda: second.weight.detach().numpy().__setitem__(slice(None), 0.25),
+            lambda: setattr(second.bias, "data", torch.randn(8)),
+            lambda: x.add_(1),
+        ]
+        for change in changes:
+            change()
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+
+
+@needs_iree
+def test_outputs_never_alias_inputs() -> None:
+    """IREE may return an argument it found unchanged (`x * 1`): the output is still a new tensor, as in eager."""
+
+    def f(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return x * 1, x + 0, torch.relu(x)
+
+    x = torch.randn(8, 16)
+    compiled = _compiled(f, "iree")
+    for _ in range(3):  # the third call runs on x's kept view
+        outs = compiled(x)
+        _assert_same(outs, f(x), 0, 0)
+        for out in outs:
+            assert out.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    outs[0].fill_(7.0)
+    assert not (x == 7.0).any()
+
+
+@needs_iree
+def test_unaligned_and_strided_inputs() -> None:
+    """A tensor at an offset not aligned for IREE, and a transposed one, are copied for the call, not misread."""
+    torch.manual_seed(0)
+    model = nn.Linear(16, 8)
+    compiled = _compiled(model, "iree")
+    base = torch.randn(4 * 16 + 1)
+    unaligned = base[1:].view(4, 16)
+    strided = torch.randn(16, 4).t()
+    with torch.no_grad():
+        for x in (unaligned, unaligned, strided, strided):
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+        base.add_(1)  # the unaligned input changed through its base
+        torch.testing.assert_close(compiled(unaligned), model(unaligned), rtol=1e-5, atol=1e-6)

@@ -537,6 +537,8 @@ class IreeExecutor:
         self._sizes = sizes if sizes is not None else _SizeCheck(program)
         self._parameters = parameters  # the weights IREE reads stay alive as long as the module
         self._ctx, self._fn = load_forward(vmfb, options, parameters)
+        self._view_type: type = runtime.HalBufferView
+        self._importable = options.device == "cpu"
 
     @property
     def static_sizes(self) -> bool:
@@ -547,14 +549,51 @@ class IreeExecutor:
         self._sizes.check(args)
         return self.call_checked(args)
 
+    def host_view(self, array: np.ndarray) -> Any | None:
+        """
+        `array`'s memory as an IREE buffer view, not copied (the view keeps the array
+        alive), for a CPU device and a C-contiguous, non-empty array aligned to 64
+        bytes (as torch's and numpy's allocations are) of a dtype that crosses the
+        boundary as it is; else None, and the array is copied at each call as any
+        numpy argument is. The function writes none of its arguments, but the
+        compiler may return one of them unchanged (an identity folded away): a
+        result can then share the array's memory, which a caller handing results
+        out as new tensors must check.
+        """
+        element = _IMPORTABLE.get(array.dtype)
+        if (
+            element is None
+            or not self._importable
+            or not array.flags.c_contiguous
+            or array.size == 0
+            or array.ctypes.data % 64
+        ):
+            return None
+        _, runtime = _import_iree()
+        try:
+            buffer = self._ctx.config.device.allocator.import_host_allocation(
+                array,
+                memory_type=int(runtime.MemoryType.HOST_LOCAL | runtime.MemoryType.DEVICE_VISIBLE),
+                allowed_usage=int(runtime.BufferUsage.DEFAULT),
+            )
+            return runtime.HalBufferView(buffer, list(array.shape), getattr(runtime.HalElementType, element))
+        except Exception:
+            return None  # a device that cannot import host memory: the copy at each call
+
     def call_checked(self, args: Sequence[Any]) -> list[Any]:
-        """Run on placeholders' values whose sizes were checked (`_SizeCheck`, or static types)."""
+        """
+        Run on placeholders' values whose sizes were checked (`_SizeCheck`, or static
+        types): numpy arrays (copied by IREE), scalars, or `host_view`s of arrays of
+        the placeholders' dtypes and shapes.
+        """
         call_args: list[Any] = []
         for slot in self._slots:
             value = args[slot.placeholder]
             if type(value) is np.ndarray:
                 # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
                 call_args.append(value if value.flags.c_contiguous else value.copy(order="C"))
+            elif type(value) is self._view_type:
+                call_args.append(value)
             else:
                 call_args.append(_scalar_arg(value))
         try:
@@ -577,6 +616,14 @@ class IreeExecutor:
             else:
                 out.append(host.item())  # a SymInt/float/bool output, as the interpreter gives it
         return out
+
+
+_IMPORTABLE: dict[np.dtype[Any], str] = {
+    np.dtype(np.float16): "FLOAT_16", np.dtype(np.float32): "FLOAT_32", np.dtype(np.float64): "FLOAT_64",
+    np.dtype(np.int8): "SINT_8", np.dtype(np.int16): "SINT_16", np.dtype(np.int32): "SINT_32",
+    np.dtype(np.int64): "SINT_64",
+}  # fmt: skip
+"""The dtypes `host_view` imports, with IREE's element type; bool and uint8 cross as IREE's packer converts them."""
 
 
 def _scalar_arg(value: Any) -> Any:
@@ -669,6 +716,11 @@ class CompiledProgram:
 
     def __post_init__(self) -> None:
         self._plan = _FastPlan.build(self.runner)
+
+    @property
+    def fast_plan(self) -> _FastPlan | None:
+        """The checks prepared at load time (static user inputs, nothing mutated), or None."""
+        return self._plan
 
     def __call__(self, *user_inputs: Any) -> list[Any]:
         plan = self._plan

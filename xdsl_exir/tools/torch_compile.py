@@ -48,6 +48,7 @@ no copy) and come back through `torch.from_numpy`, with eager's dtype.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import time
@@ -524,9 +525,21 @@ class _Outputs:
         self.leaves: list[Any] = leaves
         self.nodes: list[torch.fx.Node] = [v for v in leaves if isinstance(v, torch.fx.Node)]
         self.dtypes: list[torch.dtype | None] = [_dtype_of(n) for n in self.nodes]
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        self.inputs: list[int | None] = [placeholders.index(n) if n.op == "placeholder" else None for n in self.nodes]
+        """Per returned node, the argument it is when it is a placeholder (a forward saving a parameter)."""
 
-    def build(self, values: Sequence[Any]) -> Any:
-        converted = iter([_to_torch(v, d) for v, d in zip(values, self.dtypes)])
+    def build(self, values: Sequence[Any], args: Sequence[Any] | None = None) -> Any:
+        """
+        The outputs as torch values; with the call's `args`, a returned placeholder is
+        its argument itself, as the graph module gives it (not a copy of its data).
+        """
+        converted = iter(
+            [
+                args[i] if args is not None and i is not None else _to_torch(v, d)
+                for v, d, i in zip(values, self.dtypes, self.inputs)
+            ]
+        )
         flat = [next(converted) if isinstance(leaf, torch.fx.Node) else leaf for leaf in self.leaves]
         return pytree.tree_unflatten(flat, self.spec)
 
@@ -550,8 +563,20 @@ class _Native:
         )
         self.outputs = outputs
         self.blas_threads = blas_threads
+        plan = runner.fast_plan if isinstance(runner, CompiledProgram) else None
+        self.fast = _FastCall(plan) if plan is not None and all(i >= 0 for i, _ in plan.placeholders) else None
 
     def __call__(self, *args: Any) -> Any:
+        fast = self.fast
+        if fast is not None:
+            try:
+                results = fast(args)
+            except Exception as e:  # the general path below reruns the call and reports what it finds
+                log.warning("exir: a compiled piece leaves its fast call path: %s", _first_line(e))
+                self.fast = None
+                results = None
+            if results is not None:
+                return self.outputs.build(results, args)
         inputs = [_to_numpy(a) for a in args]
         try:
             if self.blas_threads is not None:
@@ -562,6 +587,109 @@ class _Native:
         except Exception as e:
             raise ExirError(message(e, None, "torch.compile(backend='exir')")) from None
         return self.outputs.build(results)
+
+
+class _FastCall:
+    """
+    The per-call work of a piece IREE compiled with static types, cut to what a
+    call needs when its tensors are those of the last call: Dynamo's guards have
+    checked their dtypes, shapes and strides already, and the parameters and
+    buffers Dynamo lifts to graph inputs are the same tensors at every call.
+
+    Each tensor reaches IREE as a view of its own memory (`IreeExecutor.host_view`),
+    not a copy; a view is kept for the next call, keyed by the tensor's address,
+    sizes, strides, dtype and negative bit, once the same key came twice in a row
+    (the parameters; an activation, new at every call, is imported for its call
+    only, so no batch is kept alive). A kept view reads the memory itself, so a
+    weight changed in place (an optimizer step, `.data`, a numpy view) is seen at
+    the next call with no version counter to trust; an address whose tensor is
+    freed stays held by the view, so no other tensor takes it while the key lives.
+    A result sharing an argument's memory (IREE may return an argument it found
+    unchanged) is copied, so no output aliases an input eager does not alias.
+
+    A call whose tensors do not match the compiled types (a dtype to convert, a
+    non-contiguous or unaligned tensor is fine: it is copied) returns None and
+    takes the general path, which converts or refuses as it always did.
+    """
+
+    def __init__(self, plan: Any) -> None:
+        self.executor = plan.executor
+        self.inputs: list[tuple[np.dtype[Any], tuple[int, ...]]] = plan.inputs
+        self.outputs: list[tuple[np.dtype[Any], tuple[int, ...]] | None] = plan.outputs
+        n = len(self.inputs)
+        self.keys: list[Any] = [None] * n
+        """The key of each kept view."""
+        self.views: list[Any] = [None] * n
+        self.spans: list[tuple[int, int] | None] = [None] * n
+        self.last: list[Any] = [None] * n
+        """The key each argument had at the last call (no reference to its tensor)."""
+        self.kept = _Spans([])
+
+    def __call__(self, args: Sequence[Any]) -> list[Any] | None:
+        if len(args) != len(self.inputs):
+            return None
+        keys, views = self.keys, self.views
+        values: list[Any] = []
+        fresh: list[tuple[int, int]] = []
+        changed = False
+        for i, a in enumerate(args):
+            if type(a) is not torch.Tensor and not isinstance(a, torch.Tensor):
+                return None
+            key = (a.data_ptr(), a.shape, a.stride(), a.dtype, a.is_neg())
+            if key == keys[i]:
+                values.append(views[i])
+                continue
+            array = _to_numpy(a)
+            dtype, shape = self.inputs[i]
+            if type(array) is not np.ndarray or array.dtype != dtype or array.shape != shape:
+                return None
+            if keys[i] is not None:  # the kept view is another tensor's: let it go
+                keys[i] = views[i] = self.spans[i] = None
+                changed = True
+            # Only a view of the tensor's own memory is kept (a converted copy would go stale).
+            view = self.executor.host_view(array) if array.ctypes.data == key[0] else None
+            if view is None:
+                values.append(array)
+                self.last[i] = None
+                continue
+            values.append(view)
+            span = (key[0], key[0] + array.nbytes)
+            if key == self.last[i]:
+                keys[i], views[i], self.spans[i] = key, view, span
+                changed = True
+            else:
+                fresh.append(span)
+            self.last[i] = key
+        if changed:
+            self.kept = _Spans([s for s in self.spans if s is not None])
+        results = self.executor.call_checked(values)
+        spans = self.kept if not fresh else _Spans(self.kept.spans + fresh)
+        for j, (value, want) in enumerate(zip(results, self.outputs)):
+            if want is None:
+                continue
+            if value.dtype != want[0] or value.shape != want[1]:
+                return None  # the general path reruns it and names the disagreeing output
+            if spans.spans and value.size and spans.holds(value.ctypes.data):
+                results[j] = value.copy()
+        return results
+
+
+class _Spans:
+    """Address ranges `[start, end)`, asked whether one holds an address (a sorted search, overlaps allowed)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = sorted(spans)
+        self.starts = [s for s, _ in self.spans]
+        self.reach: list[int] = []
+        """Per span (by start), the furthest end of it and the spans before it."""
+        end = 0
+        for _, e in self.spans:
+            end = max(end, e)
+            self.reach.append(end)
+
+    def holds(self, address: int) -> bool:
+        k = bisect.bisect_right(self.starts, address) - 1
+        return k >= 0 and address < self.reach[k]
 
 
 class _PerShape:
