@@ -1,5 +1,5 @@
 """Decompositions of neural-network composites and helpers torch decomposes or rewrites through
-its CompositeImplicit kernels: `_add_relu.Scalar`, `bilinear`, weight normalization
+its CompositeImplicit kernels: `_add_relu` (ATen's fused add and clamp), `bilinear`, weight normalization
 (`_weight_norm`, `_weight_norm_interface`, `norm_except_dim`), `log_sigmoid_forward`,
 `_euclidean_dist`, `pdist`, `combinations` (pairs), `conv_tbc`, `_convolution_mode`, the slow
 and THNN convolutions (one `convolution`), `_dim_arange`, `pad_sequence`, `_pad_enum`,
@@ -17,9 +17,9 @@ from xdsl_exir.dialects.exir import DeviceAttr, DType, Layout, MemoryFormat
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
     rule,
+    tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound
 
@@ -29,19 +29,34 @@ __all__: list[str] = []
 _FLOAT_MAX = {DType.float32: 3.4028234663852886e38, DType.float64: 1.7976931348623157e308}
 
 
-@rule("aten._add_relu.Scalar")
-def _add_relu_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """ATen's fused `add_clamp` kernel: the sum where it is above 0, else 0 (a NaN sum gives 0),
-    and at most the dtype's largest finite value (inf gives float32's 3.4e38)."""
-    s = e.v("aten.add.Scalar", b["self"], b["other"], alpha=b.get("alpha", 1))
-    t = _tensor(s)
+def _add_clamp(e: Emitter, s: SSAValue) -> SSAValue:
+    """
+    What ATen's fused `add_clamp` kernel makes of the sum `s`: `s` where it is
+    above 0, else 0 (a NaN sum and -0.0 give +0.0, where `relu` keeps them), and
+    at most the dtype's largest finite value (an infinite or overflowing float32
+    sum gives 3.4e38). Integer sums wrap first, as the kernel's do.
+    """
+    t = tensor_of(s)
     zero = e.v("aten.scalar_tensor.default", 0.0 if t.element_dtype.is_floating_point else 0, dtype=t.element_dtype,
                layout=Layout.strided, device=DeviceAttr(t.device.data))
     out = e.v("aten.where.self", e.v("aten.gt.Scalar", s, 0), s, zero)
     top = _FLOAT_MAX.get(t.element_dtype)
     if top is not None:
         out = e.v("aten.clamp.default", out, None, top)
-    return [out]
+    return out
+
+
+@rule("aten._add_relu.Scalar")
+def _add_relu_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_add_clamp(e, e.v("aten.add.Scalar", b["self"], b["other"], alpha=b.get("alpha", 1)))]
+
+
+@rule("aten._add_relu.Tensor")
+def _add_relu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    alpha = b.get("alpha", 1)
+    if alpha != 1:
+        return [_add_clamp(e, e.v("aten.add.Tensor", b["self"], b["other"], alpha=alpha))]
+    return [_add_clamp(e, e.v("aten.add.Tensor", b["self"], b["other"]))]
 
 
 @rule("aten.bilinear.default")
@@ -49,7 +64,7 @@ def _bilinear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]: x1 times W (as [I, O*J]) in one
     `mm`, then the product with x2 summed over j."""
     x1, x2, w = (cast(SSAValue, b[n]) for n in ("input1", "input2", "weight"))
-    t1, t2, tw = _tensor(x1), _tensor(x2), _tensor(w)
+    t1, t2, tw = tensor_of(x1), tensor_of(x2), tensor_of(w)
     if tw.rank != 3 or t1.rank < 1 or t1.sizes[:-1] != t2.sizes[:-1]:
         raise Decline()
     out_f, in1, in2 = tw.sizes
@@ -71,7 +86,7 @@ def _bilinear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 def _norm_except_dim(e: Emitter, v: SSAValue, p: float, dim: int) -> SSAValue:
     """The p-norm over every dim but `dim`, kept as size-1 dims (`dim == -1`: the whole tensor)."""
-    rank = _tensor(v).rank
+    rank = tensor_of(v).rank
     if dim == -1:
         return e.v("aten.linalg_vector_norm.default", v, p)
     dims = [d for d in range(rank) if d != dim % max(rank, 1)]
@@ -101,7 +116,7 @@ def _log_sigmoid_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
     torch's CPU kernel keeps for the backward."""
     x = cast(SSAValue, b["self"])
     z = e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))
-    t = _tensor(x)
+    t = tensor_of(x)
     zero = e.v("aten.scalar_tensor.default", 0.0, dtype=t.element_dtype, layout=Layout.strided,
                device=DeviceAttr(t.device.data))
     low = e.v("aten.minimum.default", zero, x)
@@ -119,7 +134,7 @@ def _euclidean_dist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     one2 = e.v("aten.full_like.default", n2, 1, pin_memory=False, memory_format=MemoryFormat.preserve_format)
     left = e.v("aten.cat.default", [e.v("aten.mul.Tensor", x1, -2), n1, one1], -1)
     right = e.v("aten.cat.default", [x2, one2, n2], -1)
-    rank = _tensor(right).rank
+    rank = tensor_of(right).rank
     perm = [*range(rank - 2), rank - 1, rank - 2]
     prod = e.v("aten.matmul.default", left, e.v("aten.permute.default", right, perm))
     return [e.v("aten.sqrt.default", e.v("aten.clamp_min.default", prod, 0))]
@@ -127,7 +142,7 @@ def _euclidean_dist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 def _pairs(e: Emitter, n: int, offset: int, like: SSAValue) -> tuple[SSAValue, SSAValue]:
     """The row and column indices of the upper triangle of an n x n matrix (`triu_indices`)."""
-    device = DeviceAttr(_tensor(like).device.data)
+    device = DeviceAttr(tensor_of(like).device.data)
     idx = e.v("aten.triu_indices.default", n, n, offset, dtype=DType.int64, layout=Layout.strided, device=device,
               pin_memory=False)
     return e.v("aten.select.int", idx, 0, 0), e.v("aten.select.int", idx, 0, 1)
@@ -137,7 +152,7 @@ def _pairs(e: Emitter, n: int, offset: int, like: SSAValue) -> tuple[SSAValue, S
 def _pdist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The p-norm distance of every pair of rows i < j, in row-major order."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank != 2 or not isinstance(t.sizes[0], int):
         raise Decline()
     rows, cols = _pairs(e, t.sizes[0], 1, x)
@@ -150,7 +165,7 @@ def _pdist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _combinations(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Pairs of elements of a 1-d tensor (r = 2) in lexicographic order, with or without repeats."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank != 1 or b.int("r") != 2 or not isinstance(t.sizes[0], int):
         raise Decline()
     rows, cols = _pairs(e, t.sizes[0], 0 if b.get("with_replacement") else 1, x)
@@ -174,7 +189,7 @@ def _conv_tbc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _convolution_mode(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`_convolution_mode` (a string padding) is `conv{1,2,3}d.padding` of its rank."""
     x = cast(SSAValue, b["input"])
-    n = _tensor(b["weight"]).rank - 2
+    n = tensor_of(b["weight"]).rank - 2
     if n not in (1, 2, 3):
         raise Decline()
     return [e.v(f"aten.conv{n}d.padding", x, b["weight"], b.get("bias"), b["stride"], b["padding"], b["dilation"],
@@ -189,7 +204,7 @@ def _slow_conv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     kernel size is the weight's)."""
     x = cast(SSAValue, b["self"])
     n = len(b.ints("kernel_size"))
-    if _tensor(x).rank != n + 2:
+    if tensor_of(x).rank != n + 2:
         raise Decline()
     transposed = "transpose" in op_name(op)
     dilation = b.ints("dilation", n) if "dilation" in b else [1] * n
@@ -201,7 +216,7 @@ def _slow_conv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten._dim_arange.default")
 def _dim_arange(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """arange(like.size(dim)) in int64."""
-    like = _tensor(b["like"])
+    like = tensor_of(b["like"])
     size = like.sizes[b.int("dim") % max(like.rank, 1)]
     return [e.v("aten.arange.start_step", 0, e.size(size), dtype=DType.int64, layout=Layout.strided,
                 device=DeviceAttr(like.device.data), pin_memory=False)]
@@ -214,7 +229,7 @@ def _pad_sequence(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     seqs = cast(list[SSAValue], b["sequences"])
     if not seqs:
         raise Decline()
-    lengths = [_tensor(s).sizes[0] if _tensor(s).rank else None for s in seqs]
+    lengths = [tensor_of(s).sizes[0] if tensor_of(s).rank else None for s in seqs]
     if not all(isinstance(n, int) for n in lengths):
         raise Decline()
     longest = max(cast(list[int], lengths))
@@ -222,7 +237,7 @@ def _pad_sequence(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     left = b.get("padding_side", "right") == "left"
     padded: list[SSAValue] = []
     for s, n in zip(seqs, cast(list[int], lengths)):
-        rank = _tensor(s).rank
+        rank = tensor_of(s).rank
         pad = [0, 0] * (rank - 1) + ([longest - n, 0] if left else [0, longest - n])
         padded.append(e.v("aten.constant_pad_nd.default", s, pad, value) if longest != n else s)
     return [e.v("aten.stack.default", padded, 0 if b.get("batch_first") else 1)]
@@ -245,7 +260,7 @@ def _pad_enum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _isreal(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Every element of a real tensor is real (NaN included)."""
     x = cast(SSAValue, b["self"])
-    if _tensor(x).element_dtype.is_complex:
+    if tensor_of(x).element_dtype.is_complex:
         raise Decline()
     return [e.v("aten.full_like.default", x, True, dtype=DType.bool, pin_memory=False,
                 memory_format=MemoryFormat.preserve_format)]
@@ -255,7 +270,7 @@ def _isreal(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _adjoint_real(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The conjugate transpose of a real matrix (batch) is its transpose."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.element_dtype.is_complex or t.rank < 2 or (op_name(op) == "aten.matrix_H.default" and t.rank != 2):
         raise Decline()
     perm = [*range(t.rank - 2), t.rank - 1, t.rank - 2]

@@ -18,12 +18,12 @@ from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     Strides,
-    _eq,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _prod,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
     rule,
+    simplify_size,
+    size_product,
+    sizes_equal,
+    tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
@@ -40,14 +40,14 @@ def _linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     then `add` of the bias (a transposed input, as in `nn.MultiheadAttention`).
     """
     x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
-    t, wt = _tensor(x), _tensor(w)
+    t, wt = tensor_of(x), tensor_of(w)
     if wt.rank != 2 or t.rank == 0:
         raise Decline()
     if t.rank != 2 and (bias is None or not e.layouts.is_contiguous(x)):
         out = e.v("aten.matmul.default", x, e.v("aten.permute.default", w, [1, 0]))
         return [out if bias is None else e.v("aten.add.Tensor", out, bias)]
     lead = list(t.sizes[:-1])
-    x2 = x if t.rank == 2 else e.reshape(x, [_prod(lead), t.sizes[-1]])
+    x2 = x if t.rank == 2 else e.reshape(x, [size_product(lead), t.sizes[-1]])
     w_t = e.v("aten.permute.default", w, [1, 0])
     if bias is not None:
         out = e.v("aten.addmm.default", bias, x2, w_t)
@@ -62,7 +62,7 @@ def _linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's `_matmul_impl`: `mm`, folded `mm` for (n-d, 2-d), else broadcast `bmm`."""
     a, c = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
-    ta, tc = _tensor(a), _tensor(c)
+    ta, tc = tensor_of(a), tensor_of(c)
     da, dc = ta.rank, tc.rank
     if da < 2 or dc < 2:
         raise Decline()  # vector cases (dot, mv) are left to torch's own ops
@@ -70,13 +70,13 @@ def _matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         return [e.v("aten.mm.default", a, c)]
     if da >= 3 and dc == 2 and _should_fold(ta, e.layouts.strides(a)):
         lead = list(ta.sizes[:-1])
-        a2 = e.reshape(a, [_prod(lead), ta.sizes[-1]])
+        a2 = e.reshape(a, [size_product(lead), ta.sizes[-1]])
         out = e.v("aten.mm.default", a2, c)
         return [e.v("aten.view.default", out, e.sizes([*lead, tc.sizes[-1]]))]
     batch_a, batch_c = list(ta.sizes[:-2]), list(tc.sizes[:-2])
     batch = broadcast_shapes(batch_a, batch_c)  # a symbol against a constant takes the constant, as inference does
     n, m, p = ta.sizes[-2], ta.sizes[-1], tc.sizes[-1]
-    bsz = _prod(batch)
+    bsz = size_product(batch)
     ea = e.v("aten.expand.default", a, e.sizes([*batch, n, m]))
     ea = e.reshape(ea, [bsz, n, m])
     ec = e.v("aten.expand.default", c, e.sizes([*batch, m, p]))
@@ -90,10 +90,10 @@ def _should_fold(t: TensorType, strides: Strides) -> bool:
     ATen's `should_fold` for an n-d left operand (no gradient is taken here):
     fold to one `mm` when `view(-1, k)` needs no copy.
     """
-    if any(_eq(s, 0) for s in t.sizes):
+    if any(sizes_equal(s, 0) for s in t.sizes):
         return True
     sizes = t.sizes
-    return all(_eq(strides[i], _norm(strides[i + 1] * sizes[i + 1])) for i in range(len(sizes) - 2))
+    return all(sizes_equal(strides[i], simplify_size(strides[i + 1] * sizes[i + 1])) for i in range(len(sizes) - 2))
 
 
 @rule("aten.baddbmm.default")
@@ -102,7 +102,7 @@ def _baddbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     truncated to integers on integer tensors, as ATen's kernel takes them."""
     out = e.v("aten.bmm.default", b["batch1"], b["batch2"])
     alpha, beta = b["alpha"], b["beta"]
-    dtype = _tensor(out).element_dtype
+    dtype = tensor_of(out).element_dtype
     if not dtype.is_floating_point and dtype != DType.bool:
         alpha = int(alpha) if isinstance(alpha, float) else alpha
         beta = int(beta) if isinstance(beta, float) else beta
@@ -124,26 +124,13 @@ def _safe_softmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """softmax, with zeros (not NaN) in slices that are all -inf."""
     x = cast(SSAValue, b["self"])
     dtype = b.dtype("dtype")
-    if dtype is not None and dtype != _tensor(x).element_dtype:
+    if dtype is not None and dtype != tensor_of(x).element_dtype:
         x = e.v("aten._to_copy.default", x, dtype=dtype)
     d = b.int("dim")
     attn = e.v("aten._softmax.default", x, d, False)
     live = e.v("aten.any.dim", e.v("aten.logical_not.default", e.v("aten.eq.Scalar", x, float("-inf"))), d, True)
     zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
     return [e.v("aten.where.self", e.v("aten.logical_not.default", live), zeros, attn)]
-
-
-@rule("aten._add_relu.Tensor")
-def _add_relu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    alpha = b.get("alpha", 1)
-    """The sum clamped below at 0 as ATen's fused kernel clamps it, with a vector maximum against
-    +0: a NaN sum and -0.0 give 0 there, where `relu` would keep them."""
-    s = e.v("aten.add.Tensor", b["self"], b["other"], alpha=alpha) if alpha != 1 else e.v(
-        "aten.add.Tensor", b["self"], b["other"])
-    t = _tensor(s)
-    zero = e.v("aten.scalar_tensor.default", 0.0 if t.element_dtype.is_floating_point else 0, dtype=t.element_dtype,
-               layout=Layout.strided, device=DeviceAttr(t.device.data))
-    return [e.v("aten.where.self", e.v("aten.gt.Scalar", s, 0), s, zero)]
 
 
 @rule("aten._addmm_activation.default")
@@ -191,14 +178,14 @@ def _einsum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     operands = cast(list[SSAValue], b["tensors"])
     if not operands:
         raise Decline()
-    parsed = _einsum_terms(cast(str, b["equation"]), [_tensor(x).rank for x in operands])
+    parsed = _einsum_terms(cast(str, b["equation"]), [tensor_of(x).rank for x in operands])
     if parsed is None:
         raise Decline()
     terms, out = parsed
     sizes: dict[str, SymSize] = {}
     for x, term in zip(operands, terms):
-        for c, s in zip(term, _tensor(x).sizes):
-            if c in sizes and not _eq(sizes[c], s):
+        for c, s in zip(term, tensor_of(x).sizes):
+            if c in sizes and not sizes_equal(sizes[c], s):
                 raise Decline()
             sizes.setdefault(c, s)
     if any(c not in sizes for c in out) or len(set(out)) != len(out):
@@ -238,7 +225,7 @@ def _einsum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         own_b = "".join(c for c in other_term if c not in acc_term)
 
         def size(letters: str) -> SymSize:
-            return _prod([sizes[c] for c in letters])
+            return size_product([sizes[c] for c in letters])
 
         lhs = e.reshape(arrange(acc, acc_term, batch + own_a + contracted), [size(batch), size(own_a), size(contracted)])
         rhs = e.reshape(arrange(other, other_term, batch + contracted + own_b), [size(batch), size(contracted), size(own_b)])
@@ -263,7 +250,7 @@ def _multi_dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """A chain of 2-d matrices multiplied left to right with `mm` (torch picks the cheapest order;
     the values agree up to rounding)."""
     mats = cast(list[SSAValue], b["matrices"] if "matrices" in b else b["tensors"])
-    if not mats or any(_tensor(m).rank != 2 for m in mats):
+    if not mats or any(tensor_of(m).rank != 2 for m in mats):
         raise Decline()
     out = mats[0]
     if len(mats) == 1:
@@ -308,7 +295,7 @@ def _vander(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Powers 0 .. N-1 of each element along a new last dim (`vander` reverses them unless
     `increasing`); integer and bool inputs are computed in int64, as torch's are."""
     x = cast(SSAValue, b["x"])
-    t = _tensor(x)
+    t = tensor_of(x)
     n = b.get("N")
     n = t.sizes[-1] if n is None and t.rank else n
     if t.rank < 1 or t.element_dtype.is_complex or not isinstance(n, int) or isinstance(n, bool) or n <= 0:
