@@ -1023,11 +1023,11 @@ def _verify_diagnostics(module_error: Exception, root: Operation | None) -> list
                 op.verify(verify_nested_ops=False)
             except Exception as e:
                 found.append(_as_diagnostic(f"{locate(op)}: {e.args[0] if e.args else e}"))
-    return found or [_as_diagnostic(_describe_verify_failure(module_error, root))]
+    return found or [_as_diagnostic(describe_verify_failure(module_error, root))]
 
 
-def _describe_verify_failure(module_error: Exception, root: Operation | None) -> str:
-    """Find the op a core verifier rejected, to name its location."""
+def describe_verify_failure(module_error: Exception, root: Operation | None) -> str:
+    """Find the op a core verifier rejected, to name its location (`exir-run` reports verify failures the same way)."""
     if isinstance(module_error, ExirDiagnostic) or root is None:
         return str(module_error)
     for op in root.walk():
@@ -1075,7 +1075,7 @@ def _run(argv: Sequence[str] | None) -> int:
             tool.bundle_dir, tool.args.output_file = tool.args.output_file, None
         if tool.args.output_file is not None:
             check_output_path(tool.args.output_file)
-        tool.frontend_name = tool.args.from_format or tool.args.frontend or _sniff(tool)
+        tool.frontend_name = tool.args.from_format or tool.args.frontend or sniff_frontend(tool)
         try:
             with max_tensor_bytes(tool.args.max_tensor_bytes), time_limit(tool.args.timeout):
                 tool.run()
@@ -1095,7 +1095,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except (VerifyException, DiagnosticException) as e:
         if debug:
             raise
-        _fail(_describe_verify_failure(e, tool.last_module))
+        _fail(describe_verify_failure(e, tool.last_module))
     except ExirUserError as e:
         _fail(str(e))
     except InterpreterError as e:  # a pass that runs the interpreter (constant folding, calibration): located
@@ -1142,7 +1142,8 @@ def check_target(tool: ExirOptMain, target: str) -> None:
         raise ExirUserError(f"--emit {target}: {str(e).splitlines()[0] if str(e) else type(e).__name__} ({takes})") from None
 
 
-def _sniff(tool: ExirOptMain) -> str:
+def sniff_frontend(tool: ExirOptMain) -> str:
+    """The frontend of the tool's input, from its name and first bytes (`exir-run` reads its inputs the same way)."""
     path = tool.args.input_file
     head = b""
     if path is None:

@@ -42,11 +42,11 @@ from xdsl_exir.tools import TimeoutUnavailable, time_limit
 from xdsl_exir.tools.exir_opt import (
     ExirOptMain,
     ExirUserError,
-    _describe_verify_failure,  # pyright: ignore[reportPrivateUsage] - exir-run reports verify failures exactly as exir-opt does
-    _sniff,  # pyright: ignore[reportPrivateUsage] - exir-run sniffs its input format exactly as exir-opt does
     check_output_path,
     describe_unexpected,
+    describe_verify_failure,
     format_parse_error,
+    sniff_frontend,
     write_atomically,
 )
 from xdsl_exir.tools.pass_timer import PassTimer
@@ -86,7 +86,7 @@ class _Loader:
 
         self.module: ModuleOp | None = None
         self.tool = _Main(args=argv)
-        self.tool.frontend_name = from_format or _sniff(self.tool)
+        self.tool.frontend_name = from_format or sniff_frontend(self.tool)
 
     def load(self) -> ModuleOp:
         self.tool.run()
@@ -446,7 +446,7 @@ def message(e: Exception, module: ModuleOp | None, input_file: str) -> str:
     if isinstance(e, ParseError):
         return format_parse_error(e)
     if isinstance(e, (VerifyException, DiagnosticException)):
-        return _describe_verify_failure(e, module)
+        return describe_verify_failure(e, module)
     if isinstance(e, (InterpreterError, ExirUserError, TensorSizeError, TimeoutUnavailable)):
         return str(e)
     return describe_unexpected(e, input_file)
