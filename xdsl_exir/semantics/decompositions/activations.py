@@ -12,7 +12,7 @@ from xdsl_exir.dialects.exir import (
     DType,
     MemoryFormat,
 )
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, rule, tensor_of
 from xdsl_exir.semantics.inference import Bound
 
 # -- activations (torch/_decomp) ----------------------------------------------------
@@ -44,7 +44,7 @@ def _hardswish(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _relu6(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`hardtanh(x, 0, 6)`, the bounds integers on an integer tensor (no float promotion)."""
     x = cast(SSAValue, b["self"])
-    lo, hi = (0.0, 6.0) if _tensor(x).element_dtype.is_floating_point else (0, 6)
+    lo, hi = (0.0, 6.0) if tensor_of(x).element_dtype.is_floating_point else (0, 6)
     return [e.v("aten.hardtanh.default", x, lo, hi)]
 
 
@@ -58,7 +58,7 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if b.get("dropout_p"):
         raise Decline()
     q, k, v = (cast(SSAValue, b[n]) for n in ("query", "key", "value"))
-    tq, tk = _tensor(q), _tensor(k)
+    tq, tk = tensor_of(q), tensor_of(k)
     e_dim = tq.sizes[-1]
     if not isinstance(e_dim, int):
         raise Decline()
@@ -84,11 +84,11 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         upper = e.v("aten.triu.default", ones, 1)
         scores = e.v("aten.masked_fill.Scalar", scores, upper, float("-inf"))
     if isinstance(mask, SSAValue):
-        if _tensor(mask).element_dtype == DType.bool:
+        if tensor_of(mask).element_dtype == DType.bool:
             inv = e.v("aten.logical_not.default", mask)
             scores = e.v("aten.masked_fill.Scalar", scores, inv, float("-inf"))
         else:
-            if _tensor(mask).element_dtype != wide:
+            if tensor_of(mask).element_dtype != wide:
                 mask = e.v("aten._to_copy.default", mask, dtype=wide)
             scores = e.v("aten.add.Tensor", scores, mask)
     attn = e.v("aten._softmax.default", scores, -1, False)

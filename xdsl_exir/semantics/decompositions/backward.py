@@ -14,24 +14,24 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.semantics.decompositions.core import (
-    _REDUCTIONS,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    REDUCTIONS,
     Decline,
     Emitter,
-    _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _fill_for,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _number,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _one_minus,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    cast_to_dtype,
+    fill_value_for,
+    number_arg,
+    one_minus,
     rule,
+    scalar_tensor,
+    tensor_of,
+    zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
 
 
 def _grad_where(e: Emitter, mask: SSAValue, grad: SSAValue, value: SSAValue | None = None) -> SSAValue:
     """`where(mask, 0, grad)`, or `where(mask, value, grad)`."""
-    other = value if value is not None else _zero_like(e, _tensor(grad))
+    other = value if value is not None else zero_like(e, tensor_of(grad))
     return e.v("aten.where.self", mask, other, grad)
 
 
@@ -39,14 +39,14 @@ def _grad_where(e: Emitter, mask: SSAValue, grad: SSAValue, value: SSAValue | No
 def _sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * y * (1 - y), from the forward's output y."""
     y = cast(SSAValue, b["output"])
-    return [e.v("aten.mul.Tensor", b["grad_output"], e.v("aten.mul.Tensor", y, _one_minus(e, y)))]
+    return [e.v("aten.mul.Tensor", b["grad_output"], e.v("aten.mul.Tensor", y, one_minus(e, y)))]
 
 
 @rule("aten.tanh_backward.default")
 def _tanh_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * (1 - y²), from the forward's output y."""
     y = cast(SSAValue, b["output"])
-    return [e.v("aten.mul.Tensor", b["grad_output"], _one_minus(e, e.v("aten.mul.Tensor", y, y)))]
+    return [e.v("aten.mul.Tensor", b["grad_output"], one_minus(e, e.v("aten.mul.Tensor", y, y)))]
 
 
 @rule("aten.silu_backward.default")
@@ -54,7 +54,7 @@ def _silu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * σ(x) * (1 + x (1 - σ(x)))."""
     x = cast(SSAValue, b["self"])
     sig = e.v("aten.sigmoid.default", x)
-    inner = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, _one_minus(e, sig)), 1)
+    inner = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, one_minus(e, sig)), 1)
     return [e.v("aten.mul.Tensor", b["grad_output"], e.v("aten.mul.Tensor", sig, inner))]
 
 
@@ -69,7 +69,7 @@ def _gelu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         inner = e.v("aten.mul.Tensor", e.v("aten.add.Tensor", x, e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x_sq, x), kappa)), beta)
         t = e.v("aten.tanh.default", inner)
         left_derivative = e.v("aten.mul.Tensor", e.v("aten.add.Tensor", t, 1), 0.5)
-        right_derivative = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, 0.5), _one_minus(e, e.v("aten.mul.Tensor", t, t)))
+        right_derivative = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, 0.5), one_minus(e, e.v("aten.mul.Tensor", t, t)))
         inner_derivative = e.v("aten.mul.Tensor", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x_sq, 3 * kappa), 1), beta)
         d = e.v("aten.add.Tensor", left_derivative, e.v("aten.mul.Tensor", right_derivative, inner_derivative))
         return [e.v("aten.mul.Tensor", grad, d)]
@@ -92,21 +92,21 @@ def _hardswish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValu
 def _hardsigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
     inside = e.v("aten.logical_and.default", e.v("aten.gt.Scalar", x, -3), e.v("aten.lt.Scalar", x, 3))
-    return [e.v("aten.where.self", inside, e.v("aten.div.Tensor", grad, 6), _zero_like(e, _tensor(grad)))]
+    return [e.v("aten.where.self", inside, e.v("aten.div.Tensor", grad, 6), zero_like(e, tensor_of(grad)))]
 
 
 @rule("aten.hardtanh_backward.default")
 def _hardtanh_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    outside = e.v("aten.logical_or.default", e.v("aten.le.Scalar", x, _number(b, "min_val")),
-                  e.v("aten.ge.Scalar", x, _number(b, "max_val")))
+    outside = e.v("aten.logical_or.default", e.v("aten.le.Scalar", x, number_arg(b, "min_val")),
+                  e.v("aten.ge.Scalar", x, number_arg(b, "max_val")))
     return [_grad_where(e, outside, grad)]
 
 
 @rule("aten.leaky_relu_backward.default")
 def _leaky_relu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    scaled = e.v("aten.mul.Tensor", grad, _number(b, "negative_slope"))
+    scaled = e.v("aten.mul.Tensor", grad, number_arg(b, "negative_slope"))
     return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, 0), grad, scaled)]
 
 
@@ -114,10 +114,10 @@ def _leaky_relu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 def _softplus_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * e^(βx) / (e^(βx) + 1), and grad itself where βx exceeds the threshold (the linear part)."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    bx = e.v("aten.mul.Tensor", x, _number(b, "beta", 1.0))
+    bx = e.v("aten.mul.Tensor", x, number_arg(b, "beta", 1.0))
     z = e.v("aten.exp.default", bx)
     soft = e.v("aten.mul.Tensor", grad, e.v("aten.div.Tensor", z, e.v("aten.add.Tensor", z, 1)))
-    return [e.v("aten.where.self", e.v("aten.gt.Scalar", bx, _number(b, "threshold", 20.0)), grad, soft)]
+    return [e.v("aten.where.self", e.v("aten.gt.Scalar", bx, number_arg(b, "threshold", 20.0)), grad, soft)]
 
 
 @rule("aten.elu_backward.default")
@@ -125,8 +125,8 @@ def _elu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """From the input (x ≤ 0: grad·input_scale·alpha·scale·e^(x·input_scale)) or from the
     output y (y ≤ 0: grad·input_scale·(y + alpha·scale)); grad·scale elsewhere."""
     v, grad = cast(SSAValue, b["self_or_result"]), cast(SSAValue, b["grad_output"])
-    negcoef = _number(b, "alpha") * _number(b, "scale")
-    poscoef, negiptcoef = _number(b, "scale"), _number(b, "input_scale")
+    negcoef = number_arg(b, "alpha") * number_arg(b, "scale")
+    poscoef, negiptcoef = number_arg(b, "scale"), number_arg(b, "input_scale")
     if b.get("is_result"):
         neg = e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", e.v("aten.add.Tensor", v, negcoef), negiptcoef))
     else:
@@ -141,14 +141,14 @@ def _mish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
     t = e.v("aten.tanh.default", e.v("aten.softplus.default", x, 1, 20))
     s = e.v("aten.sigmoid.default", x)
-    d = e.v("aten.add.Tensor", t, e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, s), _one_minus(e, e.v("aten.mul.Tensor", t, t))))
+    d = e.v("aten.add.Tensor", t, e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, s), one_minus(e, e.v("aten.mul.Tensor", t, t))))
     return [e.v("aten.mul.Tensor", grad, d)]
 
 
 @rule("aten.hardshrink_backward.default", "aten.softshrink_backward.default")
 def _shrink_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b.get("grad_out", b.get("grad_output")))
-    lambd = _number(b, "lambd")
+    lambd = number_arg(b, "lambd")
     inside = e.v("aten.logical_and.default", e.v("aten.ge.Scalar", x, -lambd), e.v("aten.le.Scalar", x, lambd))
     return [_grad_where(e, inside, grad)]
 
@@ -157,10 +157,10 @@ def _shrink_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _log_sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad (max' - sign · z / (1 + z)) with z = e^-|x| (the forward's buffer is not needed)."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    t = _tensor(x)
+    t = tensor_of(x)
     neg = e.v("aten.lt.Scalar", x, 0)
-    max_deriv = e.v("aten.where.self", neg, _scalar_tensor(e, 1.0, t), _scalar_tensor(e, 0.0, t))
-    sign = e.v("aten.where.self", neg, _scalar_tensor(e, 1.0, t), _scalar_tensor(e, -1.0, t))
+    max_deriv = e.v("aten.where.self", neg, scalar_tensor(e, 1.0, t), scalar_tensor(e, 0.0, t))
+    sign = e.v("aten.where.self", neg, scalar_tensor(e, 1.0, t), scalar_tensor(e, -1.0, t))
     z = e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))
     frac = e.v("aten.div.Tensor", z, e.v("aten.add.Tensor", z, 1))
     return [e.v("aten.mul.Tensor", grad, e.v("aten.sub.Tensor", max_deriv, e.v("aten.mul.Tensor", sign, frac)))]
@@ -170,11 +170,11 @@ def _log_sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVa
 def _logit_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad / (x (1 - x)) inside [eps, 1 - eps] (0 outside), or inside [0, 1] (NaN outside) without eps."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    d = e.v("aten.div.Tensor", grad, e.v("aten.mul.Tensor", x, _one_minus(e, x)))
+    d = e.v("aten.div.Tensor", grad, e.v("aten.mul.Tensor", x, one_minus(e, x)))
     eps = b.get("eps")
-    lo, hi = (0.0, 1.0) if eps is None else (_number(b, "eps"), 1.0 - _number(b, "eps"))
+    lo, hi = (0.0, 1.0) if eps is None else (number_arg(b, "eps"), 1.0 - number_arg(b, "eps"))
     outside = e.v("aten.logical_or.default", e.v("aten.lt.Scalar", x, lo), e.v("aten.gt.Scalar", x, hi))
-    fill = _scalar_tensor(e, math.nan if eps is None else 0.0, _tensor(grad))
+    fill = scalar_tensor(e, math.nan if eps is None else 0.0, tensor_of(grad))
     return [e.v("aten.where.self", outside, fill, d)]
 
 
@@ -182,10 +182,10 @@ def _logit_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _mse_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """2 (x - target) grad, over the element count for the mean."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    numel = _tensor(x).numel()
-    if _REDUCTIONS.get(b.int("reduction")) == "mean" and not isinstance(numel, int):
+    numel = tensor_of(x).numel()
+    if REDUCTIONS.get(b.int("reduction")) == "mean" and not isinstance(numel, int):
         raise Decline()
-    norm = 2.0 / cast(int, numel) if _REDUCTIONS.get(b.int("reduction")) == "mean" else 2.0
+    norm = 2.0 / cast(int, numel) if REDUCTIONS.get(b.int("reduction")) == "mean" else 2.0
     diff = e.v("aten.sub.Tensor", x, b["target"])
     return [e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", diff, norm), grad)]
 
@@ -198,7 +198,7 @@ def _softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAV
     dim = b.int("dim")
     total = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", g, y), [dim], True)
     out = e.v("aten.mul.Tensor", y, e.v("aten.sub.Tensor", g, total))
-    return [_as_dtype(e, out, b.dtype("input_dtype"))]
+    return [cast_to_dtype(e, out, b.dtype("input_dtype"))]
 
 
 @rule("aten._log_softmax_backward_data.default")
@@ -207,14 +207,14 @@ def _log_softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[
     g, y = cast(SSAValue, b["grad_output"]), cast(SSAValue, b["output"])
     total = e.v("aten.sum.dim_IntList", g, [b.int("dim")], True)
     out = e.v("aten.sub.Tensor", g, e.v("aten.mul.Tensor", e.v("aten.exp.default", y), total))
-    return [_as_dtype(e, out, b.dtype("input_dtype"))]
+    return [cast_to_dtype(e, out, b.dtype("input_dtype"))]
 
 
 @rule("aten.native_dropout_backward.default")
 def _native_dropout_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     grad = cast(SSAValue, b["grad_output"])
-    mask = e.v("aten._to_copy.default", b["mask"], dtype=_tensor(grad).element_dtype)
-    return [e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", mask, _number(b, "scale")))]
+    mask = e.v("aten._to_copy.default", b["mask"], dtype=tensor_of(grad).element_dtype)
+    return [e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", mask, number_arg(b, "scale")))]
 
 
 # -- backward of views, indexing and more losses (torch/_decomp) ------------------------------
@@ -222,35 +222,35 @@ def _native_dropout_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
 
 def _zeros_sized(e: Emitter, size: object, like: TensorType) -> SSAValue:
     """zeros(size) in `like`'s dtype and device: the gradient a view or gather scatters into."""
-    return e.v("aten.full.default", size, _fill_for(like.element_dtype, 0), dtype=like.element_dtype,
+    return e.v("aten.full.default", size, fill_value_for(like.element_dtype, 0), dtype=like.element_dtype,
                layout=Layout.strided, device=DeviceAttr(like.device.data), pin_memory=False)
 
 
 @rule("aten.select_backward.default")
 def _select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     grad = cast(SSAValue, b["grad_output"])
-    zeros = _zeros_sized(e, b["input_sizes"], _tensor(grad))
+    zeros = _zeros_sized(e, b["input_sizes"], tensor_of(grad))
     return [e.v("aten.select_scatter.default", zeros, grad, b["dim"], b["index"])]
 
 
 @rule("aten.slice_backward.default")
 def _slice_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     grad = cast(SSAValue, b["grad_output"])
-    zeros = _zeros_sized(e, b["input_sizes"], _tensor(grad))
+    zeros = _zeros_sized(e, b["input_sizes"], tensor_of(grad))
     return [e.v("aten.slice_scatter.default", zeros, grad, b["dim"], b["start"], b["end"], b["step"])]
 
 
 @rule("aten.index_select_backward.default")
 def _index_select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     grad = cast(SSAValue, b["grad"])
-    zeros = _zeros_sized(e, b["self_sizes"], _tensor(grad))
+    zeros = _zeros_sized(e, b["self_sizes"], tensor_of(grad))
     return [e.v("aten.index_add.default", zeros, b["dim"], b["index"], grad)]
 
 
 @rule("aten.gather_backward.default")
 def _gather_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     grad = cast(SSAValue, b["grad"])
-    zeros = _zeros_sized(e, e.sizes(_tensor(b["self"]).sizes), _tensor(grad))
+    zeros = _zeros_sized(e, e.sizes(tensor_of(b["self"]).sizes), tensor_of(grad))
     return [e.v("aten.scatter_add.default", zeros, b["dim"], b["index"], grad)]
 
 
@@ -261,7 +261,7 @@ def _trace_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     sizes = b["sizes"]
     if not isinstance(sizes, list) or len(sizes) != 2:
         raise Decline()
-    t = _tensor(grad)
+    t = tensor_of(grad)
     eye = e.v("aten.eye.m", sizes[0], sizes[1], dtype=t.element_dtype, layout=Layout.strided,
               device=DeviceAttr(t.device.data), pin_memory=False)
     return [e.v("aten.mul.Tensor", eye, grad)]
@@ -277,9 +277,9 @@ def _embedding_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValu
 
 def _loss_norm(b: Bound, x: SSAValue) -> float:
     """1 / numel for the mean reduction (the gradient of a mean), 1 otherwise."""
-    if _REDUCTIONS.get(b.int("reduction")) != "mean":
+    if REDUCTIONS.get(b.int("reduction")) != "mean":
         return 1.0
-    numel = _tensor(x).numel()
+    numel = tensor_of(x).numel()
     if not isinstance(numel, int):
         raise Decline()
     return 1.0 / numel if numel else math.nan
@@ -291,7 +291,7 @@ def _smooth_l1_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
     d >= beta, else `d * norm / beta * grad` (so a NaN difference gives NaN, and beta = 0 is the
     L1 gradient, -norm * grad at d = 0)."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    norm, beta = _loss_norm(b, x), _number(b, "beta")
+    norm, beta = _loss_norm(b, x), number_arg(b, "beta")
     d = e.v("aten.sub.Tensor", x, b["target"])
     pos = e.v("aten.mul.Tensor", grad, norm)
     neg = e.v("aten.mul.Tensor", grad, -norm)
@@ -304,7 +304,7 @@ def _smooth_l1_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
 def _huber_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """(x - t) inside [-delta, delta], ±delta outside, times grad and the reduction's norm."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    norm, delta = _loss_norm(b, x), _number(b, "delta")
+    norm, delta = _loss_norm(b, x), number_arg(b, "delta")
     d = e.v("aten.sub.Tensor", x, b["target"])
     clipped = e.v("aten.clamp.default", d, -delta, delta)
     return [e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", clipped, norm), grad)]
@@ -314,7 +314,7 @@ def _huber_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 def _binary_cross_entropy_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad (x - t) / max(x (1 - x), 1e-12), weighted, over numel for the mean."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    denom = e.v("aten.clamp_min.default", e.v("aten.mul.Tensor", x, _one_minus(e, x)), 1e-12)
+    denom = e.v("aten.clamp_min.default", e.v("aten.mul.Tensor", x, one_minus(e, x)), 1e-12)
     out = e.v("aten.div.Tensor", e.v("aten.mul.Tensor", grad, e.v("aten.sub.Tensor", x, b["target"])), denom)
     if isinstance(b.get("weight"), SSAValue):
         out = e.v("aten.mul.Tensor", out, b["weight"])
@@ -326,7 +326,7 @@ def _binary_cross_entropy_backward(e: Emitter, b: Bound, op: Operation) -> Seque
 def _glu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """With self = [a, c] halves along dim: [grad σ(c), grad a σ(c) (1 - σ(c))]."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim = b.int("dim") % t.rank
     n = t.sizes[dim]
     if not isinstance(n, int):
@@ -334,7 +334,7 @@ def _glu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     a = e.v("aten.slice.Tensor", x, dim, 0, n // 2)
     c = e.v("aten.sigmoid.default", e.v("aten.slice.Tensor", x, dim, n // 2, n))
     ga = e.v("aten.mul.Tensor", grad, c)
-    gc = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", ga, a), _one_minus(e, c))
+    gc = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", ga, a), one_minus(e, c))
     return [e.v("aten.cat.default", [ga, gc], dim)]
 
 
@@ -342,7 +342,7 @@ def _glu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _rrelu_with_noise_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * noise in training (the slopes drawn forward), else leaky_relu's backward at the mean slope."""
     x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
-    lower, upper = _number(b, "lower"), _number(b, "upper")
+    lower, upper = number_arg(b, "lower"), number_arg(b, "upper")
     if b.get("training") and upper - lower > 1e-6:
         return [e.v("aten.mul.Tensor", grad, b["noise"])]
     scaled = e.v("aten.mul.Tensor", grad, (lower + upper) / 2)

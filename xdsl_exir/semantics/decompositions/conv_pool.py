@@ -7,7 +7,7 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, op_name, rule, tensor_of
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -17,7 +17,7 @@ from xdsl_exir.utils.symbolic import SymSize
 @rule("aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default")
 def _conv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     n = int(op_name(op).split(".")[1][-2])
-    if _tensor(b["input"]).rank != n + 2:
+    if tensor_of(b["input"]).rank != n + 2:
         raise Decline()  # unbatched input
     return [
         e.v(
@@ -55,7 +55,7 @@ def _adaptive_avg_pool2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
     as ATen's composite kernel does with `as_strided`); evenly dividing windows an avg_pool2d;
     else the core op."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     out = b.ints("output_size", 2)
     h, w = t.sizes[-2], t.sizes[-1]
     if out == [1, 1]:
@@ -90,8 +90,8 @@ def _max_pool1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [values, e.v("aten.squeeze.dims", e.item(new, 1), [-2])]
 
 
-def _atleast(e: Emitter, x: SSAValue, n: int) -> SSAValue:
-    rank = _tensor(x).rank
+def atleast_rank(e: Emitter, x: SSAValue, n: int) -> SSAValue:
+    rank = tensor_of(x).rank
     if rank >= n:
         return x
     if rank == 0:
@@ -105,7 +105,7 @@ def _atleast(e: Emitter, x: SSAValue, n: int) -> SSAValue:
 
 @rule("aten.atleast_1d.default", "aten.atleast_2d.default", "aten.atleast_3d.default")
 def _atleast_nd(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_atleast(e, cast(SSAValue, b["self"]), int(op_name(op).split(".")[1][-2]))]
+    return [atleast_rank(e, cast(SSAValue, b["self"]), int(op_name(op).split(".")[1][-2]))]
 
 
 @rule("aten.vstack.default", "aten.row_stack.default", "aten.hstack.default", "aten.dstack.default",
@@ -114,21 +114,21 @@ def _stacks(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     tensors = cast(list[SSAValue], b["tensors"])
     kind = op_name(op).split(".")[1]
     if kind in ("vstack", "row_stack"):
-        return [e.v("aten.cat.default", [_atleast(e, t, 2) for t in tensors], 0)]
+        return [e.v("aten.cat.default", [atleast_rank(e, t, 2) for t in tensors], 0)]
     if kind == "dstack":
-        return [e.v("aten.cat.default", [_atleast(e, t, 3) for t in tensors], 2)]
+        return [e.v("aten.cat.default", [atleast_rank(e, t, 3) for t in tensors], 2)]
     if kind == "column_stack":
-        cols = [e.reshape(t, [_tensor(t).numel(), 1]) if _tensor(t).rank <= 1 else t for t in tensors]
+        cols = [e.reshape(t, [tensor_of(t).numel(), 1]) if tensor_of(t).rank <= 1 else t for t in tensors]
         return [e.v("aten.cat.default", cols, 1)]
-    ones = [_atleast(e, t, 1) for t in tensors]
-    return [e.v("aten.cat.default", ones, 0 if all(_tensor(t).rank == 1 for t in ones) else 1)]
+    ones = [atleast_rank(e, t, 1) for t in tensors]
+    return [e.v("aten.cat.default", ones, 0 if all(tensor_of(t).rank == 1 for t in ones) else 1)]
 
 
 @rule("aten.var_mean.correction", "aten.var_mean.dim", "aten.var_mean.default")
 def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`var.correction` and `mean.dim` over the same dims (an `unbiased` flag is correction 1 or 0)."""
     x = cast(SSAValue, b["self"])
-    if not _tensor(x).element_dtype.is_floating_point:
+    if not tensor_of(x).element_dtype.is_floating_point:
         raise Decline()
     dim = b.get("dim")
     dims = None if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
@@ -139,7 +139,7 @@ def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         correction = 1 if b.get("unbiased", True) else 0
     keep = bool(b.get("keepdim", False))
     var = e.v("aten.var.correction", x, dims, correction=correction, keepdim=keep)
-    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(_tensor(x).rank)), keep)
+    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(tensor_of(x).rank)), keep)
     return [var, mean]
 
 
@@ -154,7 +154,7 @@ def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if not b.get("use_input_stats"):
         raise Decline()  # evaluation with running statistics: a batch norm of them
     x = cast(SSAValue, b["input"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank < 3 or not t.element_dtype.is_floating_point:
         raise Decline()
     dims = list(range(2, t.rank))
@@ -178,7 +178,7 @@ def _group_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's `group_norm`: `native_group_norm` with N, C and the product of the spatial
     sizes, its first result."""
     x = cast(SSAValue, b["input"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank < 2:
         raise Decline()
     spatial: SymSize = 1
@@ -196,14 +196,14 @@ def _conv_padding_mode(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
     per dim, half on each side, the odd element after (`constant_pad_nd` on the input first)."""
     n = int(op_name(op).split(".")[1][-2])
     x, w = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"])
-    if _tensor(x).rank != n + 2:
+    if tensor_of(x).rank != n + 2:
         raise Decline()  # unbatched input
     stride, dilation = b.ints("stride", n), b.ints("dilation", n)
     mode = b["padding"]
     if mode == "valid":
         padding = [0] * n
     elif mode == "same":
-        kernel = _tensor(w).sizes[2:]
+        kernel = tensor_of(w).sizes[2:]
         if not all(isinstance(k, int) for k in kernel) or any(s != 1 for s in stride):
             raise Decline()
         totals = [d * (cast(int, k) - 1) for d, k in zip(dilation, kernel)]

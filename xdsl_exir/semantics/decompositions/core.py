@@ -50,6 +50,37 @@ from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import all_operators, lookup
 from xdsl_exir.utils.symbolic import SymSize, is_floordiv, sympy
 
+__all__ = [  # what the rules share: the family modules import it from here
+    "DECOMPOSED_CORE",
+    "Decline",
+    "Emitter",
+    "Layouts",
+    "REDUCTIONS",
+    "RULES",
+    "Rule",
+    "Strides",
+    "SymValues",
+    "cast_to_dtype",
+    "contiguous_strides",
+    "default_legal_ops",
+    "dominates",
+    "fill_value_for",
+    "is_contiguous",
+    "number_arg",
+    "one_minus",
+    "op_name",
+    "reduce_loss",
+    "resolve_shape",
+    "rule",
+    "scalar_tensor",
+    "simplify_size",
+    "size_product",
+    "sizes_equal",
+    "tensor_of",
+    "view_strides",
+    "zero_like",
+]
+
 Strides = tuple[SymSize, ...]
 
 
@@ -62,22 +93,22 @@ class Decline(Exception):
 # ---------------------------------------------------------------------------
 
 
-def _eq(a: SymSize, b: SymSize) -> bool:
+def sizes_equal(a: SymSize, b: SymSize) -> bool:
     """Provably equal (symbolic sizes compare by simplification)."""
     if isinstance(a, int) and isinstance(b, int):
         return a == b
     return sympy.simplify(sympy.sympify(a) - sympy.sympify(b)) == 0
 
 
-def _norm(e: SymSize) -> SymSize:
+def simplify_size(e: SymSize) -> SymSize:
     e = sympy.sympify(e)
     return int(e) if e.is_Integer else e
 
 
-def _prod(xs: Sequence[SymSize]) -> SymSize:
+def size_product(xs: Sequence[SymSize]) -> SymSize:
     out: SymSize = 1
     for x in xs:
-        out = _norm(out * x)
+        out = simplify_size(out * x)
     return out
 
 
@@ -86,18 +117,18 @@ def contiguous_strides(sizes: Sequence[SymSize]) -> Strides:
     running: SymSize = 1
     for d in reversed(range(len(sizes))):
         out[d] = running
-        running = _norm(running * sizes[d])
+        running = simplify_size(running * sizes[d])
     return tuple(out)
 
 
 def is_contiguous(sizes: Sequence[SymSize], strides: Strides) -> bool:
     expected: SymSize = 1
     for size, stride in zip(reversed(sizes), reversed(strides)):
-        if _eq(size, 1):
+        if sizes_equal(size, 1):
             continue
-        if not _eq(stride, expected):
+        if not sizes_equal(stride, expected):
             return False
-        expected = _norm(expected * size)
+        expected = simplify_size(expected * size)
     return True
 
 
@@ -113,18 +144,18 @@ def view_strides(old: Sequence[SymSize], old_strides: Strides, new: Sequence[Sym
     tensor_numel: SymSize = 1
     view_numel: SymSize = 1
     for tensor_d in reversed(range(len(old))):
-        tensor_numel = _norm(tensor_numel * old[tensor_d])
+        tensor_numel = simplify_size(tensor_numel * old[tensor_d])
         if tensor_d == 0 or (
-            not _eq(old[tensor_d - 1], 1)
-            and not _eq(old_strides[tensor_d - 1], tensor_numel * chunk_base)
+            not sizes_equal(old[tensor_d - 1], 1)
+            and not sizes_equal(old_strides[tensor_d - 1], tensor_numel * chunk_base)
         ):
-            while view_d >= 0 and (not _eq(view_numel, tensor_numel) or _eq(new[view_d], 1)):
-                new_strides[view_d] = _norm(view_numel * chunk_base)
-                view_numel = _norm(view_numel * new[view_d])
+            while view_d >= 0 and (not sizes_equal(view_numel, tensor_numel) or sizes_equal(new[view_d], 1)):
+                new_strides[view_d] = simplify_size(view_numel * chunk_base)
+                view_numel = simplify_size(view_numel * new[view_d])
                 view_d -= 1
-                if view_d >= 0 and _eq(view_numel, tensor_numel) and not _eq(new[view_d], 1):
+                if view_d >= 0 and sizes_equal(view_numel, tensor_numel) and not sizes_equal(new[view_d], 1):
                     break
-            if not _eq(view_numel, tensor_numel):
+            if not sizes_equal(view_numel, tensor_numel):
                 return None
             if tensor_d > 0:
                 chunk_base = old_strides[tensor_d - 1]
@@ -144,11 +175,11 @@ def _dense_in_order(sizes: Sequence[SymSize], strides: Strides) -> Strides:
     running: SymSize = 1
     for d in reversed(order):
         out[d] = running
-        running = _norm(running * sizes[d])
+        running = simplify_size(running * sizes[d])
     return tuple(out)
 
 
-def _tensor(value: object) -> TensorType:
+def tensor_of(value: object) -> TensorType:
     if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
         return value.type
     raise Decline()
@@ -197,7 +228,7 @@ class Layouts:
         return self.memo[value]
 
     def is_contiguous(self, value: SSAValue) -> bool:
-        return is_contiguous(_tensor(value).sizes, self.strides(value))
+        return is_contiguous(tensor_of(value).sizes, self.strides(value))
 
     @staticmethod
     def _kind(op: Operation) -> str:
@@ -242,7 +273,7 @@ class Layouts:
             return base
         assert isinstance(op, AtenOp)
         kind = self._kind(op)
-        src = _tensor(source)
+        src = tensor_of(source)
         try:
             b = op.bound_arguments()
             return self._view(kind, b, src, base, t) or dense
@@ -265,24 +296,24 @@ class Layouts:
             lead = t.rank - rank
             out: list[SymSize] = [0] * lead
             for i in range(rank):
-                out.append(0 if _eq(src.sizes[i], 1) and not _eq(t.sizes[lead + i], 1) else base[i])
+                out.append(0 if sizes_equal(src.sizes[i], 1) and not sizes_equal(t.sizes[lead + i], 1) else base[i])
             return tuple(out)
         if kind == "unsqueeze":
             d = b.int("dim") % (rank + 1)
-            inner = _norm(src.sizes[d] * base[d]) if d < rank else 1
+            inner = simplify_size(src.sizes[d] * base[d]) if d < rank else 1
             return tuple([*base[:d], inner, *base[d:]])
         if kind in ("squeeze", "select"):
             if kind == "select":
                 dims = {b.int("dim") % rank}
             else:
-                dims = {d for d in range(rank) if _eq(src.sizes[d], 1)}
+                dims = {d for d in range(rank) if sizes_equal(src.sizes[d], 1)}
                 if "dim" in b and b["dim"] is not None:
                     dims &= {x % rank for x in (b.ints("dim") if isinstance(b["dim"], list) else [b.int("dim")])}
             return tuple(s for d, s in enumerate(base) if d not in dims)
         if kind == "slice":
             d = b.int("dim") % rank
             out = list(base)
-            out[d] = _norm(out[d] * b.int("step"))
+            out[d] = simplify_size(out[d] * b.int("step"))
             return tuple(out)
         if kind in ("view", "_unsafe_view"):
             return view_strides(src.sizes, base, t.sizes)
@@ -292,7 +323,7 @@ class Layouts:
             if kind == "clone" and b.get("memory_format") == MemoryFormat.contiguous_format:
                 return None
             # pointwise ops follow a dense, non-overlapping input's layout
-            if any(_eq(s, 0) for s in base):
+            if any(sizes_equal(s, 0) for s in base):
                 return None
             return _dense_in_order(t.sizes, base)
         return None
@@ -404,7 +435,7 @@ class Emitter:
 
     def size(self, expr: SymSize) -> int | SSAValue:
         """A size as an FX argument: an int, or a SymInt value (made if needed)."""
-        expr = _norm(expr)
+        expr = simplify_size(expr)
         if isinstance(expr, int):
             return expr
         root = _isolating_ancestor(self.op) or self.op
@@ -461,31 +492,31 @@ class Emitter:
 
     def reshape(self, x: SSAValue, shape: Sequence[SymSize] | None = None, *, arg: object = None) -> SSAValue:
         """torch's `reshape`: a `view` when the strides allow, else `clone` + `view`."""
-        t = _tensor(x)
+        t = tensor_of(x)
         target = list(shape) if shape is not None else None
         size_arg = arg if arg is not None else self.sizes(cast(list[SymSize], target))
         if target is None:
-            target = list(_resolve_shape(t, cast(list[object], size_arg)))
+            target = list(resolve_shape(t, cast(list[object], size_arg)))
         if view_strides(t.sizes, self.layouts.strides(x), target) is None:
             x = self.v("aten.clone.default", x, memory_format=MemoryFormat.contiguous_format)
         return self.v("aten.view.default", x, size_arg)
 
 
-def _resolve_shape(t: TensorType, shape: list[object]) -> list[SymSize]:
+def resolve_shape(t: TensorType, shape: list[object]) -> list[SymSize]:
     out: list[SymSize] = []
     infer = -1
     for i, s in enumerate(shape):
         if isinstance(s, SSAValue):
             if not isinstance(s.type, SymScalarType) or s.type.value is None:
                 raise Decline()
-            out.append(_norm(s.type.value))
+            out.append(simplify_size(s.type.value))
         elif s == -1:
             infer = i
             out.append(1)
         else:
             out.append(cast(int, s))
     if infer >= 0:
-        out[infer] = _norm(sympy.sympify(t.numel()) / sympy.sympify(_prod(out)))
+        out[infer] = simplify_size(sympy.sympify(t.numel()) / sympy.sympify(size_product(out)))
     return out
 
 
@@ -518,7 +549,7 @@ def rule(*names: str, core: bool = False) -> Callable[[Rule], Rule]:
 # -- creation ----------------------------------------------------------------
 
 
-def _fill_for(dtype: DType, value: object) -> object:
+def fill_value_for(dtype: DType, value: object) -> object:
     if dtype == DType.bool:
         return bool(value)
     if dtype.is_floating_point:
@@ -529,7 +560,7 @@ def _fill_for(dtype: DType, value: object) -> object:
 # -- masks -----------------------------------------------------------------------
 
 
-def _scalar_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
+def scalar_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
     return e.v(
         "aten.scalar_tensor.default", value, dtype=like.element_dtype,
         layout=Layout.strided, device=DeviceAttr(like.device.data),
@@ -544,17 +575,17 @@ def default_legal_ops() -> frozenset[str]:
     ) | frozenset(KEEP_IN_CORE)
 
 
-def _zero_like(e: Emitter, t: TensorType) -> SSAValue:
-    return _scalar_tensor(e, _fill_for(t.element_dtype, 0), t)
+def zero_like(e: Emitter, t: TensorType) -> SSAValue:
+    return scalar_tensor(e, fill_value_for(t.element_dtype, 0), t)
 
 
-_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
-def _reduce(e: Emitter, loss: SSAValue, reduction: int) -> SSAValue:
-    if _REDUCTIONS.get(reduction) == "mean":
-        return e.v("aten.mean.dim", loss, list(range(_tensor(loss).rank)))
-    if _REDUCTIONS.get(reduction) == "sum":
+def reduce_loss(e: Emitter, loss: SSAValue, reduction: int) -> SSAValue:
+    if REDUCTIONS.get(reduction) == "mean":
+        return e.v("aten.mean.dim", loss, list(range(tensor_of(loss).rank)))
+    if REDUCTIONS.get(reduction) == "sum":
         return e.v("aten.sum.dim_IntList", loss, [])
     return loss
 
@@ -562,7 +593,7 @@ def _reduce(e: Emitter, loss: SSAValue, reduction: int) -> SSAValue:
 # -- backward formulas of pointwise activations and losses (torch/_decomp) -------------
 
 
-def _number(b: Bound, name: str, default: float | None = None) -> float:
+def number_arg(b: Bound, name: str, default: float | None = None) -> float:
     """A Scalar argument known at rewrite time (a symbolic one declines the rule)."""
     v = b.get(name, default)
     if v is None and default is not None:
@@ -572,11 +603,11 @@ def _number(b: Bound, name: str, default: float | None = None) -> float:
     return float(v)
 
 
-def _one_minus(e: Emitter, x: SSAValue) -> SSAValue:
+def one_minus(e: Emitter, x: SSAValue) -> SSAValue:
     return e.v("aten.add.Tensor", e.v("aten.neg.default", x), 1)
 
 
-def _as_dtype(e: Emitter, x: SSAValue, dtype: DType | None) -> SSAValue:
-    if dtype is None or _tensor(x).element_dtype == dtype:
+def cast_to_dtype(e: Emitter, x: SSAValue, dtype: DType | None) -> SSAValue:
+    if dtype is None or tensor_of(x).element_dtype == dtype:
         return x
     return e.v("aten._to_copy.default", x, dtype=dtype)

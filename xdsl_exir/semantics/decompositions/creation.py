@@ -15,19 +15,19 @@ from xdsl_exir.dialects.exir import (
     MemoryFormat,
     TensorType,
 )
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _fill_for, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, fill_value_for, op_name, rule, tensor_of
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.symbolic import SymSize
 
 
-def _full(e: Emitter, b: Bound, size: Sequence[SymSize] | object, value: object, like: TensorType | None) -> SSAValue:
+def full_value(e: Emitter, b: Bound, size: Sequence[SymSize] | object, value: object, like: TensorType | None) -> SSAValue:
     dtype = b.dtype("dtype") or (like.element_dtype if like is not None else DType.float32)
     device = b.get("device") or DeviceAttr(like.device.data if like is not None else "cpu")
     size_arg = e.sizes(cast(Sequence[SymSize], size)) if like is not None and size is like.sizes else size
     return e.v(
         "aten.full.default",
         size_arg,
-        _fill_for(dtype, value) if not isinstance(value, SSAValue) else value,
+        fill_value_for(dtype, value) if not isinstance(value, SSAValue) else value,
         dtype=dtype,
         layout=Layout.strided,
         device=device,
@@ -40,26 +40,26 @@ _FILL = {"zeros": 0, "ones": 1}
 
 @rule("aten.zeros.default", "aten.ones.default")
 def _zeros_ones(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_full(e, b, b["size"], _FILL[op_name(op).split(".")[1]], None)]
+    return [full_value(e, b, b["size"], _FILL[op_name(op).split(".")[1]], None)]
 
 
 @rule("aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default")
 def _new_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     kind = op_name(op).split(".")[1]
     value = b["fill_value"] if kind == "new_full" else _FILL[kind.removeprefix("new_")]
-    like = _tensor(b["self"])
+    like = tensor_of(b["self"])
     dtype = b.dtype("dtype") or like.element_dtype
     device = b.get("device") or DeviceAttr(like.device.data)
     return [
-        e.v("aten.full.default", b["size"], _fill_for(dtype, value), dtype=dtype,
+        e.v("aten.full.default", b["size"], fill_value_for(dtype, value), dtype=dtype,
             layout=Layout.strided, device=device, pin_memory=False)
     ]
 
 
 @rule("aten.zeros_like.default", "aten.ones_like.default")
 def _zeros_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    like = _tensor(b["self"])
-    return [_full(e, b, like.sizes, _FILL[op_name(op).split(".")[1].removesuffix("_like")], like)]
+    like = tensor_of(b["self"])
+    return [full_value(e, b, like.sizes, _FILL[op_name(op).split(".")[1].removesuffix("_like")], like)]
 
 
 # -- creation -------------------------------------------------------------------------
@@ -99,7 +99,7 @@ def _resample_sizes(b: Bound, n: int) -> tuple[list[int], list[int], list[float 
     """An upsampling's static input and output sizes and its scale per spatial dim
     (None where the output size alone defines it), from either overload's arguments."""
     x = cast(SSAValue, b["input"] if "input" in b else b["self"])
-    spatial = _tensor(x).sizes[2:]
+    spatial = tensor_of(x).sizes[2:]
     if len(spatial) != n or not all(isinstance(s, int) for s in spatial):
         raise Decline()
     sizes_in = cast(list[int], list(spatial))
@@ -137,7 +137,7 @@ def _upsample_nearest(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
     the `exact` variants (pixel centres, as PIL and scikit-image sample), then one
     `index.Tensor`."""
     x = cast(SSAValue, b["input"] if "input" in b else b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     n = _spatial_rank(op)
     if t.rank != n + 2:
         raise Decline()
@@ -169,7 +169,7 @@ def _upsample_linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     the neighbours `i0 = int(src)` and `min(i0 + 1, in - 1)` weighted `1 - l` and
     `l = src - i0`, in the input's floating dtype (float32 for half inputs)."""
     x = cast(SSAValue, b["input"] if "input" in b else b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     n = _spatial_rank(op)
     if t.rank != n + 2 or not t.element_dtype.is_floating_point:
         raise Decline()
@@ -253,11 +253,11 @@ def _range(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.fill.Tensor")
 def _fill_tensor(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`fill` with a 0-d tensor value: the value in `self`'s dtype, expanded to `self`'s sizes and copied."""
-    like = _tensor(b["self"])
+    like = tensor_of(b["self"])
     value = cast(SSAValue, b["value"])
-    if _tensor(value).rank != 0:
+    if tensor_of(value).rank != 0:
         raise Decline()
-    if _tensor(value).element_dtype != like.element_dtype:
+    if tensor_of(value).element_dtype != like.element_dtype:
         value = e.v("aten._to_copy.default", value, dtype=like.element_dtype)
     expanded = e.v("aten.expand.default", value, e.sizes(like.sizes))
     return [e.v("aten.clone.default", expanded, memory_format=MemoryFormat.contiguous_format)]
@@ -266,7 +266,7 @@ def _fill_tensor(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.new_empty.default")
 def _new_empty(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`new_empty`: `empty.memory_format` with `self`'s dtype and device unless given."""
-    like = _tensor(b["self"])
+    like = tensor_of(b["self"])
     dtype = b.dtype("dtype") or like.element_dtype
     device = b.get("device") or DeviceAttr(like.device.data)
     return [e.v("aten.empty.memory_format", b["size"], dtype=dtype, layout=Layout.strided, device=device,

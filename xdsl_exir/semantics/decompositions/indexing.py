@@ -7,8 +7,8 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _fill_for, _scalar_tensor, _tensor, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.decompositions.long_tail import _movedim  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, fill_value_for, rule, scalar_tensor, tensor_of
+from xdsl_exir.semantics.decompositions.long_tail import movedim
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 
@@ -18,18 +18,18 @@ from xdsl_exir.utils.broadcast import broadcast_shapes
 def _index_along(e: Emitter, b: Bound, values: SSAValue, accumulate: bool) -> SSAValue:
     """`self` with `values` put at `index` along `dim`: the dim moved first, `index_put`, moved back."""
     x = cast(SSAValue, b["self"])
-    rank = _tensor(x).rank
+    rank = tensor_of(x).rank
     if rank == 0:
         # a 0-d self is indexed as one element (index 0 or -1), the value broadcast to the index
         put = e.v("aten.index_put.default", e.reshape(x, [1]), [b["index"]], e.reshape(values, [-1]), accumulate)
         return e.reshape(put, [])
     d = b.int("dim") % rank
-    front = _movedim(e, x, d, 0)
-    vt = _tensor(values)
+    front = movedim(e, x, d, 0)
+    vt = tensor_of(values)
     if vt.rank == rank:
-        values = _movedim(e, values, d, 0)
+        values = movedim(e, values, d, 0)
     put = e.v("aten.index_put.default", front, [b["index"]], values, accumulate)
-    return _movedim(e, put, 0, d)
+    return movedim(e, put, 0, d)
 
 
 @rule("aten.index_add.default")
@@ -47,11 +47,11 @@ def _index_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")
 def _index_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    t = _tensor(b["self"])
+    t = tensor_of(b["self"])
     value = b["value"]
     if not isinstance(value, SSAValue):
-        value = _scalar_tensor(e, _fill_for(t.element_dtype, value), t)
-    elif _tensor(value).element_dtype != t.element_dtype:
+        value = scalar_tensor(e, fill_value_for(t.element_dtype, value), t)
+    elif tensor_of(value).element_dtype != t.element_dtype:
         value = e.v("aten._to_copy.default", value, dtype=t.element_dtype)
     return [_index_along(e, b, value, False)]
 
@@ -59,7 +59,7 @@ def _index_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.take.default")
 def _take(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    flat = e.reshape(x, [_tensor(x).numel()])
+    flat = e.reshape(x, [tensor_of(x).numel()])
     return [e.v("aten.index.Tensor", flat, [b["index"]])]
 
 
@@ -67,9 +67,9 @@ def _take(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, idx = cast(SSAValue, b["self"]), cast(SSAValue, b["indices"])
     if b.get("dim") is None:
-        flat = e.reshape(x, [_tensor(x).numel()])
-        return [e.v("aten.gather.default", flat, 0, e.reshape(idx, [_tensor(idx).numel()]))]
-    tx, ti = _tensor(x), _tensor(idx)
+        flat = e.reshape(x, [tensor_of(x).numel()])
+        return [e.v("aten.gather.default", flat, 0, e.reshape(idx, [tensor_of(idx).numel()]))]
+    tx, ti = tensor_of(x), tensor_of(idx)
     if tx.rank != ti.rank:
         raise Decline()
     d = b.int("dim") % tx.rank

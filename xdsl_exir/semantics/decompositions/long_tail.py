@@ -18,22 +18,22 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
-    _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _eq,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _fill_for,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _number,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _one_minus,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _prod,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _reduce,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    cast_to_dtype,
+    fill_value_for,
+    number_arg,
+    one_minus,
     op_name,
+    reduce_loss,
     rule,
+    scalar_tensor,
+    simplify_size,
+    size_product,
+    sizes_equal,
+    tensor_of,
+    zero_like,
 )
-from xdsl_exir.semantics.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.decompositions.renames import Call, _from_call  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.creation import full_value
+from xdsl_exir.semantics.decompositions.renames import Call, rule_from_call
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
@@ -48,8 +48,8 @@ def _dims(rank: int, dim: int) -> int:
     return dim % rank if rank else 0
 
 
-def _movedim(e: Emitter, x: SSAValue, source: int, dest: int) -> SSAValue:
-    rank = _tensor(x).rank
+def movedim(e: Emitter, x: SSAValue, source: int, dest: int) -> SSAValue:
+    rank = tensor_of(x).rank
     source, dest = _dims(rank, source), _dims(rank, dest)
     if source == dest:
         return x
@@ -95,17 +95,17 @@ def _lift_fresh_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.reshape_as.default")
 def _reshape_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.reshape(cast(SSAValue, b["self"]), list(_tensor(b["other"]).sizes))]
+    return [e.reshape(cast(SSAValue, b["self"]), list(tensor_of(b["other"]).sizes))]
 
 
 @rule("aten.view_as.default")
 def _view_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.v("aten.view.default", b["self"], e.sizes(_tensor(b["other"]).sizes))]
+    return [e.v("aten.view.default", b["self"], e.sizes(tensor_of(b["other"]).sizes))]
 
 
 @rule("aten.expand_as.default")
 def _expand_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.v("aten.expand.default", b["self"], e.sizes(_tensor(b["other"]).sizes))]
+    return [e.v("aten.expand.default", b["self"], e.sizes(tensor_of(b["other"]).sizes))]
 
 
 @rule("aten.broadcast_to.default")
@@ -116,7 +116,7 @@ def _broadcast_to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.swapaxes.default", "aten.swapdims.default")
 def _swapaxes(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    rank = _tensor(x).rank
+    rank = tensor_of(x).rank
     d0, d1 = (b.int("axis0"), b.int("axis1")) if "axis0" in b else (b.int("dim0"), b.int("dim1"))
     perm = list(range(rank))
     if rank:
@@ -128,26 +128,26 @@ def _swapaxes(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.numpy_T.default")
 def _numpy_t(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    return [e.v("aten.permute.default", x, list(reversed(range(_tensor(x).rank))))]
+    return [e.v("aten.permute.default", x, list(reversed(range(tensor_of(x).rank))))]
 
 
 @rule("aten.mT.default", "aten.adjoint.default")
 def _mt(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    if _tensor(x).rank < 2 or _tensor(x).element_dtype.is_complex:
+    if tensor_of(x).rank < 2 or tensor_of(x).element_dtype.is_complex:
         raise Decline()
-    return [_movedim(e, x, -1, -2)]
+    return [movedim(e, x, -1, -2)]
 
 
 @rule("aten.movedim.int", "aten.moveaxis.int")
 def _movedim_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_movedim(e, cast(SSAValue, b["self"]), b.int("source"), b.int("destination"))]
+    return [movedim(e, cast(SSAValue, b["self"]), b.int("source"), b.int("destination"))]
 
 
 @rule("aten.movedim.intlist", "aten.moveaxis.intlist")
 def _movedim_list(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    rank = _tensor(x).rank
+    rank = tensor_of(x).rank
     src = [_dims(rank, d) for d in b.ints("source")]
     dst = [_dims(rank, d) for d in b.ints("destination")]
     order: list[int | None] = [None] * rank
@@ -161,9 +161,9 @@ def _movedim_list(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _empty_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Uninitialized memory in torch; zeros here, so that results are reproducible."""
     if "self" in b:
-        like = _tensor(b["self"])
-        return [_full(e, b, like.sizes, 0, like)]
-    return [_full(e, b, b["size"], 0, None)]
+        like = tensor_of(b["self"])
+        return [full_value(e, b, like.sizes, 0, like)]
+    return [full_value(e, b, b["size"], 0, None)]
 
 
 @rule("aten.exp2.default")
@@ -171,7 +171,7 @@ def _exp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.pow.Scalar", 2.0, b["self"])]
 
 
-def _as_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
+def as_tensor_like(e: Emitter, value: object, like: TensorType) -> SSAValue:
     """A Scalar argument as a 0-d tensor of its own kind (0-d tensors promote as scalars do)."""
     if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
         return value
@@ -192,17 +192,17 @@ def _as_tensor(e: Emitter, value: object, like: TensorType) -> SSAValue:
 def _xlogy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.xlogy: 0 where self is 0, NaN where other is NaN, else self * log(other)."""
     x, y = b["self"], b["other"]
-    like = _tensor(x) if isinstance(x, SSAValue) else _tensor(y)
-    return [_xlogy_of(e, _as_tensor(e, x, like), _as_tensor(e, y, like))]
+    like = tensor_of(x) if isinstance(x, SSAValue) else tensor_of(y)
+    return [_xlogy_of(e, as_tensor_like(e, x, like), as_tensor_like(e, y, like))]
 
 
 def _xlogy_of(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
     prod = e.v("aten.mul.Tensor", x, e.v("aten.log.default", y))
-    t = _tensor(prod)
+    t = tensor_of(prod)
     zero = e.v("aten.eq.Scalar", x, 0)
-    out = e.v("aten.where.self", zero, _zero_like(e, t), prod)
+    out = e.v("aten.where.self", zero, zero_like(e, t), prod)
     nan = e.v("aten.isnan.default", y)
-    return e.v("aten.where.self", nan, _scalar_tensor(e, float("nan"), t), out)
+    return e.v("aten.where.self", nan, scalar_tensor(e, float("nan"), t), out)
 
 
 @rule("aten.fmax.default", "aten.fmin.default")
@@ -211,7 +211,7 @@ def _fmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
     cmp = "aten.ge.Tensor" if op_name(op) == "aten.fmax.default" else "aten.le.Tensor"
     pick = e.v(cmp, x, y)
-    if _tensor(y).element_dtype.is_floating_point:
+    if tensor_of(y).element_dtype.is_floating_point:
         pick = e.v("aten.logical_or.default", pick, e.v("aten.isnan.default", y))
     return [e.v("aten.where.self", pick, x, y)]
 
@@ -219,7 +219,7 @@ def _fmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.trace.default")
 def _trace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    if _tensor(x).rank != 2:
+    if tensor_of(x).rank != 2:
         raise Decline()
     return [e.v("aten.sum.dim_IntList", e.v("aten.diagonal.default", x), [])]
 
@@ -229,7 +229,7 @@ def _diff(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.diff: `n` times `x[1:] - x[:-1]` (`!=` for bool) along `dim`, after
     concatenating `prepend` and `append`."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
     dim = b.int("dim") % t.rank
@@ -237,11 +237,11 @@ def _diff(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if len(parts) > 1:
         x = e.v("aten.cat.default", parts, dim)
     for _ in range(b.int("n")):
-        length = _tensor(x).sizes[dim]
+        length = tensor_of(x).sizes[dim]
         if isinstance(length, int) and length == 0:
             break
         hi = e.v("aten.slice.Tensor", x, dim, 1, e.size(length))
-        lo = e.v("aten.slice.Tensor", x, dim, 0, e.size(_norm(length - 1)))
+        lo = e.v("aten.slice.Tensor", x, dim, 0, e.size(simplify_size(length - 1)))
         x = e.v("aten.ne.Tensor" if t.element_dtype == DType.bool else "aten.sub.Tensor", hi, lo)
     return [x]
 
@@ -250,7 +250,7 @@ def _diff(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _diag_embed(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.diag_embed: put the last dim on a diagonal of two new dims, by a mask."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     rank = t.rank + 1
     d1, d2, offset = b.int("dim1") % rank, b.int("dim2") % rank, b.int("offset")
     if d1 == d2:
@@ -262,24 +262,24 @@ def _diag_embed(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         raise Decline()
     if offset:
         zeros = e.v(
-            "aten.full.default", e.sizes([*t.sizes[:-1], abs(offset)]), _fill_for(t.element_dtype, 0),
+            "aten.full.default", e.sizes([*t.sizes[:-1], abs(offset)]), fill_value_for(t.element_dtype, 0),
             dtype=t.element_dtype, layout=Layout.strided, device=DeviceAttr(t.device.data), pin_memory=False,
         )
         x = e.v("aten.cat.default", [zeros, x] if offset > 0 else [x, zeros], -1)
         last += abs(offset)
-    x = _movedim(e, e.v("aten.unsqueeze.default", x, d1), -1, d2)
+    x = movedim(e, e.v("aten.unsqueeze.default", x, d1), -1, d2)
     device = DeviceAttr(t.device.data)
     cols = e.v("aten.arange.start_step", 0, last, layout=Layout.strided, device=device, pin_memory=False)
     rows = e.v("aten.arange.start_step", offset, last + offset, layout=Layout.strided, device=device, pin_memory=False)
     cond = e.v("aten.eq.Tensor", cols, e.v("aten.unsqueeze.default", rows, -1))
     cond = e.v("aten.view.default", cond, [last if i in (d1, d2) else 1 for i in range(rank)])
-    return [e.v("aten.where.self", cond, x, _zero_like(e, t))]
+    return [e.v("aten.where.self", cond, x, zero_like(e, t))]
 
 
 @rule("aten.channel_shuffle.default", "aten.native_channel_shuffle.default")
 def _channel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     g = b.int("groups")
     c = t.sizes[1]
     if t.rank < 3 or not isinstance(c, int) or c % g:
@@ -294,7 +294,7 @@ def _channel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.pixel_shuffle.default")
 def _pixel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     r = b.int("upscale_factor")
     if t.rank < 3:
         raise Decline()
@@ -307,13 +307,13 @@ def _pixel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     y = e.v("aten.view.default", x, e.sizes([*lead, oc, r, r, h, w]))
     y = e.v("aten.permute.default", y, [*range(k), k, k + 3, k + 1, k + 4, k + 2])
     y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
-    return [e.v("aten.view.default", y, e.sizes([*lead, oc, _norm(h * r), _norm(w * r)]))]
+    return [e.v("aten.view.default", y, e.sizes([*lead, oc, simplify_size(h * r), simplify_size(w * r)]))]
 
 
 @rule("aten.pixel_unshuffle.default")
 def _pixel_unshuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     r = b.int("downscale_factor")
     if t.rank < 3 or not all(isinstance(s, int) for s in t.sizes[-2:]):
         raise Decline()
@@ -323,7 +323,7 @@ def _pixel_unshuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     y = e.v("aten.view.default", x, e.sizes([*lead, c, h // r, r, w // r, r]))
     y = e.v("aten.permute.default", y, [*range(k), k, k + 2, k + 4, k + 1, k + 3])
     y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
-    return [e.v("aten.view.default", y, e.sizes([*lead, _norm(c * r * r), h // r, w // r]))]
+    return [e.v("aten.view.default", y, e.sizes([*lead, simplify_size(c * r * r), h // r, w // r]))]
 
 
 @rule("aten.eye.default", "aten.eye.m")
@@ -352,7 +352,7 @@ def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`Tensor.unfold`: windows of `size` every `step` along `dimension`, as a new last dim,
     gathered with `index_select` of `arange(n) * step + arange(size)`."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
     dim, size, step = b.int("dimension") % t.rank, b.int("size"), b.int("step")
@@ -367,7 +367,7 @@ def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     index = e.v("aten.view.default", index, [windows * size])
     y = e.v("aten.index_select.default", x, dim, index)
     y = e.v("aten.view.default", y, e.sizes([*t.sizes[:dim], windows, size, *t.sizes[dim + 1 :]]))
-    return [_movedim(e, y, dim + 1, -1)]
+    return [movedim(e, y, dim + 1, -1)]
 
 
 @rule("aten.adaptive_avg_pool3d.default")
@@ -385,14 +385,14 @@ def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.linalg.vector_norm: by `ord`, max/min of |x|, count of non-zeros,
     sum of |x|, sqrt of the sum of squares, or the p-th root of the sum of |x|^p."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dtype = b.dtype("dtype")
     if t.element_dtype.is_complex and (dtype is None or dtype.is_complex):
         # a complex tensor's norms are those of its magnitudes, which are real (torch._refs)
         if dtype is not None and dtype != t.element_dtype:
             x = e.v("aten._to_copy.default", x, dtype=dtype)
         x, dtype = e.v("aten.abs.default", x), None
-        t = _tensor(x)
+        t = tensor_of(x)
     if not (t.element_dtype.is_floating_point):
         raise Decline()
     ord_ = b.get("ord", b.get("p", 2.0))
@@ -409,7 +409,7 @@ def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if ord_ == -math.inf:
         return [e.v("aten.amin.default", a, all_dims, keep)]
     if ord_ == 0:
-        nz = e.v("aten._to_copy.default", e.v("aten.ne.Scalar", x, 0), dtype=_tensor(x).element_dtype)
+        nz = e.v("aten._to_copy.default", e.v("aten.ne.Scalar", x, 0), dtype=tensor_of(x).element_dtype)
         return [e.v("aten.sum.dim_IntList", nz, dims, keep)]
     if ord_ == 1:
         return [e.v("aten.sum.dim_IntList", a, dims, keep)]
@@ -427,7 +427,7 @@ def _kl_div(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         loss = e.v("aten.mul.Tensor", e.v("aten.exp.default", target), e.v("aten.sub.Tensor", target, x))
     else:
         loss = e.v("aten.sub.Tensor", _xlogy_of(e, target, target), e.v("aten.mul.Tensor", target, x))
-    return [_reduce(e, loss, b.int("reduction"))]
+    return [reduce_loss(e, loss, b.int("reduction"))]
 
 
 @rule("aten.threshold_backward.default")
@@ -436,11 +436,11 @@ def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValu
     (an integer grad of a float input gives a float gradient; torch's own decomposition keeps
     the grad's dtype)."""
     grad = cast(SSAValue, b["grad_output"])
-    out = _tensor(op.results[0]).element_dtype
-    if _tensor(grad).element_dtype != out:
+    out = tensor_of(op.results[0]).element_dtype
+    if tensor_of(grad).element_dtype != out:
         grad = e.v("aten._to_copy.default", grad, dtype=out)
     mask = e.v("aten.le.Scalar", b["self"], b["threshold"])
-    return [e.v("aten.where.self", mask, _zero_like(e, _tensor(grad)), grad)]
+    return [e.v("aten.where.self", mask, zero_like(e, tensor_of(grad)), grad)]
 
 
 # -- pooling, spacing and special functions of the long tail ---------------------------------
@@ -453,7 +453,7 @@ def _max_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.item(new, 0)]
 
 
-rule("aten.cdist.default")(_from_call(Call("aten._cdist_forward.default", ("x1", "x2", "p", "compute_mode"))))
+rule("aten.cdist.default")(rule_from_call(Call("aten._cdist_forward.default", ("x1", "x2", "p", "compute_mode"))))
 
 
 @rule("aten.logspace.default")
@@ -463,8 +463,8 @@ def _logspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     wide = dtype if dtype.is_floating_point else DType.float64
     exps = e.v("aten.linspace.default", b["start"], b["end"], b["steps"], dtype=wide,
                layout=Layout.strided, device=b.get("device") or DeviceAttr("cpu"), pin_memory=False)
-    out = e.v("aten.pow.Scalar", _number(b, "base", 10.0), exps)
-    return [_as_dtype(e, out, dtype)]
+    out = e.v("aten.pow.Scalar", number_arg(b, "base", 10.0), exps)
+    return [cast_to_dtype(e, out, dtype)]
 
 
 @rule("aten.special_ndtr.default")
@@ -484,7 +484,7 @@ def _horner(e: Emitter, coeffs: Sequence[float], t: SSAValue) -> SSAValue:
 
 def _as_float(e: Emitter, x: SSAValue) -> SSAValue:
     """`x`, or its float32 copy when it is integral or boolean (core IR promotes nothing implicitly)."""
-    if _tensor(x).element_dtype.is_floating_point:
+    if tensor_of(x).element_dtype.is_floating_point:
         return x
     return e.v("aten._to_copy.default", x, dtype=DType.float32)
 
@@ -500,7 +500,7 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
     """
     x = _as_float(e, cast(SSAValue, b["self"]))
     z = e.v("aten.mul.Tensor", x, -math.sqrt(0.5))
-    erfc_neg = _one_minus(e, e.v("aten.erf.default", e.v("aten.neg.default", z)))
+    erfc_neg = one_minus(e, e.v("aten.erf.default", e.v("aten.neg.default", z)))
     upper = e.v("aten.log1p.default", e.v("aten.mul.Tensor", erfc_neg, -0.5))
     zc = e.v("aten.clamp.default", z, ERFCX_LOW, ERFCX_HIGH)
     fit = e.v("aten.div.Tensor", _horner(e, ERFCX_P, zc), _horner(e, ERFCX_Q, zc))
@@ -518,10 +518,10 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """-x log x for x > 0, 0 at 0, -inf below (NaN stays NaN)."""
     x = _as_float(e, cast(SSAValue, b["self"]))
-    t = _tensor(x)
+    t = tensor_of(x)
     body = e.v("aten.neg.default", e.v("aten.mul.Tensor", x, e.v("aten.log.default", x)))
-    at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), _scalar_tensor(e, 0.0, t), body)
-    return [e.v("aten.where.self", e.v("aten.lt.Scalar", x, 0), _scalar_tensor(e, -math.inf, t), at_zero)]
+    at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), scalar_tensor(e, 0.0, t), body)
+    return [e.v("aten.where.self", e.v("aten.lt.Scalar", x, 0), scalar_tensor(e, -math.inf, t), at_zero)]
 
 
 # -- more of the long tail: pointwise formulas, losses, products (torch/_refs, torch/_decomp) ---
@@ -529,7 +529,7 @@ def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.erfc.default")
 def _erfc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_one_minus(e, e.v("aten.erf.default", b["self"]))]
+    return [one_minus(e, e.v("aten.erf.default", b["self"]))]
 
 
 @rule("aten.logaddexp2.default")
@@ -546,13 +546,13 @@ def _sgn(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """sign(x) for real tensors, but 0 at NaN as torch's `sgn` gives (where `sign` keeps the NaN);
     x / |x| for complex ones."""
     x = cast(SSAValue, b["self"])
-    if _tensor(x).element_dtype.is_complex:  # x / |x|, 0 where |x| is 0 (torch._refs.sgn)
+    if tensor_of(x).element_dtype.is_complex:  # x / |x|, 0 where |x| is 0 (torch._refs.sgn)
         a = e.v("aten.abs.default", x)
-        return [e.v("aten.where.self", e.v("aten.eq.Scalar", a, 0), _zero_like(e, _tensor(x)), e.v("aten.div.Tensor", x, e.v("aten._to_copy.default", a, dtype=_tensor(x).element_dtype)))]
+        return [e.v("aten.where.self", e.v("aten.eq.Scalar", a, 0), zero_like(e, tensor_of(x)), e.v("aten.div.Tensor", x, e.v("aten._to_copy.default", a, dtype=tensor_of(x).element_dtype)))]
     sign = e.v("aten.sign.default", x)
-    if not _tensor(x).element_dtype.is_floating_point:
+    if not tensor_of(x).element_dtype.is_floating_point:
         return [sign]
-    return [e.v("aten.where.self", e.v("aten.isnan.default", x), _zero_like(e, _tensor(x)), sign)]
+    return [e.v("aten.where.self", e.v("aten.isnan.default", x), zero_like(e, tensor_of(x)), sign)]
 
 
 @rule("aten.vdot.default")
@@ -564,14 +564,14 @@ def _vdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """a == b, or |a - b| <= atol + rtol |b| where that bound is finite; NaNs equal with `equal_nan`."""
     x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
-    rtol, atol = _number(b, "rtol", 1e-5), _number(b, "atol", 1e-8)
+    rtol, atol = number_arg(b, "rtol", 1e-5), number_arg(b, "atol", 1e-8)
     close = e.v("aten.eq.Tensor", x, y)
     if b.get("equal_nan"):
         both = e.v("aten.logical_and.default", e.v("aten.isnan.default", x), e.v("aten.isnan.default", y))
         close = e.v("aten.logical_or.default", close, both)
     if rtol == 0 and atol == 0:
         return [close]
-    if not _tensor(x).element_dtype.is_floating_point:
+    if not tensor_of(x).element_dtype.is_floating_point:
         # ATen's isclose computes the error of integers and booleans in the default float
         # type (an int64 difference wraps at its extremes; booleans do not subtract)
         x = e.v("aten._to_copy.default", x, dtype=DType.float32)
@@ -586,7 +586,7 @@ def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _addbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """beta self + alpha Σ_i batch1[i] @ batch2[i]."""
     prod = e.v("aten.sum.dim_IntList", e.v("aten.bmm.default", b["batch1"], b["batch2"]), [0])
-    beta, alpha = _number(b, "beta", 1.0), _number(b, "alpha", 1.0)
+    beta, alpha = number_arg(b, "beta", 1.0), number_arg(b, "alpha", 1.0)
     if alpha != 1:
         prod = e.v("aten.mul.Tensor", prod, alpha)
     if beta == 0:  # self is ignored, NaNs included (torch's rule)
@@ -598,7 +598,7 @@ def _addbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 
 def _swap(e: Emitter, x: SSAValue, d0: int, d1: int) -> SSAValue:
-    order = list(range(_tensor(x).rank))
+    order = list(range(tensor_of(x).rank))
     order[d0], order[d1] = order[d1], order[d0]
     return e.v("aten.permute.default", x, order)
 
@@ -607,7 +607,7 @@ def _swap(e: Emitter, x: SSAValue, d0: int, d1: int) -> SSAValue:
 def _rot90(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Quarter turns from the first towards the second of `dims`, by flips and a transpose."""
     x = cast(SSAValue, b["self"])
-    rank = _tensor(x).rank
+    rank = tensor_of(x).rank
     dims = b.ints("dims") if b.get("dims") is not None else [0, 1]
     if len(dims) != 2 or rank < 2:
         raise Decline()
@@ -627,7 +627,7 @@ def _rot90(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.diagflat.default")
 def _diagflat(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    flat = e.reshape(x, [_tensor(x).numel()])
+    flat = e.reshape(x, [tensor_of(x).numel()])
     return [e.v("aten.diag_embed.default", flat, b.get("offset", 0) or 0)]
 
 
@@ -635,30 +635,30 @@ def _diagflat(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _kron(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Interleave the dims of a (a0, 1, a1, 1, ...) and b (1, b0, 1, b1, ...), multiply, merge pairs."""
     x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
-    tx, ty = _tensor(x), _tensor(y)
+    tx, ty = tensor_of(x), tensor_of(y)
     n = max(tx.rank, ty.rank)
     xs = [1] * (n - tx.rank) + list(tx.sizes)
     ys = [1] * (n - ty.rank) + list(ty.sizes)
     xi = e.reshape(x, [s for d in xs for s in (d, 1)])
     yi = e.reshape(y, [s for d in ys for s in (1, d)])
-    return [e.reshape(e.v("aten.mul.Tensor", xi, yi), [_norm(p * q) for p, q in zip(xs, ys)])]
+    return [e.reshape(e.v("aten.mul.Tensor", xi, yi), [simplify_size(p * q) for p, q in zip(xs, ys)])]
 
 
 @rule("aten.tensordot.default")
 def _tensordot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Contract `dims_self` with `dims_other`: permute both, flatten to matrices, one mm."""
     x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
-    tx, ty = _tensor(x), _tensor(y)
+    tx, ty = tensor_of(x), tensor_of(y)
     ds = [d % max(tx.rank, 1) for d in b.ints("dims_self")]
     do = [d % max(ty.rank, 1) for d in b.ints("dims_other")]
     free_x = [d for d in range(tx.rank) if d not in ds]
     free_y = [d for d in range(ty.rank) if d not in do]
-    k = _prod([tx.sizes[d] for d in ds])
-    xm = e.reshape(_permuted(e, x, free_x + ds), [_prod([tx.sizes[d] for d in free_x]), k])
-    ym = e.reshape(_permuted(e, y, do + free_y), [k, _prod([ty.sizes[d] for d in free_y])])
+    k = size_product([tx.sizes[d] for d in ds])
+    xm = e.reshape(_permuted(e, x, free_x + ds), [size_product([tx.sizes[d] for d in free_x]), k])
+    ym = e.reshape(_permuted(e, y, do + free_y), [k, size_product([ty.sizes[d] for d in free_y])])
     out = e.v("aten.mm.default", xm, ym)
     shape = [tx.sizes[d] for d in free_x] + [ty.sizes[d] for d in free_y]
-    return [out if len(shape) == 2 and all(_eq(a, c) for a, c in zip(shape, _tensor(out).sizes)) else e.reshape(out, shape)]
+    return [out if len(shape) == 2 and all(sizes_equal(a, c) for a, c in zip(shape, tensor_of(out).sizes)) else e.reshape(out, shape)]
 
 
 def _permuted(e: Emitter, x: SSAValue, order: list[int]) -> SSAValue:
@@ -669,10 +669,10 @@ def _permuted(e: Emitter, x: SSAValue, order: list[int]) -> SSAValue:
 def _sum_to_size(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Sum over the leading dims and the dims `size` has as 1, back to `size`."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     size = b.ints("size")
     lead = t.rank - len(size)
-    dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and not _eq(t.sizes[lead + i], 1)]
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and not sizes_equal(t.sizes[lead + i], 1)]
     if not size:  # torch's sum_to: `tensor.sum()`, which promotes bool and integers to int64
         return [e.v("aten.sum.default", x)]
     if not dims:
@@ -684,7 +684,7 @@ def _sum_to_size(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.zero.default")
 def _zero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    return [e.v("aten.full_like.default", x, _fill_for(_tensor(x).element_dtype, 0))]
+    return [e.v("aten.full_like.default", x, fill_value_for(tensor_of(x).element_dtype, 0))]
 
 
 @rule("aten.frobenius_norm.dim")
@@ -711,26 +711,26 @@ def _margin_ranking_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
     """max(0, -target (input1 - input2) + margin); integer inputs in float32, as torch's float margin makes them."""
     x1, x2, target = (_as_float(e, cast(SSAValue, b[n])) for n in ("input1", "input2", "target"))
     diff = e.v("aten.sub.Tensor", x1, x2)
-    z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", target), diff), _number(b, "margin", 0.0))
-    return [_reduce(e, e.v("aten.clamp_min.default", z, 0), b.int("reduction"))]
+    z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", target), diff), number_arg(b, "margin", 0.0))
+    return [reduce_loss(e, e.v("aten.clamp_min.default", z, 0), b.int("reduction"))]
 
 
 @rule("aten.hinge_embedding_loss.default")
 def _hinge_embedding_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """x where target is 1, max(0, margin - x) where target is -1 (both terms where it is neither)."""
     x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
-    zero = _zero_like(e, _tensor(x))
-    margin = e.v("aten.clamp_min.default", e.v("aten.add.Tensor", e.v("aten.neg.default", x), _number(b, "margin", 1.0)), 0)
+    zero = zero_like(e, tensor_of(x))
+    margin = e.v("aten.clamp_min.default", e.v("aten.add.Tensor", e.v("aten.neg.default", x), number_arg(b, "margin", 1.0)), 0)
     out_margin = e.v("aten.where.self", e.v("aten.ne.Scalar", target, 1), margin, zero)
     out_self = e.v("aten.where.self", e.v("aten.ne.Scalar", target, -1), x, zero)
-    return [_reduce(e, e.v("aten.add.Tensor", out_margin, out_self), b.int("reduction"))]
+    return [reduce_loss(e, e.v("aten.add.Tensor", out_margin, out_self), b.int("reduction"))]
 
 
 @rule("aten.soft_margin_loss.default")
 def _soft_margin_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """log(1 + e^(-target x))."""
     z = e.v("aten.mul.Tensor", e.v("aten.neg.default", b["target"]), b["self"])
-    return [_reduce(e, e.v("aten.log1p.default", e.v("aten.exp.default", z)), b.int("reduction"))]
+    return [reduce_loss(e, e.v("aten.log1p.default", e.v("aten.exp.default", z)), b.int("reduction"))]
 
 
 @rule("aten.poisson_nll_loss.default")
@@ -741,30 +741,30 @@ def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
     if b.get("log_input"):  # t x in the inputs' own dtype, as torch (an int64 product wraps)
         loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), _as_float(e, e.v("aten.mul.Tensor", t0, x0)))
     else:
-        logx = e.v("aten.log.default", e.v("aten.add.Tensor", x, _number(b, "eps", 1e-8)))
+        logx = e.v("aten.log.default", e.v("aten.add.Tensor", x, number_arg(b, "eps", 1e-8)))
         loss = e.v("aten.sub.Tensor", x, e.v("aten.mul.Tensor", t, logx))
     if b.get("full"):
         logt = e.v("aten.log.default", t)
         stirling = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", t, logt), t),
                        e.v("aten.mul.Tensor", e.v("aten.log.default", e.v("aten.mul.Tensor", t, 2 * math.pi)), 0.5))
-        stirling = e.v("aten.where.self", e.v("aten.gt.Scalar", t, 1), stirling, _zero_like(e, _tensor(stirling)))
+        stirling = e.v("aten.where.self", e.v("aten.gt.Scalar", t, 1), stirling, zero_like(e, tensor_of(stirling)))
         loss = e.v("aten.add.Tensor", loss, stirling)
-    return [_reduce(e, loss, b.int("reduction"))]
+    return [reduce_loss(e, loss, b.int("reduction"))]
 
 
 @rule("aten.linalg_cross.default", "aten.cross.default")
 def _linalg_cross(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`a[i+1]*b[i+2] - a[i+2]*b[i+1]` along a dim of size 3, by index_select with rotations."""
     x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
-    tx, ty = _tensor(x), _tensor(y)
+    tx, ty = tensor_of(x), tensor_of(y)
     shape = broadcast_shapes(list(tx.sizes), list(ty.sizes))
     dim = b.get("dim")
     if dim is None:
-        dim = next((i for i, s in enumerate(shape) if _eq(s, 3)), None)
+        dim = next((i for i, s in enumerate(shape) if sizes_equal(s, 3)), None)
         if dim is None:
             raise Decline()
     d = cast(int, dim) % len(shape)
-    if not _eq(shape[d], 3):
+    if not sizes_equal(shape[d], 3):
         raise Decline()
     if tx.sizes != shape:
         x = e.v("aten.expand.default", x, e.sizes(shape))

@@ -12,16 +12,16 @@ from xdsl_exir.dialects.exir import (
     Layout,
 )
 from xdsl_exir.semantics.decompositions.core import (
-    _REDUCTIONS,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    REDUCTIONS,
     Decline,
     Emitter,
-    _reduce,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
+    reduce_loss,
     rule,
+    tensor_of,
+    zero_like,
 )
-from xdsl_exir.semantics.decompositions.creation import _full  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.creation import full_value
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize
@@ -35,37 +35,37 @@ def _nll_forward(
     """torch/_decomp's `nll_loss_forward`: minus the target class's (weighted) log-probability,
     zero at `ignore_index`; the sum, the mean over the weights of the counted targets, or
     each term; and the total weight."""
-    t = _tensor(x)
+    t = tensor_of(x)
     cdim = 1 if t.rank >= 2 else 0
     w = None
     if isinstance(weight, SSAValue):
         w = weight
         if t.rank > 1:
             shape: list[SymSize] = [1] * t.rank
-            shape[cdim] = _tensor(weight).sizes[0]
+            shape[cdim] = tensor_of(weight).sizes[0]
             w = e.v("aten.view.default", weight, e.sizes(shape))
         x = e.v("aten.mul.Tensor", x, w)
     keep = e.v("aten.ne.Scalar", target, ignore_index)
-    safe = e.v("aten.where.self", keep, target, _zero_like(e, _tensor(target)))
+    safe = e.v("aten.where.self", keep, target, zero_like(e, tensor_of(target)))
     safe_u = e.v("aten.unsqueeze.default", safe, cdim)
     picked = e.v("aten.squeeze.dims", e.v("aten.gather.default", x, cdim, safe_u), [cdim])
     result = e.v("aten.neg.default", picked)
-    result = e.v("aten.where.self", keep, result, _zero_like(e, _tensor(result)))
+    result = e.v("aten.where.self", keep, result, zero_like(e, tensor_of(result)))
     zero_total = e.v("aten.full.default", [], 0.0, dtype=t.element_dtype, layout=Layout.strided,
                      device=DeviceAttr(t.device.data), pin_memory=False)
-    if _REDUCTIONS.get(reduction) == "none" and t.rank > 1:
+    if REDUCTIONS.get(reduction) == "none" and t.rank > 1:
         return result, zero_total
     if w is not None:
         wx = e.v("aten.expand.default", w, e.sizes(t.sizes))
         wsum = e.v("aten.squeeze.dims", e.v("aten.gather.default", wx, cdim, safe_u), [cdim])
-        wsum = e.v("aten.where.self", keep, wsum, _zero_like(e, _tensor(wsum)))
+        wsum = e.v("aten.where.self", keep, wsum, zero_like(e, tensor_of(wsum)))
         total = e.v("aten.sum.dim_IntList", wsum, [])
     else:
         count = e.v("aten.sum.dim_IntList", keep, [])
         total = e.v("aten._to_copy.default", count, dtype=t.element_dtype)
-    if _REDUCTIONS.get(reduction) == "sum":
+    if REDUCTIONS.get(reduction) == "sum":
         result = e.v("aten.sum.dim_IntList", result, [])
-    elif _REDUCTIONS.get(reduction) == "mean":
+    elif REDUCTIONS.get(reduction) == "mean":
         result = e.v("aten.div.Tensor", e.v("aten.sum.dim_IntList", result, []), total)
     return result, total
 
@@ -82,7 +82,7 @@ def _nll_loss_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 @rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default")
 def _nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    if op_name(op) == "aten.nll_loss_nd.default" and _tensor(x).rank > 2:
+    if op_name(op) == "aten.nll_loss_nd.default" and tensor_of(x).rank > 2:
         raise Decline()  # flattening the spatial dims is left to torch's own decomposition
     return [_nll_forward(e, x, cast(SSAValue, b["target"]), b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
 
@@ -91,9 +91,9 @@ def _nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Class-index targets without label smoothing: `nll_loss(log_softmax(x, 1))`."""
     x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
-    if b.get("label_smoothing") or _tensor(target).element_dtype.is_floating_point or _tensor(x).rank > 2:
+    if b.get("label_smoothing") or tensor_of(target).element_dtype.is_floating_point or tensor_of(x).rank > 2:
         raise Decline()
-    cdim = 1 if _tensor(x).rank >= 2 else 0
+    cdim = 1 if tensor_of(x).rank >= 2 else 0
     logp = e.v("aten._log_softmax.default", x, cdim, False)
     return [_nll_forward(e, logp, target, b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
 
@@ -103,28 +103,28 @@ def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
     """torch/_decomp's `nll_loss_backward`: -grad (weighted, over the total weight for a
     mean) scattered at each target class, zero at `ignore_index` and elsewhere."""
     x, target, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), cast(SSAValue, b["grad_output"])
-    t = _tensor(x)
+    t = tensor_of(x)
     cdim = 1 if t.rank >= 2 else 0
-    if _REDUCTIONS.get(b.int("reduction")) == "mean":
+    if REDUCTIONS.get(b.int("reduction")) == "mean":
         grad = e.v("aten.div.Tensor", grad, b["total_weight"])
     tu = e.v("aten.unsqueeze.default", target, cdim)
     keep = e.v("aten.ne.Scalar", tu, b["ignore_index"])
-    safe = e.v("aten.where.self", keep, tu, _zero_like(e, _tensor(tu)))
-    zeros = _full(e, b, t.sizes, 0, t)
+    safe = e.v("aten.where.self", keep, tu, zero_like(e, tensor_of(tu)))
+    zeros = full_value(e, b, t.sizes, 0, t)
     grad_input = e.v("aten.scatter.value", zeros, cdim, safe, -1.0)
-    if t.rank > _tensor(grad).rank > 0:
+    if t.rank > tensor_of(grad).rank > 0:
         grad = e.v("aten.unsqueeze.default", grad, cdim)
     weight = b.get("weight")
     if isinstance(weight, SSAValue):
         shape: list[SymSize] = [1] * t.rank
-        shape[cdim] = _tensor(weight).sizes[0]
+        shape[cdim] = tensor_of(weight).sizes[0]
         grad = e.v("aten.mul.Tensor", grad, e.v("aten.view.default", weight, e.sizes(shape)))
-    grad = e.v("aten.where.self", keep, grad, _zero_like(e, _tensor(grad)))
+    grad = e.v("aten.where.self", keep, grad, zero_like(e, tensor_of(grad)))
     # Only the target entries are written; the others stay +0.0 as in ATen's kernel (a product
     # with a negative gradient would give them -0.0).
     product = e.v("aten.mul.Tensor", grad_input, grad)
     written = e.v("aten.logical_and.default", e.v("aten.ne.Scalar", grad_input, 0), keep)
-    return [e.v("aten.where.self", written, product, _zero_like(e, _tensor(product)))]
+    return [e.v("aten.where.self", written, product, zero_like(e, tensor_of(product)))]
 
 
 # -- losses and distances --------------------------------------------------------------
@@ -134,7 +134,7 @@ def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 def _mse_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     d = e.v("aten.sub.Tensor", b["self"], b["target"])
     loss = e.v("aten.mul.Tensor", d, d) if op_name(op) == "aten.mse_loss.default" else e.v("aten.abs.default", d)
-    return [_reduce(e, loss, b.int("reduction"))]
+    return [reduce_loss(e, loss, b.int("reduction"))]
 
 
 @rule("aten.smooth_l1_loss.default", "aten.huber_loss.default")
@@ -145,13 +145,13 @@ def _smooth_l1(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     huber = op_name(op) == "aten.huber_loss.default"
     beta = float(cast(float, b["delta"] if huber else b["beta"]))
     if not huber and beta == 0:
-        return [_reduce(e, d, b.int("reduction"))]
+        return [reduce_loss(e, d, b.int("reduction"))]
     square = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", d, d), 0.5 if huber else 0.5 / beta)
     linear = e.v("aten.sub.Tensor", d, 0.5 * beta)
     if huber:
         linear = e.v("aten.mul.Tensor", linear, beta)
     loss = e.v("aten.where.self", e.v("aten.lt.Scalar", d, beta), square, linear)
-    return [_reduce(e, loss, b.int("reduction"))]
+    return [reduce_loss(e, loss, b.int("reduction"))]
 
 
 @rule("aten.binary_cross_entropy.default")
@@ -165,7 +165,7 @@ def _bce(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     loss = e.v("aten.neg.default", loss)
     if isinstance(b.get("weight"), SSAValue):
         loss = e.v("aten.mul.Tensor", loss, b["weight"])
-    return [_reduce(e, loss, b.int("reduction"))]
+    return [reduce_loss(e, loss, b.int("reduction"))]
 
 
 @rule("aten.binary_cross_entropy_with_logits.default")
@@ -182,18 +182,18 @@ def _bce_logits(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     loss = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.rsub.Scalar", t, 1), x), softplus_neg)
     if isinstance(b.get("weight"), SSAValue):
         loss = e.v("aten.mul.Tensor", loss, b["weight"])
-    return [_reduce(e, loss, b.int("reduction"))]
+    return [reduce_loss(e, loss, b.int("reduction"))]
 
 
 @rule("aten.cosine_similarity.default")
 def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's form: each input divided by its norm (at least eps), then the dot product."""
     x1, x2 = cast(SSAValue, b["x1"]), cast(SSAValue, b["x2"])
-    shape = broadcast_shapes(list(_tensor(x1).sizes), list(_tensor(x2).sizes))
+    shape = broadcast_shapes(list(tensor_of(x1).sizes), list(tensor_of(x2).sizes))
     d = b.int("dim") % len(shape)
-    if _tensor(x1).sizes != shape:
+    if tensor_of(x1).sizes != shape:
         x1 = e.v("aten.expand.default", x1, e.sizes(shape))
-    if _tensor(x2).sizes != shape:
+    if tensor_of(x2).sizes != shape:
         x2 = e.v("aten.expand.default", x2, e.sizes(shape))
     eps = float(cast(float, b["eps"]))
 
@@ -208,5 +208,5 @@ def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 def _pairwise_distance(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x1 = cast(SSAValue, b["x1"])
     diff = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", x1, b["x2"]), b["eps"])
-    rank = max(_tensor(x1).rank, _tensor(b["x2"]).rank)
+    rank = max(tensor_of(x1).rank, tensor_of(b["x2"]).rank)
     return [e.v("aten.linalg_vector_norm.default", diff, b["p"], [-1] if rank else [], bool(b["keepdim"]))]

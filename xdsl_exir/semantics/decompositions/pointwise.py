@@ -18,13 +18,13 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
-    _eq,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _fill_for,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    fill_value_for,
     op_name,
     rule,
+    scalar_tensor,
+    sizes_equal,
+    tensor_of,
+    zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.dtypes import numpy_dtype
@@ -34,12 +34,12 @@ from xdsl_exir.utils.symbolic import SymSize
 @rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
 def _masked_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     value = b["value"]
     if not isinstance(value, SSAValue) or not isinstance(value.type, TensorType):
         if isinstance(value, SSAValue):
             raise Decline()
-        value = _scalar_tensor(e, _fill_for(t.element_dtype, value), t)
+        value = scalar_tensor(e, fill_value_for(t.element_dtype, value), t)
     return [e.v("aten.where.self", b["mask"], value, x)]
 
 
@@ -47,7 +47,7 @@ def _masked_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _triangle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.triu/tril: a mask from two aranges, then `logical_and` (bool) or `where`."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank < 2:
         raise Decline()
     h, w = t.sizes[-2], t.sizes[-1]
@@ -61,7 +61,7 @@ def _triangle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     mask = e.v(cmp, diff, b.int("diagonal"))
     if t.element_dtype == DType.bool:
         return [e.v("aten.logical_and.default", mask, x)]
-    return [e.v("aten.where.self", mask, x, _scalar_tensor(e, _fill_for(t.element_dtype, 0), t))]
+    return [e.v("aten.where.self", mask, x, scalar_tensor(e, fill_value_for(t.element_dtype, 0), t))]
 
 
 # -- pointwise formulas (torch/_refs) ----------------------------------------------
@@ -87,16 +87,16 @@ def _frac(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.threshold.default")
 def _threshold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     mask = e.v("aten.le.Scalar", x, b["threshold"])
-    return [e.v("aten.where.self", mask, _scalar_tensor(e, _fill_for(t.element_dtype, b["value"]), t), x)]
+    return [e.v("aten.where.self", mask, scalar_tensor(e, fill_value_for(t.element_dtype, b["value"]), t), x)]
 
 
 @rule("aten.hardshrink.default")
 def _hardshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
     mask = e.v("aten.le.Scalar", e.v("aten.abs.default", x), b["lambd"])
-    return [e.v("aten.where.self", mask, _zero_like(e, _tensor(x)), x)]
+    return [e.v("aten.where.self", mask, zero_like(e, tensor_of(x)), x)]
 
 
 @rule("aten.softshrink.default")
@@ -131,27 +131,27 @@ def _hypot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     big, small = e.v("aten.maximum.default", ax, ay), e.v("aten.minimum.default", ax, ay)
     q = e.v("aten.div.Tensor", small, big)
     h = e.v("aten.mul.Tensor", big, e.v("aten.sqrt.default", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", q, q), 1)))
-    t = _tensor(h)
-    h = e.v("aten.where.self", e.v("aten.eq.Scalar", big, 0), _zero_like(e, t), h)
+    t = tensor_of(h)
+    h = e.v("aten.where.self", e.v("aten.eq.Scalar", big, 0), zero_like(e, t), h)
     inf = e.v("aten.logical_or.default", e.v("aten.isinf.default", x), e.v("aten.isinf.default", y))
-    return [e.v("aten.where.self", inf, _scalar_tensor(e, math.inf, t), h)]
+    return [e.v("aten.where.self", inf, scalar_tensor(e, math.inf, t), h)]
 
 
 @rule("aten.sinc.default", "aten.special_sinc.default")
 def _sinc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    if not _tensor(x).element_dtype.is_floating_point:
+    if not tensor_of(x).element_dtype.is_floating_point:
         x = e.v("aten._to_copy.default", x, dtype=DType.float32)
     px = e.v("aten.mul.Tensor", x, math.pi)
     ratio = e.v("aten.div.Tensor", e.v("aten.sin.default", px), px)
-    one = _scalar_tensor(e, 1.0, _tensor(ratio))
+    one = scalar_tensor(e, 1.0, tensor_of(ratio))
     return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), one, ratio)]
 
 
 @rule("aten.logit.default", "aten.special_logit.default")
 def _logit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    if not _tensor(x).element_dtype.is_floating_point:
+    if not tensor_of(x).element_dtype.is_floating_point:
         # in the default float type first, as torch: `1 - x` of an int64 wraps at its extremes
         x = e.v("aten._to_copy.default", x, dtype=DType.float32)
     eps = b.get("eps")
@@ -183,7 +183,7 @@ def _selu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.glu.default")
 def _glu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     d = b.int("dim") % t.rank
     n = t.sizes[d]
     if not isinstance(n, int) or n % 2:
@@ -196,8 +196,8 @@ def _glu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.prelu.default", "aten._prelu_kernel.default")
 def _prelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, w = cast(SSAValue, b["self"]), cast(SSAValue, b["weight"])
-    t, tw = _tensor(x), _tensor(w)
-    if t.rank >= 2 and tw.rank == 1 and not _eq(tw.sizes[0], 1):
+    t, tw = tensor_of(x), tensor_of(w)
+    if t.rank >= 2 and tw.rank == 1 and not sizes_equal(tw.sizes[0], 1):
         shape: list[SymSize] = [1] * t.rank
         shape[1] = tw.sizes[0]
         w = e.v("aten.view.default", w, e.sizes(shape))
@@ -214,7 +214,7 @@ def _isposinf(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.isfinite.default")
 def _isfinite(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    if not _tensor(x).element_dtype.is_floating_point:
+    if not tensor_of(x).element_dtype.is_floating_point:
         return [e.v("aten.eq.Tensor", x, x)]  # integers are always finite
     bad = e.v("aten.logical_or.default", e.v("aten.isinf.default", x), e.v("aten.isnan.default", x))
     return [e.v("aten.logical_not.default", bad)]
@@ -223,7 +223,7 @@ def _isfinite(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.heaviside.default")
 def _heaviside(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, values = cast(SSAValue, b["self"]), cast(SSAValue, b["values"])
-    t = _tensor(x)
+    t = tensor_of(x)
     step = e.v("aten._to_copy.default", e.v("aten.gt.Scalar", x, 0), dtype=t.element_dtype)
     return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), values, step)]
 
@@ -235,7 +235,7 @@ def _heaviside(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _where_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`where.self` with each Scalar branch a 0-d tensor of the result's dtype (the type torch
     promotes the call to), so the core call promotes to the same dtype."""
-    out = _tensor(op.results[0])
+    out = tensor_of(op.results[0])
     branches: list[SSAValue] = []
     for name in ("self", "other"):
         value = b[name]
@@ -244,7 +244,7 @@ def _where_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         elif isinstance(value, SSAValue) or value is None:
             raise Decline()  # a SymInt/SymFloat branch
         else:
-            branches.append(_scalar_tensor(e, _fill_for(out.element_dtype, value), out))
+            branches.append(scalar_tensor(e, fill_value_for(out.element_dtype, value), out))
     return [e.v("aten.where.self", b["condition"], *branches)]
 
 
@@ -308,16 +308,16 @@ def _nan_to_num(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
     given); integer and bool tensors are returned as they are."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if not t.element_dtype.is_floating_point:
         return [e.v("aten.clone.default", x)]
     info = ml_dtypes.finfo(numpy_dtype(t.element_dtype))
     nan, posinf, neginf = b.get("nan"), b.get("posinf"), b.get("neginf")
     values = (0.0 if nan is None else nan, float(info.max) if posinf is None else posinf,
               float(info.min) if neginf is None else neginf)
-    out = e.v("aten.where.self", e.v("aten.isnan.default", x), _scalar_tensor(e, values[0], t), x)
-    out = e.v("aten.where.self", e.v("aten.eq.Scalar", x, math.inf), _scalar_tensor(e, values[1], t), out)
-    return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, -math.inf), _scalar_tensor(e, values[2], t), out)]
+    out = e.v("aten.where.self", e.v("aten.isnan.default", x), scalar_tensor(e, values[0], t), x)
+    out = e.v("aten.where.self", e.v("aten.eq.Scalar", x, math.inf), scalar_tensor(e, values[1], t), out)
+    return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, -math.inf), scalar_tensor(e, values[2], t), out)]
 
 
 @rule("aten.float_power.Tensor_Tensor", "aten.float_power.Tensor_Scalar", "aten.float_power.Scalar")
@@ -326,7 +326,7 @@ def _float_power(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     for name in ("self", "exponent"):  # every check before any op is emitted
         v = b[name]
         if (
-            _tensor(v).element_dtype.is_complex if isinstance(v, SSAValue)
+            tensor_of(v).element_dtype.is_complex if isinstance(v, SSAValue)
             else isinstance(v, bool) or not isinstance(v, int | float)
         ):  # fmt: skip
             raise Decline()
@@ -334,7 +334,7 @@ def _float_power(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     for name in ("self", "exponent"):
         v = b[name]
         if isinstance(v, SSAValue):
-            t = _tensor(v)
+            t = tensor_of(v)
             args.append(v if t.element_dtype == DType.float64 else e.v("aten._to_copy.default", v, dtype=DType.float64))
         else:
             args.append(float(cast(float, v)))

@@ -23,7 +23,7 @@ from typing import cast
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.exir import GetItemOp
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, op_name, rule, tensor_of
 from xdsl_exir.semantics.inference import Bound
 
 Cell = Callable[[Emitter, SSAValue, list[SSAValue], Sequence[SSAValue | None]], list[SSAValue]]
@@ -36,7 +36,7 @@ def _lin(e: Emitter, x: SSAValue, w: SSAValue | None, bias: SSAValue | None) -> 
 
 
 def _chunks(e: Emitter, x: SSAValue, n: int, dim: int) -> list[SSAValue]:
-    t = _tensor(x)
+    t = tensor_of(x)
     total = t.sizes[dim]
     if not isinstance(total, int) or total % n:
         raise Decline()
@@ -93,7 +93,7 @@ def _layer(
 ) -> tuple[SSAValue, list[SSAValue]]:
     """One layer in one direction over `x` [T, B, I]: (outputs [T, B, H], final states [B, H] each)."""
     w_ih, _, b_ih, _, _ = w
-    steps = _tensor(x).sizes[0]
+    steps = tensor_of(x).sizes[0]
     if not isinstance(steps, int) or steps == 0:
         raise Decline()
     projected = _lin(e, x, w_ih, b_ih)
@@ -121,7 +121,7 @@ def _unroll(
     bidirectional, batch_first = bool(b["bidirectional"]), bool(b.get("batch_first", False))
     if b.get("train") and b.get("dropout") and layers > 1:
         raise Decline()  # dropout between layers draws random masks
-    if any(_tensor(s).rank != 3 for s in states) or _tensor(x).rank != 3:
+    if any(tensor_of(s).rank != 3 for s in states) or tensor_of(x).rank != 3:
         raise Decline()  # unbatched input: export gives it batched
     group = 2 + 2 * has_biases + projections
     directions = 2 if bidirectional else 1
@@ -157,7 +157,7 @@ def _lstm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     hx = cast(list[SSAValue], b["hx"])
     if len(hx) != 2:
         raise Decline()
-    projections = _tensor(hx[0]).sizes[-1] != _tensor(hx[1]).sizes[-1]
+    projections = tensor_of(hx[0]).sizes[-1] != tensor_of(hx[1]).sizes[-1]
     return _unroll(e, b, list(hx), _lstm_cell, projections)
 
 
@@ -191,7 +191,7 @@ def _step_cell(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["input"])
     hx = b["hx"]
     states = cast(list[SSAValue], hx) if isinstance(hx, list) else [cast(SSAValue, hx)]
-    if len(states) != count or _tensor(x).rank != 2 or any(_tensor(s).rank != 2 for s in states):
+    if len(states) != count or tensor_of(x).rank != 2 or any(tensor_of(s).rank != 2 for s in states):
         raise Decline()  # unbatched cells: the module adds the batch dimension before the call
     w = (cast(SSAValue, b["w_ih"]), cast(SSAValue, b["w_hh"]), b.get("b_ih"), b.get("b_hh"), None)
     w = tuple(v if isinstance(v, SSAValue) else None for v in w)

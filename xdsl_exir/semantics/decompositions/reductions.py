@@ -10,7 +10,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl_exir.dialects.exir import (
     DType,
 )
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, _tensor, _zero_like, op_name, rule  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, op_name, rule, tensor_of, zero_like
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 
@@ -21,13 +21,13 @@ from xdsl_exir.utils.broadcast import broadcast_shapes
 def _logsumexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs.logsumexp: the max taken out (0 where it is infinite), then log-sum-exp."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if not t.element_dtype.is_floating_point:
         x = e.v("aten._to_copy.default", x, dtype=DType.float32)
     dims = b.ints("dim") or list(range(t.rank))
     keep = bool(b.get("keepdim", False))
     m = e.v("aten.amax.default", x, dims, True)
-    m = e.v("aten.where.self", e.v("aten.isinf.default", m), _zero_like(e, _tensor(m)), m)
+    m = e.v("aten.where.self", e.v("aten.isinf.default", m), zero_like(e, tensor_of(m)), m)
     s = e.v("aten.sum.dim_IntList", e.v("aten.exp.default", e.v("aten.sub.Tensor", x, m)), dims, keep)
     if not keep:
         m = e.v("aten.squeeze.dims", m, dims)
@@ -37,9 +37,9 @@ def _logsumexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.nansum.default")
 def _nansum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.element_dtype.is_floating_point:
-        x = e.v("aten.where.self", e.v("aten.isnan.default", x), _zero_like(e, t), x)
+        x = e.v("aten.where.self", e.v("aten.isnan.default", x), zero_like(e, t), x)
     return [e.v("aten.sum.dim_IntList", x, b.get("dim") or [], bool(b.get("keepdim", False)), dtype=b.dtype("dtype"))]
 
 
@@ -55,7 +55,7 @@ def _count_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _aminmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
     dim = b.get("dim")
-    dims = list(range(_tensor(x).rank)) if dim is None else [b.int("dim")]
+    dims = list(range(tensor_of(x).rank)) if dim is None else [b.int("dim")]
     keep = bool(b.get("keepdim", False))
     return [e.v("aten.amin.default", x, dims, keep), e.v("aten.amax.default", x, dims, keep)]
 
@@ -86,7 +86,7 @@ def _std(e: Emitter, x: SSAValue, dims: object, kwargs: dict[str, object]) -> SS
     """`sqrt(var.correction)`, in double for a narrower float: torch's std accumulates and takes
     the root in double, so the std of values near 1e30 is finite even where their float32
     variance overflows."""
-    dtype = _tensor(x).element_dtype
+    dtype = tensor_of(x).element_dtype
     wide = dtype in (DType.float32, DType.float16, DType.bfloat16)
     src = e.v("aten._to_copy.default", x, dtype=DType.float64) if wide else x
     std = e.v("aten.sqrt.default", e.v("aten.var.correction", src, dims, **kwargs))
@@ -104,20 +104,20 @@ def _stat_dims(b: Bound) -> list[int] | None:
 def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The standard deviation (`_std`) and `mean.dim` over the same dims."""
     x = cast(SSAValue, b["self"])
-    if not _tensor(x).element_dtype.is_floating_point:
+    if not tensor_of(x).element_dtype.is_floating_point:
         raise Decline()
     dims = _stat_dims(b)
     correction = _correction(b)
     keep = bool(b.get("keepdim", False))
     std = _std(e, x, dims, {"correction": 1 if correction is None else correction, "keepdim": keep})
-    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(_tensor(x).rank)), keep)
+    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(tensor_of(x).rank)), keep)
     return [std, mean]
 
 
 @rule("aten.diag.default")
 def _diag(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    rank = _tensor(x).rank
+    rank = tensor_of(x).rank
     if rank == 1:
         return [e.v("aten.diag_embed.default", x, b.int("diagonal"))]
     if rank != 2:
@@ -145,14 +145,14 @@ def _scaled_sum(e: Emitter, b: Bound, product: SSAValue) -> SSAValue:
     integer tensors the factors are truncated to integers first, as ATen's kernels take
     them (`beta=0.2` is 0: self ignored)."""
     alpha, beta = b.get("alpha", 1), b.get("beta", 1)
-    dtype = _tensor(product).element_dtype
+    dtype = tensor_of(product).element_dtype
     if not dtype.is_floating_point and dtype != DType.bool:
         alpha, beta = _int_factor(alpha), _int_factor(beta)
     if alpha != 1:
         product = e.v("aten.mul.Tensor", product, alpha)
     if beta == 0:
-        return e.v("aten.expand.default", product, e.sizes(broadcast_shapes(list(_tensor(b["self"]).sizes),
-                                                                       list(_tensor(product).sizes))))
+        return e.v("aten.expand.default", product, e.sizes(broadcast_shapes(list(tensor_of(b["self"]).sizes),
+                                                                       list(tensor_of(product).sizes))))
     x = b["self"] if beta == 1 else e.v("aten.mul.Tensor", b["self"], beta)
     return e.v("aten.add.Tensor", x, product)
 
@@ -166,7 +166,7 @@ def _addmv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.addr.default")
 def _addr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    if _tensor(b["self"]).element_dtype == DType.bool:
+    if tensor_of(b["self"]).element_dtype == DType.bool:
         raise Decline()
     product = e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["vec1"], 1), b["vec2"])
     return [_scaled_sum(e, b, product)]
@@ -175,7 +175,7 @@ def _addr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.inner.default")
 def _inner(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
-    rx, ry = _tensor(x).rank, _tensor(y).rank
+    rx, ry = tensor_of(x).rank, tensor_of(y).rank
     if rx == 0 or ry == 0:
         return [e.v("aten.mul.Tensor", x, y)]
     if rx == 1 and ry == 1:
@@ -213,7 +213,7 @@ def _var_std(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `dot`: the products summed."""
     a = cast(SSAValue, b["self"])
-    if _tensor(a).element_dtype.is_complex:
+    if tensor_of(a).element_dtype.is_complex:
         raise Decline()
     return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", a, b["tensor"]), [])]
 
@@ -222,7 +222,7 @@ def _dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _vecdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`linalg.vecdot` of real tensors: `sum(x * y, dim)` (the conjugate of a real `x` is `x`)."""
     x = cast(SSAValue, b["x"])
-    if _tensor(x).element_dtype.is_complex:
+    if tensor_of(x).element_dtype.is_complex:
         raise Decline()
     return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, b["y"]), [b.int("dim")])]
 
@@ -232,7 +232,7 @@ def _renorm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `renorm`: each slice along `dim` whose p-norm exceeds `maxnorm` scaled by
     `maxnorm / (norm + 1e-7)`."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     p, maxnorm = b["p"], b["maxnorm"]
     if isinstance(p, SSAValue) or isinstance(maxnorm, SSAValue) or t.rank == 0 or not t.element_dtype.is_floating_point:
         raise Decline()

@@ -123,7 +123,7 @@ CALLS: dict[str, Call] = {
 }
 
 
-def _from_call(spec: Call) -> Rule:
+def rule_from_call(spec: Call) -> Rule:
     def apply(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
         args = [_a(x, b) for x in spec.args]
         kwargs = {k: v for k, x in spec.kwargs if (v := _a(x, b)) is not None}
@@ -138,7 +138,7 @@ def _from_call(spec: Call) -> Rule:
 
 
 for _name, _spec in CALLS.items():
-    rule(_name, core=_spec.core)(_from_call(_spec))
+    rule(_name, core=_spec.core)(rule_from_call(_spec))
 
 
 # -- identities ----------------------------------------------------------------
@@ -199,7 +199,7 @@ ALIASES: dict[str, str] = {
 (torch's alias declarations: `absolute` is `abs`, `special_expit` is `sigmoid`)."""
 
 
-def _alias_rule(target: str) -> Rule:
+def alias_rule(target: str) -> Rule:
     def apply(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         return list(_same_arguments(e, b, target).results)
 
@@ -207,7 +207,7 @@ def _alias_rule(target: str) -> Rule:
 
 
 for _name, _target in ALIASES.items():
-    rule(_name)(_alias_rule(_target))
+    rule(_name)(alias_rule(_target))
 
 
 COPIES: dict[str, str] = {
@@ -223,7 +223,7 @@ COPIES: dict[str, str] = {
 COPIES["aten.narrow_copy.default"] = "aten.narrow.default"
 
 
-def _copy_rule(view: str) -> Rule:
+def copy_rule(view: str) -> Rule:
     def apply(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         value = _same_arguments(e, b, view).results[0]
         return [e.v("aten.clone.default", value, memory_format=MemoryFormat.contiguous_format)]
@@ -233,7 +233,7 @@ def _copy_rule(view: str) -> Rule:
 
 for _name, _view in COPIES.items():
     if _name in all_operators():
-        rule(_name)(_copy_rule(_view))
+        rule(_name)(copy_rule(_view))
 
 
 @rule("aten.positive.default", "aten.lift_fresh.default")

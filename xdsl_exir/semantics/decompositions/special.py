@@ -11,15 +11,15 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.semantics.decompositions.core import (
     Emitter,
-    _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _scalar_tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _zero_like,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    cast_to_dtype,
     op_name,
     rule,
+    scalar_tensor,
+    tensor_of,
+    zero_like,
 )
 from xdsl_exir.semantics.decompositions.long_tail import (
-    _as_tensor,  # pyright: ignore[reportPrivateUsage] - a Scalar argument as a 0-d tensor, as xlogy's rule
+    as_tensor_like,
 )
 from xdsl_exir.semantics.inference import Bound, result_type
 
@@ -41,7 +41,7 @@ def _special_alias(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The aliased function, on the input cast to its floating dtype first (core IR promotes
     explicitly: an integer input of a float function is a `_to_copy`)."""
     x = cast(SSAValue, b["self"])
-    x = _as_dtype(e, x, _tensor(x).element_dtype.to_floating())
+    x = cast_to_dtype(e, x, tensor_of(x).element_dtype.to_floating())
     target = _ALIASES[op_name(op)]
     if target == "aten.polygamma.default":
         return [e.v(target, b.int("n"), x)]
@@ -53,7 +53,7 @@ def _mvlgamma(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `mvlgamma`: sum over j < p of lgamma(x - j/2), plus p(p-1)/4 log(pi) (torch 2.13
     no longer refuses elements below (p-1)/2: they give lgamma's poles and NaNs)."""
     x = cast(SSAValue, b["self"])
-    x = _as_dtype(e, x, _tensor(x).element_dtype.to_floating())
+    x = cast_to_dtype(e, x, tensor_of(x).element_dtype.to_floating())
     p = b.int("p")
     total: SSAValue | None = None
     for j in range(p):
@@ -68,10 +68,10 @@ def _mvlgamma(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _xlog1py(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `xlog1py`: 0 where self is 0, NaN where other is NaN, else self * log1p(other)."""
     x, y = b["self"], b["other"]
-    like = _tensor(x) if isinstance(x, SSAValue) else _tensor(y)
+    like = tensor_of(x) if isinstance(x, SSAValue) else tensor_of(y)
     dtype = result_type([x, y]).to_floating()  # core IR promotes explicitly
-    xs, ys = (_as_dtype(e, _as_tensor(e, v, like), dtype) for v in (x, y))
+    xs, ys = (cast_to_dtype(e, as_tensor_like(e, v, like), dtype) for v in (x, y))
     prod = e.v("aten.mul.Tensor", xs, e.v("aten.log1p.default", ys))
-    t = _tensor(prod)
-    out = e.v("aten.where.self", e.v("aten.eq.Scalar", xs, 0), _zero_like(e, t), prod)
-    return [e.v("aten.where.self", e.v("aten.isnan.default", ys), _scalar_tensor(e, float("nan"), t), out)]
+    t = tensor_of(prod)
+    out = e.v("aten.where.self", e.v("aten.eq.Scalar", xs, 0), zero_like(e, t), prod)
+    return [e.v("aten.where.self", e.v("aten.isnan.default", ys), scalar_tensor(e, float("nan"), t), out)]

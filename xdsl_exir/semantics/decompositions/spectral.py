@@ -23,9 +23,9 @@ from xdsl_exir.dialects.exir import DeviceAttr, DType, Layout, TensorType
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
     rule,
+    tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.dtypes import promote_types
@@ -36,7 +36,7 @@ from xdsl_exir.utils.dtypes import promote_types
 @rule("aten.real.default", "aten.imag.default")
 def _part(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    if not _tensor(x).element_dtype.is_complex:
+    if not tensor_of(x).element_dtype.is_complex:
         if op_name(op) == "aten.imag.default":
             raise Decline()  # torch refuses imag of a real tensor
         return [x]
@@ -47,7 +47,7 @@ def _part(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _conj(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`_conj` (`_conj_physical`) of a complex tensor; a real one is its own conjugate."""
     x = cast(SSAValue, b["self"])
-    if not _tensor(x).element_dtype.is_complex:
+    if not tensor_of(x).element_dtype.is_complex:
         return [x] if op_name(op) == "aten.conj.default" else [e.v("aten.clone.default", x)]
     return [e.v("aten._conj.default" if op_name(op) == "aten.conj.default" else "aten._conj_physical.default", x)]
 
@@ -83,7 +83,7 @@ def _norm_code(norm: object, forward: bool) -> int:
 
 def _promote(e: Emitter, x: SSAValue, require_complex: bool) -> SSAValue:
     """torch's `promote_tensor_fft`: integers to the default float, and to complex where asked."""
-    t = _tensor(x)
+    t = tensor_of(x)
     d = t.element_dtype
     if d in (DType.float16, DType.bfloat16, DType.complex32):
         raise Decline()  # torch's CPU transforms refuse half precision
@@ -100,7 +100,7 @@ def _resize(e: Emitter, x: SSAValue, dims: Sequence[int], sizes: Sequence[int | 
     for d, n in zip(dims, sizes):
         if n is None:
             continue
-        t = _tensor(x)
+        t = tensor_of(x)
         cur = t.sizes[d]
         if not isinstance(cur, int):
             raise Decline()
@@ -175,7 +175,7 @@ def _fft_c2c(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     kind, default = _kind(op_name(op))
     forward = kind == "fft"
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dims, sizes = _desc(b, t, default)
     _signal_sizes_ok(t, dims, sizes)
     code = _norm_code(b.get("norm"), forward)
@@ -195,7 +195,7 @@ def _fft_r2c(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     kind, default = _kind(op_name(op))
     forward = kind == "rfft"
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.element_dtype.is_complex:
         raise Decline()  # torch: rfft expects a real input tensor
     dims, sizes = _desc(b, t, default)
@@ -222,7 +222,7 @@ def _fft_c2r(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     kind, default = _kind(op_name(op))
     forward = kind == "hfft"
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dims, sizes = _desc(b, t, default)
     if not dims:
         raise Decline()
@@ -249,7 +249,7 @@ def _fft_c2r(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _fftshift(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """A roll by half of each dim (rounded down for fftshift, up for ifftshift)."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim = b.get("dim")
     dims = list(range(t.rank)) if dim is None else [d % max(t.rank, 1) for d in b.ints("dim")]
     if not dims or t.rank == 0:
@@ -268,8 +268,8 @@ def _fftshift(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _promoted(e: Emitter, name: str, x: SSAValue, y: SSAValue) -> SSAValue:
     """`name(x, y)` with both operands cast to their promoted dtype first (a real window applied to
     complex frames), since core IR promotes nothing implicitly."""
-    want = promote_types(_tensor(x).element_dtype, _tensor(y).element_dtype)
-    x, y = (v if _tensor(v).element_dtype == want else e.v("aten._to_copy.default", v, dtype=want) for v in (x, y))
+    want = promote_types(tensor_of(x).element_dtype, tensor_of(y).element_dtype)
+    x, y = (v if tensor_of(v).element_dtype == want else e.v("aten._to_copy.default", v, dtype=want) for v in (x, y))
     return e.v(name, x, y)
 
 
@@ -297,9 +297,9 @@ def _stft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's reference stft: center padding (`stft.center`), frames by `unfold`, times the window
     (centered in n_fft), transformed along the last dim and transposed to (freq, frame)."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     window = cast(SSAValue | None, b.get("window"))
-    complex_window = window is not None and _tensor(window).element_dtype.is_complex
+    complex_window = window is not None and tensor_of(window).element_dtype.is_complex
     d = t.element_dtype
     if d not in (DType.float32, DType.float64, DType.complex64, DType.complex128) or t.rank not in (1, 2):
         raise Decline()
@@ -320,14 +320,14 @@ def _stft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         pad = n_fft // 2
         x3 = e.v("aten.unsqueeze.default", x, 0)
         x = e.v("aten.squeeze.dim", e.v("aten.pad.default", x3, [pad, pad], str(b.get("pad_mode", "reflect"))), 0)
-    length = _tensor(x).sizes[1]
+    length = tensor_of(x).sizes[1]
     if not isinstance(length, int) or not 0 < n_fft <= length or hop <= 0 or not 0 < win <= n_fft:
         raise Decline()
-    if window is not None and list(_tensor(window).sizes) != [win]:
+    if window is not None and list(tensor_of(window).sizes) != [win]:
         raise Decline()
     if win < n_fft:
         if window is None:
-            window = _ones(e, win, _tensor(x).element_dtype, t)
+            window = _ones(e, win, tensor_of(x).element_dtype, t)
         window = _centered_window(e, window, win, n_fft)
     if not center and align:
         p = (n_fft - win) // 2
@@ -335,7 +335,7 @@ def _stft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     frames = e.v("aten.unfold.default", x, -1, n_fft, hop)
     if window is not None:
         frames = _promoted(e, "aten.mul.Tensor", frames, window)
-    complex_fft = _tensor(frames).element_dtype.is_complex
+    complex_fft = tensor_of(frames).element_dtype.is_complex
     onesided = b.get("onesided")
     onesided = not complex_fft if onesided is None else bool(onesided)
     code = _BY_ROOT_N if b.get("normalized", False) else _NONE
@@ -353,7 +353,7 @@ def _stft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 def _overlap_add(e: Emitter, frames: SSAValue, total: int, n_fft: int, hop: int) -> SSAValue:
     """Frames [B, n_frames, n_fft] added into a signal [B, total], frame k starting at k * hop."""
-    batch = _tensor(frames).sizes[0]
+    batch = tensor_of(frames).sizes[0]
     cols = e.v("aten.permute.default", frames, [0, 2, 1])
     image = e.v("aten.col2im.default", cols, [1, total], [1, n_fft], [1, 1], [0, 0], [1, hop])
     return e.v("aten.view.default", image, e.sizes([batch, total]))
@@ -364,7 +364,7 @@ def _istft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's reference istft: each frame inverted, windowed and added back, divided by the overlap-added
     squared window (no check that the envelope is nonzero: torch's reference makes none either)."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.element_dtype not in (DType.complex64, DType.complex128) or t.rank not in (2, 3):
         raise Decline()
     n_fft, hop, win = _stft_lengths(b)
@@ -380,7 +380,7 @@ def _istft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     real = t.element_dtype.to_real()
     if window is None:
         window = _ones(e, win, real, t)
-    elif list(_tensor(window).sizes) != [win]:
+    elif list(tensor_of(window).sizes) != [win]:
         raise Decline()
     window = _centered_window(e, window, win, n_fft)
     original_rank = t.rank
@@ -393,7 +393,7 @@ def _istft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
             raise Decline()
         x = e.v("aten._fft_c2c.default", x, [2], code, False)
     else:
-        if _tensor(window).element_dtype.is_complex:
+        if tensor_of(window).element_dtype.is_complex:
             raise Decline()
         if not onesided:
             x = e.v("aten.slice.Tensor", x, 2, 0, n_fft // 2 + 1, 1)

@@ -19,21 +19,21 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_exir.dialects.exir import GetItemOp, ListType, MemoryFormat, TensorType
 from xdsl_exir.semantics.decompositions.conv_pool import (
-    _atleast,  # pyright: ignore[reportPrivateUsage] - the one-tensor atleast_nd, shared
+    atleast_rank,
 )
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
     rule,
+    tensor_of,
 )
 from xdsl_exir.semantics.decompositions.renames import (
-    _alias_rule,  # pyright: ignore[reportPrivateUsage] - the one rule of "same arguments, another name"
-    _copy_rule,  # pyright: ignore[reportPrivateUsage] - the one rule of "a view, then a copy"
+    alias_rule,
+    copy_rule,
 )
 from xdsl_exir.semantics.decompositions.views import (
-    _split_sizes,  # pyright: ignore[reportPrivateUsage] - split's sizes, shared with `split.Tensor`
+    split_sizes,
 )
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
@@ -129,7 +129,7 @@ def _sections(total: int, sections: int) -> list[tuple[int, int]]:
 @rule("aten.tensor_split.sections", "aten.tensor_split.indices")
 def _tensor_split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
     dim = b.int("dim") % t.rank
@@ -149,7 +149,7 @@ _SPLIT_DIM = {"hsplit": (1, 1), "vsplit": (0, 2), "dsplit": (2, 3)}
 def _hvdsplit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """torch/_refs `hsplit`: `tensor_split` along its dim; an int count must divide the size."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim, least = _SPLIT_DIM[op_name(op).split(".")[1]]
     if t.rank < least:
         raise Decline()  # torch refuses: too few dims
@@ -168,30 +168,30 @@ def _hvdsplit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
 def _unsafe_split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`unsafe_split` is `split` without the aliasing checks (functional IR has none)."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim = b.int("dim") % t.rank
-    pieces = e.v("aten.split_with_sizes.default", x, _split_sizes(t.sizes[dim], b.int("split_size")), dim)
+    pieces = e.v("aten.split_with_sizes.default", x, split_sizes(t.sizes[dim], b.int("split_size")), dim)
     return [_typed_as(e, pieces, op.results[0])]
 
 
 @rule("aten.unsafe_chunk.default")
 def _unsafe_chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim = b.int("dim") % t.rank
     total = _static_size(t.sizes, dim)
     chunks = b.int("chunks")
     if chunks <= 0:
         raise Decline()
     # as `chunk`: an empty dim gives `chunks` empty pieces (a split by 0 would give one)
-    sizes = [0] * chunks if total == 0 else _split_sizes(total, -(-total // chunks))
+    sizes = [0] * chunks if total == 0 else split_sizes(total, -(-total // chunks))
     pieces = e.v("aten.split_with_sizes.default", x, sizes, dim)
     return [_typed_as(e, pieces, op.results[0])]
 
 
-rule("aten.unsafe_split_with_sizes.default")(_alias_rule("aten.split_with_sizes.default"))
-rule("aten._stack.default")(_alias_rule("aten.stack.default"))
-rule("aten._reshape_alias_copy.default")(_copy_rule("aten.view.default"))
+rule("aten.unsafe_split_with_sizes.default")(alias_rule("aten.split_with_sizes.default"))
+rule("aten._stack.default")(alias_rule("aten.stack.default"))
+rule("aten._reshape_alias_copy.default")(copy_rule("aten.view.default"))
 
 
 @rule("aten._reshape_copy.default")
@@ -223,7 +223,7 @@ def _identity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _split_copies(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """The `_copy` forms of `split` and `unbind`: each piece a fresh tensor."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
     dim = b.int("dim") % t.rank
@@ -232,7 +232,7 @@ def _split_copies(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | No
     if name == "aten.unbind_copy.int":
         return _replace_items(e, op, total, lambda i: e.v(
             "aten.clone.default", e.v("aten.select.int", x, dim, i), memory_format=MemoryFormat.contiguous_format))
-    sizes = b.ints("split_sizes") if "split_sizes" in b else _split_sizes(total, b.int("split_size"))
+    sizes = b.ints("split_sizes") if "split_sizes" in b else split_sizes(total, b.int("split_size"))
     starts = [sum(sizes[:k]) for k in range(len(sizes))]
     return _replace_items(e, op, len(sizes), lambda i: e.v(
         "aten.clone.default", e.v("aten.slice.Tensor", x, dim, starts[i], starts[i] + sizes[i]),
@@ -243,7 +243,7 @@ def _split_copies(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | No
 def _broadcast_tensors(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """torch/_refs `broadcast_tensors`: each tensor expanded to the common shape."""
     tensors = cast(list[SSAValue], b["tensors"])
-    shape = broadcast_shapes(*[_tensor(x).sizes for x in tensors])
+    shape = broadcast_shapes(*[tensor_of(x).sizes for x in tensors])
     return _replace_items(e, op, len(tensors), lambda i: e.v("aten.expand.default", tensors[i], e.sizes(shape)))
 
 
@@ -252,4 +252,4 @@ def _atleast_sequence(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue 
     """`atleast_{1,2,3}d` of each tensor of the list, as the one-tensor overloads."""
     tensors = cast(list[SSAValue], b["tensors"])
     least = int(op_name(op).split(".")[1][-2])
-    return _replace_items(e, op, len(tensors), lambda i: _atleast(e, tensors[i], least))
+    return _replace_items(e, op, len(tensors), lambda i: atleast_rank(e, tensors[i], least))

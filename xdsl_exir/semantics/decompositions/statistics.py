@@ -14,10 +14,10 @@ from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
-    _as_dtype,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    cast_to_dtype,
     op_name,
     rule,
+    tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound, result_type
 from xdsl_exir.utils.symbolic import SymSize
@@ -36,15 +36,15 @@ def _isin(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         else b["test_element"]
     common = result_type([elements, test])
     if isinstance(test, SSAValue):
-        t = _as_dtype(e, test, common)
+        t = cast_to_dtype(e, test, common)
         flat = e.v("aten.view.default", e.v("aten.clone.default", t), [-1])
         if isinstance(elements, SSAValue):
-            x = _as_dtype(e, elements, common)
+            x = cast_to_dtype(e, elements, common)
             hit = e.v("aten.any.dim", e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", x, -1), flat), -1)
         else:
             hit = e.v("aten.any.dim", e.v("aten.eq.Scalar", flat, elements), 0)
     else:
-        x = _as_dtype(e, cast(SSAValue, elements), common)
+        x = cast_to_dtype(e, cast(SSAValue, elements), common)
         hit = e.v("aten.eq.Scalar", x, test)
     if b.get("invert"):
         hit = e.v("aten.logical_not.default", hit)
@@ -61,7 +61,7 @@ def _argwhere(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         return [nz]
     # only the symbol's name is taken from the graph: a placeholder result type (the interpreter's
     # one-op graphs, TorchScript) must not turn nonzero's int64 indices into another dtype
-    mine = _tensor(nz)
+    mine = tensor_of(nz)
     if old.element_dtype is not mine.element_dtype or old.rank != mine.rank:
         return [nz]
     return [e.rewriter.replace_value_with_new_type(nz, old)]
@@ -73,17 +73,17 @@ def _argwhere(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _cov(e: Emitter, x: SSAValue, correction: int, fweights: object, aweights: object) -> SSAValue:
     """torch/_refs `cov`: observations along dim 1 (a 1-d input is one variable), weighted by
     `fweights * aweights`, normalized by the weighted count less the correction (clamped at 0)."""
-    t = _tensor(x)
+    t = tensor_of(x)
     if not t.element_dtype.is_floating_point or t.rank > 2:
         raise Decline()  # torch refuses integer inputs of cov and more than 2 dims
     if t.rank < 2:
         x = e.v("aten.view.default", x, [1, -1])
-        t = _tensor(x)
+        t = tensor_of(x)
     n = t.sizes[1]
     w: SSAValue | None = None
     for weights in (fweights, aweights):
         if isinstance(weights, SSAValue):
-            wt = _as_dtype(e, weights, t.element_dtype)
+            wt = cast_to_dtype(e, weights, t.element_dtype)
             w = wt if w is None else e.v("aten.mul.Tensor", w, wt)
     if w is None:
         avg = e.v("aten.mean.dim", x, [1], True)
@@ -98,7 +98,7 @@ def _cov(e: Emitter, x: SSAValue, correction: int, fweights: object, aweights: o
         elif not isinstance(aweights, SSAValue):
             norm = e.v("aten.sub.Tensor", w_sum, correction)
         else:
-            aw = _as_dtype(e, aweights, t.element_dtype)
+            aw = cast_to_dtype(e, aweights, t.element_dtype)
             spread = e.v("aten.div.Tensor", e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", w, aw), []), w_sum)
             norm = e.v("aten.sub.Tensor", w_sum, e.v("aten.mul.Tensor", spread, correction))
         norm = e.v("aten.clamp_min.default", norm, 0)
@@ -106,7 +106,7 @@ def _cov(e: Emitter, x: SSAValue, correction: int, fweights: object, aweights: o
     right = centered if w is None else e.v("aten.mul.Tensor", centered, w)
     c = e.v("aten.mm.default", centered, e.v("aten.permute.default", right, [1, 0]))
     c = e.v("aten.div.Tensor", c, norm)
-    rows = _tensor(c).sizes[0]
+    rows = tensor_of(c).sizes[0]
     return e.v("aten.squeeze.dims", c, [0, 1]) if rows == 1 else c
 
 
@@ -120,7 +120,7 @@ def _corrcoef(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `corrcoef`: the covariance divided by both standard deviations, clipped to
     [-1, 1]; one variable gives c / c."""
     c = _cov(e, cast(SSAValue, b["self"]), 1, None, None)
-    if _tensor(c).rank == 0:
+    if tensor_of(c).rank == 0:
         return [e.v("aten.div.Tensor", c, c)]
     stddev = e.v("aten.sqrt.default", e.v("aten.diagonal.default", c))
     c = e.v("aten.div.Tensor", c, e.v("aten.unsqueeze.default", stddev, 1))
@@ -133,7 +133,7 @@ def _corrcoef(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 def _edges(e: Emitter, y: SSAValue, dim: int) -> tuple[SSAValue, SSAValue]:
     """y without its last and without its first element along `dim`."""
-    size = _tensor(y).sizes[dim]
+    size = tensor_of(y).sizes[dim]
     if not isinstance(size, int):
         raise Decline()
     return (e.v("aten.slice.Tensor", y, dim, 0, max(size - 1, 0)), e.v("aten.slice.Tensor", y, dim, 1, max(size, 1)))
@@ -141,7 +141,7 @@ def _edges(e: Emitter, y: SSAValue, dim: int) -> tuple[SSAValue, SSAValue]:
 
 def _spacing(e: Emitter, y: SSAValue, x: SSAValue, dim: int) -> SSAValue:
     """The differences of the sample points `x` along `dim` (a 1-d `x` lies along `dim`)."""
-    ty, tx = _tensor(y), _tensor(x)
+    ty, tx = tensor_of(y), tensor_of(x)
     if tx.rank == 1:
         shape: list[SymSize] = [1] * ty.rank
         shape[dim] = tx.sizes[0]
@@ -163,7 +163,7 @@ def _trapezoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     form a `cumsum`); with a scalar spacing, (sum(y) - (y[0] + y[-1]) / 2) * dx, and its
     cumulative form cumsum(dx / 2 * (y[1:] + y[:-1])). An empty dimension gives zeros."""
     y = cast(SSAValue, b["y"])
-    ty = _tensor(y)
+    ty = tensor_of(y)
     if ty.rank == 0:
         raise Decline()
     # integer samples are added (and summed) in their own dtype, wrapping as torch's do, and only
@@ -175,7 +175,7 @@ def _trapezoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if not isinstance(size, int):
         raise Decline()
     if size == 0:
-        y = _as_dtype(e, y, dtype)
+        y = cast_to_dtype(e, y, dtype)
         zero = e.v("aten.mul.Tensor", e.v("aten.sum.dim_IntList", y, [dim], True), 0) if cumulative \
             else e.v("aten.mul.Tensor", e.v("aten.sum.dim_IntList", y, [dim]), 0)
         return [e.v("aten.slice.Tensor", zero, dim, 0, 0) if cumulative else zero]
@@ -184,19 +184,19 @@ def _trapezoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if "x" in b:
         x = cast(SSAValue, b["x"])
         common = result_type([y, x])  # torch multiplies and sums in the operands' common dtype
-        dx = _as_dtype(e, _spacing(e, y, x, dim), common)
-        prod = e.v("aten.mul.Tensor", _as_dtype(e, pair, common), dx)
+        dx = cast_to_dtype(e, _spacing(e, y, x, dim), common)
+        prod = e.v("aten.mul.Tensor", cast_to_dtype(e, pair, common), dx)
         acc = e.v("aten.cumsum.default", prod, dim) if cumulative else e.v("aten.sum.dim_IntList", prod, [dim])
-        return [e.v("aten.div.Tensor", _as_dtype(e, acc, dtype), 2.0)]
-    pair = _as_dtype(e, pair, dtype)
+        return [e.v("aten.div.Tensor", cast_to_dtype(e, acc, dtype), 2.0)]
+    pair = cast_to_dtype(e, pair, dtype)
     dx = b.get("dx", 1)
     if isinstance(dx, SSAValue):
         raise Decline()
     if cumulative:
         return [e.v("aten.cumsum.default", e.v("aten.mul.Tensor", pair, cast(float, dx) / 2), dim)]
-    ends = _as_dtype(e, e.v("aten.add.Tensor", e.v("aten.select.int", y, dim, 0), e.v("aten.select.int", y, dim, -1)),
+    ends = cast_to_dtype(e, e.v("aten.add.Tensor", e.v("aten.select.int", y, dim, 0), e.v("aten.select.int", y, dim, -1)),
                      dtype)
-    total = _as_dtype(e, e.v("aten.sum.dim_IntList", y, [dim]), dtype)
+    total = cast_to_dtype(e, e.v("aten.sum.dim_IntList", y, [dim]), dtype)
     inner = e.v("aten.sub.Tensor", total, e.v("aten.mul.Tensor", ends, 0.5))
     return [e.v("aten.mul.Tensor", inner, dx)]
 
@@ -209,17 +209,17 @@ def _cartesian_prod(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's `cartesian_prod`: the `meshgrid` (ij) of the 1-d inputs, each flattened, stacked
     as columns; one input is itself."""
     tensors = cast(list[SSAValue], b["tensors"])
-    if not tensors or any(_tensor(t).rank != 1 for t in tensors):
+    if not tensors or any(tensor_of(t).rank != 1 for t in tensors):
         raise Decline()
     if len(tensors) == 1:
         return [tensors[0]]
-    sizes = [_tensor(t).sizes[0] for t in tensors]
+    sizes = [tensor_of(t).sizes[0] for t in tensors]
     columns: list[SSAValue] = []
     for i, t in enumerate(tensors):
         view: list[SymSize] = [1] * len(tensors)
         view[i] = sizes[i]
         grid = e.v("aten.expand.default", e.v("aten.view.default", t, e.sizes(view)), e.sizes(sizes))
-        columns.append(e.reshape(grid, [_tensor(grid).numel()]))
+        columns.append(e.reshape(grid, [tensor_of(grid).numel()]))
     return [e.v("aten.stack.default", columns, 1)]
 
 
@@ -233,14 +233,14 @@ def _block_diag(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     common = result_type(tensors)
     blocks: list[SSAValue] = []
     for t in tensors:
-        x = _as_dtype(e, t, common)
-        rank = _tensor(x).rank
+        x = cast_to_dtype(e, t, common)
+        rank = tensor_of(x).rank
         if rank > 2:
             raise Decline()  # torch refuses more than 2 dims
         if rank < 2:
             x = e.v("aten.view.default", x, [1, -1])
         blocks.append(x)
-    widths = [_tensor(x).sizes[1] for x in blocks]
+    widths = [tensor_of(x).sizes[1] for x in blocks]
     if not all(isinstance(w, int) for w in widths):
         raise Decline()
     total = sum(cast(list[int], widths))

@@ -18,12 +18,12 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
-    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _prod,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _resolve_shape,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _tensor,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     op_name,
+    resolve_shape,
     rule,
+    simplify_size,
+    size_product,
+    tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.symbolic import SymSize
@@ -44,13 +44,13 @@ def _unsafe_view(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.flatten.using_ints")
 def _flatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank == 0:
         return [e.reshape(x, [1])]
     start, end = b.int("start_dim") % t.rank, b.int("end_dim") % t.rank
     if start == end:
         return [x]
-    sizes = [*t.sizes[:start], _prod(t.sizes[start : end + 1]), *t.sizes[end + 1 :]]
+    sizes = [*t.sizes[:start], size_product(t.sizes[start : end + 1]), *t.sizes[end + 1 :]]
     return [e.reshape(x, sizes)]
 
 
@@ -58,11 +58,11 @@ def _flatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _unflatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's `unflatten`: a `view` splitting one dimension (one `-1` inferred)."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
     dim = b.int("dim") % t.rank
-    parts = _resolve_shape(TensorType([t.sizes[dim]], t.element_dtype), cast(list[object], b["sizes"]))
+    parts = resolve_shape(TensorType([t.sizes[dim]], t.element_dtype), cast(list[object], b["sizes"]))
     return [e.v("aten.view.default", x, e.sizes([*t.sizes[:dim], *parts, *t.sizes[dim + 1 :]]))]
 
 
@@ -77,7 +77,7 @@ def _contiguous(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.t.default", "aten.transpose.int")
 def _transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    rank = _tensor(x).rank
+    rank = tensor_of(x).rank
     if rank < 2:
         return [x]
     d0, d1 = (b.int("dim0") % rank, b.int("dim1") % rank) if "dim0" in b else (0, 1)
@@ -86,7 +86,7 @@ def _transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.permute.default", x, perm)]
 
 
-def _split_sizes(total: SymSize, chunk: int) -> list[int]:
+def split_sizes(total: SymSize, chunk: int) -> list[int]:
     """Sizes of `split(chunk)` along a dimension of `total` elements (the last one shorter)."""
     if not isinstance(total, int):
         raise Decline()
@@ -99,7 +99,7 @@ def _split_sizes(total: SymSize, chunk: int) -> list[int]:
 @rule("aten.chunk.default")
 def _chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim = b.int("dim") % t.rank
     total = t.sizes[dim]
     if not isinstance(total, int):
@@ -107,25 +107,25 @@ def _chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     chunks = b.int("chunks")
     if total == 0:  # torch's chunk: `chunks` empty pieces (a split by 0 would give one)
         return [e.v("aten.split_with_sizes.default", x, [0] * chunks, dim)]
-    return [e.v("aten.split_with_sizes.default", x, _split_sizes(total, -(-total // chunks)), dim)]
+    return [e.v("aten.split_with_sizes.default", x, split_sizes(total, -(-total // chunks)), dim)]
 
 
 @rule("aten.split.Tensor")
 def _split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim = b.int("dim") % t.rank
-    return [e.v("aten.split_with_sizes.default", x, _split_sizes(t.sizes[dim], b.int("split_size")), dim)]
+    return [e.v("aten.split_with_sizes.default", x, split_sizes(t.sizes[dim], b.int("split_size")), dim)]
 
 
 @rule("aten.copy.default", core=True)
 def _copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `copy`: `src.to(self)`, expanded (as a copy) when the sizes differ."""
-    dst, src = _tensor(b["self"]), cast(SSAValue, b["src"])
+    dst, src = tensor_of(b["self"]), cast(SSAValue, b["src"])
     out = src
-    if _tensor(src).element_dtype != dst.element_dtype:
+    if tensor_of(src).element_dtype != dst.element_dtype:
         out = e.v("aten._to_copy.default", out, dtype=dst.element_dtype)
-    if _tensor(out).sizes != dst.sizes:
+    if tensor_of(out).sizes != dst.sizes:
         out = e.v("aten.expand.default", out, e.sizes(dst.sizes))
         out = e.v("aten.clone.default", out, memory_format=MemoryFormat.contiguous_format)
     return [out]
@@ -134,8 +134,8 @@ def _copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other", "aten.type_as.default")
 def _to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    dtype = _tensor(b["other"]).element_dtype if "other" in b else b.dtype("dtype")
-    if (dtype is None or dtype == _tensor(x).element_dtype) and not b.get("copy"):
+    dtype = tensor_of(b["other"]).element_dtype if "other" in b else b.dtype("dtype")
+    if (dtype is None or dtype == tensor_of(x).element_dtype) and not b.get("copy"):
         return [x]
     return [e.v("aten._to_copy.default", x, dtype=dtype)]
 
@@ -146,7 +146,7 @@ def _to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.ravel.default")
 def _ravel(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
-    return [e.reshape(x, [_tensor(x).numel()])]
+    return [e.reshape(x, [tensor_of(x).numel()])]
 
 
 @rule("aten.fliplr.default", "aten.flipud.default")
@@ -158,7 +158,7 @@ def _fliplr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _tile(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
     dims = b.ints("dims")
-    rank = _tensor(x).rank
+    rank = tensor_of(x).rank
     dims = [1] * (rank - len(dims)) + dims
     return [e.v("aten.repeat.default", x, dims)]
 
@@ -169,15 +169,15 @@ def _repeat_interleave(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
     x = cast(SSAValue, b["self"])
     repeats = b.int("repeats")
     if b.get("dim") is None:
-        x = e.reshape(x, [_tensor(x).numel()])
+        x = e.reshape(x, [tensor_of(x).numel()])
         d = 0
     else:
-        d = b.int("dim") % max(_tensor(x).rank, 1)
-    t = _tensor(x)
+        d = b.int("dim") % max(tensor_of(x).rank, 1)
+    t = tensor_of(x)
     y = e.v("aten.unsqueeze.default", x, d + 1)
     y = e.v("aten.expand.default", y, e.sizes([*t.sizes[: d + 1], repeats, *t.sizes[d + 1 :]]))
     y = e.v("aten.clone.default", y, memory_format=MemoryFormat.contiguous_format)
-    return [e.v("aten.view.default", y, e.sizes([*t.sizes[:d], _norm(t.sizes[d] * repeats), *t.sizes[d + 1 :]]))]
+    return [e.v("aten.view.default", y, e.sizes([*t.sizes[:d], simplify_size(t.sizes[d] * repeats), *t.sizes[d + 1 :]]))]
 
 
 @rule("aten.one_hot.default")
@@ -186,7 +186,7 @@ def _one_hot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if n < 0:
         raise Decline()  # the class count read from the data is a data-dependent size
     x = cast(SSAValue, b["self"])
-    classes = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=DeviceAttr(_tensor(x).device.data),
+    classes = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=DeviceAttr(tensor_of(x).device.data),
                   pin_memory=False)
     hit = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", x, -1), classes)
     return [e.v("aten._to_copy.default", hit, dtype=DType.int64)]
@@ -204,7 +204,7 @@ def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     in float32, weight included, and rounded once, as torch's kernel and its own
     decomposition do (rounding each step differs by an ulp in a quarter of the values)."""
     x = cast(SSAValue, b["input"])
-    t = _tensor(x)
+    t = tensor_of(x)
     n = len(b.ints("normalized_shape"))
     dims = list(range(t.rank - n, t.rank))
     eps = b.get("eps")
@@ -218,8 +218,8 @@ def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     out = e.v("aten.mul.Tensor", x, e.v("aten.rsqrt.default", e.v("aten.add.Tensor", ms, eps)))
     weight = b.get("weight")
     if isinstance(weight, SSAValue):
-        if _tensor(weight).element_dtype != _tensor(out).element_dtype:
-            weight = e.v("aten._to_copy.default", weight, dtype=_tensor(out).element_dtype)
+        if tensor_of(weight).element_dtype != tensor_of(out).element_dtype:
+            weight = e.v("aten._to_copy.default", weight, dtype=tensor_of(out).element_dtype)
         out = e.v("aten.mul.Tensor", out, weight)
     if wide != t.element_dtype:
         out = e.v("aten._to_copy.default", out, dtype=t.element_dtype)
@@ -231,7 +231,7 @@ def _conv_transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """A transposed `convolution`; an unbatched input gets a unit batch, dropped after, as torch's
     `conv_transpose{n}d` does."""
     n = int(op_name(op).split(".")[1][-2])
-    rank = _tensor(b["input"]).rank
+    rank = tensor_of(b["input"]).rank
     if rank not in (n + 1, n + 2):
         raise Decline()
     x = b["input"] if rank == n + 2 else e.v("aten.unsqueeze.default", b["input"], 0)
@@ -249,10 +249,10 @@ def _stack(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     tensors = cast(list[SSAValue], b["tensors"])
     if not tensors:
         raise Decline()
-    first = _tensor(tensors[0])
+    first = tensor_of(tensors[0])
     dim = b.int("dim") % (first.rank + 1)
     if dim < first.rank:
-        if any(_tensor(t).sizes != first.sizes for t in tensors):
+        if any(tensor_of(t).sizes != first.sizes for t in tensors):
             raise Decline()
         sizes = list(first.sizes)
         sizes.insert(dim, len(tensors))
@@ -264,7 +264,7 @@ def _stack(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _squeeze_all(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`squeeze()` is `squeeze.dims` over the dims of size 1 (a symbolic size might be 1: declined)."""
     x = cast(SSAValue, b["self"])
-    sizes = _tensor(x).sizes
+    sizes = tensor_of(x).sizes
     if not all(isinstance(s, int) for s in sizes):
         raise Decline()
     return [e.v("aten.squeeze.dims", x, [d for d, s in enumerate(sizes) if s == 1])]
@@ -276,7 +276,7 @@ def _unbind(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     list constructor, so the rows replace the `getitem`s of the list; a list used otherwise
     (passed whole to another operator) is left alone."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
     dim = b.int("dim") % t.rank
@@ -299,7 +299,7 @@ def _roll(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `roll`: per rolled dim, `index_select` by `(arange(n) + (n - shift)) fmod n`;
     with no dims, the flattened tensor rolled and viewed back."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     shifts, dims = b.ints("shifts"), b.ints("dims")
     if not dims:
         if len(shifts) != 1:
@@ -316,7 +316,7 @@ def _roll(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 
 def _roll_dim(e: Emitter, x: SSAValue, shift: int, dim: int) -> SSAValue:
-    t = _tensor(x)
+    t = tensor_of(x)
     size = t.sizes[dim]
     if not isinstance(size, int):
         raise Decline()
@@ -347,7 +347,7 @@ def _pad(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         raise Decline()
     n = len(pad) // 2
     if mode in _PADS:
-        if _tensor(x).rank not in (n + 1, n + 2):
+        if tensor_of(x).rank not in (n + 1, n + 2):
             raise Decline()
         return [e.v(f"aten.{_PADS[mode]}_pad{n}d.default", x, pad)]
     if mode == "circular":
@@ -358,18 +358,18 @@ def _pad(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _pad_circular(e: Emitter, x: SSAValue, pad: list[int]) -> SSAValue:
     """Circular padding: per padded dim (the last first), the tail and head wrapped around by `cat`;
     negative pads crop."""
-    t = _tensor(x)
+    t = tensor_of(x)
     out = x
     for k in range(len(pad) // 2):
         left, right = pad[2 * k], pad[2 * k + 1]
         dim = t.rank - 1 - k
-        size = _tensor(out).sizes[dim]
+        size = tensor_of(out).sizes[dim]
         if not isinstance(size, int) or left > size or right > size:
             raise Decline()
         if left < 0 or right < 0:
             out = e.v("aten.slice.Tensor", out, dim, max(-left, 0), size - max(-right, 0))
             left, right = max(left, 0), max(right, 0)
-            size = _tensor(out).sizes[dim]
+            size = tensor_of(out).sizes[dim]
             assert isinstance(size, int)
         parts: list[SSAValue] = []
         if left:
@@ -393,7 +393,7 @@ def _replication_pad1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
     x = cast(SSAValue, b["self"])
     left, right = b.ints("padding")
     wide = e.v("aten.replication_pad2d.default", e.v("aten.unsqueeze.default", x, -2), [left, right, 0, 0])
-    return [e.v("aten.squeeze.dims", wide, [_tensor(x).rank - 1])]
+    return [e.v("aten.squeeze.dims", wide, [tensor_of(x).rank - 1])]
 
 
 @rule("aten.narrow.default")
@@ -401,7 +401,7 @@ def _narrow(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`narrow(dim, start, length)` is `slice(dim, start, start + length)`; a negative start
     counts from the end."""
     x = cast(SSAValue, b["self"])
-    t = _tensor(x)
+    t = tensor_of(x)
     dim = b.int("dim") % t.rank
     start, length = b["start"], b["length"]
     if not isinstance(start, int) or not isinstance(length, int):
@@ -419,7 +419,7 @@ def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | N
     """`torch.where(cond)` is `nonzero(cond)` split into its columns (`select` of each); as with
     `unbind`, the columns replace the `getitem`s of the list."""
     cond = cast(SSAValue, b["condition"])
-    rank = _tensor(cond).rank
+    rank = tensor_of(cond).rank
     result = op.results[0]
     users = [use.operation for use in result.uses]
     if not all(isinstance(u, GetItemOp) for u in users) or rank == 0:
@@ -441,12 +441,12 @@ def _meshgrid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     the list, as with `unbind`."""
     tensors = cast(list[SSAValue], b["tensors"])
     indexing = b.get("indexing") or "ij"
-    if not tensors or any(_tensor(t).rank > 1 for t in tensors) or indexing not in ("ij", "xy"):
+    if not tensors or any(tensor_of(t).rank > 1 for t in tensors) or indexing not in ("ij", "xy"):
         raise Decline()
     users = [use.operation for use in op.results[0].uses]
     if not all(isinstance(u, GetItemOp) for u in users):
         raise Decline()
-    sizes = [_tensor(t).numel() for t in tensors]
+    sizes = [tensor_of(t).numel() for t in tensors]
     axes = list(range(len(tensors)))
     if indexing == "xy" and len(tensors) >= 2:
         axes[0], axes[1] = 1, 0

@@ -8,8 +8,8 @@ from xdsl_exir.dialects.exir import (
     DType,
 )
 from xdsl_exir.semantics.inference.core import Bound, InferenceError, as_size, make_tensor, rule
-from xdsl_exir.semantics.inference.long_tail import _NONE_REDUCTION  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.long_tail import NONE_REDUCTION
+from xdsl_exir.semantics.inference.pointwise import pointwise_type
 
 # -- gradients of views and indexing, more losses (decompositions in semantics/decompositions/) ---
 
@@ -39,7 +39,7 @@ def _embedding_backward_any(b: Bound) -> Attribute:
       "aten.binary_cross_entropy_backward.default", "aten.rrelu_with_noise_backward.default")
 def _loss_backward(b: Bound) -> Attribute:
     names = [n for n in ("grad_output", "self", "target", "weight", "noise") if isinstance(b.get(n), SSAValue)]
-    shape, dtype, device = _pointwise(b, names)
+    shape, dtype, device = pointwise_type(b, names)
     return make_tensor(shape, dtype, device)
 
 
@@ -50,7 +50,7 @@ def _glu_backward(b: Bound) -> Attribute:
 
 @rule("aten.isclose.default")
 def _isclose(b: Bound) -> Attribute:
-    shape, _, device = _pointwise(b, ("self", "other"))
+    shape, _, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, DType.bool, device)
 
 
@@ -68,7 +68,7 @@ def _vdot(b: Bound) -> Attribute:
       "aten.poisson_nll_loss.default")
 def _more_losses(b: Bound) -> Attribute:
     names = [n for n in ("input1", "input2", "input", "self", "target") if n in b]
-    shape, dtype, device = _pointwise(b, names)
+    shape, dtype, device = pointwise_type(b, names)
     if not dtype.is_floating_point and b.schema.name in ("margin_ranking_loss", "poisson_nll_loss"):
         dtype = DType.float32  # torch computes these through float ops (clamp_min of a difference, exp or log)
-    return make_tensor(shape if b.int("reduction") == _NONE_REDUCTION else [], dtype, device)
+    return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)

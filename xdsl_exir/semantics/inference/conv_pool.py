@@ -14,11 +14,11 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
-    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
     floordiv,
     make_tensor,
     mul,
+    normalize_size,
     rule,
     sym_min,
 )
@@ -67,7 +67,7 @@ def pool_out(
     return sym_min(out, add(floordiv(add(limit, -1), stride), 1))
 
 
-def _spatial(b: Bound, name: str, n: int, default: Sequence[int] | None = None) -> list[int]:
+def spatial_arg(b: Bound, name: str, n: int, default: Sequence[int] | None = None) -> list[int]:
     value = b.get(name)
     if value is None or (isinstance(value, list | tuple) and len(value) == 0):
         if default is None:
@@ -80,7 +80,7 @@ def _spatial(b: Bound, name: str, n: int, default: Sequence[int] | None = None) 
     "aten.convolution.default", "aten.conv1d.default", "aten.conv1d.padding", "aten.conv2d.default",
     "aten.conv2d.padding", "aten.conv3d.default", "aten.conv3d.padding",
 )  # fmt: skip
-def _conv(b: Bound) -> Attribute:
+def conv_rule(b: Bound) -> Attribute:
     x, w = b.tensor("input"), b.tensor("weight")
     n = w.rank - 2
     if n < 1:
@@ -126,10 +126,10 @@ def _pool(b: Bound, n: int, with_dilation: bool) -> list[SymSize]:
     t = b.tensor("self")
     if t.rank not in (n + 1, n + 2):
         raise InferenceError(f"expected a {n + 1}-d or {n + 2}-d input, got {t.rank}-d")
-    kernel = _spatial(b, "kernel_size", n)
-    stride = _spatial(b, "stride", n, kernel)
-    pad = _spatial(b, "padding", n, [0] * n)
-    dilation = _spatial(b, "dilation", n, [1] * n) if with_dilation else [1] * n
+    kernel = spatial_arg(b, "kernel_size", n)
+    stride = spatial_arg(b, "stride", n, kernel)
+    pad = spatial_arg(b, "padding", n, [0] * n)
+    dilation = spatial_arg(b, "dilation", n, [1] * n) if with_dilation else [1] * n
     ceil_mode = bool(b["ceil_mode"])
     lead = list(t.sizes[: t.rank - n])
     for i in range(n):
@@ -164,7 +164,7 @@ def _max_pool(b: Bound) -> Attribute | list[Attribute]:
     "aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default",
     "aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
 )  # fmt: skip
-def _adaptive(b: Bound) -> Attribute:
+def adaptive_pool_rule(b: Bound) -> Attribute:
     t = b.tensor("self")
     n = int(b.schema.name[-2])
     out = b.sizes("output_size", n)
@@ -188,7 +188,7 @@ def _upsample(b: Bound, input_name: str) -> Attribute:
             if isinstance(s, int):
                 out.append(int(math.floor(s * float(f))))
             else:
-                out.append(_norm(sympy.floor(s * sympy.nsimplify(f))))
+                out.append(normalize_size(sympy.floor(s * sympy.nsimplify(f))))
     return make_tensor([*t.sizes[:2], *out], t.element_dtype, t.device.data)
 
 

@@ -31,15 +31,15 @@ from xdsl_exir.dialects.aten_binding import (
     Bound,
     InferenceError,
     NoInference,
+    argument_value,
     as_dtype,
+    as_list,
     as_size,
     bind_arguments,
+    describe_value,
+    normalize_size,
     tensor_type,
 )
-from xdsl_exir.dialects.aten_binding import argument_value as _value
-from xdsl_exir.dialects.aten_binding import as_list as _as_list  # noqa: F401 - the family modules' name for it
-from xdsl_exir.dialects.aten_binding import describe_value as _describe
-from xdsl_exir.dialects.aten_binding import normalize_size as _norm
 from xdsl_exir.dialects.exir import (
     BoolType,
     DType,
@@ -63,20 +63,45 @@ from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
 from xdsl_exir.utils.symbolic import SymSize, make_symbol, sympy
 
-__all__ = [
+__all__ = [  # what the rules share: the family modules import it from here, never from each other
     "BindError",
     "Bound",
     "InferenceError",
     "NoInference",
-    "bind_arguments",
-    "infer_result_types",
-    "has_inference",
-    "rule_of",
-    "promote_types",
-    "make_tensor",
+    "RULES",
+    "Rule",
+    "add",
+    "argument_value",
     "as_dtype",
+    "as_list",
     "as_size",
+    "as_sympy",
+    "bind_arguments",
+    "broadcast_shapes",
+    "ceildiv",
+    "describe_value",
+    "device_of",
+    "floordiv",
+    "has_inference",
+    "infer_bound",
+    "infer_minus_one",
+    "infer_result_types",
+    "list_type",
+    "make_tensor",
+    "mul",
+    "normalize_size",
+    "numel_of",
+    "promote_types",
+    "result_type",
+    "rule",
+    "rule_of",
+    "scalar_dtype",
+    "size_is",
+    "sym_max",
+    "sym_min",
     "tensor_type",
+    "unbacked_symbol",
+    "wrap_dim",
 ]
 
 
@@ -103,7 +128,7 @@ def make_tensor(
     A TensorType, memoized: graphs repeat a few shapes many times, and building
     (and verifying) the attribute is most of the cost of inference.
     """
-    sizes = tuple(_norm(s) for s in shape)
+    sizes = tuple(normalize_size(s) for s in shape)
     if dim_order is not None and list(dim_order) != list(range(len(sizes))):
         return TensorType(sizes, dtype, device, dim_order)
     key = (sizes, dtype, device)
@@ -139,7 +164,7 @@ def promote_types(a: DType, b: DType) -> DType:
 
 def scalar_dtype(value: object) -> DType | None:
     """The dtype a Python number or symbolic scalar takes part in promotion as."""
-    value = _value(value)
+    value = argument_value(value)
     if isinstance(value, SSAValue):
         t = value.type
         if isinstance(t, SymBoolType | BoolType):
@@ -160,7 +185,7 @@ def result_type(operands: Sequence[object]) -> DType:
     """
     keyed: list[tuple[DType, Priority]] = []
     for v in operands:
-        v = _value(v)
+        v = argument_value(v)
         if v is None:
             continue
         if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
@@ -168,7 +193,7 @@ def result_type(operands: Sequence[object]) -> DType:
             continue
         d = scalar_dtype(v)
         if d is None:
-            raise InferenceError(f"{_describe(v)} cannot take part in type promotion")
+            raise InferenceError(f"{describe_value(v)} cannot take part in type promotion")
         keyed.append((d, Priority.WRAPPED))
     try:
         return lattice.result_type(keyed)
@@ -181,47 +206,47 @@ def result_type(operands: Sequence[object]) -> DType:
 # ---------------------------------------------------------------------------
 
 
-def _sym(v: SymSize) -> sympy.Expr:
+def as_sympy(v: SymSize) -> sympy.Expr:
     return sympy.Integer(v) if isinstance(v, int) else v
 
 
 def floordiv(a: SymSize, b: SymSize) -> SymSize:
     if isinstance(a, int) and isinstance(b, int):
         return a // b
-    return _norm(symbolic.floordiv(_sym(a), _sym(b)))
+    return normalize_size(symbolic.floordiv(as_sympy(a), as_sympy(b)))
 
 
 def ceildiv(a: SymSize, b: SymSize) -> SymSize:
     if isinstance(a, int) and isinstance(b, int):
         return -(-a // b)
-    return _norm(symbolic.ceildiv(_sym(a), _sym(b)))
+    return normalize_size(symbolic.ceildiv(as_sympy(a), as_sympy(b)))
 
 
 def add(*values: SymSize) -> SymSize:
     if all(type(v) is int for v in values):
         return sum(cast(Sequence[int], values))
-    return _norm(sympy.Add(*(_sym(v) for v in values)))
+    return normalize_size(sympy.Add(*(as_sympy(v) for v in values)))
 
 
 def mul(*values: SymSize) -> SymSize:
     if all(type(v) is int for v in values):
         return math.prod(cast(Sequence[int], values))
-    return _norm(sympy.Mul(*(_sym(v) for v in values)))
+    return normalize_size(sympy.Mul(*(as_sympy(v) for v in values)))
 
 
 def sym_max(a: SymSize, b: SymSize) -> SymSize:
     if isinstance(a, int) and isinstance(b, int):
         return max(a, b)
-    return _norm(sympy.Max(_sym(a), _sym(b)))
+    return normalize_size(sympy.Max(as_sympy(a), as_sympy(b)))
 
 
 def sym_min(a: SymSize, b: SymSize) -> SymSize:
     if isinstance(a, int) and isinstance(b, int):
         return min(a, b)
-    return _norm(sympy.Min(_sym(a), _sym(b)))
+    return normalize_size(sympy.Min(as_sympy(a), as_sympy(b)))
 
 
-def _is(value: SymSize, n: int) -> bool:
+def size_is(value: SymSize, n: int) -> bool:
     """`value == n` without sympy's slow comparison of an expression with an int."""
     return type(value) is int and value == n
 
@@ -244,7 +269,7 @@ def broadcast_shapes(*shapes: Sequence[SymSize]) -> list[SymSize]:
         raise NoInference(str(e)) from None
 
 
-def _device_of(tensors: Sequence[TensorType]) -> str:
+def device_of(tensors: Sequence[TensorType]) -> str:
     for t in tensors:
         if t.rank:
             return t.device.data
@@ -259,17 +284,17 @@ def unbacked_symbol() -> sympy.Symbol:
     return make_symbol(f"u{next(_unbacked)}")
 
 
-def _numel(shape: Sequence[SymSize]) -> SymSize:
+def numel_of(shape: Sequence[SymSize]) -> SymSize:
     return mul(*shape) if shape else 1
 
 
-def _infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
+def infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
     """Resolve one `-1` in a view size from the element count."""
     sizes = list(sizes)
-    holes = [i for i, s in enumerate(sizes) if _is(s, -1)]
+    holes = [i for i, s in enumerate(sizes) if size_is(s, -1)]
     if len(holes) > 1:
         raise InferenceError("only one dimension can be inferred (-1)")
-    known = _numel([s for s in sizes if not _is(s, -1)])
+    known = numel_of([s for s in sizes if not size_is(s, -1)])
     if holes:
         if isinstance(numel, int) and isinstance(known, int):
             if known == 0 or numel % known:
@@ -280,11 +305,11 @@ def _infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
             and int(split[0]) % known == 0
         ):
             # The common case `[k*s0, ...] -> [-1, m]`: divide the coefficient.
-            sizes[holes[0]] = _norm(sympy.Integer(int(split[0]) // known) * split[1])
+            sizes[holes[0]] = normalize_size(sympy.Integer(int(split[0]) // known) * split[1])
         else:
-            q = sympy.cancel(_sym(numel) / _sym(known))
+            q = sympy.cancel(as_sympy(numel) / as_sympy(known))
             num, den = sympy.fraction(q)
-            sizes[holes[0]] = _norm(num) if den == 1 else floordiv(numel, known)
+            sizes[holes[0]] = normalize_size(num) if den == 1 else floordiv(numel, known)
     elif isinstance(numel, int) and isinstance(known, int) and numel != known:
         raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
     return sizes
@@ -295,7 +320,7 @@ def _infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
 # ---------------------------------------------------------------------------
 
 Rule = Callable[[Bound], Attribute | Sequence[Attribute]]
-_RULES: dict[str, Rule] = {}
+RULES: dict[str, Rule] = {}
 
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
@@ -306,9 +331,9 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
         for n in names:
             if lookup(n) is None:
                 raise ValueError(f"inference rule for unknown overload {n}")
-            if n in _RULES:
+            if n in RULES:
                 raise ValueError(f"two inference rules for {n}")
-            _RULES[n] = fn
+            RULES[n] = fn
         return fn
 
     return register
@@ -326,7 +351,7 @@ def _find_rule(schema: FunctionSchema) -> Rule | None:
     name = schema.op_name
     if name in _INPLACE_VIEW:
         name = functional_variant(name) or name
-    found = _RULES.get(name)
+    found = RULES.get(name)
     if found is None and (custom := custom_operator(name)) is not None and custom.infer is not None:
         return _custom_rule(custom.infer)
     return found
@@ -336,7 +361,7 @@ def _custom_rule(infer: Callable[..., object]) -> Rule:
     """A custom operator's `infer(**arguments)`: SSA values given as their types."""
 
     def typed(v: object) -> object:
-        v = _value(v)
+        v = argument_value(v)
         if isinstance(v, SSAValue):
             return v.type
         if isinstance(v, list | tuple):
@@ -416,7 +441,7 @@ def infer_bound(bound: Bound) -> list[Attribute]:
 
 
 def _arg_type(value: object, name: str) -> Attribute:
-    value = _value(value)
+    value = argument_value(value)
     if isinstance(value, SSAValue):
         return value.type
     if isinstance(value, list | tuple):

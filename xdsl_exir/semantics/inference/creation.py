@@ -17,17 +17,17 @@ from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     NoInference,
-    _describe,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _norm,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _sym,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _value,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
+    argument_value,
+    as_sympy,
     ceildiv,
+    describe_value,
     make_tensor,
+    normalize_size,
     rule,
     scalar_dtype,
 )
-from xdsl_exir.semantics.inference.pointwise import _dim_order  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.pointwise import dim_order_of
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
@@ -36,10 +36,10 @@ from xdsl_exir.utils.symbolic import SymSize, sympy
 # ---------------------------------------------------------------------------
 
 
-def _factory(b: Bound, shape: Sequence[SymSize], default: DType) -> Attribute:
+def factory_type(b: Bound, shape: Sequence[SymSize], default: DType) -> Attribute:
     dtype = b.dtype("dtype") or default
     device = b.device("device") or "cpu"
-    order = _dim_order(b.get("memory_format"), None, len(shape))
+    order = dim_order_of(b.get("memory_format"), None, len(shape))
     return make_tensor(shape, dtype, device, order)
 
 
@@ -48,35 +48,35 @@ def _factory(b: Bound, shape: Sequence[SymSize], default: DType) -> Attribute:
     "aten.rand.generator", "aten.randn.default", "aten.randn.generator", "aten.empty_strided.default",
 )  # fmt: skip
 def _empty(b: Bound) -> Attribute:
-    return _factory(b, b.sizes("size"), DEFAULT_FLOAT)
+    return factory_type(b, b.sizes("size"), DEFAULT_FLOAT)
 
 
 @rule("aten.full.default")
 def _full(b: Bound) -> Attribute:
     fill = scalar_dtype(b["fill_value"]) or DEFAULT_FLOAT
     default = {DType.float64: DEFAULT_FLOAT}.get(fill, fill)
-    return _factory(b, b.sizes("size"), default)
+    return factory_type(b, b.sizes("size"), default)
 
 
 @rule("aten.randperm.default", "aten.randperm.generator")
 def _randperm(b: Bound) -> Attribute:
-    return _factory(b, [b.size("n")], DType.int64)
+    return factory_type(b, [b.size("n")], DType.int64)
 
 
 @rule("aten.scalar_tensor.default")
 def _scalar_tensor(b: Bound) -> Attribute:
-    return _factory(b, [], DEFAULT_FLOAT)
+    return factory_type(b, [], DEFAULT_FLOAT)
 
 
-def _number(value: object) -> float | int | sympy.Expr:
-    value = _value(value)
+def number_value(value: object) -> float | int | sympy.Expr:
+    value = argument_value(value)
     if isinstance(value, int | float):
         return value
     if isinstance(value, SSAValue):
         t = value.type
         if isinstance(t, SymIntType | SymFloatType) and t.value is not None:
             return t.value
-    raise NoInference(f"arange bound {_describe(value)} is not known")
+    raise NoInference(f"arange bound {describe_value(value)} is not known")
 
 
 @rule("aten.arange.default", "aten.arange.start", "aten.arange.start_step")
@@ -84,7 +84,7 @@ def _arange(b: Bound) -> Attribute:
     start = b.get("start", 0)
     end, step = b["end"], b.get("step", 1)
     floating = any(scalar_dtype(v) in (DType.float64,) for v in (start, end, step))
-    s, e, st = _number(start), _number(end), _number(step)
+    s, e, st = number_value(start), number_value(end), number_value(step)
     if b.dtype("dtype") == DType.int64 and all(isinstance(v, int | float) for v in (s, e, st)):
         # torch's int64 arange converts start, end and step to int64 before sizing the
         # result; other dtypes size it from the arguments as doubles
@@ -94,10 +94,10 @@ def _arange(b: Bound) -> Attribute:
             raise InferenceError("arange step must be nonzero")
         n: SymSize = max(0, math.ceil((float(e) - float(s)) / float(st)))
     elif all(isinstance(v, int | sympy.Expr) and not isinstance(v, float) for v in (s, e, st)):
-        n = ceildiv(add(_norm(cast(SymSize, e)), -_sym(cast(SymSize, s))), cast(SymSize, st))
+        n = ceildiv(add(normalize_size(cast(SymSize, e)), -as_sympy(cast(SymSize, s))), cast(SymSize, st))
     else:
-        n = _norm(sympy.ceiling((_sym(e) - _sym(s)) / _sym(st)))  # pyright: ignore[reportArgumentType] - floats mixed with symbols: sympy takes all three, _sym is typed for sizes
-    return _factory(b, [n], DEFAULT_FLOAT if floating else DType.int64)
+        n = normalize_size(sympy.ceiling((as_sympy(e) - as_sympy(s)) / as_sympy(st)))  # pyright: ignore[reportArgumentType] - floats mixed with symbols: sympy takes all three, as_sympy is typed for sizes
+    return factory_type(b, [n], DEFAULT_FLOAT if floating else DType.int64)
 
 
 @rule("aten.new_empty.default", "aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default")
@@ -116,7 +116,7 @@ def _like(b: Bound) -> Attribute:
     t = b.tensor("self")
     dtype = b.dtype("dtype") or t.element_dtype
     device = b.device("device") or t.device.data
-    return make_tensor(t.sizes, dtype, device, _dim_order(b.get("memory_format"), t, t.rank))
+    return make_tensor(t.sizes, dtype, device, dim_order_of(b.get("memory_format"), t, t.rank))
 
 
 @rule("aten.to.dtype", "aten.to.device", "aten.to.prim_dtype", "aten.to.prim_Device")
@@ -124,7 +124,7 @@ def _to(b: Bound) -> Attribute:
     t = b.tensor("self")
     dtype = b.dtype("dtype") or t.element_dtype
     device = b.device("device") if "device" in b else None
-    return make_tensor(t.sizes, dtype, device or t.device.data, _dim_order(b.get("memory_format"), t, t.rank))
+    return make_tensor(t.sizes, dtype, device or t.device.data, dim_order_of(b.get("memory_format"), t, t.rank))
 
 
 @rule("aten.to.other")

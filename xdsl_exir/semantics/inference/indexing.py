@@ -11,8 +11,8 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
-    _as_list,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
+    as_list,
     broadcast_shapes,
     list_type,
     make_tensor,
@@ -31,7 +31,7 @@ from xdsl_exir.utils.symbolic import SymSize
 @rule("aten.index.Tensor", "aten.index.Tensor_hacked_twin")
 def _index(b: Bound) -> Attribute:
     t = b.tensor("self")
-    raw = _as_list(b["indices"])
+    raw = as_list(b["indices"])
     if len(raw) > t.rank:
         raise InferenceError("too many indices for the tensor")
     # Boolean masks index as many dims as they have, with a data-dependent count.

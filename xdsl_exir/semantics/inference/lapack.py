@@ -9,8 +9,8 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.semantics.inference.core import Bound, InferenceError, broadcast_shapes, make_tensor, rule, wrap_dim
-from xdsl_exir.semantics.inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.reductions import _dims_arg, _reduce_shape  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.pointwise import pointwise_type
+from xdsl_exir.semantics.inference.reductions import dims_arg, reduced_shape
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
 # -- linear algebra (kernels in semantics/kernels/lapack.py) ------------------------
@@ -110,7 +110,7 @@ def _linalg_pinv(b: Bound) -> Attribute:
 
 @rule("aten.linalg_vecdot.default")
 def _linalg_vecdot(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("x", "y"))
+    shape, dtype, device = pointwise_type(b, ("x", "y"))
     if not (dtype.is_floating_point or dtype.is_complex):
         raise InferenceError(f"linalg.vecdot: expected a floating point tensor, got {dtype.value}")
     d = wrap_dim(b.int("dim") if b.get("dim") is not None else -1, len(shape))
@@ -122,7 +122,7 @@ def _linalg_matrix_norm(b: Bound) -> Attribute:
     t = _matrices(b, "self")
     dims = b.ints("dim") if b.get("dim") is not None else [-2, -1]
     dtype = b.dtype("dtype") or t.element_dtype
-    return make_tensor(_reduce_shape(t, dims, bool(b.get("keepdim", False))), dtype, t.device.data)
+    return make_tensor(reduced_shape(t, dims, bool(b.get("keepdim", False))), dtype, t.device.data)
 
 
 @rule("aten.linalg_norm.default", "aten.linalg_norm.ord_str")
@@ -130,6 +130,6 @@ def _linalg_norm(b: Bound) -> Attribute:
     t = b.tensor("self")
     if not (t.element_dtype.is_floating_point or t.element_dtype.is_complex):
         raise InferenceError(f"linalg.norm: expected a floating point tensor, got {t.element_dtype.value}")
-    dims = _dims_arg(b)
+    dims = dims_arg(b)
     dtype = b.dtype("dtype") or t.element_dtype
-    return make_tensor(_reduce_shape(t, dims, bool(b.get("keepdim", False))), dtype, t.device.data)
+    return make_tensor(reduced_shape(t, dims, bool(b.get("keepdim", False))), dtype, t.device.data)

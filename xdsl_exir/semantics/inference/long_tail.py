@@ -12,19 +12,19 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
-from xdsl_exir.semantics.inference.conv_pool import _adaptive, _conv, _spatial, pool_out  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.conv_pool import adaptive_pool_rule, conv_rule, pool_out, spatial_arg
 from xdsl_exir.semantics.inference.core import (
-    _RULES,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    RULES,
     Bound,
     InferenceError,
     NoInference,
-    _numel,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
     broadcast_shapes,
     floordiv,
     list_type,
     make_tensor,
     mul,
+    numel_of,
     promote_types,
     result_type,
     rule,
@@ -32,11 +32,11 @@ from xdsl_exir.semantics.inference.core import (
     unbacked_symbol,
     wrap_dim,
 )
-from xdsl_exir.semantics.inference.creation import _factory, _number  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.pointwise import _dim_order, _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.reductions import _dims_arg, _reduce_shape, _sum_dtype, _var_mean  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.scalars import _local_scalar  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.views import _expand  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.creation import factory_type, number_value
+from xdsl_exir.semantics.inference.pointwise import dim_order_of, pointwise_type
+from xdsl_exir.semantics.inference.reductions import dims_arg, reduced_shape, sum_dtype, var_mean_rule
+from xdsl_exir.semantics.inference.scalars import local_scalar_rule
+from xdsl_exir.semantics.inference.views import expand_rule
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT, Category
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize
@@ -59,12 +59,12 @@ def _long_tail_same(b: Bound) -> Attribute:
 def _empty_like(b: Bound) -> Attribute:
     t = b.tensor("self")
     return make_tensor(t.sizes, b.dtype("dtype") or t.element_dtype, b.device("device") or t.device.data,
-                       _dim_order(b.get("memory_format"), t, t.rank))
+                       dim_order_of(b.get("memory_format"), t, t.rank))
 
 
 @rule("aten.empty_permuted.default")
 def _empty_permuted(b: Bound) -> Attribute:
-    return _factory(b, b.sizes("size"), DEFAULT_FLOAT)
+    return factory_type(b, b.sizes("size"), DEFAULT_FLOAT)
 
 
 @rule("aten.reshape_as.default", "aten.view_as.default")
@@ -75,7 +75,7 @@ def _reshape_as(b: Bound) -> Attribute:
 
 @rule("aten.broadcast_to.default")
 def _broadcast_to(b: Bound) -> Attribute | Sequence[Attribute]:
-    return _expand(b)
+    return expand_rule(b)
 
 
 def _swapped(t: TensorType, d0: int, d1: int) -> TensorType:
@@ -118,20 +118,20 @@ def _exp2(b: Bound) -> Attribute:
 
 @rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
 def _xlogy(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("self", "other"))
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, dtype.to_floating(), device)
 
 
 @rule("aten.fmax.default", "aten.fmin.default", "aten.linalg_cross.default")
 def _long_tail_binary(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("self", "other"))
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, dtype, device)
 
 
 @rule("aten.trace.default")
 def _trace(b: Bound) -> Attribute:
     t = b.tensor("self")
-    return make_tensor([], _sum_dtype(t, None), t.device.data)
+    return make_tensor([], sum_dtype(t, None), t.device.data)
 
 
 @rule("aten.diff.default")
@@ -184,12 +184,12 @@ def _pixel_shuffle(b: Bound) -> Attribute:
 @rule("aten.eye.default", "aten.eye.m")
 def _eye(b: Bound) -> Attribute:
     n = b.size("n")
-    return _factory(b, [n, b.size("m") if "m" in b else n], DEFAULT_FLOAT)
+    return factory_type(b, [n, b.size("m") if "m" in b else n], DEFAULT_FLOAT)
 
 
 @rule("aten._convolution.default", "aten._convolution.deprecated")
 def _convolution_full(b: Bound) -> Attribute | Sequence[Attribute]:
-    return _conv(b)
+    return conv_rule(b)
 
 
 @rule("aten.unfold.default")
@@ -205,34 +205,34 @@ def _unfold(b: Bound) -> Attribute:
 
 @rule("aten.adaptive_avg_pool3d.default")
 def _adaptive_avg_pool3d(b: Bound) -> Attribute | Sequence[Attribute]:
-    return _adaptive(b)
+    return adaptive_pool_rule(b)
 
 
 @rule("aten.linalg_vector_norm.default")
 def _vector_norm(b: Bound) -> Attribute:
     t = b.tensor("self")
-    shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
+    shape = reduced_shape(t, dims_arg(b), bool(b.get("keepdim", False)))
     return make_tensor(shape, (b.dtype("dtype") or t.element_dtype).to_real(), t.device.data)
 
 
-_NONE_REDUCTION = 0
+NONE_REDUCTION = 0
 
 
 @rule("aten.kl_div.default")
 def _kl_div(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("self", "target"))
-    return make_tensor(shape if b.int("reduction") == _NONE_REDUCTION else [], dtype, device)
+    shape, dtype, device = pointwise_type(b, ("self", "target"))
+    return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
 
 
 @rule("aten.threshold_backward.default")
 def _threshold_backward(b: Bound) -> Attribute:
     """Eager's TensorIterator promotes the gradient with `self` (int64 grad, float32 self: float32)."""
-    return make_tensor(*_pointwise(b, ("grad_output", "self")))
+    return make_tensor(*pointwise_type(b, ("grad_output", "self")))
 
 
 def _nll_output(b: Bound) -> TensorType:
     t, target = b.tensor("self"), b.tensor("target")
-    shape = list(target.sizes) if b.int("reduction") == _NONE_REDUCTION and t.rank > 1 else []
+    shape = list(target.sizes) if b.int("reduction") == NONE_REDUCTION and t.rank > 1 else []
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
@@ -254,12 +254,12 @@ def _nll_loss_backward(b: Bound) -> Attribute:
 
 @rule("aten.linspace.default")
 def _linspace(b: Bound) -> Attribute:
-    return _factory(b, [b.size("steps")], DEFAULT_FLOAT)
+    return factory_type(b, [b.size("steps")], DEFAULT_FLOAT)
 
 
 @rule("aten.item.default")
 def _item(b: Bound) -> Attribute | Sequence[Attribute]:
-    return _local_scalar(b)
+    return local_scalar_rule(b)
 
 
 @rule(
@@ -318,22 +318,22 @@ def _long_tail_bool(b: Bound) -> Attribute:
 @rule("aten.logaddexp.default", "aten.hypot.default", "aten.heaviside.default")
 def _long_tail_pointwise(b: Bound) -> Attribute:
     names = ("self", "values") if b.schema.name == "heaviside" else ("self", "other")
-    shape, dtype, device = _pointwise(b, names)
+    shape, dtype, device = pointwise_type(b, names)
     return make_tensor(shape, dtype, device)
 
 
 @rule("aten.logsumexp.default")
 def _logsumexp(b: Bound) -> Attribute:
     t = b.tensor("self")
-    shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
+    shape = reduced_shape(t, dims_arg(b), bool(b.get("keepdim", False)))
     return make_tensor(shape, t.element_dtype.to_floating(), t.device.data)
 
 
 @rule("aten.nansum.default")
 def _nansum(b: Bound) -> Attribute:
     t = b.tensor("self")
-    shape = _reduce_shape(t, _dims_arg(b), bool(b.get("keepdim", False)))
-    return make_tensor(shape, _sum_dtype(t, b.dtype("dtype")), t.device.data)
+    shape = reduced_shape(t, dims_arg(b), bool(b.get("keepdim", False)))
+    return make_tensor(shape, sum_dtype(t, b.dtype("dtype")), t.device.data)
 
 
 @rule("aten.count_nonzero.dim_IntList", "aten.count_nonzero.default")
@@ -341,40 +341,40 @@ def _count_nonzero(b: Bound) -> Attribute:
     t = b.tensor("self")
     dim = b.get("dim")
     dims = None if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
-    return make_tensor(_reduce_shape(t, dims, False), DType.int64, t.device.data)
+    return make_tensor(reduced_shape(t, dims, False), DType.int64, t.device.data)
 
 
 @rule("aten.aminmax.default")
 def _aminmax(b: Bound) -> list[Attribute]:
     t = b.tensor("self")
     dims = None if b.get("dim") is None else [b.int("dim")]
-    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    shape = reduced_shape(t, dims, bool(b.get("keepdim", False)))
     return [make_tensor(shape, t.element_dtype, t.device.data)] * 2
 
 
 @rule("aten.dist.default")
 def _dist(b: Bound) -> Attribute:
-    _, dtype, device = _pointwise(b, ("self", "other"))
+    _, dtype, device = pointwise_type(b, ("self", "other"))
     return make_tensor([], dtype, device)
 
 
 @rule("aten.mse_loss.default", "aten.l1_loss.default", "aten.smooth_l1_loss.default", "aten.huber_loss.default",
       "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default")  # fmt: skip
 def _pointwise_loss(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("self", "target"))
-    return make_tensor(shape if b.int("reduction") == _NONE_REDUCTION else [], dtype, device)
+    shape, dtype, device = pointwise_type(b, ("self", "target"))
+    return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
 
 
 @rule("aten.cosine_similarity.default")
 def _cosine_similarity(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("x1", "x2"))
+    shape, dtype, device = pointwise_type(b, ("x1", "x2"))
     d = wrap_dim(b.int("dim"), len(shape))
     return make_tensor([s for i, s in enumerate(shape) if i != d], dtype, device)
 
 
 @rule("aten.pairwise_distance.default")
 def _pairwise_distance(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("x1", "x2"))
+    shape, dtype, device = pointwise_type(b, ("x1", "x2"))
     dtype = dtype.to_floating()  # x1 - x2 + eps
     if not shape:
         return make_tensor([], dtype, device)
@@ -394,7 +394,7 @@ def _tile(b: Bound) -> Attribute:
 @rule("aten.ravel.default")
 def _ravel(b: Bound) -> Attribute:
     t = b.tensor("self")
-    return make_tensor([_numel(t.sizes)], t.element_dtype, t.device.data)
+    return make_tensor([numel_of(t.sizes)], t.element_dtype, t.device.data)
 
 
 @rule("aten.repeat_interleave.self_int")
@@ -402,7 +402,7 @@ def _repeat_interleave(b: Bound) -> Attribute:
     t = b.tensor("self")
     r = b.size("repeats")
     if b.get("dim") is None:
-        return make_tensor([mul(_numel(t.sizes), r)], t.element_dtype, t.device.data)
+        return make_tensor([mul(numel_of(t.sizes), r)], t.element_dtype, t.device.data)
     d = wrap_dim(b.int("dim"), t.rank)
     sizes = list(t.sizes)
     sizes[d] = mul(sizes[d], r)
@@ -423,8 +423,8 @@ def _conv_transpose(b: Bound) -> Attribute:
     x, w = b.tensor("input"), b.tensor("weight")
     n = w.rank - 2
     batched = x.rank == n + 2
-    stride, padding = _spatial(b, "stride", n), _spatial(b, "padding", n)
-    output_padding, dilation = _spatial(b, "output_padding", n), _spatial(b, "dilation", n)
+    stride, padding = spatial_arg(b, "stride", n), spatial_arg(b, "padding", n)
+    output_padding, dilation = spatial_arg(b, "output_padding", n), spatial_arg(b, "dilation", n)
     spatial = [
         add(mul(add(x.sizes[-n + i], -1), stride[i]), -2 * padding[i], dilation[i] * (w.sizes[2 + i] - 1) if isinstance(w.sizes[2 + i], int) else mul(dilation[i], add(w.sizes[2 + i], -1)), output_padding[i], 1)
         for i in range(n)
@@ -442,7 +442,7 @@ def _view_copy(b: Bound) -> Attribute | Sequence[Attribute]:
     """A view's `_copy` form has the view's type, contiguous."""
     view = lookup(b.schema.op_name.replace("_copy.", "."))
     assert view is not None
-    rule_fn = _RULES[view.op_name]
+    rule_fn = RULES[view.op_name]
     return rule_fn(Bound(view.schema, dict(b)))
 
 
@@ -461,7 +461,7 @@ def _like_self(b: Bound) -> Attribute:
     if b.schema.name == "take_along_dim":
         i = b.tensor("indices")
         if b.get("dim") is None:
-            return make_tensor([_numel(i.sizes)], t.element_dtype, t.device.data)
+            return make_tensor([numel_of(i.sizes)], t.element_dtype, t.device.data)
         d = wrap_dim(b.int("dim"), t.rank)
         shape = broadcast_shapes([1 if k == d else s for k, s in enumerate(t.sizes)],
                                  [1 if k == d else s for k, s in enumerate(i.sizes)])
@@ -472,7 +472,7 @@ def _like_self(b: Bound) -> Attribute:
 
 @rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
 def _std_mean(b: Bound) -> Attribute | Sequence[Attribute]:
-    return _var_mean(b)
+    return var_mean_rule(b)
 
 
 @rule("aten.diag.default")
@@ -515,7 +515,7 @@ def _inner(b: Bound) -> Attribute:
 
 @rule("aten._add_relu.Tensor")
 def _add_relu(b: Bound) -> Attribute:
-    shape, dtype, device = _pointwise(b, ("self", "other"))
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, dtype, device)
 
 
@@ -585,15 +585,15 @@ def _upsample_nearest_nd(b: Bound) -> Attribute:
 @rule(*(f"aten.{w}.{ov}" for w in ("hann_window", "hamming_window", "blackman_window", "bartlett_window")
         for ov in ("default", "periodic")))  # fmt: skip
 def _window(b: Bound) -> Attribute:
-    return _factory(b, [b.int("window_length")], DEFAULT_FLOAT)
+    return factory_type(b, [b.int("window_length")], DEFAULT_FLOAT)
 
 
 @rule("aten.range.step", "aten.range.default")
 def _range(b: Bound) -> Attribute:
-    s, e, st = (float(cast(float, _number(b.get(k, 1)))) for k in ("start", "end", "step"))
+    s, e, st = (float(cast(float, number_value(b.get(k, 1)))) for k in ("start", "end", "step"))
     if st == 0:
         raise InferenceError("range step must be nonzero")
-    return _factory(b, [max(int(math.floor((e - s) / st)) + 1, 0)], DEFAULT_FLOAT)
+    return factory_type(b, [max(int(math.floor((e - s) / st)) + 1, 0)], DEFAULT_FLOAT)
 
 
 @rule(
@@ -607,7 +607,7 @@ def _range(b: Bound) -> Attribute:
 def _pointwise_backward(b: Bound) -> Attribute:
     """The gradient of a pointwise activation or loss: the broadcast of the gradient and the saved tensor."""
     names = [a.name for a in b.schema.arguments if a.name in _BACKWARD_TENSORS]
-    shape, dtype, device = _pointwise(b, names)
+    shape, dtype, device = pointwise_type(b, names)
     return make_tensor(shape, dtype, device)
 
 
@@ -651,7 +651,7 @@ _ALIAS_RULES: dict[str, str] = {
 """Aliases (torch's other spellings, `_copy` forms of views) whose result type is their operator's."""
 
 for _alias, _canonical in _ALIAS_RULES.items():
-    rule(_alias)(_RULES[_canonical])
+    rule(_alias)(RULES[_canonical])
 
 
 # -- kernels of issue 21's missing list (semantics/kernels/long_tail.py) --------------

@@ -16,9 +16,9 @@ from xdsl_exir.semantics.inference.core import (
     Bound,
     NoInference,
     Rule,
-    _device_of,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _value,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+    argument_value,
     broadcast_shapes,
+    device_of,
     make_tensor,
     result_type,
     rule,
@@ -32,18 +32,18 @@ from xdsl_exir.utils.symbolic import SymSize
 # ---------------------------------------------------------------------------
 
 
-def _pointwise(
+def pointwise_type(
     b: Bound, names: Sequence[str], promote: Sequence[str] | None = None
 ) -> tuple[list[SymSize], DType, str]:
     """Broadcast the tensor arguments among `names`; promote those in `promote`."""
     tensors: list[TensorType] = []
     for n in names:
-        v = _value(b.get(n))
+        v = argument_value(b.get(n))
         if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
             tensors.append(v.type)
     shape = broadcast_shapes(*(t.sizes for t in tensors))
     dtype = result_type([b[n] for n in (names if promote is None else promote)])
-    return shape, dtype, _device_of(tensors)
+    return shape, dtype, device_of(tensors)
 
 
 _UNARY_SAME = (
@@ -85,7 +85,7 @@ _MEMORY_FORMAT_CODES = {
 }
 
 
-def _dim_order(fmt: object, self_type: TensorType | None, rank: int) -> list[int] | None:
+def dim_order_of(fmt: object, self_type: TensorType | None, rank: int) -> list[int] | None:
     if isinstance(fmt, int) and not isinstance(fmt, bool):
         fmt = _MEMORY_FORMAT_CODES.get(fmt)
     if fmt is MemoryFormat.channels_last and rank == 4:
@@ -103,7 +103,7 @@ def _same_as_self(b: Bound) -> Attribute:
     t = b.tensor(_first_tensor_name(b))
     fmt = b.get("memory_format")
     if fmt is not None:
-        return make_tensor(t.sizes, t.element_dtype, t.device.data, _dim_order(fmt, t, t.rank))
+        return make_tensor(t.sizes, t.element_dtype, t.device.data, dim_order_of(fmt, t, t.rank))
     return t
 
 
@@ -195,7 +195,7 @@ _BINARY = {
 def _binary_rule(names: tuple[str, ...]) -> Rule:
     def infer(b: Bound) -> Attribute:
         promote = [n for n in names if n != "condition"]
-        shape, dtype, device = _pointwise(b, names, promote)
+        shape, dtype, device = pointwise_type(b, names, promote)
         return make_tensor(shape, dtype, device)
 
     return infer
@@ -213,7 +213,7 @@ def _true_divide(b: Bound) -> Attribute:
     names = {"div": ("self", "other"), "atan2": ("self", "other")}.get(
         b.schema.name.rstrip("_"), ("self", "tensor1", "tensor2")
     )
-    shape, dtype, device = _pointwise(b, names)
+    shape, dtype, device = pointwise_type(b, names)
     if b.get("rounding_mode") is None:
         dtype = dtype.to_floating()
     return make_tensor(shape, dtype, device)
@@ -226,7 +226,7 @@ def _true_divide(b: Bound) -> Attribute:
     "aten.logical_xor.default",
 )  # fmt: skip
 def _compare(b: Bound) -> Attribute:
-    shape, _, device = _pointwise(b, ("self", "other"))
+    shape, _, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, DType.bool, device)
 
 
@@ -238,7 +238,7 @@ def _list_compare(b: Bound) -> Attribute:
 @rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
 def _masked_fill(b: Bound) -> Attribute:
     t = b.tensor("self")
-    shape, _, device = _pointwise(b, ("self", "mask"), ("self",))
+    shape, _, device = pointwise_type(b, ("self", "mask"), ("self",))
     return make_tensor(shape, t.element_dtype, device)
 
 

@@ -8,8 +8,8 @@ from xdsl_exir.dialects.exir import (
     DType,
 )
 from xdsl_exir.semantics.inference.core import Bound, InferenceError, make_tensor, rule
-from xdsl_exir.semantics.inference.creation import _factory  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.pointwise import _pointwise  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.creation import factory_type
+from xdsl_exir.semantics.inference.pointwise import pointwise_type
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 
 # -- random samplers (semantics/kernels/random.py) -------------------------------------
@@ -24,18 +24,18 @@ def _random_like(b: Bound) -> Attribute:
 
 @rule("aten.randint.default", "aten.randint.generator", "aten.randint.low", "aten.randint.low_generator")
 def _randint(b: Bound) -> Attribute:
-    return _factory(b, b.sizes("size"), DType.int64)
+    return factory_type(b, b.sizes("size"), DType.int64)
 
 
 @rule("aten.normal.float_float")
 def _normal_sized(b: Bound) -> Attribute:
-    return _factory(b, b.sizes("size"), DEFAULT_FLOAT)
+    return factory_type(b, b.sizes("size"), DEFAULT_FLOAT)
 
 
 @rule("aten.normal.Tensor_float", "aten.normal.float_Tensor", "aten.normal.Tensor_Tensor")
 def _normal_tensors(b: Bound) -> Attribute:
     names = [n for n in ("mean", "std") if isinstance(b.get(n), SSAValue)]
-    shape, dtype, device = _pointwise(b, names)
+    shape, dtype, device = pointwise_type(b, names)
     return make_tensor(shape, dtype, device)
 
 

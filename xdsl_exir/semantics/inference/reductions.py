@@ -26,7 +26,7 @@ from xdsl_exir.utils.symbolic import SymSize
 # ---------------------------------------------------------------------------
 
 
-def _reduce_shape(t: TensorType, dims: Sequence[int] | None, keepdim: bool) -> list[SymSize]:
+def reduced_shape(t: TensorType, dims: Sequence[int] | None, keepdim: bool) -> list[SymSize]:
     if dims is None or len(dims) == 0:
         reduced = set(range(t.rank))
     else:
@@ -36,7 +36,7 @@ def _reduce_shape(t: TensorType, dims: Sequence[int] | None, keepdim: bool) -> l
     return [s for i, s in enumerate(t.sizes) if i not in reduced]
 
 
-def _dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
+def dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
     value = b.get(name)
     if value is None:
         return None
@@ -45,7 +45,7 @@ def _dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
     return b.ints(name)
 
 
-def _sum_dtype(t: TensorType, dtype: DType | None) -> DType:
+def sum_dtype(t: TensorType, dtype: DType | None) -> DType:
     if dtype is not None:
         return dtype
     return DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype
@@ -54,16 +54,16 @@ def _sum_dtype(t: TensorType, dtype: DType | None) -> DType:
 @rule("aten.sum.default", "aten.sum.dim_IntList", "aten.prod.default", "aten.prod.dim_int")
 def _sum(b: Bound) -> Attribute:
     t = b.tensor("self")
-    dims = _dims_arg(b) if "dim" in b else None
-    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
-    return make_tensor(shape, _sum_dtype(t, b.dtype("dtype")), t.device.data)
+    dims = dims_arg(b) if "dim" in b else None
+    shape = reduced_shape(t, dims, bool(b.get("keepdim", False)))
+    return make_tensor(shape, sum_dtype(t, b.dtype("dtype")), t.device.data)
 
 
 @rule("aten.mean.default", "aten.mean.dim")
 def _mean(b: Bound) -> Attribute:
     t = b.tensor("self")
-    dims = _dims_arg(b) if "dim" in b else None
-    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dims = dims_arg(b) if "dim" in b else None
+    shape = reduced_shape(t, dims, bool(b.get("keepdim", False)))
     dtype = b.dtype("dtype") or t.element_dtype
     if dtype.category < Category.FLOATING:
         raise InferenceError(f"mean of a {dtype.value} tensor needs a floating dtype")
@@ -73,8 +73,8 @@ def _mean(b: Bound) -> Attribute:
 @rule("aten.amax.default", "aten.amin.default", "aten.max.default", "aten.min.default")
 def _amax(b: Bound) -> Attribute:
     t = b.tensor("self")
-    dims = _dims_arg(b) if "dim" in b else None
-    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dims = dims_arg(b) if "dim" in b else None
+    shape = reduced_shape(t, dims, bool(b.get("keepdim", False)))
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
@@ -84,8 +84,8 @@ def _amax(b: Bound) -> Attribute:
 )  # fmt: skip
 def _all(b: Bound) -> Attribute:
     t = b.tensor("self")
-    dims = _dims_arg(b) if "dim" in b else None
-    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dims = dims_arg(b) if "dim" in b else None
+    shape = reduced_shape(t, dims, bool(b.get("keepdim", False)))
     dtype = DType.uint8 if t.element_dtype is DType.uint8 else DType.bool
     return make_tensor(shape, dtype, t.device.data)
 
@@ -93,19 +93,19 @@ def _all(b: Bound) -> Attribute:
 @rule("aten.argmax.default", "aten.argmin.default")
 def _argmax(b: Bound) -> Attribute:
     t = b.tensor("self")
-    dims = _dims_arg(b)
+    dims = dims_arg(b)
     keepdim = bool(b["keepdim"])
     if dims is None and keepdim:
         shape: list[SymSize] = [1] * t.rank
     else:
-        shape = _reduce_shape(t, dims, keepdim)
+        shape = reduced_shape(t, dims, keepdim)
     return make_tensor(shape, DType.int64, t.device.data)
 
 
 @rule("aten.max.dim", "aten.min.dim")
 def _max_dim(b: Bound) -> list[Attribute]:
     t = b.tensor("self")
-    shape = _reduce_shape(t, [b.int("dim")], bool(b["keepdim"]))
+    shape = reduced_shape(t, [b.int("dim")], bool(b["keepdim"]))
     return [
         make_tensor(shape, t.element_dtype, t.device.data),
         make_tensor(shape, DType.int64, t.device.data),
@@ -120,13 +120,13 @@ def _var(b: Bound) -> Attribute:
     t = b.tensor("self")
     if t.element_dtype.category < Category.FLOATING:
         raise InferenceError("std and var need a floating point or complex tensor")
-    dims = _dims_arg(b) if "dim" in b else None
-    shape = _reduce_shape(t, dims, bool(b.get("keepdim", False)))
+    dims = dims_arg(b) if "dim" in b else None
+    shape = reduced_shape(t, dims, bool(b.get("keepdim", False)))
     return make_tensor(shape, t.element_dtype.to_floating().to_real(), t.device.data)
 
 
 @rule("aten.var_mean.default", "aten.var_mean.correction", "aten.var_mean.dim")
-def _var_mean(b: Bound) -> list[Attribute]:
+def var_mean_rule(b: Bound) -> list[Attribute]:
     t = b.tensor("self")
     v = cast(TensorType, _var(b))
     return [v, make_tensor(v.sizes, t.element_dtype.to_floating(), t.device.data)]

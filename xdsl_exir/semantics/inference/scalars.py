@@ -25,7 +25,7 @@ from xdsl_exir.utils.dtypes import Category
 
 
 @rule("aten._local_scalar_dense.default")
-def _local_scalar(b: Bound) -> Attribute:
+def local_scalar_rule(b: Bound) -> Attribute:
     c = b.tensor("self").element_dtype.category
     return (SymBoolType() if c is Category.BOOL else SymIntType() if c is Category.INTEGRAL else SymFloatType())
 

@@ -27,8 +27,8 @@ from xdsl_exir.semantics.inference.core import (
     rule,
     wrap_dim,
 )
-from xdsl_exir.semantics.inference.creation import _factory  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-from xdsl_exir.semantics.inference.views import _view_as_real  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.creation import factory_type
+from xdsl_exir.semantics.inference.views import view_as_real_rule
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -47,7 +47,7 @@ def _view_as_complex(b: Bound) -> Attribute:
     return make_tensor(t.sizes[:-1], t.element_dtype.to_complex(), t.device.data)
 
 
-rule("aten.view_as_real_copy.default")(_view_as_real)
+rule("aten.view_as_real_copy.default")(view_as_real_rule)
 
 
 @rule("aten.complex.default", "aten.polar.default")
@@ -188,12 +188,12 @@ def _fftshift(b: Bound) -> Attribute:
 
 @rule("aten.fft_fftfreq.default")
 def _fftfreq(b: Bound) -> Attribute:
-    return _factory(b, [b.size("n")], DEFAULT_FLOAT)
+    return factory_type(b, [b.size("n")], DEFAULT_FLOAT)
 
 
 @rule("aten.fft_rfftfreq.default")
 def _rfftfreq(b: Bound) -> Attribute:
-    return _factory(b, [add(floordiv(b.size("n"), 2), 1)], DEFAULT_FLOAT)
+    return factory_type(b, [add(floordiv(b.size("n"), 2), 1)], DEFAULT_FLOAT)
 
 
 # ---------------------------------------------------------------------------

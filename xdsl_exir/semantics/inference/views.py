@@ -16,23 +16,23 @@ from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
     NoInference,
-    _infer_minus_one,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _is,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _numel,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
-    _sym,  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
     add,
+    as_sympy,
     broadcast_shapes,
     floordiv,
+    infer_minus_one,
     list_type,
     make_tensor,
     mul,
+    numel_of,
     promote_types,
     rule,
+    size_is,
     sym_max,
     sym_min,
     wrap_dim,
 )
-from xdsl_exir.semantics.inference.reductions import _dims_arg  # pyright: ignore[reportPrivateUsage] - helpers shared by the family modules
+from xdsl_exir.semantics.inference.reductions import dims_arg
 from xdsl_exir.utils.broadcast import same_size
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -45,7 +45,7 @@ from xdsl_exir.utils.symbolic import SymSize
 def _view(b: Bound) -> Attribute:
     t = b.tensor("self")
     sizes = b.sizes("size" if "size" in b else "shape")
-    return make_tensor(_infer_minus_one(sizes, t.numel()), t.element_dtype, t.device.data)
+    return make_tensor(infer_minus_one(sizes, t.numel()), t.element_dtype, t.device.data)
 
 
 @rule("aten.view.dtype")
@@ -62,7 +62,7 @@ def _view_dtype(b: Bound) -> Attribute:
 
 
 @rule("aten.view_as_real.default")
-def _view_as_real(b: Bound) -> Attribute:
+def view_as_real_rule(b: Bound) -> Attribute:
     t = b.tensor("self")
     if not t.element_dtype.is_complex:
         raise InferenceError("view_as_real needs a complex tensor")
@@ -76,7 +76,7 @@ def _resize(b: Bound) -> Attribute:
 
 
 @rule("aten.expand.default")
-def _expand(b: Bound) -> Attribute:
+def expand_rule(b: Bound) -> Attribute:
     t = b.tensor("self")
     sizes = b.sizes("size")
     if len(sizes) < t.rank:
@@ -88,9 +88,9 @@ def _expand(b: Bound) -> Attribute:
             out.append(s)
             continue
         cur = t.sizes[i - offset]
-        if _is(s, -1):
+        if size_is(s, -1):
             out.append(cur)
-        elif _is(cur, 1) or same_size(cur, s):
+        elif size_is(cur, 1) or same_size(cur, s):
             out.append(s)
         elif isinstance(cur, int) and isinstance(s, int):
             raise InferenceError(f"cannot expand size {cur} to {s}")
@@ -142,8 +142,8 @@ def _squeeze(b: Bound) -> Attribute:
     if "dim" not in b:
         dims = set(range(t.rank))
     else:
-        dims = {wrap_dim(d, t.rank) for d in (_dims_arg(b) or [])}
-    shape = [s for i, s in enumerate(t.sizes) if not (i in dims and _is(s, 1))]
+        dims = {wrap_dim(d, t.rank) for d in (dims_arg(b) or [])}
+    shape = [s for i, s in enumerate(t.sizes) if not (i in dims and size_is(s, 1))]
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
@@ -164,7 +164,7 @@ def _flatten(b: Bound) -> Attribute:
     start, end = wrap_dim(b.int("start_dim"), t.rank), wrap_dim(b.int("end_dim"), t.rank)
     if start > end:
         raise InferenceError("flatten() has start_dim after end_dim")
-    shape = [*t.sizes[:start], _numel(t.sizes[start : end + 1]), *t.sizes[end + 1 :]]
+    shape = [*t.sizes[:start], numel_of(t.sizes[start : end + 1]), *t.sizes[end + 1 :]]
     return make_tensor(shape, t.element_dtype, t.device.data)
 
 
@@ -172,7 +172,7 @@ def _flatten(b: Bound) -> Attribute:
 def _unflatten(b: Bound) -> Attribute:
     t = b.tensor("self")
     d = wrap_dim(b.int("dim"), t.rank)
-    sizes = _infer_minus_one(b.sizes("sizes"), t.sizes[d])
+    sizes = infer_minus_one(b.sizes("sizes"), t.sizes[d])
     shape = [*t.sizes[:d], *sizes, *t.sizes[d + 1 :]]
     return make_tensor(shape, t.element_dtype, t.device.data)
 
@@ -180,8 +180,8 @@ def _unflatten(b: Bound) -> Attribute:
 @rule("aten.movedim.int", "aten.movedim.intlist")
 def _movedim(b: Bound) -> Attribute:
     t = b.tensor("self")
-    src = [wrap_dim(d, t.rank) for d in (_dims_arg(b, "source") or [])]
-    dst = [wrap_dim(d, t.rank) for d in (_dims_arg(b, "destination") or [])]
+    src = [wrap_dim(d, t.rank) for d in (dims_arg(b, "source") or [])]
+    dst = [wrap_dim(d, t.rank) for d in (dims_arg(b, "destination") or [])]
     order: list[int | None] = [None] * t.rank
     for s, d in zip(src, dst, strict=True):
         order[d] = s
@@ -228,8 +228,8 @@ def slice_length(
     e = _clamp_index(end, size, size)
     if isinstance(s, int) and isinstance(e, int) and e < s:
         return 0
-    length = add(e, -_sym(s) if not isinstance(s, int) else -s)
-    if _is(step, 1):
+    length = add(e, -as_sympy(s) if not isinstance(s, int) else -s)
+    if size_is(step, 1):
         return length
     return floordiv(add(length, step, -1), step)
 
