@@ -102,6 +102,7 @@ __all__ = [
     "build",
     "from_call_function",
     "to_call_function",
+    "types_agree",
 ]
 
 
@@ -255,8 +256,11 @@ def _is_unbacked(expr: object) -> bool:
     )
 
 
-def _types_agree(inferred: Attribute, actual: Attribute) -> bool:
-    """Inferred and recorded types agree; data-dependent (`u*`) sizes match anything."""
+def types_agree(inferred: Attribute, actual: Attribute) -> bool:
+    """
+    Inferred and recorded types agree; data-dependent (`u*`) sizes match anything.
+    The op verifier's comparison, which shape propagation uses too, so that both agree.
+    """
     if inferred == actual:
         return True
     if isinstance(inferred, TensorType) and isinstance(actual, TensorType):
@@ -283,11 +287,11 @@ def _types_agree(inferred: Attribute, actual: Attribute) -> bool:
             else None
         )
         return elems is not None and all(
-            _types_agree(e, actual.element_type) for e in elems
+            types_agree(e, actual.element_type) for e in elems
         )
     if isinstance(inferred, TupleType) and isinstance(actual, TupleType):
         return len(inferred.types) == len(actual.types) and all(
-            _types_agree(a, b) for a, b in zip(inferred.types, actual.types)
+            types_agree(a, b) for a, b in zip(inferred.types, actual.types)
         )
     if isinstance(inferred, SymIntType | SymFloatType | SymBoolType):
         if type(inferred) is not type(actual):
@@ -518,7 +522,7 @@ class AtenOp(ArgsOpMixin, IRDLOperation):
         except InferenceError as e:
             raise VerifyException(f"{self.name}: {e}") from e
         for i, (a, b) in enumerate(zip(inferred, results)):
-            if not _types_agree(a, b):
+            if not types_agree(a, b):
                 raise VerifyException(
                     f"{self.name} result {i} has type {b}, but its arguments give {a}"
                 )

@@ -38,7 +38,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xdsl_exir.dialects import exir
-from xdsl_exir.dialects.aten import AtenOp, _types_agree  # pyright: ignore[reportPrivateUsage] - the op verifier's own type comparison, so both agree
+from xdsl_exir.dialects.aten import AtenOp, types_agree
 from xdsl_exir.semantics.inference import (
     InferenceError,
     NoInference,
@@ -160,7 +160,7 @@ class _Propagator:
         input_changed = self._inputs_changed(op)
         for r, t in zip(list(op.results), new):
             t = self.ranges.simplify_type(t)
-            if not input_changed and _types_agree(t, r.type):
+            if not input_changed and types_agree(t, r.type):
                 continue  # keep torch's recorded type (and its unbacked symbol names)
             self.set_type(r, t)
 
@@ -194,7 +194,7 @@ class _Propagator:
         if isinstance(op, exir.SymNumelOp):
             return [exir.SymIntType(cast(exir.TensorType, op.input.type).numel())]
         if isinstance(op, exir.SymArithOp):
-            return [op._result_type(op._arg_values())]  # pyright: ignore[reportPrivateUsage] - the op's own result-type rule, so inference and verifier agree
+            return [op.inferred_type()]
         if isinstance(op, exir.CondOp):
             return self._cond(op)
         if isinstance(op, exir.WhileLoopOp):
@@ -253,7 +253,7 @@ class _Propagator:
             self.retype_block_args(region.block, op.inputs.types)
             outs.append(self.block(region.block))
         if outs[0] != outs[1]:
-            if all(_types_agree(a, b) and _types_agree(b, a) for a, b in zip(*outs)):
+            if all(types_agree(a, b) and types_agree(b, a) for a, b in zip(*outs)):
                 return list(outs[0])
             raise ExirDiagnostic(
                 op,

@@ -254,6 +254,10 @@ class SymArithOp(ArgsOpMixin, IRDLOperation):
             return SymFloatType()
         return SymIntType(expr)
 
+    def inferred_type(self) -> Attribute:
+        """The result type the arguments' types give (what `__init__` builds; shape propagation uses it)."""
+        return self._result_type(self._arg_values())
+
     def _arg_values(self) -> list[sympy.Basic | None]:
         values: list[sympy.Basic | None] = []
         for a in self.get_args():
