@@ -30,7 +30,7 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, SymBoolType, SymFloatType, SymIntType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.pointwise import add, mul
+from xdsl_exir.transforms.linalg_lowering.scalar import add, mul
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     LoweringState,

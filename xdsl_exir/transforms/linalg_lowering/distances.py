@@ -28,7 +28,7 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.pointwise import pow_
+from xdsl_exir.transforms.linalg_lowering.scalar import pow_
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,

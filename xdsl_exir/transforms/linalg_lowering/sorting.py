@@ -29,7 +29,7 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.pointwise import compare
+from xdsl_exir.transforms.linalg_lowering.scalar import compare
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,
