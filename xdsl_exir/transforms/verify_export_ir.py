@@ -18,8 +18,6 @@ diagnostic naming the rule:
   back (comparisons give bool).
 - `declared-symbols`: every symbol in a type has a range constraint.
 - `signature`: the graph signature agrees with the entry graph and the state.
-- `enum-value`: a call_function's string and integer enums (`rounding_mode`,
-  `approximate`, `reduction`, ...) are values torch accepts (`utils/aten_enums.py`).
 
 With `dialect=core` one more rule applies, for programs handed to a back end
 that takes core ATen IR (what `run_decompositions()` produces):
@@ -64,7 +62,6 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.semantics.decompositions import default_legal_ops
 from xdsl_exir.utils import op_registry
-from xdsl_exir.utils.aten_enums import enum_problem
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, did_you_mean
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import sympy
@@ -255,29 +252,8 @@ class VerifyExportIRPass(ModulePass):
                     "known-operator",
                 )
         entry = op_registry.lookup(target)
-        if entry is None:
-            return
-        self._check_enums(op, entry)
-        if "pointwise" in entry.tags:
+        if entry is not None and "pointwise" in entry.tags:
             self._check_promotion(op, target, entry)
-
-    def _check_enums(self, op: CallFunctionOp, entry: op_registry.OperatorEntry) -> None:
-        """
-        A string or integer enum outside torch's values (`rounding_mode="bogus"`):
-        torch raises where it reads one, while a kernel testing only for the
-        values it treats specially would compute the default silently. The aten
-        dialect's op verifier checks its ops from the same table.
-        """
-        try:
-            bound, _ = bind(entry.schema, op.get_args(), op.get_kwargs(), defaults=False, missing="ignore")
-        except SchemaBindError:
-            return  # arguments the schema does not take: the kernel or lowering says so
-        for name, value in bound.items():
-            if isinstance(value, SSAValue):
-                continue  # computed at run time; the kernel checks it
-            why = enum_problem(entry.op_name, name, value)
-            if why is not None:
-                raise ExirDiagnostic(op, f"argument '{name}' of {entry.op_name}: {why}", "enum-value")
 
     def _check_promotion(
         self, op: Operation, target: str, entry: op_registry.OperatorEntry

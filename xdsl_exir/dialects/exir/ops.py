@@ -97,6 +97,7 @@ from xdsl_exir.dialects.exir.types import (
     TupleType,
 )
 from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.aten_enums import call_enum_problem
 from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser, declare_blob
 from xdsl_exir.utils.symbolic import SymSize, sympy
 from xdsl_exir.utils.xdsl_compat import parse_resource_handle
@@ -542,7 +543,13 @@ class CallFunctionOp(TargetCallMixin, IRDLOperation):
 
     def verify_(self) -> None:
         self.verify_refs()
-
+        # An enum torch refuses (`rounding_mode="bogus"`), as the aten ops' verifier refuses it:
+        # the interpreter's and the lowering's rules would otherwise compute a default silently.
+        entry = op_registry.lookup(self.target.data)
+        if entry is not None:
+            why = call_enum_problem(entry.op_name, entry.schema, self.get_args(), self.get_kwargs())
+            if why is not None:
+                raise VerifyException(why)
 
 
 @irdl_op_definition

@@ -15,6 +15,7 @@ import numpy as np
 from xdsl_exir.semantics.kernels.dtypes import BOOL, F16, F32, cast_to, compute_dtype, finish
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 from xdsl_exir.semantics.kernels.views import select_kernel, slice_kernel
+from xdsl_exir.utils.aten_enums import require_enum
 
 
 def _index_tuple(indices: Sequence[np.ndarray | None]) -> tuple[np.ndarray | slice, ...]:
@@ -103,6 +104,7 @@ def _scatter(self: np.ndarray, dim: int, index: np.ndarray, src: object = None, 
     if reduce is None:
         out[idx] = s
     else:
+        require_enum("aten.scatter", "reduce", reduce)
         _SCATTER_UFUNC[reduce].at(out, idx, s)
     return out.reshape(np.shape(self))
 
@@ -114,6 +116,7 @@ def _scatter_add(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray)
 
 @register("aten.scatter_reduce.two")
 def _scatter_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str, include_self: bool = True) -> np.ndarray:
+    require_enum("aten.scatter_reduce", "reduce", reduce)
     out = np.array(self, copy=True)
     d = wrap_dim(dim, out.ndim)
     s = _src_for(src, index, out.dtype)

@@ -29,6 +29,7 @@ from xdsl_exir.semantics.kernels.dtypes import (
     result_type,
 )
 from xdsl_exir.semantics.kernels.registry import Kernel, register
+from xdsl_exir.utils.aten_enums import require_enum
 from xdsl_exir.utils.erfc_fit import ERFCX_P, ERFCX_Q
 
 # Rational approximations of erf, fitted for this project by `scripts/fit_erf.py`
@@ -333,6 +334,7 @@ def _gelu_finish(e: np.ndarray, x: np.ndarray) -> None:
 
 def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
     """GELU in one pass over cache-sized blocks (erf form) or in place (tanh form)."""
+    require_enum("aten.gelu", "approximate", approximate)
     if x.dtype == F32 and x.size == 1:
         # torch's scalar loop, which a single element takes, computes in double
         # (gelu(3e38) is finite there, inf in the vectorized float32 loop)
@@ -482,6 +484,7 @@ def _div(self: object, other: object, rounding_mode: str | None = None) -> np.nd
     dt = result_type(self, other)
     if rounding_mode is None:
         return run_pointwise(np.true_divide, self, other, to_float=True)
+    require_enum("aten.div", "rounding_mode", rounding_mode)
     if dt.kind in "iub":
         fn = np.floor_divide if rounding_mode == "floor" else _trunc_div_int
         return run_pointwise(fn, self, other, dtype=I64 if dt == BOOL else dt)

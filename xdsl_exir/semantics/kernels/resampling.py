@@ -11,6 +11,7 @@ import numpy as np
 
 from xdsl_exir.semantics.kernels.dtypes import cast_to, compute_dtype, finish
 from xdsl_exir.semantics.kernels.registry import register
+from xdsl_exir.utils.aten_enums import require_enum
 
 
 def _area_scale(in_size: int, out_size: int, align_corners: bool, scale: float | None) -> float:
@@ -100,6 +101,8 @@ def _nearbyint(c: np.ndarray) -> np.ndarray:
 @register("aten.grid_sampler_2d.default")
 def _grid_sampler_2d(input: np.ndarray, grid: np.ndarray, interpolation_mode: int, padding_mode: int, align_corners: bool) -> np.ndarray:
     """Bilinear (0) and nearest (1) sampling with zeros/border/reflection padding; bicubic (2) is not supported."""
+    require_enum("aten.grid_sampler_2d", "interpolation_mode", interpolation_mode)
+    require_enum("aten.grid_sampler_2d", "padding_mode", padding_mode)
     if interpolation_mode not in (0, 1):
         raise NotImplementedError("grid_sampler_2d: bicubic interpolation is not implemented")
     x = np.asarray(input)

@@ -22,6 +22,7 @@ from xdsl_exir.semantics.kernels.reductions import (
     _logcumsumexp,  # pyright: ignore[reportPrivateUsage] - `_logcumsumexp` is `logcumsumexp` under torch's other name
 )
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
+from xdsl_exir.utils.aten_enums import require_enum
 
 __all__: list[str] = []
 
@@ -144,8 +145,7 @@ def _quantile(self: np.ndarray, q: object, dim: int | None, keepdim: bool, inter
         raise ValueError(f"{name}() q must be a scalar or 1D tensor")
     if qa.size and (np.any(qa < 0) or np.any(qa > 1) or np.any(np.isnan(qa))):
         raise ValueError(f"{name}() q values must be in the range [0, 1]")
-    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest")
+    require_enum(f"aten.{name}", "interpolation", interpolation)
     if dim is None:
         rows = a.reshape(-1)
         out_shape: list[int] = [1] * a.ndim if keepdim else []
@@ -234,8 +234,7 @@ def _searchsorted(sorted_sequence: np.ndarray, self: object, out_int32: bool = F
     """The insertion index of each value in its row of `sorted_sequence` (a 1-d sequence serves
     every value); `side="right"` or `right` puts it after equal elements."""
     seq = np.asarray(sorted_sequence)
-    if side is not None and side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side can only be 'left' or 'right', got '{side}'")
+    require_enum("aten.searchsorted", "side", side)
     if side == "left" and right:
         raise ValueError("searchsorted: side and right cannot disagree")
     on_right = right or side == "right"

@@ -16,6 +16,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from xdsl_exir.semantics.kernels.dtypes import numpy_dtype_or_none, result_type
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
+from xdsl_exir.utils.aten_enums import require_enum
 
 
 def _infer_shape(size: Sequence[int], numel: int) -> tuple[int, ...]:
@@ -266,6 +267,7 @@ def _pad_pairs(pad: Sequence[int], ndim: int) -> list[tuple[int, int]]:
 
 
 def _pad_any(a: np.ndarray, pad: Sequence[int], mode: str, value: object = 0) -> np.ndarray:
+    require_enum("aten.pad", "mode", mode)
     pairs = _pad_pairs(pad, a.ndim)
     # Negative padding crops; apply the crop first, then the positive part.
     crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pairs))
