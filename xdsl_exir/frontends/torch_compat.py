@@ -5,8 +5,10 @@ The live importers and the `torch.compile` backend need a few things torch
 keeps private: the classes of an operator overload, an overload packet and a
 higher-order operator (exported only from `torch._ops`), the name torch.fx
 prints a call target with, a scripted module's attribute slots, its type name
-and its methods, the type TorchScript infers for a Python value, and the module
-call graph of an `ExportedProgram`. Each function below names the upstream
+and its methods, the type TorchScript infers for a Python value, the module
+call graph of an `ExportedProgram`, and AOTAutograd's backend factory with the
+decomposition table, fake-mode switch and compiler mark the backend uses.
+(`torch.utils._pytree`, torch's one pytree module, is imported where it is used.) Each function below names the upstream
 change that would let it go; when torch is upgraded, this is the one module to
 check. torch is imported inside the functions: importing this module never
 needs the optional extra.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,15 +30,20 @@ if TYPE_CHECKING:
     from torch.export.exported_program import ModuleCallEntry
 
 __all__ = [
+    "aot_autograd",
+    "core_aten_decompositions",
     "fx_qualified_name",
     "infer_script_type",
     "is_higher_order_operator",
+    "is_op_overload",
+    "mark_wrapped_backward_compiler",
     "overload_name",
     "packet_name",
     "script_module_attributes",
     "script_module_concrete_type",
     "script_module_methods",
     "script_module_type_name",
+    "unset_fake_temporarily",
     "with_module_call_graph",
 ]
 
@@ -43,15 +51,19 @@ __all__ = [
 # --- operators ---------------------------------------------------------------
 
 
-def overload_name(target: object) -> str | None:
+def is_op_overload(target: object) -> bool:
     """
-    `aten.add.Tensor` for an operator overload (`torch.ops.aten.add.Tensor`),
-    None for anything else; the text is the overload's own `str`.
+    Whether `target` is an operator overload (`torch.ops.aten.add.Tensor`).
     Upstream: `OpOverload` exported from a public module (`torch.ops`).
     """
     import torch._ops
 
-    return str(target) if isinstance(target, torch._ops.OpOverload) else None
+    return isinstance(target, torch._ops.OpOverload)
+
+
+def overload_name(target: object) -> str | None:
+    """`aten.add.Tensor` for an operator overload, None for anything else; the text is the overload's own `str`."""
+    return str(target) if is_op_overload(target) else None
 
 
 def packet_name(target: object) -> str | None:
@@ -137,6 +149,49 @@ def infer_script_type(value: object) -> Any:
     import torch
 
     return torch._C._jit_try_infer_type(value)
+
+
+# --- torch.compile ------------------------------------------------------------------
+
+
+def aot_autograd(**compilers: Any) -> Callable[..., Any]:
+    """
+    AOTAutograd as a Dynamo backend with the given compilers and decompositions.
+    Upstream: `aot_autograd` exported from `torch.compiler` (it lives in
+    `torch._dynamo.backends.common`).
+    """
+    from torch._dynamo.backends.common import aot_autograd as make_backend
+
+    return make_backend(**compilers)
+
+
+def core_aten_decompositions() -> Any:
+    """
+    torch's table taking ATen to core ATen, the one `torch.export` uses.
+    Upstream: `torch.export.default_decompositions` in the form AOTAutograd takes.
+    """
+    from torch._decomp import core_aten_decompositions as table
+
+    return table()
+
+
+def unset_fake_temporarily() -> AbstractContextManager[Any]:
+    """
+    Leave AOTAutograd's fake mode while a compiler runs real tensors.
+    Upstream: a public switch out of the active fake tensor mode.
+    """
+    from torch._subclasses.fake_tensor import unset_fake_temporarily as unset
+
+    return unset()
+
+
+def mark_wrapped_backward_compiler(compiler: Callable[..., Any]) -> None:
+    """
+    Tell AOTAutograd that `compiler`, a backward compiler, is kept out of Dynamo's
+    tracing already, so it adds no wrapper of its own.
+    Upstream: a documented option of `aot_autograd` for it.
+    """
+    setattr(compiler, "_is_wrapped_bw_compiler", True)  # noqa: B010 - the mark AOTAutograd reads, an attribute a function's type does not declare
 
 
 # --- exported programs -----------------------------------------------------------

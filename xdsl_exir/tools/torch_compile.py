@@ -66,6 +66,14 @@ from xdsl.rewriter import Rewriter
 
 from xdsl_exir.api import ExirError, Program
 from xdsl_exir.dialects.exir import SymIntType, TensorType
+from xdsl_exir.frontends.torch_compat import (
+    aot_autograd,
+    core_aten_decompositions,
+    is_higher_order_operator,
+    is_op_overload,
+    mark_wrapped_backward_compiler,
+    unset_fake_temporarily,
+)
 from xdsl_exir.frontends.torch_live import import_graph_module, qualified_name, torch_dtype
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.semantics.decompositions import RULES as DECOMPOSITIONS
@@ -174,9 +182,6 @@ def reset_reports() -> None:
 
 def exir_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: dict[str, Any] | None = None) -> Any:
     """The Dynamo backend: AOTAutograd with our compiler for the forward, backward and inference graphs."""
-    from torch._decomp import core_aten_decompositions
-    from torch._dynamo.backends.common import aot_autograd
-
     opts = BackendOptions.from_dict(options)
 
     def compiler(kind: str) -> Callable[[torch.fx.GraphModule, Sequence[Any]], Any]:
@@ -193,7 +198,7 @@ def exir_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], option
         return _Boxed(torch.compiler.disable(compiled.fn, reason="a backward compiled by exir"))
 
     backward = torch.compiler.disable(compile_backward, reason="the exir backward compiler")
-    setattr(backward, "_is_wrapped_bw_compiler", True)  # noqa: B010 - the mark AOTAutograd reads on a compiler it need not wrap
+    mark_wrapped_backward_compiler(backward)
 
     return aot_autograd(
         fw_compiler=compiler("forward"),
@@ -209,8 +214,6 @@ def compile_fx_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], op
     AOTAutograd calls its compilers' results: the refused operators left to
     eager torch, the rest compiled.
     """
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
-
     start = time.perf_counter()
     nodes = [n for n in gm.graph.nodes if n.op not in ("placeholder", "output")]
     rep = GraphReport(kind, opts.backend, len(nodes))
@@ -273,9 +276,9 @@ class _Support:
         if node.op != "call_function":
             return False  # placeholders and the output belong to the enclosing graph
         target = node.target
-        if isinstance(target, torch._ops.HigherOrderOperator):  # pyright: ignore[reportPrivateUsage] - torch exports HigherOrderOperator only from torch._ops
+        if is_higher_order_operator(target):
             return False  # cond / while_loop / map: their subgraphs are attributes the live importer cannot read yet
-        if not isinstance(target, torch._ops.OpOverload):  # pyright: ignore[reportPrivateUsage] - torch exports OpOverload only from torch._ops
+        if not is_op_overload(target):
             return True  # getitem, SymInt arithmetic: the importer and interpreter take them
         name = _op_name(node)
         if self.backend == "iree":
