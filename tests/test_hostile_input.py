@@ -1084,6 +1084,27 @@ def test_call_function_enums_are_checked(tmp_path: Path) -> None:
     assert r.rc == 1 and "reduction=5 is not one of 0, 1, 2" in r.err, r.err
 
 
+def test_torchscript_enums_are_checked_when_run(tmp_path: Path) -> None:
+    """A TorchScript graph's enums are values of the run: checked there (the mean of no reduction was silent)."""
+    head = "graph(%x.1 : Float(2, strides=[1], requires_grad=0, device=cpu)):\n"
+    cases = {
+        '  %m : str = prim::Constant[value="bogus"]()\n  %y : Tensor = aten::div(%x.1, %x.1, %m)\n': "rounding_mode='bogus'",
+        '  %m : str = prim::Constant[value="fast"]()\n  %y : Tensor = aten::gelu(%x.1, %m)\n': "approximate='fast'",
+        "  %m : int = prim::Constant[value=5]()\n  %y : Tensor = aten::mse_loss(%x.1, %x.1, %m)\n": "reduction=5",
+        '  %m : str = prim::Constant[value="floor"]()\n  %y : Tensor = aten::div(%x.1, %x.1, %m)\n': None,
+    }
+    inputs = tmp_path / "in.npz"
+    inputs.write_bytes(npz_bytes(arg0=np.ones(2, np.float32)))
+    for body, phrase in cases.items():
+        src = tmp_path / "g.txt"
+        src.write_text(head + body + "  return (%y)\n")
+        r = invoke("exir-run", [str(src), "--inputs", str(inputs)])
+        if phrase is None:
+            assert r.rc == 0, r.err
+        else:
+            assert r.rc == 1 and phrase in r.err and "as torch requires" in r.err, (body, r.err)
+
+
 def test_resource_rules(tmp_path: Path) -> None:
     """What issue 25 found in dialect_resources is refused, located, with the rule it breaks."""
     base = (ROOT / "tests" / "filecheck" / "dialects" / "exir" / "resources.mlir").read_text()

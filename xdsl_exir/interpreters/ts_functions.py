@@ -78,6 +78,7 @@ from xdsl_exir.interpreters.ts_builtins import (
 )
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.aten_enums import enum_arguments, require_enum
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
 from xdsl_exir.utils.tensor_data import TensorDataError
 
@@ -355,6 +356,8 @@ def _compile_kernel_call(node: NodeOp, kernel_name: str, schema: FunctionSchema,
     fixers = [_result_fixer(r.type) for r in schema.returns]
     n_results = len(node.results)
     single = fixers[0] if len(fixers) == 1 else None
+    # A graph's enums are run-time values: checked here, where the op verifiers cannot.
+    enums = enum_arguments(kernel_name, [a.name for a in schema.arguments])
 
     def call(*ops: Any) -> tuple[Any, ...]:
         kw = dict(constants)
@@ -362,6 +365,8 @@ def _compile_kernel_call(node: NodeOp, kernel_name: str, schema: FunctionSchema,
             kw[name] = ops[g]
         for name, g, conv in converted:
             kw[name] = conv(ops[g])
+        for name in enums:
+            require_enum(kernel_name, name, kw.get(name))
         with np.errstate(all="ignore"):
             res = kernel(**kw)
         if n_results == 1:

@@ -59,6 +59,12 @@ def enum_problem(op_name: str, argument: str, value: Any) -> str | None:
     return f"{argument}={value!r} is not one of {spelled}, as torch requires"
 
 
+def enum_arguments(op_name: str, names: Sequence[str]) -> list[str]:
+    """Which of the arguments `names` of `op_name` are enums (a loss's `reduction` is one everywhere)."""
+    packet = op_name.split(".")[1] if op_name.count(".") >= 1 else op_name
+    return [n for n in names if (packet, n) in ENUMS or n == "reduction"]
+
+
 def call_enum_problem(
     op_name: str, schema: FunctionSchema, args: Sequence[Any], kwargs: Mapping[str, Any]
 ) -> str | None:
