@@ -375,6 +375,10 @@ EXPLICIT: list[Case] = [
     C("aten.addmm.dtype", t(2, 4, dtype=H), t(2, 3, dtype=H), t(3, 4, dtype=H), F),
     C("aten.bmm.dtype", t(2, 3, 4, dtype=H), t(2, 4, 5, dtype=H), F),
     C("aten.baddbmm.dtype", t(2, 3, 5, dtype=H), t(2, 3, 4, dtype=H), t(2, 4, 5, dtype=H), F),
+    C("aten.__lshift__.Scalar", t(3, 4, dtype=I), 2),
+    C("aten.__rshift__.Scalar", t(3, 4, dtype=DType.int32), 1),
+    C("aten.special_log_softmax.default", t(2, 3), 1),
+    C("aten.index_put.hacked_twin", t(5, 6), [t(3, dtype=I)], t(3, 6)),
     C("aten.mm.dtype", t(3, 4, dtype=H), t(4, 5, dtype=H), F),
     C("aten.all.dim", t(2, 3), 1),
     C("aten.any.dim", t(2, 3, dtype=B), 0, True),
@@ -785,14 +789,20 @@ NOT_COMPARED = {
     "aten.index.list_Tensor": "list of tensors as `self`, no FakeTensor kernel",
     "aten.copy.Dict_Tensor": "Dict input",
     "aten.einsum.sublist": "varargs",
-    "aten.ne.Tensor_list": "same rule as eq.Tensor_list",
+    "aten.eq.Tensor_list": "compares the tensors' data: a bool fake tensors cannot give",
+    "aten.ne.Tensor_list": "compares the tensors' data, as eq.Tensor_list",
+    "aten.item.default": "needs real data, as _local_scalar_dense",
+    "aten.baddbmm.dtype": "CUDA-only overload whose fake decomposition reads out_dtype as beta (a TypeError in torch); "
+    "test_aten_kernels.py compares the kernel with float32 math",
+    "aten.istft.default": "torch's fake kernel compares the frames' overlap with aten.equal, data-dependent under "
+    "FakeTensorMode; test_aten_kernels.py compares the kernel with eager",
     "aten.sym_storage_offset.default": "SymInt metadata",
     "aten.sym_is_contiguous.default": "SymBool metadata",
     "aten.to.prim_Device": "TorchScript-only overload",
     "aten.to.prim_dtype": "TorchScript-only overload",
     "aten.to.prim_other": "TorchScript-only overload",
-    "aten.scatter_reduce.two": "",
 }
+"""Functional overloads FakeTensorMode cannot type, and why: every other one is compared."""
 
 
 META_LENIENT = {
@@ -949,9 +959,11 @@ def test_inference_matches_torch(torch_mod) -> None:
     }
     uncovered = functional - checked - set(NOT_COMPARED)
     print(f"\n{n_checked} cases on {len(checked)} ops checked against torch; "
-          f"{len(torch_rejected)} argument sets rejected by torch; "
-          f"functional ops not compared: {sorted(uncovered)}")
-    assert len(uncovered) <= 10, sorted(uncovered)
+          f"{len(torch_rejected)} argument sets rejected by torch")
+    assert not uncovered, f"functional ops compared by no case (add one, or list why in NOT_COMPARED): {sorted(uncovered)}"
+    stale = sorted(set(NOT_COMPARED) & checked)
+    assert not stale, f"compared now, so no longer NOT_COMPARED: {stale}"
+    assert all(NOT_COMPARED.values()), "every NOT_COMPARED entry says why"
 
 
 def _filler(st: object) -> object:
