@@ -794,8 +794,8 @@ NOT_COMPARED = {
     "aten.item.default": "needs real data, as _local_scalar_dense",
     "aten.baddbmm.dtype": "CUDA-only overload whose fake decomposition reads out_dtype as beta (a TypeError in torch); "
     "test_aten_kernels.py compares the kernel with float32 math",
-    "aten.istft.default": "torch's fake kernel compares the frames' overlap with aten.equal, data-dependent under "
-    "FakeTensorMode; test_aten_kernels.py compares the kernel with eager",
+    "aten.istft.default": "torch's istft checks its window's overlap-add with aten.equal, data-dependent under "
+    "FakeTensorMode; test_complex.py runs it against eager",
     "aten.sym_storage_offset.default": "SymInt metadata",
     "aten.sym_is_contiguous.default": "SymBool metadata",
     "aten.to.prim_Device": "TorchScript-only overload",
