@@ -6,9 +6,9 @@ subgraphs as regions, and outputs; and the graph signature's input and output sp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -30,13 +30,16 @@ from xdsl_exir.dialects.exir import (
     ConstantOp,
     CustomObjType,
     DeviceAttr,
+    DType,
     GetAttrOp,
     GetItemOp,
     GraphOp,
     InputKind,
     InputSpecAttr,
+    Layout,
     ListType,
     MapOp,
+    MemoryFormat,
     NoneType,
     OutputOp,
     OutputSpecAttr,
@@ -326,76 +329,99 @@ class GraphImporter:
     # -- arguments --------------------------------------------------------------
 
     def arg(self, a: object) -> object:
-        """An Argument as an FX-style Python value (SSA values, constants, lists)."""
+        """An Argument as an FX-style Python value (SSA values, constants, lists).
+
+        Each serialized kind has its reader in `_ARG_READERS`; tensors, the common case,
+        are looked up first."""
         kind, v = union(a, "an argument")
         if kind == "as_tensor":
             return self.lookup(v["name"])
-        if kind in ("as_int", "as_float", "as_bool", "as_string"):
-            return self._constant(kind, v)
-        if kind == "as_none":
-            return None
-        if kind in ("as_ints", "as_floats", "as_bools", "as_strings"):
-            if not isinstance(v, list):
-                fail(f"{kind} is not a list")
-            elem = kind[:-1]
-            return [self._constant(elem, x) for x in cast(list[Any], v)]
-        if kind == "as_tensors":
-            return [self.lookup(field(t, "name", str, kind)) for t in v]
-        if kind in ("as_sym_int", "as_sym_float", "as_sym_bool"):
-            return self._sym_arg(kind, v)
-        if kind in ("as_sym_ints", "as_sym_floats", "as_sym_bools"):
-            if not isinstance(v, list):
-                fail(f"{kind} is not a list")
-            return [self._sym_arg(kind[:-1], x) for x in cast(list[Any], v)]
-        if kind == "as_optional_tensors":
-            return [self._optional_tensor(x) for x in v]
-        if kind == "as_optional_tensor":
-            return self._optional_tensor(v)
-        if kind == "as_scalar_type":
-            return self.imp.dtype(v)
-        if kind == "as_memory_format":
-            fmt = MEMORY_FORMAT_CODES.get(v) if type(v) is int else None
-            if fmt is None:
-                fail(f"unknown memory format code {v!r}")
-            return fmt
-        if kind == "as_layout":
-            layout = LAYOUT_CODES.get(v) if type(v) is int else None
-            if layout is None:
-                fail(f"unknown layout code {v!r}")
-            return layout
-        if kind == "as_device":
-            dev_type = field(v, "type", str, "a device")
-            index = v.get("index")
-            if index is not None and type(index) is not int:
-                fail(f"malformed device {v!r}")
-            return DeviceAttr(dev_type if index is None else f"{dev_type}:{index}")
-        if kind == "as_operator":
-            if not isinstance(v, str):
-                fail("as_operator is not a string")
-            return target_ir_name(v)
-        if kind == "as_int_lists":
-            return [[self._constant("as_int", x) for x in row] for row in v]
-        if kind == "as_float_lists":
-            return [[self._constant("as_float", x) for x in row] for row in v]
-        if kind == "as_nested_tensors":
-            return [[self.lookup(field(t, "name", str, kind)) for t in row] for row in v]
-        if kind == "as_custom_obj":
-            name = field(v, "name", str, kind)
-            if name in self.values:
-                return self.values[name]
-            fail(
-                f"uses the custom object '{name}' ({v.get('class_fqn')}), which is stored "
-                "pickled and cannot be loaded"
-            )
-        if kind == "as_graph":
-            return self._graph_attr(v)
-        if kind == "as_complex":
-            re_ = self._constant("as_float", field(v, "real", (int, float, str), kind))
-            im = self._constant("as_float", field(v, "imag", (int, float, str), kind))
-            return complex(cast(float, re_), cast(float, im))
-        if kind == "as_string_to_argument":
-            fail("dict arguments (as_string_to_argument) are not supported")
-        fail(f"unknown argument kind '{kind}'")
+        reader = self._ARG_READERS.get(kind)
+        if reader is None:
+            fail(f"unknown argument kind '{kind}'")
+        return reader(self, kind, v)
+
+    # -- the readers of `_ARG_READERS`, one per kind or family of kinds ------------
+
+    def _none_arg(self, kind: str, v: object) -> None:
+        return None
+
+    def _constant_list(self, kind: str, v: object) -> list[object]:
+        """`as_ints`, `as_floats`, `as_bools`, `as_strings`."""
+        if not isinstance(v, list):
+            fail(f"{kind} is not a list")
+        elem = kind[:-1]
+        return [self._constant(elem, x) for x in cast(list[Any], v)]
+
+    def _constant_rows(self, kind: str, v: Any) -> list[list[object]]:
+        """`as_int_lists`, `as_float_lists`."""
+        elem = kind.removesuffix("_lists")
+        return [[self._constant(elem, x) for x in row] for row in v]
+
+    def _tensor_list(self, kind: str, v: Any) -> list[object]:
+        return [self.lookup(field(t, "name", str, kind)) for t in v]
+
+    def _nested_tensors(self, kind: str, v: Any) -> list[list[object]]:
+        return [[self.lookup(field(t, "name", str, kind)) for t in row] for row in v]
+
+    def _sym_list(self, kind: str, v: object) -> list[object]:
+        """`as_sym_ints`, `as_sym_floats`, `as_sym_bools`."""
+        if not isinstance(v, list):
+            fail(f"{kind} is not a list")
+        return [self._sym_arg(kind[:-1], x) for x in cast(list[Any], v)]
+
+    def _optional_tensor_arg(self, kind: str, v: object) -> object:
+        return self._optional_tensor(v)
+
+    def _optional_tensors(self, kind: str, v: Any) -> list[object]:
+        return [self._optional_tensor(x) for x in v]
+
+    def _scalar_type(self, kind: str, v: object) -> DType:
+        return self.imp.dtype(v)
+
+    def _memory_format(self, kind: str, v: object) -> MemoryFormat:
+        fmt = MEMORY_FORMAT_CODES.get(v) if type(v) is int else None
+        if fmt is None:
+            fail(f"unknown memory format code {v!r}")
+        return fmt
+
+    def _layout(self, kind: str, v: object) -> Layout:
+        layout = LAYOUT_CODES.get(v) if type(v) is int else None
+        if layout is None:
+            fail(f"unknown layout code {v!r}")
+        return layout
+
+    def _device(self, kind: str, v: Any) -> DeviceAttr:
+        dev_type = field(v, "type", str, "a device")
+        index = v.get("index")
+        if index is not None and type(index) is not int:
+            fail(f"malformed device {v!r}")
+        return DeviceAttr(dev_type if index is None else f"{dev_type}:{index}")
+
+    def _operator(self, kind: str, v: object) -> str:
+        if not isinstance(v, str):
+            fail("as_operator is not a string")
+        return target_ir_name(v)
+
+    def _custom_obj(self, kind: str, v: Any) -> object:
+        name = field(v, "name", str, kind)
+        if name in self.values:
+            return self.values[name]
+        fail(
+            f"uses the custom object '{name}' ({v.get('class_fqn')}), which is stored "
+            "pickled and cannot be loaded"
+        )
+
+    def _graph_arg(self, kind: str, v: object) -> SSAValue:
+        return self._graph_attr(v)
+
+    def _complex(self, kind: str, v: object) -> complex:
+        re_ = self._constant("as_float", field(v, "real", (int, float, str), kind))
+        im = self._constant("as_float", field(v, "imag", (int, float, str), kind))
+        return complex(cast(float, re_), cast(float, im))
+
+    def _dict_arg(self, kind: str, v: object) -> NoReturn:
+        fail("dict arguments (as_string_to_argument) are not supported")
 
     def _constant(self, kind: str, v: object) -> object:
         if kind == "as_int":
@@ -444,6 +470,29 @@ class GraphImporter:
         op.results[0].name_hint = name
         self.block.add_op(op)
         return op.results[0]
+
+    _ARG_READERS: ClassVar[dict[str, Callable[[GraphImporter, str, Any], object]]] = {
+        **dict.fromkeys(("as_int", "as_float", "as_bool", "as_string"), _constant),
+        "as_none": _none_arg,
+        **dict.fromkeys(("as_ints", "as_floats", "as_bools", "as_strings"), _constant_list),
+        "as_tensors": _tensor_list,
+        **dict.fromkeys(("as_sym_int", "as_sym_float", "as_sym_bool"), _sym_arg),
+        **dict.fromkeys(("as_sym_ints", "as_sym_floats", "as_sym_bools"), _sym_list),
+        "as_optional_tensors": _optional_tensors,
+        "as_optional_tensor": _optional_tensor_arg,
+        "as_scalar_type": _scalar_type,
+        "as_memory_format": _memory_format,
+        "as_layout": _layout,
+        "as_device": _device,
+        "as_operator": _operator,
+        **dict.fromkeys(("as_int_lists", "as_float_lists"), _constant_rows),
+        "as_nested_tensors": _nested_tensors,
+        "as_custom_obj": _custom_obj,
+        "as_graph": _graph_arg,
+        "as_complex": _complex,
+        "as_string_to_argument": _dict_arg,
+    }
+    """The reader of each kind of serialized Argument (torch/_export/serde/schema.py) but `as_tensor`."""
 
     def _split_inputs(
         self, inputs: list[Any], info: Target
@@ -874,6 +923,7 @@ class GraphImporter:
             properties={"operandSegmentSizes": _segments(len(xs), len(extra))},
         )
         return self._finish_hop(op, node, results)
+
 
 
 def _node_place(node: object) -> str:
