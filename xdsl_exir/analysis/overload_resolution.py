@@ -600,68 +600,90 @@ def _match_type(st: SchemaType, t: Attribute, conversions: bool, state: _State, 
         return _match_type(st.elements[0], t, conversions, state, top)
     if st.kind is TypeKind.BASE:
         if is_type_var(st.name):
-            bound = state.bindings.get(st.name)
-            if bound is None:
-                state.bindings[st.name] = t
-                return True
-            if ts.is_subtype(t, bound):
-                return True
-            if ts.is_subtype(bound, t) or ts.unrefined(bound) == ts.unrefined(t):
-                state.bindings[st.name] = ts.unrefined(t) if ts.unrefined(bound) == ts.unrefined(t) else t
-                return True
-            return False
-        name = st.name
-        if name == "Any":
-            state.cost += 1
-            return True
-        want = _BASE_TYPES.get(name)
-        if want is None:
-            return isinstance(t, ts.TSClassType | ts.TSOpaqueType) and t.qualname.data == name
-        if ts.is_subtype(t, want):
-            # An exact kind beats a wider one (`add.int` over `add(Scalar, Scalar)`).
-            if type(t) is not type(want):
-                state.cost += 1
-            return True
-        if name in ("int", "SymInt", "ScalarType", "Layout", "MemoryFormat") and isinstance(t, ts.TSBoolType) and not top:
-            return False
-        if not (conversions and top):
-            return False
-        # TorchScript's implicit conversions.
-        if isinstance(want, ts.TSFloatType) and isinstance(t, ts.TSIntType):
-            state.cost += 1
-            return "float"
-        if isinstance(want, ts.TSTensorType) and isinstance(t, ts.TSIntType | ts.TSFloatType | ts.TSBoolType | ts.TSNumberType):
-            state.cost += 1
-            return "Tensor"
-        if isinstance(t, ts.TSTensorType) and isinstance(want, ts.TSIntType | ts.TSFloatType | ts.TSNumberType):
-            state.cost += 2
-            return {"int": "int", "SymInt": "int", "float": "float"}.get(name, "Scalar")
-        if isinstance(want, ts.TSDeviceType) and isinstance(t, ts.TSStrType):
-            state.cost += 1
-            return "Device"
-        return False
+            return _bind_type_var(st.name, t, state)
+        return _match_base(st.name, t, conversions, state, top)
     if st.kind is TypeKind.LIST:
-        elem = st.elements[0]
-        if isinstance(t, ts.TSListType):
-            return _match_type(elem, t.element, False, state, False) is True or (
-                # `Tensor[]` also takes `Float(2)[]`; `int[]` takes `int[]` only.
-                elem.kind is TypeKind.BASE and elem.name == "Tensor" and isinstance(t.element, ts.TSTensorType)
-            )
-        if isinstance(t, ts.TSTupleType) and conversions and top:
-            ok = all(_match_type(elem, e, False, state, False) is True for e in t.element_types)
-            if ok:
-                state.cost += 1
-                return "list"
-            return False
-        if st.size is not None and top and elem.kind is TypeKind.BASE and elem.name in ("int", "SymInt"):
-            # `int[2] stride` accepts a single int, repeated.
-            return "repeat" if isinstance(t, ts.TSIntType) else False
-        return False
+        return _match_list(st, t, conversions, state, top)
     if st.kind is TypeKind.TUPLE:
         return isinstance(t, ts.TSTupleType) and len(t.element_types) == len(st.elements) and all(
             _match_type(e, x, False, state, False) is True for e, x in zip(st.elements, t.element_types)
         )
-    # Generic: Dict, Future, Union, ...
+    return _match_generic(st, t, state)
+
+
+def _bind_type_var(name: str, t: Attribute, state: _State) -> bool:
+    """A type variable (`t`, `t1`): bound by its first use, widened by a later one it is a subtype of."""
+    bound = state.bindings.get(name)
+    if bound is None:
+        state.bindings[name] = t
+        return True
+    if ts.is_subtype(t, bound):
+        return True
+    if ts.is_subtype(bound, t) or ts.unrefined(bound) == ts.unrefined(t):
+        state.bindings[name] = ts.unrefined(t) if ts.unrefined(bound) == ts.unrefined(t) else t
+        return True
+    return False
+
+
+def _match_base(name: str, t: Attribute, conversions: bool, state: _State, top: bool) -> str | bool:
+    """A base type (`int`, `Tensor`, `Scalar`, a class): as is, or by an implicit conversion at the top level."""
+    if name == "Any":
+        state.cost += 1
+        return True
+    want = _BASE_TYPES.get(name)
+    if want is None:
+        return isinstance(t, ts.TSClassType | ts.TSOpaqueType) and t.qualname.data == name
+    if ts.is_subtype(t, want):
+        # An exact kind beats a wider one (`add.int` over `add(Scalar, Scalar)`).
+        if type(t) is not type(want):
+            state.cost += 1
+        return True
+    if name in ("int", "SymInt", "ScalarType", "Layout", "MemoryFormat") and isinstance(t, ts.TSBoolType) and not top:
+        return False
+    if not (conversions and top):
+        return False
+    return _implicit_conversion(name, want, t, state)
+
+
+def _implicit_conversion(name: str, want: Attribute, t: Attribute, state: _State) -> str | bool:
+    """TorchScript's implicit conversion of a `t` argument to the base type `want` (named `name`), or False."""
+    if isinstance(want, ts.TSFloatType) and isinstance(t, ts.TSIntType):
+        state.cost += 1
+        return "float"
+    if isinstance(want, ts.TSTensorType) and isinstance(t, ts.TSIntType | ts.TSFloatType | ts.TSBoolType | ts.TSNumberType):
+        state.cost += 1
+        return "Tensor"
+    if isinstance(t, ts.TSTensorType) and isinstance(want, ts.TSIntType | ts.TSFloatType | ts.TSNumberType):
+        state.cost += 2
+        return {"int": "int", "SymInt": "int", "float": "float"}.get(name, "Scalar")
+    if isinstance(want, ts.TSDeviceType) and isinstance(t, ts.TSStrType):
+        state.cost += 1
+        return "Device"
+    return False
+
+
+def _match_list(st: SchemaType, t: Attribute, conversions: bool, state: _State, top: bool) -> str | bool:
+    """A list type (`Tensor[]`, `int[2]`): a list, a tuple converted at the top level, or an int repeated."""
+    elem = st.elements[0]
+    if isinstance(t, ts.TSListType):
+        return _match_type(elem, t.element, False, state, False) is True or (
+            # `Tensor[]` also takes `Float(2)[]`; `int[]` takes `int[]` only.
+            elem.kind is TypeKind.BASE and elem.name == "Tensor" and isinstance(t.element, ts.TSTensorType)
+        )
+    if isinstance(t, ts.TSTupleType) and conversions and top:
+        ok = all(_match_type(elem, e, False, state, False) is True for e in t.element_types)
+        if ok:
+            state.cost += 1
+            return "list"
+        return False
+    if st.size is not None and top and elem.kind is TypeKind.BASE and elem.name in ("int", "SymInt"):
+        # `int[2] stride` accepts a single int, repeated.
+        return "repeat" if isinstance(t, ts.TSIntType) else False
+    return False
+
+
+def _match_generic(st: SchemaType, t: Attribute, state: _State) -> bool:
+    """The generic types: Dict, Future, Union (others match nothing)."""
     if st.name == "Dict" and isinstance(t, ts.TSDictType):
         return all(_match_type(e, x, False, state, False) is True for e, x in zip(st.elements, t.element_types))
     if st.name == "Future" and isinstance(t, ts.TSFutureType):
