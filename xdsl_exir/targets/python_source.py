@@ -74,6 +74,7 @@ from xdsl_exir.dialects.exir import (
     blob_data,
 )
 from xdsl_exir.semantics import kernels as aten_kernels
+from xdsl_exir.semantics.kernels.decomposed import DECOMPOSED
 from xdsl_exir.targets.fx_graph import (
     FxArg,
     FxGraph,
@@ -86,7 +87,7 @@ from xdsl_exir.targets.fx_graph import (
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.dtypes import numpy_dtype
 from xdsl_exir.utils.function_schema import FunctionSchema
-from xdsl_exir.utils.op_registry import OperatorEntry, custom_operator, lookup
+from xdsl_exir.utils.op_registry import OperatorEntry, custom_operator, functional_variant, lookup
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import print_python_expr, sympy
 from xdsl_exir.utils.tensor_data import (
@@ -333,6 +334,8 @@ class _Writer:
         self.needs_math = False
         self.needs_apply_dtype = False
         self.needs_run_kernel = False
+        self.needs_graph_compiler = False
+        """Whether a kernel called runs through a decomposition (the interpreter's compiler runs those)."""
         self.needs_round_bf16 = False
         self.needs_custom = False
         self.kernel_nodes: set[int] = set()
@@ -623,6 +626,8 @@ class _Writer:
             raise ExirDiagnostic(op, f"no numpy kernel for '{kind}' to generate Python with")
         bound, extra = _bind(op, entry.schema, node.args, node.kwargs)
         self.kernel_nodes.add(id(node))
+        if any(k in DECOMPOSED for k in (kind, functional_variant(kind), functional_variant(kind, mutable=True))):
+            self.needs_graph_compiler = True
         if extra:
             self.needs_run_kernel = True
             dtypes = [
@@ -987,6 +992,8 @@ def python_source(module: ModuleOp) -> str:
     if writer.needs_round_bf16:
         imported.append("round_to_bfloat16")
     head.append(f"from xdsl_exir.semantics.kernels import {', '.join(imported)}")
+    if writer.needs_graph_compiler:
+        head.append("import xdsl_exir.interpreters.compiler  # noqa: F401 - runs the kernels of decomposed operators")
     enums = sorted({m.group(1) for line in writer.lines for m in _ENUM_USE.finditer(line)})
     if enums:  # the dtype, layout and memory format arguments, as the interpreter passes them
         head.append(f"from xdsl_exir.dialects.exir import {', '.join(enums)}")
