@@ -16,11 +16,11 @@ from types import ModuleType
 import pytest
 
 from xdsl_exir.interpreters.aten_coverage import read_coverage, status_of
-from xdsl_exir.interpreters.decomposed_kernels import DECOMPOSED
 from xdsl_exir.interpreters.exir_functions import builtin_targets
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.decompositions import DECOMPOSED_CORE, KEEP_IN_CORE, NOT_YET, RULES, default_legal_ops
 from xdsl_exir.semantics.decompositions.keep import torch_decomposed
+from xdsl_exir.semantics.kernels.decomposed import DECOMPOSED
 from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, all_operators
 
 SCRIPT = Path(__file__).parents[1] / "scripts" / "gen_aten_coverage.py"

@@ -28,9 +28,9 @@ import numpy as np
 import pytest
 
 from xdsl_exir.dialects.exir import DType
-from xdsl_exir.interpreters.decomposed_kernels import DECOMPOSED
-from xdsl_exir.interpreters.derived_kernels import HANDWRITTEN_MUTATING, accepts
 from xdsl_exir.semantics import kernels as K
+from xdsl_exir.semantics.kernels.decomposed import DECOMPOSED
+from xdsl_exir.semantics.kernels.derived import HANDWRITTEN_MUTATING, accepts
 from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, schema_of
 from xdsl_exir.utils.dtypes import is_floating, to_float32
 from xdsl_exir.utils.op_registry import functional_variant, selected_operators

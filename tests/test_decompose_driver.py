@@ -16,7 +16,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_exir.semantics.decompositions import RULES, Decline, Emitter
-from xdsl_exir.transforms.decompose import MAX_NESTED_REWRITES
+from xdsl_exir.semantics.decompositions.pattern import MAX_NESTED_REWRITES
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
 TEXT = """

@@ -34,10 +34,10 @@ from xdsl_exir.dialects.exir import (
     ProgramOp,
     TensorType,
 )
-from xdsl_exir.interpreters.decomposed_kernels import DECOMPOSED
-from xdsl_exir.interpreters.derived_kernels import HANDWRITTEN_MUTATING
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.decompositions import RULES, default_legal_ops
+from xdsl_exir.semantics.kernels.decomposed import DECOMPOSED
+from xdsl_exir.semantics.kernels.derived import HANDWRITTEN_MUTATING
 from xdsl_exir.semantics.kernels.registry import schema_of
 from xdsl_exir.utils.dtypes import dtype_of
 from xdsl_exir.utils.op_registry import functional_variant, selected_operators

@@ -120,8 +120,8 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     (f"{PACKAGE}.tools.run_program", "_program_runner", f"{PACKAGE}.targets.iree"): (
         "the IREE backend (and the linalg lowering it imports), loaded for --backend iree only"
     ),
-    (f"{PACKAGE}.semantics.kernels", "_KernelTable.table", f"{PACKAGE}.interpreters.derived_kernels"): (
-        "the derived kernel table (and the decompose pass and graph compiler behind its decomposition "
+    (f"{PACKAGE}.semantics.kernels", "_KernelTable.table", f"{PACKAGE}.semantics.kernels.derived"): (
+        "the derived kernel table (and the decomposition rules and aten dialect behind its decomposition "
         "kernels), built by the first lookup that needs more than a hand-written kernel"
     ),
     (f"{PACKAGE}.tools.run_program", "execute", f"{PACKAGE}.tools.profiler"): (

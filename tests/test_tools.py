@@ -129,7 +129,7 @@ def _modules_after_running(model: str) -> dict[str, object]:
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    status = run([{str(ZOO / f'{model}.core.pt2')!r}, '--inputs', {str(ZOO / f'{model}.inputs.npz')!r}])\n"
         "from xdsl_exir.utils.lazy_modules import is_loaded\n"
-        "later = ('xdsl_exir.interpreters.derived_kernels', 'xdsl_exir.interpreters.decomposed_kernels',\n"
+        "later = ('xdsl_exir.semantics.kernels.derived', 'xdsl_exir.semantics.kernels.decomposed',\n"
         "         'xdsl_exir.transforms.decompose', 'xdsl_exir.tools.profiler', 'torch')\n"
         "print(json.dumps({'status': status, 'sympy': is_loaded('sympy') or 'sympy.core' in sys.modules,\n"
         "                  'loaded': sorted(m for m in later if m in sys.modules)}))\n"

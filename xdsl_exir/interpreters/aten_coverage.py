@@ -20,10 +20,10 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
-from xdsl_exir.interpreters.decomposed_kernels import DECOMPOSED
 from xdsl_exir.interpreters.exir_functions import builtin_targets
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.decompositions import NOT_YET, RULES, default_legal_ops
+from xdsl_exir.semantics.kernels.decomposed import DECOMPOSED
 from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS
 
 COVERAGE_FILE = Path(str(files("xdsl_exir.dialects").joinpath("aten_coverage.txt")))

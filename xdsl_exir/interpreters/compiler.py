@@ -26,6 +26,7 @@ import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from xdsl_exir.dialects.exir import GraphOp, OutputOp, ProgramOp
+from xdsl_exir.semantics.kernels.registry import register_graph_compiler
 from xdsl_exir.utils.diagnostics import InterpreterError  # defined in the core (TorchScript builtins raise it too)
 
 Prepared = Callable[..., tuple[Any, ...]]
@@ -370,3 +371,13 @@ class CompileContext:
         if slot is None:
             raise InterpreterError("uses a value defined in another graph or after its use", user)
         return slot
+
+
+def _compile_decomposed(block: Block, name: str) -> CompiledGraph:
+    """A decomposed operator's one-op graph, compiled as any graph is."""
+    return CompileContext().compile_function(block, name)
+
+
+# The kernel of an operator without a numpy kernel of its own runs its decomposed graph
+# through this compiler, a layer above the kernels: it is registered as the compiler loads.
+register_graph_compiler(_compile_decomposed)

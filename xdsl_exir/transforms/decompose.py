@@ -3,7 +3,8 @@
 as `ExportedProgram.run_decompositions()` does, and the `to-core-aten`
 pipeline around it.
 
-The rules live in the `decompositions/` package. An op is rewritten when it is not
+The rules live in the `semantics/decompositions/` package, and the rewrite
+that applies them in its `pattern` module. An op is rewritten when it is not
 legal (the core-tagged overloads, the non-core ones torch's core IR keeps,
 `decompositions.KEEP_IN_CORE`, plus the `legal-ops` option) and a rule
 exists; rules may emit non-core ops, which are rewritten in turn until a
@@ -15,147 +16,27 @@ apply, and points at `aten_coverage.txt`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
-    PatternRewriter,
     PatternRewriteWalker,
-    RewritePattern,
 )
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class
-from xdsl_exir.dialects.exir import CallFunctionOp, TensorType
-from xdsl_exir.semantics.decompositions import (
-    RULES,
-    Decline,
-    Emitter,
-    Layouts,
-    SymValues,
-    default_legal_ops,
-)
-from xdsl_exir.semantics.inference import InferenceError, NoInference, bind_arguments
+from xdsl_exir.dialects.exir import CallFunctionOp
+from xdsl_exir.semantics.decompositions import RULES, default_legal_ops
+from xdsl_exir.semantics.decompositions.pattern import DecomposePattern
 from xdsl_exir.transforms.functionalize import FunctionalizePass
 from xdsl_exir.transforms.verify_export_ir import VerifyExportIRPass
-from xdsl_exir.utils.diagnostics import ExirDiagnostic, locate
-from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, all_operators, lookup
-
-MAX_NESTED_REWRITES = 256
-"""
-How deep decompositions may nest (a rule's output rewritten by a rule, and so on)
-before `decompose` calls it a cycle: real chains are a handful of levels; a cycle
-is a located error, never a hang.
-"""
-
-
-@dataclass
-class DecomposePattern(RewritePattern):
-    """Rewrites one non-legal aten op (or aten `call_function`) by its rule."""
-
-    legal: frozenset[str]
-    layouts: Layouts = field(default_factory=Layouts)
-    syms: SymValues = field(default_factory=SymValues)
-    depth: dict[Operation, int] = field(default_factory=dict[Operation, int])
-    """How many rewrites produced each op emitted so far (absent: 0, an op of the input)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, AtenOp):
-            name = op.name
-        elif isinstance(op, CallFunctionOp):
-            entry = lookup(op.target.data)
-            if entry is None:
-                return
-            name = entry.op_name
-        else:
-            return
-        if name in self.legal or name not in RULES:
-            return
-        try:
-            if isinstance(op, AtenOp):
-                bound = op.bound_arguments()
-            else:
-                schema = all_operators()[name].schema
-                bound = bind_arguments(schema, op.get_args(), op.get_kwargs())
-        except (InferenceError, NoInference):
-            return
-        depth = self.depth.get(op, 0)
-        if depth >= MAX_NESTED_REWRITES:
-            raise ExirDiagnostic(
-                op,
-                f"decompose: {name} is still being rewritten after {depth} nested decompositions: its "
-                "rule (or a rule it emits) produces it again, so the rewrite would never end. Keep it "
-                f'with decompose{{legal-ops="{name}"}} and report the rule',
-            )
-        acted = rewriter.has_done_action
-        emitter = Emitter(rewriter, op, self.layouts, self.syms)
-        try:
-            values = RULES[name](emitter, bound, op)
-        except (Decline, NoInference):
-            values = None
-        except InferenceError as e:
-            raise ExirDiagnostic(op, f"decompose: cannot decompose {name}: {e}") from e
-        if values is None:
-            self._undo(op, name, emitter, rewriter, acted)
-            return
-        self.depth.pop(op, None)
-        for new in emitter.inserted:
-            self.depth[new] = depth + 1
-        self._replace(op, values, rewriter)
-
-    def _undo(self, op: Operation, name: str, emitter: Emitter, rewriter: PatternRewriter, acted: bool) -> None:
-        """
-        Erase what a declining rule emitted, last first, and report no change: ops left
-        behind would count as progress, and the walker would rerun the rule on the same op
-        forever.
-        """
-        for new in reversed(emitter.inserted):
-            if new.parent is None:
-                continue
-            if any(r.uses for r in new.results):
-                raise ExirDiagnostic(
-                    op, f"decompose: the rule for {name} declined after putting its new ops to use; "
-                    "a rule must decline before it rewires the graph",
-                )  # fmt: skip
-            for r in new.results:
-                self.syms.discard(r)
-            rewriter.erase(new)
-        emitter.inserted.clear()
-        rewriter.has_done_action = acted
-
-    @staticmethod
-    def _replace(op: Operation, values: Sequence[SSAValue | None], rewriter: PatternRewriter) -> None:
-        if len(values) != len(op.results):
-            raise ExirDiagnostic(
-                op, f"decompose: rule gave {len(values)} value(s) for {len(op.results)} result(s)"
-            )
-        values = list(values)
-        for i, (old, new) in enumerate(zip(op.results, values)):
-            if new is None:
-                if old.uses:
-                    raise ExirDiagnostic(op, f"decompose: rule gave no value for result {i}, which is still used")
-                continue
-            if old.name_hint and not new.name_hint and new.owner is not op:
-                new.name_hint = old.name_hint
-            if (
-                isinstance(new, OpResult)
-                and new.op is not op
-                and isinstance(old.type, TensorType)
-                and isinstance(new.type, TensorType)
-                and old.type != new.type
-                and old.type == TensorType(new.type.shape, new.type.dtype, new.type.device, old.type.dim_order)
-            ):
-                # Inference gives the default layout; torch recorded the dim order the
-                # decomposition computes too (a transposed output), and the graph's
-                # result types say so.
-                values[i] = rewriter.replace_value_with_new_type(new, old.type)
-        rewriter.replace(op, [], values)
+from xdsl_exir.utils.diagnostics import locate
+from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, lookup
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
 # -- the long tail: operators torch.export's training IR emits ---------------------
 # Each follows the semantics of torch/_refs or torch/_decomp (read for semantics,
 # written here in this table's terms); the interpreter runs them through the
-# same rules (interpreters/decomposed_kernels.py).
+# same rules (semantics/kernels/decomposed.py).
 
 
 def _dims(rank: int, dim: int) -> int:

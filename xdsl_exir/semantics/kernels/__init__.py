@@ -122,7 +122,7 @@ class _KernelTable(Mapping[str, Kernel]):
     def table(self) -> dict[str, Kernel]:
         """The whole table (built once: every variant and decomposition derived)."""
         if self._table is None:
-            from xdsl_exir.interpreters.derived_kernels import SKIPPED, build_kernels
+            from xdsl_exir.semantics.kernels.derived import SKIPPED, build_kernels
 
             self._table = build_kernels()
             self.skipped = SKIPPED

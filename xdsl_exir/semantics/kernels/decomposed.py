@@ -7,7 +7,9 @@ concrete argument types, rewrites it with the same rule `decompose` and
 the TorchScript interpreter (which calls kernels by name) and every pass see
 one definition of the operator. The compiled graph is cached per argument
 signature (shapes, dtypes and the non-tensor arguments), so a graph pays for
-the rewrite once per distinct call.
+the rewrite once per distinct call. The rewrite is the `decompose` pass's own
+pattern (`decompositions/pattern.py`); the graph runs on the interpreter's
+compiler, a layer above, which registers itself in `registry.py` as it loads.
 
 A rule may decline some arguments (an unbatched convolution, a symbolic size);
 the kernel then fails with a message naming the operator, as a missing kernel
@@ -38,11 +40,10 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
     TensorType,
 )
-from xdsl_exir.interpreters.compiler import CompileContext
 from xdsl_exir.semantics.decompositions import RULES
+from xdsl_exir.semantics.decompositions.pattern import DecomposePattern
 from xdsl_exir.semantics.inference import InferenceError, NoInference
-from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, Kernel, schema_of
-from xdsl_exir.transforms.decompose import DecomposePattern
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, Kernel, graph_compiler, schema_of
 from xdsl_exir.utils.diagnostics import InterpreterError
 from xdsl_exir.utils.dtypes import cast_array, dtype_of
 from xdsl_exir.utils.function_schema import SchemaType, TypeKind
@@ -189,7 +190,14 @@ def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) 
         raise InterpreterError(f"the decomposition of {name} does not apply to these arguments, and it has no kernel")
     if left:
         raise InterpreterError(f"{name} decomposes into {', '.join(sorted(set(left)))}, which the interpreter cannot run")
-    run = CompileContext().compile_function(block, f"decomposed_{name}")
+    compile_graph = graph_compiler()
+    if compile_graph is None:
+        raise InterpreterError(
+            f"{name} has no numpy kernel and runs through its decomposition, whose graph the interpreter's "
+            "compiler runs: import xdsl_exir.interpreters.compiler first (the interpreter, exir-run and the "
+            "modules of `--emit python` load it)"
+        )
+    run = compile_graph(block, f"decomposed_{name}")
     if all(d is None for d in declared):
         return run
 

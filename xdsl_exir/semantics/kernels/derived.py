@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.interpreters.decomposed_kernels import decomposition_kernels, use_kernels
 from xdsl_exir.semantics.kernels.creation import arange_out_kernel
+from xdsl_exir.semantics.kernels.decomposed import decomposition_kernels, use_kernels
 from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, Kernel, schema_of
 from xdsl_exir.semantics.kernels.views import (
     as_strided_kernel,

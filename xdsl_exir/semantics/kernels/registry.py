@@ -9,10 +9,13 @@ dimension helpers are here for the same reason: every family wraps dims.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import lookup
+
+if TYPE_CHECKING:
+    from xdsl.ir import Block
 
 Kernel = Callable[..., Any]
 
@@ -63,3 +66,25 @@ def reduction_dims(dim: object, ndim: int) -> tuple[int, ...]:
 def wrap_dim(d: int, ndim: int) -> int:
     """A dim argument wrapped into range (0-d tensors accept 0 and -1, as in torch)."""
     return d % max(ndim, 1) if ndim else 0
+
+
+GraphCompiler = Callable[["Block", str], Callable[..., tuple[Any, ...]]]
+"""(the graph's block, a name for it) -> a function of the block's arguments returning its outputs."""
+
+_GRAPH_COMPILER: list[GraphCompiler] = []
+
+
+def register_graph_compiler(compile_graph: GraphCompiler) -> None:
+    """
+    The interpreter's graph compiler, which runs the graph an operator without a
+    numpy kernel decomposes into (`decomposed.py`). It sits in the interpreter
+    layer, above the kernels, and registers itself here when it loads
+    (`interpreters/compiler.py`); this module is light, so registering loads no
+    decomposition rule.
+    """
+    _GRAPH_COMPILER[:] = [compile_graph]
+
+
+def graph_compiler() -> GraphCompiler | None:
+    """The registered graph compiler, None before the interpreter has loaded."""
+    return _GRAPH_COMPILER[0] if _GRAPH_COMPILER else None
