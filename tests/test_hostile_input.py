@@ -1105,6 +1105,40 @@ def test_torchscript_enums_are_checked_when_run(tmp_path: Path) -> None:
             assert r.rc == 1 and phrase in r.err and "as torch requires" in r.err, (body, r.err)
 
 
+def test_torchscript_module_calls_are_located_at_the_users_line() -> None:
+    """
+    An op of a scripted `nn.Linear`, inlined by torchscript-to-exir, is located
+    at the user's call of the module, not at `torch/nn/modules/linear.py`
+    (where no frame is outside torch, all are kept).
+    """
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    import xdsl_exir.api as exir
+    from xdsl_exir.frontends.torchscript_live import import_script_module
+    from xdsl_exir.utils.diagnostics import format_location
+
+    class Model(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 2)
+
+        def forward(self, x):  # unannotated: TorchScript reads it as a Tensor
+            y = self.lin(x)
+            return torch.relu(y)
+
+    first = inspect.getsourcelines(Model)[1]
+    module = import_script_module(torch.jit.script(Model()))
+    program = exir.load(module).apply('torchscript-to-exir{input-types="x=f32[4,3]"}')
+    where = {op.name: format_location(op.location) for op in program.module.walk() if op.name.startswith("aten.")}
+    assert where["aten.linear.default"] == f"{__file__}:{first + 6}:16", where
+    assert where["aten.relu.default"] == f"{__file__}:{first + 7}:19", where
+    lin = torch.jit.script(torch.nn.Linear(3, 2))
+    alone = exir.load(import_script_module(lin)).apply('torchscript-to-exir{input-types="input=f32[4,3]"}')
+    (linear,) = [op for op in alone.module.walk() if op.name == "aten.linear.default"]
+    assert "torch/nn/modules/linear.py" in (format_location(linear.location) or "")
+
+
 def test_resource_rules(tmp_path: Path) -> None:
     """What issue 25 found in dialect_resources is refused, located, with the rule it breaks."""
     base = (ROOT / "tests" / "filecheck" / "dialects" / "exir" / "resources.mlir").read_text()

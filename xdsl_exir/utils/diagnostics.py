@@ -9,6 +9,7 @@ its path in the IR (`@forward: %add = exir.call_function`).
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from typing import cast
 
@@ -31,6 +32,26 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     if not close:
         return ""
     return "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+
+
+LIBRARY_FILE = re.compile(
+    r"(^|[/\\])torch[/\\]"
+    r"|(^|[/\\])lib[/\\]python\d+(\.\d+)?[/\\](?!(site|dist)-packages[/\\])"
+    r"|^<"
+)
+"""
+A file in torch's own package (`.../torch/nn/modules/conv.py`) or in Python's
+standard library (`.../lib/python3.11/contextlib.py`, `<frozen ...>`): a frame
+there is where a module call was carried out, not where the user wrote it, so
+an op's location is the innermost frame outside them where one exists.
+"""
+
+
+def is_library_location(loc: Attribute) -> bool:
+    """Whether `loc` is a `file:line:col` (named or not) in torch or the standard library."""
+    if isinstance(loc, NameLoc):
+        return is_library_location(loc.location)
+    return isinstance(loc, FileLineColLoc) and LIBRARY_FILE.search(loc.filename.data) is not None
 
 
 def format_location(loc: Attribute) -> str | None:

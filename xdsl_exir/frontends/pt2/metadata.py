@@ -13,17 +13,9 @@ from typing import cast
 from xdsl.dialects.builtin import ArrayAttr, CallSiteLoc, FileLineColLoc, IntAttr, LocationAttr, StringAttr
 from xdsl.ir import Attribute
 
+from xdsl_exir.utils.diagnostics import LIBRARY_FILE
+
 _FRAME = re.compile(r'File "([^"\n]*)", line (\d+)')
-
-
-# A frame in torch's own package (`.../torch/nn/modules/conv.py`) or in
-# Python's standard library (`.../lib/python3.11/contextlib.py`, `<frozen ...>`)
-# is where a module call was carried out, not where the user wrote it.
-_LIBRARY_FRAME = re.compile(
-    r"(^|[/\\])torch[/\\]"
-    r"|(^|[/\\])lib[/\\]python\d+(\.\d+)?[/\\](?!(site|dist)-packages[/\\])"
-    r"|^<"
-)
 
 
 def stack_trace_location(stack_trace: str) -> LocationAttr | None:
@@ -35,8 +27,8 @@ def stack_trace_location(stack_trace: str) -> LocationAttr | None:
     keeps all its frames.
     """
     frames: list[tuple[str, str]] = _FRAME.findall(stack_trace)
-    if any(not _LIBRARY_FRAME.search(path) for path, _ in frames):
-        while _LIBRARY_FRAME.search(frames[-1][0]):
+    if any(not LIBRARY_FILE.search(path) for path, _ in frames):
+        while LIBRARY_FILE.search(frames[-1][0]):
             frames.pop()
     loc: LocationAttr | None = None
     for path, line in frames:

@@ -42,6 +42,7 @@ from xdsl_exir.transforms.view_scatter import (
     scatter_into_base,
 )
 from xdsl_exir.utils import op_registry
+from xdsl_exir.utils.diagnostics import is_library_location
 from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.ts_builtins import ts_str
 
@@ -117,12 +118,24 @@ class LoweringBase:
     # -- emission ----------------------------------------------------------------
 
     def location(self) -> LocationAttr:
-        """Where the op being lowered comes from: its location, at the calls it was inlined from (the stack trace)."""
+        """
+        Where the op being lowered comes from: its location, at the calls it was
+        inlined from (the stack trace). The innermost frames in torch or the
+        standard library are dropped where an outer one is not (an `nn.Linear`'s
+        `aten::linear` is located at the user's call of the module, not at
+        `torch/nn/modules/linear.py`), as a `.pt2` node's stack trace is read.
+        """
         assert self.current is not None
         loc: LocationAttr = self.current.location
-        for call in reversed(self.call_stack[0::2]):
-            if not isinstance(call.location, UnknownLoc) and not isinstance(loc, UnknownLoc):
-                loc = CallSiteLoc(loc, call.location)
+        if isinstance(loc, UnknownLoc):
+            return loc
+        frames = [loc, *(c.location for c in reversed(self.call_stack[0::2]) if not isinstance(c.location, UnknownLoc))]
+        if any(not is_library_location(f) for f in frames):
+            while is_library_location(frames[0]):
+                frames.pop(0)
+        loc = frames[0]
+        for frame in frames[1:]:
+            loc = CallSiteLoc(loc, frame)
         return loc
 
     def emit(self, op: Operation) -> Operation:
