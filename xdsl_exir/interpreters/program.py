@@ -38,6 +38,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.interpreters.compiler import CompileContext, CompiledGraph, InterpreterError, OpWrapper
 from xdsl_exir.semantics.kernels import numpy_dtype
+from xdsl_exir.semantics.kernels.views import with_dim_order
 from xdsl_exir.utils.dtypes import cast_array, is_low_precision
 from xdsl_exir.utils.limits import TensorSizeError, check_tensor_bytes
 from xdsl_exir.utils.symbolic import print_python_expr, sympy
@@ -59,7 +60,9 @@ def load_state(program: ProgramOp) -> dict[str, Any]:
     The data of every `exir.state` that has some, as numpy arrays. Parameters are
     read-only views of their blobs (of a mapped archive's pages: weights are not
     copied); buffers and constants, which a training graph may write in place,
-    get their own copies.
+    get their own copies. A tensor whose type has a dim order other than the
+    identity (a channels-last weight) is laid out in memory in that order, a
+    copy.
     """
     state: dict[str, Any] = {}
     parameters = {s.target_name for s in program.inputs.data if s.input_kind is InputKind.parameter}
@@ -73,9 +76,14 @@ def load_state(program: ProgramOp) -> dict[str, Any]:
             _check_state_size(name, t)
             if isinstance(op.value, DenseBlobAttr | ResourceBlobAttr):
                 array = array_from_blob(op.value, t)
-                state[name] = array if name in parameters else array.copy()
+                array = array if name in parameters else array.copy()
             else:
-                state[name] = _from_dense(op.value, t)
+                array = _from_dense(op.value, t)
+            # In memory as torch holds it (a channels-last weight), for as_strided, which reads the storage.
+            laid = with_dim_order(array, t.get_dim_order())
+            if laid is not array and name in parameters:
+                laid.flags.writeable = False
+            state[name] = laid
         except TensorSizeError as e:
             raise InterpreterError(str(e), op) from None
         except TensorDataError as e:

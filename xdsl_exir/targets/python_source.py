@@ -927,15 +927,23 @@ def _state_lines(program: ProgramOp) -> list[str]:
         data, code, shape = found
         encoded = base64.b64encode(data).decode("ascii")
         chunks = [encoded[i : i + 96] for i in range(0, len(encoded), 96)] or [""]
+        # A tensor of another dim order (a channels-last weight) in memory as torch holds it:
+        # as_strided reads the storage.
+        t = op.state_type
+        order = t.get_dim_order() if isinstance(t, TensorType) else tuple(range(len(shape)))
+        laid, end = "", ""
+        if order != tuple(range(len(order))):
+            inverse = tuple(order.index(d) for d in range(len(order)))
+            laid, end = "np.ascontiguousarray(", f".transpose({order!r})).transpose({inverse!r})"
         if len(chunks) == 1:
-            lines.append(f"    {name!r}: _load({chunks[0]!r}, {code!r}, {shape!r}),")
+            lines.append(f"    {name!r}: {laid}_load({chunks[0]!r}, {code!r}, {shape!r}){end},")
             continue
-        lines.append(f"    {name!r}: _load(")
+        lines.append(f"    {name!r}: {laid}_load(")
         lines += [f"        {c!r}" for c in chunks]
         lines[-1] += ","
         lines.append(f"        {code!r},")
         lines.append(f"        {shape!r},")
-        lines.append("    ),")
+        lines.append(f"    ){end},")
     lines.append("}")
     return lines
 
