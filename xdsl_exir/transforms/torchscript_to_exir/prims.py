@@ -181,33 +181,74 @@ class Lowering(NodeLowering):
         return v
 
     def lower_cond(self, op: prim.IfOp, pred: SSAValue) -> None:
-        """A `prim.If` on tensor data: `exir.cond`, with mutations merged into its results."""
+        """
+        A `prim.If` on tensor data: `exir.cond`, with mutations merged into its results.
+
+        Each branch runs from the same state into a block of its own (`_run_branch`). The
+        If's results (`_plan_results`), then the storages either branch wrote and the slots
+        either rebound (`_yield_state`), are what both branches yield; after the cond, its
+        results stand for them (`_bind_cond_results`).
+        """
         snapshot = {s: (s.value, s.version) for s in self.storages}
         slot_snapshot = dict(self.slots)
-        branches: list[_Branch] = []
-        for region in op.regions:
-            block = Block()
-            self.branch_depth += 1
-            try:
-                with self.emitting_into(block):
-                    outs = self.run_block(region.block, [])
-                    results = [self.branch_result(v) for v in outs]
-                    storages = {
-                        s: s.value for s, (value, _) in snapshot.items() if s.value is not value
-                    }
-                    # Every tensor slot's value at the end of the branch: the other branch may rebind it.
-                    slots = {k: self.value_of(v) for k, v in self.slots.items() if isinstance(v, TensorRef)}
-                    rebound = {k for k, v in self.slots.items() if k in slot_snapshot and slot_snapshot[k] is not v}
-            finally:
-                self.branch_depth -= 1
-                for s, (value, version) in snapshot.items():
-                    s.value, s.version = value, version
-                self.slots = dict(slot_snapshot)
-            branches.append(_Branch(block, results, storages, slots, rebound))
+        branches = [self._run_branch(region, snapshot, slot_snapshot) for region in op.regions]
         self.current = op
         t_branch, f_branch = branches
         yields: tuple[list[SSAValue], list[SSAValue]] = ([], [])
-        # Results of the If: tensors become cond results, equal constants stay constants.
+        plan = self._plan_results(t_branch, f_branch, yields)
+        storage_list, slot_keys = self._yield_state(branches, snapshot, slot_snapshot, yields)
+        for a, b in zip(*yields):
+            if a.type != b.type:
+                raise self.fail(
+                    f"the branches of a tensor-dependent if give values of different types ({a.type} and "
+                    f"{b.type}); exir.cond needs equal types"
+                )
+        for b, ys in zip(branches, yields):
+            b.block.add_op(OutputOp(ys))
+        operands = self.lift_free_values([b.block for b in branches])
+        for b in branches:
+            self.clone_aliased_outputs(b.block)
+        cond = CondOp(pred, operands, [y.type for y in yields[0]], Region(t_branch.block), Region(f_branch.block))
+        self.emit(cond)
+        results = list(cond.results)
+        for r in results:
+            r.name_hint = "cond"
+        self.bind(op, self._bind_cond_results(plan, results, storage_list, slot_keys))
+
+    def _run_branch(
+        self,
+        region: Region,
+        snapshot: dict[Storage, tuple[SSAValue, int]],
+        slot_snapshot: dict[tuple[ts.ScriptModuleOp, str], LV],
+    ) -> _Branch:
+        """One branch of a tensor-dependent If, run into a block of its own; the state is restored after it."""
+        block = Block()
+        self.branch_depth += 1
+        try:
+            with self.emitting_into(block):
+                outs = self.run_block(region.block, [])
+                results = [self.branch_result(v) for v in outs]
+                storages = {
+                    s: s.value for s, (value, _) in snapshot.items() if s.value is not value
+                }
+                # Every tensor slot's value at the end of the branch: the other branch may rebind it.
+                slots = {k: self.value_of(v) for k, v in self.slots.items() if isinstance(v, TensorRef)}
+                rebound = {k for k, v in self.slots.items() if k in slot_snapshot and slot_snapshot[k] is not v}
+        finally:
+            self.branch_depth -= 1
+            for s, (value, version) in snapshot.items():
+                s.value, s.version = value, version
+            self.slots = dict(slot_snapshot)
+        return _Branch(block, results, storages, slots, rebound)
+
+    def _plan_results(
+        self, t_branch: _Branch, f_branch: _Branch, yields: tuple[list[SSAValue], list[SSAValue]]
+    ) -> list[tuple[str, object]]:
+        """
+        The If's results: tensors become cond results (appended to `yields`), equal
+        constants stay constants. Each entry is `("const", value)` or the kind of a
+        result and its index among the cond's results.
+        """
         plan: list[tuple[str, object]] = []
         for (tk, tv), (fk, fv) in zip(t_branch.results, f_branch.results):
             if tk == "const" and fk == "const" and (same_constant(tv, fv) or UNINITIALIZED in (tv, fv)):
@@ -225,6 +266,20 @@ class Lowering(NodeLowering):
             plan.append((tk, len(yields[0])))
             yields[0].append(cast(SSAValue, tv))
             yields[1].append(cast(SSAValue, fv))
+        return plan
+
+    def _yield_state(
+        self,
+        branches: list[_Branch],
+        snapshot: dict[Storage, tuple[SSAValue, int]],
+        slot_snapshot: dict[tuple[ts.ScriptModuleOp, str], LV],
+        yields: tuple[list[SSAValue], list[SSAValue]],
+    ) -> tuple[list[Storage], list[tuple[ts.ScriptModuleOp, str]]]:
+        """
+        Append to `yields` each storage either branch wrote (the untouched value on the
+        other side) and each slot either branch rebound; returns those storages and slots.
+        """
+        t_branch, f_branch = branches
         storage_list = [s for s in snapshot if s in t_branch.storages or s in f_branch.storages]
         for s in storage_list:
             yields[0].append(t_branch.storages.get(s, snapshot[s][0]))
@@ -234,22 +289,19 @@ class Lowering(NodeLowering):
         for k in slot_keys:
             for i, b in enumerate(branches):
                 yields[i].append(b.slots[k])
-        for a, b in zip(*yields):
-            if a.type != b.type:
-                raise self.fail(
-                    f"the branches of a tensor-dependent if give values of different types ({a.type} and "
-                    f"{b.type}); exir.cond needs equal types"
-                )
-        for b, ys in zip(branches, yields):
-            b.block.add_op(OutputOp(ys))
-        operands = self.lift_free_values([b.block for b in branches])
-        for b in branches:
-            self.clone_aliased_outputs(b.block)
-        cond = CondOp(pred, operands, [y.type for y in yields[0]], Region(t_branch.block), Region(f_branch.block))
-        self.emit(cond)
-        results = list(cond.results)
-        for r in results:
-            r.name_hint = "cond"
+        return storage_list, slot_keys
+
+    def _bind_cond_results(
+        self,
+        plan: list[tuple[str, object]],
+        results: list[OpResult],
+        storage_list: list[Storage],
+        slot_keys: list[tuple[ts.ScriptModuleOp, str]],
+    ) -> list[LV]:
+        """
+        The If's values after the cond (by `plan`); the storages and slots the
+        branches changed take the cond's results that follow them.
+        """
         values: list[LV] = []
         for kind, item in plan:
             if kind == "const":
@@ -266,7 +318,7 @@ class Lowering(NodeLowering):
             s.version += 1
         for i, k in enumerate(slot_keys):
             self.slots[k] = self.new_tensor(results[n + len(storage_list) + i])
-        self.bind(op, values)
+        return values
 
     def as_yield(self, block: Block, kind: str, value: object, other_kind: str, other: object) -> tuple[str, object]:
         """
