@@ -4,7 +4,7 @@ Analysis in the IR" / "Writing optimization passes with AliasDb").
 
 `AliasDb(graph)` builds a MemoryDAG for one graph (`exir.graph`, `ts.method`,
 or any op with a region, nested regions included) from the operators' schema
-alias annotations (`utils/function_schema.py`):
+alias annotations (`utils/function_schema/`):
 
 * every value of a mutable type (tensors, lists, tuples, dicts, objects) gets
   an *element*; a view (`Tensor(a) self -> Tensor(a)`) points to the element

@@ -5,7 +5,7 @@ elements.
 
 Part of the torch-free core because two layers use it: the dump printer
 (`targets/torchscript_dump_printer.py`) writes it, and the dump reader
-(`frontends/torchscript_dump_reader.py`) checks that the values it read back
+(`frontends/torchscript_dump_reader/`) checks that the values it read back
 print as torch printed them.
 """
 
