@@ -30,7 +30,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from xdsl_exir.utils.tensor_data import TensorDataError
-from xdsl_exir.utils.xdsl_compat import blob_storage, printed_resources
+from xdsl_exir.utils.xdsl_compat import blob_storage, current_token, parse_token, printed_resources, resume_from
 
 RESOURCE_ALIGNMENT = 16
 """Alignment word written before each blob (MLIR's blob format)."""
@@ -456,7 +456,7 @@ class ResourceParser(Parser):
 
     def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
         """An entry of `dialect_resources`; `"__elided__"` (MLIR's mark of left-out data) is kept as no data."""
-        start = self._current_token.span.start
+        start = current_token(self).span.start
         key = self._parse_dialect_resource_handle(dialect_name, interface)
         if key in self._given:
             self.raise_error(f"resource '{self._handles.get(key, key)}' is given twice in dialect_resources", start)
@@ -481,7 +481,7 @@ class ResourceParser(Parser):
             return
         value = self._parse_blob_text()
         if value is None:
-            self._parse_token(MLIRTokenKind.COLON, "expected `:`")
+            parse_token(self, MLIRTokenKind.COLON, "expected `:`")
             value = self.parse_str_literal()
         if value == ELIDED:
             self._elided.add(key)
@@ -499,7 +499,7 @@ class ResourceParser(Parser):
         """
         if "." not in attr_or_dialect_name:  # an alias or the opaque syntax
             return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
-        token = self._current_token
+        token = current_token(self)
         end = -1
         if token.kind == MLIRTokenKind.LESS:
             start = token.span.start + 1
@@ -520,20 +520,19 @@ class ResourceParser(Parser):
         if cached is not None:
             self.cache_hits += 1
             if end >= 0:
-                self.lexer.pos = end + 1
-                self._parser_state.current_token = self.lexer.lex()
+                resume_from(self, end + 1)
             return cached
         self.cache_misses += 1
         first = token.span.start
         attr = super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
-        if (end >= 0 and self._consumed_end() == end + 1) or (end < 0 and self._current_token.span.start == first):
+        if (end >= 0 and self._consumed_end() == end + 1) or (end < 0 and current_token(self).span.start == first):
             self._parsed[key] = attr  # only when the parse read exactly the text of the key
         return attr
 
     def _consumed_end(self) -> int:
         """The offset just after the last character read: a cache entry keyed by text must cover exactly it."""
         content = self.lexer.input.content
-        i = self._current_token.span.start
+        i = current_token(self).span.start
         while i > 0 and content[i - 1] in " \t\r\n":
             i -= 1
         return i
@@ -543,7 +542,7 @@ class ResourceParser(Parser):
         A custom op format most often ends its line with its function type, and
         the same signature recurs on many lines: such a tail is parsed once.
         """
-        token = self._current_token
+        token = current_token(self)
         if token.kind != MLIRTokenKind.L_PAREN:
             return None
         content = self.lexer.input.content
@@ -555,12 +554,11 @@ class ResourceParser(Parser):
         cached = self._function_types.get(tail)
         if cached is not None:
             self.cache_hits += 1
-            self.lexer.pos = eol
-            self._parser_state.current_token = self.lexer.lex()
+            resume_from(self, eol)
             return cached
         self.cache_misses += 1
         ftype = super().parse_optional_function_type()
-        if ftype is not None and self._current_token.span.start >= eol and self._consumed_end() <= eol:
+        if ftype is not None and current_token(self).span.start >= eol and self._consumed_end() <= eol:
             self._function_types[tail] = ftype
         return ftype
 
@@ -571,7 +569,7 @@ class ResourceParser(Parser):
         many lines. Dictionaries naming resources are parsed each time (a mention
         declares its handle).
         """
-        token = self._current_token
+        token = current_token(self)
         if token.kind != MLIRTokenKind.L_BRACE:
             return super().parse_optional_dictionary_attr_dict()
         content = self.lexer.input.content
@@ -598,8 +596,7 @@ class ResourceParser(Parser):
         cached = self._dicts.get(body)
         if cached is not None:
             self.cache_hits += 1
-            self.lexer.pos = end
-            self._parser_state.current_token = self.lexer.lex()
+            resume_from(self, end)
             return dict(cached)
         self.cache_misses += 1
         parsed = super().parse_optional_dictionary_attr_dict()
@@ -639,12 +636,11 @@ class ResourceParser(Parser):
         `pattern` matched on the text at the current token, nothing consumed: a
         custom syntax's fast path for its common, simple forms (see `skip_raw`).
         """
-        return pattern.match(self.lexer.input.content, self._current_token.span.start)
+        return pattern.match(self.lexer.input.content, current_token(self).span.start)
 
     def skip_raw(self, end: int) -> None:
         """Go on reading at offset `end` (the end of what a `peek_raw` match covered)."""
-        self.lexer.pos = end
-        self._parser_state.current_token = self.lexer.lex()
+        resume_from(self, end)
 
     def raw_span(self, start: int, end: int) -> Span[str]:
         """The span of the text between two offsets, for operands and errors."""
@@ -657,7 +653,7 @@ class ResourceParser(Parser):
         repeat (`nn_module_stack` is the same for a module's ops).
         """
         content = self.lexer.input.content
-        start = self._current_token.span.start
+        start = current_token(self).span.start
         depth = 0
         end = -1
         for match in _ENTRY_PIECES.finditer(content, start, min(len(content), start + _CACHED_DICT_LIMIT)):
@@ -678,12 +674,11 @@ class ResourceParser(Parser):
         cached = self._entries.get(body)
         if cached is not None:
             self.cache_hits += 1
-            self.lexer.pos = start + len(body)
-            self._parser_state.current_token = self.lexer.lex()
+            resume_from(self, start + len(body))
             return cached
         self.cache_misses += 1
         entry = super()._parse_attribute_entry()
-        if self._current_token.span.start == end and self._consumed_end() == start + len(body):
+        if current_token(self).span.start == end and self._consumed_end() == start + len(body):
             self._entries[body] = entry
         return entry
 
@@ -693,7 +688,7 @@ class ResourceParser(Parser):
         how `nn_module_stack` and `torch_fn` are kept), read from their text by a
         regular expression; anything else as xDSL reads it.
         """
-        token = self._current_token
+        token = current_token(self)
         if token.kind == MLIRTokenKind.L_SQUARE:
             match = _STRING_ARRAYS.match(self.lexer.input.content, token.span.start)
             if match is not None:
@@ -709,7 +704,7 @@ class ResourceParser(Parser):
         expression and a copy per character class over megabytes. Text that goes
         straight to the hex decoder need not be checked: a backslash is not hex.
         """
-        colon = self._current_token
+        colon = current_token(self)
         if colon.kind != MLIRTokenKind.COLON:
             return None
         content = self.lexer.input.content
@@ -723,8 +718,7 @@ class ResourceParser(Parser):
             check_escapes and (content.find("\\", start + 1, end) >= 0 or content.find("\n", start + 1, end) >= 0)
         ):
             return None
-        self.lexer.pos = end + 1
-        self._parser_state.current_token = self.lexer.lex()
+        resume_from(self, end + 1)
         return start + 1, end
 
     def _parse_blob_text(self) -> str | None:

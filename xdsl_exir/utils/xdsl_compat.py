@@ -13,7 +13,8 @@ Not accessed here but also tied to xDSL's internals: `ResourceParser`
 (`mlir_parser.py`) overrides four of `Parser`'s private methods (the resource
 section, one resource entry, the extended type or attribute, the resource
 handle) to read blobs lazily; an upstream hook for a lazily read resource
-section would remove them.
+section would remove them. Its other uses of the parser's internals (the
+current token, skipping text it read by hand) go through the accessors here.
 """
 
 # The package's one gateway to xDSL's private API (see the docstring), so the rule is off here only:
@@ -30,7 +31,7 @@ from xdsl.parser.attribute_parser import AttrParser
 from xdsl.parser.base_parser import BaseParser
 from xdsl.printer import Printer
 from xdsl.utils.lexer import Position
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
 __all__ = [
     "blob_storage",
@@ -41,6 +42,7 @@ __all__ = [
     "original_dense_literal_type",
     "original_string_literal_lexer",
     "parse_resource_handle",
+    "parse_token",
     "printed_resources",
     "resume_from",
 ]
@@ -66,10 +68,20 @@ def consume_token(parser: BaseParser) -> MLIRToken:
     return parser._consume_token()
 
 
+def parse_token(parser: BaseParser, kind: MLIRTokenKind, error: str) -> MLIRToken:
+    """
+    Consume a token of `kind`, or raise `error` at the current one (the blob
+    reader's `:` after a resource key, with MLIR's own message).
+    Upstream: a public `parse_token` on `GenericParser`.
+    """
+    return parser._parse_token(kind, error)
+
+
 def resume_from(parser: BaseParser, pos: Position) -> None:
     """
     Continue parsing at `pos`, after text read by hand from the input (a
-    TorchScript type is read as raw text up to its closing `>`).
+    TorchScript type is read as raw text up to its closing `>`; the blob reader
+    skips a blob's hex text and a cached attribute dictionary's).
     Upstream: a public way to skip input, such as `GenericParser.resume_from`.
     """
     parser._resume_from(pos)
