@@ -10,10 +10,11 @@ accessor below names the upstream change that would let it go; when xDSL is
 upgraded, this is the one module to check.
 
 Not accessed here but also tied to xDSL's internals: `ResourceParser`
-(`mlir_parser.py`) overrides four of `Parser`'s private methods (the resource
-section, one resource entry, the extended type or attribute, the resource
-handle) to read blobs lazily; an upstream hook for a lazily read resource
-section would remove them. Its other uses of the parser's internals (the
+(`mlir_parser.py`) overrides six of `Parser`'s private methods (the resource
+section, one resource entry, the resource handle, the extended type or
+attribute, an attribute dictionary's entry, an array attribute) to read blobs
+lazily and cache repeated attribute text; upstream hooks for a lazily read
+resource section and for attribute caching would remove them. Its other uses of the parser's internals (the
 current token, skipping text it read by hand) go through the accessors here.
 """
 
