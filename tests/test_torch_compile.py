@@ -369,27 +369,27 @@ def test_outputs_share_memory_and_keep_dtypes() -> None:
 
 
 def _count_imports(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many tensors IREE is handed as new views of their memory (a one-element counter)."""
+    """How many tensors IREE is handed as views of their own memory (a one-element counter)."""
     from xdsl_exir.targets.iree import IreeExecutor
 
     count = [0]
-    original = IreeExecutor.host_view
+    original = IreeExecutor.import_dlpack
 
-    def counting(self: IreeExecutor, array: Any) -> Any:
+    def counting(self: IreeExecutor, tensor: Any) -> Any:
         count[0] += 1
-        return original(self, array)
+        return original(self, tensor)
 
-    monkeypatch.setattr(IreeExecutor, "host_view", counting)
+    monkeypatch.setattr(IreeExecutor, "import_dlpack", counting)
     return count
 
 
 @needs_iree
 def test_weights_changed_in_place_are_seen(monkeypatch: pytest.MonkeyPatch) -> None:
     """
-    The views of the parameters are kept across calls, and every way of changing
-    a weight is seen at the next call: an in-place op, `.data` (which bumps no
-    version counter), a numpy view, a new tensor assigned to `.data`, the input
-    itself changed in place.
+    IREE reads the weights in place (no copy, nothing kept from the last call), so
+    every way of changing one is seen at the next call: an in-place op, `.data`
+    (which bumps no version counter), a numpy view, a new tensor assigned to
+    `.data`, the input itself changed in place.
     """
     torch.manual_seed(0)
     first, second = nn.Linear(16, 32), nn.Linear(32, 8)
@@ -402,7 +402,7 @@ def test_weights_changed_in_place_are_seen(monkeypatch: pytest.MonkeyPatch) -> N
             torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
         before = imports[0]
         torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
-        assert imports[0] == before, "the weights' views were not kept: each call imports them again"
+        assert imports[0] - before == 5, "the call did not hand IREE its four weights and input in place"
         assert "iree" in {p.runs_on for r in torch_compile.reports() for p in r.pieces}
         changes: list[Callable[[], Any]] = [
             lambda: first.weight.mul_(2),
@@ -425,7 +425,7 @@ def test_outputs_never_alias_inputs() -> None:
 
     x = torch.randn(8, 16)
     compiled = _compiled(f, "iree")
-    for _ in range(3):  # the third call runs on x's kept view
+    for _ in range(2):
         outs = compiled(x)
         _assert_same(outs, f(x), 0, 0)
         for out in outs:
@@ -448,3 +448,19 @@ def test_unaligned_and_strided_inputs() -> None:
             torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
         base.add_(1)  # the unaligned input changed through its base
         torch.testing.assert_close(compiled(unaligned), model(unaligned), rtol=1e-5, atol=1e-6)
+
+
+@needs_iree
+def test_dtypes_through_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bool, uint8, int64 and float64 tensors cross both ways in place with eager's dtypes; int8 and float16 too."""
+
+    def f(x: torch.Tensor, i: torch.Tensor, m: torch.Tensor, u: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return x.double() * 2, i // 3, x > 0, (u + 1) * m, (i % 7).to(torch.int8), x.half() + 1, m & (x < 1)
+
+    x, i = torch.randn(10), torch.arange(-4, 6)
+    m, u = i > -2, torch.arange(250, 260).to(torch.uint8)
+    compiled = _compiled(f, "iree")
+    imports = _count_imports(monkeypatch)
+    for _ in range(2):
+        _assert_same(compiled(x, i, m, u), f(x, i, m, u), 0, 0)
+    assert imports[0] == 8, "the calls did not hand IREE their tensors in place"

@@ -537,8 +537,10 @@ class IreeExecutor:
         self._sizes = sizes if sizes is not None else _SizeCheck(program)
         self._parameters = parameters  # the weights IREE reads stay alive as long as the module
         self._ctx, self._fn = load_forward(vmfb, options, parameters)
-        self._view_type: type = runtime.HalBufferView
-        self._importable = options.device == "cpu"
+        self._runtime = runtime
+        self._device = self._ctx.config.device
+        self._device_name = options.device
+        self._host_device = options.device == "cpu"
 
     @property
     def static_sizes(self) -> bool:
@@ -549,51 +551,58 @@ class IreeExecutor:
         self._sizes.check(args)
         return self.call_checked(args)
 
-    def host_view(self, array: np.ndarray) -> Any | None:
+    def import_dlpack(self, tensor: Any) -> Any:
         """
-        `array`'s memory as an IREE buffer view, not copied (the view keeps the array
-        alive), for a CPU device and a C-contiguous, non-empty array aligned to 64
-        bytes (as torch's and numpy's allocations are) of a dtype that crosses the
-        boundary as it is; else None, and the array is copied at each call as any
-        numpy argument is. The function writes none of its arguments, but the
-        compiler may return one of them unchanged (an identity folded away): a
-        result can then share the array's memory, which a caller handing results
-        out as new tensors must check.
+        A tensor (any object with `__dlpack__`: a detached torch tensor, a numpy
+        array) as an IREE buffer view of its own memory, not copied; the view
+        holds the tensor until IREE lets it go. IREE takes a C-contiguous tensor
+        aligned to 64 bytes on the CPU and refuses any other (IreeError): the
+        caller then hands it an aligned copy. Only a CPU device reads host memory.
         """
-        element = _IMPORTABLE.get(array.dtype)
-        if (
-            element is None
-            or not self._importable
-            or not array.flags.c_contiguous
-            or array.size == 0
-            or array.ctypes.data % 64
-        ):
-            return None
-        _, runtime = _import_iree()
+        if not self._host_device:
+            raise IreeError(f"IREE device '{self._device_name}' does not read host memory in place")
         try:
-            buffer = self._ctx.config.device.allocator.import_host_allocation(
-                array,
-                memory_type=int(runtime.MemoryType.HOST_LOCAL | runtime.MemoryType.DEVICE_VISIBLE),
-                allowed_usage=int(runtime.BufferUsage.DEFAULT),
-            )
-            return runtime.HalBufferView(buffer, list(array.shape), getattr(runtime.HalElementType, element))
-        except Exception:
-            return None  # a device that cannot import host memory: the copy at each call
+            return self._device.from_dlpack_capsule(tensor.__dlpack__())
+        except Exception as e:
+            raise IreeError(f"IREE cannot read the tensor in place: {e}") from None
+
+    @property
+    def views_callable(self) -> bool:
+        """Whether `call_views` applies: every result is a tensor (no scalar to read back)."""
+        return self._host_device and all(isinstance(t, TensorType) for t in self._out_types)
+
+    def call_views(self, views: Sequence[Any]) -> list[Any]:
+        """
+        Run on one `import_dlpack` view per placeholder, of the placeholder's dtype
+        and static sizes (the caller checked them; IREE checks them again), and
+        return each result as a DLPack capsule of IREE's own buffer, which the
+        consumer (`torch.from_dlpack`, `np.from_dlpack`) holds: no copy either way.
+        The function writes none of its arguments, but the compiler may return one
+        of them unchanged (an identity folded away): a result can then share an
+        argument's memory, which a caller handing results out as new tensors must check.
+        """
+        runtime = self._runtime
+        arguments = runtime.VmVariantList(len(self._slots))
+        for slot in self._slots:
+            arguments.push_ref(views[slot.placeholder])
+        results = runtime.VmVariantList(len(self._out_types))
+        try:
+            self._ctx.vm_context.invoke(self._fn.vm_function, arguments, results)
+        except Exception as e:
+            raise IreeError(f"the compiled program failed: {e}") from None
+        if len(results) != len(self._out_types):
+            raise IreeError(f"the compiled program returned {len(results)} values, its signature {len(self._out_types)}")
+        view_type, device = runtime.HalBufferView, self._device
+        return [device.create_dlpack_capsule(results.get_as_object(i, view_type), 1, 0) for i in range(len(results))]
 
     def call_checked(self, args: Sequence[Any]) -> list[Any]:
-        """
-        Run on placeholders' values whose sizes were checked (`_SizeCheck`, or static
-        types): numpy arrays (copied by IREE), scalars, or `host_view`s of arrays of
-        the placeholders' dtypes and shapes.
-        """
+        """Run on placeholders' values whose sizes were checked (`_SizeCheck`, or static types)."""
         call_args: list[Any] = []
         for slot in self._slots:
             value = args[slot.placeholder]
             if type(value) is np.ndarray:
                 # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
                 call_args.append(value if value.flags.c_contiguous else value.copy(order="C"))
-            elif type(value) is self._view_type:
-                call_args.append(value)
             else:
                 call_args.append(_scalar_arg(value))
         try:
@@ -616,14 +625,6 @@ class IreeExecutor:
             else:
                 out.append(host.item())  # a SymInt/float/bool output, as the interpreter gives it
         return out
-
-
-_IMPORTABLE: dict[np.dtype[Any], str] = {
-    np.dtype(np.float16): "FLOAT_16", np.dtype(np.float32): "FLOAT_32", np.dtype(np.float64): "FLOAT_64",
-    np.dtype(np.int8): "SINT_8", np.dtype(np.int16): "SINT_16", np.dtype(np.int32): "SINT_32",
-    np.dtype(np.int64): "SINT_64",
-}  # fmt: skip
-"""The dtypes `host_view` imports, with IREE's element type; bool and uint8 cross as IREE's packer converts them."""
 
 
 def _scalar_arg(value: Any) -> Any:

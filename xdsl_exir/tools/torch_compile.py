@@ -531,18 +531,17 @@ class _Outputs:
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         self.inputs: list[int | None] = [placeholders.index(n) if n.op == "placeholder" else None for n in self.nodes]
         """Per returned node, the argument it is when it is a placeholder (a forward saving a parameter)."""
+        self.constants = len(self.nodes) != len(leaves)
 
-    def build(self, values: Sequence[Any], args: Sequence[Any] | None = None) -> Any:
-        """
-        The outputs as torch values; with the call's `args`, a returned placeholder is
-        its argument itself, as the graph module gives it (not a copy of its data).
-        """
-        converted = iter(
-            [
-                args[i] if args is not None and i is not None else _to_torch(v, d)
-                for v, d, i in zip(values, self.dtypes, self.inputs)
-            ]
-        )
+    def build(self, values: Sequence[Any]) -> Any:
+        """The outputs from the program's results (numpy arrays and scalars)."""
+        return self.assemble([_to_torch(v, d) for v, d in zip(values, self.dtypes)])
+
+    def assemble(self, values: Sequence[Any]) -> Any:
+        """The outputs' pytree from one torch value per returned node, the constants put back."""
+        if not self.constants:
+            return pytree.tree_unflatten(list(values), self.spec)
+        converted = iter(values)
         flat = [next(converted) if isinstance(leaf, torch.fx.Node) else leaf for leaf in self.leaves]
         return pytree.tree_unflatten(flat, self.spec)
 
@@ -566,20 +565,19 @@ class _Native:
         )
         self.outputs = outputs
         self.blas_threads = blas_threads
-        plan = runner.fast_plan if isinstance(runner, CompiledProgram) else None
-        self.fast = _FastCall(plan) if plan is not None and all(i >= 0 for i, _ in plan.placeholders) else None
+        self.fast = _FastCall.build(runner.fast_plan, outputs) if isinstance(runner, CompiledProgram) else None
 
     def __call__(self, *args: Any) -> Any:
         fast = self.fast
         if fast is not None:
             try:
-                results = fast(args)
+                out = fast(args)
             except Exception as e:  # the general path below reruns the call and reports what it finds
                 log.warning("exir: a compiled piece leaves its fast call path: %s", _first_line(e))
-                self.fast = None
-                results = None
-            if results is not None:
-                return self.outputs.build(results, args)
+                out = None
+            if out is not None:
+                return out
+            self.fast = None  # a call it could not take: the next ones would not either
         inputs = [_to_numpy(a) for a in args]
         try:
             if self.blas_threads is not None:
@@ -595,86 +593,92 @@ class _Native:
 class _FastCall:
     """
     The per-call work of a piece IREE compiled with static types, cut to what a
-    call needs when its tensors are those of the last call: Dynamo's guards have
-    checked their dtypes, shapes and strides already, and the parameters and
-    buffers Dynamo lifts to graph inputs are the same tensors at every call.
+    call needs: each tensor goes to IREE as a view of its own memory (DLPack,
+    `IreeExecutor.import_dlpack`) and each result comes back as a torch tensor
+    over IREE's buffer (DLPack again), with no numpy array, copy or per-tensor
+    Python conversion between. Nothing is kept from one call to the next, so a
+    weight changed in any way (an optimizer step, `.data`, a numpy view) is
+    read as it is at the next call; the lifted parameters cost an import each
+    (no copy), as any input.
 
-    Each tensor reaches IREE as a view of its own memory (`IreeExecutor.host_view`),
-    not a copy; a view is kept for the next call, keyed by the tensor's address,
-    sizes, strides, dtype and negative bit, once the same key came twice in a row
-    (the parameters; an activation, new at every call, is imported for its call
-    only, so no batch is kept alive). A kept view reads the memory itself, so a
-    weight changed in place (an optimizer step, `.data`, a numpy view) is seen at
-    the next call with no version counter to trust; an address whose tensor is
-    freed stays held by the view, so no other tensor takes it while the key lives.
-    A result sharing an argument's memory (IREE may return an argument it found
-    unchanged) is copied, so no output aliases an input eager does not alias.
-
-    A call whose tensors do not match the compiled types (a dtype to convert, a
-    non-contiguous or unaligned tensor is fine: it is copied) returns None and
-    takes the general path, which converts or refuses as it always did.
+    A tensor IREE cannot read in place (not C-contiguous, not aligned to 64
+    bytes, a negative or conjugate bit) is copied to a fresh contiguous tensor
+    for the call. A result sharing an argument's memory (IREE may return an
+    argument it found unchanged) is copied, so no output aliases an input that
+    eager's would not; a returned placeholder is its argument itself, as the
+    graph module returns it. A call whose tensors are not of the compiled dtypes
+    and sizes, or whose results are not of eager's dtypes, returns None: the
+    general path converts or refuses, as it always did.
     """
 
-    def __init__(self, plan: Any) -> None:
+    def __init__(self, plan: Any, outputs: _Outputs) -> None:
         self.executor = plan.executor
-        self.inputs: list[tuple[np.dtype[Any], tuple[int, ...]]] = plan.inputs
-        self.outputs: list[tuple[np.dtype[Any], tuple[int, ...]] | None] = plan.outputs
-        n = len(self.inputs)
-        self.keys: list[Any] = [None] * n
-        """The key of each kept view."""
-        self.views: list[Any] = [None] * n
-        self.spans: list[tuple[int, int] | None] = [None] * n
-        self.last: list[Any] = [None] * n
-        """The key each argument had at the last call (no reference to its tensor)."""
-        self.kept = _Spans([])
+        self.dtypes = [_torch_dtype_of(dtype) for dtype, _ in plan.inputs]
+        self.shapes = [torch.Size(shape) for _, shape in plan.inputs]
+        self.nbytes = [math.prod(shape) * dtype.itemsize for dtype, shape in plan.inputs]
+        self.outputs = outputs
+        self.out_dtypes = [_torch_dtype_of(want[0]) for want in plan.outputs]
 
-    def __call__(self, args: Sequence[Any]) -> list[Any] | None:
-        if len(args) != len(self.inputs):
+    @staticmethod
+    def build(plan: Any, outputs: _Outputs) -> _FastCall | None:
+        """The fast path for a plan whose inputs are all user tensors and whose results are all tensors."""
+        if plan is None or not all(i >= 0 for i, _ in plan.placeholders) or not plan.executor.views_callable:
             return None
-        keys, views = self.keys, self.views
-        values: list[Any] = []
-        fresh: list[tuple[int, int]] = []
-        changed = False
+        # The dtypes DLPack carries as they are (bfloat16 and float8 cross as ml_dtypes arrays on the general path).
+        dtypes = [want[0] if want is not None else None for want in plan.outputs] + [d for d, _ in plan.inputs]
+        if any(d is None or _torch_dtype_of(d) not in _NUMPY_DTYPES for d in dtypes):
+            return None
+        return _FastCall(plan, outputs)
+
+    def __call__(self, args: Sequence[Any]) -> Any:
+        """The outputs' pytree, or None where the call needs the general path."""
+        if len(args) != len(self.dtypes):
+            return None
+        executor = self.executor
+        views: list[Any] = []
+        spans: list[tuple[int, int]] = []
         for i, a in enumerate(args):
-            if type(a) is not torch.Tensor and not isinstance(a, torch.Tensor):
+            if not isinstance(a, torch.Tensor):
                 return None
-            key = (a.data_ptr(), a.shape, a.stride(), a.dtype, a.is_neg())
-            if key == keys[i]:
-                values.append(views[i])
-                continue
-            array = _to_numpy(a)
-            dtype, shape = self.inputs[i]
-            if type(array) is not np.ndarray or array.dtype != dtype or array.shape != shape:
+            t = a.detach()
+            if t.dtype != self.dtypes[i] or t.shape != self.shapes[i] or t.device.type != "cpu":
                 return None
-            if keys[i] is not None:  # the kept view is another tensor's: let it go
-                keys[i] = views[i] = self.spans[i] = None
-                changed = True
-            # Only a view of the tensor's own memory is kept (a converted copy would go stale).
-            view = self.executor.host_view(array) if array.ctypes.data == key[0] else None
-            if view is None:
-                values.append(array)
-                self.last[i] = None
+            try:
+                view = executor.import_dlpack(t)
+            except Exception:
+                t = torch.empty(t.shape, dtype=t.dtype).copy_(t)  # contiguous, aligned, bits resolved
+                try:
+                    view = executor.import_dlpack(t)
+                except Exception:
+                    return None
+            views.append(view)
+            ptr = t.data_ptr()
+            spans.append((ptr, ptr + self.nbytes[i]))
+        capsules = executor.call_views(views)
+        del views
+        shared = _Spans(spans)
+        results: list[Any] = []
+        for capsule, want, arg in zip(capsules, self.out_dtypes, self.outputs.inputs):
+            if arg is not None:
+                results.append(args[arg])
                 continue
-            values.append(view)
-            span = (key[0], key[0] + array.nbytes)
-            if key == self.last[i]:
-                keys[i], views[i], self.spans[i] = key, view, span
-                changed = True
-            else:
-                fresh.append(span)
-            self.last[i] = key
-        if changed:
-            self.kept = _Spans([s for s in self.spans if s is not None])
-        results = self.executor.call_checked(values)
-        spans = self.kept if not fresh else _Spans(self.kept.spans + fresh)
-        for j, (value, want) in enumerate(zip(results, self.outputs)):
-            if want is None:
-                continue
-            if value.dtype != want[0] or value.shape != want[1]:
-                return None  # the general path reruns it and names the disagreeing output
-            if spans.spans and value.size and spans.holds(value.ctypes.data):
-                results[j] = value.copy()
-        return results
+            t = torch.from_dlpack(capsule)
+            if t.dtype != want:
+                if want is not torch.uint8 or t.dtype is not torch.int8:
+                    return None
+                t = t.view(torch.uint8)  # IREE's integers are signless: uint8 comes back as int8's bits
+            if t.numel() and shared.holds(t.data_ptr()):
+                t = t.clone()
+            results.append(t)
+        return self.outputs.assemble(results)
+
+
+def _torch_dtype_of(dtype: np.dtype[Any]) -> torch.dtype | None:
+    """The torch dtype `torch.from_numpy` gives an array of `dtype`; None for one it refuses (ml_dtypes' bfloat16)."""
+    try:
+        return torch.from_numpy(np.empty(0, dtype)).dtype
+    except TypeError:
+        return None
 
 
 class _Spans:
