@@ -89,7 +89,10 @@ def sigmoid(st: LoweringState, x: SSAValue, dt: DType) -> SSAValue:
     return st.emit(arith.DivfOp(one, st.emit(arith.AddfOp(one, e))))
 
 
-def gelu(st: LoweringState, x: SSAValue, dt: DType, approximate: str) -> SSAValue:
+def gelu(st: LoweringState, x: SSAValue, dt: DType, approximate: str, halve_last: bool = False) -> SSAValue:
+    """x/2 (1 + erf(x/sqrt 2)), or its tanh form; `halve_last` multiplies x (1 + erf) first and
+    halves that, the order in which a float32 x above 1.7e38 overflows to inf as in torch's
+    vectorized loop."""
     half = st.constant(0.5, dt)
     one = st.constant(1.0, dt)
     if approximate == "tanh":
@@ -100,6 +103,8 @@ def gelu(st: LoweringState, x: SSAValue, dt: DType, approximate: str) -> SSAValu
     else:
         scaled = st.emit(arith.MulfOp(x, st.constant(pymath.sqrt(0.5), dt)))
         t = erf_f64(st, scaled) if dt is DType.float64 else st.emit(math.ErfOp(scaled))
+        if halve_last:
+            return st.emit(arith.MulfOp(st.emit(arith.MulfOp(x, st.emit(arith.AddfOp(one, t)))), half))
     return st.emit(arith.MulfOp(st.emit(arith.MulfOp(half, x)), st.emit(arith.AddfOp(one, t))))
 
 
@@ -210,16 +215,18 @@ def _reciprocal(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.gelu.default")
 def _gelu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """The erf form computed in float32 gives NaN at +inf for a tensor of more than one
-    element, as torch's vectorized float32 loop does (its scalar loop, which a single
-    element takes, gives inf; so does the numpy kernel, which follows both)."""
+    """The erf form computed in float32 gives NaN at +inf and inf above 1.7e38 for a
+    tensor of more than one element, as torch's vectorized float32 loop does (its scalar
+    loop, which a single element takes, computes in double: inf at +inf, finite below;
+    so does the numpy kernel, which follows both)."""
     approximate = cast(str, b["approximate"])
     sizes = _result(op).sizes
     single = all(isinstance(n, int) for n in sizes) and pymath.prod(cast(list[int], sizes)) == 1
 
     def body(v: list[SSAValue], dt: DType) -> SSAValue:
-        y = gelu(st, v[0], dt, approximate)
-        if approximate == "tanh" or dt is not DType.float32 or single:
+        vectorized = approximate != "tanh" and dt is DType.float32 and not single
+        y = gelu(st, v[0], dt, approximate, halve_last=vectorized)
+        if not vectorized:
             return y
         at_inf = st.emit(arith.CmpfOp(v[0], st.constant(pymath.inf, dt), "oeq"))
         return select(st, at_inf, st.constant(pymath.nan, dt), y)
