@@ -93,3 +93,20 @@ def test_edge_values_agree_with_eager(name: str) -> None:
     fn, tensors = CASES[name]
     _run(name, fn, tensors, [e for e in EXECUTORS if e not in NOT_RUN.get(name, {})])
 
+
+
+def test_as_strided_of_unfold_is_refused_after_to_core_aten_not_copied() -> None:
+    """
+    `unfold` is a view: as_strided of it reads the storage of its input. The
+    interpreter's view kernel does so; to-core-aten's unfold rule gathers the
+    windows into a copy, so where an as_strided reads them it declines and the
+    program is refused (torch-mlir's e2e case: [[0, 1], [2, 3]], the copy read
+    [[0, 1], [2, 2]]).
+    """
+    fn = lambda x: torch.as_strided(x.unfold(0, 3, 2), (2, 2), (2, 1))  # noqa: E731 - the case's program
+    _run("as_strided_of_unfold", fn, [torch.arange(10.0)], ("interp", "ts", "python"))
+    op = types.SimpleNamespace(op=fn, name="as_strided_of_unfold", variant_test_name="", decorators=[])
+    sample = harness.Sample("float32/0", [torch.arange(10.0)], lambda t: (t[0], (), {}))
+    (core,) = harness.run_sample(op, harness.trace(op, sample), ["core"])
+    assert (core.status, core.kind) == ("fail", "refused"), core
+    assert "aten.unfold.default" in core.detail

@@ -37,6 +37,7 @@ from xdsl_exir.semantics.decompositions.renames import Call, rule_from_call
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
+from xdsl_exir.utils.op_registry import lookup
 
 # -- the long tail: operators torch.export's training IR emits ---------------------
 # Each follows the semantics of torch/_refs or torch/_decomp (read for semantics,
@@ -347,13 +348,35 @@ def _convolution_full(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
     ]
 
 
+def _storage_read(value: SSAValue) -> bool:
+    """Whether an `as_strided` reads `value`'s storage: it uses `value` or a view of it."""
+    pending, seen = [value], set[SSAValue]()
+    while pending:
+        v = pending.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in v.uses:
+            name = op_name(use.operation)
+            if name.startswith("aten.as_strided"):
+                return True
+            entry = lookup(name)
+            if entry is not None and use.index == 0 and use.operation.results:
+                if 0 in entry.schema.return_alias_map().get(0, ()):  # a view of its first argument
+                    pending.append(use.operation.results[0])
+    return False
+
+
 @rule("aten.unfold.default")
 def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`Tensor.unfold`: windows of `size` every `step` along `dimension`, as a new last dim,
-    gathered with `index_select` of `arange(n) * step + arange(size)`."""
+    gathered with `index_select` of `arange(n) * step + arange(size)`. That is a copy,
+    not torch's view: where an `as_strided` reads the windows' storage (torch's
+    is `self`'s), the rule declines, and to-core-aten refuses rather than give
+    the copy's elements."""
     x = cast(SSAValue, b["self"])
     t = tensor_of(x)
-    if t.rank == 0:
+    if t.rank == 0 or _storage_read(op.results[0]):
         raise Decline()
     dim, size, step = b.int("dimension") % t.rank, b.int("size"), b.int("step")
     length = t.sizes[dim]
