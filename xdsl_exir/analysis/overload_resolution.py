@@ -285,58 +285,92 @@ class _Cost:
 
 
 def _value_base(name: str, value: object, conversions: bool, cost: _Cost) -> object:
+    """`value` as an argument of the base type `name`: as it is, by an implicit conversion, or `_NO`."""
     kind = _kind(value)
-    if name == "Tensor":
-        if kind == _TENSOR:
-            return value
-        if conversions and kind in (_INT, _FLOAT, _BOOL, _COMPLEX, _NUMBER):
-            return cost.convert(value)  # a wrapped number: kernels take Python scalars
-        return _NO
-    if name in ("int", "SymInt", "DeviceIndex"):
-        if kind == _INT:
-            return value
-        if conversions and kind == _TENSOR:
-            return cost.narrow(value, "int")
-        return _NO
-    if name in ("float", "SymFloat"):
-        if kind == _FLOAT:
-            return value
-        if conversions and kind in (_INT, _NUMBER):
-            return cost.convert(float(cast(int, value))) if not isinstance(value, Typed) else cost.convert(value, "float")
-        if conversions and kind == _TENSOR:
-            return cost.narrow(value, "float")
-        return _NO
-    if name in ("bool", "SymBool"):
-        return value if kind == _BOOL else _NO
-    if name == "Scalar":
-        if kind in (_INT, _FLOAT, _BOOL, _COMPLEX, _NUMBER):
-            return value
-        if conversions and kind == _TENSOR:
-            return cost.narrow(value, "Scalar")
-        return _NO
-    if name == "complex":
-        if kind == _COMPLEX:
-            return value
-        if conversions and kind in (_INT, _FLOAT):
-            return cost.convert(value)
-        return _NO
-    if name == "ScalarType":
-        return value if kind == _DTYPE else _NO
-    if name == "Layout":
-        return value if kind == _LAYOUT else _NO
-    if name == "MemoryFormat":
-        return value if kind == _MEMFMT else _NO
-    if name == "Device":
-        if kind == _DEVICE:
-            return value
-        if conversions and kind == _STR:
-            return cost.convert(value, "Device")
-        return _NO
-    if name in ("str", "c10::string_view", "Dimname"):
-        return value if kind == _STR else _NO
+    exact = _EXACT_KINDS.get(name)
+    if exact is not None:
+        return value if kind == exact else _NO
+    convert = _CONVERTING.get(name)
+    if convert is not None:
+        return convert(value, kind, conversions, cost)
     if is_type_var(name) or name == "Any":
         return value if kind != _NONE else _NO
     return _NO
+
+
+_EXACT_KINDS: dict[str, str] = {
+    "bool": _BOOL,
+    "SymBool": _BOOL,
+    "ScalarType": _DTYPE,
+    "Layout": _LAYOUT,
+    "MemoryFormat": _MEMFMT,
+    "str": _STR,
+    "c10::string_view": _STR,
+    "Dimname": _STR,
+}
+"""Base types that take one kind of value, with no implicit conversion."""
+
+
+def _as_tensor(value: object, kind: str, conversions: bool, cost: _Cost) -> object:
+    if kind == _TENSOR:
+        return value
+    if conversions and kind in (_INT, _FLOAT, _BOOL, _COMPLEX, _NUMBER):
+        return cost.convert(value)  # a wrapped number: kernels take Python scalars
+    return _NO
+
+
+def _as_int(value: object, kind: str, conversions: bool, cost: _Cost) -> object:
+    if kind == _INT:
+        return value
+    if conversions and kind == _TENSOR:
+        return cost.narrow(value, "int")
+    return _NO
+
+
+def _as_float(value: object, kind: str, conversions: bool, cost: _Cost) -> object:
+    if kind == _FLOAT:
+        return value
+    if conversions and kind in (_INT, _NUMBER):
+        return cost.convert(float(cast(int, value))) if not isinstance(value, Typed) else cost.convert(value, "float")
+    if conversions and kind == _TENSOR:
+        return cost.narrow(value, "float")
+    return _NO
+
+
+def _as_scalar(value: object, kind: str, conversions: bool, cost: _Cost) -> object:
+    if kind in (_INT, _FLOAT, _BOOL, _COMPLEX, _NUMBER):
+        return value
+    if conversions and kind == _TENSOR:
+        return cost.narrow(value, "Scalar")
+    return _NO
+
+
+def _as_complex(value: object, kind: str, conversions: bool, cost: _Cost) -> object:
+    if kind == _COMPLEX:
+        return value
+    if conversions and kind in (_INT, _FLOAT):
+        return cost.convert(value)
+    return _NO
+
+
+def _as_device(value: object, kind: str, conversions: bool, cost: _Cost) -> object:
+    if kind == _DEVICE:
+        return value
+    if conversions and kind == _STR:
+        return cost.convert(value, "Device")
+    return _NO
+
+
+_CONVERTING: dict[str, Callable[[object, str, bool, _Cost], object]] = {
+    "Tensor": _as_tensor,
+    **dict.fromkeys(("int", "SymInt", "DeviceIndex"), _as_int),
+    **dict.fromkeys(("float", "SymFloat"), _as_float),
+    "Scalar": _as_scalar,
+    "complex": _as_complex,
+    "Device": _as_device,
+}
+"""Base types that also take other kinds of values by an implicit conversion (a wrapped
+number, int to float, a one-element tensor's item, str to Device), when conversions are on."""
 
 
 def _value_list(st: SchemaType, value: object, conversions: bool, cost: _Cost) -> object:
