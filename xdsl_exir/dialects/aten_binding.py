@@ -77,6 +77,13 @@ class Bound(dict[str, object]):
 
     # -- typed accessors ---------------------------------------------------
 
+    def value(self, name: str) -> SSAValue:
+        """The SSA value an argument is bound to (a rule's operand), checked rather than cast."""
+        value = argument_value(self[name])
+        if isinstance(value, SSAValue):
+            return value
+        raise InferenceError(f"'{name}' must be a value, got {describe_value(value)}")
+
     def tensor(self, name: str) -> TensorType:
         return tensor_type(self[name], name)
 

@@ -112,7 +112,7 @@ def _arange(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 
 def _triangle(st: LoweringState, op: AtenOp, b: Bound, lower: bool) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     out = _result(op)
     rank = out.rank
     if rank < 2:
@@ -156,7 +156,7 @@ def _fill_scalar(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 @lowers("aten.copy.default")
 def _copy(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """`self.copy_(src)` as a value: src broadcast to self's sizes, converted once to self's dtype."""
-    src = cast(SSAValue, b["src"])
+    src = b.value("src")
     srct, out = cast(TensorType, src.type), _result(op)
     rank = out.rank
     return st.generic(
@@ -184,7 +184,7 @@ def _local_scalar_dense(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValu
     `.item()`: the one element of `self` as the lowering's scalar of the
     result's kind: a SymInt is an `index`, a SymFloat an `f64`, a SymBool an `i1`.
     """
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt = cast(TensorType, x.type)
     if any(s != 1 for s in xt.sizes):
         raise st.error(f"_local_scalar_dense of a tensor of sizes {list(xt.sizes)}: .item() needs exactly one element")

@@ -137,7 +137,7 @@ def _by_products(st: LoweringState, a: SSAValue, at: TensorType, b: SSAValue, bt
 
 @lowers("aten._cdist_forward.default")
 def _cdist(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x1, x2 = cast(SSAValue, b["x1"]), cast(SSAValue, b["x2"])
+    x1, x2 = b.value("x1"), b.value("x2")
     t1, t2, out = _t(x1), _t(x2), _result(op)
     if not out.element_dtype.is_floating_point:
         raise st.error(f"cdist of {out.element_dtype}: torch computes distances of floating-point tensors only")
@@ -164,7 +164,7 @@ def _cdist(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten._pdist_forward.default", note="a symbolic row count refused")
 def _pdist(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _result(op)
     n = xt.sizes[0]
     if xt.rank != 2 or not isinstance(n, int):

@@ -828,7 +828,7 @@ def _mirror_pad(st: LoweringState, op: AtenOp, b: Bound, nd: int, reflect: bool)
     pads are smaller than the size) or clamped to [0, n - 1]. A negative pad
     crops, by the same formula.
     """
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _result(op)
     rank = xt.rank
     pads = b.sizes("padding")

@@ -349,7 +349,7 @@ def _sum(st: LoweringState, x: SSAValue, dims: Sequence[int], acc: DType) -> SSA
 
 @lowers("aten.sum.dim_IntList", "aten.sum.default")
 def _sum_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     out = _out(op)
     dims = reduction_dims(b.get("dim"), _t(x).rank)
     keepdim = bool(b.get("keepdim", False))
@@ -359,7 +359,7 @@ def _sum_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.mean.dim", "aten.mean.default")
 def _mean_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     if not out.element_dtype.is_floating_point:
         raise st.error("mean of a non-floating-point result")
@@ -373,7 +373,7 @@ def _mean_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.prod.dim_int", "aten.prod.default")
 def _prod_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     dims = reduction_dims(b.get("dim"), xt.rank)
     keepdim = bool(b.get("keepdim", False))
@@ -395,7 +395,7 @@ def _vector_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     square of 1e20 overflows as torch's does); the sum accumulates in float64
     and the root is taken there. `dtype=` converts the input first.
     """
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     src = xt.element_dtype
     cd = out.element_dtype.opmath()
@@ -448,7 +448,7 @@ def _vector_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 
 def _extreme(st: LoweringState, op: AtenOp, b: Bound, largest: bool) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     dt = xt.element_dtype
     dims = reduction_dims(b.get("dim"), xt.rank)
@@ -495,7 +495,7 @@ def arg_reduce(
 
 @lowers("aten.max.dim", "aten.min.dim")
 def _max_min_dim(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dims = reduction_dims(b.int("dim"), _t(x).rank)
     vals, idx = arg_reduce(st, x, dims, bool(b.get("keepdim", False)), op.name == "aten.max.dim")
     return [vals, idx]
@@ -503,7 +503,7 @@ def _max_min_dim(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.argmax.default", "aten.argmin.default")
 def _argmax(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dim = b.get("dim")
     # dim=None: the index into the flattened tensor (all dims, row-major).
     dims = reduction_dims(None if dim is None else int(cast(int, dim)), _t(x).rank)
@@ -515,7 +515,7 @@ def _argmax(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 
 def _any_all(st: LoweringState, op: AtenOp, b: Bound, is_any: bool) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     src = xt.element_dtype
     dims = reduction_dims(b.get("dim"), xt.rank)
@@ -588,7 +588,7 @@ def mean_and_sq_dev(
 @lowers("aten.var.correction", "aten.var_mean.correction", "aten.var.dim")
 def _var(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """var, and for `var_mean` the mean too (the op's results say which)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     cd = out.element_dtype.opmath()
     if not cd.is_floating_point:
@@ -615,7 +615,7 @@ def _var(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 
 def _softmax(st: LoweringState, op: AtenOp, b: Bound, log: bool) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     src = xt.element_dtype
     cd = out.element_dtype.opmath()
@@ -713,7 +713,7 @@ def _affine(
 
 @lowers("aten.native_layer_norm.default")
 def _layer_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     xt, out = _t(x), _out(op)
     rank = xt.rank
     k = len(cast(Sequence[object], b["normalized_shape"]))
@@ -739,7 +739,7 @@ def _layer_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.native_group_norm.default", note="a symbolic channel count refused")
 def _group_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     xt, out = _t(x), _out(op)
     rank = xt.rank
     groups = b.int("group")
@@ -788,7 +788,7 @@ def _cumsum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     one parallel-friendly generic; IREE has no upstream scan op to target).
     Floats accumulate in float64, as torch's CPU kernel does (its `acc_type`).
     """
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     rank = xt.rank
     acc = accumulator(out.element_dtype)

@@ -312,7 +312,7 @@ def _grid_sampler_2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     weighted by the distances to the far corner) or nearest (rounded half to
     even) in the input dtype.
     """
-    x, grid = cast(SSAValue, b["input"]), cast(SSAValue, b["grid"])
+    x, grid = b.value("input"), b.value("grid")
     xt, gt, out = _t(x), _t(grid), _result(op)
     interpolation = _INTERPOLATIONS.get(b.int("interpolation_mode"))
     padding = _PADDINGS.get(b.int("padding_mode"))

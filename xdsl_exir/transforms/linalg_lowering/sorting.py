@@ -17,7 +17,6 @@ this rule gives them sorted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i64
@@ -122,7 +121,7 @@ def _zero_d(st: LoweringState, x: SSAValue, op: AtenOp) -> list[SSAValue]:
 
 @lowers("aten.sort.default")
 def _sort(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     rank = _t(x).rank
     if rank == 0:
         return _zero_d(st, x, op)
@@ -131,7 +130,7 @@ def _sort(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.topk.default", note="sorted=False gives the k sorted, one of the orders torch allows")
 def _topk(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt: TensorType = _t(x)
     if xt.rank == 0:
         return _zero_d(st, x, op)

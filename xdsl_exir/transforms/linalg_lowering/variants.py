@@ -7,8 +7,6 @@ not written, so the rule refuses a program that reads `out` after the op
 
 from __future__ import annotations
 
-from typing import cast
-
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
@@ -31,7 +29,7 @@ def _read_after(value: SSAValue, op: Operation) -> bool:
 
 @lowers("aten.atan2.out", note="refused when the out tensor is read after the op")
 def _atan2_out(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    out = cast(SSAValue, b["out"])
+    out = b.value("out")
     if _read_after(out, op):
         raise st.error(
             "atan2.out: the out tensor is read after the op, and value tensors cannot be written in place; "

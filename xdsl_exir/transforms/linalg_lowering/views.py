@@ -611,7 +611,7 @@ def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     A read beyond the storage, which torch rejects, is refused when the sizes
     are static and clamped into the storage when they are symbolic.
     """
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     out = _result(op)
     sizes = list(out.sizes)
     strides = tuple(b.sizes("stride"))
@@ -670,14 +670,14 @@ def _dim_value(st: LoweringState, x: SSAValue, d: int) -> SSAValue:
 
 @lowers("aten.sym_size.int")
 def _sym_size(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     rank = _t(x).rank
     return [_dim_value(st, x, b.int("dim") % max(rank, 1))]
 
 
 @lowers("aten.sym_numel.default")
 def _sym_numel(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     total = st.index(1)
     for d in range(_t(x).rank):
         total = st.emit(arith.MuliOp(total, _dim_value(st, x, d)))
@@ -687,21 +687,21 @@ def _sym_numel(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 @lowers("aten.sym_stride.int", note="strides of views the lowering does not follow refused, as for as_strided")
 def _sym_stride(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """The stride torch's tensor has, from its chain of views (`storage_view`)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     _, _, strides, _ = storage_view(st, x)
     return [st.index(strides[b.int("dim") % max(_t(x).rank, 1)])]
 
 
 @lowers("aten.sym_storage_offset.default", note="offsets of views the lowering does not follow refused, as for as_strided")
 def _sym_storage_offset(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    _, _, _, offset = storage_view(st, cast(SSAValue, b["self"]))
+    _, _, _, offset = storage_view(st, b.value("self"))
     return [st.index(offset)]
 
 
 @lowers("aten.sym_is_contiguous.default", note="layouts the lowering does not follow refused, as for as_strided")
 def _sym_is_contiguous(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """Whether the strides torch's tensor has (`storage_view`) are dense in the memory format's dim order."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt = _t(x)
     _, _, strides, _ = storage_view(st, x)
     fmt = str(b.get("memory_format") or "contiguous_format").rsplit(".", 1)[-1]
