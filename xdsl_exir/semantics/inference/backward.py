@@ -7,9 +7,15 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl_exir.dialects.exir import (
     DType,
 )
-from xdsl_exir.semantics.inference.core import Bound, InferenceError, as_size, make_tensor, rule
-from xdsl_exir.semantics.inference.long_tail import NONE_REDUCTION
-from xdsl_exir.semantics.inference.pointwise import pointwise_type
+from xdsl_exir.semantics.inference.core import (
+    NONE_REDUCTION,
+    Bound,
+    InferenceError,
+    as_size,
+    make_tensor,
+    pointwise_type,
+    rule,
+)
 
 # -- gradients of views and indexing, more losses (decompositions in semantics/decompositions/) ---
 

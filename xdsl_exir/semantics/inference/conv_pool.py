@@ -19,8 +19,9 @@ from xdsl_exir.semantics.inference.core import (
     make_tensor,
     mul,
     normalize_size,
+    pool_out,
     rule,
-    sym_min,
+    spatial_arg,
 )
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
@@ -36,44 +37,6 @@ def conv_out(
     reach = mul(dilation, add(kernel, -1))
     span = add(size, mul(2, pad), mul(-1, reach), -1)
     return add(floordiv(span, stride), 1)
-
-
-def pool_out(
-    size: SymSize,
-    kernel: int,
-    stride: int,
-    pad: int,
-    dilation: int,
-    ceil_mode: bool,
-) -> SymSize:
-    """
-    Pooling output size; with ceil_mode the last window must still start
-    inside the input or its left padding (torch drops it otherwise). For a
-    symbolic size that rule is a minimum: starts j*stride < size + pad allow
-    floor((size + pad - 1) / stride) + 1 windows, and as torch keeps pad at
-    most half the effective kernel, ceil mode's count exceeds it by one at
-    most, which is exactly when torch drops the last window.
-    """
-    span = add(size, 2 * pad, -dilation * (kernel - 1) - 1)
-    if not ceil_mode:
-        return add(floordiv(span, stride), 1)
-    out = add(floordiv(add(span, stride - 1), stride), 1)
-    last_start = mul(add(out, -1), stride)
-    limit = add(size, pad)
-    if isinstance(last_start, int) and isinstance(limit, int):
-        return out - 1 if last_start >= limit else out
-    if pad - dilation * (kernel - 1) + stride - 1 <= 0:  # the numerator of `out` is at most that of the bound
-        return out
-    return sym_min(out, add(floordiv(add(limit, -1), stride), 1))
-
-
-def spatial_arg(b: Bound, name: str, n: int, default: Sequence[int] | None = None) -> list[int]:
-    value = b.get(name)
-    if value is None or (isinstance(value, list | tuple) and len(value) == 0):
-        if default is None:
-            raise InferenceError(f"argument '{name}' is required")
-        return list(default)
-    return b.ints(name, n)
 
 
 @rule(

@@ -47,6 +47,7 @@ from xdsl_exir.dialects.exir import (
     FloatType,
     IntType,
     ListType,
+    MemoryFormat,
     SymBoolType,
     SymFloatType,
     SymIntType,
@@ -58,7 +59,7 @@ from xdsl_exir.utils import dtypes as lattice
 from xdsl_exir.utils import symbolic
 from xdsl_exir.utils.broadcast import BroadcastError, UndecidedBroadcast
 from xdsl_exir.utils.broadcast import broadcast_shapes as shared_broadcast
-from xdsl_exir.utils.dtypes import Priority, PromotionError
+from xdsl_exir.utils.dtypes import Category, Priority, PromotionError
 from xdsl_exir.utils.function_schema import FunctionSchema
 from xdsl_exir.utils.op_registry import custom_operator, functional_variant, lookup
 from xdsl_exir.utils.symbolic import SymSize, make_symbol, sympy
@@ -67,6 +68,7 @@ __all__ = [  # what the rules share: the family modules import it from here, nev
     "BindError",
     "Bound",
     "InferenceError",
+    "NONE_REDUCTION",
     "NoInference",
     "RULES",
     "Rule",
@@ -81,6 +83,9 @@ __all__ = [  # what the rules share: the family modules import it from here, nev
     "ceildiv",
     "describe_value",
     "device_of",
+    "dim_order_of",
+    "dims_arg",
+    "factory_type",
     "floordiv",
     "has_inference",
     "infer_bound",
@@ -90,13 +95,19 @@ __all__ = [  # what the rules share: the family modules import it from here, nev
     "make_tensor",
     "mul",
     "normalize_size",
+    "number_value",
     "numel_of",
+    "pointwise_type",
+    "pool_out",
     "promote_types",
+    "reduced_shape",
     "result_type",
     "rule",
     "rule_of",
     "scalar_dtype",
     "size_is",
+    "spatial_arg",
+    "sum_dtype",
     "sym_max",
     "sym_min",
     "tensor_type",
@@ -313,6 +324,130 @@ def infer_minus_one(sizes: Sequence[SymSize], numel: SymSize) -> list[SymSize]:
     elif isinstance(numel, int) and isinstance(known, int) and numel != known:
         raise InferenceError(f"shape {sizes} is invalid for {numel} elements")
     return sizes
+
+
+# ---------------------------------------------------------------------------
+# Helpers the family modules share
+# ---------------------------------------------------------------------------
+
+
+def pointwise_type(
+    b: Bound, names: Sequence[str], promote: Sequence[str] | None = None
+) -> tuple[list[SymSize], DType, str]:
+    """Broadcast the tensor arguments among `names`; promote those in `promote`."""
+    tensors: list[TensorType] = []
+    for n in names:
+        v = argument_value(b.get(n))
+        if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
+            tensors.append(v.type)
+    shape = broadcast_shapes(*(t.sizes for t in tensors))
+    dtype = result_type([b[n] for n in (names if promote is None else promote)])
+    return shape, dtype, device_of(tensors)
+
+
+_MEMORY_FORMAT_CODES = {
+    0: MemoryFormat.contiguous_format,
+    1: MemoryFormat.preserve_format,
+    2: MemoryFormat.channels_last,
+    3: MemoryFormat.channels_last_3d,
+}
+
+
+def dim_order_of(fmt: object, self_type: TensorType | None, rank: int) -> list[int] | None:
+    if isinstance(fmt, int) and not isinstance(fmt, bool):
+        fmt = _MEMORY_FORMAT_CODES.get(fmt)
+    if fmt is MemoryFormat.channels_last and rank == 4:
+        return [0, 2, 3, 1]
+    if fmt is MemoryFormat.channels_last_3d and rank == 5:
+        return [0, 2, 3, 4, 1]
+    if fmt in (None, MemoryFormat.preserve_format) and self_type is not None:
+        order = self_type.get_dim_order()
+        return list(order) if len(order) == rank else None
+    return None
+
+
+def reduced_shape(t: TensorType, dims: Sequence[int] | None, keepdim: bool) -> list[SymSize]:
+    if dims is None or len(dims) == 0:
+        reduced = set(range(t.rank))
+    else:
+        reduced = {wrap_dim(d, t.rank) for d in dims}
+    if keepdim:
+        return [1 if i in reduced else s for i, s in enumerate(t.sizes)]
+    return [s for i, s in enumerate(t.sizes) if i not in reduced]
+
+
+def dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
+    value = b.get(name)
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return [value]
+    return b.ints(name)
+
+
+def sum_dtype(t: TensorType, dtype: DType | None) -> DType:
+    if dtype is not None:
+        return dtype
+    return DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype
+
+
+def factory_type(b: Bound, shape: Sequence[SymSize], default: DType) -> Attribute:
+    dtype = b.dtype("dtype") or default
+    device = b.device("device") or "cpu"
+    order = dim_order_of(b.get("memory_format"), None, len(shape))
+    return make_tensor(shape, dtype, device, order)
+
+
+def number_value(value: object) -> float | int | sympy.Expr:
+    value = argument_value(value)
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, SSAValue):
+        t = value.type
+        if isinstance(t, SymIntType | SymFloatType) and t.value is not None:
+            return t.value
+    raise NoInference(f"arange bound {describe_value(value)} is not known")
+
+
+def pool_out(
+    size: SymSize,
+    kernel: int,
+    stride: int,
+    pad: int,
+    dilation: int,
+    ceil_mode: bool,
+) -> SymSize:
+    """
+    Pooling output size; with ceil_mode the last window must still start
+    inside the input or its left padding (torch drops it otherwise). For a
+    symbolic size that rule is a minimum: starts j*stride < size + pad allow
+    floor((size + pad - 1) / stride) + 1 windows, and as torch keeps pad at
+    most half the effective kernel, ceil mode's count exceeds it by one at
+    most, which is exactly when torch drops the last window.
+    """
+    span = add(size, 2 * pad, -dilation * (kernel - 1) - 1)
+    if not ceil_mode:
+        return add(floordiv(span, stride), 1)
+    out = add(floordiv(add(span, stride - 1), stride), 1)
+    last_start = mul(add(out, -1), stride)
+    limit = add(size, pad)
+    if isinstance(last_start, int) and isinstance(limit, int):
+        return out - 1 if last_start >= limit else out
+    if pad - dilation * (kernel - 1) + stride - 1 <= 0:  # the numerator of `out` is at most that of the bound
+        return out
+    return sym_min(out, add(floordiv(add(limit, -1), stride), 1))
+
+
+def spatial_arg(b: Bound, name: str, n: int, default: Sequence[int] | None = None) -> list[int]:
+    value = b.get(name)
+    if value is None or (isinstance(value, list | tuple) and len(value) == 0):
+        if default is None:
+            raise InferenceError(f"argument '{name}' is required")
+        return list(default)
+    return b.ints(name, n)
+
+
+NONE_REDUCTION = 0
 
 
 # ---------------------------------------------------------------------------

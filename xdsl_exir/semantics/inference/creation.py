@@ -3,44 +3,33 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import cast
 
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
     DType,
-    SymFloatType,
-    SymIntType,
 )
 from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
-    NoInference,
     add,
-    argument_value,
     as_sympy,
     ceildiv,
-    describe_value,
+    dim_order_of,
+    factory_type,
     make_tensor,
     normalize_size,
+    number_value,
     rule,
     scalar_dtype,
 )
-from xdsl_exir.semantics.inference.pointwise import dim_order_of
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
 # ---------------------------------------------------------------------------
 # Creation and conversion
 # ---------------------------------------------------------------------------
-
-
-def factory_type(b: Bound, shape: Sequence[SymSize], default: DType) -> Attribute:
-    dtype = b.dtype("dtype") or default
-    device = b.device("device") or "cpu"
-    order = dim_order_of(b.get("memory_format"), None, len(shape))
-    return make_tensor(shape, dtype, device, order)
 
 
 @rule(
@@ -66,17 +55,6 @@ def _randperm(b: Bound) -> Attribute:
 @rule("aten.scalar_tensor.default")
 def _scalar_tensor(b: Bound) -> Attribute:
     return factory_type(b, [], DEFAULT_FLOAT)
-
-
-def number_value(value: object) -> float | int | sympy.Expr:
-    value = argument_value(value)
-    if isinstance(value, int | float):
-        return value
-    if isinstance(value, SSAValue):
-        t = value.type
-        if isinstance(t, SymIntType | SymFloatType) and t.value is not None:
-            return t.value
-    raise NoInference(f"arange bound {describe_value(value)} is not known")
 
 
 @rule("aten.arange.default", "aten.arange.start", "aten.arange.start_step")

@@ -8,9 +8,17 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
-from xdsl_exir.semantics.inference.core import Bound, InferenceError, broadcast_shapes, make_tensor, rule, wrap_dim
-from xdsl_exir.semantics.inference.pointwise import pointwise_type
-from xdsl_exir.semantics.inference.reductions import dims_arg, reduced_shape
+from xdsl_exir.semantics.inference.core import (
+    Bound,
+    InferenceError,
+    broadcast_shapes,
+    dims_arg,
+    make_tensor,
+    pointwise_type,
+    reduced_shape,
+    rule,
+    wrap_dim,
+)
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
 # -- linear algebra (kernels in semantics/kernels/lapack.py) ------------------------

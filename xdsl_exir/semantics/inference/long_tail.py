@@ -12,31 +12,35 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
-from xdsl_exir.semantics.inference.conv_pool import adaptive_pool_rule, conv_rule, pool_out, spatial_arg
 from xdsl_exir.semantics.inference.core import (
+    NONE_REDUCTION,
     RULES,
     Bound,
     InferenceError,
     NoInference,
     add,
     broadcast_shapes,
+    dim_order_of,
+    dims_arg,
+    factory_type,
     floordiv,
     list_type,
     make_tensor,
     mul,
+    number_value,
     numel_of,
+    pointwise_type,
+    pool_out,
     promote_types,
+    reduced_shape,
     result_type,
     rule,
+    spatial_arg,
+    sum_dtype,
     sym_min,
     unbacked_symbol,
     wrap_dim,
 )
-from xdsl_exir.semantics.inference.creation import factory_type, number_value
-from xdsl_exir.semantics.inference.pointwise import dim_order_of, pointwise_type
-from xdsl_exir.semantics.inference.reductions import dims_arg, reduced_shape, sum_dtype, var_mean_rule
-from xdsl_exir.semantics.inference.scalars import local_scalar_rule
-from xdsl_exir.semantics.inference.views import expand_rule
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT, Category
 from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize
@@ -75,7 +79,7 @@ def _reshape_as(b: Bound) -> Attribute:
 
 @rule("aten.broadcast_to.default")
 def _broadcast_to(b: Bound) -> Attribute | Sequence[Attribute]:
-    return expand_rule(b)
+    return RULES["aten.expand.default"](b)
 
 
 def _swapped(t: TensorType, d0: int, d1: int) -> TensorType:
@@ -189,7 +193,7 @@ def _eye(b: Bound) -> Attribute:
 
 @rule("aten._convolution.default", "aten._convolution.deprecated")
 def _convolution_full(b: Bound) -> Attribute | Sequence[Attribute]:
-    return conv_rule(b)
+    return RULES["aten.convolution.default"](b)
 
 
 @rule("aten.unfold.default")
@@ -205,7 +209,7 @@ def _unfold(b: Bound) -> Attribute:
 
 @rule("aten.adaptive_avg_pool3d.default")
 def _adaptive_avg_pool3d(b: Bound) -> Attribute | Sequence[Attribute]:
-    return adaptive_pool_rule(b)
+    return RULES["aten.adaptive_avg_pool2d.default"](b)
 
 
 @rule("aten.linalg_vector_norm.default")
@@ -213,9 +217,6 @@ def _vector_norm(b: Bound) -> Attribute:
     t = b.tensor("self")
     shape = reduced_shape(t, dims_arg(b), bool(b.get("keepdim", False)))
     return make_tensor(shape, (b.dtype("dtype") or t.element_dtype).to_real(), t.device.data)
-
-
-NONE_REDUCTION = 0
 
 
 @rule("aten.kl_div.default")
@@ -259,7 +260,7 @@ def _linspace(b: Bound) -> Attribute:
 
 @rule("aten.item.default")
 def _item(b: Bound) -> Attribute | Sequence[Attribute]:
-    return local_scalar_rule(b)
+    return RULES["aten._local_scalar_dense.default"](b)
 
 
 @rule(
@@ -472,7 +473,7 @@ def _like_self(b: Bound) -> Attribute:
 
 @rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
 def _std_mean(b: Bound) -> Attribute | Sequence[Attribute]:
-    return var_mean_rule(b)
+    return RULES["aten.var_mean.correction"](b)
 
 
 @rule("aten.diag.default")

@@ -2,48 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
     BoolType,
     DType,
-    MemoryFormat,
-    TensorType,
 )
 from xdsl_exir.semantics.inference.core import (
     Bound,
     NoInference,
     Rule,
-    argument_value,
     broadcast_shapes,
-    device_of,
+    dim_order_of,
     make_tensor,
-    result_type,
+    pointwise_type,
     rule,
     wrap_dim,
 )
 from xdsl_exir.utils.dtypes import Category
-from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
 # Pointwise
 # ---------------------------------------------------------------------------
-
-
-def pointwise_type(
-    b: Bound, names: Sequence[str], promote: Sequence[str] | None = None
-) -> tuple[list[SymSize], DType, str]:
-    """Broadcast the tensor arguments among `names`; promote those in `promote`."""
-    tensors: list[TensorType] = []
-    for n in names:
-        v = argument_value(b.get(n))
-        if isinstance(v, SSAValue) and isinstance(v.type, TensorType):
-            tensors.append(v.type)
-    shape = broadcast_shapes(*(t.sizes for t in tensors))
-    dtype = result_type([b[n] for n in (names if promote is None else promote)])
-    return shape, dtype, device_of(tensors)
 
 
 _UNARY_SAME = (
@@ -75,27 +55,6 @@ def _first_tensor_name(b: Bound) -> str:
         if a.type.is_base("Tensor"):
             return a.name
     raise NoInference("no tensor argument")
-
-
-_MEMORY_FORMAT_CODES = {
-    0: MemoryFormat.contiguous_format,
-    1: MemoryFormat.preserve_format,
-    2: MemoryFormat.channels_last,
-    3: MemoryFormat.channels_last_3d,
-}
-
-
-def dim_order_of(fmt: object, self_type: TensorType | None, rank: int) -> list[int] | None:
-    if isinstance(fmt, int) and not isinstance(fmt, bool):
-        fmt = _MEMORY_FORMAT_CODES.get(fmt)
-    if fmt is MemoryFormat.channels_last and rank == 4:
-        return [0, 2, 3, 1]
-    if fmt is MemoryFormat.channels_last_3d and rank == 5:
-        return [0, 2, 3, 4, 1]
-    if fmt in (None, MemoryFormat.preserve_format) and self_type is not None:
-        order = self_type.get_dim_order()
-        return list(order) if len(order) == rank else None
-    return None
 
 
 @rule(*_UNARY_SAME)

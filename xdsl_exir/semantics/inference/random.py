@@ -7,9 +7,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl_exir.dialects.exir import (
     DType,
 )
-from xdsl_exir.semantics.inference.core import Bound, InferenceError, make_tensor, rule
-from xdsl_exir.semantics.inference.creation import factory_type
-from xdsl_exir.semantics.inference.pointwise import pointwise_type
+from xdsl_exir.semantics.inference.core import Bound, InferenceError, factory_type, make_tensor, pointwise_type, rule
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 
 # -- random samplers (semantics/kernels/random.py) -------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import cast
 
 from xdsl.ir import Attribute
@@ -14,8 +13,11 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
+    dims_arg,
     make_tensor,
+    reduced_shape,
     rule,
+    sum_dtype,
     wrap_dim,
 )
 from xdsl_exir.utils.dtypes import Category
@@ -24,31 +26,6 @@ from xdsl_exir.utils.symbolic import SymSize
 # ---------------------------------------------------------------------------
 # Reductions and normalizations over a dim
 # ---------------------------------------------------------------------------
-
-
-def reduced_shape(t: TensorType, dims: Sequence[int] | None, keepdim: bool) -> list[SymSize]:
-    if dims is None or len(dims) == 0:
-        reduced = set(range(t.rank))
-    else:
-        reduced = {wrap_dim(d, t.rank) for d in dims}
-    if keepdim:
-        return [1 if i in reduced else s for i, s in enumerate(t.sizes)]
-    return [s for i, s in enumerate(t.sizes) if i not in reduced]
-
-
-def dims_arg(b: Bound, name: str = "dim") -> list[int] | None:
-    value = b.get(name)
-    if value is None:
-        return None
-    if isinstance(value, int):
-        return [value]
-    return b.ints(name)
-
-
-def sum_dtype(t: TensorType, dtype: DType | None) -> DType:
-    if dtype is not None:
-        return dtype
-    return DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype
 
 
 @rule("aten.sum.default", "aten.sum.dim_IntList", "aten.prod.default", "aten.prod.dim_int")

@@ -15,10 +15,12 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference.core import (
+    RULES,
     Bound,
     InferenceError,
     add,
     broadcast_shapes,
+    factory_type,
     floordiv,
     make_tensor,
     mul,
@@ -27,8 +29,6 @@ from xdsl_exir.semantics.inference.core import (
     rule,
     wrap_dim,
 )
-from xdsl_exir.semantics.inference.creation import factory_type
-from xdsl_exir.semantics.inference.views import view_as_real_rule
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -47,7 +47,7 @@ def _view_as_complex(b: Bound) -> Attribute:
     return make_tensor(t.sizes[:-1], t.element_dtype.to_complex(), t.device.data)
 
 
-rule("aten.view_as_real_copy.default")(view_as_real_rule)
+rule("aten.view_as_real_copy.default")(RULES["aten.view_as_real.default"])  # registered by views, imported before
 
 
 @rule("aten.complex.default", "aten.polar.default")

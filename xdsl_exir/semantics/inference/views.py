@@ -19,6 +19,7 @@ from xdsl_exir.semantics.inference.core import (
     add,
     as_sympy,
     broadcast_shapes,
+    dims_arg,
     floordiv,
     infer_minus_one,
     list_type,
@@ -32,7 +33,6 @@ from xdsl_exir.semantics.inference.core import (
     sym_min,
     wrap_dim,
 )
-from xdsl_exir.semantics.inference.reductions import dims_arg
 from xdsl_exir.utils.broadcast import same_size
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -393,8 +393,8 @@ def _padded(t: TensorType, pads: Sequence[SymSize]) -> list[SymSize]:
 
 @rule(
     "aten.constant_pad_nd.default", "aten.pad.default", "aten.reflection_pad1d.default",
-    "aten.reflection_pad2d.default", "aten.reflection_pad3d.default", "aten.replication_pad2d.default",
-    "aten.replication_pad3d.default",
+    "aten.reflection_pad2d.default", "aten.reflection_pad3d.default", "aten.replication_pad1d.default",
+    "aten.replication_pad2d.default", "aten.replication_pad3d.default",
 )  # fmt: skip
 def _pad(b: Bound) -> Attribute:
     t = b.tensor("self")
