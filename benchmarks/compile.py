@@ -5,7 +5,16 @@ interpreter, all on the same number of threads (one by default).
 Usage:
     env -u OPENBLAS_CORETYPE .venv/bin/python benchmarks/compile.py [--reps N] [--models a,b] [--quick]
         [--threads N] [--iree-flags "--flag1 --flag2"] [--lowering NAME=0|1] [--no-tuned]
+        [--variant="--flag MODULE.ATTR=V data_tiling=0|1" ...] [--clock wall|cpu]
         [--no-cold] [--no-numpy]
+
+Each `--variant` adds an IREE column compiled with those iree-compile flags,
+lowering switches and `IreeOptions` fields (`IREE*1`, `IREE*2`, ...; one is
+`IREE*`, as `--iree-flags`/`--lowering` give); write it with `=`, as its words
+start with dashes. `--clock cpu` times the CPU time of this process instead of
+wall time: at one thread, on a machine other work loads, it leaves out the time
+spent waiting for a core (at two threads it adds up both threads' time, so the
+wall clock stays the default).
 
 onnxruntime is the optional extra `bench` (`pip install 'xdsl-exir[bench]'`).
 
@@ -26,7 +35,10 @@ they fit) or taken from the zoo as they are:
   SqueezeNet 1.1, ShuffleNetV2 1.0x, DenseNet-121 and ViT-tiny as
   `benchmarks/architectures.py` defines them, 1x3x64x64;
 - `mlp`, `cnn_bn`, `resnet_blocks`, `attention`: `tests/zoo/<name>.core.pt2`
-  with `<name>.inputs.npz`.
+  with `<name>.inputs.npz`;
+- `conv3x3`, `conv1x1`, `convdw`, `convgroup`, `convstem`: one convolution
+  each (`SINGLE_CONVS`), run only when named: flag and lowering choices are
+  tried on these first.
 
 Each model is exported (`torch.export.export(...).run_decompositions()`) and
 saved to a temporary `.pt2`. Then, per model:
@@ -107,6 +119,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import contextlib
+import dataclasses
 import gc
 import importlib
 import math
@@ -146,20 +159,53 @@ NUMPY_LIMIT_S = 5.0
 TUNED_FLAGS: tuple[str, ...] = ()
 """IREE flags of a second column ("IREE* ms"), none by default: the defaults are the tuned set."""
 
+OPTION_FIELDS = ("data_tiling",)
+"""`IreeOptions` fields a `--variant` may set (`data_tiling=0`)."""
+
 
 @dataclass(frozen=True)
 class Alternative:
-    """What the second IREE column ("IREE*") changes: extra flags, and lowering switches
-    (`conv_pool._GROUPED_IM2COL=0`: a module attribute of `transforms.linalg_lowering`)."""
+    """What an extra IREE column ("IREE*", or "IREE*1", "IREE*2"... with several) changes:
+    extra flags, lowering switches (`conv_pool._GROUPED_IM2COL=0`: a module attribute of
+    `transforms.linalg_lowering`) and `IreeOptions` fields (`data_tiling=0`)."""
 
     flags: tuple[str, ...] = ()
     lowering: tuple[tuple[str, int], ...] = ()
+    options: tuple[tuple[str, int], ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.flags or self.lowering)
+        return bool(self.flags or self.lowering or self.options)
 
     def describe(self) -> str:
-        return " ".join([*self.flags, *(f"{k}={v}" for k, v in self.lowering)])
+        return " ".join([*self.flags, *(f"{k}={v}" for k, v in (*self.lowering, *self.options))])
+
+    @staticmethod
+    def parse(text: str) -> Alternative:
+        """`--variant`'s words: `--flag`s for iree-compile, `MODULE.ATTR=V` lowering
+        switches, `data_tiling=0|1` for that `IreeOptions` field."""
+        flags: list[str] = []
+        lowering: list[tuple[str, int]] = []
+        options: list[tuple[str, int]] = []
+        for word in text.split():
+            if word.startswith("-"):
+                flags.append(word)
+            elif word.split("=", 1)[0] in OPTION_FIELDS:
+                key, value = word.split("=", 1)
+                options.append((key, int(value)))
+            elif "." in word.split("=", 1)[0] and "=" in word:
+                key, value = word.split("=", 1)
+                lowering.append((key, int(value)))
+            else:
+                known = ", ".join(OPTION_FIELDS)
+                raise SystemExit(f"--variant: '{word}' is neither a --flag, MODULE.ATTR=V nor one of {known}")
+        return Alternative(tuple(flags), tuple(lowering), tuple(options))
+
+    def iree_options(self, base: IreeOptions) -> IreeOptions:
+        """`base` with this column's flags and option fields."""
+        options = dataclasses.replace(base, extra_flags=(*base.extra_flags, *self.flags))
+        for key, value in self.options:
+            options = dataclasses.replace(options, **{key: bool(value)})
+        return options
 
     @contextlib.contextmanager
     def switched(self) -> Iterator[None]:
@@ -177,6 +223,7 @@ class Alternative:
         finally:
             for mod, attr, old in reversed(saved):
                 setattr(mod, attr, old)
+
 
 CNNS = (
     "resnet18", "mobilenet", "regnet", "efficientnet", "mobilenetv3", "squeezenet", "shufflenet", "densenet",
@@ -221,6 +268,28 @@ def _randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
     return torch.randn(*shape, generator=gen)
 
 
+SINGLE_CONVS: tuple[tuple[str, str, tuple[int, int, int, int, int], tuple[int, ...]], ...] = (
+    ("conv3x3", "dense 3x3 64->64 at 32x32", (64, 64, 3, 1, 1), (1, 64, 32, 32)),
+    ("conv1x1", "1x1 128->256 at 16x16", (128, 256, 1, 1, 1), (1, 128, 16, 16)),
+    ("convdw", "depthwise 3x3, 256 channels at 16x16", (256, 256, 3, 1, 256), (1, 256, 16, 16)),
+    ("convgroup", "grouped 3x3, 128 channels in 8 groups at 16x16", (128, 128, 3, 1, 8), (1, 128, 16, 16)),
+    ("convstem", "strided 3x3 stem 3->32 at 64x64", (3, 32, 3, 2, 1), (1, 3, 64, 64)),
+)
+"""One convolution each (name, label, (in, out, kernel, stride, groups), input shape), mid-network
+shapes of the CNNs above: flag and lowering choices are measured on these before whole models."""
+
+
+def _single_conv_case(name: str, label: str, conv: tuple[int, int, int, int, int], shape: tuple[int, ...]) -> Case:
+    cin, cout, k, stride, groups = conv
+    return Case(
+        name,
+        f"one {label} convolution",
+        lambda g: nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups),
+        lambda g: (_randn(g, *shape),),
+        default=False,
+    )
+
+
 @dataclass
 class Case:
     name: str
@@ -228,6 +297,8 @@ class Case:
     make: Callable[[torch.Generator], nn.Module] | None = None
     args: Callable[[torch.Generator], tuple[torch.Tensor, ...]] | None = None
     zoo: bool = False
+    default: bool = True
+    """Run without `--models` (the single convolutions run only when named)."""
 
 
 CASES = [
@@ -253,6 +324,7 @@ CASES = [
     Case("densenet", "DenseNet-121 1x3x64x64", arch.densenet121, lambda g: (_randn(g, 1, 3, 64, 64),)),
     Case("vit", "ViT-tiny 1x3x64x64", lambda g: arch.vit_tiny(64), lambda g: (_randn(g, 1, 3, 64, 64),)),
     *(Case(n, f"zoo {n}", zoo=True) for n in ("mlp", "cnn_bn", "resnet_blocks", "attention")),
+    *(_single_conv_case(*c) for c in SINGLE_CONVS),
 ]
 
 
@@ -332,9 +404,17 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, time.perf_counter() - t
 
 
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
+"""`--clock`: wall time, or the CPU time of this process. On a machine loaded by other work the
+CPU time of a one-thread run is the steadier figure (time spent waiting for a core is not
+counted); with several threads it adds up the threads' time, so it is not a latency."""
+CLOCK = "wall"
+
+
 def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) -> dict[str, float]:
     """Median seconds per call of each function, round-robin with a rotating start;
-    each sample is as many calls as fill `sample_s` (at least one)."""
+    each sample is as many calls as fill `sample_s` (at least one), timed by `CLOCK`."""
+    clock = CLOCKS[CLOCK]
     number: dict[str, int] = {}
     for name, fn in fns.items():
         fn()  # warm-up
@@ -346,10 +426,10 @@ def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) ->
     for rep in range(reps):
         for name in names[rep % len(names) :] + names[: rep % len(names)]:
             fn, k = fns[name], number[name]
-            t = time.perf_counter()
+            t = clock()
             for _ in range(k):
                 fn()
-            times[name].append((time.perf_counter() - t) / k)
+            times[name].append((clock() - t) / k)
     return {n: statistics.median(ts) for n, ts in times.items()}
 
 
@@ -371,7 +451,15 @@ class Row:
     ort_note: str = ""
 
 
-def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: Alternative, cold: bool = True, numpy: bool = True) -> Row:
+def bench(
+    case: Case,
+    tmp: pathlib.Path,
+    reps: int,
+    sample_s: float,
+    tuned: Sequence[Alternative],
+    cold: bool = True,
+    numpy: bool = True,
+) -> Row:
     row = Row(case.name, case.label)
     try:
         model, args, path = build(case, tmp)
@@ -409,15 +497,16 @@ def bench(case: Case, tmp: pathlib.Path, reps: int, sample_s: float, tuned: Alte
             fns["IREE"] = lambda c=compiled: c(*np_args)
     except Exception as e:
         row.errors.append(f"IREE: {one_line(e)}")
-    if tuned and row.iree_ok:
+    for col, alt in zip(variant_columns(tuned), tuned):
+        if not row.iree_ok:
+            break
         try:
-            with tuned.switched():
-                options = IreeOptions(threads=THREADS, use_cache=False, extra_flags=tuned.flags)
-                tuned_prog: CompiledProgram = compile_program(path, options)
-            if check("IREE*", tuned_prog(*np_args)):
-                fns["IREE*"] = lambda c=tuned_prog: c(*np_args)
+            with alt.switched():
+                tuned_prog: CompiledProgram = compile_program(path, alt.iree_options(IreeOptions(threads=THREADS, use_cache=False)))
+            if check(col, tuned_prog(*np_args)):
+                fns[col] = lambda c=tuned_prog: c(*np_args)
         except Exception as e:
-            row.errors.append(f"IREE*: {one_line(e)}")
+            row.errors.append(f"{col}: {one_line(e)}")
 
     def eager() -> Any:
         with torch.inference_mode():
@@ -467,8 +556,14 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a / b
 
 
-def report(rows: list[Row], tuned: Alternative, reps: int) -> None:
-    cols = ["model", "IREE ms"] + (["IREE* ms"] if tuned else []) + [
+def variant_columns(tuned: Sequence[Alternative]) -> list[str]:
+    """The extra IREE columns' names: "IREE*" alone, else "IREE*1", "IREE*2", ..."""
+    return ["IREE*"] if len(tuned) == 1 else [f"IREE*{i + 1}" for i in range(len(tuned))]
+
+
+def report(rows: list[Row], tuned: Sequence[Alternative], reps: int) -> None:
+    extra = variant_columns(tuned)
+    cols = ["model", "IREE ms"] + [f"{c} ms" for c in extra] + [
         "eager ms", "ORT ms", "numpy ms", "IREE/eager", "IREE/ORT", "numpy/IREE",
         "compile s", "cold (cache) s", "cold (no cache) s",
     ]  # fmt: skip
@@ -481,7 +576,7 @@ def report(rows: list[Row], tuned: Alternative, reps: int) -> None:
             numpy_ms = r.numpy_one_call * 1e3
             numpy_cell = f"{numpy_ms:.0f}*"
         ort_cell = fmt_ms(ort_ms) if ort_ms is not None else ("n/a" if r.ort_note or any(e.startswith("ORT") for e in r.errors) else "-")
-        cells = [r.name, fmt_ms(iree)] + ([fmt_ms(r.ms.get("IREE*"))] if tuned else []) + [
+        cells = [r.name, fmt_ms(iree)] + [fmt_ms(r.ms.get(c)) for c in extra] + [
             fmt_ms(eager), ort_cell, numpy_cell,
             fmt(ratio(iree, eager)), fmt(ratio(iree, ort_ms)), fmt(ratio(numpy_ms, iree), 1),
             fmt(r.compile_s), fmt(r.cold_cache_s), fmt(r.cold_nocache_s),
@@ -490,20 +585,21 @@ def report(rows: list[Row], tuned: Alternative, reps: int) -> None:
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
     line = lambda cells: " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731 - a one-line formatter for the table below
     print()
-    print(f"{THREADS} thread(s) each, median per call of {reps} interleaved samples (2 shared cores: noisy)")
+    what = "wall time" if CLOCK == "wall" else "CPU time of the process"
+    print(f"{THREADS} thread(s) each, median {what} per call of {reps} interleaved samples (2 shared cores: noisy)")
     print(line(cols))
     print("-+-".join("-" * w for w in widths))
     for r, cells in zip(rows, table):
         print(line(cells))
         for e in r.errors:
             print(f"    {r.name}: {e}")
-    if tuned:
-        print(f"IREE* = IREE with {tuned.describe()}")
+    for col, alt in zip(extra, tuned):
+        print(f"{col} = IREE with {alt.describe()}")
     if any(r.numpy_one_call and r.numpy_one_call > NUMPY_LIMIT_S for r in rows):
         print(f"* numpy: one call took > {NUMPY_LIMIT_S:.0f} s, so it is one untimed-loop call, not in the steady state")
     print_means(rows, tuned)
-    print("\ntargets (IREE with the default flags" + ("; IREE* on the line below" if tuned else "") + "):")
-    for col in ("IREE", "IREE*") if tuned else ("IREE",):
+    print("\ntargets (IREE with the default flags" + ("; the variants on the lines below" if tuned else "") + "):")
+    for col in ("IREE", *extra):
         print_targets(rows, col)
 
 
@@ -511,19 +607,20 @@ def geomean(values: Sequence[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
-def print_means(rows: list[Row], tuned: Alternative) -> None:
+def print_means(rows: list[Row], tuned: Sequence[Alternative]) -> None:
     """Geometric means of the IREE columns over eager and onnxruntime, over the models each pair ran."""
     print()
-    for col in ("IREE", "IREE*") if tuned else ("IREE",):
+    extra = variant_columns(tuned)
+    for col in ("IREE", *extra):
         for other in ("eager", "ORT"):
             pairs = [(r.name, r.ms[col] / r.ms[other]) for r in rows if col in r.ms and other in r.ms]
             worst = max(pairs, key=lambda p: p[1]) if pairs else None
             mean = geomean([v for _, v in pairs])
             where = f", worst {worst[0]} {worst[1]:.2f}" if worst else ""
             print(f"  geometric mean {col}/{other}: {fmt(mean)} over {len(pairs)} models{where}")
-    if tuned:
-        pairs = [r.ms["IREE*"] / r.ms["IREE"] for r in rows if "IREE*" in r.ms and "IREE" in r.ms]
-        print(f"  geometric mean IREE*/IREE: {fmt(geomean(pairs))} over {len(pairs)} models")
+    for col in extra:
+        pairs = [r.ms[col] / r.ms["IREE"] for r in rows if col in r.ms and "IREE" in r.ms]
+        print(f"  geometric mean {col}/IREE: {fmt(geomean(pairs))} over {len(pairs)} models")
 
 
 def print_targets(rows: list[Row], col: str) -> None:
@@ -563,19 +660,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="few short samples: a smoke run")
     parser.add_argument("--iree-flags", default=None, help="extra IREE flags for a second IREE* column (default: none)")
     parser.add_argument("--no-tuned", action="store_true", help="no IREE* column")
+    parser.add_argument(
+        "--variant", action="append", default=[], metavar="WORDS",
+        help="another IREE column (repeatable): --flags for iree-compile, MODULE.ATTR=V lowering switches, data_tiling=0|1",
+    )  # fmt: skip
     parser.add_argument("--no-cold", action="store_true", help="no cold-start figures (saves two compiles a model)")
     parser.add_argument("--no-numpy", action="store_true", help="leave the numpy interpreter out")
     parser.add_argument("--threads", type=int, default=1, help="threads of every runner (read before numpy loads)")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="steady-state clock (cpu: steadier on a loaded machine at one thread)")
     parser.add_argument(
         "--lowering", action="append", default=[], metavar="MODULE.ATTR=VALUE",
         help="a lowering switch of the IREE* column, e.g. conv_pool._GROUPED_IM2COL=0 (repeatable)",
     )  # fmt: skip
     opts = parser.parse_args(argv)
     reps = opts.reps or (3 if opts.quick else 15)
+    global CLOCK
+    CLOCK = opts.clock
     sample_s = 0.002 if opts.quick else 0.02
     flags = () if opts.no_tuned else (tuple(opts.iree_flags.split()) if opts.iree_flags is not None else TUNED_FLAGS)
     lowering = tuple((k, int(v)) for k, v in (a.split("=", 1) for a in opts.lowering))
-    tuned = Alternative(flags, () if opts.no_tuned else lowering)
+    first = Alternative(flags, () if opts.no_tuned else lowering)
+    tuned = [a for a in (first, *(Alternative.parse(v) for v in opts.variant)) if a]
     wanted = [m for m in opts.models.split(",") if m]
     unknown = set(wanted) - {c.name for c in CASES}
     if unknown:
@@ -585,7 +690,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="exir-bench-") as d:
         for case in CASES:
-            if wanted and case.name not in wanted:
+            if (wanted and case.name not in wanted) or (not wanted and not case.default):
                 continue
             print(f"{case.name} ({case.label}) ...", flush=True)
             row = bench(case, pathlib.Path(d), reps, sample_s, tuned, not opts.no_cold, not opts.no_numpy)
