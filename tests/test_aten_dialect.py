@@ -406,6 +406,7 @@ EXPLICIT: list[Case] = [
     C("aten.reflection_pad1d.default", t(2, 3, 5), [2, 1]),
     C("aten.reflection_pad2d.default", t(2, 3, 5, 5), [1, 1, 2, 0]),
     C("aten.reflection_pad3d.default", t(1, 2, 4, 4, 4), [1, 1, 1, 1, 1, 1]),
+    C("aten.replication_pad1d.default", t(2, 3, 5), [2, 1]),
     C("aten.replication_pad2d.default", t(2, 3, 5, 5), [1, 1, 2, 0]),
     C("aten.replication_pad3d.default", t(1, 2, 4, 4, 4), [1, 0, 1, 0, 1, 0]),
     C("aten.convolution.default", t(2, 3, 10, 12), t(8, 3, 3, 3), t(8), [1, 2], [1, 0], [1, 1], False, [0, 0], 1),

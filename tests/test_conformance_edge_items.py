@@ -62,6 +62,12 @@ CASES: dict[str, tuple[Callable[..., Any], list[torch.Tensor]]] = {
     ),
     # a single element takes torch's scalar loop, which computes in double: inf at +inf, finite below
     "gelu_float32_single_element": (torch.nn.functional.gelu, [torch.tensor([3e38])]),
+    # replicate padding of a 1-d signal: F.pad's replication_pad1d, reached through to-core-aten
+    "pad_replicate_1d": (
+        lambda x: torch.nn.functional.pad(x, (2, 1), mode="replicate"),
+        [torch.tensor([[1.0, float("nan"), -0.0, INF], [2.0, -1.0, 0.5, -INF]])],
+    ),
+    "replication_pad1d_batched": (lambda x: torch.ops.aten.replication_pad1d(x, [0, 3]), [torch.randn(2, 3, 4)]),
     "add_relu_integers_wrap_then_clamp": (
         lambda a, b: torch.ops.aten._add_relu(a, b),
         [torch.tensor([2**62, -5, 7, 2**63 - 1]), torch.tensor([2**62, 1, -7, 1])],
