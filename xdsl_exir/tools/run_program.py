@@ -385,7 +385,10 @@ def _run_bundle(args: argparse.Namespace, profiler: OpProfiler | None) -> list[n
         else:
             inputs = []
         with progress("running"):
-            return program.run_flat(inputs)
+            outputs = program.run_flat(inputs)
+        flat: list[np.ndarray] = []
+        _flatten(outputs, flat)  # as every other input's outputs: bfloat16 widened for the .npz
+        return flat
     except bundle_runtime.BundleError as e:
         raise InterpreterError(str(e)) from None
 

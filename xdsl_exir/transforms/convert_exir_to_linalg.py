@@ -280,13 +280,12 @@ class _ProgramLowering:
                         f"{t.element_dtype} tensor of sizes {list(t.sizes)} holds {expected} bytes",
                     )
                 if 0 <= self.parameters_from_bytes <= len(data) and t.numel() > 1:
-                    # read from IREE's parameter provider at run time, by the state's name
-                    name = state.sym_name.data
-                    if t.element_dtype is DType.bfloat16:  # as bit patterns, as the embedded form below
-                        raw = st.parameter(self.parameter_scope, name, BuiltinTensorType(i16, bt.get_shape()))
-                        const = st.emit(arith.BitcastOp(raw, bt))
-                    else:
-                        const = st.parameter(self.parameter_scope, name, bt)
+                    # read from IREE's parameter provider at run time, by the state's name, in
+                    # its own dtype: bfloat16 too (no data to demote here, unlike the embedded
+                    # form below), as an i16 global bitcast to bf16 is a computation on a
+                    # constant, which IREE hoists into a bf16 copy of every weight at load time
+                    # (a 1.1B bfloat16 model's peak RSS was 2.1 times its weights).
+                    const = st.parameter(self.parameter_scope, state.sym_name.data, bt)
                     const.name_hint = ph.name_hint
                     return const
                 if t.numel() == 1 and t.element_dtype not in LOW_PRECISION:
