@@ -1148,6 +1148,7 @@ def test_resource_rules(tmp_path: Path) -> None:
         "second section": (base + base[base.index("{-#") : base.index("#-}") + 3] + "\n", [], "a second dialect_resources section"),
         "space in hex": (base.replace(blob, '"0x10000000 00004040000080C0"'), [], "malformed hex data"),
         "missing key": (base.replace("dense_resource<w>", "dense_resource<v>"), [], "resource 'v' has no entry"),
+        "tab in an inline blob": (base.replace('"0x0000803F00000040"', '"0x0000803F\t00000040"'), [], "malformed hex data"),
         "short, lowered": (base.replace(blob, '"0x1000000000004040"'), ["-p", "convert-exir-to-linalg"], "its data is 4 bytes"),
         "huge type, lowered": (
             base.replace("[2], float32", "[100000, 100000], float32"),

@@ -66,7 +66,7 @@ def _blob_data_start(text: str, start: int, end: int) -> int:
     if not text.startswith("0x", start, end):
         raise BlobError("a blob is a hex string starting with 0x")
     try:
-        word = _hex_to_bytes(text, start + 2, min(start + 10, end))
+        word = hex_to_bytes(text, start + 2, min(start + 10, end))
     except ValueError:
         raise BlobError("malformed hex data in a blob") from None
     if len(word) < 4:
@@ -81,7 +81,7 @@ _SPACE = re.compile(r"\s")
 """Whitespace, which `bytes.fromhex` skips but MLIR's hex blobs never hold."""
 
 
-def _hex_to_bytes(text: str, start: int, end: int) -> bytes:
+def hex_to_bytes(text: str, start: int, end: int) -> bytes:
     """`bytes.fromhex` of `text[start:end]`, refusing the whitespace it would skip."""
     if _SPACE.search(text, start, end) is not None:
         raise ValueError("whitespace in hex data")
@@ -93,7 +93,7 @@ def blob_bytes(text: str, start: int = 0, end: int | None = None) -> bytes:
     end = len(text) if end is None else end
     data_start = _blob_data_start(text, start, end)
     try:
-        return _hex_to_bytes(text, data_start, end)
+        return hex_to_bytes(text, data_start, end)
     except ValueError:
         raise BlobError("malformed hex data in a blob") from None
 
@@ -171,7 +171,7 @@ class HexBlob:
                 self._data = data
                 return data
             try:
-                data = _hex_to_bytes(text, self._start, self._end)
+                data = hex_to_bytes(text, self._start, self._end)
             except ValueError:
                 where = f"{self._where.get_location()}: " if self._where is not None else ""
                 raise BlobError(f"{where}resource '{self.key}': malformed hex data in a blob") from None

@@ -48,7 +48,7 @@ from xdsl_exir.dialects.exir.types import (
     MemoryFormat,
     MemoryFormatAttr,
 )
-from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser
+from xdsl_exir.utils.mlir_parser import HexBlob, ResourceParser, hex_to_bytes
 from xdsl_exir.utils.xdsl_compat import current_token
 
 
@@ -127,7 +127,7 @@ class DenseBlobAttr(Data[bytes]):
             if not text.startswith("0x"):
                 parser.raise_error("expected a hex string starting with 0x", pos)
             try:
-                return bytes.fromhex(text[2:])
+                return hex_to_bytes(text, 2, len(text))
             except ValueError:
                 parser.raise_error("malformed hex data in blob", pos)
 

@@ -44,7 +44,7 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.semantics.kernels import round_to_bfloat16
 from xdsl_exir.utils.limits import check_tensor_bytes
-from xdsl_exir.utils.mlir_parser import lookup_blob
+from xdsl_exir.utils.mlir_parser import BlobError, blob_bytes, lookup_blob
 
 Value = Any
 """A runtime value: `np.ndarray`, numpy scalar, or `int` for `index`."""
@@ -267,10 +267,11 @@ def resource_array(attr: DenseResourceAttr) -> np.ndarray:
     cached = _RESOURCE_CACHE.get((key, attr.type))
     if cached is not None and (cached[0] is blob or cached[0] == blob):
         return cached[1]
-    raw = bytes.fromhex(blob[2:])
-    if len(raw) < 4:
-        raise ValueError(f"dense_resource<{key}> blob is shorter than its alignment word")
-    arr = _array_from_bytes(raw[4:], attr.type)
+    try:
+        data = blob_bytes(blob)
+    except BlobError as e:
+        raise ValueError(f"dense_resource<{key}>: {e}") from None
+    arr = _array_from_bytes(data, attr.type)
     arr.flags.writeable = False
     _RESOURCE_CACHE[(key, attr.type)] = (blob, arr)
     return arr
