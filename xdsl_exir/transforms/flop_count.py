@@ -278,49 +278,75 @@ def op_flops(name: str, bound: Bound, results: Sequence[Attribute], mode: str) -
     bias_add = _zero()
     flops: Expr = _zero()
     if key in _PRODUCTS:
-        first, second = _PRODUCTS[key]
-        a, b = _t(bound, first), _t(bound, second)
-        if a is not None and b is not None:
-            if key in _VECTOR_PRODUCTS:
-                flops = _matmul(a, b, "all") if mode == "all" else _zero()
-            else:
-                flops = _matmul(a, b, mode)
-        if key in _BIASED_PRODUCTS:
-            bias_add = out_numel
+        flops, bias_add = _product_flops(key, bound, mode, out_numel)
     elif key == "aten.linear.default":
-        x, w = _t(bound, "input"), _t(bound, "weight")
-        if x is not None and w is not None:
-            flops = 2 * _numel(x) * _sizes(w)[0]
-            if _t(bound, "bias") is not None:
-                bias_add = out_numel
+        flops, bias_add = _linear_flops(bound, out_numel)
     elif key in _CONVOLUTIONS:
-        x, w = _t(bound, "input") or _t(bound, "self"), _t(bound, "weight")
-        transposed = key in _TRANSPOSED_CONVOLUTIONS or bool(bound.get("transposed", False))
-        if x is not None and w is not None and isinstance(out, exir.TensorType):
-            flops = _conv(x, w, out, transposed)
-            if _t(bound, "bias") is not None:
-                bias_add = out_numel
+        flops, bias_add = _convolution_flops(key, bound, out, out_numel)
     elif key in _RECURRENT:
         flops, bias_add = _recurrent(key, bound)
         if mode == "torch" and key == "aten.lstm.input" and _onednn_lstm(bound):
             flops = _zero()
     elif key in _ATTENTION:
-        q, k, v = _t(bound, "query"), _t(bound, "key"), _t(bound, "value")
-        if q is not None and k is not None and v is not None:
-            flops = _sdpa(q, k, v)
-            if mode == "torch" and (key in _UNCOUNTED_ATTENTION or (key == _SDPA and _cpu_flash_attention(bound, q, k, v))):
-                flops = _zero()
+        flops = _attention_flops(key, bound, mode)
     elif mode == "all":
-        entry = lookup(name)
-        if key in _WEIGHTS:
-            weight, of = _WEIGHTS[key]
-            src = _t(bound, "input") or _t(bound, "self")
-            flops = weight * (_numel(src) if of == "in" else out_numel)
-        elif entry is not None and "pointwise" in entry.tags:
-            flops = out_numel
+        flops = _other_flops(name, key, bound, out_numel)
     if mode == "all":
         flops = flops + bias_add
     return sympy.expand(flops) if flops.free_symbols else flops
+
+
+def _product_flops(key: str, bound: Bound, mode: str, out_numel: Expr) -> tuple[Expr, Expr]:
+    """A matrix or vector product (`mm`, `bmm`, `addmm`, `dot`, ...): its flops and its bias add."""
+    flops: Expr = _zero()
+    first, second = _PRODUCTS[key]
+    a, b = _t(bound, first), _t(bound, second)
+    if a is not None and b is not None:
+        if key in _VECTOR_PRODUCTS:
+            flops = _matmul(a, b, "all") if mode == "all" else _zero()
+        else:
+            flops = _matmul(a, b, mode)
+    return flops, out_numel if key in _BIASED_PRODUCTS else _zero()
+
+
+def _linear_flops(bound: Bound, out_numel: Expr) -> tuple[Expr, Expr]:
+    """`aten.linear`: a product with the weight, and the bias add when there is a bias."""
+    x, w = _t(bound, "input"), _t(bound, "weight")
+    if x is None or w is None:
+        return _zero(), _zero()
+    return 2 * _numel(x) * _sizes(w)[0], out_numel if _t(bound, "bias") is not None else _zero()
+
+
+def _convolution_flops(key: str, bound: Bound, out: Attribute | None, out_numel: Expr) -> tuple[Expr, Expr]:
+    """A convolution (transposed or not), and the bias add when there is a bias."""
+    x, w = _t(bound, "input") or _t(bound, "self"), _t(bound, "weight")
+    transposed = key in _TRANSPOSED_CONVOLUTIONS or bool(bound.get("transposed", False))
+    if x is None or w is None or not isinstance(out, exir.TensorType):
+        return _zero(), _zero()
+    return _conv(x, w, out, transposed), out_numel if _t(bound, "bias") is not None else _zero()
+
+
+def _attention_flops(key: str, bound: Bound, mode: str) -> Expr:
+    """Scaled dot-product attention, counted as torch's FlopCounterMode counts what it dispatches to."""
+    q, k, v = _t(bound, "query"), _t(bound, "key"), _t(bound, "value")
+    if q is None or k is None or v is None:
+        return _zero()
+    flops = _sdpa(q, k, v)
+    if mode == "torch" and (key in _UNCOUNTED_ATTENTION or (key == _SDPA and _cpu_flash_attention(bound, q, k, v))):
+        return _zero()
+    return flops
+
+
+def _other_flops(name: str, key: str, bound: Bound, out_numel: Expr) -> Expr:
+    """The flops torch does not count (`mode="all"`): weighted ops by their input or output, pointwise ones by output."""
+    entry = lookup(name)
+    if key in _WEIGHTS:
+        weight, of = _WEIGHTS[key]
+        src = _t(bound, "input") or _t(bound, "self")
+        return weight * (_numel(src) if of == "in" else out_numel)
+    if entry is not None and "pointwise" in entry.tags:
+        return out_numel
+    return _zero()
 
 
 class _Counter:
