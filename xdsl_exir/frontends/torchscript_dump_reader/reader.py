@@ -372,9 +372,9 @@ class Reader:
         while True:
             self.layout()
             pos = self.pos
-            m = _NAME.match(self.text, self.pos)
-            if not m:
-                self.error(f"expected an attribute name, found {self.found()}")
+            # (`or`, not `if not m`: pyright's narrowing through the NoReturn call is lost when
+            # the builder's use of the reader is checked first.)
+            m = _NAME.match(self.text, self.pos) or self.error(f"expected an attribute name, found {self.found()}")
             name = m.group(0)
             self.pos = m.end()
             self.expect("=", f"'=' after attribute '{name}'")
@@ -516,7 +516,11 @@ class Reader:
         return out.decode("utf-8", errors="replace")
 
     def scalar_tensor(self, inner: str, pos: int) -> TensorText:
-        """`{2}` / `{1.5}`: a one-element tensor (torch prints these like scalars)."""
+        """`{2}` / `{1.5}` / `{(1.5,-2)}`: a one-element tensor (torch prints these like scalars,
+        a complex one as its (real,imaginary) pair)."""
+        pair = re.fullmatch(r"\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)", inner)
+        if pair and NUMBER.fullmatch(pair.group(1)) and NUMBER.fullmatch(pair.group(2)):
+            return TensorText(None, None, [complex(_to_float(pair.group(1)), _to_float(pair.group(2)))])
         if not NUMBER.fullmatch(inner):
             self.error(f"malformed one-element tensor '{{{inner}}}'", pos)
         if re.fullmatch(r"[-+]?\d+", inner):
