@@ -438,6 +438,27 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(described)
 
 
+STAR_PACKAGES: dict[str, frozenset[str]] = {
+    f"{PACKAGE}.semantics.inference": frozenset({"core"}),
+    f"{PACKAGE}.semantics.decompositions": frozenset({"core", "keep", "pattern"}),
+}
+"""Family packages -> the modules of it a family may import: its core (and data tables), never a sibling family."""
+
+
+def test_family_packages_are_star_shaped() -> None:
+    """A family module shares through its package's core, so a reader of one family needs no other."""
+    wrong = [
+        f"{i.importer}:{i.line} imports {_resolve(i.imported)}"
+        for i in OURS
+        for package, shared in STAR_PACKAGES.items()
+        if i.importer.startswith(package + ".")
+        and i.importer.rpartition(".")[2] not in shared
+        and _resolve(i.imported).startswith(package + ".")
+        and _resolve(i.imported).rpartition(".")[2] not in shared
+    ]
+    assert not wrong, "a family importing a sibling family (move the helper to the core):\n" + "\n".join(wrong)
+
+
 @pytest.mark.parametrize(
     ("importer", "imported", "up"),
     [

@@ -7,7 +7,7 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, op_name, rule, tensor_of
+from xdsl_exir.semantics.decompositions.core import Decline, Emitter, atleast_rank, op_name, rule, tensor_of
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -88,19 +88,6 @@ def _max_pool1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if op_name(op) == "aten.max_pool1d.default":
         return [values]
     return [values, e.v("aten.squeeze.dims", e.item(new, 1), [-2])]
-
-
-def atleast_rank(e: Emitter, x: SSAValue, n: int) -> SSAValue:
-    rank = tensor_of(x).rank
-    if rank >= n:
-        return x
-    if rank == 0:
-        return e.v("aten.view.default", x, [1] * n)
-    if n == 2:
-        return e.v("aten.unsqueeze.default", x, 0)
-    # 3-d: [n] -> [1, n, 1], [m, n] -> [m, n, 1]
-    y = e.v("aten.unsqueeze.default", x, 0) if rank == 1 else x
-    return e.v("aten.unsqueeze.default", y, -1)
 
 
 @rule("aten.atleast_1d.default", "aten.atleast_2d.default", "aten.atleast_3d.default")

@@ -60,12 +60,16 @@ __all__ = [  # what the rules share: the family modules import it from here
     "Rule",
     "Strides",
     "SymValues",
+    "as_tensor_like",
+    "atleast_rank",
     "cast_to_dtype",
     "contiguous_strides",
     "default_legal_ops",
     "dominates",
     "fill_value_for",
+    "full_value",
     "is_contiguous",
+    "movedim",
     "number_arg",
     "one_minus",
     "op_name",
@@ -76,8 +80,10 @@ __all__ = [  # what the rules share: the family modules import it from here
     "simplify_size",
     "size_product",
     "sizes_equal",
+    "split_sizes",
     "tensor_of",
     "view_strides",
+    "wrapped_dim",
     "zero_like",
 ]
 
@@ -611,3 +617,77 @@ def cast_to_dtype(e: Emitter, x: SSAValue, dtype: DType | None) -> SSAValue:
     if dtype is None or tensor_of(x).element_dtype == dtype:
         return x
     return e.v("aten._to_copy.default", x, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------
+# Helpers the family modules share
+# ---------------------------------------------------------------------------
+
+
+def wrapped_dim(rank: int, dim: int) -> int:
+    return dim % rank if rank else 0
+
+
+def movedim(e: Emitter, x: SSAValue, source: int, dest: int) -> SSAValue:
+    rank = tensor_of(x).rank
+    source, dest = wrapped_dim(rank, source), wrapped_dim(rank, dest)
+    if source == dest:
+        return x
+    order = [d for d in range(rank) if d != source]
+    order.insert(dest, source)
+    return e.v("aten.permute.default", x, order)
+
+
+def as_tensor_like(e: Emitter, value: object, like: TensorType) -> SSAValue:
+    """A Scalar argument as a 0-d tensor of its own kind (0-d tensors promote as scalars do)."""
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return value
+    if isinstance(value, SSAValue):
+        raise Decline()
+    if isinstance(value, bool):
+        dtype = DType.bool
+    elif isinstance(value, int):
+        dtype = DType.int64
+    else:
+        dtype = like.element_dtype if like.element_dtype.is_floating_point else DType.float32
+    return e.v(
+        "aten.scalar_tensor.default", value, dtype=dtype, layout=Layout.strided, device=DeviceAttr(like.device.data)
+    )
+
+
+def full_value(e: Emitter, b: Bound, size: Sequence[SymSize] | object, value: object, like: TensorType | None) -> SSAValue:
+    dtype = b.dtype("dtype") or (like.element_dtype if like is not None else DType.float32)
+    device = b.get("device") or DeviceAttr(like.device.data if like is not None else "cpu")
+    size_arg = e.sizes(cast(Sequence[SymSize], size)) if like is not None and size is like.sizes else size
+    return e.v(
+        "aten.full.default",
+        size_arg,
+        fill_value_for(dtype, value) if not isinstance(value, SSAValue) else value,
+        dtype=dtype,
+        layout=Layout.strided,
+        device=device,
+        pin_memory=False,
+    )
+
+
+def atleast_rank(e: Emitter, x: SSAValue, n: int) -> SSAValue:
+    rank = tensor_of(x).rank
+    if rank >= n:
+        return x
+    if rank == 0:
+        return e.v("aten.view.default", x, [1] * n)
+    if n == 2:
+        return e.v("aten.unsqueeze.default", x, 0)
+    # 3-d: [n] -> [1, n, 1], [m, n] -> [m, n, 1]
+    y = e.v("aten.unsqueeze.default", x, 0) if rank == 1 else x
+    return e.v("aten.unsqueeze.default", y, -1)
+
+
+def split_sizes(total: SymSize, chunk: int) -> list[int]:
+    """Sizes of `split(chunk)` along a dimension of `total` elements (the last one shorter)."""
+    if not isinstance(total, int):
+        raise Decline()
+    sizes = [chunk] * (total // chunk) if chunk else [total]
+    if chunk and total % chunk:
+        sizes.append(total % chunk)
+    return sizes or [0]

@@ -13,27 +13,17 @@ from xdsl_exir.dialects.exir import (
     DType,
     Layout,
     MemoryFormat,
-    TensorType,
 )
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, fill_value_for, op_name, rule, tensor_of
+from xdsl_exir.semantics.decompositions.core import (
+    Decline,
+    Emitter,
+    fill_value_for,
+    full_value,
+    op_name,
+    rule,
+    tensor_of,
+)
 from xdsl_exir.semantics.inference import Bound
-from xdsl_exir.utils.symbolic import SymSize
-
-
-def full_value(e: Emitter, b: Bound, size: Sequence[SymSize] | object, value: object, like: TensorType | None) -> SSAValue:
-    dtype = b.dtype("dtype") or (like.element_dtype if like is not None else DType.float32)
-    device = b.get("device") or DeviceAttr(like.device.data if like is not None else "cpu")
-    size_arg = e.sizes(cast(Sequence[SymSize], size)) if like is not None and size is like.sizes else size
-    return e.v(
-        "aten.full.default",
-        size_arg,
-        fill_value_for(dtype, value) if not isinstance(value, SSAValue) else value,
-        dtype=dtype,
-        layout=Layout.strided,
-        device=device,
-        pin_memory=False,
-    )
-
 
 _FILL = {"zeros": 0, "ones": 1}
 

@@ -7,8 +7,15 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, fill_value_for, rule, scalar_tensor, tensor_of
-from xdsl_exir.semantics.decompositions.long_tail import movedim
+from xdsl_exir.semantics.decompositions.core import (
+    Decline,
+    Emitter,
+    fill_value_for,
+    movedim,
+    rule,
+    scalar_tensor,
+    tensor_of,
+)
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 

@@ -13,13 +13,15 @@ from xdsl_exir.dialects.exir import (
     DType,
     Layout,
     MemoryFormat,
-    TensorType,
 )
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    as_tensor_like,
     cast_to_dtype,
     fill_value_for,
+    full_value,
+    movedim,
     number_arg,
     one_minus,
     op_name,
@@ -30,10 +32,9 @@ from xdsl_exir.semantics.decompositions.core import (
     size_product,
     sizes_equal,
     tensor_of,
+    wrapped_dim,
     zero_like,
 )
-from xdsl_exir.semantics.decompositions.creation import full_value
-from xdsl_exir.semantics.decompositions.renames import Call, rule_from_call
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
@@ -43,20 +44,6 @@ from xdsl_exir.utils.op_registry import lookup
 # Each follows the semantics of torch/_refs or torch/_decomp (read for semantics,
 # written here in this table's terms); the interpreter runs them through the
 # same rules (semantics/kernels/decomposed.py).
-
-
-def _dims(rank: int, dim: int) -> int:
-    return dim % rank if rank else 0
-
-
-def movedim(e: Emitter, x: SSAValue, source: int, dest: int) -> SSAValue:
-    rank = tensor_of(x).rank
-    source, dest = _dims(rank, source), _dims(rank, dest)
-    if source == dest:
-        return x
-    order = [d for d in range(rank) if d != source]
-    order.insert(dest, source)
-    return e.v("aten.permute.default", x, order)
 
 
 @rule("aten.detach.default", "aten.alias.default")
@@ -149,8 +136,8 @@ def _movedim_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _movedim_list(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     x = cast(SSAValue, b["self"])
     rank = tensor_of(x).rank
-    src = [_dims(rank, d) for d in b.ints("source")]
-    dst = [_dims(rank, d) for d in b.ints("destination")]
+    src = [wrapped_dim(rank, d) for d in b.ints("source")]
+    dst = [wrapped_dim(rank, d) for d in b.ints("destination")]
     order: list[int | None] = [None] * rank
     for s_, d_ in zip(src, dst):
         order[d_] = s_
@@ -170,23 +157,6 @@ def _empty_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.exp2.default")
 def _exp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.pow.Scalar", 2.0, b["self"])]
-
-
-def as_tensor_like(e: Emitter, value: object, like: TensorType) -> SSAValue:
-    """A Scalar argument as a 0-d tensor of its own kind (0-d tensors promote as scalars do)."""
-    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
-        return value
-    if isinstance(value, SSAValue):
-        raise Decline()
-    if isinstance(value, bool):
-        dtype = DType.bool
-    elif isinstance(value, int):
-        dtype = DType.int64
-    else:
-        dtype = like.element_dtype if like.element_dtype.is_floating_point else DType.float32
-    return e.v(
-        "aten.scalar_tensor.default", value, dtype=dtype, layout=Layout.strided, device=DeviceAttr(like.device.data)
-    )
 
 
 @rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
@@ -476,7 +446,6 @@ def _max_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.item(new, 0)]
 
 
-rule("aten.cdist.default")(rule_from_call(Call("aten._cdist_forward.default", ("x1", "x2", "p", "compute_mode"))))
 
 
 @rule("aten.logspace.default")

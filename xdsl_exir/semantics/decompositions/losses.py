@@ -15,13 +15,13 @@ from xdsl_exir.semantics.decompositions.core import (
     REDUCTIONS,
     Decline,
     Emitter,
+    full_value,
     op_name,
     reduce_loss,
     rule,
     tensor_of,
     zero_like,
 )
-from xdsl_exir.semantics.decompositions.creation import full_value
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize

@@ -137,6 +137,8 @@ def rule_from_call(spec: Call) -> Rule:
     return apply
 
 
+CALLS["aten.cdist.default"] = Call("aten._cdist_forward.default", ("x1", "x2", "p", "compute_mode"))
+
 for _name, _spec in CALLS.items():
     rule(_name, core=_spec.core)(rule_from_call(_spec))
 
@@ -206,6 +208,9 @@ def alias_rule(target: str) -> Rule:
     return apply
 
 
+ALIASES["aten.unsafe_split_with_sizes.default"] = "aten.split_with_sizes.default"
+ALIASES["aten._stack.default"] = "aten.stack.default"
+
 for _name, _target in ALIASES.items():
     rule(_name)(alias_rule(_target))
 
@@ -221,6 +226,7 @@ COPIES: dict[str, str] = {
 }
 """The functional `_copy` forms of view ops: the view, then a copy (a fresh tensor)."""
 COPIES["aten.narrow_copy.default"] = "aten.narrow.default"
+COPIES["aten._reshape_alias_copy.default"] = "aten.view.default"
 
 
 def copy_rule(view: str) -> Rule:

@@ -11,15 +11,13 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.semantics.decompositions.core import (
     Emitter,
+    as_tensor_like,
     cast_to_dtype,
     op_name,
     rule,
     scalar_tensor,
     tensor_of,
     zero_like,
-)
-from xdsl_exir.semantics.decompositions.long_tail import (
-    as_tensor_like,
 )
 from xdsl_exir.semantics.inference import Bound, result_type
 

@@ -18,22 +18,14 @@ from typing import cast
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_exir.dialects.exir import GetItemOp, ListType, MemoryFormat, TensorType
-from xdsl_exir.semantics.decompositions.conv_pool import (
-    atleast_rank,
-)
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    atleast_rank,
     op_name,
     rule,
-    tensor_of,
-)
-from xdsl_exir.semantics.decompositions.renames import (
-    alias_rule,
-    copy_rule,
-)
-from xdsl_exir.semantics.decompositions.views import (
     split_sizes,
+    tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
@@ -189,9 +181,6 @@ def _unsafe_chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [_typed_as(e, pieces, op.results[0])]
 
 
-rule("aten.unsafe_split_with_sizes.default")(alias_rule("aten.split_with_sizes.default"))
-rule("aten._stack.default")(alias_rule("aten.stack.default"))
-rule("aten._reshape_alias_copy.default")(copy_rule("aten.view.default"))
 
 
 @rule("aten._reshape_copy.default")

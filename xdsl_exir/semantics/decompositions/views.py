@@ -23,6 +23,7 @@ from xdsl_exir.semantics.decompositions.core import (
     rule,
     simplify_size,
     size_product,
+    split_sizes,
     tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound
@@ -84,16 +85,6 @@ def _transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     perm = list(range(rank))
     perm[d0], perm[d1] = perm[d1], perm[d0]
     return [e.v("aten.permute.default", x, perm)]
-
-
-def split_sizes(total: SymSize, chunk: int) -> list[int]:
-    """Sizes of `split(chunk)` along a dimension of `total` elements (the last one shorter)."""
-    if not isinstance(total, int):
-        raise Decline()
-    sizes = [chunk] * (total // chunk) if chunk else [total]
-    if chunk and total % chunk:
-        sizes.append(total % chunk)
-    return sizes or [0]
 
 
 @rule("aten.chunk.default")
