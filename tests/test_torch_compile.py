@@ -451,6 +451,21 @@ def test_unaligned_and_strided_inputs() -> None:
 
 
 @needs_iree
+def test_negative_views_are_materialized() -> None:
+    """A contiguous view with torch's negative bit (its memory holds -x): DLPack would drop the sign."""
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return x * 2 + 1
+
+    x = torch.randn(4, 16)
+    negative = torch._neg_view(x)  # pyright: ignore[reportPrivateUsage] - the one way to make a contiguous negative view
+    assert negative.is_neg() and negative.is_contiguous()
+    compiled = _compiled(f, "iree")
+    for _ in range(2):
+        torch.testing.assert_close(compiled(negative), f(negative.resolve_neg()))
+
+
+@needs_iree
 def test_dtypes_through_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """bool, uint8, int64 and float64 tensors cross both ways in place with eager's dtypes; int8 and float16 too."""
 

@@ -551,18 +551,19 @@ class IreeExecutor:
         self._sizes.check(args)
         return self.call_checked(args)
 
-    def import_dlpack(self, tensor: Any) -> Any:
+    def import_dlpack(self, capsule: Any) -> Any:
         """
-        A tensor (any object with `__dlpack__`: a detached torch tensor, a numpy
-        array) as an IREE buffer view of its own memory, not copied; the view
-        holds the tensor until IREE lets it go. IREE takes a C-contiguous tensor
-        aligned to 64 bytes on the CPU and refuses any other (IreeError): the
-        caller then hands it an aligned copy. Only a CPU device reads host memory.
+        A tensor's DLPack capsule (`torch.utils.dlpack.to_dlpack`, a numpy array's
+        `__dlpack__()`) as an IREE buffer view of the tensor's own memory, not
+        copied; the view holds the tensor until IREE lets it go. IREE takes a
+        C-contiguous tensor aligned to 64 bytes on the CPU and refuses any other
+        (IreeError): the caller then hands it an aligned copy. Only a CPU device
+        reads host memory.
         """
         if not self._host_device:
             raise IreeError(f"IREE device '{self._device_name}' does not read host memory in place")
         try:
-            return self._device.from_dlpack_capsule(tensor.__dlpack__())
+            return self._device.from_dlpack_capsule(capsule)
         except Exception as e:
             raise IreeError(f"IREE cannot read the tensor in place: {e}") from None
 

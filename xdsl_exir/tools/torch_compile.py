@@ -61,6 +61,7 @@ import torch
 import torch.fx
 from threadpoolctl import ThreadpoolController
 from torch.utils import _pytree as pytree
+from torch.utils.dlpack import to_dlpack
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import Rewriter
 
@@ -532,6 +533,11 @@ class _Outputs:
         self.inputs: list[int | None] = [placeholders.index(n) if n.op == "placeholder" else None for n in self.nodes]
         """Per returned node, the argument it is when it is a placeholder (a forward saving a parameter)."""
         self.constants = len(self.nodes) != len(leaves)
+        returned = self.node.args[0]
+        self.flat: type[tuple[Any, ...]] | type[list[Any]] | None = None
+        """The output's type when it is a plain tuple or list of nodes (most graphs): no pytree to rebuild."""
+        if type(returned) in (tuple, list) and all(isinstance(v, torch.fx.Node) for v in returned):
+            self.flat = type(returned)
 
     def build(self, values: Sequence[Any]) -> Any:
         """The outputs from the program's results (numpy arrays and scalars)."""
@@ -539,6 +545,8 @@ class _Outputs:
 
     def assemble(self, values: Sequence[Any]) -> Any:
         """The outputs' pytree from one torch value per returned node, the constants put back."""
+        if self.flat is not None:
+            return self.flat(values)
         if not self.constants:
             return pytree.tree_unflatten(list(values), self.spec)
         converted = iter(values)
@@ -640,15 +648,16 @@ class _FastCall:
         for i, a in enumerate(args):
             if not isinstance(a, torch.Tensor):
                 return None
-            t = a.detach()
-            if t.dtype != self.dtypes[i] or t.shape != self.shapes[i] or t.device.type != "cpu":
+            # DLPack carries neither torch's conjugate nor its negative bit: those views are materialized.
+            t = a.detach().resolve_conj().resolve_neg()
+            if t.dtype != self.dtypes[i] or t.shape != self.shapes[i] or not t.is_cpu:
                 return None
             try:
-                view = executor.import_dlpack(t)
+                view = executor.import_dlpack(to_dlpack(t))
             except Exception:
-                t = torch.empty(t.shape, dtype=t.dtype).copy_(t)  # contiguous, aligned, bits resolved
+                t = torch.empty(t.shape, dtype=t.dtype).copy_(t)  # contiguous, and aligned by torch's allocator
                 try:
-                    view = executor.import_dlpack(t)
+                    view = executor.import_dlpack(to_dlpack(t))
                 except Exception:
                     return None
             views.append(view)
