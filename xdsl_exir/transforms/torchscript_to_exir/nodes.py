@@ -153,7 +153,7 @@ class NodeLowering(LoweringBase):
         if isinstance(value, TensorRef):
             return declared if isinstance(declared, ts.TSTensorType) else ts.TSTensorType()
         if isinstance(value, tuple):
-            # ts.py's container types redeclare their parameters, so checkers see the dataclass __init__.
+            # The ts dialect's container types (dialects/ts/types.py) redeclare their parameters, so checkers see the dataclass __init__.
             return cast(Any, ts.TSTupleType)(*(self.ts_type_of(v, ts.TSAnyType()) for v in cast(tuple[object, ...], value)))
         if isinstance(value, TSList) and value and not isinstance(declared, ts.TSListType):
             return cast(Any, ts.TSListType)(self.ts_type_of(value[0], ts.TSAnyType()))
