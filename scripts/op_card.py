@@ -159,8 +159,8 @@ def decomposition_facts(name: str) -> list[Fact]:
         out.append(_function_fact("decomposition", rule, name))
     package = _package_modules(decompositions)
     for table, what in ((decompositions.KEEP_IN_CORE, "kept in core"), (decompositions.NOT_YET, "not decomposed yet")):
-        if name in table:
-            out.append(Fact(what, _quoted(package, name) or "", table[name]))
+        if name in table:  # an entry quotes the full name, or the name within its namespace
+            out.append(Fact(what, _quoted(package, name, name.partition(".")[2]) or "", table[name]))
     if name in op_registry.CORE_IR_EXTRAS:
         out.append(Fact("core IR extra", _quoted([op_registry], name) or "", "torch keeps it in core IR"))
     if not out:
