@@ -57,7 +57,7 @@ from xdsl_exir.frontends.torchscript_dump_reader.syntax import (
     TorchScriptParseError,
     Use,
 )
-from xdsl_exir.frontends.torchscript_dump_reader.tensor_text import tensor_bytes
+from xdsl_exir.frontends.torchscript_dump_reader.tensor_text import SCALAR_TYPES, tensor_bytes
 
 OPAQUE_DIALECT = "torchscript"
 """The dialect name of `opaque<...>` attributes holding attribute text verbatim."""
@@ -366,8 +366,9 @@ def _constant_value(v: object, t: Attribute) -> Attribute | None:
 
 
 _STORABLE = frozenset(
-    {"Byte", "Char", "Short", "Int", "Long", "UInt16", "UInt32", "UInt64", "Half", "Float", "Double", "Bool", "BFloat16"}
-)
+    {"Byte", "Char", "Short", "Int", "Long", "UInt16", "UInt32", "UInt64", "Half", "Float", "Double", "Bool", "BFloat16",
+     "ComplexFloat", "ComplexDouble"}
+)  # fmt: skip
 """Scalar types whose printed values the reader stores."""
 
 
@@ -377,6 +378,7 @@ def _tensor_value(v: TensorText, t: Attribute | None) -> TensorValueAttr:
     values = v.values
     if scalar is None:
         scalar = "Long" if values and all(isinstance(x, int) for x in values) else "Float"
+        scalar = "ComplexFloat" if values and any(isinstance(x, complex) for x in values) else scalar
     dims = v.dims
     if dims is None:
         shape = tt.shape if tt else None
@@ -385,6 +387,11 @@ def _tensor_value(v: TensorText, t: Attribute | None) -> TensorValueAttr:
             dims = known
         else:
             dims = []
+    # torch prints a complex tensor of several elements by its real parts alone: its data is the
+    # (real,imaginary) pairs of a one-element print, or unknown.
     if values is None or scalar not in _STORABLE:
+        return TensorValueAttr(scalar, dims, None)
+    pairs = [isinstance(x, complex) for x in values]
+    if not all(pairs) if SCALAR_TYPES[scalar].is_complex else any(pairs):
         return TensorValueAttr(scalar, dims, None)
     return TensorValueAttr(scalar, dims, tensor_bytes(values, scalar))

@@ -6,6 +6,7 @@ the one error of malformed or inconsistent dump text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute
@@ -29,7 +30,7 @@ class TensorText:
 
     scalar: str | None  # from the print's `CPUFloatType`, else unknown
     dims: list[int] | None  # from the print's `{2,3}`, else unknown
-    values: list[float | int] | None  # None: data not printed
+    values: Sequence[float | int | complex] | None  # None: data not printed
 
 
 @dataclass(slots=True)

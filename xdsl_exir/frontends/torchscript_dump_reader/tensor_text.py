@@ -170,14 +170,17 @@ def _numbers(text: str) -> list[float | int]:
     return out
 
 
-def tensor_bytes(values: Sequence[float | int], scalar: str) -> bytes:
+def tensor_bytes(values: Sequence[float | int | complex], scalar: str) -> bytes:
     """Little-endian contiguous bytes of `values` as a tensor of TorchScript scalar type `scalar`."""
     dtype = SCALAR_TYPES[scalar]
-    if dtype is DType.bool:
+    if dtype.is_complex:
+        array = np.asarray(values, dtype=np.complex128)
+    elif dtype is DType.bool:
         array = np.asarray([bool(x) for x in values], dtype=np.bool_)
     elif dtype.is_integral:  # clamped: a print like -9.2234e+18 rounds past the range
         info = np.iinfo(storage_dtype(dtype))
-        ints = [min(max(int(x), int(info.min)), int(info.max)) if math.isfinite(x) else 0 for x in values]
+        reals = [x for x in values if not isinstance(x, complex)]  # the builder stores complex values as complex only
+        ints = [min(max(int(x), int(info.min)), int(info.max)) if math.isfinite(x) else 0 for x in reals]
         array = np.asarray(ints, dtype=object).astype(storage_dtype(dtype))
     else:
         array = np.asarray(values, dtype=np.float32 if dtype is DType.bfloat16 else np.float64)
