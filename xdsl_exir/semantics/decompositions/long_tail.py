@@ -694,7 +694,10 @@ def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     dims = [] if dim is None else b.ints("dim")
     keep = bool(b.get("keepdim"))
     total = e.v("aten.nansum.default", x, dims, keep, dtype=b.dtype("dtype"))
-    count = e.v("aten.sum.dim_IntList", e.v("aten.logical_not.default", e.v("aten.isnan.default", x)), dims, keep)
+    # counted in the sum's dtype: core IR divides without implicit promotion (torch divides by an
+    # int64 count, which promotes to that dtype the same way)
+    count = e.v("aten.sum.dim_IntList", e.v("aten.logical_not.default", e.v("aten.isnan.default", x)), dims, keep,
+                dtype=tensor_of(total).element_dtype)
     return [e.v("aten.div.Tensor", total, count)]
 
 
