@@ -99,15 +99,22 @@ def _compare(got: list[Any], model: Convs, xs: list[torch.Tensor], what: str) ->
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=f"{what} case {i} {CASES[i]}")
 
 
-@pytest.mark.parametrize("pointwise", [True, False], ids=["1x1-matmul", "1x1-named"])
-def test_lowered_forms_equal_eager(program: tuple[Convs, Any], pointwise: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both forms of a 1x1 convolution (`_POINTWISE_MATMUL`), whichever is the default."""
+@pytest.mark.parametrize(
+    ("pointwise", "channels_last"), [(True, False), (False, False), (False, True)], ids=["1x1-matmul", "1x1-named", "nhwc"]
+)
+def test_lowered_forms_equal_eager(
+    program: tuple[Convs, Any], pointwise: bool, channels_last: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both forms of a 1x1 convolution (`_POINTWISE_MATMUL`), whichever is the default, and the
+    channels-last form of one-group convolutions (`_CHANNELS_LAST`)."""
     model, module = program
     monkeypatch.setattr(conv_pool, "_POINTWISE_MATMUL", pointwise)
+    monkeypatch.setattr(conv_pool, "_CHANNELS_LAST", channels_last)
     lowered = lower_to_upstream(to_core(module))
     text = print_mlir(lowered)
     # every form is exercised
-    assert "linalg.conv_2d_nchw_fchw" in text
+    assert ("linalg.conv_2d_nchw_fchw" in text) != channels_last
+    assert ("linalg.conv_2d_nhwc_hwcf" in text) == channels_last
     assert ("linalg.matmul" in text) == pointwise
     assert "linalg.conv_2d_ngchw_gfchw" not in text
     xs = _inputs(1)

@@ -132,6 +132,13 @@ class IreeOptions:
             # benchmarks/compile.py, no change elsewhere (data tiling, which helps
             # the CNNs further, slows the transformer by a third).
             flags.append("--iree-global-opt-use-im2col-for-convs")
+            # No channels-last conversion: IREE's own (the preprocessing pass
+            # iree-preprocessing-convert-conv-to-channels-last, with or without
+            # im2col, with or without the transpose-propagation flags) and the
+            # lowering's (conv_pool._CHANNELS_LAST) speed a lone 3x3 convolution
+            # up to 2.7x, but whole models not: ResNet-18 1.1-1.9x slower (20x
+            # with aggressive transpose propagation), MobileNet and RegNet-X
+            # 5-10% slower (benchmarks/compile.py --variant, one thread).
             # Data tiling makes ResNet-18 another 1.2x faster and MobileNet 1.2x,
             # but slows the 4-layer encoder by a third: on where it pays.
             if data_tiling is None:

@@ -93,7 +93,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
+from xdsl_exir.transforms.linalg_lowering.views import collapse, expand, transpose
 from xdsl_exir.utils.symbolic import sympy
 
 _DEPTHWISE_GENERIC = True
@@ -125,6 +125,18 @@ one convolution at a time (32-512 channels, 4x4 to 16x16, one thread), IREE
 `--iree-global-opt-use-im2col-for-convs` already turns into a matrix product;
 `benchmarks/compile.py --lowering conv_pool._POINTWISE_MATMUL=1` compares the
 two on whole models.
+"""
+
+_CHANNELS_LAST = False
+"""
+Lower 2-D convolutions of one group to `linalg.conv_2d_nhwc_hwcf` between
+transposes (the input and the accumulator to channels-last, the weight to
+`[kh, kw, C, F]`, the result back to NCHW), for IREE to cancel the transposes
+between consecutive convolutions and fold the weight's into the constant (see
+`_conv_2d_nhwc`). Off: on IREE 3.13 (one thread, an AVX-512 Xeon, interleaved,
+`benchmarks/compile.py --lowering conv_pool._CHANNELS_LAST=1`) it ran a lone
+dense 3x3 convolution 1.3x faster and a 1x1 1.2x, but ResNet-18 and MobileNet-v1
+5-8% slower, and 25x slower a lone 3x3 without IREE's im2col.
 """
 
 _MAX_TAPS = 49
@@ -349,6 +361,8 @@ def _conv_2d(
     strides, dilations = _pair(stride), _pair(dilation)
     if groups == 1 and _POINTWISE_MATMUL and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
         return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
+    if groups == 1 and _CHANNELS_LAST:
+        return _conv_2d_nhwc(st, lx, xs, lw, ws, init, os, strides, dilations, acc)
     if groups == 1:
         return st.emit(linalg.Conv2DNchwFchwOp((lx, lw), (init,), (init.type,), strides=strides, dilations=dilations))
     if _DEPTHWISE_GENERIC and ws[1] == 1 and xs[1] == groups == ws[0]:
@@ -368,6 +382,28 @@ def _conv_2d(
     ginit = expand(st, init, [[0], [1, 2], [3], [4]], gsizes, element_type(acc))
     conv = linalg.Conv2DNgchwGfchwOp((gx, gw), (ginit,), (ginit.type,), strides=strides, dilations=dilations)
     return collapse(st, st.emit(conv), [[0], [1, 2], [3], [4]], os, element_type(acc))
+
+
+def _conv_2d_nhwc(
+    st: LoweringState,
+    lx: SSAValue,
+    xs: Sequence[object],
+    lw: SSAValue,
+    ws: Sequence[object],
+    init: SSAValue,
+    os: Sequence[object],
+    strides: DenseIntElementsAttr,
+    dilations: DenseIntElementsAttr,
+    acc: DType,
+) -> SSAValue:
+    """A 2-D convolution of one group computed channels-last (see `_CHANNELS_LAST`):
+    the same sums in the same order as the NCHW named op, on transposed operands."""
+    nhwc = [0, 2, 3, 1]
+    x = transpose(st, lx, nhwc, sized([xs[i] for i in nhwc], acc))
+    w = transpose(st, lw, [2, 3, 1, 0], sized([ws[2], ws[3], ws[1], ws[0]], acc))
+    out = transpose(st, init, nhwc, sized([os[i] for i in nhwc], acc))
+    conv = st.emit(linalg.Conv2DNhwc_HwcfOp((x, w), (out,), (out.type,), strides=strides, dilations=dilations))
+    return transpose(st, conv, [0, 3, 1, 2], sized(os, acc))
 
 
 def _pointwise(
