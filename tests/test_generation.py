@@ -3,7 +3,7 @@ Greedy generation with a KV cache (`benchmarks/llm.py`'s decoder at a small
 size): the prefill program (prompt length dynamic) and the decode program (cache
 length dynamic, the cache as inputs and outputs), exported from one module, run a
 16-token greedy loop on the interpreter and on IREE, and give eager's tokens (in
-bfloat16 too, on the interpreter). The logits and caches of the first steps are
+bfloat16 too). The logits and caches of the first steps are
 compared too, closer than a token can.
 """
 
@@ -92,12 +92,20 @@ def test_decode_refuses_a_cache_beyond_the_exported_range(model: tuple[Any, Any,
         decode(np.zeros((1, 1), np.int64), kv, kv)
 
 
-def test_bfloat16_decoder_generates_eagers_tokens_on_the_interpreter() -> None:
-    """The decoder as LLMs ship (`.to(torch.bfloat16)`): weights, caches and logits in bfloat16."""
+@pytest.mark.parametrize("backend", ["interpreter", "iree"])
+def test_bfloat16_decoder_generates_eagers_tokens(backend: str, tmp_path: pathlib.Path) -> None:
+    """
+    The decoder as LLMs ship (`.to(torch.bfloat16)`): weights, caches and logits in
+    bfloat16; on IREE the weights are bf16 parameters read in place.
+    """
+    options: dict[str, Any] = {}
+    if backend == "iree":
+        pytest.importorskip("iree.runtime")
+        options = {"cache_dir": str(tmp_path), "parameters_from_bytes": 0}
     prefill, decode = llm.build(CONFIG, "bfloat16")
     pre_ep, dec_ep = llm.export(prefill, decode, CONFIG)
     eager = llm.eager_steps(prefill, decode)
-    ours = llm.exir_steps(pre_ep, dec_ep, "interpreter")
+    ours = llm.exir_steps(pre_ep, dec_ep, backend, **options)
     logits, k, _ = ours[0](_prompt())
     assert logits.dtype == k.dtype == np.dtype("bfloat16")
     assert llm.generate(*ours, _prompt(), STEPS) == llm.generate(*eager, _prompt(), STEPS)
