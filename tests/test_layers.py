@@ -438,6 +438,56 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(described)
 
 
+MAX_CIRCLE = 4
+"""The most modules one import circle may hold, counting the imports inside functions."""
+
+CIRCLE_EXCEPTIONS: dict[tuple[str, str], str] = {}
+"""
+(importing module, imported module) -> why this import, though it closes a circle larger
+than MAX_CIRCLE, is left out of the count.
+"""
+
+
+def _full_import_graph() -> dict[str, set[str]]:
+    """
+    Module -> the modules it may load, at the top or inside a function (the listed circle
+    exceptions and `if TYPE_CHECKING:` left out), with the parent packages an import loads.
+    """
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for i in OURS:
+        target = _resolve(i.imported)
+        if i.type_checking or (i.importer, target) in CIRCLE_EXCEPTIONS:
+            continue
+        parts = target.split(".")
+        for n in range(1, len(parts) + 1):
+            dep = ".".join(parts[:n])
+            if dep in MODULES and dep != i.importer and not i.importer.startswith(dep + "."):
+                graph[i.importer].add(dep)
+    return graph
+
+
+@pytest.mark.xfail(strict=True, reason="the registries in the package __init__ files close a circle of 109 modules")
+def test_import_circles_are_small() -> None:
+    """
+    Counting the imports inside functions too, no circle of modules is larger than
+    MAX_CIRCLE: a lazy import keeps a module from loading another too early, but the two still
+    depend on each other, and a large circle means no part of it can be read or tested alone.
+    """
+    graph = _full_import_graph()
+    large = sorted((c for c in _cycles(graph) if len(c) > MAX_CIRCLE), key=len, reverse=True)
+    described = [
+        f"{len(c)} modules:\n    " + "\n    ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) for c in large
+    ]
+    assert not large, f"import circles of more than {MAX_CIRCLE} modules:\n" + "\n".join(described)
+
+
+def test_circle_exceptions_exist() -> None:
+    """Each listed circle exception still names an import."""
+    present = {(i.importer, _resolve(i.imported)) for i in OURS if not i.type_checking}
+    stale = [key for key in CIRCLE_EXCEPTIONS if key not in present]
+    assert not stale, f"listed circle exceptions that no longer exist: {stale}"
+
+
 STAR_PACKAGES: dict[str, frozenset[str]] = {
     f"{PACKAGE}.semantics.inference": frozenset({"core"}),
     f"{PACKAGE}.semantics.decompositions": frozenset({"core", "keep", "pattern"}),
