@@ -458,7 +458,7 @@ def test_negative_views_are_materialized() -> None:
         return x * 2 + 1
 
     x = torch.randn(4, 16)
-    negative = torch._neg_view(x)  # pyright: ignore[reportPrivateUsage] - the one way to make a contiguous negative view
+    negative = torch._neg_view(x)  # the one way to make a contiguous negative view
     assert negative.is_neg() and negative.is_contiguous()
     compiled = _compiled(f, "iree")
     for _ in range(2):

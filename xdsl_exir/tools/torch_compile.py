@@ -61,7 +61,7 @@ import torch
 import torch.fx
 from threadpoolctl import ThreadpoolController
 from torch.utils import _pytree as pytree
-from torch.utils.dlpack import to_dlpack
+from torch.utils import dlpack
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import Rewriter
 
@@ -598,6 +598,9 @@ class _Native:
         return self.outputs.build(results)
 
 
+_to_dlpack: Callable[[torch.Tensor], Any] = dlpack.to_dlpack  # pyright: ignore[reportPrivateImportUsage] - torch's documented to_dlpack, re-exported from torch._C
+
+
 class _FastCall:
     """
     The per-call work of a piece IREE compiled with static types, cut to what a
@@ -614,15 +617,13 @@ class _FastCall:
     for the call. A result sharing an argument's memory (IREE may return an
     argument it found unchanged) is copied, so no output aliases an input that
     eager's would not; a returned placeholder is its argument itself, as the
-    graph module returns it. A call whose tensors are not of the compiled dtypes
-    and sizes, or whose results are not of eager's dtypes, returns None: the
-    general path converts or refuses, as it always did.
+    graph module returns it. A call IREE refuses (tensors not of the compiled
+    dtypes and sizes: its entry checks them) or whose results are not of eager's
+    dtypes goes to the general path, which converts or refuses, as it always did.
     """
 
     def __init__(self, plan: Any, outputs: _Outputs) -> None:
         self.executor = plan.executor
-        self.dtypes = [_torch_dtype_of(dtype) for dtype, _ in plan.inputs]
-        self.shapes = [torch.Size(shape) for _, shape in plan.inputs]
         self.nbytes = [math.prod(shape) * dtype.itemsize for dtype, shape in plan.inputs]
         self.outputs = outputs
         self.out_dtypes = [_torch_dtype_of(want[0]) for want in plan.outputs]
@@ -640,24 +641,25 @@ class _FastCall:
 
     def __call__(self, args: Sequence[Any]) -> Any:
         """The outputs' pytree, or None where the call needs the general path."""
-        if len(args) != len(self.dtypes):
+        if len(args) != len(self.nbytes):
             return None
         executor = self.executor
         views: list[Any] = []
         spans: list[tuple[int, int]] = []
-        for i, a in enumerate(args):
-            if not isinstance(a, torch.Tensor):
+        # Dtypes and sizes are not checked here: Dynamo's guards did, and IREE checks
+        # each argument against its signature again (a mismatch raises, and the
+        # general path takes the call).
+        for i, t in enumerate(args):
+            if not isinstance(t, torch.Tensor) or not t.is_cpu:
                 return None
-            # DLPack carries neither torch's conjugate nor its negative bit: those views are materialized.
-            t = a.detach().resolve_conj().resolve_neg()
-            if t.dtype != self.dtypes[i] or t.shape != self.shapes[i] or not t.is_cpu:
-                return None
+            if t.is_neg() or t.is_conj():  # bits DLPack does not carry: materialized
+                t = t.resolve_conj().resolve_neg()
             try:
-                view = executor.import_dlpack(to_dlpack(t))
+                view = executor.import_dlpack(_to_dlpack(t))
             except Exception:
                 t = torch.empty(t.shape, dtype=t.dtype).copy_(t)  # contiguous, and aligned by torch's allocator
                 try:
-                    view = executor.import_dlpack(to_dlpack(t))
+                    view = executor.import_dlpack(_to_dlpack(t))
                 except Exception:
                     return None
             views.append(view)
