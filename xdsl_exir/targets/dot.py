@@ -38,7 +38,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import IO, Self, cast
+from typing import IO, ClassVar, Self, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -883,6 +883,11 @@ class _PictureTarget(Target):
 
     collapse_depth: int = 0
 
+    def __post_init__(self) -> None:
+        # Checked when the option is read, before any work (from_spec turns it into a diagnostic).
+        if self.collapse_depth < 0:
+            raise ValueError(f"collapse-depth must be 0 (off) or a module depth >= 1, got {self.collapse_depth}")
+
     @classmethod
     def from_spec(cls, spec: ArgSpec) -> Self:
         known = [f.name for f in dataclasses.fields(cls) if f.init]
@@ -916,6 +921,14 @@ class SvgTarget(_PictureTarget):
     name = "svg"
 
     timeout: int = 60
+
+    MAX_TIMEOUT: ClassVar[int] = 7 * 24 * 3600
+    """A week: more is no limit, and past what a process timer takes it was an internal error."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 1 <= self.timeout <= self.MAX_TIMEOUT:
+            raise ValueError(f"timeout must be between 1 and {self.MAX_TIMEOUT} seconds, got {self.timeout}")
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         output.write(render_svg(to_dot(module, self.collapse_depth), float(self.timeout)))
