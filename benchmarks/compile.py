@@ -95,6 +95,30 @@ part of every CNN, and
   `--iree-dispatch-creation-enable-aggressive-fusion`: within noise (< 5%) on
   every model; `--iree-dispatch-creation-experimental-set-data-tiling-ops=matmul,convolution`
   is refused by iree-compile.
+
+Channels-last, measured again on an Intel Xeon (Emerald Rapids, AVX-512) at one
+thread, `--clock cpu`, machine load 16-21 on 2 cores (ms per call; the default
+is im2col, with data tiling where a convolution is):
+
+| one convolution              | default | no im2col | CL, no im2col | CL   | eager | ORT   |
+|------------------------------|---------|-----------|---------------|------|-------|-------|
+| dense 3x3 64->64 at 32x32    | 3.34    | 2.13      | 1.25          | 2.47 | 1.18  | 0.978 |
+| 1x1 128->256 at 16x16        | 0.379   | 0.364     | 0.354         | 0.366| 0.237 | 0.208 |
+| grouped 3x3, 8 groups, 16x16 | 0.962   | 0.661     | 0.667         | 0.679| 0.702 | 0.183 |
+| stem 3x3/2 3->32 at 64x64    | 0.0855  | 0.308     | 0.0665        | 0.0824| 0.0855| 0.0343|
+
+(CL: `--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last))`;
+the depthwise generic is untouched by these flags, its spread, 0.47-0.69, is the
+noise.) On whole models the lone-convolution gain does not carry over: ResNet-18
+12.1 ms by default, 22.4 with CL and no im2col, 245 with the transpose
+propagation flags added (`--iree-opt-aggressively-propagate-transposes
+--iree-global-opt-propagate-transposes-through-conv
+--iree-global-opt-enable-sink-transpose-through-pad`); MobileNet-v1 3.43 -> 3.69
+and RegNet-X 5.46 -> 6.05 with CL (a control column, the defaults compiled
+twice: 3.60 and 5.30). The lowering's own channels-last form
+(`--lowering conv_pool._CHANNELS_LAST=1`): ResNet-18 10.5 -> 11.3, MobileNet-v1
+4.25 -> 4.48, RegNet-X 4.58 -> 4.13 (within the control's spread). The defaults
+stay.
 """
 
 from __future__ import annotations
