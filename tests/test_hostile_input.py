@@ -1370,6 +1370,8 @@ def api_wrong_arguments() -> list[tuple[str, Callable[[], Any], str]]:
         ("load(None)", lambda: exir.load(None), "load() takes a path, bytes"),
         ("Program(None)", lambda: repr(exir.Program(None)), "Program()'s module must be ModuleOp, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
         ("emit(None)", lambda: p.emit(None), "emit()'s target must be str, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
+        ("emit(bad option)", lambda: p.emit("dot{collapse-depth=x}"), "options of dot: collapse-depth"),
+        ("emit(python{x=1})", lambda: p.emit("python{x=1}"), "it takes no options"),
         ("emit(debuginfo='a')", lambda: p.emit("mlir", debuginfo="a"), "debuginfo must be bool, not str"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
         ("apply(None)", lambda: p.apply(None), "apply()'s pipeline must be str, not NoneType"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
         ("profile(runs='a')", lambda: p.profile(x, runs="a"), "profile()'s runs must be int, not str"),  # pyright: ignore[reportArgumentType] - the wrong type is the test

@@ -37,7 +37,7 @@ from xdsl_exir.dialects.exir import ProgramOp
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner, is_torchscript
-from xdsl_exir.targets import get_all_targets
+from xdsl_exir.targets.registry import get_all_targets
 from xdsl_exir.tools.exir_opt import ExirOptMain, ExirUserError, build_pipeline, check_target, detect_frontend
 from xdsl_exir.tools.profiler import OpProfiler, OpStat
 from xdsl_exir.tools.run_program import message
@@ -307,9 +307,11 @@ class Program:
         tool = self.tool
         try:
             check_target(tool, target)
-        except ExirUserError:
-            known = ", ".join(sorted(get_all_targets()) + (["mlir"] if "mlir" not in get_all_targets() else []))
+        except ExirUserError as e:
             name = target.split("{")[0]
+            if name in tool.available_targets:  # a known format given options it does not take
+                raise ExirError(str(e)) from None
+            known = ", ".join(sorted(get_all_targets()) + (["mlir"] if "mlir" not in get_all_targets() else []))
             raise ExirError(f"no '{name}' output format in this build (formats of xdsl-exir: {known})") from None
         args = tool.args
         saved = (args.target, args.print_debuginfo, args.print_op_generic)
