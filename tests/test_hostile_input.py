@@ -1390,6 +1390,7 @@ def api_wrong_arguments() -> list[tuple[str, Callable[[], Any], str]]:
         ("compile(3)", lambda: exir.compile(3), "compile() takes an nn.Module"),
         ("compile(threads='a')", lambda: p.compile("interpreter", threads="a"), "threads must be int or None, not str"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
         ("compile(threads=0)", lambda: p.compile("interpreter", threads=0), "threads must be at least 1, got 0"),
+        ("compile(pipeline=array)", lambda: p.compile("interpreter", pipeline=x), "compile()'s pipeline must be str, not ndarray"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
         ("compile(backend=3)", lambda: p.compile(3), "backend must be str or None, not int"),  # pyright: ignore[reportArgumentType] - the wrong type is the test
     ]
 

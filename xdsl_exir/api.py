@@ -271,6 +271,7 @@ class Program:
         """
         _check_type(backend, (str, type(None)), "compile()'s backend")
         _check_type(threads, (int, type(None)), "compile()'s threads")
+        _check_type(pipeline, str, "compile()'s pipeline", "spell it as exir-opt's -p does, e.g. 'cse,dce'")
         if threads is not None and threads < 1:
             raise ExirError(f"compile()'s threads must be at least 1, got {threads}")
         program = self.apply(pipeline) if pipeline else self
