@@ -73,8 +73,6 @@ CALLS: dict[str, Call] = {
     "aten.sum.default": Call(
         "aten.sum.dim_IntList", ("self", _const([])), (("dtype", "dtype"),)
     ),
-    "aten.softmax.int": Call("aten._softmax.default", ("self", "dim", _const(False))),
-    "aten.log_softmax.int": Call("aten._log_softmax.default", ("self", "dim", _const(False))),
     "aten.layer_norm.default": Call(
         "aten.native_layer_norm.default",
         ("input", "normalized_shape", "weight", "bias", "eps"),
@@ -240,6 +238,26 @@ def copy_rule(view: str) -> Rule:
 for _name, _view in COPIES.items():
     if _name in all_operators():
         rule(_name)(copy_rule(_view))
+
+
+def _softmax_in(e: Emitter, b: Bound, target: str) -> Sequence[SSAValue]:
+    """`softmax.int`/`log_softmax.int` as torch decomposes them: the input cast to `dtype` if one
+    is given (the result has that dtype), then the core op (`half_to_float` false)."""
+    x = b["self"]
+    dtype = b.dtype("dtype")
+    if dtype is not None:
+        x = e.v("aten._to_copy.default", x, dtype=dtype)
+    return [e.v(target, x, b.int("dim"), False)]
+
+
+@rule("aten.softmax.int")
+def _softmax_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return _softmax_in(e, b, "aten._softmax.default")
+
+
+@rule("aten.log_softmax.int")
+def _log_softmax_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return _softmax_in(e, b, "aten._log_softmax.default")
 
 
 @rule("aten.positive.default", "aten.lift_fresh.default")
