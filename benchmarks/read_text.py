@@ -27,7 +27,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Block, Region, SSAValue
 
-from xdsl_exir.dialects import get_all_dialects
+from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.dialects.aten import aten_op_class
 from xdsl_exir.dialects.exir import (
     DenseBlobAttr,

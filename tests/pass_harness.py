@@ -21,8 +21,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 
-from xdsl_exir.dialects import get_all_dialects
-from xdsl_exir.transforms import get_all_passes
+from xdsl_exir.dialects.registry import get_all_dialects
+from xdsl_exir.transforms.registry import get_all_passes
 
 ZOO = Path(__file__).parent / "zoo"
 

@@ -13,7 +13,7 @@ import pytest
 
 import xdsl_exir.api as exir
 from xdsl_exir.interpreters.program import ProgramRunner
-from xdsl_exir.targets import get_all_targets
+from xdsl_exir.targets.registry import get_all_targets
 from xdsl_exir.tools.profiler import op_key
 from xdsl_exir.utils.diagnostics import InterpreterError
 

@@ -35,7 +35,7 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.semantics.decompositions import default_legal_ops
 from xdsl_exir.targets.fx_graph import build_fx_programs
-from xdsl_exir.transforms import get_all_passes
+from xdsl_exir.transforms.registry import get_all_passes
 
 MODELS = {m["name"]: m for m in ph.zoo_models()}
 

@@ -21,7 +21,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.analysis.overload_resolution import OverloadError, Typed, resolve
-from xdsl_exir.dialects import get_all_dialects
+from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.dialects.exir import (
     CallFunctionOp,
     DType,

@@ -13,7 +13,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 
-from xdsl_exir.dialects import get_all_dialects
+from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.framework import ExirFunctions
 from xdsl_exir.interpreters.program import ProgramRunner, find_program

@@ -387,7 +387,7 @@ def ts_text(module: ModuleOp, ctx: Context, elide: int | None = None) -> str:
 
 
 def test_torchscript_tensor_data_prints_as_dense_resource() -> None:
-    from xdsl_exir.dialects import get_all_dialects
+    from xdsl_exir.dialects.registry import get_all_dialects
     from xdsl_exir.dialects.ts import SlotOp, TensorValueAttr
 
     ctx = Context()

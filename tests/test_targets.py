@@ -70,7 +70,7 @@ from xdsl_exir.dialects.exir import (
     WhileLoopOp,
     blob_from_array,
 )
-from xdsl_exir.targets import get_all_targets
+from xdsl_exir.targets.registry import get_all_targets
 from xdsl_exir.targets.fx_graph import FxNamespace
 from xdsl_exir.targets.fx_text import emit_fx
 from xdsl_exir.targets.python_source import python_source

@@ -37,7 +37,7 @@ from xdsl_exir.dialects.exir import ProgramOp
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner, is_torchscript
-from xdsl_exir.targets import get_all_targets
+from xdsl_exir.targets.registry import get_all_targets
 from xdsl_exir.tools.exir_opt import ExirOptMain, ExirUserError, build_pipeline, check_target, detect_frontend
 from xdsl_exir.tools.profiler import OpProfiler, OpStat
 from xdsl_exir.tools.run_program import message

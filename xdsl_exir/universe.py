@@ -6,9 +6,9 @@ using xDSL's Multiverse).
 
 from xdsl.universe import Universe
 
-from xdsl_exir.dialects import get_all_dialects
-from xdsl_exir.targets import get_all_targets
-from xdsl_exir.transforms import get_all_passes
+from xdsl_exir.dialects.registry import get_all_dialects
+from xdsl_exir.targets.registry import get_all_targets
+from xdsl_exir.transforms.registry import get_all_passes
 
 EXIR_UNIVERSE = Universe(
     all_dialects=get_all_dialects(), all_passes=get_all_passes(), all_targets=get_all_targets()

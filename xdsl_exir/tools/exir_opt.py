@@ -66,12 +66,12 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_exir import __version__
 from xdsl_exir.runtime import destination_problem
-from xdsl_exir.targets import get_all_targets, get_mlir_target
+from xdsl_exir.targets.registry import get_all_targets, get_mlir_target
 from xdsl_exir.tools import INTERRUPTED, RunTimeout, TimeoutUnavailable, accept_interrupts, seconds, time_limit
 from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
-from xdsl_exir.transforms import get_all_passes
+from xdsl_exir.transforms.registry import get_all_passes
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError, did_you_mean, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 from xdsl_exir.utils.mlir_parser import ResourceParser
