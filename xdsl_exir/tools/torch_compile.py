@@ -42,8 +42,14 @@ dimensions). A graph the propagation cannot type symbolically is compiled per
 distinct input shape instead (logged). Guards and recompilation stay Dynamo's
 business; IREE's on-disk cache makes a second process start warm.
 
-Tensors cross as numpy views of contiguous CPU tensors (`Tensor.numpy()`,
-no copy) and come back through `torch.from_numpy`, with eager's dtype.
+Tensors cross without copies. A piece IREE compiled with static types (the
+common case) hands IREE each tensor through DLPack, IREE reading the tensor's
+own memory, and its results come back as torch tensors over IREE's buffers,
+DLPack again (`_FastCall`): no numpy array and no per-tensor conversion on the
+way, and nothing kept between calls, so the parameters Dynamo lifts to graph
+inputs are read as they are at each call whatever changed them. The other
+pieces, and the interpreter, take numpy views of the tensors (`Tensor.numpy()`)
+and give `torch.from_numpy` of the results, with eager's dtype.
 """
 
 from __future__ import annotations
