@@ -13,7 +13,10 @@ its reason, and each entry must still be needed (a stale entry fails too).
 
 Besides the direction, the modules' imports must not form a cycle: with the listed lazy
 imports left out, the import graph is acyclic, so no module relies on an import inside a
-function (or on import order) to load.
+function (or on import order) to load. Counting the imports inside functions as well, no
+circle of modules holds more than four (the canonicalization traits' imports of their
+patterns listed apart): the registries of dialects, passes and targets live in modules of
+their own, not in the package `__init__` files every module of a package loads.
 
 The semantics layer (inference rules, numpy kernels, decomposition rules) sits above the
 dialects, whose ops and types it builds and reads, and below the analyses and passes, which
@@ -441,7 +444,19 @@ def test_no_import_cycles() -> None:
 MAX_CIRCLE = 4
 """The most modules one import circle may hold, counting the imports inside functions."""
 
-CIRCLE_EXCEPTIONS: dict[tuple[str, str], str] = {}
+CIRCLE_EXCEPTIONS: dict[tuple[str, str], str] = {
+    # A dialect's canonicalization trait imports its patterns on first use (xDSL's idiom, and
+    # the issue's listed exception); the patterns rewrite the dialect's ops and ask the alias
+    # analysis, which reads the aten, prim and ts ops, so trait and patterns form one circle
+    # of eight modules (aten, ts, ts.ops, prim, both pattern modules, the alias and overload
+    # analyses) that nothing else can break without moving the patterns into the dialects.
+    (f"{PACKAGE}.dialects.aten", f"{PACKAGE}.transforms.canonicalization_patterns.aten"): (
+        "the aten dialect's canonicalization trait imports its patterns on first use"
+    ),
+    (f"{PACKAGE}.dialects.ts.ops", f"{PACKAGE}.transforms.canonicalization_patterns.prim"): (
+        "the ts dialect's canonicalization trait imports its patterns on first use"
+    ),
+}
 """
 (importing module, imported module) -> why this import, though it closes a circle larger
 than MAX_CIRCLE, is left out of the count.
@@ -466,7 +481,6 @@ def _full_import_graph() -> dict[str, set[str]]:
     return graph
 
 
-@pytest.mark.xfail(strict=True, reason="the canonicalization traits' imports of their patterns close a circle of 8 modules")
 def test_import_circles_are_small() -> None:
     """
     Counting the imports inside functions too, no circle of modules is larger than
