@@ -43,7 +43,7 @@ def _hardswish(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.relu6.default")
 def _relu6(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`hardtanh(x, 0, 6)`, the bounds integers on an integer tensor (no float promotion)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     lo, hi = (0.0, 6.0) if tensor_of(x).element_dtype.is_floating_point else (0, 6)
     return [e.v("aten.hardtanh.default", x, lo, hi)]
 

@@ -38,21 +38,21 @@ def _grad_where(e: Emitter, mask: SSAValue, grad: SSAValue, value: SSAValue | No
 @rule("aten.sigmoid_backward.default")
 def _sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * y * (1 - y), from the forward's output y."""
-    y = cast(SSAValue, b["output"])
+    y = b.value("output")
     return [e.v("aten.mul.Tensor", b["grad_output"], e.v("aten.mul.Tensor", y, one_minus(e, y)))]
 
 
 @rule("aten.tanh_backward.default")
 def _tanh_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * (1 - y²), from the forward's output y."""
-    y = cast(SSAValue, b["output"])
+    y = b.value("output")
     return [e.v("aten.mul.Tensor", b["grad_output"], one_minus(e, e.v("aten.mul.Tensor", y, y)))]
 
 
 @rule("aten.silu_backward.default")
 def _silu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * σ(x) * (1 + x (1 - σ(x)))."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     sig = e.v("aten.sigmoid.default", x)
     inner = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, one_minus(e, sig)), 1)
     return [e.v("aten.mul.Tensor", b["grad_output"], e.v("aten.mul.Tensor", sig, inner))]
@@ -61,7 +61,7 @@ def _silu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.gelu_backward.default")
 def _gelu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The derivative of x Φ(x) (Φ(x) + x φ(x)), or of the tanh approximation, times grad."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     if b.get("approximate", "none") == "tanh":
         beta = math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5
         kappa = 0.044715
@@ -82,7 +82,7 @@ def _gelu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.hardswish_backward.default")
 def _hardswish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """0 below -3, grad (x/3 + 1/2) up to 3, grad above."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     mid = e.v("aten.mul.Tensor", grad, e.v("aten.add.Tensor", e.v("aten.div.Tensor", x, 3), 0.5))
     inner = e.v("aten.where.self", e.v("aten.le.Scalar", x, 3), mid, grad)
     return [_grad_where(e, e.v("aten.lt.Scalar", x, -3), inner)]
@@ -90,14 +90,14 @@ def _hardswish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValu
 
 @rule("aten.hardsigmoid_backward.default")
 def _hardsigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     inside = e.v("aten.logical_and.default", e.v("aten.gt.Scalar", x, -3), e.v("aten.lt.Scalar", x, 3))
     return [e.v("aten.where.self", inside, e.v("aten.div.Tensor", grad, 6), zero_like(e, tensor_of(grad)))]
 
 
 @rule("aten.hardtanh_backward.default")
 def _hardtanh_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     outside = e.v("aten.logical_or.default", e.v("aten.le.Scalar", x, number_arg(b, "min_val")),
                   e.v("aten.ge.Scalar", x, number_arg(b, "max_val")))
     return [_grad_where(e, outside, grad)]
@@ -105,7 +105,7 @@ def _hardtanh_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 
 @rule("aten.leaky_relu_backward.default")
 def _leaky_relu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     scaled = e.v("aten.mul.Tensor", grad, number_arg(b, "negative_slope"))
     return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, 0), grad, scaled)]
 
@@ -113,7 +113,7 @@ def _leaky_relu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 @rule("aten.softplus_backward.default")
 def _softplus_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * e^(βx) / (e^(βx) + 1), and grad itself where βx exceeds the threshold (the linear part)."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     bx = e.v("aten.mul.Tensor", x, number_arg(b, "beta", 1.0))
     z = e.v("aten.exp.default", bx)
     soft = e.v("aten.mul.Tensor", grad, e.v("aten.div.Tensor", z, e.v("aten.add.Tensor", z, 1)))
@@ -124,7 +124,7 @@ def _softplus_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 def _elu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """From the input (x ≤ 0: grad·input_scale·alpha·scale·e^(x·input_scale)) or from the
     output y (y ≤ 0: grad·input_scale·(y + alpha·scale)); grad·scale elsewhere."""
-    v, grad = cast(SSAValue, b["self_or_result"]), cast(SSAValue, b["grad_output"])
+    v, grad = b.value("self_or_result"), b.value("grad_output")
     negcoef = number_arg(b, "alpha") * number_arg(b, "scale")
     poscoef, negiptcoef = number_arg(b, "scale"), number_arg(b, "input_scale")
     if b.get("is_result"):
@@ -138,7 +138,7 @@ def _elu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.mish_backward.default")
 def _mish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad (tanh(softplus x) + x σ(x) (1 - tanh²(softplus x)))."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     t = e.v("aten.tanh.default", e.v("aten.softplus.default", x, 1, 20))
     s = e.v("aten.sigmoid.default", x)
     d = e.v("aten.add.Tensor", t, e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", x, s), one_minus(e, e.v("aten.mul.Tensor", t, t))))
@@ -147,7 +147,7 @@ def _mish_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.hardshrink_backward.default", "aten.softshrink_backward.default")
 def _shrink_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b.get("grad_out", b.get("grad_output")))
+    x, grad = b.value("self"), cast(SSAValue, b.get("grad_out", b.get("grad_output")))
     lambd = number_arg(b, "lambd")
     inside = e.v("aten.logical_and.default", e.v("aten.ge.Scalar", x, -lambd), e.v("aten.le.Scalar", x, lambd))
     return [_grad_where(e, inside, grad)]
@@ -156,7 +156,7 @@ def _shrink_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.log_sigmoid_backward.default")
 def _log_sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad (max' - sign · z / (1 + z)) with z = e^-|x| (the forward's buffer is not needed)."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     t = tensor_of(x)
     neg = e.v("aten.lt.Scalar", x, 0)
     max_deriv = e.v("aten.where.self", neg, scalar_tensor(e, 1.0, t), scalar_tensor(e, 0.0, t))
@@ -169,7 +169,7 @@ def _log_sigmoid_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVa
 @rule("aten.logit_backward.default")
 def _logit_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad / (x (1 - x)) inside [eps, 1 - eps] (0 outside), or inside [0, 1] (NaN outside) without eps."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     d = e.v("aten.div.Tensor", grad, e.v("aten.mul.Tensor", x, one_minus(e, x)))
     eps = b.get("eps")
     lo, hi = (0.0, 1.0) if eps is None else (number_arg(b, "eps"), 1.0 - number_arg(b, "eps"))
@@ -181,7 +181,7 @@ def _logit_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.mse_loss_backward.default")
 def _mse_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """2 (x - target) grad, over the element count for the mean."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     numel = tensor_of(x).numel()
     if REDUCTIONS.get(b.int("reduction")) == "mean" and not isinstance(numel, int):
         raise Decline()
@@ -194,7 +194,7 @@ def _mse_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 def _softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """y (g - Σ g y) over `dim`, in `input_dtype`, in that order as torch's CPU kernel
     (`g y - y Σ g y` makes inf - inf = NaN where torch has an infinity)."""
-    g, y = cast(SSAValue, b["grad_output"]), cast(SSAValue, b["output"])
+    g, y = b.value("grad_output"), b.value("output")
     dim = b.int("dim")
     total = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", g, y), [dim], True)
     out = e.v("aten.mul.Tensor", y, e.v("aten.sub.Tensor", g, total))
@@ -204,7 +204,7 @@ def _softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAV
 @rule("aten._log_softmax_backward_data.default")
 def _log_softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """g - e^y Σ g over `dim`, in `input_dtype`."""
-    g, y = cast(SSAValue, b["grad_output"]), cast(SSAValue, b["output"])
+    g, y = b.value("grad_output"), b.value("output")
     total = e.v("aten.sum.dim_IntList", g, [b.int("dim")], True)
     out = e.v("aten.sub.Tensor", g, e.v("aten.mul.Tensor", e.v("aten.exp.default", y), total))
     return [cast_to_dtype(e, out, b.dtype("input_dtype"))]
@@ -212,7 +212,7 @@ def _log_softmax_backward_data(e: Emitter, b: Bound, op: Operation) -> Sequence[
 
 @rule("aten.native_dropout_backward.default")
 def _native_dropout_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    grad = cast(SSAValue, b["grad_output"])
+    grad = b.value("grad_output")
     mask = e.v("aten._to_copy.default", b["mask"], dtype=tensor_of(grad).element_dtype)
     return [e.v("aten.mul.Tensor", grad, e.v("aten.mul.Tensor", mask, number_arg(b, "scale")))]
 
@@ -228,28 +228,28 @@ def _zeros_sized(e: Emitter, size: object, like: TensorType) -> SSAValue:
 
 @rule("aten.select_backward.default")
 def _select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    grad = cast(SSAValue, b["grad_output"])
+    grad = b.value("grad_output")
     zeros = _zeros_sized(e, b["input_sizes"], tensor_of(grad))
     return [e.v("aten.select_scatter.default", zeros, grad, b["dim"], b["index"])]
 
 
 @rule("aten.slice_backward.default")
 def _slice_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    grad = cast(SSAValue, b["grad_output"])
+    grad = b.value("grad_output")
     zeros = _zeros_sized(e, b["input_sizes"], tensor_of(grad))
     return [e.v("aten.slice_scatter.default", zeros, grad, b["dim"], b["start"], b["end"], b["step"])]
 
 
 @rule("aten.index_select_backward.default")
 def _index_select_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    grad = cast(SSAValue, b["grad"])
+    grad = b.value("grad")
     zeros = _zeros_sized(e, b["self_sizes"], tensor_of(grad))
     return [e.v("aten.index_add.default", zeros, b["dim"], b["index"], grad)]
 
 
 @rule("aten.gather_backward.default")
 def _gather_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    grad = cast(SSAValue, b["grad"])
+    grad = b.value("grad")
     zeros = _zeros_sized(e, e.sizes(tensor_of(b["self"]).sizes), tensor_of(grad))
     return [e.v("aten.scatter_add.default", zeros, b["dim"], b["index"], grad)]
 
@@ -257,7 +257,7 @@ def _gather_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.trace_backward.default")
 def _trace_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The 0-d gradient on the diagonal of a matrix of `sizes`: grad * eye(n, m)."""
-    grad = cast(SSAValue, b["grad"])
+    grad = b.value("grad")
     sizes = b["sizes"]
     if not isinstance(sizes, list) or len(sizes) != 2:
         raise Decline()
@@ -290,7 +290,7 @@ def _smooth_l1_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
     """ATen's kernel, with d = x - t: `-norm * grad` where d <= -beta, `norm * grad` where
     d >= beta, else `d * norm / beta * grad` (so a NaN difference gives NaN, and beta = 0 is the
     L1 gradient, -norm * grad at d = 0)."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     norm, beta = _loss_norm(b, x), number_arg(b, "beta")
     d = e.v("aten.sub.Tensor", x, b["target"])
     pos = e.v("aten.mul.Tensor", grad, norm)
@@ -303,7 +303,7 @@ def _smooth_l1_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SS
 @rule("aten.huber_loss_backward.default")
 def _huber_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """(x - t) inside [-delta, delta], ±delta outside, times grad and the reduction's norm."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     norm, delta = _loss_norm(b, x), number_arg(b, "delta")
     d = e.v("aten.sub.Tensor", x, b["target"])
     clipped = e.v("aten.clamp.default", d, -delta, delta)
@@ -313,7 +313,7 @@ def _huber_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 @rule("aten.binary_cross_entropy_backward.default")
 def _binary_cross_entropy_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad (x - t) / max(x (1 - x), 1e-12), weighted, over numel for the mean."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     denom = e.v("aten.clamp_min.default", e.v("aten.mul.Tensor", x, one_minus(e, x)), 1e-12)
     out = e.v("aten.div.Tensor", e.v("aten.mul.Tensor", grad, e.v("aten.sub.Tensor", x, b["target"])), denom)
     if isinstance(b.get("weight"), SSAValue):
@@ -325,7 +325,7 @@ def _binary_cross_entropy_backward(e: Emitter, b: Bound, op: Operation) -> Seque
 @rule("aten.glu_backward.default")
 def _glu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """With self = [a, c] halves along dim: [grad σ(c), grad a σ(c) (1 - σ(c))]."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     t = tensor_of(x)
     dim = b.int("dim") % t.rank
     n = t.sizes[dim]
@@ -341,7 +341,7 @@ def _glu_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.rrelu_with_noise_backward.default")
 def _rrelu_with_noise_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """grad * noise in training (the slopes drawn forward), else leaky_relu's backward at the mean slope."""
-    x, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["grad_output"])
+    x, grad = b.value("self"), b.value("grad_output")
     lower, upper = number_arg(b, "lower"), number_arg(b, "upper")
     if b.get("training") and upper - lower > 1e-6:
         return [e.v("aten.mul.Tensor", grad, b["noise"])]

@@ -95,14 +95,14 @@ def _norm_except_dim(e: Emitter, v: SSAValue, p: float, dim: int) -> SSAValue:
 
 @rule("aten.norm_except_dim.default")
 def _norm_except_dim_rule(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_norm_except_dim(e, cast(SSAValue, b["v"]), float(b.int("pow")), b.int("dim"))]
+    return [_norm_except_dim(e, b.value("v"), float(b.int("pow")), b.int("dim"))]
 
 
 @rule("aten._weight_norm.default", "aten._weight_norm_interface.default")
 def _weight_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """w = v * (g / ||v||) with the norm over every dim but `dim`; `_weight_norm_interface` also
     returns the norm."""
-    v, g = cast(SSAValue, b["v"]), cast(SSAValue, b["g"])
+    v, g = b.value("v"), b.value("g")
     norm = _norm_except_dim(e, v, 2.0, b.int("dim"))
     w = e.v("aten.mul.Tensor", v, e.v("aten.div.Tensor", g, norm))
     if op_name(op) == "aten._weight_norm_interface.default":
@@ -114,7 +114,7 @@ def _weight_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _log_sigmoid_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `log_sigmoid_forward`: min(x, 0) - log1p(e^-|x|), and e^-|x| as the buffer
     torch's CPU kernel keeps for the backward."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     z = e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))
     t = tensor_of(x)
     zero = e.v("aten.scalar_tensor.default", 0.0, dtype=t.element_dtype, layout=Layout.strided,
@@ -127,7 +127,7 @@ def _log_sigmoid_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 def _euclidean_dist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `_euclidean_dist`: one matmul of [-2 x1, |x1|^2, 1] with [x2, 1, |x2|^2],
     clamped at 0, square-rooted."""
-    x1, x2 = cast(SSAValue, b["x1"]), cast(SSAValue, b["x2"])
+    x1, x2 = b.value("x1"), b.value("x2")
     n1 = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x1, x1), [-1], True)
     n2 = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x2, x2), [-1], True)
     one1 = e.v("aten.full_like.default", n1, 1, pin_memory=False, memory_format=MemoryFormat.preserve_format)
@@ -151,7 +151,7 @@ def _pairs(e: Emitter, n: int, offset: int, like: SSAValue) -> tuple[SSAValue, S
 @rule("aten.pdist.default")
 def _pdist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The p-norm distance of every pair of rows i < j, in row-major order."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank != 2 or not isinstance(t.sizes[0], int):
         raise Decline()
@@ -164,7 +164,7 @@ def _pdist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.combinations.default")
 def _combinations(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Pairs of elements of a 1-d tensor (r = 2) in lexicographic order, with or without repeats."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank != 1 or b.int("r") != 2 or not isinstance(t.sizes[0], int):
         raise Decline()
@@ -188,7 +188,7 @@ def _conv_tbc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten._convolution_mode.default")
 def _convolution_mode(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`_convolution_mode` (a string padding) is `conv{1,2,3}d.padding` of its rank."""
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     n = tensor_of(b["weight"]).rank - 2
     if n not in (1, 2, 3):
         raise Decline()
@@ -202,7 +202,7 @@ def _convolution_mode(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 def _slow_conv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The backend convolutions torch picks on CPU are `convolution` with their arguments (the
     kernel size is the weight's)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     n = len(b.ints("kernel_size"))
     if tensor_of(x).rank != n + 2:
         raise Decline()
@@ -259,7 +259,7 @@ def _pad_enum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.isreal.default")
 def _isreal(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Every element of a real tensor is real (NaN included)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if tensor_of(x).element_dtype.is_complex:
         raise Decline()
     return [e.v("aten.full_like.default", x, True, dtype=DType.bool, pin_memory=False,
@@ -269,7 +269,7 @@ def _isreal(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.mH.default", "aten.matrix_H.default")
 def _adjoint_real(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The conjugate transpose of a real matrix (batch) is its transpose."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.element_dtype.is_complex or t.rank < 2 or (op_name(op) == "aten.matrix_H.default" and t.rank != 2):
         raise Decline()

@@ -54,7 +54,7 @@ def _adaptive_avg_pool2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
     """Output 1x1 is a mean (restrided to channels-last strides when the input is channels-last,
     as ATen's composite kernel does with `as_strided`); evenly dividing windows an avg_pool2d;
     else the core op."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     out = b.ints("output_size", 2)
     h, w = t.sizes[-2], t.sizes[-1]
@@ -92,7 +92,7 @@ def _max_pool1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.atleast_1d.default", "aten.atleast_2d.default", "aten.atleast_3d.default")
 def _atleast_nd(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [atleast_rank(e, cast(SSAValue, b["self"]), int(op_name(op).split(".")[1][-2]))]
+    return [atleast_rank(e, b.value("self"), int(op_name(op).split(".")[1][-2]))]
 
 
 @rule("aten.vstack.default", "aten.row_stack.default", "aten.hstack.default", "aten.dstack.default",
@@ -114,7 +114,7 @@ def _stacks(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.var_mean.correction", "aten.var_mean.dim", "aten.var_mean.default")
 def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`var.correction` and `mean.dim` over the same dims (an `unbiased` flag is correction 1 or 0)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if not tensor_of(x).element_dtype.is_floating_point:
         raise Decline()
     dim = b.get("dim")
@@ -140,7 +140,7 @@ def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     `(x - mean) * rstd * weight + bias` would give an infinity."""
     if not b.get("use_input_stats"):
         raise Decline()  # evaluation with running statistics: a batch norm of them
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     t = tensor_of(x)
     if t.rank < 3 or not t.element_dtype.is_floating_point:
         raise Decline()
@@ -164,7 +164,7 @@ def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _group_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's `group_norm`: `native_group_norm` with N, C and the product of the spatial
     sizes, its first result."""
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     t = tensor_of(x)
     if t.rank < 2:
         raise Decline()
@@ -182,7 +182,7 @@ def _conv_padding_mode(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
     """ATen's `_convolution_mode`: `valid` is no padding; `same` pads `dilation * (k - 1)` in all
     per dim, half on each side, the odd element after (`constant_pad_nd` on the input first)."""
     n = int(op_name(op).split(".")[1][-2])
-    x, w = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"])
+    x, w = b.value("input"), b.value("weight")
     if tensor_of(x).rank != n + 2:
         raise Decline()  # unbatched input
     stride, dilation = b.ints("stride", n), b.ints("dilation", n)

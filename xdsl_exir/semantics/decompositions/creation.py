@@ -244,7 +244,7 @@ def _range(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _fill_tensor(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`fill` with a 0-d tensor value: the value in `self`'s dtype, expanded to `self`'s sizes and copied."""
     like = tensor_of(b["self"])
-    value = cast(SSAValue, b["value"])
+    value = b.value("value")
     if tensor_of(value).rank != 0:
         raise Decline()
     if tensor_of(value).element_dtype != like.element_dtype:

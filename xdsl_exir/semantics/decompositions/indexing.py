@@ -41,7 +41,7 @@ def _index_along(e: Emitter, b: Bound, values: SSAValue, accumulate: bool) -> SS
 
 @rule("aten.index_add.default")
 def _index_add(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    source = cast(SSAValue, b["source"])
+    source = b.value("source")
     if b.get("alpha", 1) != 1:
         source = e.v("aten.mul.Tensor", source, b["alpha"])
     return [_index_along(e, b, source, True)]
@@ -49,7 +49,7 @@ def _index_add(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.index_copy.default")
 def _index_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_index_along(e, b, cast(SSAValue, b["source"]), False)]
+    return [_index_along(e, b, b.value("source"), False)]
 
 
 @rule("aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")
@@ -65,14 +65,14 @@ def _index_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.take.default")
 def _take(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     flat = e.reshape(x, [tensor_of(x).numel()])
     return [e.v("aten.index.Tensor", flat, [b["index"]])]
 
 
 @rule("aten.take_along_dim.default")
 def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, idx = cast(SSAValue, b["self"]), cast(SSAValue, b["indices"])
+    x, idx = b.value("self"), b.value("indices")
     if b.get("dim") is None:
         flat = e.reshape(x, [tensor_of(x).numel()])
         return [e.v("aten.gather.default", flat, 0, e.reshape(idx, [tensor_of(idx).numel()]))]

@@ -39,7 +39,7 @@ def _linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     contiguous n-d one viewed to 2-d and back; otherwise `matmul(x, w.t())`
     then `add` of the bias (a transposed input, as in `nn.MultiheadAttention`).
     """
-    x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
+    x, w, bias = b.value("input"), b.value("weight"), b.get("bias")
     t, wt = tensor_of(x), tensor_of(w)
     if wt.rank != 2 or t.rank == 0:
         raise Decline()
@@ -61,7 +61,7 @@ def _linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.matmul.default")
 def _matmul(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's `_matmul_impl`: `mm`, folded `mm` for (n-d, 2-d), else broadcast `bmm`."""
-    a, c = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    a, c = b.value("self"), b.value("other")
     ta, tc = tensor_of(a), tensor_of(c)
     da, dc = ta.rank, tc.rank
     if da < 2 or dc < 2:
@@ -122,7 +122,7 @@ def _baddbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten._safe_softmax.default")
 def _safe_softmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """softmax, with zeros (not NaN) in slices that are all -inf."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dtype = b.dtype("dtype")
     if dtype is not None and dtype != tensor_of(x).element_dtype:
         x = e.v("aten._to_copy.default", x, dtype=dtype)
@@ -294,7 +294,7 @@ def _cholesky(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _vander(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Powers 0 .. N-1 of each element along a new last dim (`vander` reverses them unless
     `increasing`); integer and bool inputs are computed in int64, as torch's are."""
-    x = cast(SSAValue, b["x"])
+    x = b.value("x")
     t = tensor_of(x)
     n = b.get("N")
     n = t.sizes[-1] if n is None and t.rank else n

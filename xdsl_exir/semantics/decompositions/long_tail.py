@@ -49,7 +49,7 @@ from xdsl_exir.utils.op_registry import lookup
 @rule("aten.detach.default", "aten.alias.default")
 def _identity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """No autograd here: `detach` and `alias` are their argument (torch drops them too)."""
-    return [cast(SSAValue, b["self"])]
+    return [b.value("self")]
 
 
 @rule("aten.all.default", "aten.all.dim", "aten.all.dims")
@@ -83,7 +83,7 @@ def _lift_fresh_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.reshape_as.default")
 def _reshape_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.reshape(cast(SSAValue, b["self"]), list(tensor_of(b["other"]).sizes))]
+    return [e.reshape(b.value("self"), list(tensor_of(b["other"]).sizes))]
 
 
 @rule("aten.view_as.default")
@@ -103,7 +103,7 @@ def _broadcast_to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.swapaxes.default", "aten.swapdims.default")
 def _swapaxes(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     rank = tensor_of(x).rank
     d0, d1 = (b.int("axis0"), b.int("axis1")) if "axis0" in b else (b.int("dim0"), b.int("dim1"))
     perm = list(range(rank))
@@ -115,13 +115,13 @@ def _swapaxes(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.numpy_T.default")
 def _numpy_t(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     return [e.v("aten.permute.default", x, list(reversed(range(tensor_of(x).rank))))]
 
 
 @rule("aten.mT.default", "aten.adjoint.default")
 def _mt(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if tensor_of(x).rank < 2 or tensor_of(x).element_dtype.is_complex:
         raise Decline()
     return [movedim(e, x, -1, -2)]
@@ -129,12 +129,12 @@ def _mt(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.movedim.int", "aten.moveaxis.int")
 def _movedim_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [movedim(e, cast(SSAValue, b["self"]), b.int("source"), b.int("destination"))]
+    return [movedim(e, b.value("self"), b.int("source"), b.int("destination"))]
 
 
 @rule("aten.movedim.intlist", "aten.moveaxis.intlist")
 def _movedim_list(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     rank = tensor_of(x).rank
     src = [wrapped_dim(rank, d) for d in b.ints("source")]
     dst = [wrapped_dim(rank, d) for d in b.ints("destination")]
@@ -179,7 +179,7 @@ def _xlogy_of(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
 @rule("aten.fmax.default", "aten.fmin.default")
 def _fmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The larger (smaller) of two values, the other where one is NaN."""
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     cmp = "aten.ge.Tensor" if op_name(op) == "aten.fmax.default" else "aten.le.Tensor"
     pick = e.v(cmp, x, y)
     if tensor_of(y).element_dtype.is_floating_point:
@@ -189,7 +189,7 @@ def _fmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.trace.default")
 def _trace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if tensor_of(x).rank != 2:
         raise Decline()
     return [e.v("aten.sum.dim_IntList", e.v("aten.diagonal.default", x), [])]
@@ -199,7 +199,7 @@ def _trace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _diff(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.diff: `n` times `x[1:] - x[:-1]` (`!=` for bool) along `dim`, after
     concatenating `prepend` and `append`."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
@@ -220,7 +220,7 @@ def _diff(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.diag_embed.default")
 def _diag_embed(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.diag_embed: put the last dim on a diagonal of two new dims, by a mask."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     rank = t.rank + 1
     d1, d2, offset = b.int("dim1") % rank, b.int("dim2") % rank, b.int("offset")
@@ -249,7 +249,7 @@ def _diag_embed(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.channel_shuffle.default", "aten.native_channel_shuffle.default")
 def _channel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     g = b.int("groups")
     c = t.sizes[1]
@@ -264,7 +264,7 @@ def _channel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.pixel_shuffle.default")
 def _pixel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     r = b.int("upscale_factor")
     if t.rank < 3:
@@ -283,7 +283,7 @@ def _pixel_shuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.pixel_unshuffle.default")
 def _pixel_unshuffle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     r = b.int("downscale_factor")
     if t.rank < 3 or not all(isinstance(s, int) for s in t.sizes[-2:]):
@@ -344,7 +344,7 @@ def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     not torch's view: where an `as_strided` reads the windows' storage (torch's
     is `self`'s), the rule declines, and to-core-aten refuses rather than give
     the copy's elements."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank == 0 or _storage_read(op.results[0]):
         raise Decline()
@@ -365,7 +365,7 @@ def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.adaptive_avg_pool3d.default")
 def _adaptive_avg_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     out = b.ints("output_size", 3)
     if out == [1, 1, 1]:
         return [e.v("aten.mean.dim", x, [-1, -2, -3], True)]
@@ -377,7 +377,7 @@ def _adaptive_avg_pool3d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.linalg.vector_norm: by `ord`, max/min of |x|, count of non-zeros,
     sum of |x|, sqrt of the sum of squares, or the p-th root of the sum of |x|^p."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dtype = b.dtype("dtype")
     if t.element_dtype.is_complex and (dtype is None or dtype.is_complex):
@@ -415,7 +415,7 @@ def _vector_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.kl_div.default")
 def _kl_div(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's kl_div: `xlogy(t, t) - t * x`, or `exp(t) * (t - x)` for a log target."""
-    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    x, target = b.value("self"), b.value("target")
     if b.get("log_target"):
         loss = e.v("aten.mul.Tensor", e.v("aten.exp.default", target), e.v("aten.sub.Tensor", target, x))
     else:
@@ -428,7 +428,7 @@ def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValu
     """`self <= threshold ? 0 : grad`, in the dtype eager gives: grad and self promoted together
     (an integer grad of a float input gives a float gradient; torch's own decomposition keeps
     the grad's dtype)."""
-    grad = cast(SSAValue, b["grad_output"])
+    grad = b.value("grad_output")
     out = tensor_of(op.results[0]).element_dtype
     if tensor_of(grad).element_dtype != out:
         grad = e.v("aten._to_copy.default", grad, dtype=out)
@@ -490,7 +490,7 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
     with erfcx from its asymptotic series (five terms: error under 1e-7 at z = 6, where
     log Φ is -36). `1 - erf` would give erfc = 0 and log Φ = -inf from x = -8 on.
     """
-    x = _as_float(e, cast(SSAValue, b["self"]))
+    x = _as_float(e, b.value("self"))
     z = e.v("aten.mul.Tensor", x, -math.sqrt(0.5))
     erfc_neg = one_minus(e, e.v("aten.erf.default", e.v("aten.neg.default", z)))
     upper = e.v("aten.log1p.default", e.v("aten.mul.Tensor", erfc_neg, -0.5))
@@ -509,7 +509,7 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 @rule("aten.special_entr.default")
 def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """-x log x for x > 0, 0 at 0, -inf below (NaN stays NaN)."""
-    x = _as_float(e, cast(SSAValue, b["self"]))
+    x = _as_float(e, b.value("self"))
     t = tensor_of(x)
     body = e.v("aten.neg.default", e.v("aten.mul.Tensor", x, e.v("aten.log.default", x)))
     at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), scalar_tensor(e, 0.0, t), body)
@@ -537,7 +537,7 @@ def _logaddexp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _sgn(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """sign(x) for real tensors, but 0 at NaN as torch's `sgn` gives (where `sign` keeps the NaN);
     x / |x| for complex ones."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if tensor_of(x).element_dtype.is_complex:  # x / |x|, 0 where |x| is 0 (torch._refs.sgn)
         a = e.v("aten.abs.default", x)
         return [e.v("aten.where.self", e.v("aten.eq.Scalar", a, 0), zero_like(e, tensor_of(x)), e.v("aten.div.Tensor", x, e.v("aten._to_copy.default", a, dtype=tensor_of(x).element_dtype)))]
@@ -555,7 +555,7 @@ def _vdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.isclose.default")
 def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """a == b, or |a - b| <= atol + rtol |b| where that bound is finite; NaNs equal with `equal_nan`."""
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     rtol, atol = number_arg(b, "rtol", 1e-5), number_arg(b, "atol", 1e-8)
     close = e.v("aten.eq.Tensor", x, y)
     if b.get("equal_nan"):
@@ -583,7 +583,7 @@ def _addbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         prod = e.v("aten.mul.Tensor", prod, alpha)
     if beta == 0:  # self is ignored, NaNs included (torch's rule)
         return [prod]
-    base = cast(SSAValue, b["self"])
+    base = b.value("self")
     if beta != 1:
         base = e.v("aten.mul.Tensor", base, beta)
     return [e.v("aten.add.Tensor", base, prod)]
@@ -598,7 +598,7 @@ def _swap(e: Emitter, x: SSAValue, d0: int, d1: int) -> SSAValue:
 @rule("aten.rot90.default")
 def _rot90(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Quarter turns from the first towards the second of `dims`, by flips and a transpose."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     rank = tensor_of(x).rank
     dims = b.ints("dims") if b.get("dims") is not None else [0, 1]
     if len(dims) != 2 or rank < 2:
@@ -618,7 +618,7 @@ def _rot90(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.diagflat.default")
 def _diagflat(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     flat = e.reshape(x, [tensor_of(x).numel()])
     return [e.v("aten.diag_embed.default", flat, b.get("offset", 0) or 0)]
 
@@ -626,7 +626,7 @@ def _diagflat(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.kron.default")
 def _kron(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Interleave the dims of a (a0, 1, a1, 1, ...) and b (1, b0, 1, b1, ...), multiply, merge pairs."""
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     tx, ty = tensor_of(x), tensor_of(y)
     n = max(tx.rank, ty.rank)
     xs = [1] * (n - tx.rank) + list(tx.sizes)
@@ -639,7 +639,7 @@ def _kron(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.tensordot.default")
 def _tensordot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Contract `dims_self` with `dims_other`: permute both, flatten to matrices, one mm."""
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     tx, ty = tensor_of(x), tensor_of(y)
     ds = [d % max(tx.rank, 1) for d in b.ints("dims_self")]
     do = [d % max(ty.rank, 1) for d in b.ints("dims_other")]
@@ -660,7 +660,7 @@ def _permuted(e: Emitter, x: SSAValue, order: list[int]) -> SSAValue:
 @rule("aten.sum_to_size.default")
 def _sum_to_size(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Sum over the leading dims and the dims `size` has as 1, back to `size`."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     size = b.ints("size")
     lead = t.rank - len(size)
@@ -675,13 +675,13 @@ def _sum_to_size(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.zero.default")
 def _zero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     return [e.v("aten.full_like.default", x, fill_value_for(tensor_of(x).element_dtype, 0))]
 
 
 @rule("aten.frobenius_norm.dim")
 def _frobenius_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     sq = e.v("aten.mul.Tensor", x, x)
     return [e.v("aten.sqrt.default", e.v("aten.sum.dim_IntList", sq, b.ints("dim"), bool(b.get("keepdim"))))]
 
@@ -689,7 +689,7 @@ def _frobenius_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.nanmean.default")
 def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """nansum / the count of non-NaN elements."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dim = b.get("dim")
     dims = [] if dim is None else b.ints("dim")
     keep = bool(b.get("keepdim"))
@@ -713,7 +713,7 @@ def _margin_ranking_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
 @rule("aten.hinge_embedding_loss.default")
 def _hinge_embedding_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """x where target is 1, max(0, margin - x) where target is -1 (both terms where it is neither)."""
-    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    x, target = b.value("self"), b.value("target")
     zero = zero_like(e, tensor_of(x))
     margin = e.v("aten.clamp_min.default", e.v("aten.add.Tensor", e.v("aten.neg.default", x), number_arg(b, "margin", 1.0)), 0)
     out_margin = e.v("aten.where.self", e.v("aten.ne.Scalar", target, 1), margin, zero)
@@ -731,7 +731,7 @@ def _soft_margin_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 @rule("aten.poisson_nll_loss.default")
 def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """e^x - t x (log input), or x - t log(x + eps); `full` adds Stirling's t log t - t + ½ log(2π t) where t > 1."""
-    x0, t0 = cast(SSAValue, b["input"]), cast(SSAValue, b["target"])
+    x0, t0 = b.value("input"), b.value("target")
     x, t = _as_float(e, x0), _as_float(e, t0)  # torch: exp/log of an integer is float32
     if b.get("log_input"):  # t x in the inputs' own dtype, as torch (an int64 product wraps)
         loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), _as_float(e, e.v("aten.mul.Tensor", t0, x0)))
@@ -750,7 +750,7 @@ def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 @rule("aten.linalg_cross.default", "aten.cross.default")
 def _linalg_cross(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`a[i+1]*b[i+2] - a[i+2]*b[i+1]` along a dim of size 3, by index_select with rotations."""
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     tx, ty = tensor_of(x), tensor_of(y)
     shape = broadcast_shapes(list(tx.sizes), list(ty.sizes))
     dim = b.get("dim")

@@ -73,7 +73,7 @@ def _nll_forward(
 @rule("aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default")
 def _nll_loss_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     out, total = _nll_forward(
-        e, cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), b.get("weight"), b.int("reduction"),
+        e, b.value("self"), b.value("target"), b.get("weight"), b.int("reduction"),
         b["ignore_index"],
     )
     return [out, total]
@@ -81,16 +81,16 @@ def _nll_loss_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 
 @rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default")
 def _nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if op_name(op) == "aten.nll_loss_nd.default" and tensor_of(x).rank > 2:
         raise Decline()  # flattening the spatial dims is left to torch's own decomposition
-    return [_nll_forward(e, x, cast(SSAValue, b["target"]), b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
+    return [_nll_forward(e, x, b.value("target"), b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
 
 
 @rule("aten.cross_entropy_loss.default")
 def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Class-index targets without label smoothing: `nll_loss(log_softmax(x, 1))`."""
-    x, target = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    x, target = b.value("self"), b.value("target")
     if b.get("label_smoothing") or tensor_of(target).element_dtype.is_floating_point or tensor_of(x).rank > 2:
         raise Decline()
     cdim = 1 if tensor_of(x).rank >= 2 else 0
@@ -102,7 +102,7 @@ def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp's `nll_loss_backward`: -grad (weighted, over the total weight for a
     mean) scattered at each target class, zero at `ignore_index` and elsewhere."""
-    x, target, grad = cast(SSAValue, b["self"]), cast(SSAValue, b["target"]), cast(SSAValue, b["grad_output"])
+    x, target, grad = b.value("self"), b.value("target"), b.value("grad_output")
     t = tensor_of(x)
     cdim = 1 if t.rank >= 2 else 0
     if REDUCTIONS.get(b.int("reduction")) == "mean":
@@ -157,7 +157,7 @@ def _smooth_l1(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.binary_cross_entropy.default")
 def _bce(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """-(t * log(x) + (1 - t) * log(1 - x)), each log clamped at -100 as torch does."""
-    x, t = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    x, t = b.value("self"), b.value("target")
     log_x = e.v("aten.clamp.default", e.v("aten.log.default", x), -100)
     log_1mx = e.v("aten.clamp.default", e.v("aten.log1p.default", e.v("aten.neg.default", x)), -100)
     one_minus_t = e.v("aten.rsub.Scalar", t, 1)
@@ -171,7 +171,7 @@ def _bce(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.binary_cross_entropy_with_logits.default")
 def _bce_logits(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's stable form: (1 - t) * x + w_pos * (log1p(exp(-|x|)) + relu(-x))."""
-    x, t = cast(SSAValue, b["self"]), cast(SSAValue, b["target"])
+    x, t = b.value("self"), b.value("target")
     softplus_neg = e.v("aten.add.Tensor",
                        e.v("aten.log1p.default", e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))),
                        e.v("aten.relu.default", e.v("aten.neg.default", x)))
@@ -188,7 +188,7 @@ def _bce_logits(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.cosine_similarity.default")
 def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's form: each input divided by its norm (at least eps), then the dot product."""
-    x1, x2 = cast(SSAValue, b["x1"]), cast(SSAValue, b["x2"])
+    x1, x2 = b.value("x1"), b.value("x2")
     shape = broadcast_shapes(list(tensor_of(x1).sizes), list(tensor_of(x2).sizes))
     d = b.int("dim") % len(shape)
     if tensor_of(x1).sizes != shape:
@@ -206,7 +206,7 @@ def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 
 @rule("aten.pairwise_distance.default")
 def _pairwise_distance(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x1 = cast(SSAValue, b["x1"])
+    x1 = b.value("x1")
     diff = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", x1, b["x2"]), b["eps"])
     rank = max(tensor_of(x1).rank, tensor_of(b["x2"]).rank)
     return [e.v("aten.linalg_vector_norm.default", diff, b["p"], [-1] if rank else [], bool(b["keepdim"]))]

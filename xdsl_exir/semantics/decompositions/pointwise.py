@@ -33,7 +33,7 @@ from xdsl_exir.utils.symbolic import SymSize
 
 @rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
 def _masked_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     value = b["value"]
     if not isinstance(value, SSAValue) or not isinstance(value.type, TensorType):
@@ -46,7 +46,7 @@ def _masked_fill(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.triu.default", "aten.tril.default")
 def _triangle(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.triu/tril: a mask from two aranges, then `logical_and` (bool) or `where`."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank < 2:
         raise Decline()
@@ -86,7 +86,7 @@ def _frac(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.threshold.default")
 def _threshold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     mask = e.v("aten.le.Scalar", x, b["threshold"])
     return [e.v("aten.where.self", mask, scalar_tensor(e, fill_value_for(t.element_dtype, b["value"]), t), x)]
@@ -94,7 +94,7 @@ def _threshold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.hardshrink.default")
 def _hardshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     mask = e.v("aten.le.Scalar", e.v("aten.abs.default", x), b["lambd"])
     return [e.v("aten.where.self", mask, zero_like(e, tensor_of(x)), x)]
 
@@ -103,7 +103,7 @@ def _hardshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _softshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's kernel: `x - l` above `l`, `x + l` below `-l`, else `x * 0` (NaN stays NaN, and a
     zero keeps the sign of `x`)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     lambd = float(cast(float, b["lambd"]))
     inside = e.v("aten.mul.Tensor", x, 0)
     low = e.v("aten.where.self", e.v("aten.lt.Scalar", x, -lambd), e.v("aten.add.Tensor", x, lambd), inside)
@@ -113,7 +113,7 @@ def _softshrink(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.logaddexp.default")
 def _logaddexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs: max + log1p(exp(-|a - b|)), and the infinity itself where both are it."""
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     m = e.v("aten.maximum.default", x, y)
     spread = e.v("aten.neg.default", e.v("aten.abs.default", e.v("aten.sub.Tensor", x, y)))
     out = e.v("aten.add.Tensor", m, e.v("aten.log1p.default", e.v("aten.exp.default", spread)))
@@ -126,7 +126,7 @@ def _hypot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """C's `hypot`, which torch's kernel calls: `m sqrt(1 + (n/m)^2)` with m the larger
     magnitude (no overflow of the squares near 1e30, no underflow near 1e-30), 0 where both
     are 0, and +inf where either is infinite, even if the other is NaN (C99 Annex F)."""
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     ax, ay = e.v("aten.abs.default", x), e.v("aten.abs.default", y)
     big, small = e.v("aten.maximum.default", ax, ay), e.v("aten.minimum.default", ax, ay)
     q = e.v("aten.div.Tensor", small, big)
@@ -139,7 +139,7 @@ def _hypot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.sinc.default", "aten.special_sinc.default")
 def _sinc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if not tensor_of(x).element_dtype.is_floating_point:
         x = e.v("aten._to_copy.default", x, dtype=DType.float32)
     px = e.v("aten.mul.Tensor", x, math.pi)
@@ -150,7 +150,7 @@ def _sinc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.logit.default", "aten.special_logit.default")
 def _logit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if not tensor_of(x).element_dtype.is_floating_point:
         # in the default float type first, as torch: `1 - x` of an int64 wraps at its extremes
         x = e.v("aten._to_copy.default", x, dtype=DType.float32)
@@ -163,7 +163,7 @@ def _logit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.log_sigmoid.default")
 def _log_sigmoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """min(0, x) - log1p(exp(-|x|)), stable for large |x|."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     low = e.v("aten.clamp.default", x, None, 0)
     tail = e.v("aten.log1p.default", e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x))))
     return [e.v("aten.sub.Tensor", low, tail)]
@@ -182,7 +182,7 @@ def _selu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.glu.default")
 def _glu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     d = b.int("dim") % t.rank
     n = t.sizes[d]
@@ -195,7 +195,7 @@ def _glu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.prelu.default", "aten._prelu_kernel.default")
 def _prelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, w = cast(SSAValue, b["self"]), cast(SSAValue, b["weight"])
+    x, w = b.value("self"), b.value("weight")
     t, tw = tensor_of(x), tensor_of(w)
     if t.rank >= 2 and tw.rank == 1 and not sizes_equal(tw.sizes[0], 1):
         shape: list[SymSize] = [1] * t.rank
@@ -213,7 +213,7 @@ def _isposinf(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.isfinite.default")
 def _isfinite(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if not tensor_of(x).element_dtype.is_floating_point:
         return [e.v("aten.eq.Tensor", x, x)]  # integers are always finite
     bad = e.v("aten.logical_or.default", e.v("aten.isinf.default", x), e.v("aten.isnan.default", x))
@@ -222,7 +222,7 @@ def _isfinite(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.heaviside.default")
 def _heaviside(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, values = cast(SSAValue, b["self"]), cast(SSAValue, b["values"])
+    x, values = b.value("self"), b.value("values")
     t = tensor_of(x)
     step = e.v("aten._to_copy.default", e.v("aten.gt.Scalar", x, 0), dtype=t.element_dtype)
     return [e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), values, step)]
@@ -252,7 +252,7 @@ def _where_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _softplus(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `softplus`: `log1p(exp(beta * x)) / beta`, and `x` itself where
     `beta * x > threshold`."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     beta, threshold = b.get("beta", 1), b.get("threshold", 20)
     if isinstance(beta, SSAValue) or isinstance(threshold, SSAValue):
         raise Decline()
@@ -307,7 +307,7 @@ def _mish(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _nan_to_num(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
     given); integer and bool tensors are returned as they are."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if not t.element_dtype.is_floating_point:
         return [e.v("aten.clone.default", x)]

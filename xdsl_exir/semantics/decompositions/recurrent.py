@@ -170,7 +170,7 @@ _CELLS: dict[str, Cell] = {
 
 @rule(*_CELLS)
 def _gru_rnn(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    hx = cast(SSAValue, b["hx"])
+    hx = b.value("hx")
     return _unroll(e, b, [hx], _CELLS[op_name(op)], False)
 
 
@@ -188,12 +188,12 @@ def _step_cell(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """One step of a cell module: the same cell formula as the unrolled modules, on the input
     projected by `linear(input, w_ih, b_ih)` and the states given a unit step dimension."""
     cell, count = _STEP_CELLS[op_name(op)]
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     hx = b["hx"]
     states = cast(list[SSAValue], hx) if isinstance(hx, list) else [cast(SSAValue, hx)]
     if len(states) != count or tensor_of(x).rank != 2 or any(tensor_of(s).rank != 2 for s in states):
         raise Decline()  # unbatched cells: the module adds the batch dimension before the call
-    w = (cast(SSAValue, b["w_ih"]), cast(SSAValue, b["w_hh"]), b.get("b_ih"), b.get("b_hh"), None)
+    w = (b.value("w_ih"), b.value("w_hh"), b.get("b_ih"), b.get("b_hh"), None)
     w = tuple(v if isinstance(v, SSAValue) else None for v in w)
     row = _lin(e, x, w[0], w[2])
     new = cell(e, row, [e.v("aten.unsqueeze.default", s, 0) for s in states], w)

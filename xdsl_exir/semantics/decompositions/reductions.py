@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
@@ -20,7 +19,7 @@ from xdsl_exir.utils.broadcast import broadcast_shapes
 @rule("aten.logsumexp.default", "aten.special_logsumexp.default")
 def _logsumexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs.logsumexp: the max taken out (0 where it is infinite), then log-sum-exp."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if not t.element_dtype.is_floating_point:
         x = e.v("aten._to_copy.default", x, dtype=DType.float32)
@@ -36,7 +35,7 @@ def _logsumexp(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.nansum.default")
 def _nansum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.element_dtype.is_floating_point:
         x = e.v("aten.where.self", e.v("aten.isnan.default", x), zero_like(e, t), x)
@@ -53,7 +52,7 @@ def _count_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.aminmax.default")
 def _aminmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dim = b.get("dim")
     dims = list(range(tensor_of(x).rank)) if dim is None else [b.int("dim")]
     keep = bool(b.get("keepdim", False))
@@ -103,7 +102,7 @@ def _stat_dims(b: Bound) -> list[int] | None:
 @rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
 def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The standard deviation (`_std`) and `mean.dim` over the same dims."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if not tensor_of(x).element_dtype.is_floating_point:
         raise Decline()
     dims = _stat_dims(b)
@@ -116,7 +115,7 @@ def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.diag.default")
 def _diag(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     rank = tensor_of(x).rank
     if rank == 1:
         return [e.v("aten.diag_embed.default", x, b.int("diagonal"))]
@@ -174,7 +173,7 @@ def _addr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.inner.default")
 def _inner(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, y = cast(SSAValue, b["self"]), cast(SSAValue, b["other"])
+    x, y = b.value("self"), b.value("other")
     rx, ry = tensor_of(x).rank, tensor_of(y).rank
     if rx == 0 or ry == 0:
         return [e.v("aten.mul.Tensor", x, y)]
@@ -198,7 +197,7 @@ def _correction(b: Bound) -> object:
 def _var_std(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Every `var`/`std` overload is `var.correction` (std its square root): `unbiased` is a
     correction of 1 or 0."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dims = b.get("dim")
     correction = _correction(b)
     kwargs: dict[str, object] = {"keepdim": bool(b.get("keepdim", False))}
@@ -212,7 +211,7 @@ def _var_std(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.dot.default")
 def _dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `dot`: the products summed."""
-    a = cast(SSAValue, b["self"])
+    a = b.value("self")
     if tensor_of(a).element_dtype.is_complex:
         raise Decline()
     return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", a, b["tensor"]), [])]
@@ -221,7 +220,7 @@ def _dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.linalg_vecdot.default")
 def _vecdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`linalg.vecdot` of real tensors: `sum(x * y, dim)` (the conjugate of a real `x` is `x`)."""
-    x = cast(SSAValue, b["x"])
+    x = b.value("x")
     if tensor_of(x).element_dtype.is_complex:
         raise Decline()
     return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, b["y"]), [b.int("dim")])]
@@ -231,7 +230,7 @@ def _vecdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _renorm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `renorm`: each slice along `dim` whose p-norm exceeds `maxnorm` scaled by
     `maxnorm / (norm + 1e-7)`."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     p, maxnorm = b["p"], b["maxnorm"]
     if isinstance(p, SSAValue) or isinstance(maxnorm, SSAValue) or t.rank == 0 or not t.element_dtype.is_floating_point:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from xdsl.ir import Operation, SSAValue
 
@@ -149,7 +149,7 @@ for _name, _spec in CALLS.items():
 def _dropout(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
     if b.get("train"):
         return None
-    return [cast(SSAValue, b["input"])]
+    return [b.value("input")]
 
 
 # -- aliases and copies -----------------------------------------------------------
@@ -262,4 +262,4 @@ def _log_softmax_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.positive.default", "aten.lift_fresh.default")
 def _positive(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [cast(SSAValue, b["self"])]
+    return [b.value("self")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
@@ -38,7 +37,7 @@ _ALIASES = {
 def _special_alias(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """The aliased function, on the input cast to its floating dtype first (core IR promotes
     explicitly: an integer input of a float function is a `_to_copy`)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     x = cast_to_dtype(e, x, tensor_of(x).element_dtype.to_floating())
     target = _ALIASES[op_name(op)]
     if target == "aten.polygamma.default":
@@ -50,7 +49,7 @@ def _special_alias(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _mvlgamma(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `mvlgamma`: sum over j < p of lgamma(x - j/2), plus p(p-1)/4 log(pi) (torch 2.13
     no longer refuses elements below (p-1)/2: they give lgamma's poles and NaNs)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     x = cast_to_dtype(e, x, tensor_of(x).element_dtype.to_floating())
     p = b.int("p")
     total: SSAValue | None = None

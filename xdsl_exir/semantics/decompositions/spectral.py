@@ -35,7 +35,7 @@ from xdsl_exir.utils.dtypes import promote_types
 
 @rule("aten.real.default", "aten.imag.default")
 def _part(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if not tensor_of(x).element_dtype.is_complex:
         if op_name(op) == "aten.imag.default":
             raise Decline()  # torch refuses imag of a real tensor
@@ -46,7 +46,7 @@ def _part(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.conj.default", "aten.conj_physical.default")
 def _conj(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`_conj` (`_conj_physical`) of a complex tensor; a real one is its own conjugate."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if not tensor_of(x).element_dtype.is_complex:
         return [x] if op_name(op) == "aten.conj.default" else [e.v("aten.clone.default", x)]
     return [e.v("aten._conj.default" if op_name(op) == "aten.conj.default" else "aten._conj_physical.default", x)]
@@ -174,7 +174,7 @@ def _fft_c2c(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     the 2-d and n-d forms make it complex first, as torch's `fftn` does."""
     kind, default = _kind(op_name(op))
     forward = kind == "fft"
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dims, sizes = _desc(b, t, default)
     _signal_sizes_ok(t, dims, sizes)
@@ -194,7 +194,7 @@ def _fft_r2c(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     before the last then transformed back complex-to-complex, as torch's `fft_ihfftn`."""
     kind, default = _kind(op_name(op))
     forward = kind == "rfft"
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.element_dtype.is_complex:
         raise Decline()  # torch: rfft expects a real input tensor
@@ -221,7 +221,7 @@ def _fft_c2r(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     last complex-to-complex first, as torch's `fft_hfftn`."""
     kind, default = _kind(op_name(op))
     forward = kind == "hfft"
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dims, sizes = _desc(b, t, default)
     if not dims:
@@ -248,7 +248,7 @@ def _fft_c2r(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.fft_fftshift.default", "aten.fft_ifftshift.default")
 def _fftshift(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """A roll by half of each dim (rounded down for fftshift, up for ifftshift)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dim = b.get("dim")
     dims = list(range(t.rank)) if dim is None else [d % max(t.rank, 1) for d in b.ints("dim")]
@@ -296,7 +296,7 @@ def _stft_lengths(b: Bound) -> tuple[int, int, int]:
 def _stft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's reference stft: center padding (`stft.center`), frames by `unfold`, times the window
     (centered in n_fft), transformed along the last dim and transposed to (freq, frame)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     window = cast(SSAValue | None, b.get("window"))
     complex_window = window is not None and tensor_of(window).element_dtype.is_complex
@@ -363,7 +363,7 @@ def _overlap_add(e: Emitter, frames: SSAValue, total: int, n_fft: int, hop: int)
 def _istft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's reference istft: each frame inverted, windowed and added back, divided by the overlap-added
     squared window (no check that the envelope is nonzero: torch's reference makes none either)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.element_dtype not in (DType.complex64, DType.complex128) or t.rank not in (2, 3):
         raise Decline()

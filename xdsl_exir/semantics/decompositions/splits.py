@@ -120,7 +120,7 @@ def _sections(total: int, sections: int) -> list[tuple[int, int]]:
 
 @rule("aten.tensor_split.sections", "aten.tensor_split.indices")
 def _tensor_split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
@@ -140,7 +140,7 @@ _SPLIT_DIM = {"hsplit": (1, 1), "vsplit": (0, 2), "dsplit": (2, 3)}
       "aten.dsplit.array")
 def _hvdsplit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """torch/_refs `hsplit`: `tensor_split` along its dim; an int count must divide the size."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dim, least = _SPLIT_DIM[op_name(op).split(".")[1]]
     if t.rank < least:
@@ -159,7 +159,7 @@ def _hvdsplit(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
 @rule("aten.unsafe_split.Tensor")
 def _unsafe_split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`unsafe_split` is `split` without the aliasing checks (functional IR has none)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dim = b.int("dim") % t.rank
     pieces = e.v("aten.split_with_sizes.default", x, split_sizes(t.sizes[dim], b.int("split_size")), dim)
@@ -168,7 +168,7 @@ def _unsafe_split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.unsafe_chunk.default")
 def _unsafe_chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dim = b.int("dim") % t.rank
     total = _static_size(t.sizes, dim)
@@ -205,13 +205,13 @@ def _neg_view(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.lift.default", "aten.pin_memory.default", "aten._pin_memory.default")
 def _identity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """No-ops on a CPU value: lifting a constant into the graph, pinning host memory."""
-    return [cast(SSAValue, b["self"])]
+    return [b.value("self")]
 
 
 @rule("aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.unbind_copy.int")
 def _split_copies(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """The `_copy` forms of `split` and `unbind`: each piece a fresh tensor."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank == 0:
         raise Decline()

@@ -112,14 +112,14 @@ def _cov(e: Emitter, x: SSAValue, correction: int, fweights: object, aweights: o
 
 @rule("aten.cov.default")
 def _cov_rule(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_cov(e, cast(SSAValue, b["self"]), b.int("correction"), b.get("fweights"), b.get("aweights"))]
+    return [_cov(e, b.value("self"), b.int("correction"), b.get("fweights"), b.get("aweights"))]
 
 
 @rule("aten.corrcoef.default")
 def _corrcoef(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `corrcoef`: the covariance divided by both standard deviations, clipped to
     [-1, 1]; one variable gives c / c."""
-    c = _cov(e, cast(SSAValue, b["self"]), 1, None, None)
+    c = _cov(e, b.value("self"), 1, None, None)
     if tensor_of(c).rank == 0:
         return [e.v("aten.div.Tensor", c, c)]
     stddev = e.v("aten.sqrt.default", e.v("aten.diagonal.default", c))
@@ -162,7 +162,7 @@ def _trapezoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's trapezoid rule: with sample points, sum((y[1:] + y[:-1]) * dx) / 2 (the cumulative
     form a `cumsum`); with a scalar spacing, (sum(y) - (y[0] + y[-1]) / 2) * dx, and its
     cumulative form cumsum(dx / 2 * (y[1:] + y[:-1])). An empty dimension gives zeros."""
-    y = cast(SSAValue, b["y"])
+    y = b.value("y")
     ty = tensor_of(y)
     if ty.rank == 0:
         raise Decline()

@@ -34,7 +34,7 @@ from xdsl_exir.utils.symbolic import SymSize
 
 @rule("aten.reshape.default")
 def _reshape(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.reshape(cast(SSAValue, b["self"]), arg=b["shape"])]
+    return [e.reshape(b.value("self"), arg=b["shape"])]
 
 
 @rule("aten._unsafe_view.default")
@@ -44,7 +44,7 @@ def _unsafe_view(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.flatten.using_ints")
 def _flatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank == 0:
         return [e.reshape(x, [1])]
@@ -58,7 +58,7 @@ def _flatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.unflatten.int")
 def _unflatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's `unflatten`: a `view` splitting one dimension (one `-1` inferred)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
@@ -69,7 +69,7 @@ def _unflatten(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.contiguous.default")
 def _contiguous(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     if e.layouts.is_contiguous(x):
         return [x]
     return [e.v("aten.clone.default", x, memory_format=MemoryFormat.contiguous_format)]
@@ -77,7 +77,7 @@ def _contiguous(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.t.default", "aten.transpose.int")
 def _transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     rank = tensor_of(x).rank
     if rank < 2:
         return [x]
@@ -89,7 +89,7 @@ def _transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.chunk.default")
 def _chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dim = b.int("dim") % t.rank
     total = t.sizes[dim]
@@ -103,7 +103,7 @@ def _chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.split.Tensor")
 def _split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dim = b.int("dim") % t.rank
     return [e.v("aten.split_with_sizes.default", x, split_sizes(t.sizes[dim], b.int("split_size")), dim)]
@@ -112,7 +112,7 @@ def _split(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.copy.default", core=True)
 def _copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `copy`: `src.to(self)`, expanded (as a copy) when the sizes differ."""
-    dst, src = tensor_of(b["self"]), cast(SSAValue, b["src"])
+    dst, src = tensor_of(b["self"]), b.value("src")
     out = src
     if tensor_of(src).element_dtype != dst.element_dtype:
         out = e.v("aten._to_copy.default", out, dtype=dst.element_dtype)
@@ -124,7 +124,7 @@ def _copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other", "aten.type_as.default")
 def _to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dtype = tensor_of(b["other"]).element_dtype if "other" in b else b.dtype("dtype")
     if (dtype is None or dtype == tensor_of(x).element_dtype) and not b.get("copy"):
         return [x]
@@ -136,7 +136,7 @@ def _to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.ravel.default")
 def _ravel(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     return [e.reshape(x, [tensor_of(x).numel()])]
 
 
@@ -147,7 +147,7 @@ def _fliplr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.tile.default")
 def _tile(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     dims = b.ints("dims")
     rank = tensor_of(x).rank
     dims = [1] * (rank - len(dims)) + dims
@@ -157,7 +157,7 @@ def _tile(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.repeat_interleave.self_int")
 def _repeat_interleave(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """An int count: each element repeated along `dim` (flattened first when dim is None)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     repeats = b.int("repeats")
     if b.get("dim") is None:
         x = e.reshape(x, [tensor_of(x).numel()])
@@ -176,7 +176,7 @@ def _one_hot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     n = b.int("num_classes")
     if n < 0:
         raise Decline()  # the class count read from the data is a data-dependent size
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     classes = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=DeviceAttr(tensor_of(x).device.data),
                   pin_memory=False)
     hit = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", x, -1), classes)
@@ -194,7 +194,7 @@ def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     dtype's machine epsilon, as torch's rms_norm. float16 and bfloat16 are computed
     in float32, weight included, and rounded once, as torch's kernel and its own
     decomposition do (rounding each step differs by an ulp in a quarter of the values)."""
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     t = tensor_of(x)
     n = len(b.ints("normalized_shape"))
     dims = list(range(t.rank - n, t.rank))
@@ -254,7 +254,7 @@ def _stack(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.squeeze.default")
 def _squeeze_all(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`squeeze()` is `squeeze.dims` over the dims of size 1 (a symbolic size might be 1: declined)."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     sizes = tensor_of(x).sizes
     if not all(isinstance(s, int) for s in sizes):
         raise Decline()
@@ -266,7 +266,7 @@ def _unbind(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """torch/_refs `unbind`: row `i` is a one-wide `slice` along `dim`, squeezed. Export IR has no
     list constructor, so the rows replace the `getitem`s of the list; a list used otherwise
     (passed whole to another operator) is left alone."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     if t.rank == 0:
         raise Decline()
@@ -289,7 +289,7 @@ def _unbind(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
 def _roll(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_decomp `roll`: per rolled dim, `index_select` by `(arange(n) + (n - shift)) fmod n`;
     with no dims, the flattened tensor rolled and viewed back."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     shifts, dims = b.ints("shifts"), b.ints("dims")
     if not dims:
@@ -328,7 +328,7 @@ _PADS = {"reflect": "reflection", "replicate": "replication"}
 def _pad(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`F.pad`'s ATen form (`_pad_enum`): `constant_pad_nd`, `reflection_pad{1,2,3}d`,
     `replication_pad{1,2,3}d`, or the circular padding built from slices and `cat`."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     pad = b.ints("pad")
     mode = cast(str, b.get("mode") or "constant")
     if mode == "constant":
@@ -375,13 +375,13 @@ def _pad_circular(e: Emitter, x: SSAValue, pad: list[int]) -> SSAValue:
 
 @rule("aten._pad_circular.default")
 def _pad_circular_rule(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [_pad_circular(e, cast(SSAValue, b["self"]), b.ints("pad"))]
+    return [_pad_circular(e, b.value("self"), b.ints("pad"))]
 
 
 @rule("aten.replication_pad1d.default")
 def _replication_pad1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`replication_pad1d` (not core) as `replication_pad2d` over a unit height."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     left, right = b.ints("padding")
     wide = e.v("aten.replication_pad2d.default", e.v("aten.unsqueeze.default", x, -2), [left, right, 0, 0])
     return [e.v("aten.squeeze.dims", wide, [tensor_of(x).rank - 1])]
@@ -391,7 +391,7 @@ def _replication_pad1d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
 def _narrow(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`narrow(dim, start, length)` is `slice(dim, start, start + length)`; a negative start
     counts from the end."""
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     t = tensor_of(x)
     dim = b.int("dim") % t.rank
     start, length = b["start"], b["length"]
@@ -409,7 +409,7 @@ def _narrow(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """`torch.where(cond)` is `nonzero(cond)` split into its columns (`select` of each); as with
     `unbind`, the columns replace the `getitem`s of the list."""
-    cond = cast(SSAValue, b["condition"])
+    cond = b.value("condition")
     rank = tensor_of(cond).rank
     result = op.results[0]
     users = [use.operation for use in result.uses]
