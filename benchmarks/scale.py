@@ -206,7 +206,7 @@ import numpy as np
 
 def greedy(call, prompt_path, out, calls, info):
     window = np.load(prompt_path)["arg0"]
-    tokens, times, first = [], [], None
+    tokens, gaps, times, first = [], [], [], None
     for _ in range(calls):
         t = time.perf_counter()
         logits = call(window)
@@ -214,9 +214,12 @@ def greedy(call, prompt_path, out, calls, info):
         logits = np.asarray(logits).astype(np.float32)
         if first is None:
             first = logits
-        tokens.append(int(logits[0, -1].argmax()))
+        last = logits[0, -1]
+        tokens.append(int(last.argmax()))
+        top2 = np.partition(last, -2)[-2:]
+        gaps.append(float(top2[1] - top2[0]))  # how far the greedy token stands above the next
         window = np.concatenate([window[:, 1:], np.array([[tokens[-1]]], dtype=np.int64)], axis=1)
-    np.savez(out + ".npz", logits=first, tokens=np.array(tokens, dtype=np.int64))
+    np.savez(out + ".npz", logits=first, tokens=np.array(tokens, dtype=np.int64), gaps=np.array(gaps))
     info["first call"] = times[0]
     if len(times) > 1:
         info["steady call"] = min(times[1:])
@@ -314,7 +317,13 @@ def compare(work: Path, name: str, dtype: str) -> str:
     if tokens is not None:
         same = int(np.sum(tokens == want["tokens"][: len(tokens)]))
         first_off = next((i for i, (a, b) in enumerate(zip(tokens, want["tokens"])) if a != b), None)
-        parts.append(f"tokens {same}/{len(tokens)} as eager's" + ("" if first_off is None else f" (first differs at step {first_off})"))
+        differs = ""
+        if first_off is not None:
+            differs = f" (first differs at step {first_off}"
+            if "gaps" in want.files:
+                differs += f", where eager's two best logits are {want['gaps'][first_off]:.2g} apart"
+            differs += ")"
+        parts.append(f"tokens {same}/{len(tokens)} as eager's{differs}")
     return ", ".join(parts)
 
 
