@@ -565,7 +565,7 @@ def _dilated(size: object, stride: int) -> object:
 
 @lowers("aten.convolution.default", note="transposed convolutions padded by more than dilation * (kernel - 1) refused")
 def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x, w, bias = cast(SSAValue, b["input"]), cast(SSAValue, b["weight"]), b.get("bias")
+    x, w, bias = b.value("input"), b.value("weight"), b.get("bias")
     xt, wt, out = _t(x), _t(w), _out(op)
     nd = wt.rank - 2
     transposed = bool(b["transposed"])
@@ -678,7 +678,7 @@ def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue
     named `linalg.pooling_nchw_max` for 2-D float NCHW when nothing reads the
     indices.
     """
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out, idx_t = _t(x), _out(op), _out(op, 1)
     dt = xt.element_dtype
     win = _Window.of(b, xt, out, nd)
@@ -821,7 +821,7 @@ def _pool_1d(st: LoweringState, x: SSAValue, out: TensorType, pool: Callable[[SS
 
 @lowers("aten.avg_pool2d.default", note="integer inputs other than int64 refused, as torch refuses them")
 def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     win = _Window.of(b, xt, out)
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
@@ -829,7 +829,7 @@ def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.avg_pool3d.default", note="integer inputs other than int64 refused, as torch refuses them")
 def _avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     win = _Window.of(b, xt, out, 3)
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
@@ -837,7 +837,7 @@ def _avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 @lowers("aten.avg_pool1d.default", note="integer inputs other than int64 refused, as torch refuses them")
 def _avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     out = _out(op)
     kernel = b.ints("kernel_size", 1)
     stride = b.ints("stride", 1) if cast(Sequence[object], b["stride"]) else kernel
@@ -927,19 +927,19 @@ _ADAPTIVE = "symbolic pooled sizes refused unless the output size is 1"
 
 @lowers("aten._adaptive_avg_pool3d.default", note="symbolic pooled sizes refused; integer inputs refused")
 def _adaptive_avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     return [_adaptive_avg_separable(st, st.tensor(x), _t(x), _out(op), 3, "adaptive_avg_pool3d")]
 
 
 @lowers("aten._adaptive_avg_pool2d.default", note=_ADAPTIVE)
 def _adaptive_avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     return [_adaptive_avg(st, st.tensor(x), _t(x), _out(op), "adaptive_avg_pool2d")]
 
 
 @lowers("aten.adaptive_avg_pool1d.default", note=_ADAPTIVE)
 def _adaptive_avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
 
     def pool(x2: SSAValue, xt2: TensorType, out2: TensorType) -> SSAValue:
         return _adaptive_avg(st, x2, xt2, out2, "adaptive_avg_pool1d")
@@ -1001,7 +1001,7 @@ def _stat(st: LoweringState, v: object) -> Stat:
 @lowers("aten._native_batch_norm_legit_no_training.default")
 def _batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """Inference batch norm from the running statistics; the saved mean and rstd of training are empty."""
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     mean, var = _stat(st, b["running_mean"]), _stat(st, b["running_var"])
     y = _normalize_channels(st, x, _out(op), mean, var, True, b.get("weight"), b.get("bias"), b["eps"])
     return [y, st.empty(_out(op, 1)), st.empty(_out(op, 2))]
@@ -1009,7 +1009,7 @@ def _batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 def _training_batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """Batch norm from the batch's own statistics (biased variance), which are also its 2nd and 3rd results."""
-    x = cast(SSAValue, b["input"])
+    x = b.value("input")
     xt, out = _t(x), _out(op)
     cd = xt.element_dtype.opmath()
     dims = [i for i in range(xt.rank) if i != 1]
@@ -1046,7 +1046,7 @@ def _col2im(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     (y, x): block row (y + pad - i * dilation) / stride when that divides,
     likewise the column. A gather with the offsets as reductions.
     """
-    x = cast(SSAValue, b["self"])
+    x = b.value("self")
     xt, out = _t(x), _out(op)
     unbatched = xt.rank == 2
     k, dl, pd, sd = (b.ints(name, 2) for name in ("kernel_size", "dilation", "padding", "stride"))
