@@ -375,7 +375,7 @@ register("aten.cummax.default")(_cum_extreme(np.greater))
 register("aten.cummin.default")(_cum_extreme(np.less))
 
 
-@register("aten.logcumsumexp.default")
+@register("aten.logcumsumexp.default", "aten._logcumsumexp.default")  # the second: torch's other name for it
 def _logcumsumexp(self: np.ndarray, dim: int) -> np.ndarray:
     """log(cumsum(exp(x))) computed stably: a running logaddexp along `dim`."""
     a = np.asarray(self)

@@ -1,7 +1,8 @@
 """
 Order statistics, searching, counting and the data-dependent set operators: `median`,
 `nanmedian`, `mode`, `quantile`, `nanquantile`, `searchsorted`, `histc`, `equal`,
-`allclose`, `_logcumsumexp`, the `unique` family and `nonzero_static`.
+`allclose`, the `unique` family and `nonzero_static` (`_logcumsumexp` is
+`logcumsumexp`'s kernel under torch's other name, in `reductions`).
 
 Each follows torch's CPU kernel: `median` is the lower median and NaN wherever a NaN is
 present (its index the first NaN's), `nanmedian` skips NaNs, `mode` is the smallest of the most
@@ -18,15 +19,10 @@ import itertools
 
 import numpy as np
 
-from xdsl_exir.semantics.kernels.reductions import (
-    _logcumsumexp,  # pyright: ignore[reportPrivateUsage] - `_logcumsumexp` is `logcumsumexp` under torch's other name
-)
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 from xdsl_exir.utils.aten_enums import require_enum
 
 __all__: list[str] = []
-
-register("aten._logcumsumexp.default")(_logcumsumexp)
 
 
 def _rows(a: np.ndarray, dim: int) -> tuple[np.ndarray, int]:
