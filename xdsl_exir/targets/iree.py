@@ -142,8 +142,8 @@ class IreeOptions:
             # Data tiling makes ResNet-18 another 1.2x faster and MobileNet 1.2x,
             # but slows the 4-layer encoder by a third: on where it pays. (On an
             # AVX-512 Xeon, one thread, turning it off changed the CNNs by
-            # 0.75-1.25x, 0.96x in geometric mean, against a 0.92-1.05x control,
-            # and left the encoder as it was: not enough to change the rule.)
+            # 0.75-1.25x, 0.96x in geometric mean, against a 0.92-1.05x control;
+            # turning it on left the encoder as it was: the rule stays.)
             if data_tiling is None:
                 data_tiling = self.auto_data_tiling(text)
             if data_tiling:
