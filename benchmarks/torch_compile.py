@@ -278,6 +278,8 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 def report(rows: list[Row], exir_backend: str) -> None:
     print()
+    # Other processes' load shows in every runner's time alike; the ratios are what compare.
+    print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"Inference, ms per call (one thread; exir = torch.compile(backend='exir') on {exir_backend}):")
     head = f"{'model':<34} {'eager':>9} {'inductor':>9} {'exir':>9} {'ort':>9} {'exir/ind':>9} {'compile ind s':>14} {'compile exir s':>15}"
     print(head)
