@@ -192,11 +192,13 @@ def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) 
         raise InterpreterError(f"{name} decomposes into {', '.join(sorted(set(left)))}, which the interpreter cannot run")
     compile_graph = graph_compiler()
     if compile_graph is None:
-        raise InterpreterError(
-            f"{name} has no numpy kernel and runs through its decomposition, whose graph the interpreter's "
-            "compiler runs: import xdsl_exir.interpreters.compiler first (the interpreter, exir-run and the "
-            "modules of `--emit python` load it)"
-        )
+        # The graph compiler sits in the interpreter layer and registers itself as it loads;
+        # a kernel called before anything loaded it (a library user's `run_kernel`) loads it here.
+        import xdsl_exir.interpreters.compiler  # noqa: F401
+
+        compile_graph = graph_compiler()
+    if compile_graph is None:
+        raise InterpreterError(f"{name} runs through its decomposition, but the interpreter's graph compiler did not register")
     run = compile_graph(block, f"decomposed_{name}")
     if all(d is None for d in declared):
         return run
