@@ -194,7 +194,7 @@ def _compile(name: str, bound: Mapping[str, object], tensors: list[np.ndarray]) 
     if compile_graph is None:
         # The graph compiler sits in the interpreter layer and registers itself as it loads;
         # a kernel called before anything loaded it (a library user's `run_kernel`) loads it here.
-        import xdsl_exir.interpreters.compiler  # noqa: F401
+        import xdsl_exir.interpreters.compiler  # noqa: F401 - imported for its registration
 
         compile_graph = graph_compiler()
     if compile_graph is None:
