@@ -27,7 +27,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Block, Region, SSAValue
 
-from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.dialects.aten import aten_op_class
 from xdsl_exir.dialects.exir import (
     DenseBlobAttr,
@@ -44,6 +43,7 @@ from xdsl_exir.dialects.exir import (
     blob_data,
     blob_from_array,
 )
+from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
 from xdsl_exir.utils.symbolic import make_symbol
 

@@ -21,7 +21,6 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_exir.analysis.overload_resolution import OverloadError, Typed, resolve
-from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.dialects.exir import (
     CallFunctionOp,
     DType,
@@ -37,6 +36,7 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.dialects.fx import CallMethodOp, CallModuleOp, GetAttrOp, SliceOp
+from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.interpreters.compiler import CompileContext, InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.utils.mlir_parser import ResourceParser

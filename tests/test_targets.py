@@ -70,10 +70,10 @@ from xdsl_exir.dialects.exir import (
     WhileLoopOp,
     blob_from_array,
 )
-from xdsl_exir.targets.registry import get_all_targets
 from xdsl_exir.targets.fx_graph import FxNamespace
 from xdsl_exir.targets.fx_text import emit_fx
 from xdsl_exir.targets.python_source import python_source
+from xdsl_exir.targets.registry import get_all_targets
 from xdsl_exir.tools.exir_opt import run
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.symbolic import parse_python_expr

@@ -62,8 +62,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import ParseError
 
-from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.dialects.exir import DType, InputKind, OutputKind, ProgramOp, SymIntType, TensorType, blob_data, is_blob
+from xdsl_exir.dialects.registry import get_all_dialects
 from xdsl_exir.dialects.stream import parameter_keys, parameters_refused
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.compiler import InterpreterError
