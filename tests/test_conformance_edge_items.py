@@ -68,6 +68,12 @@ CASES: dict[str, tuple[Callable[..., Any], list[torch.Tensor]]] = {
         [torch.tensor([[1.0, float("nan"), -0.0, INF], [2.0, -1.0, 0.5, -INF]])],
     ),
     "replication_pad1d_batched": (lambda x: torch.ops.aten.replication_pad1d(x, [0, 3]), [torch.randn(2, 3, 4)]),
+    # torch.divide / subtract / multiply (aliases of div, sub, mul) of a float and an int64 tensor:
+    # to-core-aten renames them, and the promotion they imply is allowed as it is for div, sub, mul
+    "divide_subtract_multiply_promote": (
+        lambda x, n: (torch.divide(x, n), torch.subtract(x, n, alpha=2), torch.multiply(n, x)),
+        [torch.tensor([1.5, -0.0, INF, 7.0]), torch.tensor([2, -3, 0, 1])],
+    ),
     "add_relu_integers_wrap_then_clamp": (
         lambda a, b: torch.ops.aten._add_relu(a, b),
         [torch.tensor([2**62, -5, 7, 2**63 - 1]), torch.tensor([2**62, 1, -7, 1])],

@@ -61,10 +61,24 @@ from xdsl_exir.dialects.exir import (
     TupleType,
 )
 from xdsl_exir.semantics.decompositions import default_legal_ops
+from xdsl_exir.semantics.decompositions.renames import ALIASES
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, did_you_mean
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
 from xdsl_exir.utils.symbolic import sympy
+
+
+def _aliases_pointwise(name: str) -> bool:
+    """
+    Whether `name` is another spelling of a pointwise operator (`divide.Tensor` of
+    `div.Tensor`, `subtract.Tensor` of `sub.Tensor`): torch tags the target only,
+    yet the alias promotes as it does, so `no-promotion` holds it to the same
+    rule. (Otherwise a program dividing by an int64 tensor with `torch.divide`
+    passed before to-core-aten and failed after, the alias renamed.)
+    """
+    target = ALIASES.get(name)
+    entry = op_registry.lookup(target) if target is not None else None
+    return entry is not None and "pointwise" in entry.tags
 
 _KIND_ORDER = {k: i for i, k in enumerate(InputKind)}
 
@@ -192,7 +206,7 @@ class VerifyExportIRPass(ModulePass):
             elif op.name.startswith("aten.") and isinstance(op, ArgsOpMixin):
                 # Ops of the aten dialect are known by construction.
                 entry = op_registry.lookup(op.name)
-                if entry is not None and "pointwise" in entry.tags:
+                if entry is not None and ("pointwise" in entry.tags or _aliases_pointwise(entry.op_name)):
                     self._check_promotion(op, op.name, entry)
             if declared is not None:
                 for value in _values_of(op):
@@ -252,7 +266,7 @@ class VerifyExportIRPass(ModulePass):
                     "known-operator",
                 )
         entry = op_registry.lookup(target)
-        if entry is not None and "pointwise" in entry.tags:
+        if entry is not None and ("pointwise" in entry.tags or _aliases_pointwise(entry.op_name)):
             self._check_promotion(op, target, entry)
 
     def _check_promotion(
