@@ -13,6 +13,7 @@ import pytest
 SLOW_FILES = frozenset(
     {
         "test_conformance.py",
+        "test_constant_reductions.py",
         "test_core_aten.py",
         "test_generation.py",
         "test_hostile_input.py",

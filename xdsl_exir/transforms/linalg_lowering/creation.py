@@ -44,14 +44,33 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 
 
 def fill(st: LoweringState, out: TensorType, value: object) -> SSAValue:
-    """A tensor of `out`'s sizes and dtype holding `value` (a number or a symbolic scalar)."""
+    """
+    A tensor of `out`'s sizes and dtype holding `value` (a number or a symbolic scalar).
+
+    A 0-d `linalg.fill` broadcast by a copying `linalg.generic`, not a `linalg.fill`
+    of the whole tensor: iree-compile 3.13 miscompiles a reduction whose input is a
+    whole-tensor fill (or a generic yielding a captured scalar): `ones(5).sum()`
+    gives 1 and `ones(5, 5, 5).sum()` 8, where the 0-d broadcast form gives 5 and
+    125. `LoweringState.splat` still sees the scalar through the broadcast.
+    """
+    scalar_type = TensorType((), out.element_dtype)
     if isinstance(value, bool | int | float):
-        return st.filled(out, value)
-    scalar = st.scalar(value, out.element_dtype)
-    init = st.empty(out)
-    op = FillOp((scalar,), (init,), (init.type,))
-    st.insert(op)
-    return op.results[0]
+        scalar = st.filled(scalar_type, value)
+    else:
+        init = st.empty(scalar_type)
+        op = FillOp((st.scalar(value, out.element_dtype),), (init,), (init.type,))
+        st.insert(op)
+        scalar = op.results[0]
+    if out.rank == 0:
+        return scalar
+    rank = out.rank
+    (result,) = st.generic(
+        [(scalar, broadcast_map((), out.sizes))],
+        [(st.empty(out), identity_map(rank))],
+        [PARALLEL] * rank,
+        lambda args: [args[0]],
+    )
+    return result
 
 
 def as_index(st: LoweringState, value: object) -> SSAValue:
