@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-
 import xdsl_exir
+
+torch = pytest.importorskip("torch")
 
 
 class Created(torch.nn.Module):
