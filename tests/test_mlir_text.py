@@ -143,6 +143,25 @@ def test_weights_print_as_dense_resource_and_read_back() -> None:
     assert text_of(module) == text
 
 
+def test_unreferenced_resource_entries_leave_the_process_wide_storage() -> None:
+    """Entries of a file's section that nothing refers to are not kept: reading the file again and again stays flat."""
+    weight = np.array([1.0, 2.0], dtype=np.float32)
+    text = text_of(program(2, weight))
+    marker = "    builtin: {\n"
+    assert marker in text
+    unused = "".join(f'      unused{i}: "0x1000000000000000",\n' for i in range(50))
+    text = text.replace(marker, marker + unused, 1)
+    stored = Builtin.get_interface(OpAsmDialectInterface)
+    assert stored is not None
+    candidates = [f"unused{i}{suffix}" for i in range(50) for suffix in ("", *(f"_{n}" for n in range(5)))]
+    before = stored.build_resources(candidates)
+    for _ in range(5):
+        module, _ = read(text)
+        value = state_of(module).value
+        assert isinstance(value, DenseBlobAttr) and value.data == weight.tobytes()
+    assert stored.build_resources(candidates) == before, "unused entries stayed in the process-wide storage"
+
+
 def test_old_inline_blob_form_still_reads() -> None:
     text = text_of(program(1)).split("{-#")[0]
     old = re.sub(

@@ -406,6 +406,7 @@ class ResourceParser(Parser):
         try:
             module = super().parse_module(allow_implicit_module)
             self._load_deferred_blobs()
+            self._drop_unreferenced_entries()
         finally:
             if collecting:
                 gc.enable()
@@ -446,6 +447,19 @@ class ResourceParser(Parser):
                 blob_storage(storage).pop(key, None)
         self._deferred.clear()
         self._loaded.clear()
+
+    def _drop_unreferenced_entries(self) -> None:
+        """
+        Drop from the process-wide storage the builtin entries of this file's
+        section that nothing in the module refers to: nothing can print or read
+        them, and a process reading many files (a notebook, a server, the fuzz
+        campaign) kept every one, the storage growing by the file's unused keys
+        at each read.
+        """
+        storage = blob_storage(_builtin_resources())
+        for dialect_name, key in self.dialect_resources:
+            if dialect_name == Builtin.name and key in self._given and self._mentions.get(key, 0) <= 1:
+                storage.pop(key, None)
 
     def _parse_dialect_resources(self) -> None:
         """MLIR's file has one `dialect_resources` section; a second would silently shadow the first."""
