@@ -45,6 +45,14 @@ def test_lu_factor_empty(shape: tuple[int, ...]) -> None:
     _check("linalg_lu_factor.default", torch.zeros(shape, dtype=torch.float64))
 
 
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4)])
+def test_lu_unpack_of_an_lu_without_rows(shape: tuple[int, ...]) -> None:
+    """OpInfo's empty sample: the LU emptied to no rows, its pivots kept; torch reads no pivot and P is empty."""
+    lu, pivots = torch.linalg.lu_factor(torch.randn(shape, generator=torch.Generator().manual_seed(0)))
+    _check("lu_unpack.default", lu[:0], pivots)
+    _check("lu_unpack.default", lu, pivots)
+
+
 @pytest.mark.parametrize("shape", EMPTY_SQUARE)
 @pytest.mark.parametrize(
     "op", ["linalg_inv_ex.default", "linalg_cholesky_ex.default", "linalg_slogdet.default", "linalg_det.default"]

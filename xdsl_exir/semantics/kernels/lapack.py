@@ -99,7 +99,8 @@ def _unpack(lu: np.ndarray, pivots: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     k = min(m, n)
     lower = np.tril(lu[..., :, :k], -1) + np.eye(m, k)
     upper = np.triu(lu[..., :k, :])
-    perm = _permutation(pivots, m)
+    # no row to interchange (an empty LU): torch leaves the pivots unread and P empty
+    perm = _permutation(pivots, m) if k else np.broadcast_to(np.arange(m), (*lu.shape[:-2], m))
     eye = np.eye(m)
     p = _mT(eye[perm])  # rows of the identity in perm order, transposed: A = P L U
     return p, lower, upper
