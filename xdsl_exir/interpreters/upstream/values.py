@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from xdsl_exir.semantics.kernels import round_to_bfloat16
+from xdsl_exir.utils.diagnostics import InterpreterError
 from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.mlir_parser import BlobError, blob_bytes, lookup_blob
 
@@ -243,6 +244,24 @@ def _array_from_bytes(data: bytes, t: ShapedType) -> np.ndarray:
     return arr.reshape(shape)
 
 
+def _check_resource_size(key: str, size: int, t: ShapedType) -> None:
+    """
+    A `dense_resource` blob holds every element: unlike a `dense<"0x...">`
+    literal, it has no splat form (MLIR and iree-compile refuse a short one), so
+    one element for many is malformed, not a splat to broadcast.
+    """
+    et = cast(Any, t).get_element_type()  # ShapedType declares no element type
+    if isinstance(et, BFloat16Type):
+        itemsize = 2
+    elif isinstance(et, IntegerType) and et.width.data == 1:
+        itemsize = 1
+    else:
+        itemsize = numpy_dtype(et).itemsize
+    need = int(np.prod(tuple(t.get_shape()), dtype=np.int64)) * itemsize
+    if size != need:
+        raise InterpreterError(f"dense_resource<{key}> holds {size} bytes, but {t} needs {need}")
+
+
 _RESOURCE_CACHE: dict[tuple[str, Attribute], tuple[str, np.ndarray]] = {}
 """Decoded `dense_resource` blobs by (key, type), with the hex they came from."""
 
@@ -260,7 +279,8 @@ def resource_array(attr: DenseResourceAttr) -> np.ndarray:
     if not blob:
         held = lookup_blob(key)  # weights kept by reference (a mapped archive's pages) have no hex text
         if held is None:
-            raise ValueError(f"dense_resource<{key}> has no blob in the builtin dialect's resources")
+            raise InterpreterError(f"dense_resource<{key}> has no blob in the builtin dialect's resources")
+        _check_resource_size(key, len(held), attr.type)
         arr = _array_from_bytes(held, attr.type)
         arr.flags.writeable = False
         return arr
@@ -270,7 +290,8 @@ def resource_array(attr: DenseResourceAttr) -> np.ndarray:
     try:
         data = blob_bytes(blob)
     except BlobError as e:
-        raise ValueError(f"dense_resource<{key}>: {e}") from None
+        raise InterpreterError(f"dense_resource<{key}>: {e}") from None
+    _check_resource_size(key, len(data), attr.type)
     arr = _array_from_bytes(data, attr.type)
     arr.flags.writeable = False
     _RESOURCE_CACHE[(key, attr.type)] = (blob, arr)

@@ -1,0 +1,68 @@
+"""
+`exir-run` on lowered MLIR (xDSL's interpreter of func/linalg) reads a
+`dense_resource` blob only when it holds every element of its type: a blob of
+one element is no splat (MLIR's dense_resource has no splat form), and bad hex
+is refused in one line, not as an internal error.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from xdsl_exir.tools.exir_opt import run as exir_opt
+from xdsl_exir.tools.exir_run import run as exir_run
+
+T = "!exir.tensor<[2], float32>"
+PROGRAM = f"""exir.program inputs [<parameter "p_w" -> "w">, <user_input "x">] outputs [<user_output "out">] {{
+  exir.state @w : {T} = dense_resource<w>
+  exir.graph @forward(%p_w: {T}, %x: {T}) -> ({T}) {{
+    %out = aten.add.Tensor(%p_w, %x) : ({T}, {T}) -> {T}
+    exir.output %out : {T}
+  }}
+}}
+{{-#
+  dialect_resources: {{
+    builtin: {{
+      w: "0x100000000000803F00000040"
+    }}
+  }}
+#-}}
+"""
+BLOB = "0x100000000000803F00000040"
+
+
+@pytest.mark.parametrize(
+    ("blob", "message"),
+    [
+        (BLOB, None),
+        ("0x100000000000803F", "holds 4 bytes, but tensor<2xf32> needs 8"),
+        ("0x100000000000803F0000004000000000", "holds 12 bytes, but tensor<2xf32> needs 8"),
+        ("0x1000000000GG803F00000040", "malformed hex"),
+    ],
+)
+def test_lowered_resources_are_read_whole(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], blob: str, message: str | None
+) -> None:
+    src = tmp_path / "m.mlir"
+    src.write_text(PROGRAM)
+    lowered = tmp_path / "low.mlir"
+    assert exir_opt([str(src), "-p", "convert-exir-to-linalg", "-o", str(lowered)]) == 0
+    text = lowered.read_text()
+    assert BLOB in text
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(text.replace(BLOB, blob))
+    out = tmp_path / "out.npz"
+    capsys.readouterr()
+    try:
+        rc = exir_run([str(bad), "--random-inputs", "0", "-o", str(out)])
+    except SystemExit as e:  # a refusal exits, as the command does
+        rc = e.code
+    err = capsys.readouterr().err
+    if message is None:
+        assert rc == 0 and out.exists()
+        return
+    assert rc == 1 and not out.exists()
+    assert message in err and "internal error" not in err
+    assert err.count("\n") == 1, err
