@@ -109,26 +109,25 @@ def _argmin(self: np.ndarray, dim: int | None = None, keepdim: bool = False) -> 
     return _arg_extreme(np.asarray(self), dim, keepdim, False)
 
 
-@register("aten.max.dim")
-def _max_dim(self: np.ndarray, dim: int, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _extreme_dim(self: np.ndarray, dim: int, keepdim: bool, largest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """`max.dim` / `min.dim`: the values at the indices `_arg_extreme` picks, so both agree on ties and NaN."""
     a = np.asarray(self)
-    idx = _arg_extreme(a, dim, True, True)
+    idx = _arg_extreme(a, dim, True, largest)
     vals = np.take_along_axis(a, idx, axis=wrap_dim(dim, a.ndim)) if a.ndim else a.copy()
     if not keepdim and a.ndim:
         d = wrap_dim(dim, a.ndim)
         return np.squeeze(vals, d), np.squeeze(idx, d)
     return vals, idx
+
+
+@register("aten.max.dim")
+def _max_dim(self: np.ndarray, dim: int, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    return _extreme_dim(self, dim, keepdim, True)
 
 
 @register("aten.min.dim")
 def _min_dim(self: np.ndarray, dim: int, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(self)
-    idx = _arg_extreme(a, dim, True, False)
-    vals = np.take_along_axis(a, idx, axis=wrap_dim(dim, a.ndim)) if a.ndim else a.copy()
-    if not keepdim and a.ndim:
-        d = wrap_dim(dim, a.ndim)
-        return np.squeeze(vals, d), np.squeeze(idx, d)
-    return vals, idx
+    return _extreme_dim(self, dim, keepdim, False)
 
 
 def _bool_reduce(fn: Callable[..., Any]) -> Kernel:
