@@ -1,9 +1,10 @@
 """
 Factory ops: tensors made from sizes and scalars, not from other tensors' values.
 
-`full`/`zeros`/`ones` and their `_like`/`new_` forms are a `linalg.fill` of a
-`tensor.empty` of the result's sizes (the result type, which torch computed,
-gives them; symbolic ones become `index` values). `empty` is a bare
+`full`/`zeros`/`ones` and their `_like`/`new_` forms are a 0-d `linalg.fill`
+broadcast by a copying `linalg.generic` into a `tensor.empty` of the result's
+sizes (the result type, which torch computed, gives them; symbolic ones become
+`index` values); `fill` says why not a whole-tensor `linalg.fill`. `empty` is a bare
 `tensor.empty`: torch leaves its values unspecified. `arange` is a generic over
 `linalg.index` computing `start + step * i` the way torch's CPU kernel
 (`RangeFactoriesKernel.cpp`) does: in the accumulate type of the result
