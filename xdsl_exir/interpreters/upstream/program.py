@@ -38,9 +38,9 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import DType, ProgramOp
 from xdsl_exir.interpreters.upstream import run_lowered
-from xdsl_exir.transforms.linalg_lowering.state import LoweringError, element_type
 from xdsl_exir.utils.diagnostics import InterpreterError
 from xdsl_exir.utils.dtypes import cast_array, is_low_precision, numpy_dtype
+from xdsl_exir.utils.mlir_types import LoweringError, element_type
 from xdsl_exir.utils.tensor_data import random_array
 
 LoweredExecutor = Callable[[Sequence[Any]], Sequence[Any]]

@@ -42,14 +42,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     SymbolRefAttr,
-    bf16,
-    f16,
     f32,
-    f64,
-    i1,
-    i8,
-    i16,
-    i32,
     i64,
 )
 from xdsl.dialects.builtin import (
@@ -69,43 +62,15 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.dialects.stream import ParameterNamedAttr
+from xdsl_exir.utils.mlir_types import LoweringError, element_type
 from xdsl_exir.utils.symbolic import SymSize, is_floordiv, print_expr, sympy
 
 DYNAMIC = DYNAMIC_INDEX_BUILTIN
 DYNAMIC_INDEX = DYNAMIC_INDEX_BUILTIN
 """MLIR's dynamic marker (`?`) in shapes and static offset/size/stride lists."""
 
-_ELEMENT_TYPES: dict[DType, Attribute] = {
-    DType.bool: i1,
-    DType.uint8: i8,
-    DType.int8: i8,
-    DType.int16: i16,
-    DType.int32: i32,
-    DType.int64: i64,
-    DType.float16: f16,
-    DType.bfloat16: bf16,
-    DType.float32: f32,
-    DType.float64: f64,
-}
-
 _FLOAT_BITS = {DType.float16: 16, DType.bfloat16: 16, DType.float32: 32, DType.float64: 64}
 _INT_BITS = {DType.bool: 1, DType.uint8: 8, DType.int8: 8, DType.int16: 16, DType.int32: 32, DType.int64: 64}
-
-
-class LoweringError(Exception):
-    """An op (or type) the lowering cannot express; names the op when known."""
-
-    def __init__(self, message: str, op: Operation | None = None) -> None:
-        super().__init__(message)
-        self.op = op
-
-
-def element_type(dtype: DType) -> Attribute:
-    """The builtin element type of a torch dtype (uint8 is a signless i8)."""
-    try:
-        return _ELEMENT_TYPES[dtype]
-    except KeyError:
-        raise LoweringError(f"dtype {dtype} has no upstream MLIR element type here") from None
 
 
 def is_unsigned(dtype: DType) -> bool:
