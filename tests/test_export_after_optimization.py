@@ -24,10 +24,10 @@ from pass_harness import ZOO, apply, assert_same_outputs, load_zoo, run, zoo_mod
 from xdsl.dialects.builtin import ModuleOp
 
 from xdsl_exir.dialects.exir import FusionGroupOp
-from xdsl_exir.interpreters.calibrate import calibrate
 from xdsl_exir.targets.fx_text import emit_fx
 from xdsl_exir.targets.python_source import python_source
 from xdsl_exir.tools.exir_opt import run as exir_opt
+from xdsl_exir.transforms.calibrate import calibrate
 
 PIPELINES: dict[str, str] = {
     "optimize": "optimize-inference",

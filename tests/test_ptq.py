@@ -8,7 +8,7 @@ import pytest
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xdsl_exir.dialects.exir import InputKind, OutputKind, ProgramOp
-from xdsl_exir.interpreters.calibrate import calibrate
+from xdsl_exir.transforms.calibrate import calibrate
 from xdsl_exir.transforms.quantization import activation_qparams, observer_states, weight_qparams
 
 ZOO_INPUTS = ph.ZOO

@@ -1,6 +1,6 @@
 """
 Post-training quantization (torch.fx: Practical Program Capture and Transformation, §9): `insert-observers`, then
-calibration (`xdsl_exir.interpreters.calibrate.calibrate`), then `quantize`.
+calibration (`xdsl_exir.transforms.calibrate.calibrate`), then `quantize`.
 
 Observers are ordinary Export IR, the way `torch.export` records a module
 that updates a buffer: each observed activation gets a float32 `[2]` buffer

@@ -112,7 +112,7 @@ def get_replace_activation() -> type[ModulePass]:
 
 
 def get_constant_propagation() -> type[ModulePass]:
-    from xdsl_exir.interpreters.constant_propagation import ConstantPropagationPass
+    from xdsl_exir.transforms.constant_propagation import ConstantPropagationPass
 
     return ConstantPropagationPass
 
