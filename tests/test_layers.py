@@ -1,7 +1,7 @@
 """
 The layers of xdsl-exir point one way (the design brief's "Layers point one way"):
 
-    core (`utils/`) <- dialects <- semantics <- analysis <- transforms <- interpreters <- frontends, targets <- tools
+    core (`utils/`) <- dialects <- semantics <- analysis <- interpreters <- transforms <- frontends, targets <- tools
 
 A module may import its own layer and the layers below it; `frontends` and `targets` sit
 side by side and do not import each other. The checks read every module's imports with
@@ -22,6 +22,11 @@ The semantics layer (inference rules, numpy kernels, decomposition rules) sits a
 dialects, whose ops and types it builds and reads, and below the analyses and passes, which
 consult it. The `aten` dialect asks it for result types through the one listed lazy import
 of its rules, as the dialect's canonicalization trait imports its patterns.
+
+The interpreters sit below the passes, as in xDSL, whose constant folding pass imports its
+interpreter: a pass may run the program (`constant-propagation` folds with the interpreter's
+kernels and node compiler, so folding cannot disagree with running; calibration runs the
+observed program), while running a program needs no pass.
 """
 
 from __future__ import annotations
@@ -41,8 +46,8 @@ LAYERS: dict[str, int] = {
     "dialects": 1,
     "semantics": 2,
     "analysis": 3,
-    "transforms": 4,
-    "interpreters": 5,
+    "interpreters": 4,
+    "transforms": 5,
     "frontends": 6,
     "targets": 6,
     "tools": 7,
@@ -152,13 +157,6 @@ ALLOWED_LAZY: dict[tuple[str, str, str], str] = {
     (f"{PACKAGE}.api", "_save_bundle", f"{PACKAGE}.targets.iree_bundle"): (
         "the compiled-artifact writer (and IREE), loaded by CompiledProgram.save() only"
     ),
-    # constant-propagation runs the interpreter's kernels (so folding cannot disagree with
-    # running), so it lives in the interpreter layer; the pass registry names it like any pass.
-    (
-        f"{PACKAGE}.transforms.registry",
-        "get_constant_propagation",
-        f"{PACKAGE}.interpreters.constant_propagation",
-    ): "lazy pass registration of a pass that runs the interpreter",
 }
 """
 (importing module, enclosing function, imported module) -> why this import may sit inside a

@@ -18,9 +18,8 @@ not be tagged `nondeterministic_seeded` (`rand`, `dropout`, ...). A folded
 tensor larger than `max-elements` is left to run time, which keeps the IR small.
 
 The pass runs the interpreter (its kernels, its node compiler, its state
-loading), so it lives in the interpreter layer, above the transforms, as
-calibration does; the pass registry (`transforms/__init__.py`) imports it on
-first use.
+loading), which sits below the passes, as xDSL's constant folding pass runs
+xDSL's interpreter.
 """
 
 from __future__ import annotations
