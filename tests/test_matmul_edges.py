@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xdsl_exir.semantics.kernels.linalg import _baddbmm, _bmm, _mm  # pyright: ignore[reportPrivateUsage] - the kernels under test
+from xdsl_exir.semantics.kernels.matmul import _baddbmm, _bmm, _mm  # pyright: ignore[reportPrivateUsage] - the kernels under test
 
 torch = pytest.importorskip("torch")
 

@@ -3,7 +3,7 @@ Matrix products with an operand of zeros (or of any one value), compiled by IREE
 equal torch eager. IREE 3.13 computed `zeros @ W + b` as `b @ W + b` when the
 lowering handed it a `linalg.matmul` of a zero fill followed by an add: an LSTM's
 first step (h0 = zeros, `h @ W_hh^T + b_hh`) was 4e-2 off. The lowering now
-leaves such an operand out of the contraction (`linalg_lowering/linear.py`).
+leaves such an operand out of the contraction (`linalg_lowering/matmul.py`).
 The zoo's LSTM and GRU models run on IREE in `test_iree_backend.py`.
 Skipped when the `iree` extra is not installed.
 """

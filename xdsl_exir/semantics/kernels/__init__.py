@@ -33,7 +33,7 @@ The kernels live in one module per family, following the operator families of
 the ATen operator list: ``pointwise`` (unary, binary and ternary), ``reductions``
 (with softmax and sorting), ``views``, ``scalars`` (symbolic size queries and
 TorchScript's list scalars), ``creation`` (and conversions), ``random``,
-``indexing``, ``linalg`` (the matmul family and attention), ``lapack``
+``indexing``, ``matmul`` (the matrix products and attention), ``lapack``
 (factorizations, solves, determinants and matrix norms through numpy.linalg), ``norms``,
 ``conv_pool``, ``resampling``; ``dtypes`` holds torch's dtypes and type
 promotion, ``registry`` the table the families register in, and ``derived`` the
@@ -63,8 +63,8 @@ from xdsl_exir.semantics.kernels import (  # noqa: F401 - imported for their reg
     dtype_queries,
     indexing,
     lapack,
-    linalg,
     long_tail,
+    matmul,
     norms,
     pointwise,
     random,

@@ -21,7 +21,7 @@ one at stride 1 over the input dilated by the stride and padded by
 `dilation * (kernel - 1) - padding`, with the weight's channels swapped per
 group and its window flipped (see `_transposed`). The bias is the
 accumulator's initial value, broadcast along the channels, as `addmm`'s is in
-`linear.py`; float16 and bfloat16 convolutions accumulate in float32.
+`matmul.py`; float16 and bfloat16 convolutions accumulate in float32.
 
 Pooling windows (1-D to 3-D, `_Window`) are reduction dimensions: `out *
 stride + window * dilation` reads the padded input. The padding is torch's on the low side; on the high side the
