@@ -1165,6 +1165,42 @@ def test_resource_rules(tmp_path: Path) -> None:
         assert phrase in r.err and r.err.count(f"{src}:") == 1 and "elided" not in r.err, (name, r.err)
 
 
+def test_every_reader_refuses_a_missized_blob_in_the_same_words(tmp_path: Path) -> None:
+    """
+    A weight's bytes are checked against its type by one function: the interpreter,
+    the linalg lowering, the Python emitter, the lowered-MLIR reader and the API refuse
+    a short, long, empty or one-element (splat-looking) blob alike, located, in one line.
+    """
+    import xdsl_exir.api as exir
+
+    base = (ROOT / "tests" / "filecheck" / "dialects" / "exir" / "resources.mlir").read_text()
+    good = tmp_path / "good.mlir"
+    good.write_text(base)
+    lowered = tmp_path / "lowered.mlir"
+    assert invoke("exir-opt", [str(good), "-p", "convert-exir-to-linalg", "-o", str(lowered)]).rc == 0
+    assert "0x1000000000004040000080C0" in lowered.read_text()
+    for hex_data, nbytes in (("0x10000000", 0), ("0x1000000000004040", 4), ("0x1000000000004040000080C000000000", 12)):
+        wording = f"its data is {nbytes} bytes, but a float32 tensor of sizes [2] holds 8 bytes"
+        src = tmp_path / "w.mlir"
+        src.write_text(base.replace('"0x1000000000004040000080C0"', f'"{hex_data}"'))
+        low = tmp_path / "low.mlir"
+        low.write_text(lowered.read_text().replace('"0x1000000000004040000080C0"', f'"{hex_data}"'))
+        runs = {
+            "interpreter": ("exir-run", [str(src)], r"state @w: "),
+            "lowering": ("exir-opt", [str(src), "-p", "convert-exir-to-linalg"], r"state @w: "),
+            "python": ("exir-opt", [str(src), "--emit", "python"], r"state @w: "),
+            # (the key made unique in the process's resource storage: w, w_1, ...)
+            "lowered MLIR": ("exir-run", [str(low), "--random-inputs", "0"], r"dense_resource<w\w*>: "),
+        }
+        for name, (tool, argv, prefix) in runs.items():
+            out = tmp_path / ("out.npz" if tool == "exir-run" else "out.txt")
+            r = invoke(tool, [*argv, "-o", str(out)])
+            check_promise(tool, r, out, must_fail=True)
+            assert re.search(prefix + re.escape(wording), r.err) and r.err.count("\n") == 1, (name, hex_data, r.err)
+        with pytest.raises(exir.ExirError, match=re.escape(wording)):
+            exir.load(src).run()
+
+
 def test_usage_errors_exit_1() -> None:
     """A flag given a bad value is bad input like any other: exit 1, as the README says."""
     example = str(ROOT / "examples" / "mlp.mlir")

@@ -37,8 +37,8 @@ BLOB = "0x100000000000803F00000040"
     ("blob", "message"),
     [
         (BLOB, None),
-        ("0x100000000000803F", "holds 4 bytes, but tensor<2xf32> needs 8"),
-        ("0x100000000000803F0000004000000000", "holds 12 bytes, but tensor<2xf32> needs 8"),
+        ("0x100000000000803F", "its data is 4 bytes, but a float32 tensor of sizes [2] holds 8 bytes"),
+        ("0x100000000000803F0000004000000000", "its data is 12 bytes, but a float32 tensor of sizes [2] holds 8 bytes"),
         ("0x1000000000GG803F00000040", "malformed hex"),
     ],
 )

@@ -793,12 +793,9 @@ def _state_bytes(op: StateOp) -> tuple[bytes, str, tuple[int, ...]] | None:
     code = "bf16" if dtype is DType.bfloat16 else storage.str
     if isinstance(value, DenseBlobAttr | ResourceBlobAttr):
         try:
-            data = blob_data(value)  # a dense_resource read without its bytes (elided) says so here
+            data = blob_data(value, t)  # sized wrongly, or read without its bytes (elided): says so here
         except TensorDataError as e:
             raise ExirDiagnostic(op, f"state @{op.sym_name.data}: {e}") from None
-        expected = math.prod(shape) * storage.itemsize
-        if len(data) != expected:
-            raise ExirDiagnostic(op, f"blob of {len(data)} bytes does not hold a {t} ({expected} bytes)")
         return data, code, shape
     if isinstance(value, DenseIntOrFPElementsAttr):
         values = np.asarray(value.get_values(), dtype=numpy_dtype(dtype))

@@ -132,7 +132,7 @@ from xdsl_exir.utils.dtypes import LOW_PRECISION
 from xdsl_exir.utils.mlir_parser import declare_blob
 from xdsl_exir.utils.op_registry import CORE_IR_EXTRAS, lookup
 from xdsl_exir.utils.symbolic import sympy
-from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes, storage_dtype
+from xdsl_exir.utils.tensor_data import TensorDataError, array_from_bytes
 
 _NO_OPS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_async.msg", "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default"})
 """Checks torch.export records that have nothing to compute (the runner checks inputs)."""
@@ -269,16 +269,9 @@ class _ProgramLowering:
         value = state.value
         if isinstance(value, DenseBlobAttr | ResourceBlobAttr):
             try:
-                data = blob_data(value)
-                expected = t.numel() * storage_dtype(t.element_dtype).itemsize
-                if len(data) != expected:
-                    # iree-compile would reject the module ("raw data size does not match"), and
-                    # an upstream reader would read past the end or ignore the rest.
-                    raise ExirDiagnostic(
-                        state,
-                        f"state @{state.sym_name.data}: its data is {len(data)} bytes, but a "
-                        f"{t.element_dtype} tensor of sizes {list(t.sizes)} holds {expected} bytes",
-                    )
+                # sized as the type says: iree-compile would reject the module ("raw data size
+                # does not match"), and an upstream reader would read past the end or ignore the rest
+                data = blob_data(value, t)
                 if 0 <= self.parameters_from_bytes <= len(data) and t.numel() > 1:
                     # read from IREE's parameter provider at run time, by the state's name, in
                     # its own dtype: bfloat16 too (no data to demote here, unlike the embedded
@@ -305,7 +298,7 @@ class _ProgramLowering:
                     return const
                 else:
                     attr = DenseResourceAttr.from_params(declare_blob(state.sym_name.data, data), bt)
-            except TensorDataError as e:  # left out of the text it was read from
+            except TensorDataError as e:  # sized wrongly, or left out of the text it was read from
                 raise ExirDiagnostic(state, f"state @{state.sym_name.data}: {e}") from None
         elif isinstance(value, DenseIntOrFPElementsAttr):
             if value.get_element_type() != bt.element_type or value.get_shape() != bt.get_shape():

@@ -116,6 +116,24 @@ def array_from_bytes(
     return out if out.flags.c_contiguous else out.copy(order="C")
 
 
+def check_data_size(nbytes: int, dtype: DType, sizes: Sequence[int]) -> None:
+    """
+    Refuse raw data (a weight's blob, a `dense_resource`) whose byte count is
+    not exactly that of the contiguous `dtype` tensor of `sizes`. A blob has no
+    splat form and no padding: a short one would be read past its end or, as
+    one element, broadcast into a wrong answer; a long one would hide data the
+    type does not explain; MLIR's and iree-compile's readers refuse both. Every
+    reader of blobs (the interpreters, the linalg lowering, the emitters) checks
+    with this one function, so they refuse the same inputs in the same words.
+    """
+    sizes = [int(s) for s in sizes]
+    if any(s < 0 for s in sizes):
+        raise TensorDataError(f"negative size in {sizes}")
+    expected = math.prod(sizes) * element_size(dtype)
+    if nbytes != expected:
+        raise TensorDataError(f"its data is {nbytes} bytes, but a {dtype} tensor of sizes {sizes} holds {expected} bytes")
+
+
 def array_view(data: bytes | memoryview, dtype: DType, sizes: Sequence[int]) -> np.ndarray:
     """
     The contiguous `dtype` tensor of `sizes` that `data` holds exactly, as a
@@ -126,11 +144,7 @@ def array_view(data: bytes | memoryview, dtype: DType, sizes: Sequence[int]) -> 
     """
     sdt = storage_dtype(dtype)
     sizes = [int(s) for s in sizes]
-    if any(s < 0 for s in sizes):
-        raise TensorDataError(f"negative size in {sizes}")
-    expected = math.prod(sizes) * sdt.itemsize
-    if len(data) != expected:
-        raise TensorDataError(f"{len(data)} bytes do not hold a {dtype} tensor of sizes {sizes} ({expected} bytes)")
+    check_data_size(len(data), dtype, sizes)
     # ml_dtypes types are read as same-size words, then viewed (as `array_from_bytes` does).
     word = np.dtype(f"<u{sdt.itemsize}") if dtype in LOW_PRECISION else sdt
     flat = np.frombuffer(data, dtype=word).view(sdt)

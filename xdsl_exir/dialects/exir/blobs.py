@@ -12,7 +12,6 @@ and tensor type, so the core stays free of dialects.
 
 from __future__ import annotations
 
-import math
 from typing import cast
 
 import numpy as np
@@ -22,7 +21,7 @@ from xdsl_exir.dialects.exir.args import DenseBlobAttr, ResourceBlobAttr
 from xdsl_exir.dialects.exir.types import TensorType
 from xdsl_exir.utils.dtypes import DType
 from xdsl_exir.utils.mlir_parser import BlobError, HexBlob, lookup_blob
-from xdsl_exir.utils.tensor_data import TensorDataError, array_view, bytes_from_array, storage_dtype
+from xdsl_exir.utils.tensor_data import TensorDataError, array_view, bytes_from_array, check_data_size
 
 __all__ = ["array_from_blob", "blob_data", "blob_from_array", "blob_of_buffer", "is_blob"]
 
@@ -48,39 +47,37 @@ def is_blob(value: Attribute | None) -> bool:
     return isinstance(value, DenseBlobAttr | ResourceBlobAttr)
 
 
-def blob_data(blob: DenseBlobAttr | ResourceBlobAttr) -> bytes:
+def blob_data(blob: DenseBlobAttr | ResourceBlobAttr, tensor_type: TensorType | None = None) -> bytes:
     """
-    The bytes of a blob. A resource whose data the text left out (printed with
+    The bytes of a blob; with `tensor_type`, checked to be exactly the bytes of
+    that (static) tensor (`check_data_size`: no reader takes a short, long or
+    splat blob). A resource whose data the text left out (printed with
     `--mlir-elide-resource-strings-if-larger`) has none: that is an error here,
     never zeros, so an elided program cannot run as if it had its weights.
     """
+    if tensor_type is not None and not all(isinstance(s, int) for s in tensor_type.sizes):
+        raise TensorDataError(f"state data needs static sizes, got {tensor_type}")
     if isinstance(blob, DenseBlobAttr):
         try:
-            return blob.data  # a blob read from text is decoded here, the first time
+            data = blob.data  # a blob read from text is decoded here, the first time
         except BlobError as e:
             raise TensorDataError(str(e)) from None
-    try:
-        data = lookup_blob(blob.data)
-    except BlobError as e:
-        raise TensorDataError(f"resource '{blob.data}': {e}") from None
-    if data is None:
-        raise TensorDataError(str(BlobError.elided(blob.data)))
+    else:
+        try:
+            held = lookup_blob(blob.data)
+        except BlobError as e:
+            raise TensorDataError(f"resource '{blob.data}': {e}") from None
+        if held is None:
+            raise TensorDataError(str(BlobError.elided(blob.data)))
+        data = held
+    if tensor_type is not None:
+        check_data_size(len(data), tensor_type.element_dtype, cast(list[int], list(tensor_type.sizes)))
     return data
 
 
 def array_from_blob(blob: DenseBlobAttr | ResourceBlobAttr, tensor_type: TensorType) -> np.ndarray:
     """The array a blob holds, shaped by the (static) sizes of `tensor_type`."""
-    if not all(isinstance(s, int) for s in tensor_type.sizes):
-        raise TensorDataError(f"state data needs static sizes, got {tensor_type}")
-    data = blob_data(blob)
-    sizes = cast(list[int], list(tensor_type.sizes))
-    sdt = storage_dtype(tensor_type.element_dtype)
-    expected = math.prod(sizes) * sdt.itemsize
-    if len(data) != expected:
-        raise TensorDataError(
-            f"blob of {len(data)} bytes does not hold a {tensor_type.element_dtype} tensor "
-            f"of sizes {list(sizes)} ({expected} bytes)"
-        )
+    data = blob_data(blob, tensor_type)
     # A read-only view of the blob's own memory (a mapped archive's pages): states
     # are replaced, never written in place, so nothing needs a private copy.
-    return array_view(data, tensor_type.element_dtype, sizes)
+    return array_view(data, tensor_type.element_dtype, cast(list[int], list(tensor_type.sizes)))

@@ -44,8 +44,10 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.semantics.kernels import round_to_bfloat16
 from xdsl_exir.utils.diagnostics import InterpreterError
+from xdsl_exir.utils.dtypes import DType, dtype_of
 from xdsl_exir.utils.limits import check_tensor_bytes
 from xdsl_exir.utils.mlir_parser import BlobError, blob_bytes, lookup_blob
+from xdsl_exir.utils.tensor_data import TensorDataError, check_data_size
 
 Value = Any
 """A runtime value: `np.ndarray`, numpy scalar, or `int` for `index`."""
@@ -248,18 +250,15 @@ def _check_resource_size(key: str, size: int, t: ShapedType) -> None:
     """
     A `dense_resource` blob holds every element: unlike a `dense<"0x...">`
     literal, it has no splat form (MLIR and iree-compile refuse a short one), so
-    one element for many is malformed, not a splat to broadcast.
+    one element for many is malformed, not a splat to broadcast. Checked as every
+    blob is, in torch's terms of the element type (i8 as int8, i1 as bool).
     """
-    et = cast(Any, t).get_element_type()  # ShapedType declares no element type
-    if isinstance(et, BFloat16Type):
-        itemsize = 2
-    elif isinstance(et, IntegerType) and et.width.data == 1:
-        itemsize = 1
-    else:
-        itemsize = numpy_dtype(et).itemsize
-    need = int(np.prod(tuple(t.get_shape()), dtype=np.int64)) * itemsize
-    if size != need:
-        raise InterpreterError(f"dense_resource<{key}> holds {size} bytes, but {t} needs {need}")
+    info = type_info(t)
+    dtype = DType.bfloat16 if info.kind == "bf16" else dtype_of(info.dtype)
+    try:
+        check_data_size(size, dtype, tuple(t.get_shape()))
+    except TensorDataError as e:
+        raise InterpreterError(f"dense_resource<{key}>: {e}") from None
 
 
 _RESOURCE_CACHE: dict[tuple[str, Attribute], tuple[str, np.ndarray]] = {}
