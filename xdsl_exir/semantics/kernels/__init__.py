@@ -63,7 +63,6 @@ from xdsl_exir.semantics.kernels import (  # noqa: F401 - imported for their reg
     dtype_queries,
     indexing,
     lapack,
-    long_tail,
     matmul,
     norms,
     pointwise,

@@ -739,3 +739,13 @@ def adaptive_max_pool2d_kernel(self: np.ndarray, output_size: Sequence[int]) -> 
 def _adaptive_max_pool3d(self: np.ndarray, output_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Max and flat (d * H * W + h * W + w) argmax over ATen's adaptive windows (`_adaptive_max`)."""
     return _adaptive_max(np.asarray(self), output_size, 3)
+
+
+@register("aten.adaptive_max_pool1d.default")
+def _adaptive_max_pool1d(self: np.ndarray, output_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The 2-d kernel over a unit height: torch's 1-d op is that view of the 2-d one."""
+    a = np.asarray(self)
+    if a.ndim not in (2, 3):
+        raise ValueError("adaptive_max_pool1d expects a 2-d or 3-d input")
+    values, indices = adaptive_max_pool2d_kernel(a[..., None, :], [1, int(output_size[0])])
+    return values[..., 0, :], indices[..., 0, :]

@@ -342,3 +342,20 @@ def _dequantize_per_channel(
         centred = q.astype(common) - zp.astype(common)
     res = centred.astype(result_type(centred, s)) * s
     return res.astype(numpy_dtype_or_none(out_dtype) or F32)
+
+
+@register("aten.new_empty_strided.default")
+def _new_empty_strided(
+    self: np.ndarray,
+    size: Sequence[int],
+    stride: Sequence[int],
+    dtype: object = None,
+    layout: object = None,
+    device: object = None,
+    pin_memory: object = None,
+) -> np.ndarray:
+    """Uninitialized in torch: zeros here, of `self`'s dtype unless one is given (the strides do not change values)."""
+    if len(size) != len(stride) or any(int(s) < 0 for s in size):
+        raise ValueError(f"new_empty_strided: invalid size {list(size)} or stride {list(stride)}")
+    dt = numpy_dtype_or_none(dtype) or np.asarray(self).dtype
+    return np.zeros(tuple(int(s) for s in size), dtype=dt)

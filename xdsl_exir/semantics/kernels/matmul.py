@@ -254,3 +254,12 @@ def _flash_rows(scores: np.ndarray, v: np.ndarray, dt: np.dtype[Any], block: int
         m = m_new
     with np.errstate(divide="ignore", invalid="ignore"):
         return acc / total
+
+
+@register("aten._int_mm.default")
+def _int_mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
+    """int8 x int8 -> int32 matrix product, accumulated exactly (int64, then wrapped to int32 as torch's)."""
+    a, b = np.asarray(self), np.asarray(mat2)
+    if a.dtype != np.int8 or b.dtype != np.int8 or a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError("_int_mm expects two 2-d int8 matrices of matching inner size")
+    return (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)

@@ -14,7 +14,7 @@ import numpy as np
 
 from xdsl_exir.semantics.kernels.dtypes import F16, F32, cast_to, compute_dtype, finish
 from xdsl_exir.semantics.kernels.reductions import row_sums
-from xdsl_exir.semantics.kernels.registry import register
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 _CHUNK = 16
 """Vectors per Welford chunk in torch's CPU `RowwiseMoments` (`kChunkSize`)."""
@@ -354,3 +354,23 @@ def _bn_legit_functional(
     mean, var = np.array(running_mean, copy=True), np.array(running_var, copy=True)
     out, save_mean, save_rstd = _batch_norm_core(input, weight, bias, mean, var, training, momentum, eps)
     return out, save_mean, save_rstd, mean, var
+
+
+@register("aten.renorm.default")
+def _renorm(self: np.ndarray, p: float, dim: int, maxnorm: float) -> np.ndarray:
+    """Each slice along `dim` whose p-norm exceeds `maxnorm` scaled to `maxnorm` (torch's 1e-7 guard included)."""
+    a = np.asarray(self)
+    if a.dtype.kind not in "fc":
+        raise ValueError("renorm: expected a floating point tensor")
+    if p <= 0 or maxnorm < 0:
+        raise ValueError("renorm: p must be positive and maxnorm non-negative")
+    c = a.astype(compute_dtype(a.dtype), copy=False)
+    d = wrap_dim(dim, a.ndim) if a.ndim else 0
+    axes = tuple(i for i in range(a.ndim) if i != d)
+    mag = np.abs(c)
+    norms = np.max(mag, axis=axes, keepdims=True) if p == np.inf else np.sum(mag**p, axis=axes, keepdims=True) ** (1.0 / p)
+    # torch rounds the norm and the factor to the tensor's dtype, each a tensor of its own
+    norms = finish(norms, a.dtype).astype(c.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = finish(np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0), a.dtype).astype(c.dtype)
+    return finish(c * factor, a.dtype)

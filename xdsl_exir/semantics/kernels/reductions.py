@@ -383,3 +383,20 @@ def _logcumsumexp(self: np.ndarray, dim: int) -> np.ndarray:
     if c.ndim == 0:
         return finish(c, dt)
     return finish(np.logaddexp.accumulate(c, axis=wrap_dim(dim, c.ndim)), dt)
+
+
+@register("aten.kthvalue.default")
+def _kthvalue(self: np.ndarray, k: int, dim: int = -1, keepdim: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The k-th smallest along `dim` and its index; NaN sorts last, as in torch's CPU kernel."""
+    a = np.asarray(self)
+    d = wrap_dim(dim, a.ndim) if a.ndim else 0
+    work = a.reshape(1) if a.ndim == 0 else a
+    n = work.shape[d]
+    if not 1 <= k <= n:
+        raise ValueError(f"kthvalue: k ({k}) out of range for a dimension of size {n}")
+    order = np.argsort(work, axis=d, kind="stable")
+    idx = np.take(order, [k - 1], axis=d)
+    values = np.take_along_axis(work, idx, axis=d)
+    if not keepdim or a.ndim == 0:
+        values, idx = np.squeeze(values, axis=d), np.squeeze(idx, axis=d)
+    return values.astype(a.dtype, copy=False), idx.astype(np.int64, copy=False)

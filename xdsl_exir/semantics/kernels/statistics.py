@@ -19,6 +19,7 @@ import itertools
 
 import numpy as np
 
+from xdsl_exir.semantics.kernels.dtypes import F32
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 from xdsl_exir.utils.aten_enums import require_enum
 
@@ -410,3 +411,34 @@ def _combinations(self: np.ndarray, r: int = 2, with_replacement: bool = False) 
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(pick(range(a.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     return a[idx]
+
+
+_F64 = np.dtype(np.float64)
+
+
+@register("aten.bincount.default")
+def _bincount(self: np.ndarray, weights: np.ndarray | None = None, minlength: int = 0) -> np.ndarray:
+    a = np.asarray(self)
+    if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and int(a.min()) < 0):
+        raise ValueError("bincount only supports 1-d non-negative integral inputs (as torch)")
+    if minlength < 0:
+        raise ValueError("bincount: minlength must be non-negative")
+    if weights is None:
+        return np.bincount(a, minlength=int(minlength)).astype(np.int64)
+    w = np.asarray(weights)
+    if w.shape != a.shape:
+        raise ValueError("bincount: weights must have the input's shape")
+    out_dt = w.dtype if w.dtype in (F32, _F64) else _F64
+    return np.bincount(a, weights=w.astype(_F64), minlength=int(minlength)).astype(out_dt)
+
+
+@register("aten.bucketize.Tensor", "aten.bucketize.Scalar")
+def _bucketize(self: object, boundaries: np.ndarray, out_int32: bool = False, right: bool = False) -> np.ndarray:
+    """Index of each value's bucket in the sorted 1-d `boundaries`; NaN goes past the last."""
+    b = np.asarray(boundaries)
+    if b.ndim != 1:
+        raise ValueError("bucketize: boundaries must be 1-d")
+    x = np.asarray(self)
+    common = np.promote_types(x.dtype, b.dtype)
+    res = np.searchsorted(b.astype(common), x.astype(common), side="right" if right else "left")
+    return np.asarray(res).astype(np.int32 if out_int32 else np.int64)

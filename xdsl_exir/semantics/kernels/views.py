@@ -401,3 +401,48 @@ def _view_as_real(self: np.ndarray) -> np.ndarray:
         raise TypeError(f"view_as_real needs a complex tensor, not {a.dtype}")
     parts = np.real(a)
     return np.lib.stride_tricks.as_strided(parts, a.shape + (2,), a.strides + (parts.itemsize,))
+
+
+@register("aten.repeat_interleave.Tensor")
+def _repeat_interleave(repeats: np.ndarray, output_size: int | None = None) -> np.ndarray:
+    r = np.asarray(repeats)
+    if r.ndim > 1 or r.dtype.kind not in "iu":
+        raise ValueError("repeat_interleave: repeats must be a 0-d or 1-d integer tensor")
+    r = r.reshape(-1)
+    if r.size and int(r.min()) < 0:
+        raise ValueError("repeat_interleave: repeats cannot be negative")
+    out = np.repeat(np.arange(r.size, dtype=np.int64), r)
+    if output_size is not None and out.size != output_size:
+        raise ValueError(f"repeat_interleave: output_size {output_size} differs from the total {out.size}")
+    return out
+
+
+@register("aten.repeat_interleave.self_Tensor")
+def _repeat_interleave_self(
+    self: np.ndarray, repeats: np.ndarray, dim: int | None = None, output_size: int | None = None
+) -> np.ndarray:
+    a = np.asarray(self)
+    r = np.asarray(repeats).reshape(-1).astype(np.int64)
+    if dim is None:
+        a, d = a.reshape(-1), 0
+    else:
+        d = wrap_dim(dim, a.ndim)
+    if r.size == 1:
+        r = np.full(a.shape[d], int(r[0]), np.int64)
+    out = np.repeat(a, r, axis=d)
+    if output_size is not None and out.shape[d] != output_size:
+        raise ValueError(f"repeat_interleave: output_size {output_size} differs from the total {out.shape[d]}")
+    return out
+
+
+@register("aten.meshgrid.default", "aten.meshgrid.indexing")
+def _meshgrid(tensors: Sequence[np.ndarray], indexing: str = "ij") -> list[np.ndarray]:
+    """Views of the 0-d or 1-d inputs expanded to the grid (`ij`: matrix order, `xy`: the first two swapped)."""
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', not {indexing!r}")
+    arrays = [np.asarray(t) for t in tensors]
+    if any(a.ndim > 1 for a in arrays):
+        raise ValueError("meshgrid expects 0-d or 1-d tensors")
+    if len({a.dtype for a in arrays}) > 1:
+        raise ValueError("meshgrid expects all tensors to have the same dtype")
+    return list(np.meshgrid(*[a.reshape(-1) for a in arrays], indexing=indexing, copy=False))
