@@ -53,9 +53,18 @@ from xdsl_exir.utils.symbolic import SymSize
 # ---------------------------------------------------------------------------
 
 
-@rule("aten.lift_fresh_copy.default", "aten.channel_shuffle.default", "aten.native_channel_shuffle.default",
-      "aten._index_put_impl.default")  # fmt: skip
-def _long_tail_same(b: Bound) -> Attribute:
+@rule("aten.lift_fresh_copy.default")
+def _lift_fresh_copy(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten.channel_shuffle.default", "aten.native_channel_shuffle.default")
+def _channel_shuffle(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten._index_put_impl.default")
+def _index_put_impl(b: Bound) -> Attribute:
     return b.tensor("self")
 
 
@@ -126,8 +135,14 @@ def _xlogy(b: Bound) -> Attribute:
     return make_tensor(shape, dtype.to_floating(), device)
 
 
-@rule("aten.fmax.default", "aten.fmin.default", "aten.linalg_cross.default")
-def _long_tail_binary(b: Bound) -> Attribute:
+@rule("aten.fmax.default", "aten.fmin.default")
+def _fmax_fmin(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
+    return make_tensor(shape, dtype, device)
+
+
+@rule("aten.linalg_cross.default")
+def _linalg_cross(b: Bound) -> Attribute:
     shape, dtype, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, dtype, device)
 
@@ -284,10 +299,9 @@ def _dequantize_per_tensor(b: Bound) -> Attribute:
 @rule(
     "aten.square.default", "aten.threshold.default", "aten.glu.default", "aten.celu.default",
     "aten.selu.default", "aten.prelu.default", "aten.hardshrink.default", "aten.softshrink.default",
-    "aten.frac.default", "aten.positive.default", "aten.lift_fresh.default", "aten.fliplr.default",
-    "aten.flipud.default", "aten.log_sigmoid.default",
+    "aten.frac.default", "aten.positive.default", "aten.lift_fresh.default", "aten.log_sigmoid.default",
 )  # fmt: skip
-def _long_tail_unary(b: Bound) -> Attribute:
+def _unary_like_self(b: Bound) -> Attribute:
     t = b.tensor("self")
     if b.schema.name == "glu":
         d = wrap_dim(b.int("dim"), t.rank)
@@ -299,25 +313,30 @@ def _long_tail_unary(b: Bound) -> Attribute:
     return t
 
 
+@rule("aten.fliplr.default", "aten.flipud.default")
+def _flip_lr_ud(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
 @rule("aten.rms_norm.default")
 def _rms_norm(b: Bound) -> Attribute:
     return b.tensor("input")
 
 
 @rule("aten.sinc.default", "aten.logit.default", "aten.rad2deg.default", "aten.deg2rad.default")
-def _long_tail_float(b: Bound) -> Attribute:
+def _float_unary(b: Bound) -> Attribute:
     t = b.tensor("self")
     return make_tensor(t.sizes, t.element_dtype.to_floating(), t.device.data)
 
 
 @rule("aten.isfinite.default", "aten.isposinf.default", "aten.isneginf.default")
-def _long_tail_bool(b: Bound) -> Attribute:
+def _bool_unary(b: Bound) -> Attribute:
     t = b.tensor("self")
     return make_tensor(t.sizes, DType.bool, t.device.data)
 
 
 @rule("aten.logaddexp.default", "aten.hypot.default", "aten.heaviside.default")
-def _long_tail_pointwise(b: Bound) -> Attribute:
+def _promoted_binary(b: Bound) -> Attribute:
     names = ("self", "values") if b.schema.name == "heaviside" else ("self", "other")
     shape, dtype, device = pointwise_type(b, names)
     return make_tensor(shape, dtype, device)
@@ -453,12 +472,18 @@ def _argsort(b: Bound) -> Attribute:
     return make_tensor(t.sizes, DType.int64, t.device.data)
 
 
-@rule("aten.msort.default", "aten.take_along_dim.default", "aten.index_add.default", "aten.index_copy.default",
-      "aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor", "aten._safe_softmax.default")  # fmt: skip
+@rule("aten.msort.default", "aten._safe_softmax.default")
 def _like_self(b: Bound) -> Attribute:
     t = b.tensor("self")
     if b.schema.name == "_safe_softmax" and b.dtype("dtype") is not None:
         return make_tensor(t.sizes, cast(DType, b.dtype("dtype")), t.device.data)
+    return t
+
+
+@rule("aten.take_along_dim.default", "aten.index_add.default", "aten.index_copy.default",
+      "aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")  # fmt: skip
+def _indexed_like_self(b: Bound) -> Attribute:
+    t = b.tensor("self")
     if b.schema.name == "take_along_dim":
         i = b.tensor("indices")
         if b.get("dim") is None:
