@@ -1392,6 +1392,12 @@ API_PROGRAM = """exir.program inputs [<user_input "x">] outputs [<user_output "r
 """
 
 
+TS_PROGRAM = """graph(%x : Tensor):
+  %r : Tensor = aten::relu(%x)
+  return (%r)
+"""
+
+
 def api_wrong_arguments() -> list[tuple[str, Callable[[], Any], str]]:
     """(what, call, a phrase of the message): each call has a wrong argument."""
     import xdsl_exir.api as exir
@@ -1417,7 +1423,11 @@ def api_wrong_arguments() -> list[tuple[str, Callable[[], Any], str]]:
         ("run_flat([])", lambda: p.run_flat([]), "takes 1 user input (x), got 0"),
         ("run()", lambda: p.run(), "takes 1 user input (x), got 0"),
         ("run(x, x)", lambda: p.run(x, x), "takes 1 user input (x), got 2"),
-        ("run(y=x)", lambda: p.run(y=x), "keyword arguments y"),
+        ("run(y=x)", lambda: p.run(y=x), "keyword arguments (y) need the input structure torch.export records"),
+        ("run(x=x)", lambda: p.run(x=x), "has none: give its 1 user input (x) positionally"),
+        ("load(directory)", lambda: exir.load(ROOT / "tests"), "tests: is a directory; load() reads a file (a torch.export .pt2"),
+        ("load(bundle)", lambda: exir.load(str(ROOT / "tests")), "a compiled artifact's directory runs with xdsl_exir.runtime.load"),
+        ("TorchScript run(x=x)", lambda: exir.parse(TS_PROGRAM, format="torchscript").run(x=x), "give its inputs (x) in that order"),
         ("run(list)", lambda: p.run([[1.0], [1.0, 2.0]]), "argument 0 is a list, and the program records no input"),
         ("run_flat(ragged)", lambda: p.run_flat([[1.0, [1.0, 2.0]]]), "got a list numpy cannot make an array of"),
         ("run(None)", lambda: p.run(None), "expected a float32 tensor, got NoneType"),

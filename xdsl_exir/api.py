@@ -102,6 +102,13 @@ def load(
         return Program(source, entry)
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
+        if os.path.isdir(path):
+            raise ExirError(
+                f"{path}: is a directory; load() reads a file (a torch.export .pt2 archive, textual IR "
+                "(.mlir), a TorchScript graph dump or a .py script) or takes an ExportedProgram or a "
+                "ModuleOp (compile() also takes an nn.Module); a compiled artifact's directory runs with "
+                "xdsl_exir.runtime.load(path)"
+            )
         if not os.path.isfile(path):
             raise ExirError(f"{path}: no such file" + ("; for IR text use parse(text)" if "\n" in path else ""))
         with open(path, "rb") as f:
@@ -413,7 +420,11 @@ class Program:
         try:
             if isinstance(runner, TorchScriptRunner):
                 if kwargs:
-                    raise ExirError("TorchScript programs take positional inputs only")
+                    names = ", ".join(runner.input_names) or "none"
+                    raise ExirError(
+                        f"TorchScript programs take positional inputs only: got keyword arguments "
+                        f"({', '.join(kwargs)}); give its inputs ({names}) in that order"
+                    )
                 results = runner.run([_to_numpy(a) for a in args])
                 return results[0] if len(results) == 1 else tuple(results)
             names = runner.user_input_names

@@ -84,17 +84,21 @@ def flatten_inputs(
     if not kwargs and len(args) == wanted and not any(isinstance(a, (tuple, list, dict)) for a in args):
         return [leaf(a) for a in args]
     spec = load_spec(in_spec) if in_spec is not None else None
+    if spec is None and kwargs:
+        # Keyword arguments name the exported function's parameters, which only the input
+        # spec maps to user inputs; a flat input's name (a placeholder's) need not be one.
+        raise error(
+            f"keyword arguments ({', '.join(kwargs)}) need the input structure torch.export records "
+            f"(an in_spec), and this program has none: give its {listing} positionally, in that order"
+        )
     if spec is None:
         nested = next((i for i, a in enumerate(args) if isinstance(a, (tuple, list, dict))), None)
-        if not kwargs and len(args) == wanted and nested is not None:
+        if len(args) == wanted and nested is not None:
             raise error(
                 f"argument {nested} is a {type(args[nested]).__name__}, and the program records no input "
                 f"structure to flatten it along: give each of its {listing} as an array"
             )
-        raise error(
-            f"the program takes {listing}, got {len(args)}"
-            + (f" and keyword arguments {', '.join(kwargs)}" if kwargs else "")
-        )
+        raise error(f"the program takes {listing}, got {len(args)}")
     args_spec, kwargs_spec = _children(spec) if _kind(spec) == "tuple" and len(_children(spec)) == 2 else (spec, None)
     flat: list[Any] = []
     positional = _children(args_spec)
@@ -130,6 +134,8 @@ def flatten_inputs(
 
     for i, (value, child) in enumerate(zip(args, positional)):
         along(value, child, f"argument {i}")
+    if kwargs_spec is None and kwargs:
+        raise error(f"unexpected keyword arguments {', '.join(kwargs)} (the program takes none: give its {listing} positionally)")
     if kwargs_spec is not None:
         keys = _dict_keys(kwargs_spec)
         unknown = sorted(set(kwargs) - set(keys))
