@@ -33,10 +33,14 @@ from xdsl_exir.semantics.inference import (
     special,
     triangles,
     spectral,
-    long_tail,
     lapack,
     backward,
     random,
+    resampling,
+    losses,
+    distances,
+    statistics,
+    renames,
 )
 
 __all__ = [
@@ -66,8 +70,12 @@ _FAMILIES = (
     special,
     triangles,
     spectral,
-    long_tail,
     lapack,
     backward,
     random,
+    resampling,
+    losses,
+    distances,
+    statistics,
+    renames,
 )

@@ -1,4 +1,4 @@
-"""Result types of gradients of views and indexing, and of more losses."""
+"""Result types of gradient operators (`*_backward`, `_softmax_backward_data`)."""
 
 from __future__ import annotations
 
@@ -78,3 +78,38 @@ def _more_losses(b: Bound) -> Attribute:
     if not dtype.is_floating_point and b.schema.name in ("margin_ranking_loss", "poisson_nll_loss"):
         dtype = DType.float32  # torch computes these through float ops (clamp_min of a difference, exp or log)
     return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
+
+
+@rule("aten.threshold_backward.default")
+def _threshold_backward(b: Bound) -> Attribute:
+    """Eager's TensorIterator promotes the gradient with `self` (int64 grad, float32 self: float32)."""
+    return make_tensor(*pointwise_type(b, ("grad_output", "self")))
+
+
+@rule("aten.nll_loss_backward.default", "aten.nll_loss2d_backward.default")
+def _nll_loss_backward(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule(
+    "aten.sigmoid_backward.default", "aten.tanh_backward.default", "aten.silu_backward.default",
+    "aten.gelu_backward.default", "aten.hardswish_backward.default", "aten.hardsigmoid_backward.default",
+    "aten.hardtanh_backward.default", "aten.leaky_relu_backward.default", "aten.softplus_backward.default",
+    "aten.elu_backward.default", "aten.mish_backward.default", "aten.hardshrink_backward.default",
+    "aten.softshrink_backward.default", "aten.log_sigmoid_backward.default", "aten.logit_backward.default",
+    "aten.mse_loss_backward.default", "aten.native_dropout_backward.default",
+)  # fmt: skip
+def _pointwise_backward(b: Bound) -> Attribute:
+    """The gradient of a pointwise activation or loss: the broadcast of the gradient and the saved tensor."""
+    names = [a.name for a in b.schema.arguments if a.name in _BACKWARD_TENSORS]
+    shape, dtype, device = pointwise_type(b, names)
+    return make_tensor(shape, dtype, device)
+
+
+_BACKWARD_TENSORS = frozenset({"grad_output", "grad_out", "self", "output", "self_or_result", "target", "buffer"})
+
+
+@rule("aten._softmax_backward_data.default", "aten._log_softmax_backward_data.default")
+def _softmax_backward_data(b: Bound) -> Attribute:
+    t = b.tensor("grad_output")
+    return make_tensor(t.sizes, b.dtype("input_dtype") or t.element_dtype, t.device.data)

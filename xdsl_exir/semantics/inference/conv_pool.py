@@ -1,4 +1,4 @@
-"""Result types of convolution, pooling and resampling."""
+"""Result types of convolution and pooling."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from xdsl_exir.dialects.exir import (
     DType,
 )
 from xdsl_exir.semantics.inference.core import (
+    RULES,
     Bound,
     InferenceError,
     add,
@@ -180,3 +181,47 @@ def _col2im(b: Bound) -> Attribute:
 def _grid_sampler(b: Bound) -> Attribute:
     x, g = b.tensor("input"), b.tensor("grid")
     return make_tensor([x.sizes[0], x.sizes[1], g.sizes[1], g.sizes[2]], x.element_dtype, x.device.data)
+
+
+@rule("aten._convolution.default", "aten._convolution.deprecated")
+def _convolution_full(b: Bound) -> Attribute | Sequence[Attribute]:
+    return RULES["aten.convolution.default"](b)
+
+
+@rule("aten.adaptive_avg_pool3d.default")
+def _adaptive_avg_pool3d(b: Bound) -> Attribute | Sequence[Attribute]:
+    return RULES["aten.adaptive_avg_pool2d.default"](b)
+
+
+@rule("aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input")
+def _conv_transpose(b: Bound) -> Attribute:
+    x, w = b.tensor("input"), b.tensor("weight")
+    n = w.rank - 2
+    batched = x.rank == n + 2
+    stride, padding = spatial_arg(b, "stride", n), spatial_arg(b, "padding", n)
+    output_padding, dilation = spatial_arg(b, "output_padding", n), spatial_arg(b, "dilation", n)
+    spatial = [
+        add(mul(add(x.sizes[-n + i], -1), stride[i]), -2 * padding[i], dilation[i] * (w.sizes[2 + i] - 1) if isinstance(w.sizes[2 + i], int) else mul(dilation[i], add(w.sizes[2 + i], -1)), output_padding[i], 1)
+        for i in range(n)
+    ]
+    channels = mul(w.sizes[1], b.int("groups"))
+    lead = [x.sizes[0], channels] if batched else [channels]
+    return make_tensor([*lead, *spatial], x.element_dtype, x.device.data)
+
+
+@rule("aten.max_pool1d.default")
+def _max_pool1d(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    k = b.ints("kernel_size", 1)[0]
+    stride = b.ints("stride", 1)[0] if b.get("stride") else k
+    out = pool_out(t.sizes[-1], k, stride, b.ints("padding", 1)[0], b.ints("dilation", 1)[0], bool(b["ceil_mode"]))
+    return make_tensor([*t.sizes[:-1], out], t.element_dtype, t.device.data)
+
+
+@rule("aten.adaptive_max_pool1d.default")
+def _adaptive_max_pool1d(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    if t.rank not in (2, 3):
+        raise InferenceError("adaptive_max_pool1d expects a 2-d or 3-d input")
+    shape = [*t.sizes[:-1], b.sizes("output_size", 1)[0]]
+    return [make_tensor(shape, t.element_dtype, t.device.data), make_tensor(shape, DType.int64, t.device.data)]

@@ -114,3 +114,76 @@ def _to_other(b: Bound) -> Attribute:
 @rule("aten.to.prim_other")
 def _to_prim_other(b: Bound) -> Attribute:
     return b.tensor("self")
+
+
+@rule("aten.empty_like.default")
+def _empty_like(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, b.dtype("dtype") or t.element_dtype, b.device("device") or t.device.data,
+                       dim_order_of(b.get("memory_format"), t, t.rank))
+
+
+@rule("aten.empty_permuted.default")
+def _empty_permuted(b: Bound) -> Attribute:
+    return factory_type(b, b.sizes("size"), DEFAULT_FLOAT)
+
+
+@rule("aten.eye.default", "aten.eye.m")
+def _eye(b: Bound) -> Attribute:
+    n = b.size("n")
+    return factory_type(b, [n, b.size("m") if "m" in b else n], DEFAULT_FLOAT)
+
+
+@rule("aten.linspace.default")
+def _linspace(b: Bound) -> Attribute:
+    return factory_type(b, [b.size("steps")], DEFAULT_FLOAT)
+
+
+@rule(
+    "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.quantize_per_tensor.tensor",
+    "quantized_decomposed.quantize_per_tensor.tensor2",
+)  # fmt: skip
+def _quantize_per_tensor(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("dtype") or DType.int8, t.device.data)
+
+
+@rule(
+    "quantized_decomposed.dequantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.tensor",
+    "quantized_decomposed.dequantize_per_tensor.tensor2",
+)  # fmt: skip
+def _dequantize_per_tensor(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("out_dtype") or DType.float32, t.device.data)
+
+
+@rule(*(f"aten.{w}.{ov}" for w in ("hann_window", "hamming_window", "blackman_window", "bartlett_window")
+        for ov in ("default", "periodic")))  # fmt: skip
+def _window(b: Bound) -> Attribute:
+    return factory_type(b, [b.int("window_length")], DEFAULT_FLOAT)
+
+
+@rule("aten.range.step", "aten.range.default")
+def _range(b: Bound) -> Attribute:
+    s, e, st = (float(cast(float, number_value(b.get(k, 1)))) for k in ("start", "end", "step"))
+    if st == 0:
+        raise InferenceError("range step must be nonzero")
+    return factory_type(b, [max(int(math.floor((e - s) / st)) + 1, 0)], DEFAULT_FLOAT)
+
+
+@rule("aten.new_empty_strided.default")
+def _new_empty_strided(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(b.sizes("size"), b.dtype("dtype") or t.element_dtype, b.device("device") or t.device.data)
+
+
+@rule("quantized_decomposed.quantize_per_channel.default")
+def _quantize_per_channel(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("dtype") or DType.int8, t.device.data)
+
+
+@rule("quantized_decomposed.dequantize_per_channel.default")
+def _dequantize_per_channel(b: Bound) -> Attribute:
+    t = b.tensor("input")
+    return make_tensor(t.sizes, b.dtype("out_dtype") or DType.float32, t.device.data)

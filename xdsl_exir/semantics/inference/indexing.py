@@ -11,11 +11,13 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
+    NoInference,
     add,
     as_list,
     broadcast_shapes,
     list_type,
     make_tensor,
+    numel_of,
     rule,
     tensor_type,
     unbacked_symbol,
@@ -144,3 +146,39 @@ def _where_nonzero(b: Bound) -> Attribute:
     t = b.tensor("condition")
     u = unbacked_symbol()
     return list_type([make_tensor([u], DType.int64, t.device.data)] * t.rank)
+
+
+@rule("aten._index_put_impl.default")
+def _index_put_impl(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten.one_hot.default")
+def _one_hot(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = b.int("num_classes")
+    if n < 0:
+        raise NoInference("one_hot without num_classes has a data-dependent size")
+    return make_tensor([*t.sizes, n], DType.int64, t.device.data)
+
+
+@rule("aten.take_along_dim.default", "aten.index_add.default", "aten.index_copy.default",
+      "aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")  # fmt: skip
+def _indexed_like_self(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if b.schema.name == "take_along_dim":
+        i = b.tensor("indices")
+        if b.get("dim") is None:
+            return make_tensor([numel_of(i.sizes)], t.element_dtype, t.device.data)
+        d = wrap_dim(b.int("dim"), t.rank)
+        shape = broadcast_shapes([1 if k == d else s for k, s in enumerate(t.sizes)],
+                                 [1 if k == d else s for k, s in enumerate(i.sizes)])
+        shape[d] = i.sizes[d]
+        return make_tensor(shape, t.element_dtype, t.device.data)
+    return t
+
+
+@rule("aten.take.default")
+def _take(b: Bound) -> Attribute:
+    t, i = b.tensor("self"), b.tensor("index")
+    return make_tensor(i.sizes, t.element_dtype, t.device.data)

@@ -20,6 +20,7 @@ from xdsl_exir.semantics.inference.core import (
     floordiv,
     make_tensor,
     mul,
+    pointwise_type,
     promote_types,
     result_type,
     rule,
@@ -169,3 +170,47 @@ def _pdist(b: Bound) -> Attribute:
     t = b.tensor("self")
     n = t.sizes[0]
     return make_tensor([floordiv(mul(n, add(n, -1)), 2)], t.element_dtype, t.device.data)
+
+
+@rule("aten.linalg_cross.default")
+def _linalg_cross(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
+    return make_tensor(shape, dtype, device)
+
+
+@rule("aten.mv.default", "aten.addmv.default")
+def _mv(b: Bound) -> Attribute:
+    m = b.tensor("self" if b.schema.name == "mv" else "mat")
+    dtype = result_type([b[n] for n in (("self", "vec") if b.schema.name == "mv" else ("self", "mat", "vec"))])
+    return make_tensor([m.sizes[0]], dtype, m.device.data)
+
+
+@rule("aten.ger.default", "aten.addr.default")
+def _outer_product(b: Bound) -> Attribute:
+    v1, v2 = (b.tensor("self"), b.tensor("vec2")) if b.schema.name == "ger" else (b.tensor("vec1"), b.tensor("vec2"))
+    names = ("self", "vec2") if b.schema.name == "ger" else ("self", "vec1", "vec2")
+    return make_tensor([v1.sizes[0], v2.sizes[0]], result_type([b[n] for n in names]), v1.device.data)
+
+
+@rule("aten.inner.default")
+def _inner(b: Bound) -> Attribute:
+    x, y = b.tensor("self"), b.tensor("other")
+    dtype, device = result_type([b["self"], b["other"]]), x.device.data
+    if x.rank == 0 or y.rank == 0:
+        return make_tensor(broadcast_shapes(x.sizes, y.sizes), dtype, device)
+    return make_tensor([*x.sizes[:-1], *y.sizes[:-1]], dtype, device)
+
+
+@rule("aten._addmm_activation.default")
+def _addmm_activation(b: Bound) -> Attribute:
+    m1, m2 = b.tensor("mat1"), b.tensor("mat2")
+    dtype = result_type([b[n] for n in ("self", "mat1", "mat2")])
+    return make_tensor([m1.sizes[0], m2.sizes[1]], dtype, m1.device.data)
+
+
+@rule("aten._int_mm.default")
+def _int_mm(b: Bound) -> Attribute:
+    x, y = b.tensor("self"), b.tensor("mat2")
+    if x.rank != 2 or y.rank != 2 or x.element_dtype is not DType.int8 or y.element_dtype is not DType.int8:
+        raise InferenceError("_int_mm expects two 2-d int8 matrices")
+    return make_tensor([x.sizes[0], y.sizes[1]], DType.int32, x.device.data)

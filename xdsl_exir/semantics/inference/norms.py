@@ -10,7 +10,13 @@ from xdsl_exir.dialects.exir import (
     DType,
     TensorType,
 )
-from xdsl_exir.semantics.inference.core import Bound, InferenceError, make_tensor, rule
+from xdsl_exir.semantics.inference.core import (
+    Bound,
+    InferenceError,
+    make_tensor,
+    rule,
+)
+from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
@@ -94,3 +100,21 @@ def _conv_backward(b: Bound) -> list[Attribute]:
     bias_sizes = b.get("bias_sizes")
     nb = b.sizes("bias_sizes") if bias_sizes is not None else [w.sizes[0]]
     return [x, w, make_tensor(nb, w.element_dtype, w.device.data)]
+
+
+@rule("aten.rms_norm.default")
+def _rms_norm(b: Bound) -> Attribute:
+    return b.tensor("input")
+
+
+@rule("aten.instance_norm.default")
+def _instance_norm(b: Bound) -> Attribute:
+    return b.tensor("input")
+
+
+@rule("aten.renorm.default")
+def _renorm(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.element_dtype.category < Category.FLOATING:
+        raise InferenceError("renorm expects a floating point tensor")
+    return t

@@ -14,6 +14,7 @@ from xdsl_exir.semantics.inference.core import (
     Rule,
     broadcast_shapes,
     dim_order_of,
+    floordiv,
     make_tensor,
     pointwise_type,
     rule,
@@ -220,3 +221,68 @@ def _cumsum(b: Bound) -> Attribute:
     wrap_dim(b.int("dim"), t.rank)
     dtype = b.dtype("dtype") or (DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype)
     return make_tensor(t.sizes, dtype, t.device.data)
+
+
+@rule("aten.lift_fresh_copy.default")
+def _lift_fresh_copy(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten.exp2.default")
+def _exp2(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, t.element_dtype.to_floating(), t.device.data)
+
+
+@rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
+def _xlogy(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
+    return make_tensor(shape, dtype.to_floating(), device)
+
+
+@rule("aten.fmax.default", "aten.fmin.default")
+def _fmax_fmin(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
+    return make_tensor(shape, dtype, device)
+
+
+@rule(
+    "aten.square.default", "aten.threshold.default", "aten.glu.default", "aten.celu.default",
+    "aten.selu.default", "aten.prelu.default", "aten.hardshrink.default", "aten.softshrink.default",
+    "aten.frac.default", "aten.positive.default", "aten.lift_fresh.default", "aten.log_sigmoid.default",
+)  # fmt: skip
+def _unary_like_self(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if b.schema.name == "glu":
+        d = wrap_dim(b.int("dim"), t.rank)
+        sizes = list(t.sizes)
+        sizes[d] = floordiv(sizes[d], 2)
+        return make_tensor(sizes, t.element_dtype, t.device.data)
+    if b.schema.name == "square" and t.element_dtype == DType.bool:
+        return make_tensor(t.sizes, DType.int64, t.device.data)
+    return t
+
+
+@rule("aten.sinc.default", "aten.logit.default", "aten.rad2deg.default", "aten.deg2rad.default")
+def _float_unary(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, t.element_dtype.to_floating(), t.device.data)
+
+
+@rule("aten.isfinite.default", "aten.isposinf.default", "aten.isneginf.default")
+def _bool_unary(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, DType.bool, t.device.data)
+
+
+@rule("aten.logaddexp.default", "aten.hypot.default", "aten.heaviside.default")
+def _promoted_binary(b: Bound) -> Attribute:
+    names = ("self", "values") if b.schema.name == "heaviside" else ("self", "other")
+    shape, dtype, device = pointwise_type(b, names)
+    return make_tensor(shape, dtype, device)
+
+
+@rule("aten._add_relu.Tensor")
+def _add_relu(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("self", "other"))
+    return make_tensor(shape, dtype, device)

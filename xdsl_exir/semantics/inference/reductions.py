@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 from xdsl.ir import Attribute
@@ -11,10 +12,13 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.semantics.inference.core import (
+    RULES,
     Bound,
     InferenceError,
+    add,
     dims_arg,
     make_tensor,
+    promote_types,
     reduced_shape,
     rule,
     sum_dtype,
@@ -132,3 +136,98 @@ def _sort(b: Bound) -> list[Attribute]:
         make_tensor(shape, t.element_dtype, t.device.data),
         make_tensor(shape, DType.int64, t.device.data),
     ]
+
+
+@rule("aten.trace.default")
+def _trace(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor([], sum_dtype(t, None), t.device.data)
+
+
+@rule("aten.diff.default")
+def _diff(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank == 0:
+        raise InferenceError("diff needs at least one dimension")
+    d = wrap_dim(b.int("dim"), t.rank)
+    length: SymSize = t.sizes[d]
+    dtype = t.element_dtype
+    for extra in ("prepend", "append"):
+        if b.get(extra) is not None:
+            other = b.tensor(extra)
+            length = add(length, other.sizes[d] if other.rank else 1)
+            dtype = promote_types(dtype, other.element_dtype)
+    n = b.int("n")
+    if isinstance(length, int):
+        length = max(length - n, 0)
+    else:
+        length = add(length, -n)
+    return make_tensor([*t.sizes[:d], length, *t.sizes[d + 1 :]], dtype, t.device.data)
+
+
+@rule("aten.linalg_vector_norm.default")
+def _vector_norm(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = reduced_shape(t, dims_arg(b), bool(b.get("keepdim", False)))
+    return make_tensor(shape, (b.dtype("dtype") or t.element_dtype).to_real(), t.device.data)
+
+
+@rule("aten.logsumexp.default")
+def _logsumexp(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = reduced_shape(t, dims_arg(b), bool(b.get("keepdim", False)))
+    return make_tensor(shape, t.element_dtype.to_floating(), t.device.data)
+
+
+@rule("aten.nansum.default")
+def _nansum(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = reduced_shape(t, dims_arg(b), bool(b.get("keepdim", False)))
+    return make_tensor(shape, sum_dtype(t, b.dtype("dtype")), t.device.data)
+
+
+@rule("aten.count_nonzero.dim_IntList", "aten.count_nonzero.default")
+def _count_nonzero(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dim = b.get("dim")
+    dims = None if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    return make_tensor(reduced_shape(t, dims, False), DType.int64, t.device.data)
+
+
+@rule("aten.aminmax.default")
+def _aminmax(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    dims = None if b.get("dim") is None else [b.int("dim")]
+    shape = reduced_shape(t, dims, bool(b.get("keepdim", False)))
+    return [make_tensor(shape, t.element_dtype, t.device.data)] * 2
+
+
+@rule("aten.argsort.default", "aten.argsort.stable")
+def _argsort(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(t.sizes, DType.int64, t.device.data)
+
+
+@rule("aten.msort.default", "aten._safe_softmax.default")
+def _like_self(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if b.schema.name == "_safe_softmax" and b.dtype("dtype") is not None:
+        return make_tensor(t.sizes, cast(DType, b.dtype("dtype")), t.device.data)
+    return t
+
+
+@rule("aten.std_mean.correction", "aten.std_mean.dim", "aten.std_mean.default")
+def _std_mean(b: Bound) -> Attribute | Sequence[Attribute]:
+    return RULES["aten.var_mean.correction"](b)
+
+
+@rule("aten.kthvalue.default")
+def _kthvalue(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    keepdim = bool(b.get("keepdim", False))
+    if t.rank == 0:
+        shape: list[SymSize] = []
+    else:
+        d = wrap_dim(b.int("dim"), t.rank)
+        shape = [1 if i == d else s for i, s in enumerate(t.sizes) if keepdim or i != d]
+    return [make_tensor(shape, t.element_dtype, t.device.data), make_tensor(shape, DType.int64, t.device.data)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
@@ -10,6 +12,7 @@ from xdsl_exir.dialects.exir import (
     SymIntType,
 )
 from xdsl_exir.semantics.inference.core import (
+    RULES,
     Bound,
     add,
     floordiv,
@@ -76,3 +79,8 @@ def _fft_c2r(b: Bound) -> Attribute:
     dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
     shape[dims[-1]] = b.size("last_dim_size")
     return make_tensor(shape, t.element_dtype.to_real(), t.device.data)
+
+
+@rule("aten.item.default")
+def _item(b: Bound) -> Attribute | Sequence[Attribute]:
+    return RULES["aten._local_scalar_dense.default"](b)

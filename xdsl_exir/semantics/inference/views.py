@@ -13,6 +13,7 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.semantics.inference.core import (
+    RULES,
     Bound,
     InferenceError,
     NoInference,
@@ -31,9 +32,11 @@ from xdsl_exir.semantics.inference.core import (
     size_is,
     sym_max,
     sym_min,
+    unbacked_symbol,
     wrap_dim,
 )
 from xdsl_exir.utils.broadcast import same_size
+from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
@@ -400,3 +403,172 @@ def _pad(b: Bound) -> Attribute:
     t = b.tensor("self")
     pads = b.sizes("pad" if "pad" in b else "padding")
     return make_tensor(_padded(t, pads), t.element_dtype, t.device.data)
+
+
+@rule("aten.reshape_as.default", "aten.view_as.default")
+def _reshape_as(b: Bound) -> Attribute:
+    t, other = b.tensor("self"), b.tensor("other")
+    return make_tensor(other.sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.broadcast_to.default")
+def _broadcast_to(b: Bound) -> Attribute | Sequence[Attribute]:
+    return RULES["aten.expand.default"](b)
+
+
+def _swapped(t: TensorType, d0: int, d1: int) -> TensorType:
+    sizes = list(t.sizes)
+    if t.rank:
+        d0, d1 = wrap_dim(d0, t.rank), wrap_dim(d1, t.rank)
+        sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.swapaxes.default")
+def _swapaxes(b: Bound) -> Attribute:
+    return _swapped(b.tensor("self"), b.int("axis0"), b.int("axis1"))
+
+
+@rule("aten.swapdims.default")
+def _swapdims(b: Bound) -> Attribute:
+    return _swapped(b.tensor("self"), b.int("dim0"), b.int("dim1"))
+
+
+@rule("aten.numpy_T.default")
+def _numpy_t(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor(list(reversed(t.sizes)), t.element_dtype, t.device.data)
+
+
+@rule("aten.mT.default")
+def _mt(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if t.rank < 2:
+        raise InferenceError("mT needs at least 2 dimensions")
+    return _swapped(t, -1, -2)
+
+
+@rule("aten.diag_embed.default")
+def _diag_embed(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    rank = t.rank + 1
+    d1, d2 = wrap_dim(b.int("dim1"), rank), wrap_dim(b.int("dim2"), rank)
+    n = add(t.sizes[-1], abs(b.int("offset")))
+    rest = iter(t.sizes[:-1])
+    sizes = [n if i in (d1, d2) else next(rest) for i in range(rank)]
+    return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.unfold.default")
+def _unfold(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    size, step = b.int("size"), b.int("step")
+    if t.rank == 0:
+        return make_tensor([size], t.element_dtype, t.device.data)
+    d = wrap_dim(b.int("dimension"), t.rank)
+    windows = add(floordiv(add(t.sizes[d], -size), step), 1)
+    return make_tensor([*t.sizes[:d], windows, *t.sizes[d + 1 :], size], t.element_dtype, t.device.data)
+
+
+@rule("aten.fliplr.default", "aten.flipud.default")
+def _flip_lr_ud(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+@rule("aten.tile.default")
+def _tile(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    dims = b.ints("dims")
+    lead = max(len(dims) - t.rank, 0)
+    sizes = [1] * lead + list(t.sizes)
+    dims = [1] * (len(sizes) - len(dims)) + dims
+    return make_tensor([mul(s, r) for s, r in zip(sizes, dims)], t.element_dtype, t.device.data)
+
+
+@rule("aten.ravel.default")
+def _ravel(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    return make_tensor([numel_of(t.sizes)], t.element_dtype, t.device.data)
+
+
+@rule("aten.repeat_interleave.self_int")
+def _repeat_interleave(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    r = b.size("repeats")
+    if b.get("dim") is None:
+        return make_tensor([mul(numel_of(t.sizes), r)], t.element_dtype, t.device.data)
+    d = wrap_dim(b.int("dim"), t.rank)
+    sizes = list(t.sizes)
+    sizes[d] = mul(sizes[d], r)
+    return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule(
+    "aten.view_copy.default", "aten.permute_copy.default", "aten.transpose_copy.int", "aten.slice_copy.Tensor",
+    "aten.unsqueeze_copy.default",
+)  # fmt: skip
+def _view_copy(b: Bound) -> Attribute | Sequence[Attribute]:
+    """A view's `_copy` form has the view's type, contiguous."""
+    view = lookup(b.schema.op_name.replace("_copy.", "."))
+    assert view is not None
+    rule_fn = RULES[view.op_name]
+    return rule_fn(Bound(view.schema, dict(b)))
+
+
+@rule("aten.diag.default")
+def _diag(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    k = b.int("diagonal")
+    if t.rank == 1:
+        n = add(t.sizes[0], abs(k))
+        return make_tensor([n, n], t.element_dtype, t.device.data)
+    h, w = t.sizes
+    if isinstance(h, int) and isinstance(w, int):
+        length: SymSize = max(0, min(h + min(k, 0), w - max(k, 0)))
+    else:
+        length = sym_min(add(h, min(k, 0)), add(w, -max(k, 0)))
+    return make_tensor([length], t.element_dtype, t.device.data)
+
+
+@rule("aten.atleast_2d.default", "aten.atleast_3d.default")
+def _atleast(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    n = int(b.schema.name[-2])
+    sizes = list(t.sizes)
+    if len(sizes) >= n:
+        return t
+    if not sizes:
+        sizes = [1] * n
+    elif n == 2:
+        sizes = [1, *sizes]
+    else:
+        sizes = [1, *sizes, 1] if len(sizes) == 1 else [*sizes, 1]
+    return make_tensor(sizes, t.element_dtype, t.device.data)
+
+
+@rule("aten.repeat_interleave.Tensor")
+def _repeat_interleave_tensor(b: Bound) -> Attribute:
+    r = b.tensor("repeats")
+    n = b.get("output_size")
+    return make_tensor([b.size("output_size") if n is not None else unbacked_symbol()], DType.int64, r.device.data)
+
+
+@rule("aten.repeat_interleave.self_Tensor")
+def _repeat_interleave_self(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    total = b.size("output_size") if b.get("output_size") is not None else unbacked_symbol()
+    if b.get("dim") is None:
+        return make_tensor([total], t.element_dtype, t.device.data)
+    d = wrap_dim(b.int("dim"), t.rank)
+    return make_tensor([total if i == d else s for i, s in enumerate(t.sizes)], t.element_dtype, t.device.data)
+
+
+@rule("aten.meshgrid.default", "aten.meshgrid.indexing")
+def _meshgrid(b: Bound) -> Attribute:
+    tensors = b.tensors("tensors")
+    sizes: list[SymSize] = [t.sizes[0] if t.rank else 1 for t in tensors]
+    if any(t.rank > 1 for t in tensors):
+        raise InferenceError("meshgrid expects 0-d or 1-d tensors")
+    if b.get("indexing", "ij") == "xy" and len(sizes) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    return list_type([make_tensor(sizes, t.element_dtype, t.device.data) for t in tensors])

@@ -1,0 +1,46 @@
+"""Result types of loss functions (their gradients are in `backward`)."""
+
+from __future__ import annotations
+
+from xdsl.ir import Attribute
+
+from xdsl_exir.dialects.exir import (
+    TensorType,
+)
+from xdsl_exir.semantics.inference.core import (
+    NONE_REDUCTION,
+    Bound,
+    make_tensor,
+    pointwise_type,
+    rule,
+)
+
+
+@rule("aten.kl_div.default")
+def _kl_div(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("self", "target"))
+    return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
+
+
+def _nll_output(b: Bound) -> TensorType:
+    t, target = b.tensor("self"), b.tensor("target")
+    shape = list(target.sizes) if b.int("reduction") == NONE_REDUCTION and t.rank > 1 else []
+    return make_tensor(shape, t.element_dtype, t.device.data)
+
+
+@rule("aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default")
+def _nll_loss_forward(b: Bound) -> list[Attribute]:
+    t = b.tensor("self")
+    return [_nll_output(b), make_tensor([], t.element_dtype, t.device.data)]
+
+
+@rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default", "aten.cross_entropy_loss.default")
+def _nll_loss(b: Bound) -> Attribute:
+    return _nll_output(b)
+
+
+@rule("aten.mse_loss.default", "aten.l1_loss.default", "aten.smooth_l1_loss.default", "aten.huber_loss.default",
+      "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default")  # fmt: skip
+def _pointwise_loss(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("self", "target"))
+    return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
