@@ -1139,6 +1139,52 @@ def test_torchscript_module_calls_are_located_at_the_users_line() -> None:
     assert "torch/nn/modules/linear.py" in (format_location(linear.location) or "")
 
 
+def test_torchscript_run_directly_locates_a_failing_module_call_at_the_users_line(tmp_path: Path) -> None:
+    """
+    A TorchScript module run as it is (no torchscript-to-exir) that fails inside
+    an `nn.Linear` reports the user's `self.lin(x)`, its call site, not
+    `torch/nn/modules/linear.py`; through the API and through exir-run on the
+    module's MLIR text alike. A traced module records no call site, only the
+    submodule's scope, which the message names.
+    """
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    import xdsl_exir.api as exir
+    from xdsl_exir.frontends.torchscript_live import import_script_module
+
+    class Model(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 2)
+
+        def forward(self, x):  # unannotated: TorchScript reads it as a Tensor
+            y = self.lin(x)
+            return torch.relu(y)
+
+    call = f"{__file__}:{inspect.getsourcelines(Model)[1] + 6}:16: "
+    wrong = np.ones((4, 5), np.float32)
+    scripted = torch.jit.script(Model())
+    program = exir.load(import_script_module(scripted))
+    with pytest.raises(exir.ExirError) as e:
+        program.run(wrong)
+    assert str(e.value).startswith(call) and "in the call made here" in str(e.value), str(e.value)
+    assert "torch/nn" not in str(e.value)
+    right = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_allclose(program.run(right), scripted(torch.from_numpy(right)).detach().numpy(), rtol=1e-6)
+    src = tmp_path / "m.mlir"
+    src.write_text(program.to_mlir(debuginfo=True))
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, arg0=wrong)
+    out = tmp_path / "out.npz"
+    r = invoke("exir-run", [str(src), "--inputs", str(inputs), "-o", str(out)])
+    check_promise("exir-run", r, out, must_fail=True)
+    assert r.err.startswith(f"exir-run: error: {call}"), r.err
+    traced = exir.load(import_script_module(torch.jit.trace(Model(), torch.ones(4, 3))))
+    with pytest.raises(exir.ExirError, match=r"^__module\.lin at .*torch/nn/modules/linear\.py:\d+:0: "):
+        traced.run(wrong)
+
+
 def test_resource_rules(tmp_path: Path) -> None:
     """What issue 25 found in dialect_resources is refused, located, with the rule it breaks."""
     base = (ROOT / "tests" / "filecheck" / "dialects" / "exir" / "resources.mlir").read_text()

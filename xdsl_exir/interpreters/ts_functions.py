@@ -658,9 +658,25 @@ def compile_call_method(op: Operation, ctx: CompileContext) -> Prepared:
 
     def run(obj: Any, *args: Any) -> tuple[Any, ...]:
         obj = _as_object(obj, "prim::CallMethod")
-        return _fit_results(find(obj)(obj, *args), n)
+        try:
+            return _fit_results(find(obj)(obj, *args), n)
+        except InterpreterError as e:
+            _called_from(e, op)
+            raise
 
     return run
+
+
+def _called_from(e: InterpreterError, call: Operation) -> None:
+    """
+    Note the call a failure inside a method or function passed through: an op of
+    a submodule's method is located in torch (`torch/nn/modules/linear.py`), the
+    call in the user's `forward`, where the message then points. A traced
+    module's calls carry no location (tracing records none for a module call),
+    so there the op's `scope: __module.lin` is what names the submodule.
+    """
+    if e.op is not None and e.op is not call and not call.is_ancestor(e.op):
+        e.call_sites.append(call)
 
 
 @register_op(prim.CallFunctionOp)
@@ -670,7 +686,11 @@ def compile_call_function(op: Operation, ctx: CompileContext) -> Prepared:
     def run(fn: Any, *args: Any) -> tuple[Any, ...]:
         if not isinstance(fn, ScriptFunction):
             raise InterpreterError(f"prim::CallFunction needs a function, got {type(fn).__name__}")
-        return _fit_results(fn(*args), n)
+        try:
+            return _fit_results(fn(*args), n)
+        except InterpreterError as e:
+            _called_from(e, op)
+            raise
 
     return run
 

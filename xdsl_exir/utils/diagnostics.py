@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import (
@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
     FusedLoc,
+    LocationAttr,
     NameLoc,
     StringAttr,
     UnknownLoc,
@@ -52,6 +53,27 @@ def is_library_location(loc: Attribute) -> bool:
     if isinstance(loc, NameLoc):
         return is_library_location(loc.location)
     return isinstance(loc, FileLineColLoc) and LIBRARY_FILE.search(loc.filename.data) is not None
+
+
+def user_location(frames: Sequence[LocationAttr]) -> LocationAttr:
+    """
+    The location of an op reached through calls, `frames` innermost first (the op's
+    own location, then each call site's): the innermost frames in torch or the
+    standard library are dropped where an outer frame is not, unknown ones always,
+    and the rest chained as MLIR's `callsite(callee at caller)`. An `nn.Linear`'s
+    `aten::linear` is then located at the user's `self.lin(x)`, not at
+    `torch/nn/modules/linear.py`, as a `.pt2` node's stack trace is read.
+    """
+    known = [f for f in frames if not isinstance(f, UnknownLoc)]
+    if not known:
+        return UnknownLoc()
+    if any(not is_library_location(f) for f in known):
+        while is_library_location(known[0]):
+            known.pop(0)
+    loc = known[0]
+    for frame in known[1:]:
+        loc = CallSiteLoc(loc, frame)
+    return loc
 
 
 def format_location(loc: Attribute) -> str | None:
@@ -101,9 +123,20 @@ class InterpreterError(Exception):
         super().__init__(message)
         self.message = message
         self.op = op
+        self.call_sites: list[Operation] = []
+        """The calls (a TorchScript `prim::CallMethod`) the failing op was reached through, innermost first."""
 
     def __str__(self) -> str:
-        return f"{locate(self.op)}: {self.message}" if self.op is not None else self.message
+        if self.op is None:
+            return self.message
+        if self.call_sites:
+            # A failure inside a method of an `nn.Module` (its ops located in torch) is
+            # reported at the user's call of the module, as an op's location is read.
+            where = user_location([self.op.location, *(c.location for c in self.call_sites)])
+            if where is not self.op.location and (text := format_location(where)) is not None:
+                if format_location(self.op.location) != text:
+                    return f"{text}: {describe_op(self.op)}, in the call made here: {self.message}"
+        return f"{locate(self.op)}: {self.message}"
 
 
 class ExirDiagnostic(VerifyException):

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-from xdsl.dialects.builtin import CallSiteLoc, LocationAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xdsl_exir.dialects import ts
@@ -42,7 +42,7 @@ from xdsl_exir.transforms.view_scatter import (
     scatter_into_base,
 )
 from xdsl_exir.utils import op_registry
-from xdsl_exir.utils.diagnostics import is_library_location
+from xdsl_exir.utils.diagnostics import user_location
 from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.ts_builtins import ts_str
 
@@ -129,14 +129,7 @@ class LoweringBase:
         loc: LocationAttr = self.current.location
         if isinstance(loc, UnknownLoc):
             return loc
-        frames = [loc, *(c.location for c in reversed(self.call_stack[0::2]) if not isinstance(c.location, UnknownLoc))]
-        if any(not is_library_location(f) for f in frames):
-            while is_library_location(frames[0]):
-                frames.pop(0)
-        loc = frames[0]
-        for frame in frames[1:]:
-            loc = CallSiteLoc(loc, frame)
-        return loc
+        return user_location([loc, *(c.location for c in reversed(self.call_stack[0::2]))])
 
     def emit(self, op: Operation) -> Operation:
         if self.current is not None:
