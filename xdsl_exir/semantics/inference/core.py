@@ -104,6 +104,7 @@ __all__ = [  # what the rules share: the family modules import it from here, nev
     "result_type",
     "rule",
     "rule_of",
+    "same_as_self",
     "scalar_dtype",
     "size_is",
     "spatial_arg",
@@ -448,6 +449,23 @@ def spatial_arg(b: Bound, name: str, n: int, default: Sequence[int] | None = Non
 
 
 NONE_REDUCTION = 0
+
+
+def _first_tensor_name(b: Bound) -> str:
+    for a in b.schema.arguments:
+        if a.type.is_base("Tensor"):
+            return a.name
+    raise NoInference("no tensor argument")
+
+
+def same_as_self(b: Bound) -> Attribute:
+    """The rule of an operator whose result has its first tensor argument's type (in the
+    memory format asked for, if any); each family registers it for its own operators."""
+    t = b.tensor(_first_tensor_name(b))
+    fmt = b.get("memory_format")
+    if fmt is not None:
+        return make_tensor(t.sizes, t.element_dtype, t.device.data, dim_order_of(fmt, t, t.rank))
+    return t
 
 
 # ---------------------------------------------------------------------------

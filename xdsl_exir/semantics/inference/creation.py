@@ -22,6 +22,7 @@ from xdsl_exir.semantics.inference.core import (
     normalize_size,
     number_value,
     rule,
+    same_as_self,
     scalar_dtype,
 )
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
@@ -32,10 +33,7 @@ from xdsl_exir.utils.symbolic import SymSize, sympy
 # ---------------------------------------------------------------------------
 
 
-@rule(
-    "aten.empty.memory_format", "aten.zeros.default", "aten.ones.default", "aten.rand.default",
-    "aten.rand.generator", "aten.randn.default", "aten.randn.generator", "aten.empty_strided.default",
-)  # fmt: skip
+@rule("aten.empty.memory_format", "aten.zeros.default", "aten.ones.default", "aten.empty_strided.default")
 def _empty(b: Bound) -> Attribute:
     return factory_type(b, b.sizes("size"), DEFAULT_FLOAT)
 
@@ -187,3 +185,9 @@ def _quantize_per_channel(b: Bound) -> Attribute:
 def _dequantize_per_channel(b: Bound) -> Attribute:
     t = b.tensor("input")
     return make_tensor(t.sizes, b.dtype("out_dtype") or DType.float32, t.device.data)
+
+
+rule(
+    "aten.clone.default", "aten.contiguous.default", "aten.alias.default", "aten.detach.default", "aten.copy.default",
+    "aten.copy.Dict_Tensor", "aten.fill.Scalar", "aten.fill.Tensor",
+)(same_as_self)  # fmt: skip

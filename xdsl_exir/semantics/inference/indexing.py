@@ -19,6 +19,7 @@ from xdsl_exir.semantics.inference.core import (
     make_tensor,
     numel_of,
     rule,
+    same_as_self,
     tensor_type,
     unbacked_symbol,
     wrap_dim,
@@ -182,3 +183,10 @@ def _indexed_like_self(b: Bound) -> Attribute:
 def _take(b: Bound) -> Attribute:
     t, i = b.tensor("self"), b.tensor("index")
     return make_tensor(i.sizes, t.element_dtype, t.device.data)
+
+
+rule(
+    "aten.index_put.default", "aten.index_put.hacked_twin", "aten.scatter.reduce", "aten.scatter.src",
+    "aten.scatter.value", "aten.scatter.value_reduce", "aten.scatter_add.default", "aten.scatter_reduce.two",
+    "aten.select_scatter.default", "aten.slice_scatter.default",
+)(same_as_self)  # fmt: skip

@@ -10,14 +10,13 @@ from xdsl_exir.dialects.exir import (
 )
 from xdsl_exir.semantics.inference.core import (
     Bound,
-    NoInference,
     Rule,
     broadcast_shapes,
-    dim_order_of,
     floordiv,
     make_tensor,
     pointwise_type,
     rule,
+    same_as_self,
     wrap_dim,
 )
 from xdsl_exir.utils.dtypes import Category
@@ -32,14 +31,8 @@ _UNARY_SAME = (
     "aten.round.default", "aten.round.decimals", "aten.trunc.default", "aten.sign.default",
     "aten.relu.default", "aten.relu6.default", "aten.hardtanh.default", "aten.leaky_relu.default",
     "aten.elu.default", "aten.gelu.default", "aten.silu.default", "aten.mish.default",
-    "aten.hardswish.default", "aten.hardsigmoid.default", "aten.softplus.default", "aten.clone.default",
-    "aten.contiguous.default", "aten.alias.default", "aten.detach.default", "aten.bitwise_not.default",
-    "aten.dropout.default", "aten.tril.default", "aten.triu.default", "aten.flip.default",
-    "aten.roll.default", "aten.nan_to_num.default", "aten.fill.Scalar", "aten.fill.Tensor",
-    "aten.copy.default", "aten.copy.Dict_Tensor", "aten.index_put.default", "aten.index_put.hacked_twin",
-    "aten.scatter.reduce", "aten.scatter.src", "aten.scatter.value", "aten.scatter.value_reduce",
-    "aten.scatter_add.default", "aten.scatter_reduce.two", "aten.select_scatter.default",
-    "aten.slice_scatter.default",
+    "aten.hardswish.default", "aten.hardsigmoid.default", "aten.softplus.default", "aten.bitwise_not.default",
+    "aten.tril.default", "aten.triu.default", "aten.nan_to_num.default",
 )  # fmt: skip
 _UNARY_FLOAT = (
     "aten.acos.default", "aten.acosh.default", "aten.asin.default", "aten.asinh.default",
@@ -51,20 +44,7 @@ _UNARY_FLOAT = (
 )  # fmt: skip
 
 
-def _first_tensor_name(b: Bound) -> str:
-    for a in b.schema.arguments:
-        if a.type.is_base("Tensor"):
-            return a.name
-    raise NoInference("no tensor argument")
-
-
-@rule(*_UNARY_SAME)
-def _same_as_self(b: Bound) -> Attribute:
-    t = b.tensor(_first_tensor_name(b))
-    fmt = b.get("memory_format")
-    if fmt is not None:
-        return make_tensor(t.sizes, t.element_dtype, t.device.data, dim_order_of(fmt, t, t.rank))
-    return t
+rule(*_UNARY_SAME)(same_as_self)
 
 
 @rule(

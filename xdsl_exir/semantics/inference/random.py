@@ -7,7 +7,15 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl_exir.dialects.exir import (
     DType,
 )
-from xdsl_exir.semantics.inference.core import Bound, InferenceError, factory_type, make_tensor, pointwise_type, rule
+from xdsl_exir.semantics.inference.core import (
+    Bound,
+    InferenceError,
+    factory_type,
+    make_tensor,
+    pointwise_type,
+    rule,
+    same_as_self,
+)
 from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 
 # -- random samplers (semantics/kernels/random.py) -------------------------------------
@@ -59,3 +67,11 @@ def _multinomial(b: Bound) -> Attribute:
     if t.rank not in (1, 2):
         raise InferenceError("multinomial: prob_dist must be 1 or 2 dim")
     return make_tensor([*t.sizes[:-1], b.size("num_samples")], DType.int64, t.device.data)
+
+
+rule("aten.dropout.default")(same_as_self)
+
+
+@rule("aten.rand.default", "aten.rand.generator", "aten.randn.default", "aten.randn.generator")
+def _rand(b: Bound) -> Attribute:
+    return factory_type(b, b.sizes("size"), DEFAULT_FLOAT)

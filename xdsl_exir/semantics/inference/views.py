@@ -29,6 +29,7 @@ from xdsl_exir.semantics.inference.core import (
     numel_of,
     promote_types,
     rule,
+    same_as_self,
     size_is,
     sym_max,
     sym_min,
@@ -572,3 +573,6 @@ def _meshgrid(b: Bound) -> Attribute:
     if b.get("indexing", "ij") == "xy" and len(sizes) >= 2:
         sizes[0], sizes[1] = sizes[1], sizes[0]
     return list_type([make_tensor(sizes, t.element_dtype, t.device.data) for t in tensors])
+
+
+rule("aten.flip.default", "aten.roll.default")(same_as_self)
