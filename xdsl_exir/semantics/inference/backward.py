@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from xdsl.ir import Attribute, SSAValue
 
-from xdsl_exir.dialects.exir import (
-    DType,
-)
 from xdsl_exir.semantics.inference.core import (
-    NONE_REDUCTION,
     Bound,
-    InferenceError,
     as_size,
     make_tensor,
     pointwise_type,
@@ -54,32 +49,6 @@ def _glu_backward(b: Bound) -> Attribute:
     return b.tensor("self")
 
 
-@rule("aten.isclose.default")
-def _isclose(b: Bound) -> Attribute:
-    shape, _, device = pointwise_type(b, ("self", "other"))
-    return make_tensor(shape, DType.bool, device)
-
-
-@rule("aten.vdot.default")
-def _vdot(b: Bound) -> Attribute:
-    x, y = b.tensor("self"), b.tensor("other")
-    if x.rank != 1 or y.rank != 1:
-        raise InferenceError("vdot: expected 1-D tensors")
-    if x.element_dtype != y.element_dtype:
-        raise InferenceError(f"vdot: expected both tensors of one dtype, got {x.element_dtype.value} and {y.element_dtype.value}")
-    return make_tensor([], x.element_dtype, x.device.data)
-
-
-@rule("aten.margin_ranking_loss.default", "aten.hinge_embedding_loss.default", "aten.soft_margin_loss.default",
-      "aten.poisson_nll_loss.default")
-def _more_losses(b: Bound) -> Attribute:
-    names = [n for n in ("input1", "input2", "input", "self", "target") if n in b]
-    shape, dtype, device = pointwise_type(b, names)
-    if not dtype.is_floating_point and b.schema.name in ("margin_ranking_loss", "poisson_nll_loss"):
-        dtype = DType.float32  # torch computes these through float ops (clamp_min of a difference, exp or log)
-    return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
-
-
 @rule("aten.threshold_backward.default")
 def _threshold_backward(b: Bound) -> Attribute:
     """Eager's TensorIterator promotes the gradient with `self` (int64 grad, float32 self: float32)."""
@@ -113,3 +82,42 @@ _BACKWARD_TENSORS = frozenset({"grad_output", "grad_out", "self", "output", "sel
 def _softmax_backward_data(b: Bound) -> Attribute:
     t = b.tensor("grad_output")
     return make_tensor(t.sizes, b.dtype("input_dtype") or t.element_dtype, t.device.data)
+
+
+@rule("aten.embedding_dense_backward.default")
+def _embedding_backward(b: Bound) -> Attribute:
+    g = b.tensor("grad_output")
+    return make_tensor([b.size("num_weights"), g.sizes[-1]], g.element_dtype, g.device.data)
+
+
+@rule("aten.native_layer_norm_backward.default")
+def _layer_norm_backward(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    ns = b.sizes("normalized_shape")
+    w, bias = b.opt_tensor("weight"), b.opt_tensor("bias")
+    return [x, w or make_tensor(ns, x.element_dtype, x.device.data),
+            bias or make_tensor(ns, x.element_dtype, x.device.data)]  # fmt: skip
+
+
+@rule("aten.native_group_norm_backward.default")
+def _group_norm_backward(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    c = make_tensor([b.size("C")], x.element_dtype, x.device.data)
+    return [x, c, c]
+
+
+@rule("aten.convolution_backward.default")
+def _conv_backward(b: Bound) -> list[Attribute]:
+    x, w = b.tensor("input"), b.tensor("weight")
+    bias_sizes = b.get("bias_sizes")
+    nb = b.sizes("bias_sizes") if bias_sizes is not None else [w.sizes[0]]
+    return [x, w, make_tensor(nb, w.element_dtype, w.device.data)]
+
+
+@rule(
+    "aten.avg_pool2d_backward.default", "aten.max_pool2d_with_indices_backward.default",
+    "aten._adaptive_avg_pool2d_backward.default",
+)  # fmt: skip
+def _grad_input(b: Bound) -> Attribute:
+    """Pooling backward: the gradient has the forward input's type."""
+    return b.tensor("self")

@@ -1,4 +1,4 @@
-"""Result types of factories and conversions."""
+"""Result types of factories, copies and conversions (and of `triu_indices`/`tril_indices`: [2, N] with N the size of the triangle, counted from the static row and column counts and the offset)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
+    NoInference,
     add,
     as_sympy,
     ceildiv,
@@ -43,11 +44,6 @@ def _full(b: Bound) -> Attribute:
     fill = scalar_dtype(b["fill_value"]) or DEFAULT_FLOAT
     default = {DType.float64: DEFAULT_FLOAT}.get(fill, fill)
     return factory_type(b, b.sizes("size"), default)
-
-
-@rule("aten.randperm.default", "aten.randperm.generator")
-def _randperm(b: Bound) -> Attribute:
-    return factory_type(b, [b.size("n")], DType.int64)
 
 
 @rule("aten.scalar_tensor.default")
@@ -189,5 +185,37 @@ def _dequantize_per_channel(b: Bound) -> Attribute:
 
 rule(
     "aten.clone.default", "aten.contiguous.default", "aten.alias.default", "aten.detach.default", "aten.copy.default",
-    "aten.copy.Dict_Tensor", "aten.fill.Scalar", "aten.fill.Tensor",
+    "aten.copy.Dict_Tensor", "aten.fill.Scalar", "aten.fill.Tensor", "aten.lift_fresh.default",
 )(same_as_self)  # fmt: skip
+
+
+@rule("aten.type_as.default")
+def _type_as(b: Bound) -> Attribute:
+    t, o = b.tensor("self"), b.tensor("other")
+    return make_tensor(t.sizes, o.element_dtype, t.device.data)
+
+
+@rule("aten.lift_fresh_copy.default")
+def _lift_fresh_copy(b: Bound) -> Attribute:
+    return b.tensor("self")
+
+
+def triangle_size(rows: int, cols: int, offset: int, upper: bool) -> int:
+    """How many (i, j) of a rows x cols matrix have j - i >= offset (upper) or <= offset (lower)."""
+    count = 0
+    for i in range(rows):
+        if upper:
+            count += max(0, cols - max(0, i + offset))
+        else:
+            count += max(0, min(cols, i + offset + 1))
+    return count
+
+
+@rule("aten.triu_indices.default", "aten.tril_indices.default")
+def _triangle_indices(b: Bound) -> Attribute:
+    row, col, offset = b.get("row"), b.get("col"), b.get("offset", 0)
+    if not all(isinstance(v, int) for v in (row, col, offset)):
+        raise NoInference("a symbolic triangle size")
+    upper = b.schema.name.endswith("triu_indices")
+    n = triangle_size(int(row), int(col), int(offset), upper)  # pyright: ignore[reportArgumentType] - ints, checked above
+    return make_tensor([2, n], b.dtype("dtype") or DType.int64, b.device("device") or "cpu")

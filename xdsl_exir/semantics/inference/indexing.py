@@ -98,12 +98,6 @@ def _embedding(b: Bound) -> Attribute:
     return make_tensor([*i.sizes, w.sizes[1]], w.element_dtype, w.device.data)
 
 
-@rule("aten.embedding_dense_backward.default")
-def _embedding_backward(b: Bound) -> Attribute:
-    g = b.tensor("grad_output")
-    return make_tensor([b.size("num_weights"), g.sizes[-1]], g.element_dtype, g.device.data)
-
-
 @rule(
     "aten._embedding_bag.default", "aten._embedding_bag_forward_only.default",
     "aten.embedding_bag.default", "aten.embedding_bag.padding_idx",
@@ -190,3 +184,10 @@ rule(
     "aten.scatter.value", "aten.scatter.value_reduce", "aten.scatter_add.default", "aten.scatter_reduce.two",
     "aten.select_scatter.default", "aten.slice_scatter.default",
 )(same_as_self)  # fmt: skip
+
+
+@rule("aten.masked_scatter.default")
+def _masked_scatter(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = broadcast_shapes(t.sizes, b.tensor("mask").sizes)
+    return make_tensor(shape, t.element_dtype, t.device.data)

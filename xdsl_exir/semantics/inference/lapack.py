@@ -14,10 +14,8 @@ from xdsl_exir.semantics.inference.core import (
     broadcast_shapes,
     dims_arg,
     make_tensor,
-    pointwise_type,
     reduced_shape,
     rule,
-    wrap_dim,
 )
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
@@ -114,15 +112,6 @@ def _linalg_pinv(b: Bound) -> Attribute:
     tols = [b.tensor(n).sizes for n in ("rcond", "atol", "rtol") if isinstance(b.get(n), SSAValue)]
     batch = broadcast_shapes(t.sizes[:-2], *tols) if tols else list(t.sizes[:-2])
     return make_tensor([*batch, t.sizes[-1], t.sizes[-2]], t.element_dtype, t.device.data)
-
-
-@rule("aten.linalg_vecdot.default")
-def _linalg_vecdot(b: Bound) -> Attribute:
-    shape, dtype, device = pointwise_type(b, ("x", "y"))
-    if not (dtype.is_floating_point or dtype.is_complex):
-        raise InferenceError(f"linalg.vecdot: expected a floating point tensor, got {dtype.value}")
-    d = wrap_dim(b.int("dim") if b.get("dim") is not None else -1, len(shape))
-    return make_tensor([s for i, s in enumerate(shape) if i != d], dtype, device)
 
 
 @rule("aten.linalg_matrix_norm.default", "aten.linalg_matrix_norm.str_ord")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
+    DType,
     TensorType,
 )
 from xdsl_exir.semantics.inference.core import (
@@ -43,4 +44,14 @@ def _nll_loss(b: Bound) -> Attribute:
       "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default")  # fmt: skip
 def _pointwise_loss(b: Bound) -> Attribute:
     shape, dtype, device = pointwise_type(b, ("self", "target"))
+    return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
+
+
+@rule("aten.margin_ranking_loss.default", "aten.hinge_embedding_loss.default", "aten.soft_margin_loss.default",
+      "aten.poisson_nll_loss.default")
+def _more_losses(b: Bound) -> Attribute:
+    names = [n for n in ("input1", "input2", "input", "self", "target") if n in b]
+    shape, dtype, device = pointwise_type(b, names)
+    if not dtype.is_floating_point and b.schema.name in ("margin_ranking_loss", "poisson_nll_loss"):
+        dtype = DType.float32  # torch computes these through float ops (clamp_min of a difference, exp or log)
     return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)

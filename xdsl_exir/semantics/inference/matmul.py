@@ -1,4 +1,4 @@
-"""Result types of the matmul family, attention and distances."""
+"""Result types of the matrix, vector and tensor products and attention."""
 
 from __future__ import annotations
 
@@ -15,15 +15,13 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     Bound,
     InferenceError,
-    add,
     broadcast_shapes,
-    floordiv,
     make_tensor,
-    mul,
     pointwise_type,
     promote_types,
     result_type,
     rule,
+    wrap_dim,
 )
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -158,20 +156,6 @@ def _sdpa(b: Bound) -> Attribute:
     return make_tensor([*q.sizes[:-1], v.sizes[-1]], q.element_dtype, q.device.data)
 
 
-@rule("aten._cdist_forward.default")
-def _cdist(b: Bound) -> Attribute:
-    a, c = b.tensor("x1"), b.tensor("x2")
-    batch = broadcast_shapes(a.sizes[:-2], c.sizes[:-2])
-    return make_tensor([*batch, a.sizes[-2], c.sizes[-2]], a.element_dtype, a.device.data)
-
-
-@rule("aten._pdist_forward.default")
-def _pdist(b: Bound) -> Attribute:
-    t = b.tensor("self")
-    n = t.sizes[0]
-    return make_tensor([floordiv(mul(n, add(n, -1)), 2)], t.element_dtype, t.device.data)
-
-
 @rule("aten.linalg_cross.default")
 def _linalg_cross(b: Bound) -> Attribute:
     shape, dtype, device = pointwise_type(b, ("self", "other"))
@@ -214,3 +198,22 @@ def _int_mm(b: Bound) -> Attribute:
     if x.rank != 2 or y.rank != 2 or x.element_dtype is not DType.int8 or y.element_dtype is not DType.int8:
         raise InferenceError("_int_mm expects two 2-d int8 matrices")
     return make_tensor([x.sizes[0], y.sizes[1]], DType.int32, x.device.data)
+
+
+@rule("aten.vdot.default")
+def _vdot(b: Bound) -> Attribute:
+    x, y = b.tensor("self"), b.tensor("other")
+    if x.rank != 1 or y.rank != 1:
+        raise InferenceError("vdot: expected 1-D tensors")
+    if x.element_dtype != y.element_dtype:
+        raise InferenceError(f"vdot: expected both tensors of one dtype, got {x.element_dtype.value} and {y.element_dtype.value}")
+    return make_tensor([], x.element_dtype, x.device.data)
+
+
+@rule("aten.linalg_vecdot.default")
+def _linalg_vecdot(b: Bound) -> Attribute:
+    shape, dtype, device = pointwise_type(b, ("x", "y"))
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise InferenceError(f"linalg.vecdot: expected a floating point tensor, got {dtype.value}")
+    d = wrap_dim(b.int("dim") if b.get("dim") is not None else -1, len(shape))
+    return make_tensor([s for i, s in enumerate(shape) if i != d], dtype, device)

@@ -1,4 +1,4 @@
-"""Result types of normalization, dropout and their backward ops."""
+"""Result types of the normalization layers."""
 
 from __future__ import annotations
 
@@ -70,36 +70,6 @@ def _native_group_norm(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     stat = [b.size("N"), b.int("group")]
     return [x, _stats(x, stat), _stats(x, stat)]
-
-
-@rule("aten.native_dropout.default")
-def _native_dropout(b: Bound) -> list[Attribute]:
-    x = b.tensor("input")
-    return [x, make_tensor(x.sizes, DType.bool, x.device.data)]
-
-
-@rule("aten.native_layer_norm_backward.default")
-def _layer_norm_backward(b: Bound) -> list[Attribute]:
-    x = b.tensor("input")
-    ns = b.sizes("normalized_shape")
-    w, bias = b.opt_tensor("weight"), b.opt_tensor("bias")
-    return [x, w or make_tensor(ns, x.element_dtype, x.device.data),
-            bias or make_tensor(ns, x.element_dtype, x.device.data)]  # fmt: skip
-
-
-@rule("aten.native_group_norm_backward.default")
-def _group_norm_backward(b: Bound) -> list[Attribute]:
-    x = b.tensor("input")
-    c = make_tensor([b.size("C")], x.element_dtype, x.device.data)
-    return [x, c, c]
-
-
-@rule("aten.convolution_backward.default")
-def _conv_backward(b: Bound) -> list[Attribute]:
-    x, w = b.tensor("input"), b.tensor("weight")
-    bias_sizes = b.get("bias_sizes")
-    nb = b.sizes("bias_sizes") if bias_sizes is not None else [w.sizes[0]]
-    return [x, w, make_tensor(nb, w.element_dtype, w.device.data)]
 
 
 @rule("aten.rms_norm.default")

@@ -11,7 +11,6 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     Bound,
     Rule,
-    broadcast_shapes,
     floordiv,
     make_tensor,
     pointwise_type,
@@ -19,7 +18,6 @@ from xdsl_exir.semantics.inference.core import (
     same_as_self,
     wrap_dim,
 )
-from xdsl_exir.utils.dtypes import Category
 
 # ---------------------------------------------------------------------------
 # Pointwise
@@ -45,15 +43,6 @@ _UNARY_FLOAT = (
 
 
 rule(*_UNARY_SAME)(same_as_self)
-
-
-@rule(
-    "aten.avg_pool2d_backward.default", "aten.max_pool2d_with_indices_backward.default",
-    "aten._adaptive_avg_pool2d_backward.default",
-)  # fmt: skip
-def _grad_input(b: Bound) -> Attribute:
-    """Pooling backward: the gradient has the forward input's type."""
-    return b.tensor("self")
 
 
 @rule(*_UNARY_FLOAT)
@@ -182,32 +171,6 @@ def _masked_fill(b: Bound) -> Attribute:
     return make_tensor(shape, t.element_dtype, device)
 
 
-@rule("aten.masked_scatter.default")
-def _masked_scatter(b: Bound) -> Attribute:
-    t = b.tensor("self")
-    shape = broadcast_shapes(t.sizes, b.tensor("mask").sizes)
-    return make_tensor(shape, t.element_dtype, t.device.data)
-
-
-@rule("aten.type_as.default")
-def _type_as(b: Bound) -> Attribute:
-    t, o = b.tensor("self"), b.tensor("other")
-    return make_tensor(t.sizes, o.element_dtype, t.device.data)
-
-
-@rule("aten.cumsum.default")
-def _cumsum(b: Bound) -> Attribute:
-    t = b.tensor("self")
-    wrap_dim(b.int("dim"), t.rank)
-    dtype = b.dtype("dtype") or (DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype)
-    return make_tensor(t.sizes, dtype, t.device.data)
-
-
-@rule("aten.lift_fresh_copy.default")
-def _lift_fresh_copy(b: Bound) -> Attribute:
-    return b.tensor("self")
-
-
 @rule("aten.exp2.default")
 def _exp2(b: Bound) -> Attribute:
     t = b.tensor("self")
@@ -229,7 +192,7 @@ def _fmax_fmin(b: Bound) -> Attribute:
 @rule(
     "aten.square.default", "aten.threshold.default", "aten.glu.default", "aten.celu.default",
     "aten.selu.default", "aten.prelu.default", "aten.hardshrink.default", "aten.softshrink.default",
-    "aten.frac.default", "aten.positive.default", "aten.lift_fresh.default", "aten.log_sigmoid.default",
+    "aten.frac.default", "aten.positive.default", "aten.log_sigmoid.default",
 )  # fmt: skip
 def _unary_like_self(b: Bound) -> Attribute:
     t = b.tensor("self")
@@ -266,3 +229,16 @@ def _promoted_binary(b: Bound) -> Attribute:
 def _add_relu(b: Bound) -> Attribute:
     shape, dtype, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, dtype, device)
+
+
+@rule("aten.isclose.default")
+def _isclose(b: Bound) -> Attribute:
+    shape, _, device = pointwise_type(b, ("self", "other"))
+    return make_tensor(shape, DType.bool, device)
+
+
+@rule("aten.abs.default")
+def _abs(b: Bound) -> Attribute:
+    """The magnitude of a complex tensor is real (complex64 -> float32); other dtypes stay."""
+    t = b.tensor("self")
+    return make_tensor(t.sizes, t.element_dtype.to_real(), t.device.data) if t.element_dtype.is_complex else t

@@ -1,4 +1,4 @@
-"""Result types of the random samplers."""
+"""Result types of the random samplers and dropout."""
 
 from __future__ import annotations
 
@@ -75,3 +75,14 @@ rule("aten.dropout.default")(same_as_self)
 @rule("aten.rand.default", "aten.rand.generator", "aten.randn.default", "aten.randn.generator")
 def _rand(b: Bound) -> Attribute:
     return factory_type(b, b.sizes("size"), DEFAULT_FLOAT)
+
+
+@rule("aten.randperm.default", "aten.randperm.generator")
+def _randperm(b: Bound) -> Attribute:
+    return factory_type(b, [b.size("n")], DType.int64)
+
+
+@rule("aten.native_dropout.default")
+def _native_dropout(b: Bound) -> list[Attribute]:
+    x = b.tensor("input")
+    return [x, make_tensor(x.sizes, DType.bool, x.device.data)]

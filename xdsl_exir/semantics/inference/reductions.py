@@ -1,4 +1,4 @@
-"""Result types of reductions over dims, softmax and sorting."""
+"""Result types of reductions over dims, scans, softmax, sorting and selection."""
 
 from __future__ import annotations
 
@@ -231,3 +231,11 @@ def _kthvalue(b: Bound) -> list[Attribute]:
         d = wrap_dim(b.int("dim"), t.rank)
         shape = [1 if i == d else s for i, s in enumerate(t.sizes) if keepdim or i != d]
     return [make_tensor(shape, t.element_dtype, t.device.data), make_tensor(shape, DType.int64, t.device.data)]
+
+
+@rule("aten.cumsum.default")
+def _cumsum(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    wrap_dim(b.int("dim"), t.rank)
+    dtype = b.dtype("dtype") or (DType.int64 if t.element_dtype.category < Category.FLOATING else t.element_dtype)
+    return make_tensor(t.sizes, dtype, t.device.data)

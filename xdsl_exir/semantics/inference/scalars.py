@@ -1,4 +1,4 @@
-"""Result types of scalar and metadata queries, and FFTs."""
+"""Result types of scalar and metadata queries."""
 
 from __future__ import annotations
 
@@ -14,9 +14,6 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     RULES,
     Bound,
-    add,
-    floordiv,
-    make_tensor,
     rule,
     wrap_dim,
 )
@@ -60,25 +57,6 @@ def _sym_storage_offset(b: Bound) -> Attribute:
 def _sym_is_contiguous(b: Bound) -> Attribute:
     b.tensor("self")
     return SymBoolType()
-
-
-@rule("aten._fft_r2c.default")
-def _fft_r2c(b: Bound) -> Attribute:
-    t = b.tensor("self")
-    shape = list(t.sizes)
-    dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
-    if b["onesided"] and dims:
-        shape[dims[-1]] = add(floordiv(shape[dims[-1]], 2), 1)
-    return make_tensor(shape, t.element_dtype.to_floating().to_complex(), t.device.data)
-
-
-@rule("aten._fft_c2r.default")
-def _fft_c2r(b: Bound) -> Attribute:
-    t = b.tensor("self")
-    shape = list(t.sizes)
-    dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
-    shape[dims[-1]] = b.size("last_dim_size")
-    return make_tensor(shape, t.element_dtype.to_real(), t.device.data)
 
 
 @rule("aten.item.default")

@@ -13,7 +13,10 @@ from collections.abc import Sequence
 
 from xdsl.ir import Attribute
 
-from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.dialects.exir import (
+    DType,
+    TensorType,
+)
 from xdsl_exir.semantics.inference.core import (
     RULES,
     Bound,
@@ -72,13 +75,6 @@ def _imag(b: Bound) -> Attribute:
     if not t.element_dtype.is_complex:
         raise InferenceError("imag is not implemented for tensors with non-complex dtypes (as torch)")
     return make_tensor(t.sizes, t.element_dtype.to_real(), t.device.data)
-
-
-@rule("aten.abs.default")
-def _abs(b: Bound) -> Attribute:
-    """The magnitude of a complex tensor is real (complex64 -> float32); other dtypes stay."""
-    t = b.tensor("self")
-    return make_tensor(t.sizes, t.element_dtype.to_real(), t.device.data) if t.element_dtype.is_complex else t
 
 
 @rule("aten.angle.default")
@@ -249,3 +245,22 @@ def _istft(b: Bound) -> Attribute:
             length = add(length, -2 * (n_fft // 2))
     dtype = t.element_dtype if b.get("return_complex", False) else t.element_dtype.to_real()
     return make_tensor([*t.sizes[:-2], length], dtype, t.device.data)
+
+
+@rule("aten._fft_r2c.default")
+def _fft_r2c(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = list(t.sizes)
+    dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
+    if b["onesided"] and dims:
+        shape[dims[-1]] = add(floordiv(shape[dims[-1]], 2), 1)
+    return make_tensor(shape, t.element_dtype.to_floating().to_complex(), t.device.data)
+
+
+@rule("aten._fft_c2r.default")
+def _fft_c2r(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    shape = list(t.sizes)
+    dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
+    shape[dims[-1]] = b.size("last_dim_size")
+    return make_tensor(shape, t.element_dtype.to_real(), t.device.data)
