@@ -37,8 +37,10 @@ they fit) or taken from the zoo as they are:
 - `mlp`, `cnn_bn`, `resnet_blocks`, `attention`: `tests/zoo/<name>.core.pt2`
   with `<name>.inputs.npz`;
 - `conv3x3`, `conv1x1`, `convdw`, `convgroup`, `convstem`: one convolution
-  each (`SINGLE_CONVS`), run only when named: flag and lowering choices are
-  tried on these first.
+  each (`SINGLE_CONVS`), and `dw3`, `dw3s2`, `dw5`, `dw5s2`, `dw5small`, `pw`,
+  `se`, `fire`, `maxpool`: one layer each of EfficientNet-B0 and SqueezeNet,
+  the heaviest dispatches of their IREE profiles (`LAYERS`); run only when
+  named: flag and lowering choices are tried on these first.
 
 Each model is exported (`torch.export.export(...).run_decompositions()`) and
 saved to a temporary `.pt2`. Then, per model:
@@ -314,6 +316,30 @@ def _single_conv_case(name: str, label: str, conv: tuple[int, int, int, int, int
     )
 
 
+def _layer(make: Callable[[], nn.Module]) -> Callable[[torch.Generator], nn.Module]:
+    """A layer factory whose batch norms get random statistics (`architectures.randomize_bns`)."""
+    return lambda g: arch.randomize_bns(make(), g)
+
+
+LAYERS: tuple[tuple[str, str, Callable[[torch.Generator], nn.Module], tuple[int, ...]], ...] = (
+    ("dw3", "depthwise 3x3 + BN + SiLU, 144 channels at 16x16", _layer(lambda: arch.conv_bn(144, 144, 3, 1, 144, nn.SiLU)), (1, 144, 16, 16)),
+    ("dw3s2", "depthwise 3x3/2 + BN + SiLU, 96 channels at 32x32", _layer(lambda: arch.conv_bn(96, 96, 3, 2, 96, nn.SiLU)), (1, 96, 32, 32)),
+    ("dw5", "depthwise 5x5 + BN + SiLU, 240 channels at 8x8", _layer(lambda: arch.conv_bn(240, 240, 5, 1, 240, nn.SiLU)), (1, 240, 8, 8)),
+    ("dw5s2", "depthwise 5x5/2 + BN + SiLU, 144 channels at 16x16", _layer(lambda: arch.conv_bn(144, 144, 5, 2, 144, nn.SiLU)), (1, 144, 16, 16)),
+    ("dw5small", "depthwise 5x5 + BN + SiLU, 672 channels at 4x4", _layer(lambda: arch.conv_bn(672, 672, 5, 1, 672, nn.SiLU)), (1, 672, 4, 4)),
+    ("pw", "1x1 + BN + SiLU, 320->1280 at 2x2", _layer(lambda: arch.conv_bn(320, 1280, 1, 1, 1, nn.SiLU)), (1, 320, 2, 2)),
+    ("se", "squeeze-excitation, 672 channels at 4x4, squeeze 28", lambda g: arch.SqueezeExcite(672, 28, nn.SiLU, nn.Sigmoid), (1, 672, 4, 4)),
+    ("fire", "SqueezeNet fire module 128 -> 16 -> 64 + 64 at 15x15", lambda g: arch.Fire(128, 16, 64, 64), (1, 128, 15, 15)),
+    ("maxpool", "max pooling 3x3/2 (ceil mode), 64 channels at 31x31", lambda g: nn.MaxPool2d(3, 2, ceil_mode=True), (1, 64, 31, 31)),
+)
+"""Single layers of EfficientNet-B0 and SqueezeNet, the heaviest dispatches of their IREE profiles
+(name, label, factory, input shape): lowering forms are compared on these, run only when named."""
+
+
+def _layer_case(name: str, label: str, make: Callable[[torch.Generator], nn.Module], shape: tuple[int, ...]) -> Case:
+    return Case(name, f"one {label}", make, lambda g: (_randn(g, *shape),), default=False)
+
+
 @dataclass
 class Case:
     name: str
@@ -349,6 +375,7 @@ CASES = [
     Case("vit", "ViT-tiny 1x3x64x64", lambda g: arch.vit_tiny(64), lambda g: (_randn(g, 1, 3, 64, 64),)),
     *(Case(n, f"zoo {n}", zoo=True) for n in ("mlp", "cnn_bn", "resnet_blocks", "attention")),
     *(_single_conv_case(*c) for c in SINGLE_CONVS),
+    *(_layer_case(*c) for c in LAYERS),
 ]
 
 

@@ -14,6 +14,7 @@ compiles once.
 from __future__ import annotations
 
 import pathlib
+import re
 import warnings
 from typing import Any
 
@@ -99,26 +100,42 @@ def _compare(got: list[Any], model: Convs, xs: list[torch.Tensor], what: str) ->
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=f"{what} case {i} {CASES[i]}")
 
 
-@pytest.mark.parametrize(
-    ("pointwise", "channels_last"), [(True, False), (False, False), (False, True)], ids=["1x1-matmul", "1x1-named", "nhwc"]
-)
-def test_lowered_forms_equal_eager(
-    program: tuple[Convs, Any], pointwise: bool, channels_last: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Both forms of a 1x1 convolution (`_POINTWISE_MATMUL`), whichever is the default, and the
-    channels-last form of one-group convolutions (`_CHANNELS_LAST`)."""
+FORMS = {
+    "1x1-matmul": {"_POINTWISE_MATMUL": True},
+    "1x1-named": {"_POINTWISE_MATMUL": False},
+    "nhwc": {"_CHANNELS_LAST": True},
+    "depthwise-nhwc": {"_DEPTHWISE_NHWC": True},
+    "depthwise-constant-taps": {"_TAP_WEIGHT_SLICES": False},
+}
+"""Lowering switches of `conv_pool` per form (the others at their defaults): both forms of a 1x1
+convolution (`_POINTWISE_MATMUL`), whichever is the default, the channels-last form of one-group
+convolutions (`_CHANNELS_LAST`), the channels-last tap-wise depthwise generic (`_DEPTHWISE_NHWC`)
+and its weight read at constant taps instead of one slice per tap (`_TAP_WEIGHT_SLICES`)."""
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     model, module = program
-    monkeypatch.setattr(conv_pool, "_POINTWISE_MATMUL", pointwise)
-    monkeypatch.setattr(conv_pool, "_CHANNELS_LAST", channels_last)
+    switches = {"_POINTWISE_MATMUL": conv_pool._POINTWISE_MATMUL, "_CHANNELS_LAST": False, "_DEPTHWISE_NHWC": False,
+                "_TAP_WEIGHT_SLICES": True, **FORMS[form]}  # fmt: skip
+    for name, value in switches.items():
+        monkeypatch.setattr(conv_pool, name, value)
     lowered = lower_to_upstream(to_core(module))
     text = print_mlir(lowered)
     # every form is exercised
+    channels_last, pointwise = switches["_CHANNELS_LAST"], switches["_POINTWISE_MATMUL"]
     assert ("linalg.conv_2d_nchw_fchw" in text) != channels_last
     assert ("linalg.conv_2d_nhwc_hwcf" in text) == channels_last
     assert ("linalg.matmul" in text) == pointwise
     assert "linalg.conv_2d_ngchw_gfchw" not in text
+    # a tap's weight is a rank-reducing slice to [C] unless read at constant taps
+    per_tap = "[1, 1, 1, 1] : tensor<7x1x3x3xf32> to tensor<7xf32>" in text
+    assert per_tap == (switches["_TAP_WEIGHT_SLICES"] or switches["_DEPTHWISE_NHWC"])
+    # the depthwise 3x3 input (2x7x9x8, padded to 2x7x11x10) is transposed channels-last
+    transposed = re.search(r"linalg.transpose ins\(%\w+ ?: ?tensor<2x7x11x10xf32>\) outs\(%\w+ ?: ?tensor<2x11x10x7xf32>\)", text)
+    assert (transposed is not None) == switches["_DEPTHWISE_NHWC"]
     xs = _inputs(1)
-    _compare(run_lowered(lowered, [x.numpy() for x in xs]), model, xs, "upstream interpreter")
+    _compare(run_lowered(lowered, [x.numpy() for x in xs]), model, xs, f"upstream interpreter, {form}")
 
 
 def test_iree_forms_equal_eager(program: tuple[Convs, Any]) -> None:
