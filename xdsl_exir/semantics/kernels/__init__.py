@@ -29,15 +29,18 @@ Random operators (``rand``, ``randn``, ``randperm``, ``dropout``/
 seeded deterministically (see :func:`manual_seed`); they are reproducible but
 do not reproduce torch's random streams.
 
-The kernels live in one module per family, following the operator families of
-the ATen operator list: ``pointwise`` (unary, binary and ternary), ``reductions``
-(with softmax and sorting), ``views``, ``scalars`` (symbolic size queries and
-TorchScript's list scalars), ``creation`` (and conversions), ``random``,
-``indexing``, ``matmul`` (the matrix products and attention), ``lapack``
-(factorizations, solves, determinants and matrix norms through numpy.linalg), ``norms``,
-``conv_pool``, ``resampling``; ``dtypes`` holds torch's dtypes and type
-promotion, ``registry`` the table the families register in, and ``derived`` the
-in-place and ``out=`` variants. Importing this package imports every family
+The kernels live in one module per operator family, the same families as the
+inference rules, the decompositions and the linalg lowering have
+(``docs/architecture.md`` lists them): ``pointwise``, ``reductions`` (with
+scans, softmax and sorting), ``views``, ``scalars`` (symbolic size and dtype
+queries and TorchScript's list scalars), ``creation`` (with copies and
+conversions), ``random``, ``indexing``, ``matmul`` (the products and
+attention), ``distances``, ``lapack`` (factorizations, solves, determinants and
+matrix norms through numpy.linalg), ``norms``, ``conv_pool``, ``resampling``,
+``spectral``, ``special``, ``statistics`` and ``backward``. The other modules
+are infrastructure: ``dtypes`` holds torch's dtypes and type promotion,
+``registry`` the table the families register in, ``derived`` the in-place and
+``out=`` variants and ``decomposed`` the kernels run through a decomposition. Importing this package imports every family
 (registering its kernels; each takes about a millisecond), and this module is
 the calling convention every caller uses. :data:`KERNELS` is filled on demand:
 a listed overload with a hand-written kernel is that kernel at once, and the
@@ -58,9 +61,10 @@ from xdsl_exir.dialects.exir import DType
 
 # every family registers its functional kernels when imported; the variants are derived after all of them
 from xdsl_exir.semantics.kernels import (  # noqa: F401 - imported for their registrations
+    backward,
     conv_pool,
     creation,
-    dtype_queries,
+    distances,
     indexing,
     lapack,
     matmul,
@@ -70,10 +74,8 @@ from xdsl_exir.semantics.kernels import (  # noqa: F401 - imported for their reg
     reductions,
     resampling,
     scalars,
-    scatters,
     special,
     spectral,
-    splits,
     statistics,
     views,
 )

@@ -1,5 +1,5 @@
-"""Creation (zeros, full, arange, ..._like, new_...), conversion (``to``,
-``_to_copy``) and copy kernels.
+"""Creation (zeros, full, arange, ..._like, new_..., vander, triangle indices),
+conversion (``to``, ``_to_copy``) and copy kernels.
 
 Sizes of created tensors come from the program, which may be hostile, so every
 created shape passes :func:`new_shape`, which checks it against the tensor size
@@ -9,7 +9,7 @@ limit before anything is allocated.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -229,17 +229,6 @@ def _copy(self: np.ndarray, src: np.ndarray, non_blocking: bool = False) -> np.n
     return out
 
 
-@register("aten.resize.default")
-def resize_kernel(self: np.ndarray, size: Sequence[int], memory_format: object = None) -> np.ndarray:
-    """A tensor of the new size holding self's leading elements, zeros after."""
-    a = np.asarray(self).reshape(-1)
-    shape = tuple(int(s) for s in size)
-    out = np.zeros(int(np.prod(shape)), dtype=a.dtype)
-    n = min(out.size, a.size)
-    out[:n] = a[:n]
-    return out.reshape(shape)
-
-
 def _tri(upper: bool) -> Callable[..., np.ndarray]:
     """`triu_indices` / `tril_indices`: the [2, N] row and column indices of a triangle
     of a `row` x `col` matrix, in row-major order."""
@@ -359,3 +348,25 @@ def _new_empty_strided(
         raise ValueError(f"new_empty_strided: invalid size {list(size)} or stride {list(stride)}")
     dt = numpy_dtype_or_none(dtype) or np.asarray(self).dtype
     return np.zeros(tuple(int(s) for s in size), dtype=dt)
+
+
+@register("aten.linalg_vander.default")
+def _linalg_vander(x: np.ndarray, N: int | None = None) -> np.ndarray:
+    """Columns x⁰, x¹, ..., x^(N-1) (increasing powers, over the last dim; a 0-d x is one element)."""
+    a = np.asarray(x)
+    a = a.reshape(1) if a.ndim == 0 else a
+    n = a.shape[-1] if N is None else int(N)
+    if n <= 0:
+        raise ValueError(f"N must be greater than 1, but got N={n}")
+    return np.cumprod(np.concatenate([np.ones((*a.shape, 1), a.dtype), np.repeat(a[..., None], n - 1, -1)], -1), -1)
+
+
+@register("aten.vander.default")
+def _vander(x: np.ndarray, N: int | None = None, increasing: bool = False) -> np.ndarray:
+    out = _linalg_vander(x, N)
+    return out if increasing else out[..., ::-1].copy()
+
+
+@register("aten.copy.Dict_Tensor")
+def _copy_dict(self: Mapping[object, object]) -> dict[object, object]:
+    return dict(self)

@@ -1,4 +1,5 @@
-"""LAPACK-backed kernels: inverses, determinants, factorizations, solves and matrix norms.
+"""LAPACK-backed kernels: inverses, determinants, factorizations, solves and matrix norms
+(the products `linalg_matmul`/`multi_dot`/`vecdot` are in `matmul`, `vander` in `creation`).
 
 torch runs these through LAPACK; numpy.linalg wraps the same routines, so the
 kernels call it where it has the routine and write the rest (the pivoted LU
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from xdsl_exir.semantics.kernels.dtypes import numpy_dtype_or_none
-from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, register, wrap_dim
+from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 from xdsl_exir.utils.dtypes import is_floating
 
 I32 = np.dtype(np.int32)
@@ -790,48 +791,3 @@ def _linalg_tensorsolve(self: np.ndarray, other: np.ndarray, dims: Sequence[int]
 # ---------------------------------------------------------------------------
 
 
-@register("aten.linalg_matmul.default")
-def _linalg_matmul(self: np.ndarray, other: np.ndarray) -> np.ndarray:
-    return FUNCTIONAL["aten.matmul.default"](self, other=other)
-
-
-@register("aten.linalg_diagonal.default")
-def _linalg_diagonal(A: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
-    return FUNCTIONAL["aten.diagonal.default"](A, offset, dim1, dim2)
-
-
-@register("aten.linalg_multi_dot.default", "aten.chain_matmul.default")
-def _multi_dot(tensors: Sequence[np.ndarray] | None = None, matrices: Sequence[np.ndarray] | None = None) -> np.ndarray:
-    """The product of the chain (a 1-D first/last operand is a row/column vector, as in numpy)."""
-    xs = [np.asarray(t) for t in (tensors if tensors is not None else matrices or [])]
-    if len(xs) == 1:
-        return xs[0].copy()
-    dt = xs[0].dtype
-    wide = [x.astype(np.float64) if is_floating(x.dtype) else x for x in xs]
-    return np.asarray(np.linalg.multi_dot(wide)).astype(dt)
-
-
-@register("aten.linalg_vecdot.default")
-def _linalg_vecdot(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
-    """Σ x * y over `dim` (real tensors: no conjugation needed), broadcast like torch."""
-    a, b = np.asarray(x), np.asarray(y)
-    dt = np.promote_types(a.dtype, b.dtype)
-    wide = np.float64 if is_floating(dt) else dt
-    return np.sum(a.astype(wide) * b.astype(wide), axis=dim).astype(dt)
-
-
-@register("aten.linalg_vander.default")
-def _linalg_vander(x: np.ndarray, N: int | None = None) -> np.ndarray:
-    """Columns x⁰, x¹, ..., x^(N-1) (increasing powers, over the last dim; a 0-d x is one element)."""
-    a = np.asarray(x)
-    a = a.reshape(1) if a.ndim == 0 else a
-    n = a.shape[-1] if N is None else int(N)
-    if n <= 0:
-        raise ValueError(f"N must be greater than 1, but got N={n}")
-    return np.cumprod(np.concatenate([np.ones((*a.shape, 1), a.dtype), np.repeat(a[..., None], n - 1, -1)], -1), -1)
-
-
-@register("aten.vander.default")
-def _vander(x: np.ndarray, N: int | None = None, increasing: bool = False) -> np.ndarray:
-    out = _linalg_vander(x, N)
-    return out if increasing else out[..., ::-1].copy()

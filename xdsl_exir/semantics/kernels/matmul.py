@@ -1,5 +1,6 @@
-"""The matmul family (``mm``, ``bmm``, ``matmul``, ``addmm``, ``baddbmm``,
-``linear``, ``einsum``, ...), distances, FFTs and scaled dot-product attention.
+"""The matrix, vector and tensor products (``mm``, ``bmm``, ``matmul``, ``addmm``,
+``baddbmm``, ``linear``, ``einsum``, ``linalg_matmul``, ``multi_dot``, ``vecdot``, ...)
+and scaled dot-product attention.
 
 Products accumulate in the opmath type and apply ``beta``/``alpha`` as torch's
 BLAS calls do; attention is written with the softmax of ``reductions`` and the
@@ -26,7 +27,8 @@ from xdsl_exir.semantics.kernels.dtypes import (
 from xdsl_exir.semantics.kernels.pointwise import run_pointwise
 from xdsl_exir.semantics.kernels.random import native_dropout_kernel
 from xdsl_exir.semantics.kernels.reductions import softmax_rows
-from xdsl_exir.semantics.kernels.registry import register, wrap_dim
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, register
+from xdsl_exir.utils.dtypes import is_floating
 
 _SMALL_BMM = 400
 """ATen's `bmm` and `baddbmm` use their own loop, not BLAS, below this many multiply-adds
@@ -147,50 +149,6 @@ def _einsum_sublist(a: np.ndarray, *rest: object) -> np.ndarray:
     return finish(np.einsum(*cast(list[Any], ops)), dt)  # sublist form: arrays and index lists interleaved
 
 
-@register("aten._cdist_forward.default")
-def _cdist(x1: np.ndarray, x2: np.ndarray, p: float, compute_mode: int | None = None) -> np.ndarray:
-    a, b = np.asarray(x1), np.asarray(x2)
-    dt = a.dtype
-    c1, c2 = cast_to(a, compute_dtype(dt)), cast_to(b, compute_dtype(dt))
-    diff = np.abs(c1[..., :, None, :] - c2[..., None, :, :])
-    if p == 0:  # torch's zero-"norm" counts min(ceil(|d|), 1): a NaN difference makes NaN
-        res = np.sum(np.minimum(np.ceil(diff), 1), axis=-1)
-    elif math.isinf(p):  # torch's `max(agg, |d|)` from 0 keeps agg against a NaN
-        res = np.fmax.reduce(diff, axis=-1, initial=0)
-    else:
-        res = np.sum(diff**p, axis=-1) ** (1.0 / p)
-    return finish(res, dt)
-
-
-@register("aten._pdist_forward.default")
-def _pdist(self: np.ndarray, p: float = 2.0) -> np.ndarray:
-    a = np.asarray(self)
-    i, j = np.triu_indices(a.shape[0], 1)
-    full = _cdist(a, a, p)
-    return full[i, j].copy()
-
-
-@register("aten._fft_r2c.default")
-def _fft_r2c(self: np.ndarray, dim: Sequence[int], normalization: int, onesided: bool) -> np.ndarray:
-    a = np.asarray(self)
-    norm = ("backward", "ortho", "forward")[normalization]
-    axes = [wrap_dim(d, a.ndim) for d in dim]
-    cdt = np.complex128 if a.dtype == np.float64 else np.complex64
-    res = np.fft.rfftn(a, axes=axes, norm=norm) if onesided else np.fft.fftn(a, axes=axes, norm=norm)
-    return res.astype(cdt)
-
-
-@register("aten._fft_c2r.default")
-def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_size: int) -> np.ndarray:
-    a = np.asarray(self)
-    # normalization counts the inverse's scaling: none, 1/sqrt(n), 1/n
-    norm = ("forward", "ortho", "backward")[normalization]
-    axes = [wrap_dim(d, a.ndim) for d in dim]
-    sizes = [a.shape[ax] for ax in axes[:-1]] + [int(last_dim_size)]
-    rdt = np.float64 if a.dtype == np.complex128 else np.float32
-    return np.fft.irfftn(a, s=sizes, axes=axes, norm=norm).astype(rdt)
-
-
 @register("aten.scaled_dot_product_attention.default", low_precision_operands=True)
 def _sdpa(
     query: np.ndarray, key: np.ndarray, value: np.ndarray, attn_mask: np.ndarray | None = None, dropout_p: float = 0.0,
@@ -263,3 +221,28 @@ def _int_mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
     if a.dtype != np.int8 or b.dtype != np.int8 or a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
         raise ValueError("_int_mm expects two 2-d int8 matrices of matching inner size")
     return (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)
+
+
+@register("aten.linalg_matmul.default")
+def _linalg_matmul(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return FUNCTIONAL["aten.matmul.default"](self, other=other)
+
+
+@register("aten.linalg_multi_dot.default", "aten.chain_matmul.default")
+def _multi_dot(tensors: Sequence[np.ndarray] | None = None, matrices: Sequence[np.ndarray] | None = None) -> np.ndarray:
+    """The product of the chain (a 1-D first/last operand is a row/column vector, as in numpy)."""
+    xs = [np.asarray(t) for t in (tensors if tensors is not None else matrices or [])]
+    if len(xs) == 1:
+        return xs[0].copy()
+    dt = xs[0].dtype
+    wide = [x.astype(np.float64) if is_floating(x.dtype) else x for x in xs]
+    return np.asarray(np.linalg.multi_dot(wide)).astype(dt)
+
+
+@register("aten.linalg_vecdot.default")
+def _linalg_vecdot(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    """Σ x * y over `dim` (real tensors: no conjugation needed), broadcast like torch."""
+    a, b = np.asarray(x), np.asarray(y)
+    dt = np.promote_types(a.dtype, b.dtype)
+    wide = np.float64 if is_floating(dt) else dt
+    return np.sum(a.astype(wide) * b.astype(wide), axis=dim).astype(dt)

@@ -677,11 +677,6 @@ def _where(condition: np.ndarray, self: object, other: object) -> np.ndarray:
     return run_pointwise(lambda a, b: np.where(cond, a, b), self, other)
 
 
-@register("aten.where.default")
-def _where_nonzero(condition: np.ndarray) -> list[np.ndarray]:
-    return [i.astype(np.int64) for i in np.nonzero(np.asarray(condition))]
-
-
 @register("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
 def _masked_fill(self: np.ndarray, mask: np.ndarray, value: object) -> np.ndarray:
     a = np.asarray(self)
@@ -762,3 +757,13 @@ def _ldexp(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     dt = floating_dtype(result_type(self, other))
     c = compute_dtype(dt)
     return finish(cast_to(self, c) * np.power(c.type(2), cast_to(other, c)), dt)
+
+
+@register("aten.tril.default")
+def _tril(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
+    return np.tril(self, int(diagonal))
+
+
+@register("aten.triu.default")
+def _triu(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
+    return np.triu(self, int(diagonal))

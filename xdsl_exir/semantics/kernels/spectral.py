@@ -24,7 +24,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from xdsl_exir.semantics.kernels.dtypes import F32, numpy_dtype_or_none
+from xdsl_exir.semantics.kernels.dtypes import (
+    F32,
+    numpy_dtype_or_none,
+)
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 __all__ = ["COMPLEX_OF", "fft_norm"]
@@ -157,3 +160,24 @@ def _rfftfreq(n: int, d: float = 1.0, dtype: object = None, **_: object) -> np.n
     if n < 0:
         raise ValueError(f"rfftfreq: n must be non-negative, not {n}")
     return _frequencies(int(n), d, dtype, onesided=True)
+
+
+@register("aten._fft_r2c.default")
+def _fft_r2c(self: np.ndarray, dim: Sequence[int], normalization: int, onesided: bool) -> np.ndarray:
+    a = np.asarray(self)
+    norm = ("backward", "ortho", "forward")[normalization]
+    axes = [wrap_dim(d, a.ndim) for d in dim]
+    cdt = np.complex128 if a.dtype == np.float64 else np.complex64
+    res = np.fft.rfftn(a, axes=axes, norm=norm) if onesided else np.fft.fftn(a, axes=axes, norm=norm)
+    return res.astype(cdt)
+
+
+@register("aten._fft_c2r.default")
+def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_size: int) -> np.ndarray:
+    a = np.asarray(self)
+    # normalization counts the inverse's scaling: none, 1/sqrt(n), 1/n
+    norm = ("forward", "ortho", "backward")[normalization]
+    axes = [wrap_dim(d, a.ndim) for d in dim]
+    sizes = [a.shape[ax] for ax in axes[:-1]] + [int(last_dim_size)]
+    rdt = np.float64 if a.dtype == np.complex128 else np.float32
+    return np.fft.irfftn(a, s=sizes, axes=axes, norm=norm).astype(rdt)

@@ -1,7 +1,7 @@
 """
 Order statistics, searching, counting and the data-dependent set operators: `median`,
 `nanmedian`, `mode`, `quantile`, `nanquantile`, `searchsorted`, `histc`, `equal`,
-`allclose`, the `unique` family and `nonzero_static` (`_logcumsumexp` is
+`allclose`, the `unique` family, `bincount` and `bucketize` (`_logcumsumexp` is
 `logcumsumexp`'s kernel under torch's other name, in `reductions`).
 
 Each follows torch's CPU kernel: `median` is the lower median and NaN wherever a NaN is
@@ -298,16 +298,6 @@ def _allclose(self: np.ndarray, other: np.ndarray, rtol: float = 1e-05, atol: fl
     if equal_nan:
         close |= np.isnan(x) & np.isnan(y)
     return bool(np.all(close))
-
-
-@register("aten.nonzero_static.default")
-def _nonzero_static(self: np.ndarray, size: int, fill_value: int = -1) -> np.ndarray:
-    """The first `size` rows of `nonzero`, padded with `fill_value`."""
-    a = np.asarray(self)
-    nz = np.argwhere(a)[:size] if a.ndim else np.argwhere(a.reshape(1))[:size, :0]
-    out = np.full((size, a.ndim), fill_value, np.int64)
-    out[: nz.shape[0]] = nz
-    return out
 
 
 # ---------------------------------------------------------------------------
