@@ -60,6 +60,7 @@ __all__ = [  # what the rules share: the family modules import it from here
     "Rule",
     "Strides",
     "SymValues",
+    "as_float",
     "as_tensor_like",
     "atleast_rank",
     "cast_to_dtype",
@@ -84,6 +85,7 @@ __all__ = [  # what the rules share: the family modules import it from here
     "tensor_of",
     "view_strides",
     "wrapped_dim",
+    "xlogy_of",
     "zero_like",
 ]
 
@@ -691,3 +693,20 @@ def split_sizes(total: SymSize, chunk: int) -> list[int]:
     if chunk and total % chunk:
         sizes.append(total % chunk)
     return sizes or [0]
+
+
+def as_float(e: Emitter, x: SSAValue) -> SSAValue:
+    """`x`, or its float32 copy when it is integral or boolean (core IR promotes nothing implicitly)."""
+    if tensor_of(x).element_dtype.is_floating_point:
+        return x
+    return e.v("aten._to_copy.default", x, dtype=DType.float32)
+
+
+def xlogy_of(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
+    """x * log(y), 0 where x is 0 and NaN where y is (torch's xlogy), from core ops."""
+    prod = e.v("aten.mul.Tensor", x, e.v("aten.log.default", y))
+    t = tensor_of(prod)
+    zero = e.v("aten.eq.Scalar", x, 0)
+    out = e.v("aten.where.self", zero, zero_like(e, t), prod)
+    nan = e.v("aten.isnan.default", y)
+    return e.v("aten.where.self", nan, scalar_tensor(e, float("nan"), t), out)

@@ -17,6 +17,7 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    as_float,
     as_tensor_like,
     cast_to_dtype,
     fill_value_for,
@@ -33,6 +34,7 @@ from xdsl_exir.semantics.decompositions.core import (
     sizes_equal,
     tensor_of,
     wrapped_dim,
+    xlogy_of,
     zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
@@ -164,16 +166,9 @@ def _xlogy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch._refs.xlogy: 0 where self is 0, NaN where other is NaN, else self * log(other)."""
     x, y = b["self"], b["other"]
     like = tensor_of(x) if isinstance(x, SSAValue) else tensor_of(y)
-    return [_xlogy_of(e, as_tensor_like(e, x, like), as_tensor_like(e, y, like))]
+    return [xlogy_of(e, as_tensor_like(e, x, like), as_tensor_like(e, y, like))]
 
 
-def _xlogy_of(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
-    prod = e.v("aten.mul.Tensor", x, e.v("aten.log.default", y))
-    t = tensor_of(prod)
-    zero = e.v("aten.eq.Scalar", x, 0)
-    out = e.v("aten.where.self", zero, zero_like(e, t), prod)
-    nan = e.v("aten.isnan.default", y)
-    return e.v("aten.where.self", nan, scalar_tensor(e, float("nan"), t), out)
 
 
 @rule("aten.fmax.default", "aten.fmin.default")
@@ -419,7 +414,7 @@ def _kl_div(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if b.get("log_target"):
         loss = e.v("aten.mul.Tensor", e.v("aten.exp.default", target), e.v("aten.sub.Tensor", target, x))
     else:
-        loss = e.v("aten.sub.Tensor", _xlogy_of(e, target, target), e.v("aten.mul.Tensor", target, x))
+        loss = e.v("aten.sub.Tensor", xlogy_of(e, target, target), e.v("aten.mul.Tensor", target, x))
     return [reduce_loss(e, loss, b.int("reduction"))]
 
 
@@ -474,11 +469,6 @@ def _horner(e: Emitter, coeffs: Sequence[float], t: SSAValue) -> SSAValue:
     return acc
 
 
-def _as_float(e: Emitter, x: SSAValue) -> SSAValue:
-    """`x`, or its float32 copy when it is integral or boolean (core IR promotes nothing implicitly)."""
-    if tensor_of(x).element_dtype.is_floating_point:
-        return x
-    return e.v("aten._to_copy.default", x, dtype=DType.float32)
 
 
 @rule("aten.special_log_ndtr.default")
@@ -490,7 +480,7 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
     with erfcx from its asymptotic series (five terms: error under 1e-7 at z = 6, where
     log Φ is -36). `1 - erf` would give erfc = 0 and log Φ = -inf from x = -8 on.
     """
-    x = _as_float(e, b.value("self"))
+    x = as_float(e, b.value("self"))
     z = e.v("aten.mul.Tensor", x, -math.sqrt(0.5))
     erfc_neg = one_minus(e, e.v("aten.erf.default", e.v("aten.neg.default", z)))
     upper = e.v("aten.log1p.default", e.v("aten.mul.Tensor", erfc_neg, -0.5))
@@ -509,7 +499,7 @@ def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 @rule("aten.special_entr.default")
 def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """-x log x for x > 0, 0 at 0, -inf below (NaN stays NaN)."""
-    x = _as_float(e, b.value("self"))
+    x = as_float(e, b.value("self"))
     t = tensor_of(x)
     body = e.v("aten.neg.default", e.v("aten.mul.Tensor", x, e.v("aten.log.default", x)))
     at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), scalar_tensor(e, 0.0, t), body)
@@ -704,7 +694,7 @@ def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.margin_ranking_loss.default")
 def _margin_ranking_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """max(0, -target (input1 - input2) + margin); integer inputs in float32, as torch's float margin makes them."""
-    x1, x2, target = (_as_float(e, cast(SSAValue, b[n])) for n in ("input1", "input2", "target"))
+    x1, x2, target = (as_float(e, cast(SSAValue, b[n])) for n in ("input1", "input2", "target"))
     diff = e.v("aten.sub.Tensor", x1, x2)
     z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", target), diff), number_arg(b, "margin", 0.0))
     return [reduce_loss(e, e.v("aten.clamp_min.default", z, 0), b.int("reduction"))]
@@ -732,9 +722,9 @@ def _soft_margin_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]
 def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """e^x - t x (log input), or x - t log(x + eps); `full` adds Stirling's t log t - t + ½ log(2π t) where t > 1."""
     x0, t0 = b.value("input"), b.value("target")
-    x, t = _as_float(e, x0), _as_float(e, t0)  # torch: exp/log of an integer is float32
+    x, t = as_float(e, x0), as_float(e, t0)  # torch: exp/log of an integer is float32
     if b.get("log_input"):  # t x in the inputs' own dtype, as torch (an int64 product wraps)
-        loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), _as_float(e, e.v("aten.mul.Tensor", t0, x0)))
+        loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), as_float(e, e.v("aten.mul.Tensor", t0, x0)))
     else:
         logx = e.v("aten.log.default", e.v("aten.add.Tensor", x, number_arg(b, "eps", 1e-8)))
         loss = e.v("aten.sub.Tensor", x, e.v("aten.mul.Tensor", t, logx))
