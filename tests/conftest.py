@@ -29,6 +29,7 @@ SLOW_FILES = frozenset(
         "test_targets.py",
         "test_tools.py",
         "test_torch_compile.py",
+        "test_training_decompositions.py",
         "test_zoo.py",
     }
 )

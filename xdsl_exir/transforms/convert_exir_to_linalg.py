@@ -46,7 +46,11 @@ first rewritten, in a copy of the program, into the named op by the aten
 dialect's own conversion (`aten.from_call_function`), so one rule serves
 both; a multi-result operator, in the generic form one call with an
 `!exir.tuple` result read by `exir.getitem`s, becomes the named op with one
-result per element. Targets resolve as the interpreter resolves them
+result per element. A core operator without a rule of its own but with a
+decomposition (the backward operators of training graphs:
+`convolution_backward`, `max_pool2d_with_indices_backward`; and the
+functional batch norm torch's core IR keeps) is then replaced by its
+decomposition, in the same copy. Targets resolve as the interpreter resolves them
 (`op_registry.lookup`): `aten.relu.default`, `aten::relu`,
 `torch.ops.aten.relu.default`, never an overload-less packet. An op without a rule stops the pass with a diagnostic that names it and
 where it is, and says what to do: an op outside core ATen needs `to-core-aten`
@@ -84,6 +88,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xdsl_exir.dialects.aten import AtenOp, aten_op_class, from_call_function
@@ -118,9 +123,11 @@ from xdsl_exir.dialects.exir import (
     blob_data,
 )
 from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
+from xdsl_exir.semantics.decompositions import RULES as DECOMPOSITIONS
 from xdsl_exir.semantics.decompositions import default_legal_ops
+from xdsl_exir.semantics.decompositions.pattern import DecomposePattern
 from xdsl_exir.semantics.inference import InferenceError
-from xdsl_exir.transforms.linalg_lowering import refusal_for, rule_for
+from xdsl_exir.transforms.linalg_lowering import lowered_overloads, refusal_for, rule_for
 from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringError,
     LoweringState,
@@ -643,6 +650,11 @@ def _no_rule(name: str) -> str:
         return f"{name} has no lowering to linalg: it is not core ATen; run to-core-aten first (-p to-core-aten,convert-exir-to-linalg)"
     if (why := refusal_for(name)) is not None:
         return f"{name} has no lowering to linalg: {why} (see docs/linalg_lowering.md)"
+    if name in DECOMPOSITIONS:
+        return (
+            f"{name} has no lowering to linalg of its own, and its decomposition does not apply to these "
+            "arguments (a symbolic size, or a form it leaves to the interpreter); run it with the interpreter"
+        )
     return (
         f"{name} has no lowering to linalg: it is core ATen but has no rule yet "
         "(docs/linalg_lowering.md lists every core overload with its status)"
@@ -652,13 +664,62 @@ def _no_rule(name: str) -> str:
 def _named_form(program: ProgramOp) -> ProgramOp:
     """
     The program with every `exir.call_function` of an aten-dialect op spelled as
-    that op, so that both forms reach the same rule. A copy when anything
-    changes: a refused program stays as it was. Locations are kept, so that
-    diagnostics point at the call as written.
+    that op, so that both forms reach the same rule, and the core operators the
+    lowering has no rule for but a decomposition replaced by it
+    (`_decompose_unlowered`). A copy when anything changes: a refused program
+    stays as it was. Locations are kept, so that diagnostics point at the call
+    as written.
     """
-    if not any(isinstance(op, CallFunctionOp) and _named_class(op) is not None for op in program.walk()):
+    generic = any(isinstance(op, CallFunctionOp) and _named_class(op) is not None for op in program.walk())
+    if not generic and not _unlowered(program):
         return program
     copy = program.clone()
+    if generic:
+        _spell_named(copy)
+    if _unlowered(copy):
+        _decompose_unlowered(copy)
+    return copy
+
+
+def _aten_name(op: Operation) -> str | None:
+    """The overload an aten op or an aten `exir.call_function` runs."""
+    if isinstance(op, AtenOp):
+        return op.name
+    if isinstance(op, CallFunctionOp) and (entry := lookup(op.target.data)) is not None:
+        return entry.op_name
+    return None
+
+
+def _unlowered(program: ProgramOp) -> bool:
+    """Whether the program calls a core operator with a decomposition but no lowering rule."""
+    core = default_legal_ops() | CORE_IR_EXTRAS
+    for op in program.walk():
+        name = _aten_name(op)
+        if name is not None and name in core and name in DECOMPOSITIONS and rule_for(name) is None:
+            return True
+    return False
+
+
+def _decompose_unlowered(program: ProgramOp) -> None:
+    """
+    Core operators without a lowering rule (the backward operators of training
+    graphs: `convolution_backward`, the pooling backwards; the functional batch
+    norm torch's core IR keeps) replaced by their decomposition into operators
+    that lower, as torch-mlir's `DecomposeComplexOps` does before its lowering
+    to linalg. The `decompose` pattern of `to-core-aten` does it, with every
+    operator that has a lowering rule legal; so are the non-core operators
+    already in the program, which keep their "run to-core-aten first" refusal.
+    """
+    legal = lowered_overloads() | {
+        name for op in program.walk() if (name := _aten_name(op)) is not None and name not in default_legal_ops()
+    }
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier([DecomposePattern(frozenset(legal))], dce_enabled=False), apply_recursively=True
+    ).rewrite_region(program.body)
+
+
+def _spell_named(copy: ProgramOp) -> None:
+    """Every aten `exir.call_function` of `copy` rewritten into the named op (tuple results split)."""
     calls = [op for op in copy.walk() if isinstance(op, CallFunctionOp) and _named_class(op) is not None]
     for call in calls:
         if _is_tuple_call(call):
@@ -668,7 +729,6 @@ def _named_form(program: ProgramOp) -> ProgramOp:
         if named is not None:
             named.location = call.location
             Rewriter.replace_op(call, named)
-    return copy
 
 
 def _named_class(call: CallFunctionOp) -> type[AtenOp] | None:

@@ -10,6 +10,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.exir import (
     DeviceAttr,
+    DType,
     Layout,
     TensorType,
 )
@@ -347,3 +348,152 @@ def _rrelu_with_noise_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[
         return [e.v("aten.mul.Tensor", grad, b["noise"])]
     scaled = e.v("aten.mul.Tensor", grad, (lower + upper) / 2)
     return [e.v("aten.where.self", e.v("aten.gt.Scalar", x, 0), grad, scaled)]
+
+
+# -- convolution, batch norm and pooling backward (training graphs of CNNs) ------------------
+
+
+def _static(sizes: Sequence[object]) -> list[int]:
+    """Sizes known at rewrite time (the rules below compute paddings and slices from them)."""
+    if not all(isinstance(s, int) for s in sizes):
+        raise Decline()
+    return cast(list[int], list(sizes))
+
+
+def _mask(b: Bound, n: int = 3) -> list[bool]:
+    mask = b.get("output_mask")
+    if not isinstance(mask, list) or len(cast(list[object], mask)) != n:
+        raise Decline()
+    return [bool(m) for m in cast(list[object], mask)]
+
+
+@rule("aten.convolution_backward.default")
+def _convolution_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
+    """
+    The three gradients of a (non-transposed) convolution as convolutions, as
+    torch-mlir's `DecomposeComplexOps` writes them, each only where
+    `output_mask` asks for it (the others are undefined, as in torch):
+
+    - grad_input: the transposed convolution of grad_output with the same
+      weight, stride, padding, dilation and groups, its `output_padding` the
+      rows the forward's floor division dropped (so it has the input's sizes);
+      a padding beyond `dilation * (k - 1)` (which the transposed form cannot
+      take) is the unpadded transposed convolution sliced;
+    - grad_weight: a convolution of the input with grad_output as its window,
+      batch and channels swapped (in groups: `[C_in/g, g*N, ...]` by
+      `[C_out, N, ...]`), stride and dilation exchanged, cut to the kernel's
+      sizes (the last rows a stride skipped contribute nothing);
+    - grad_bias: grad_output summed over all dims but the channels.
+    """
+    go, x, w = b.value("grad_output"), b.value("input"), b.value("weight")
+    tx, tw, tg = tensor_of(x), tensor_of(w), tensor_of(go)
+    n = tx.rank - 2
+    if n < 1 or tw.rank != n + 2 or tg.rank != n + 2 or b.get("transposed"):
+        raise Decline()  # unbatched inputs and transposed convolutions: the interpreter's kernel
+    xs, ws, gs = _static(tx.sizes), _static(tw.sizes), _static(tg.sizes)
+    stride, padding, dilation = b.ints("stride", n), b.ints("padding", n), b.ints("dilation", n)
+    groups = b.int("groups")
+    mask = _mask(b)
+    spatial = list(range(2, n + 2))
+    grad_input = grad_weight = grad_bias = None
+    if mask[0]:
+        full = [(o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(gs[2:], stride, dilation, ws[2:])]
+        if all(p <= d * (k - 1) for p, d, k in zip(padding, dilation, ws[2:])):
+            extra = [h + 2 * p - f for h, p, f in zip(xs[2:], padding, full)]
+            grad_input = e.v("aten.convolution.default", go, w, None, stride, padding, dilation, True, extra, groups)
+        else:
+            extra = [max(0, p + h - f) for h, p, f in zip(xs[2:], padding, full)]
+            grad_input = e.v("aten.convolution.default", go, w, None, stride, [0] * n, dilation, True, extra, groups)
+            for dim, p, h in zip(spatial, padding, xs[2:]):
+                grad_input = e.v("aten.slice.Tensor", grad_input, dim, p, p + h, 1)
+    if mask[1]:
+        batch, c_in, c_out = xs[0], xs[1], ws[0]
+        if groups == 1:
+            xi, gw = e.v("aten.transpose.int", x, 0, 1), e.v("aten.transpose.int", go, 0, 1)
+        else:
+            rest = list(range(3, n + 3))
+            xi = e.v("aten.view.default", x, [batch, groups, c_in // groups, *xs[2:]])
+            xi = e.reshape(e.v("aten.permute.default", xi, [2, 1, 0, *rest]), [c_in // groups, groups * batch, *xs[2:]])
+            gw = e.v("aten.view.default", go, [batch, groups, c_out // groups, *gs[2:]])
+            gw = e.reshape(e.v("aten.permute.default", gw, [1, 2, 0, *rest]), [c_out, batch, *gs[2:]])
+        r = e.v("aten.convolution.default", xi, gw, None, dilation, padding, stride, False, [0] * n, groups)
+        for dim, k, got in zip(spatial, ws[2:], _static(tensor_of(r).sizes[2:])):
+            if got != k:
+                r = e.v("aten.slice.Tensor", r, dim, 0, k, 1)
+        grad_weight = e.v("aten.transpose.int", r, 0, 1)
+    if mask[2]:
+        grad_bias = e.v("aten.sum.dim_IntList", go, [0, *spatial], False)
+    return [grad_input, grad_weight, grad_bias]
+
+
+@rule("aten.native_batch_norm_backward.default")
+def _native_batch_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
+    """
+    torch's decomposition (`torch/_decomp/decompositions.py`), with the
+    statistics of training (`save_mean`, `save_invstd`) or of the running
+    buffers (evaluation), per channel over N = numel / C elements:
+    grad_input = (g - (x - mean) · Σg(x - mean) / N · invstd² - Σg / N) · invstd · weight
+    in training, g · invstd · weight in evaluation; grad_weight = Σg(x - mean) · invstd;
+    grad_bias = Σg. Float32 and float64 (lower precisions are left to the kernel).
+    """
+    g, x = b.value("grad_out"), b.value("input")
+    t = tensor_of(x)
+    if t.rank < 2 or t.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    sizes = _static(t.sizes)
+    mask = _mask(b)
+    dims = [d for d in range(t.rank) if d != 1]
+    shape = [1] * t.rank
+    shape[1] = sizes[1]
+    numel = math.prod(sizes)
+    count = numel // sizes[1] if sizes[1] else 0
+    train = bool(b.get("train"))
+    if train:
+        if not isinstance(b.get("save_mean"), SSAValue) or not isinstance(b.get("save_invstd"), SSAValue):
+            raise Decline()
+        mean, invstd = b.value("save_mean"), b.value("save_invstd")
+    else:
+        if not isinstance(b.get("running_mean"), SSAValue) or not isinstance(b.get("running_var"), SSAValue):
+            raise Decline()
+        mean = b.value("running_mean")
+        invstd = e.v("aten.rsqrt.default", e.v("aten.add.Tensor", b["running_var"], number_arg(b, "eps")))
+    mean_b = e.v("aten.view.default", mean, shape)
+    invstd_b = e.v("aten.view.default", invstd, shape)
+    grad_sum = e.v("aten.sum.dim_IntList", g, dims, False)
+    centered = e.v("aten.sub.Tensor", x, mean_b)
+    dot = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", g, centered), dims, False)
+    weight = b.get("weight")
+    scale = invstd_b if not isinstance(weight, SSAValue) else e.v(
+        "aten.mul.Tensor", invstd_b, e.v("aten.view.default", weight, shape))
+    grad_input = grad_weight = None
+    if mask[0]:
+        if train:
+            norm = 1.0 / count if count else math.nan
+            grad_mean = e.v("aten.view.default", e.v("aten.mul.Tensor", grad_sum, norm), shape)
+            proj_scale = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", e.v("aten.view.default", dot, shape), norm),
+                             e.v("aten.mul.Tensor", invstd_b, invstd_b))
+            proj = e.v("aten.mul.Tensor", centered, proj_scale)
+            inner = e.v("aten.sub.Tensor", e.v("aten.sub.Tensor", g, proj), grad_mean)
+            grad_input = e.v("aten.mul.Tensor", inner, scale)
+        else:
+            grad_input = e.v("aten.mul.Tensor", g, scale)
+    if mask[1]:
+        grad_weight = e.v("aten.mul.Tensor", dot, invstd)
+    return [grad_input, grad_weight, grad_sum if mask[2] else None]
+
+
+@rule("aten.max_pool2d_with_indices_backward.default")
+def _max_pool2d_with_indices_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Each gradient added at the input position its window's maximum came from: the indices
+    are flat positions in each `H * W` plane, so a `scatter_add` into zeros over the flattened
+    planes (windows that overlap add where they share their maximum, as torch's kernel does)."""
+    g, x, idx = b.value("grad_output"), b.value("self"), b.value("indices")
+    t, tg = tensor_of(x), tensor_of(g)
+    if t.rank not in (3, 4):
+        raise Decline()
+    sizes, gsizes = _static(t.sizes), _static(tg.sizes)
+    planes = math.prod(sizes[:-2])
+    flat_g = e.reshape(g, [planes, math.prod(gsizes[-2:])])
+    flat_i = e.reshape(idx, [planes, math.prod(gsizes[-2:])])
+    zeros = _zeros_sized(e, [planes, sizes[-2] * sizes[-1]], tg)
+    return [e.v("aten.view.default", e.v("aten.scatter_add.default", zeros, 1, flat_i, flat_g), sizes)]

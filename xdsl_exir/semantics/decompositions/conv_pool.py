@@ -7,7 +7,16 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.semantics.decompositions.core import Decline, Emitter, atleast_rank, op_name, rule, tensor_of
+from xdsl_exir.dialects.exir import DeviceAttr, DType, Layout
+from xdsl_exir.semantics.decompositions.core import (
+    Decline,
+    Emitter,
+    atleast_rank,
+    number_arg,
+    op_name,
+    rule,
+    tensor_of,
+)
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.symbolic import SymSize
 
@@ -39,6 +48,63 @@ def _batch_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         b["momentum"], b["eps"],
     )
     return [e.item(new, 0)]
+
+
+@rule("aten._native_batch_norm_legit_functional.default")
+def _batch_norm_functional(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """
+    The batch norm of training graphs, with the running statistics returned
+    instead of written (torch's `_native_batch_norm_legit_functional`), as the
+    interpreter's kernel and torch's CPU kernel compute it. Training: the
+    biased variance and mean per channel, `(x - mean) * rsqrt(var + eps)`
+    scaled and shifted, and the running statistics moved by `momentum`
+    towards the mean and the unbiased variance (`var * n / (n - 1)`, n the
+    elements per channel). Evaluation: one scale and shift per channel from
+    the running statistics, which come back unchanged, and empty saved
+    statistics. Float32 and float64 (lower precisions are left to the kernel).
+    """
+    x = b.value("input")
+    t = tensor_of(x)
+    if t.rank < 2 or t.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    running_mean, running_var = b.value("running_mean"), b.value("running_var")
+    channels = t.sizes[1]
+    numel = t.numel()
+    if not isinstance(channels, int) or not isinstance(numel, int):
+        raise Decline()
+    momentum, eps = number_arg(b, "momentum"), number_arg(b, "eps")
+    shape: list[SymSize] = [1] * t.rank
+    shape[1] = channels
+    weight, bias = b.get("weight"), b.get("bias")
+    if not b.get("training"):
+        scale = e.v("aten.rsqrt.default", e.v("aten.add.Tensor", running_var, eps))
+        empty = e.v("aten.full.default", [0], 0.0, dtype=t.element_dtype, layout=Layout.strided,
+                    device=DeviceAttr(t.device.data), pin_memory=False)
+        if isinstance(weight, SSAValue):
+            scale = e.v("aten.mul.Tensor", scale, weight)
+        shift = e.v("aten.mul.Tensor", running_mean, scale)
+        shift = e.v("aten.sub.Tensor", bias, shift) if isinstance(bias, SSAValue) else e.v("aten.neg.default", shift)
+        out = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, e.v("aten.view.default", scale, shape)),
+                  e.v("aten.view.default", shift, shape))
+        return [out, empty, empty, running_mean, running_var]
+    dims = [d for d in range(t.rank) if d != 1]
+    stats = e.call("aten.var_mean.correction", x, dims, correction=0, keepdim=True)
+    var, mean = e.item(stats, 0), e.item(stats, 1)
+    rstd = e.v("aten.rsqrt.default", e.v("aten.add.Tensor", var, eps))
+    out = e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", x, mean), rstd)
+    if isinstance(weight, SSAValue):
+        out = e.v("aten.mul.Tensor", out, e.v("aten.view.default", weight, shape))
+    if isinstance(bias, SSAValue):
+        out = e.v("aten.add.Tensor", out, e.v("aten.view.default", bias, shape))
+    save_mean, save_rstd = e.v("aten.squeeze.dims", mean, dims), e.v("aten.squeeze.dims", rstd, dims)
+    count = numel // channels if channels else 0
+    unbiased = e.v("aten.mul.Tensor", e.v("aten.squeeze.dims", var, dims), count / max(count - 1, 1))
+
+    def moved(running: SSAValue, batch: SSAValue) -> SSAValue:
+        stay = e.v("aten.mul.Tensor", running, 1 - momentum)
+        return e.v("aten.add.Tensor", stay, e.v("aten.mul.Tensor", batch, momentum))
+
+    return [out, save_mean, save_rstd, moved(running_mean, save_mean), moved(running_var, unbiased)]
 
 
 def _channels_last(strides: Sequence[SymSize]) -> bool:

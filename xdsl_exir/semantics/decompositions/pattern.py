@@ -17,7 +17,7 @@ from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.exir import CallFunctionOp, TensorType
+from xdsl_exir.dialects.exir import CallFunctionOp, GetItemOp, TensorType, TupleType
 from xdsl_exir.semantics.decompositions.core import RULES, Decline, Emitter, Layouts, SymValues
 from xdsl_exir.semantics.inference import InferenceError, NoInference, bind_arguments
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
@@ -55,6 +55,8 @@ class DecomposePattern(RewritePattern):
             return
         if name in self.legal or name not in RULES:
             return
+        if isinstance(op, CallFunctionOp) and _tuple_used_whole(op):
+            return  # left as it is: to-core-aten refuses it by name
         try:
             if isinstance(op, AtenOp):
                 bound = op.bound_arguments()
@@ -109,6 +111,9 @@ class DecomposePattern(RewritePattern):
 
     @staticmethod
     def _replace(op: Operation, values: Sequence[SSAValue | None], rewriter: PatternRewriter) -> None:
+        if _tuple_result(op) is not None:
+            DecomposePattern._replace_tuple(op, values, rewriter)
+            return
         if len(values) != len(op.results):
             raise ExirDiagnostic(
                 op, f"decompose: rule gave {len(values)} value(s) for {len(op.results)} result(s)"
@@ -134,3 +139,36 @@ class DecomposePattern(RewritePattern):
                 # result types say so.
                 values[i] = rewriter.replace_value_with_new_type(new, old.type)
         rewriter.replace(op, [], values)
+
+    @staticmethod
+    def _replace_tuple(op: Operation, values: Sequence[SSAValue | None], rewriter: PatternRewriter) -> None:
+        """
+        A multi-result operator in the generic form (one `exir.call_function` whose
+        one result is an `!exir.tuple`, read by `exir.getitem`s, as torch.fx and
+        AOTAutograd write it) replaced by the rule's one value per element: each
+        getitem is replaced as the result it reads would be, then the call goes.
+        """
+        tuple_type = _tuple_result(op)
+        assert tuple_type is not None
+        if len(values) != len(tuple_type.types):
+            raise ExirDiagnostic(
+                op, f"decompose: rule gave {len(values)} value(s) for a tuple of {len(tuple_type.types)}"
+            )
+        for use in list(op.results[0].uses):
+            getitem = use.operation
+            assert isinstance(getitem, GetItemOp)  # checked before the rule ran (`_tuple_used_whole`)
+            DecomposePattern._replace(getitem, [values[getitem.index.data % len(values)]], rewriter)
+        rewriter.erase(op)
+
+
+def _tuple_result(op: Operation) -> TupleType | None:
+    """The tuple type of a generic multi-result call's one result, else None."""
+    if isinstance(op, CallFunctionOp) and len(op.results) == 1 and isinstance(op.results[0].type, TupleType):
+        return op.results[0].type
+    return None
+
+
+def _tuple_used_whole(op: CallFunctionOp) -> bool:
+    """A generic multi-result call whose tuple is used other than through `exir.getitem`s (returned
+    whole, passed on as a tuple): its elements cannot be replaced one by one."""
+    return _tuple_result(op) is not None and not all(isinstance(u.operation, GetItemOp) for u in op.results[0].uses)
