@@ -17,8 +17,10 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    cast_to_dtype,
     fill_value_for,
     full_value,
+    number_arg,
     op_name,
     rule,
     tensor_of,
@@ -261,3 +263,51 @@ def _new_empty(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     device = b.get("device") or DeviceAttr(like.device.data)
     return [e.v("aten.empty.memory_format", b["size"], dtype=dtype, layout=Layout.strided, device=device,
                 pin_memory=False)]
+
+
+@rule("aten.detach.default", "aten.alias.default")
+def _identity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """No autograd here: `detach` and `alias` are their argument (torch drops them too)."""
+    return [b.value("self")]
+
+
+@rule("aten.lift_fresh_copy.default")
+def _lift_fresh_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.clone.default", b["self"])]
+
+
+@rule("aten.empty_like.default", "aten.empty_permuted.default")
+def _empty_like(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Uninitialized memory in torch; zeros here, so that results are reproducible."""
+    if "self" in b:
+        like = tensor_of(b["self"])
+        return [full_value(e, b, like.sizes, 0, like)]
+    return [full_value(e, b, b["size"], 0, None)]
+
+
+@rule("aten.eye.default", "aten.eye.m")
+def _eye(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = b["n"]
+    m = b.get("m", n) if "m" in b else n
+    device = b.get("device") or DeviceAttr("cpu")
+    rows = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=device, pin_memory=False)
+    cols = e.v("aten.arange.start_step", 0, m, layout=Layout.strided, device=device, pin_memory=False)
+    mask = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", rows, -1), cols)
+    return [e.v("aten._to_copy.default", mask, dtype=b.dtype("dtype") or DType.float32)]
+
+
+@rule("aten.logspace.default")
+def _logspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """base ** linspace(start, end, steps), computed in float and cast to the requested dtype."""
+    dtype = b.dtype("dtype") or DType.float32
+    wide = dtype if dtype.is_floating_point else DType.float64
+    exps = e.v("aten.linspace.default", b["start"], b["end"], b["steps"], dtype=wide,
+               layout=Layout.strided, device=b.get("device") or DeviceAttr("cpu"), pin_memory=False)
+    out = e.v("aten.pow.Scalar", number_arg(b, "base", 10.0), exps)
+    return [cast_to_dtype(e, out, dtype)]
+
+
+@rule("aten.zero.default")
+def _zero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b.value("self")
+    return [e.v("aten.full_like.default", x, fill_value_for(tensor_of(x).element_dtype, 0))]

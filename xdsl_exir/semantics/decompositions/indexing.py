@@ -89,3 +89,8 @@ def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if list(ti.sizes) != ids:
         idx = e.v("aten.expand.default", idx, e.sizes(ids))
     return [e.v("aten.gather.default", x, d, idx)]
+
+
+@rule("aten._index_put_impl.default")
+def _index_put_impl(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.index_put.default", b["self"], b["indices"], b["values"], b["accumulate"])]

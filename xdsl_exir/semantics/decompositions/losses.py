@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import cast
 
@@ -15,11 +16,14 @@ from xdsl_exir.semantics.decompositions.core import (
     REDUCTIONS,
     Decline,
     Emitter,
+    as_float,
     full_value,
+    number_arg,
     op_name,
     reduce_loss,
     rule,
     tensor_of,
+    xlogy_of,
     zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
@@ -210,3 +214,60 @@ def _pairwise_distance(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue
     diff = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", x1, b["x2"]), b["eps"])
     rank = max(tensor_of(x1).rank, tensor_of(b["x2"]).rank)
     return [e.v("aten.linalg_vector_norm.default", diff, b["p"], [-1] if rank else [], bool(b["keepdim"]))]
+
+
+@rule("aten.kl_div.default")
+def _kl_div(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch's kl_div: `xlogy(t, t) - t * x`, or `exp(t) * (t - x)` for a log target."""
+    x, target = b.value("self"), b.value("target")
+    if b.get("log_target"):
+        loss = e.v("aten.mul.Tensor", e.v("aten.exp.default", target), e.v("aten.sub.Tensor", target, x))
+    else:
+        loss = e.v("aten.sub.Tensor", xlogy_of(e, target, target), e.v("aten.mul.Tensor", target, x))
+    return [reduce_loss(e, loss, b.int("reduction"))]
+
+
+@rule("aten.margin_ranking_loss.default")
+def _margin_ranking_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """max(0, -target (input1 - input2) + margin); integer inputs in float32, as torch's float margin makes them."""
+    x1, x2, target = (as_float(e, cast(SSAValue, b[n])) for n in ("input1", "input2", "target"))
+    diff = e.v("aten.sub.Tensor", x1, x2)
+    z = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", target), diff), number_arg(b, "margin", 0.0))
+    return [reduce_loss(e, e.v("aten.clamp_min.default", z, 0), b.int("reduction"))]
+
+
+@rule("aten.hinge_embedding_loss.default")
+def _hinge_embedding_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """x where target is 1, max(0, margin - x) where target is -1 (both terms where it is neither)."""
+    x, target = b.value("self"), b.value("target")
+    zero = zero_like(e, tensor_of(x))
+    margin = e.v("aten.clamp_min.default", e.v("aten.add.Tensor", e.v("aten.neg.default", x), number_arg(b, "margin", 1.0)), 0)
+    out_margin = e.v("aten.where.self", e.v("aten.ne.Scalar", target, 1), margin, zero)
+    out_self = e.v("aten.where.self", e.v("aten.ne.Scalar", target, -1), x, zero)
+    return [reduce_loss(e, e.v("aten.add.Tensor", out_margin, out_self), b.int("reduction"))]
+
+
+@rule("aten.soft_margin_loss.default")
+def _soft_margin_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log(1 + e^(-target x))."""
+    z = e.v("aten.mul.Tensor", e.v("aten.neg.default", b["target"]), b["self"])
+    return [reduce_loss(e, e.v("aten.log1p.default", e.v("aten.exp.default", z)), b.int("reduction"))]
+
+
+@rule("aten.poisson_nll_loss.default")
+def _poisson_nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """e^x - t x (log input), or x - t log(x + eps); `full` adds Stirling's t log t - t + ½ log(2π t) where t > 1."""
+    x0, t0 = b.value("input"), b.value("target")
+    x, t = as_float(e, x0), as_float(e, t0)  # torch: exp/log of an integer is float32
+    if b.get("log_input"):  # t x in the inputs' own dtype, as torch (an int64 product wraps)
+        loss = e.v("aten.sub.Tensor", e.v("aten.exp.default", x), as_float(e, e.v("aten.mul.Tensor", t0, x0)))
+    else:
+        logx = e.v("aten.log.default", e.v("aten.add.Tensor", x, number_arg(b, "eps", 1e-8)))
+        loss = e.v("aten.sub.Tensor", x, e.v("aten.mul.Tensor", t, logx))
+    if b.get("full"):
+        logt = e.v("aten.log.default", t)
+        stirling = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", t, logt), t),
+                       e.v("aten.mul.Tensor", e.v("aten.log.default", e.v("aten.mul.Tensor", t, 2 * math.pi)), 0.5))
+        stirling = e.v("aten.where.self", e.v("aten.gt.Scalar", t, 1), stirling, zero_like(e, tensor_of(stirling)))
+        loss = e.v("aten.add.Tensor", loss, stirling)
+    return [reduce_loss(e, loss, b.int("reduction"))]

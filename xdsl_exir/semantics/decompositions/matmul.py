@@ -18,6 +18,7 @@ from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     Strides,
+    number_arg,
     op_name,
     rule,
     simplify_size,
@@ -313,3 +314,86 @@ def _vander(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if op_name(op) == "aten.vander.default" and not b.get("increasing"):
         out = e.v("aten.flip.default", out, [-1])
     return [out]
+
+
+@rule("aten.vdot.default")
+def _vdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", b["self"], b["other"]), [])]
+
+
+@rule("aten.addbmm.default")
+def _addbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """beta self + alpha Σ_i batch1[i] @ batch2[i]."""
+    prod = e.v("aten.sum.dim_IntList", e.v("aten.bmm.default", b["batch1"], b["batch2"]), [0])
+    beta, alpha = number_arg(b, "beta", 1.0), number_arg(b, "alpha", 1.0)
+    if alpha != 1:
+        prod = e.v("aten.mul.Tensor", prod, alpha)
+    if beta == 0:  # self is ignored, NaNs included (torch's rule)
+        return [prod]
+    base = b.value("self")
+    if beta != 1:
+        base = e.v("aten.mul.Tensor", base, beta)
+    return [e.v("aten.add.Tensor", base, prod)]
+
+
+@rule("aten.kron.default")
+def _kron(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Interleave the dims of a (a0, 1, a1, 1, ...) and b (1, b0, 1, b1, ...), multiply, merge pairs."""
+    x, y = b.value("self"), b.value("other")
+    tx, ty = tensor_of(x), tensor_of(y)
+    n = max(tx.rank, ty.rank)
+    xs = [1] * (n - tx.rank) + list(tx.sizes)
+    ys = [1] * (n - ty.rank) + list(ty.sizes)
+    xi = e.reshape(x, [s for d in xs for s in (d, 1)])
+    yi = e.reshape(y, [s for d in ys for s in (1, d)])
+    return [e.reshape(e.v("aten.mul.Tensor", xi, yi), [simplify_size(p * q) for p, q in zip(xs, ys)])]
+
+
+@rule("aten.tensordot.default")
+def _tensordot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Contract `dims_self` with `dims_other`: permute both, flatten to matrices, one mm."""
+    x, y = b.value("self"), b.value("other")
+    tx, ty = tensor_of(x), tensor_of(y)
+    ds = [d % max(tx.rank, 1) for d in b.ints("dims_self")]
+    do = [d % max(ty.rank, 1) for d in b.ints("dims_other")]
+    free_x = [d for d in range(tx.rank) if d not in ds]
+    free_y = [d for d in range(ty.rank) if d not in do]
+    k = size_product([tx.sizes[d] for d in ds])
+    xm = e.reshape(_permuted(e, x, free_x + ds), [size_product([tx.sizes[d] for d in free_x]), k])
+    ym = e.reshape(_permuted(e, y, do + free_y), [k, size_product([ty.sizes[d] for d in free_y])])
+    out = e.v("aten.mm.default", xm, ym)
+    shape = [tx.sizes[d] for d in free_x] + [ty.sizes[d] for d in free_y]
+    return [out if len(shape) == 2 and all(sizes_equal(a, c) for a, c in zip(shape, tensor_of(out).sizes)) else e.reshape(out, shape)]
+
+
+def _permuted(e: Emitter, x: SSAValue, order: list[int]) -> SSAValue:
+    return x if order == list(range(len(order))) else e.v("aten.permute.default", x, order)
+
+
+@rule("aten.linalg_cross.default", "aten.cross.default")
+def _linalg_cross(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`a[i+1]*b[i+2] - a[i+2]*b[i+1]` along a dim of size 3, by index_select with rotations."""
+    x, y = b.value("self"), b.value("other")
+    tx, ty = tensor_of(x), tensor_of(y)
+    shape = broadcast_shapes(list(tx.sizes), list(ty.sizes))
+    dim = b.get("dim")
+    if dim is None:
+        dim = next((i for i, s in enumerate(shape) if sizes_equal(s, 3)), None)
+        if dim is None:
+            raise Decline()
+    d = cast(int, dim) % len(shape)
+    if not sizes_equal(shape[d], 3):
+        raise Decline()
+    if tx.sizes != shape:
+        x = e.v("aten.expand.default", x, e.sizes(shape))
+    if ty.sizes != shape:
+        y = e.v("aten.expand.default", y, e.sizes(shape))
+    device = DeviceAttr(tx.device.data)
+    base = e.v("aten.arange.start_step", 0, 3, layout=Layout.strided, device=device, pin_memory=False)
+    i1 = e.v("aten.remainder.Scalar", e.v("aten.add.Tensor", base, 1), 3)
+    i2 = e.v("aten.remainder.Scalar", e.v("aten.add.Tensor", base, 2), 3)
+    def pick(v: SSAValue, i: SSAValue) -> SSAValue:
+        return e.v("aten.index_select.default", v, d, i)
+    left = e.v("aten.mul.Tensor", pick(x, i1), pick(y, i2))
+    right = e.v("aten.mul.Tensor", pick(x, i2), pick(y, i1))
+    return [e.v("aten.sub.Tensor", left, right)]

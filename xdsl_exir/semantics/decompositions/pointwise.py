@@ -18,12 +18,16 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    as_tensor_like,
     fill_value_for,
+    number_arg,
+    one_minus,
     op_name,
     rule,
     scalar_tensor,
     sizes_equal,
     tensor_of,
+    xlogy_of,
     zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
@@ -357,3 +361,86 @@ def _rrelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
     if isinstance(lower, SSAValue) or isinstance(upper, SSAValue):
         raise Decline()
     return [e.v("aten.leaky_relu.default", b["self"], (float(cast(float, lower)) + float(cast(float, upper))) / 2)]
+
+
+@rule("aten.rsub.Scalar", "aten.rsub.Tensor")
+def _rsub(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`other - alpha * self` (`sub.Tensor` with the Scalar first, as torch writes it)."""
+    alpha = b.get("alpha", 1)
+    if alpha != 1:
+        return [e.v("aten.sub.Tensor", b["other"], b["self"], alpha=alpha)]
+    return [e.v("aten.sub.Tensor", b["other"], b["self"])]
+
+
+@rule("aten.exp2.default")
+def _exp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.pow.Scalar", 2.0, b["self"])]
+
+
+@rule("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
+def _xlogy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.xlogy: 0 where self is 0, NaN where other is NaN, else self * log(other)."""
+    x, y = b["self"], b["other"]
+    like = tensor_of(x) if isinstance(x, SSAValue) else tensor_of(y)
+    return [xlogy_of(e, as_tensor_like(e, x, like), as_tensor_like(e, y, like))]
+
+
+@rule("aten.fmax.default", "aten.fmin.default")
+def _fmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The larger (smaller) of two values, the other where one is NaN."""
+    x, y = b.value("self"), b.value("other")
+    cmp = "aten.ge.Tensor" if op_name(op) == "aten.fmax.default" else "aten.le.Tensor"
+    pick = e.v(cmp, x, y)
+    if tensor_of(y).element_dtype.is_floating_point:
+        pick = e.v("aten.logical_or.default", pick, e.v("aten.isnan.default", y))
+    return [e.v("aten.where.self", pick, x, y)]
+
+
+@rule("aten.erfc.default")
+def _erfc(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [one_minus(e, e.v("aten.erf.default", b["self"]))]
+
+
+@rule("aten.logaddexp2.default")
+def _logaddexp2(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """log2(2^a + 2^b) = logaddexp(a ln 2, b ln 2) / ln 2."""
+    ln2 = math.log(2)
+    a = e.v("aten.mul.Tensor", b["self"], ln2)
+    c = e.v("aten.mul.Tensor", b["other"], ln2)
+    return [e.v("aten.div.Tensor", e.v("aten.logaddexp.default", a, c), ln2)]
+
+
+@rule("aten.sgn.default")
+def _sgn(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """sign(x) for real tensors, but 0 at NaN as torch's `sgn` gives (where `sign` keeps the NaN);
+    x / |x| for complex ones."""
+    x = b.value("self")
+    if tensor_of(x).element_dtype.is_complex:  # x / |x|, 0 where |x| is 0 (torch._refs.sgn)
+        a = e.v("aten.abs.default", x)
+        return [e.v("aten.where.self", e.v("aten.eq.Scalar", a, 0), zero_like(e, tensor_of(x)), e.v("aten.div.Tensor", x, e.v("aten._to_copy.default", a, dtype=tensor_of(x).element_dtype)))]
+    sign = e.v("aten.sign.default", x)
+    if not tensor_of(x).element_dtype.is_floating_point:
+        return [sign]
+    return [e.v("aten.where.self", e.v("aten.isnan.default", x), zero_like(e, tensor_of(x)), sign)]
+
+
+@rule("aten.isclose.default")
+def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """a == b, or |a - b| <= atol + rtol |b| where that bound is finite; NaNs equal with `equal_nan`."""
+    x, y = b.value("self"), b.value("other")
+    rtol, atol = number_arg(b, "rtol", 1e-5), number_arg(b, "atol", 1e-8)
+    close = e.v("aten.eq.Tensor", x, y)
+    if b.get("equal_nan"):
+        both = e.v("aten.logical_and.default", e.v("aten.isnan.default", x), e.v("aten.isnan.default", y))
+        close = e.v("aten.logical_or.default", close, both)
+    if rtol == 0 and atol == 0:
+        return [close]
+    if not tensor_of(x).element_dtype.is_floating_point:
+        # ATen's isclose computes the error of integers and booleans in the default float
+        # type (an int64 difference wraps at its extremes; booleans do not subtract)
+        x = e.v("aten._to_copy.default", x, dtype=DType.float32)
+        y = e.v("aten._to_copy.default", y, dtype=DType.float32)
+    diff = e.v("aten.abs.default", e.v("aten.sub.Tensor", x, y))
+    allowed = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.abs.default", y), rtol), atol)
+    within = e.v("aten.logical_and.default", e.v("aten.isfinite.default", allowed), e.v("aten.le.Tensor", diff, allowed))
+    return [e.v("aten.logical_or.default", close, within)]

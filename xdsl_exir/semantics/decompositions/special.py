@@ -10,8 +10,10 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.semantics.decompositions.core import (
     Emitter,
+    as_float,
     as_tensor_like,
     cast_to_dtype,
+    one_minus,
     op_name,
     rule,
     scalar_tensor,
@@ -19,6 +21,7 @@ from xdsl_exir.semantics.decompositions.core import (
     zero_like,
 )
 from xdsl_exir.semantics.inference import Bound, result_type
+from xdsl_exir.utils.erfc_fit import ERFCX_HIGH, ERFCX_LOW, ERFCX_P, ERFCX_Q
 
 __all__: list[str] = []
 
@@ -72,3 +75,53 @@ def _xlog1py(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     t = tensor_of(prod)
     out = e.v("aten.where.self", e.v("aten.eq.Scalar", xs, 0), zero_like(e, t), prod)
     return [e.v("aten.where.self", e.v("aten.isnan.default", ys), scalar_tensor(e, float("nan"), t), out)]
+
+
+@rule("aten.special_ndtr.default")
+def _special_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Φ(x) = (1 + erf(x / √2)) / 2."""
+    z = e.v("aten.erf.default", e.v("aten.mul.Tensor", b["self"], math.sqrt(0.5)))
+    return [e.v("aten.mul.Tensor", e.v("aten.add.Tensor", z, 1), 0.5)]
+
+
+def _horner(e: Emitter, coeffs: Sequence[float], t: SSAValue) -> SSAValue:
+    """The polynomial of `coeffs` (increasing powers) at `t`."""
+    acc = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", t, coeffs[-1]), coeffs[-2])
+    for c in coeffs[-3::-1]:
+        acc = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", acc, t), c)
+    return acc
+
+
+@rule("aten.special_log_ndtr.default")
+def _special_log_ndtr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """
+    log Φ(x) in three pieces, as torch's kernel (which calls erfcx below x = -1): with
+    z = -x/√2, `log1p(-erfc(-z)/2)` for z <= 1 (-0.0 for large x, as torch);
+    `log(erfcx(z)/2) - z^2` for 1 <= z <= 6, erfcx a rational fit; beyond 6, the same
+    with erfcx from its asymptotic series (five terms: error under 1e-7 at z = 6, where
+    log Φ is -36). `1 - erf` would give erfc = 0 and log Φ = -inf from x = -8 on.
+    """
+    x = as_float(e, b.value("self"))
+    z = e.v("aten.mul.Tensor", x, -math.sqrt(0.5))
+    erfc_neg = one_minus(e, e.v("aten.erf.default", e.v("aten.neg.default", z)))
+    upper = e.v("aten.log1p.default", e.v("aten.mul.Tensor", erfc_neg, -0.5))
+    zc = e.v("aten.clamp.default", z, ERFCX_LOW, ERFCX_HIGH)
+    fit = e.v("aten.div.Tensor", _horner(e, ERFCX_P, zc), _horner(e, ERFCX_Q, zc))
+    # erfcx(z) √π z = 1 - 1/(2z²) + 3/(2z²)² - ...: Horner in u = 1/(2z²)
+    u = e.v("aten.reciprocal.default", e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", z, z), 2))
+    series = _horner(e, (1.0, -1.0, 3.0, -15.0, 105.0, -945.0), u)
+    tail = e.v("aten.div.Tensor", series, e.v("aten.mul.Tensor", z, math.sqrt(math.pi)))
+    erfcx = e.v("aten.where.self", e.v("aten.gt.Scalar", z, ERFCX_HIGH), tail, fit)
+    z2 = e.v("aten.mul.Tensor", z, z)
+    lower = e.v("aten.sub.Tensor", e.v("aten.log.default", e.v("aten.mul.Tensor", erfcx, 0.5)), z2)
+    return [e.v("aten.where.self", e.v("aten.le.Scalar", z, ERFCX_LOW), upper, lower)]
+
+
+@rule("aten.special_entr.default")
+def _special_entr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """-x log x for x > 0, 0 at 0, -inf below (NaN stays NaN)."""
+    x = as_float(e, b.value("self"))
+    t = tensor_of(x)
+    body = e.v("aten.neg.default", e.v("aten.mul.Tensor", x, e.v("aten.log.default", x)))
+    at_zero = e.v("aten.where.self", e.v("aten.eq.Scalar", x, 0), scalar_tensor(e, 0.0, t), body)
+    return [e.v("aten.where.self", e.v("aten.lt.Scalar", x, 0), scalar_tensor(e, -math.inf, t), at_zero)]

@@ -18,6 +18,8 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    fill_value_for,
+    movedim,
     op_name,
     resolve_shape,
     rule,
@@ -25,8 +27,11 @@ from xdsl_exir.semantics.decompositions.core import (
     size_product,
     split_sizes,
     tensor_of,
+    wrapped_dim,
+    zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
+from xdsl_exir.utils.op_registry import lookup
 from xdsl_exir.utils.symbolic import SymSize
 
 # -- views and copies ------------------------------------------------------------
@@ -452,3 +457,176 @@ def _meshgrid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
             grids[i] = e.v("aten.expand.default", line, e.sizes(shape))
         e.rewriter.replace(user, [], [grids[i]])
     return [None]  # every grid has been read out: the list has no uses left
+
+
+@rule("aten.reshape_as.default")
+def _reshape_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.reshape(b.value("self"), list(tensor_of(b["other"]).sizes))]
+
+
+@rule("aten.view_as.default")
+def _view_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.view.default", b["self"], e.sizes(tensor_of(b["other"]).sizes))]
+
+
+@rule("aten.expand_as.default")
+def _expand_as(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.expand.default", b["self"], e.sizes(tensor_of(b["other"]).sizes))]
+
+
+@rule("aten.broadcast_to.default")
+def _broadcast_to(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.expand.default", b["self"], b["size"])]
+
+
+@rule("aten.swapaxes.default", "aten.swapdims.default")
+def _swapaxes(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b.value("self")
+    rank = tensor_of(x).rank
+    d0, d1 = (b.int("axis0"), b.int("axis1")) if "axis0" in b else (b.int("dim0"), b.int("dim1"))
+    perm = list(range(rank))
+    if rank:
+        d0, d1 = d0 % rank, d1 % rank
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return [e.v("aten.permute.default", x, perm)]
+
+
+@rule("aten.numpy_T.default")
+def _numpy_t(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b.value("self")
+    return [e.v("aten.permute.default", x, list(reversed(range(tensor_of(x).rank))))]
+
+
+@rule("aten.mT.default", "aten.adjoint.default")
+def _mt(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b.value("self")
+    if tensor_of(x).rank < 2 or tensor_of(x).element_dtype.is_complex:
+        raise Decline()
+    return [movedim(e, x, -1, -2)]
+
+
+@rule("aten.movedim.int", "aten.moveaxis.int")
+def _movedim_int(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [movedim(e, b.value("self"), b.int("source"), b.int("destination"))]
+
+
+@rule("aten.movedim.intlist", "aten.moveaxis.intlist")
+def _movedim_list(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b.value("self")
+    rank = tensor_of(x).rank
+    src = [wrapped_dim(rank, d) for d in b.ints("source")]
+    dst = [wrapped_dim(rank, d) for d in b.ints("destination")]
+    order: list[int | None] = [None] * rank
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    rest = iter(d for d in range(rank) if d not in src)
+    return [e.v("aten.permute.default", x, [o if o is not None else next(rest) for o in order])]
+
+
+@rule("aten.diag_embed.default")
+def _diag_embed(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch._refs.diag_embed: put the last dim on a diagonal of two new dims, by a mask."""
+    x = b.value("self")
+    t = tensor_of(x)
+    rank = t.rank + 1
+    d1, d2, offset = b.int("dim1") % rank, b.int("dim2") % rank, b.int("offset")
+    if d1 == d2:
+        raise Decline()
+    if d1 > d2:
+        d1, d2, offset = d2, d1, -offset
+    last = t.sizes[-1]
+    if not isinstance(last, int):
+        raise Decline()
+    if offset:
+        zeros = e.v(
+            "aten.full.default", e.sizes([*t.sizes[:-1], abs(offset)]), fill_value_for(t.element_dtype, 0),
+            dtype=t.element_dtype, layout=Layout.strided, device=DeviceAttr(t.device.data), pin_memory=False,
+        )
+        x = e.v("aten.cat.default", [zeros, x] if offset > 0 else [x, zeros], -1)
+        last += abs(offset)
+    x = movedim(e, e.v("aten.unsqueeze.default", x, d1), -1, d2)
+    device = DeviceAttr(t.device.data)
+    cols = e.v("aten.arange.start_step", 0, last, layout=Layout.strided, device=device, pin_memory=False)
+    rows = e.v("aten.arange.start_step", offset, last + offset, layout=Layout.strided, device=device, pin_memory=False)
+    cond = e.v("aten.eq.Tensor", cols, e.v("aten.unsqueeze.default", rows, -1))
+    cond = e.v("aten.view.default", cond, [last if i in (d1, d2) else 1 for i in range(rank)])
+    return [e.v("aten.where.self", cond, x, zero_like(e, t))]
+
+
+def _storage_read(value: SSAValue) -> bool:
+    """Whether an `as_strided` reads `value`'s storage: it uses `value` or a view of it."""
+    pending, seen = [value], set[SSAValue]()
+    while pending:
+        v = pending.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in v.uses:
+            name = op_name(use.operation)
+            if name.startswith("aten.as_strided"):
+                return True
+            entry = lookup(name)
+            if entry is not None and use.index == 0 and use.operation.results:
+                if 0 in entry.schema.return_alias_map().get(0, ()):  # a view of its first argument
+                    pending.append(use.operation.results[0])
+    return False
+
+
+@rule("aten.unfold.default")
+def _unfold(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`Tensor.unfold`: windows of `size` every `step` along `dimension`, as a new last dim,
+    gathered with `index_select` of `arange(n) * step + arange(size)`. That is a copy,
+    not torch's view: where an `as_strided` reads the windows' storage (torch's
+    is `self`'s), the rule declines, and to-core-aten refuses rather than give
+    the copy's elements."""
+    x = b.value("self")
+    t = tensor_of(x)
+    if t.rank == 0 or _storage_read(op.results[0]):
+        raise Decline()
+    dim, size, step = b.int("dimension") % t.rank, b.int("size"), b.int("step")
+    length = t.sizes[dim]
+    if not isinstance(length, int) or size > length:
+        raise Decline()
+    windows = (length - size) // step + 1
+    device = DeviceAttr(t.device.data)
+    starts = e.v("aten.arange.start_step", 0, windows * step, step, layout=Layout.strided, device=device, pin_memory=False)
+    offsets = e.v("aten.arange.start_step", 0, size, layout=Layout.strided, device=device, pin_memory=False)
+    index = e.v("aten.add.Tensor", e.v("aten.unsqueeze.default", starts, -1), offsets)
+    index = e.v("aten.view.default", index, [windows * size])
+    y = e.v("aten.index_select.default", x, dim, index)
+    y = e.v("aten.view.default", y, e.sizes([*t.sizes[:dim], windows, size, *t.sizes[dim + 1 :]]))
+    return [movedim(e, y, dim + 1, -1)]
+
+
+def _swap(e: Emitter, x: SSAValue, d0: int, d1: int) -> SSAValue:
+    order = list(range(tensor_of(x).rank))
+    order[d0], order[d1] = order[d1], order[d0]
+    return e.v("aten.permute.default", x, order)
+
+
+@rule("aten.rot90.default")
+def _rot90(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Quarter turns from the first towards the second of `dims`, by flips and a transpose."""
+    x = b.value("self")
+    rank = tensor_of(x).rank
+    dims = b.ints("dims") if b.get("dims") is not None else [0, 1]
+    if len(dims) != 2 or rank < 2:
+        raise Decline()
+    d0, d1 = dims[0] % rank, dims[1] % rank
+    if d0 == d1:
+        raise Decline()
+    k = b.int("k") % 4 if b.get("k") is not None else 1
+    if k == 1:
+        return [_swap(e, e.v("aten.flip.default", x, [d1]), d0, d1)]
+    if k == 2:
+        return [e.v("aten.flip.default", x, [d0, d1])]
+    if k == 3:
+        return [_swap(e, e.v("aten.flip.default", x, [d0]), d0, d1)]
+    return [e.v("aten.clone.default", x)]
+
+
+@rule("aten.diagflat.default")
+def _diagflat(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b.value("self")
+    flat = e.reshape(x, [tensor_of(x).numel()])
+    return [e.v("aten.diag_embed.default", flat, b.get("offset", 0) or 0)]

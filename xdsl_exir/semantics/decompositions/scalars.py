@@ -1,0 +1,18 @@
+"""Decompositions of scalar queries: `item`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_exir.semantics.decompositions.core import (
+    Emitter,
+    rule,
+)
+from xdsl_exir.semantics.inference import Bound
+
+
+@rule("aten.item.default")
+def _item(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten._local_scalar_dense.default", b["self"])]
