@@ -83,6 +83,7 @@ __all__ = [  # what the rules share: the family modules import it from here
     "sizes_equal",
     "split_sizes",
     "tensor_of",
+    "triangle_pairs",
     "view_strides",
     "wrapped_dim",
     "xlogy_of",
@@ -710,3 +711,11 @@ def xlogy_of(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
     out = e.v("aten.where.self", zero, zero_like(e, t), prod)
     nan = e.v("aten.isnan.default", y)
     return e.v("aten.where.self", nan, scalar_tensor(e, float("nan"), t), out)
+
+
+def triangle_pairs(e: Emitter, n: int, offset: int, like: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """The row and column indices of the upper triangle of an n x n matrix (`triu_indices`)."""
+    device = DeviceAttr(tensor_of(like).device.data)
+    idx = e.v("aten.triu_indices.default", n, n, offset, dtype=DType.int64, layout=Layout.strided, device=device,
+              pin_memory=False)
+    return e.v("aten.select.int", idx, 0, 0), e.v("aten.select.int", idx, 0, 1)

@@ -7,6 +7,13 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
+from xdsl_exir.dialects.exir import (
+    DeviceAttr,
+    DType,
+    GetItemOp,
+    Layout,
+    TensorType,
+)
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
@@ -94,3 +101,51 @@ def _take_along_dim(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten._index_put_impl.default")
 def _index_put_impl(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.index_put.default", b["self"], b["indices"], b["values"], b["accumulate"])]
+
+
+@rule("aten.argwhere.default")
+def _argwhere(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`nonzero`, typed as the graph recorded `argwhere` (its data-dependent size keeps the
+    program's symbol)."""
+    nz = e.v("aten.nonzero.default", b["self"])
+    old = op.results[0].type
+    if nz.type == old or not isinstance(old, TensorType):
+        return [nz]
+    # only the symbol's name is taken from the graph: a placeholder result type (the interpreter's
+    # one-op graphs, TorchScript) must not turn nonzero's int64 indices into another dtype
+    mine = tensor_of(nz)
+    if old.element_dtype is not mine.element_dtype or old.rank != mine.rank:
+        return [nz]
+    return [e.rewriter.replace_value_with_new_type(nz, old)]
+
+
+@rule("aten.one_hot.default")
+def _one_hot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    n = b.int("num_classes")
+    if n < 0:
+        raise Decline()  # the class count read from the data is a data-dependent size
+    x = b.value("self")
+    classes = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=DeviceAttr(tensor_of(x).device.data),
+                  pin_memory=False)
+    hit = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", x, -1), classes)
+    return [e.v("aten._to_copy.default", hit, dtype=DType.int64)]
+
+
+@rule("aten.where.default")
+def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
+    """`torch.where(cond)` is `nonzero(cond)` split into its columns (`select` of each); as with
+    `unbind`, the columns replace the `getitem`s of the list."""
+    cond = b.value("condition")
+    rank = tensor_of(cond).rank
+    result = op.results[0]
+    users = [use.operation for use in result.uses]
+    if not all(isinstance(u, GetItemOp) for u in users) or rank == 0:
+        raise Decline()
+    nz = e.v("aten.nonzero.default", cond)
+    cols: dict[int, SSAValue] = {}
+    for user in cast(list[GetItemOp], users):
+        i = user.index.data % rank
+        if i not in cols:
+            cols[i] = e.v("aten.select.int", nz, 1, i)
+        e.rewriter.replace(user, [], [cols[i]])
+    return [None]  # every column has been read out: the list has no uses left

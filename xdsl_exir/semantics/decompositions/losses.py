@@ -27,7 +27,6 @@ from xdsl_exir.semantics.decompositions.core import (
     zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
-from xdsl_exir.utils.broadcast import broadcast_shapes
 from xdsl_exir.utils.symbolic import SymSize
 
 # -- losses ---------------------------------------------------------------------
@@ -187,33 +186,6 @@ def _bce_logits(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if isinstance(b.get("weight"), SSAValue):
         loss = e.v("aten.mul.Tensor", loss, b["weight"])
     return [reduce_loss(e, loss, b.int("reduction"))]
-
-
-@rule("aten.cosine_similarity.default")
-def _cosine_similarity(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """ATen's form: each input divided by its norm (at least eps), then the dot product."""
-    x1, x2 = b.value("x1"), b.value("x2")
-    shape = broadcast_shapes(list(tensor_of(x1).sizes), list(tensor_of(x2).sizes))
-    d = b.int("dim") % len(shape)
-    if tensor_of(x1).sizes != shape:
-        x1 = e.v("aten.expand.default", x1, e.sizes(shape))
-    if tensor_of(x2).sizes != shape:
-        x2 = e.v("aten.expand.default", x2, e.sizes(shape))
-    eps = float(cast(float, b["eps"]))
-
-    def normalized(v: SSAValue) -> SSAValue:
-        n = e.v("aten.linalg_vector_norm.default", v, 2, [d], True)
-        return e.v("aten.div.Tensor", v, e.v("aten.clamp.default", n, eps))
-
-    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", normalized(x1), normalized(x2)), [d])]
-
-
-@rule("aten.pairwise_distance.default")
-def _pairwise_distance(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x1 = b.value("x1")
-    diff = e.v("aten.add.Tensor", e.v("aten.sub.Tensor", x1, b["x2"]), b["eps"])
-    rank = max(tensor_of(x1).rank, tensor_of(b["x2"]).rank)
-    return [e.v("aten.linalg_vector_norm.default", diff, b["p"], [-1] if rank else [], bool(b["keepdim"]))]
 
 
 @rule("aten.kl_div.default")

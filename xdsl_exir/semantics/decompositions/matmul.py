@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import cast
 
@@ -19,7 +20,6 @@ from xdsl_exir.semantics.decompositions.core import (
     Emitter,
     Strides,
     number_arg,
-    op_name,
     rule,
     simplify_size,
     size_product,
@@ -118,20 +118,6 @@ def _baddbmm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 
 # -- fused forms torch's passes emit ---------------------------------------------------------
-
-
-@rule("aten._safe_softmax.default")
-def _safe_softmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """softmax, with zeros (not NaN) in slices that are all -inf."""
-    x = b.value("self")
-    dtype = b.dtype("dtype")
-    if dtype is not None and dtype != tensor_of(x).element_dtype:
-        x = e.v("aten._to_copy.default", x, dtype=dtype)
-    d = b.int("dim")
-    attn = e.v("aten._softmax.default", x, d, False)
-    live = e.v("aten.any.dim", e.v("aten.logical_not.default", e.v("aten.eq.Scalar", x, float("-inf"))), d, True)
-    zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
-    return [e.v("aten.where.self", e.v("aten.logical_not.default", live), zeros, attn)]
 
 
 @rule("aten._addmm_activation.default")
@@ -261,61 +247,6 @@ def _multi_dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [out]
 
 
-@rule("aten.matrix_power.default", "aten.linalg_matrix_power.default")
-def _matrix_power(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """A positive power by repeated squaring with `matmul` (0 and negative powers are left alone)."""
-    x = cast(SSAValue, b["self"] if "self" in b else b["A"])
-    n = b.int("n")
-    if n < 1:
-        raise Decline()
-    result: SSAValue | None = None
-    base = x
-    while n:
-        if n & 1:
-            result = base if result is None else e.v("aten.matmul.default", result, base)
-        n >>= 1
-        if n:
-            base = e.v("aten.matmul.default", base, base)
-    assert result is not None
-    return [result if result is not x else e.v("aten.clone.default", x)]
-
-
-@rule("aten.linalg_inv.default", "aten.inverse.default")
-def _inverse(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    inv = e.call("aten.linalg_inv_ex.default", b["A"] if "A" in b else b["self"])
-    return [e.item(inv, 0)]
-
-
-@rule("aten.linalg_cholesky.default")
-def _cholesky(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.item(e.call("aten.linalg_cholesky_ex.default", b["self"], upper=bool(b.get("upper", False))), 0)]
-
-
-@rule("aten.linalg_vander.default", "aten.vander.default")
-def _vander(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """Powers 0 .. N-1 of each element along a new last dim (`vander` reverses them unless
-    `increasing`); integer and bool inputs are computed in int64, as torch's are."""
-    x = b.value("x")
-    t = tensor_of(x)
-    n = b.get("N")
-    n = t.sizes[-1] if n is None and t.rank else n
-    if t.rank < 1 or t.element_dtype.is_complex or not isinstance(n, int) or isinstance(n, bool) or n <= 0:
-        raise Decline()
-    if op_name(op) == "aten.vander.default" and t.rank != 1:
-        raise Decline()
-    if op_name(op) == "aten.linalg_vander.default" and (t.element_dtype == DType.bool or n < 2):
-        raise Decline()  # torch refuses bool, and N below 2, here (vander takes both)
-    dtype = t.element_dtype if t.element_dtype.is_floating_point else DType.int64
-    if dtype != t.element_dtype:
-        x = e.v("aten._to_copy.default", x, dtype=dtype)
-    powers = e.v("aten.arange.start_step", 0, n, dtype=dtype, layout=Layout.strided, device=DeviceAttr(t.device.data),
-                 pin_memory=False)
-    out = e.v("aten.pow.Tensor_Tensor", e.v("aten.unsqueeze.default", x, -1), powers)
-    if op_name(op) == "aten.vander.default" and not b.get("increasing"):
-        out = e.v("aten.flip.default", out, [-1])
-    return [out]
-
-
 @rule("aten.vdot.default")
 def _vdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", b["self"], b["other"]), [])]
@@ -397,3 +328,159 @@ def _linalg_cross(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     left = e.v("aten.mul.Tensor", pick(x, i1), pick(y, i2))
     right = e.v("aten.mul.Tensor", pick(x, i2), pick(y, i1))
     return [e.v("aten.sub.Tensor", left, right)]
+
+
+@rule("aten.bilinear.default")
+def _bilinear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]: x1 times W (as [I, O*J]) in one
+    `mm`, then the product with x2 summed over j."""
+    x1, x2, w = (cast(SSAValue, b[n]) for n in ("input1", "input2", "weight"))
+    t1, t2, tw = tensor_of(x1), tensor_of(x2), tensor_of(w)
+    if tw.rank != 3 or t1.rank < 1 or t1.sizes[:-1] != t2.sizes[:-1]:
+        raise Decline()
+    out_f, in1, in2 = tw.sizes
+    lead = list(t1.sizes[:-1])
+    rows = 1
+    for s in lead:
+        if not isinstance(s, int):
+            raise Decline()
+        rows *= s
+    a = e.reshape(x1, [rows, in1])
+    c = e.reshape(x2, [rows, in2])
+    wm = e.reshape(e.v("aten.permute.default", w, [1, 0, 2]), [in1, out_f * in2])
+    t = e.v("aten.view.default", e.v("aten.mm.default", a, wm), [rows, out_f, in2])
+    y = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", t, e.v("aten.unsqueeze.default", c, 1)), [2])
+    if isinstance(b.get("bias"), SSAValue):
+        y = e.v("aten.add.Tensor", y, b["bias"])
+    return [e.v("aten.view.default", y, e.sizes([*lead, out_f]))]
+
+
+@rule("aten.scaled_dot_product_attention.default")
+def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's math path of `scaled_dot_product_attention` (no dropout): q and k^T each
+    scaled by sqrt(scale), `matmul`, the mask added, and `_safe_softmax` (rows whose
+    scores are all -inf give zeros, not NaN). Grouped-query attention (`enable_gqa`)
+    repeats each key/value head for its query heads, as that path does; float16 and
+    bfloat16 are computed in float32 and rounded once, as torch's own decomposition."""
+    if b.get("dropout_p"):
+        raise Decline()
+    q, k, v = (cast(SSAValue, b[n]) for n in ("query", "key", "value"))
+    tq, tk = tensor_of(q), tensor_of(k)
+    e_dim = tq.sizes[-1]
+    if not isinstance(e_dim, int):
+        raise Decline()
+    if b.get("enable_gqa") and tq.rank >= 3 and tq.sizes[-3] != tk.sizes[-3]:
+        hq, hk = tq.sizes[-3], tk.sizes[-3]
+        if not isinstance(hq, int) or not isinstance(hk, int) or hk == 0 or hq % hk:
+            raise Decline()
+        k = e.v("aten.repeat_interleave.self_int", k, hq // hk, -3)
+        v = e.v("aten.repeat_interleave.self_int", v, hq // hk, -3)
+    dtype = tq.element_dtype
+    wide = dtype.opmath()
+    if wide != dtype:
+        q, k, v = (e.v("aten._to_copy.default", x, dtype=wide) for x in (q, k, v))
+    scale = b.get("scale")
+    scale = float(cast(float, scale)) if scale is not None else 1.0 / math.sqrt(e_dim)
+    factor = math.sqrt(scale)
+    q = e.v("aten.mul.Scalar", q, factor)
+    kt = e.v("aten.mul.Scalar", e.v("aten.transpose.int", k, -2, -1), factor)
+    scores = e.v("aten.matmul.default", q, kt)
+    mask = b.get("attn_mask")
+    if b.get("is_causal"):
+        ones = e.v("aten.ones.default", e.sizes([tq.sizes[-2], tk.sizes[-2]]), dtype=DType.bool)
+        upper = e.v("aten.triu.default", ones, 1)
+        scores = e.v("aten.masked_fill.Scalar", scores, upper, float("-inf"))
+    if isinstance(mask, SSAValue):
+        if tensor_of(mask).element_dtype == DType.bool:
+            inv = e.v("aten.logical_not.default", mask)
+            scores = e.v("aten.masked_fill.Scalar", scores, inv, float("-inf"))
+        else:
+            if tensor_of(mask).element_dtype != wide:
+                mask = e.v("aten._to_copy.default", mask, dtype=wide)
+            scores = e.v("aten.add.Tensor", scores, mask)
+    attn = e.v("aten._softmax.default", scores, -1, False)
+    masked = e.v("aten.eq.Scalar", scores, float("-inf"))
+    live = e.v("aten.any.dim", e.v("aten.logical_not.default", masked), -1, True)
+    dead = e.v("aten.logical_not.default", live)
+    zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
+    attn = e.v("aten.where.self", dead, zeros, attn)
+    out = e.v("aten.matmul.default", attn, v)
+    return [out if wide == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]
+
+
+@rule("aten.mv.default")
+def _mv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    col = e.v("aten.unsqueeze.default", b["vec"], 1)
+    return [e.v("aten.squeeze.dims", e.v("aten.mm.default", b["self"], col), [1])]
+
+
+@rule("aten.ger.default", "aten.outer.default")
+def _outer(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["self"], 1), b["vec2"])]
+
+
+def _int_factor(v: object) -> object:
+    return int(v) if isinstance(v, float) else v
+
+
+def _scaled_sum(e: Emitter, b: Bound, product: SSAValue) -> SSAValue:
+    """`beta * self + alpha * product` (self ignored when beta is 0, as torch does); on
+    integer tensors the factors are truncated to integers first, as ATen's kernels take
+    them (`beta=0.2` is 0: self ignored)."""
+    alpha, beta = b.get("alpha", 1), b.get("beta", 1)
+    dtype = tensor_of(product).element_dtype
+    if not dtype.is_floating_point and dtype != DType.bool:
+        alpha, beta = _int_factor(alpha), _int_factor(beta)
+    if alpha != 1:
+        product = e.v("aten.mul.Tensor", product, alpha)
+    if beta == 0:
+        return e.v("aten.expand.default", product, e.sizes(broadcast_shapes(list(tensor_of(b["self"]).sizes),
+                                                                       list(tensor_of(product).sizes))))
+    x = b["self"] if beta == 1 else e.v("aten.mul.Tensor", b["self"], beta)
+    return e.v("aten.add.Tensor", x, product)
+
+
+@rule("aten.addmv.default")
+def _addmv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    col = e.v("aten.unsqueeze.default", b["vec"], 1)
+    product = e.v("aten.squeeze.dims", e.v("aten.mm.default", b["mat"], col), [1])
+    return [_scaled_sum(e, b, product)]
+
+
+@rule("aten.addr.default")
+def _addr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    if tensor_of(b["self"]).element_dtype == DType.bool:
+        raise Decline()
+    product = e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["vec1"], 1), b["vec2"])
+    return [_scaled_sum(e, b, product)]
+
+
+@rule("aten.inner.default")
+def _inner(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x, y = b.value("self"), b.value("other")
+    rx, ry = tensor_of(x).rank, tensor_of(y).rank
+    if rx == 0 or ry == 0:
+        return [e.v("aten.mul.Tensor", x, y)]
+    if rx == 1 and ry == 1:
+        return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, y), [0])]
+    if rx <= 2 and ry == 2:
+        return [e.v("aten.matmul.default", x, e.v("aten.permute.default", y, [1, 0]))]
+    raise Decline()
+
+
+@rule("aten.dot.default")
+def _dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp `dot`: the products summed."""
+    a = b.value("self")
+    if tensor_of(a).element_dtype.is_complex:
+        raise Decline()
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", a, b["tensor"]), [])]
+
+
+@rule("aten.linalg_vecdot.default")
+def _vecdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`linalg.vecdot` of real tensors: `sum(x * y, dim)` (the conjugate of a real `x` is `x`)."""
+    x = b.value("x")
+    if tensor_of(x).element_dtype.is_complex:
+        raise Decline()
+    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, b["y"]), [b.int("dim")])]

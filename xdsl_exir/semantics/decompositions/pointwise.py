@@ -1,4 +1,7 @@
-"""Decompositions of masks and pointwise formulas (torch/_refs)."""
+"""Decompositions of masks and pointwise formulas (torch/_refs).
+
+The activations (`silu`, `hardsigmoid`, `hardswish`, `relu6`) follow torch/_decomp.
+"""
 
 from __future__ import annotations
 
@@ -352,17 +355,6 @@ def _floor_divide_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
     return [e.v("aten.div.Scalar_mode", b["self"], b["other"], rounding_mode="floor")]
 
 
-@rule("aten.rrelu.default")
-def _rrelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue] | None:
-    """In evaluation `rrelu` is `leaky_relu` with the mean slope; training draws slopes (left alone)."""
-    if b.get("training"):
-        return None
-    lower, upper = b.get("lower", 0.125), b.get("upper", 1.0 / 3.0)
-    if isinstance(lower, SSAValue) or isinstance(upper, SSAValue):
-        raise Decline()
-    return [e.v("aten.leaky_relu.default", b["self"], (float(cast(float, lower)) + float(cast(float, upper))) / 2)]
-
-
 @rule("aten.rsub.Scalar", "aten.rsub.Tensor")
 def _rsub(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`other - alpha * self` (`sub.Tensor` with the Scalar first, as torch writes it)."""
@@ -444,3 +436,82 @@ def _isclose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     allowed = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", e.v("aten.abs.default", y), rtol), atol)
     within = e.v("aten.logical_and.default", e.v("aten.isfinite.default", allowed), e.v("aten.le.Tensor", diff, allowed))
     return [e.v("aten.logical_or.default", close, within)]
+
+
+_FLOAT_MAX = {DType.float32: 3.4028234663852886e38, DType.float64: 1.7976931348623157e308}
+
+
+def _add_clamp(e: Emitter, s: SSAValue) -> SSAValue:
+    """
+    What ATen's fused `add_clamp` kernel makes of the sum `s`: `s` where it is
+    above 0, else 0 (a NaN sum and -0.0 give +0.0, where `relu` keeps them), and
+    at most the dtype's largest finite value (an infinite or overflowing float32
+    sum gives 3.4e38). Integer sums wrap first, as the kernel's do.
+    """
+    t = tensor_of(s)
+    zero = e.v("aten.scalar_tensor.default", 0.0 if t.element_dtype.is_floating_point else 0, dtype=t.element_dtype,
+               layout=Layout.strided, device=DeviceAttr(t.device.data))
+    out = e.v("aten.where.self", e.v("aten.gt.Scalar", s, 0), s, zero)
+    top = _FLOAT_MAX.get(t.element_dtype)
+    if top is not None:
+        out = e.v("aten.clamp.default", out, None, top)
+    return out
+
+
+@rule("aten._add_relu.Scalar")
+def _add_relu_scalar(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [_add_clamp(e, e.v("aten.add.Scalar", b["self"], b["other"], alpha=b.get("alpha", 1)))]
+
+
+@rule("aten._add_relu.Tensor")
+def _add_relu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    alpha = b.get("alpha", 1)
+    if alpha != 1:
+        return [_add_clamp(e, e.v("aten.add.Tensor", b["self"], b["other"], alpha=alpha))]
+    return [_add_clamp(e, e.v("aten.add.Tensor", b["self"], b["other"]))]
+
+
+@rule("aten.log_sigmoid_forward.default")
+def _log_sigmoid_forward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp `log_sigmoid_forward`: min(x, 0) - log1p(e^-|x|), and e^-|x| as the buffer
+    torch's CPU kernel keeps for the backward."""
+    x = b.value("self")
+    z = e.v("aten.exp.default", e.v("aten.neg.default", e.v("aten.abs.default", x)))
+    t = tensor_of(x)
+    zero = e.v("aten.scalar_tensor.default", 0.0, dtype=t.element_dtype, layout=Layout.strided,
+               device=DeviceAttr(t.device.data))
+    low = e.v("aten.minimum.default", zero, x)
+    return [e.v("aten.sub.Tensor", low, e.v("aten.log1p.default", z)), z]
+
+
+# -- activations (torch/_decomp) ----------------------------------------------------
+
+
+@rule("aten.silu.default")
+def _silu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    return [e.v("aten.mul.Tensor", x, e.v("aten.sigmoid.default", x))]
+
+
+@rule("aten.hardsigmoid.default")
+def _hardsigmoid(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = e.v("aten.add.Tensor", b["self"], 3)
+    x = e.v("aten.clamp.default", x, 0, 6)
+    return [e.v("aten.div.Tensor", x, 6)]
+
+
+@rule("aten.hardswish.default")
+def _hardswish(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    x = b["self"]
+    y = e.v("aten.add.Tensor", x, 3)
+    y = e.v("aten.clamp.default", y, 0, 6)
+    y = e.v("aten.mul.Tensor", x, y)
+    return [e.v("aten.div.Tensor", y, 6)]
+
+
+@rule("aten.relu6.default")
+def _relu6(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`hardtanh(x, 0, 6)`, the bounds integers on an integer tensor (no float promotion)."""
+    x = b.value("self")
+    lo, hi = (0.0, 6.0) if tensor_of(x).element_dtype.is_floating_point else (0, 6)
+    return [e.v("aten.hardtanh.default", x, lo, hi)]

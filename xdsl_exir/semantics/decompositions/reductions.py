@@ -10,6 +10,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.exir import (
     DType,
+    MemoryFormat,
 )
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
@@ -22,7 +23,6 @@ from xdsl_exir.semantics.decompositions.core import (
     zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
-from xdsl_exir.utils.broadcast import broadcast_shapes
 
 # -- reductions ----------------------------------------------------------------------
 
@@ -68,12 +68,6 @@ def _aminmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     dims = list(range(tensor_of(x).rank)) if dim is None else [b.int("dim")]
     keep = bool(b.get("keepdim", False))
     return [e.v("aten.amin.default", x, dims, keep), e.v("aten.amax.default", x, dims, keep)]
-
-
-@rule("aten.dist.default")
-def _dist(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    diff = e.v("aten.sub.Tensor", b["self"], b["other"])
-    return [e.v("aten.linalg_vector_norm.default", diff, b["p"])]
 
 
 # -- sorting, statistics, matrix-vector products -------------------------------------
@@ -124,77 +118,6 @@ def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [std, mean]
 
 
-@rule("aten.diag.default")
-def _diag(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x = b.value("self")
-    rank = tensor_of(x).rank
-    if rank == 1:
-        return [e.v("aten.diag_embed.default", x, b.int("diagonal"))]
-    if rank != 2:
-        raise Decline()
-    return [e.v("aten.clone.default", e.v("aten.diagonal.default", x, b.int("diagonal")))]
-
-
-@rule("aten.mv.default")
-def _mv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    col = e.v("aten.unsqueeze.default", b["vec"], 1)
-    return [e.v("aten.squeeze.dims", e.v("aten.mm.default", b["self"], col), [1])]
-
-
-@rule("aten.ger.default", "aten.outer.default")
-def _outer(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    return [e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["self"], 1), b["vec2"])]
-
-
-def _int_factor(v: object) -> object:
-    return int(v) if isinstance(v, float) else v
-
-
-def _scaled_sum(e: Emitter, b: Bound, product: SSAValue) -> SSAValue:
-    """`beta * self + alpha * product` (self ignored when beta is 0, as torch does); on
-    integer tensors the factors are truncated to integers first, as ATen's kernels take
-    them (`beta=0.2` is 0: self ignored)."""
-    alpha, beta = b.get("alpha", 1), b.get("beta", 1)
-    dtype = tensor_of(product).element_dtype
-    if not dtype.is_floating_point and dtype != DType.bool:
-        alpha, beta = _int_factor(alpha), _int_factor(beta)
-    if alpha != 1:
-        product = e.v("aten.mul.Tensor", product, alpha)
-    if beta == 0:
-        return e.v("aten.expand.default", product, e.sizes(broadcast_shapes(list(tensor_of(b["self"]).sizes),
-                                                                       list(tensor_of(product).sizes))))
-    x = b["self"] if beta == 1 else e.v("aten.mul.Tensor", b["self"], beta)
-    return e.v("aten.add.Tensor", x, product)
-
-
-@rule("aten.addmv.default")
-def _addmv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    col = e.v("aten.unsqueeze.default", b["vec"], 1)
-    product = e.v("aten.squeeze.dims", e.v("aten.mm.default", b["mat"], col), [1])
-    return [_scaled_sum(e, b, product)]
-
-
-@rule("aten.addr.default")
-def _addr(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    if tensor_of(b["self"]).element_dtype == DType.bool:
-        raise Decline()
-    product = e.v("aten.mul.Tensor", e.v("aten.unsqueeze.default", b["vec1"], 1), b["vec2"])
-    return [_scaled_sum(e, b, product)]
-
-
-@rule("aten.inner.default")
-def _inner(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    x, y = b.value("self"), b.value("other")
-    rx, ry = tensor_of(x).rank, tensor_of(y).rank
-    if rx == 0 or ry == 0:
-        return [e.v("aten.mul.Tensor", x, y)]
-    if rx == 1 and ry == 1:
-        return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, y), [0])]
-    if rx <= 2 and ry == 2:
-        return [e.v("aten.matmul.default", x, e.v("aten.permute.default", y, [1, 0]))]
-    raise Decline()
-
-
 # -- variance and standard deviation overloads, dot products -------------------------
 
 
@@ -217,42 +140,6 @@ def _var_std(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if op_name(op).startswith("aten.var"):
         return [e.v("aten.var.correction", x, dims, **kwargs)]
     return [_std(e, x, dims, kwargs)]
-
-
-@rule("aten.dot.default")
-def _dot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """torch/_decomp `dot`: the products summed."""
-    a = b.value("self")
-    if tensor_of(a).element_dtype.is_complex:
-        raise Decline()
-    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", a, b["tensor"]), [])]
-
-
-@rule("aten.linalg_vecdot.default")
-def _vecdot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """`linalg.vecdot` of real tensors: `sum(x * y, dim)` (the conjugate of a real `x` is `x`)."""
-    x = b.value("x")
-    if tensor_of(x).element_dtype.is_complex:
-        raise Decline()
-    return [e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x, b["y"]), [b.int("dim")])]
-
-
-@rule("aten.renorm.default")
-def _renorm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """torch/_decomp `renorm`: each slice along `dim` whose p-norm exceeds `maxnorm` scaled by
-    `maxnorm / (norm + 1e-7)`."""
-    x = b.value("self")
-    t = tensor_of(x)
-    p, maxnorm = b["p"], b["maxnorm"]
-    if isinstance(p, SSAValue) or isinstance(maxnorm, SSAValue) or t.rank == 0 or not t.element_dtype.is_floating_point:
-        raise Decline()
-    dim = b.int("dim") % t.rank
-    dims = [d for d in range(t.rank) if d != dim]
-    norm = e.v("aten.linalg_vector_norm.default", x, p, dims, True)
-    factor = e.v("aten.mul.Tensor", e.v("aten.reciprocal.default", e.v("aten.add.Tensor", norm, 1e-7)), maxnorm)
-    one = e.v("aten.full_like.default", norm, 1.0)
-    scale = e.v("aten.where.self", e.v("aten.gt.Scalar", norm, maxnorm), factor, one)
-    return [e.v("aten.mul.Tensor", x, scale)]
 
 
 @rule("aten.all.default", "aten.all.dim", "aten.all.dims")
@@ -376,3 +263,17 @@ def _nanmean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     count = e.v("aten.sum.dim_IntList", e.v("aten.logical_not.default", e.v("aten.isnan.default", x)), dims, keep,
                 dtype=tensor_of(total).element_dtype)
     return [e.v("aten.div.Tensor", total, count)]
+
+
+@rule("aten._safe_softmax.default")
+def _safe_softmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """softmax, with zeros (not NaN) in slices that are all -inf."""
+    x = b.value("self")
+    dtype = b.dtype("dtype")
+    if dtype is not None and dtype != tensor_of(x).element_dtype:
+        x = e.v("aten._to_copy.default", x, dtype=dtype)
+    d = b.int("dim")
+    attn = e.v("aten._softmax.default", x, d, False)
+    live = e.v("aten.any.dim", e.v("aten.logical_not.default", e.v("aten.eq.Scalar", x, float("-inf"))), d, True)
+    zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
+    return [e.v("aten.where.self", e.v("aten.logical_not.default", live), zeros, attn)]

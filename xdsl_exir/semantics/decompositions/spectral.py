@@ -19,7 +19,7 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.exir import DeviceAttr, DType, Layout, TensorType
+from xdsl_exir.dialects.exir import DeviceAttr, DType, Layout, MemoryFormat, TensorType
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
@@ -421,3 +421,13 @@ def _istft(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if end > total:
         y = e.v("aten.constant_pad_nd.default", y, [0, end - total], 0.0)
     return [y]
+
+
+@rule("aten.isreal.default")
+def _isreal(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Every element of a real tensor is real (NaN included)."""
+    x = b.value("self")
+    if tensor_of(x).element_dtype.is_complex:
+        raise Decline()
+    return [e.v("aten.full_like.default", x, True, dtype=DType.bool, pin_memory=False,
+                memory_format=MemoryFormat.preserve_format)]

@@ -10,7 +10,7 @@ from typing import cast
 
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.dialects.exir import DType
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
@@ -18,6 +18,7 @@ from xdsl_exir.semantics.decompositions.core import (
     op_name,
     rule,
     tensor_of,
+    triangle_pairs,
 )
 from xdsl_exir.semantics.inference import Bound, result_type
 from xdsl_exir.utils.symbolic import SymSize
@@ -49,22 +50,6 @@ def _isin(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if b.get("invert"):
         hit = e.v("aten.logical_not.default", hit)
     return [hit]
-
-
-@rule("aten.argwhere.default")
-def _argwhere(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """`nonzero`, typed as the graph recorded `argwhere` (its data-dependent size keeps the
-    program's symbol)."""
-    nz = e.v("aten.nonzero.default", b["self"])
-    old = op.results[0].type
-    if nz.type == old or not isinstance(old, TensorType):
-        return [nz]
-    # only the symbol's name is taken from the graph: a placeholder result type (the interpreter's
-    # one-op graphs, TorchScript) must not turn nonzero's int64 indices into another dtype
-    mine = tensor_of(nz)
-    if old.element_dtype is not mine.element_dtype or old.rank != mine.rank:
-        return [nz]
-    return [e.rewriter.replace_value_with_new_type(nz, old)]
 
 
 # -- covariance and correlation ----------------------------------------------------------
@@ -250,3 +235,16 @@ def _block_diag(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         out.append(e.v("aten.constant_pad_nd.default", x, [offset, total - offset - w], 0))
         offset += w
     return [e.v("aten.cat.default", out, 0)]
+
+
+@rule("aten.combinations.default")
+def _combinations(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Pairs of elements of a 1-d tensor (r = 2) in lexicographic order, with or without repeats."""
+    x = b.value("self")
+    t = tensor_of(x)
+    if t.rank != 1 or b.int("r") != 2 or not isinstance(t.sizes[0], int):
+        raise Decline()
+    rows, cols = triangle_pairs(e, t.sizes[0], 0 if b.get("with_replacement") else 1, x)
+    a = e.v("aten.index_select.default", x, 0, rows)
+    c = e.v("aten.index_select.default", x, 0, cols)
+    return [e.v("aten.stack.default", [a, c], 1)]
