@@ -24,7 +24,6 @@ from xdsl_exir.semantics.decompositions import (
     matmul,
     conv_pool,
     backward,
-    long_tail,
     resampling,
     scalars,
     norms,
@@ -39,7 +38,6 @@ from xdsl_exir.semantics.decompositions import (
     spectral,
     special,
     statistics,
-    composites,
 )
 
 __all__ = [
@@ -61,7 +59,6 @@ _FAMILIES = (
     matmul,
     conv_pool,
     backward,
-    long_tail,
     resampling,
     scalars,
     norms,
@@ -76,5 +73,4 @@ _FAMILIES = (
     spectral,
     special,
     statistics,
-    composites,
 )

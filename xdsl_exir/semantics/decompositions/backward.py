@@ -1,4 +1,4 @@
-"""Decompositions of backward formulas: activations, losses, views and indexing (torch/_decomp)."""
+"""Decompositions of gradient operators (`*_backward`, `_softmax_backward_data`): activations, losses, views, indexing, normalization and convolution (torch/_decomp)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from xdsl_exir.semantics.decompositions.core import (
     Emitter,
     cast_to_dtype,
     fill_value_for,
+    full_value,
     number_arg,
     one_minus,
     rule,
@@ -28,6 +29,7 @@ from xdsl_exir.semantics.decompositions.core import (
     zero_like,
 )
 from xdsl_exir.semantics.inference import Bound
+from xdsl_exir.utils.symbolic import SymSize
 
 
 def _grad_where(e: Emitter, mask: SSAValue, grad: SSAValue, value: SSAValue | None = None) -> SSAValue:
@@ -497,3 +499,45 @@ def _max_pool2d_with_indices_backward(e: Emitter, b: Bound, op: Operation) -> Se
     flat_i = e.reshape(idx, [planes, math.prod(gsizes[-2:])])
     zeros = _zeros_sized(e, [planes, sizes[-2] * sizes[-1]], tg)
     return [e.v("aten.view.default", e.v("aten.scatter_add.default", zeros, 1, flat_i, flat_g), sizes)]
+
+
+@rule("aten.threshold_backward.default")
+def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`self <= threshold ? 0 : grad`, in the dtype eager gives: grad and self promoted together
+    (an integer grad of a float input gives a float gradient; torch's own decomposition keeps
+    the grad's dtype)."""
+    grad = b.value("grad_output")
+    out = tensor_of(op.results[0]).element_dtype
+    if tensor_of(grad).element_dtype != out:
+        grad = e.v("aten._to_copy.default", grad, dtype=out)
+    mask = e.v("aten.le.Scalar", b["self"], b["threshold"])
+    return [e.v("aten.where.self", mask, zero_like(e, tensor_of(grad)), grad)]
+
+
+@rule("aten.nll_loss_backward.default", "aten.nll_loss2d_backward.default")
+def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """torch/_decomp's `nll_loss_backward`: -grad (weighted, over the total weight for a
+    mean) scattered at each target class, zero at `ignore_index` and elsewhere."""
+    x, target, grad = b.value("self"), b.value("target"), b.value("grad_output")
+    t = tensor_of(x)
+    cdim = 1 if t.rank >= 2 else 0
+    if REDUCTIONS.get(b.int("reduction")) == "mean":
+        grad = e.v("aten.div.Tensor", grad, b["total_weight"])
+    tu = e.v("aten.unsqueeze.default", target, cdim)
+    keep = e.v("aten.ne.Scalar", tu, b["ignore_index"])
+    safe = e.v("aten.where.self", keep, tu, zero_like(e, tensor_of(tu)))
+    zeros = full_value(e, b, t.sizes, 0, t)
+    grad_input = e.v("aten.scatter.value", zeros, cdim, safe, -1.0)
+    if t.rank > tensor_of(grad).rank > 0:
+        grad = e.v("aten.unsqueeze.default", grad, cdim)
+    weight = b.get("weight")
+    if isinstance(weight, SSAValue):
+        shape: list[SymSize] = [1] * t.rank
+        shape[cdim] = tensor_of(weight).sizes[0]
+        grad = e.v("aten.mul.Tensor", grad, e.v("aten.view.default", weight, e.sizes(shape)))
+    grad = e.v("aten.where.self", keep, grad, zero_like(e, tensor_of(grad)))
+    # Only the target entries are written; the others stay +0.0 as in ATen's kernel (a product
+    # with a negative gradient would give them -0.0).
+    product = e.v("aten.mul.Tensor", grad_input, grad)
+    written = e.v("aten.logical_and.default", e.v("aten.ne.Scalar", grad_input, 0), keep)
+    return [e.v("aten.where.self", written, product, zero_like(e, tensor_of(product)))]

@@ -17,7 +17,6 @@ from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     as_float,
-    full_value,
     number_arg,
     op_name,
     reduce_loss,
@@ -99,35 +98,6 @@ def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     cdim = 1 if tensor_of(x).rank >= 2 else 0
     logp = e.v("aten._log_softmax.default", x, cdim, False)
     return [_nll_forward(e, logp, target, b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
-
-
-@rule("aten.nll_loss_backward.default", "aten.nll_loss2d_backward.default")
-def _nll_loss_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """torch/_decomp's `nll_loss_backward`: -grad (weighted, over the total weight for a
-    mean) scattered at each target class, zero at `ignore_index` and elsewhere."""
-    x, target, grad = b.value("self"), b.value("target"), b.value("grad_output")
-    t = tensor_of(x)
-    cdim = 1 if t.rank >= 2 else 0
-    if REDUCTIONS.get(b.int("reduction")) == "mean":
-        grad = e.v("aten.div.Tensor", grad, b["total_weight"])
-    tu = e.v("aten.unsqueeze.default", target, cdim)
-    keep = e.v("aten.ne.Scalar", tu, b["ignore_index"])
-    safe = e.v("aten.where.self", keep, tu, zero_like(e, tensor_of(tu)))
-    zeros = full_value(e, b, t.sizes, 0, t)
-    grad_input = e.v("aten.scatter.value", zeros, cdim, safe, -1.0)
-    if t.rank > tensor_of(grad).rank > 0:
-        grad = e.v("aten.unsqueeze.default", grad, cdim)
-    weight = b.get("weight")
-    if isinstance(weight, SSAValue):
-        shape: list[SymSize] = [1] * t.rank
-        shape[cdim] = tensor_of(weight).sizes[0]
-        grad = e.v("aten.mul.Tensor", grad, e.v("aten.view.default", weight, e.sizes(shape)))
-    grad = e.v("aten.where.self", keep, grad, zero_like(e, tensor_of(grad)))
-    # Only the target entries are written; the others stay +0.0 as in ATen's kernel (a product
-    # with a negative gradient would give them -0.0).
-    product = e.v("aten.mul.Tensor", grad_input, grad)
-    written = e.v("aten.logical_and.default", e.v("aten.ne.Scalar", grad_input, 0), keep)
-    return [e.v("aten.where.self", written, product, zero_like(e, tensor_of(product)))]
 
 
 # -- losses and distances --------------------------------------------------------------

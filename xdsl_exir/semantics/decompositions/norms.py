@@ -1,4 +1,4 @@
-"""Decompositions of the normalizations torch writes from reductions: weight normalization (`_weight_norm`, `_weight_norm_interface`, `norm_except_dim`), `renorm` and `rms_norm`."""
+"""Decompositions of the normalization layers (`batch_norm`, `_native_batch_norm_legit_functional`, `group_norm`, `instance_norm`, `rms_norm`), of weight normalization (`_weight_norm`, `_weight_norm_interface`, `norm_except_dim`) and of `renorm`."""
 
 from __future__ import annotations
 
@@ -7,16 +7,20 @@ from collections.abc import Sequence
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.exir import (
+    DeviceAttr,
     DType,
+    Layout,
 )
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    number_arg,
     op_name,
     rule,
     tensor_of,
 )
 from xdsl_exir.semantics.inference import Bound
+from xdsl_exir.utils.symbolic import SymSize
 
 
 def _norm_except_dim(e: Emitter, v: SSAValue, p: float, dim: int) -> SSAValue:
@@ -90,3 +94,120 @@ def _rms_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if wide != t.element_dtype:
         out = e.v("aten._to_copy.default", out, dtype=t.element_dtype)
     return [out]
+
+
+@rule("aten.batch_norm.default")
+def _batch_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Inference batch norm -> `_native_batch_norm_legit_no_training` + getitem 0."""
+    if b["training"] or b.get("running_mean") is None or b.get("running_var") is None:
+        raise Decline()  # training mode updates buffers: functionalization's business
+    new = e.call(
+        "aten._native_batch_norm_legit_no_training.default",
+        b["input"], b.get("weight"), b.get("bias"), b["running_mean"], b["running_var"],
+        b["momentum"], b["eps"],
+    )
+    return [e.item(new, 0)]
+
+
+@rule("aten._native_batch_norm_legit_functional.default")
+def _batch_norm_functional(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """
+    The batch norm of training graphs, with the running statistics returned
+    instead of written (torch's `_native_batch_norm_legit_functional`), as the
+    interpreter's kernel and torch's CPU kernel compute it. Training: the
+    biased variance and mean per channel, `(x - mean) * rsqrt(var + eps)`
+    scaled and shifted, and the running statistics moved by `momentum`
+    towards the mean and the unbiased variance (`var * n / (n - 1)`, n the
+    elements per channel). Evaluation: one scale and shift per channel from
+    the running statistics, which come back unchanged, and empty saved
+    statistics. Float32 and float64 (lower precisions are left to the kernel).
+    """
+    x = b.value("input")
+    t = tensor_of(x)
+    if t.rank < 2 or t.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    running_mean, running_var = b.value("running_mean"), b.value("running_var")
+    channels = t.sizes[1]
+    numel = t.numel()
+    if not isinstance(channels, int) or not isinstance(numel, int):
+        raise Decline()
+    momentum, eps = number_arg(b, "momentum"), number_arg(b, "eps")
+    shape: list[SymSize] = [1] * t.rank
+    shape[1] = channels
+    weight, bias = b.get("weight"), b.get("bias")
+    if not b.get("training"):
+        scale = e.v("aten.rsqrt.default", e.v("aten.add.Tensor", running_var, eps))
+        empty = e.v("aten.full.default", [0], 0.0, dtype=t.element_dtype, layout=Layout.strided,
+                    device=DeviceAttr(t.device.data), pin_memory=False)
+        if isinstance(weight, SSAValue):
+            scale = e.v("aten.mul.Tensor", scale, weight)
+        shift = e.v("aten.mul.Tensor", running_mean, scale)
+        shift = e.v("aten.sub.Tensor", bias, shift) if isinstance(bias, SSAValue) else e.v("aten.neg.default", shift)
+        out = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, e.v("aten.view.default", scale, shape)),
+                  e.v("aten.view.default", shift, shape))
+        return [out, empty, empty, running_mean, running_var]
+    dims = [d for d in range(t.rank) if d != 1]
+    stats = e.call("aten.var_mean.correction", x, dims, correction=0, keepdim=True)
+    var, mean = e.item(stats, 0), e.item(stats, 1)
+    rstd = e.v("aten.rsqrt.default", e.v("aten.add.Tensor", var, eps))
+    out = e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", x, mean), rstd)
+    if isinstance(weight, SSAValue):
+        out = e.v("aten.mul.Tensor", out, e.v("aten.view.default", weight, shape))
+    if isinstance(bias, SSAValue):
+        out = e.v("aten.add.Tensor", out, e.v("aten.view.default", bias, shape))
+    save_mean, save_rstd = e.v("aten.squeeze.dims", mean, dims), e.v("aten.squeeze.dims", rstd, dims)
+    count = numel // channels if channels else 0
+    unbiased = e.v("aten.mul.Tensor", e.v("aten.squeeze.dims", var, dims), count / max(count - 1, 1))
+
+    def moved(running: SSAValue, batch: SSAValue) -> SSAValue:
+        stay = e.v("aten.mul.Tensor", running, 1 - momentum)
+        return e.v("aten.add.Tensor", stay, e.v("aten.mul.Tensor", batch, momentum))
+
+    return [out, save_mean, save_rstd, moved(running_mean, save_mean), moved(running_var, unbiased)]
+
+
+@rule("aten.instance_norm.default")
+def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Input statistics per sample and channel over the spatial dims (biased variance);
+    running statistics are not updated. The result is `x * alpha + beta` with
+    `alpha = rstd * weight` and `beta = bias - mean * alpha`, the one scale and
+    shift per (sample, channel) of torch's CPU batch norm, which instance norm
+    runs on: with an infinite weight a zero `x` is then NaN, as in torch, where
+    `(x - mean) * rstd * weight + bias` would give an infinity."""
+    if not b.get("use_input_stats"):
+        raise Decline()  # evaluation with running statistics: a batch norm of them
+    x = b.value("input")
+    t = tensor_of(x)
+    if t.rank < 3 or not t.element_dtype.is_floating_point:
+        raise Decline()
+    dims = list(range(2, t.rank))
+    stats = e.call("aten.var_mean.correction", x, dims, correction=0, keepdim=True)
+    var, mean = e.item(stats, 0), e.item(stats, 1)
+    alpha = e.v("aten.rsqrt.default", e.v("aten.add.Tensor", var, b["eps"]))
+    shape: list[SymSize] = [1] * t.rank
+    shape[1] = t.sizes[1]
+    if isinstance(b.get("weight"), SSAValue):
+        alpha = e.v("aten.mul.Tensor", alpha, e.v("aten.view.default", b["weight"], e.sizes(shape)))
+    shift = e.v("aten.mul.Tensor", mean, alpha)
+    if isinstance(b.get("bias"), SSAValue):
+        beta = e.v("aten.sub.Tensor", e.v("aten.view.default", b["bias"], e.sizes(shape)), shift)
+    else:
+        beta = e.v("aten.rsub.Scalar", shift, 0)  # 0 - shift, as torch's absent bias: +0.0, never -0.0
+    return [e.v("aten.add.Tensor", e.v("aten.mul.Tensor", x, alpha), beta)]
+
+
+@rule("aten.group_norm.default")
+def _group_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """ATen's `group_norm`: `native_group_norm` with N, C and the product of the spatial
+    sizes, its first result."""
+    x = b.value("input")
+    t = tensor_of(x)
+    if t.rank < 2:
+        raise Decline()
+    spatial: SymSize = 1
+    for s in t.sizes[2:]:
+        spatial = spatial * s
+    n, c, hw = e.sizes([t.sizes[0], t.sizes[1], spatial])
+    stats = e.call("aten.native_group_norm.default", x, b.get("weight"), b.get("bias"), n, c, hw,
+                   b.int("num_groups"), b["eps"])
+    return [e.item(stats, 0)]

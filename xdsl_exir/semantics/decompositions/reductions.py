@@ -277,3 +277,22 @@ def _safe_softmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     live = e.v("aten.any.dim", e.v("aten.logical_not.default", e.v("aten.eq.Scalar", x, float("-inf"))), d, True)
     zeros = e.v("aten.full_like.default", attn, 0, pin_memory=False, memory_format=MemoryFormat.preserve_format)
     return [e.v("aten.where.self", e.v("aten.logical_not.default", live), zeros, attn)]
+
+
+@rule("aten.var_mean.correction", "aten.var_mean.dim", "aten.var_mean.default")
+def _var_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`var.correction` and `mean.dim` over the same dims (an `unbiased` flag is correction 1 or 0)."""
+    x = b.value("self")
+    if not tensor_of(x).element_dtype.is_floating_point:
+        raise Decline()
+    dim = b.get("dim")
+    dims = None if dim is None else (b.ints("dim") if isinstance(dim, list) else [b.int("dim")])
+    if "correction" in b:
+        correction = b.get("correction")
+        correction = 1 if correction is None else correction
+    else:
+        correction = 1 if b.get("unbiased", True) else 0
+    keep = bool(b.get("keepdim", False))
+    var = e.v("aten.var.correction", x, dims, correction=correction, keepdim=keep)
+    mean = e.v("aten.mean.dim", x, dims if dims is not None else list(range(tensor_of(x).rank)), keep)
+    return [var, mean]

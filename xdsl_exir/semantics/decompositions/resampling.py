@@ -181,3 +181,12 @@ def _upsample_linear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         y = e.v("aten.add.Tensor", e.v("aten.mul.Tensor", near, e.v("aten.rsub.Scalar", lam, 1.0)),
                 e.v("aten.mul.Tensor", far, lam))
     return [y if work == t.element_dtype else e.v("aten._to_copy.default", y, dtype=t.element_dtype)]
+
+
+@rule("aten.upsample_nearest2d.default")
+def _upsample_nearest2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """The sized overload is the core `vec` overload with the same output size (explicit scales,
+    which change the source index, are left alone)."""
+    if b.get("scales_h") is not None or b.get("scales_w") is not None:
+        raise Decline()
+    return [e.v("aten.upsample_nearest2d.vec", b["self"], b["output_size"], None)]

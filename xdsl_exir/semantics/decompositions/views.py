@@ -166,22 +166,6 @@ def _reshape_alias(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.view.default", b["self"], b["size"])]
 
 
-@rule("aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input")
-def _conv_transpose(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """A transposed `convolution`; an unbatched input gets a unit batch, dropped after, as torch's
-    `conv_transpose{n}d` does."""
-    n = int(op_name(op).split(".")[1][-2])
-    rank = tensor_of(b["input"]).rank
-    if rank not in (n + 1, n + 2):
-        raise Decline()
-    x = b["input"] if rank == n + 2 else e.v("aten.unsqueeze.default", b["input"], 0)
-    out = e.v(
-        "aten.convolution.default", x, b["weight"], b.get("bias"), b.ints("stride", n),
-        b.ints("padding", n), b.ints("dilation", n), True, b.ints("output_padding", n), b["groups"],
-    )
-    return [out if rank == n + 2 else e.v("aten.squeeze.dims", out, [0])]
-
-
 @rule("aten.stack.default")
 def _stack(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch/_refs `stack`: `cat` along `dim` viewed with the new dimension, or, stacking on a new
@@ -761,8 +745,6 @@ def _unsafe_chunk(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [_typed_as(e, pieces, op.results[0])]
 
 
-
-
 @rule("aten._reshape_copy.default")
 def _reshape_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """torch's `_reshape_copy`: a fresh contiguous tensor of the new shape."""
@@ -822,3 +804,24 @@ def _atleast_sequence(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue 
     tensors = cast(list[SSAValue], b["tensors"])
     least = int(op_name(op).split(".")[1][-2])
     return _replace_items(e, op, len(tensors), lambda i: atleast_rank(e, tensors[i], least))
+
+
+@rule("aten.atleast_1d.default", "aten.atleast_2d.default", "aten.atleast_3d.default")
+def _atleast_nd(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    return [atleast_rank(e, b.value("self"), int(op_name(op).split(".")[1][-2]))]
+
+
+@rule("aten.vstack.default", "aten.row_stack.default", "aten.hstack.default", "aten.dstack.default",
+      "aten.column_stack.default")
+def _stacks(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    tensors = cast(list[SSAValue], b["tensors"])
+    kind = op_name(op).split(".")[1]
+    if kind in ("vstack", "row_stack"):
+        return [e.v("aten.cat.default", [atleast_rank(e, t, 2) for t in tensors], 0)]
+    if kind == "dstack":
+        return [e.v("aten.cat.default", [atleast_rank(e, t, 3) for t in tensors], 2)]
+    if kind == "column_stack":
+        cols = [e.reshape(t, [tensor_of(t).numel(), 1]) if tensor_of(t).rank <= 1 else t for t in tensors]
+        return [e.v("aten.cat.default", cols, 1)]
+    ones = [atleast_rank(e, t, 1) for t in tensors]
+    return [e.v("aten.cat.default", ones, 0 if all(tensor_of(t).rank == 1 for t in ones) else 1)]
