@@ -47,3 +47,54 @@ def test_layer_norm_rows_near_overflow(special: dict[tuple[int, int], float]) ->
         scale = np.abs(np.where(np.isfinite(t), t, 0)).max(axis=-1, keepdims=True) + 1
         np.testing.assert_array_equal(np.isnan(g), np.isnan(t))
         np.testing.assert_allclose(np.nan_to_num(g / scale), np.nan_to_num(t / scale), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [1, 4, 32, 33, 96])
+def test_skinny_products_with_a_transposed_weight(rows: int) -> None:
+    """A few rows times a column-major weight is computed the other way round: same values
+    as torch (non-finite ones included), row-major, for linear, addmm and mm alike."""
+    rng = np.random.default_rng(rows)
+    x = rng.standard_normal((rows, 48)).astype(np.float32)
+    w = rng.standard_normal((80, 48)).astype(np.float32)
+    b = rng.standard_normal(80).astype(np.float32)
+    x[0, 3] = np.inf
+    w[5, 7] = np.nan
+    w[9, 0] = -0.0
+    tx, tw, tb = map(torch.from_numpy, (x, w, b))
+    cases = {
+        "aten.linear.default": ([x, w, b], torch.nn.functional.linear(tx, tw, tb)),
+        "aten.addmm.default": ([b, x, w.T], torch.addmm(tb, tx, tw.T)),
+        "aten.mm.default": ([x, w.T], torch.mm(tx, tw.T)),
+    }
+    for op, (args, want) in cases.items():
+        got = np.asarray(run_kernel(op, args, {}))
+        assert got.flags.c_contiguous and got.shape == (rows, 80), op
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5, err_msg=op)
+
+
+def test_skinny_products_in_a_compiled_graph() -> None:
+    """The graph compiler's own linear/addmm/mm fast paths take the same form."""
+    from pass_harness import parse
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    t = "!exir.tensor"
+    text = f"""
+builtin.module {{
+  exir.program inputs [<user_input "x">, <user_input "w">, <user_input "b">] outputs [<user_output "y">, <user_output "z">] {{
+    exir.graph @forward(%x: {t}<[2, 48], float32>, %w: {t}<[80, 48], float32>, %b: {t}<[80], float32>) -> ({t}<[2, 80], float32>, {t}<[2, 80], float32>) {{
+      %wt = exir.call_function "aten.permute.default"(%w, [1, 0]) : ({t}<[80, 48], float32>) -> {t}<[48, 80], float32>
+      %y = exir.call_function "aten.addmm.default"(%b, %x, %wt) : ({t}<[80], float32>, {t}<[2, 48], float32>, {t}<[48, 80], float32>) -> {t}<[2, 80], float32>
+      %z = exir.call_function "aten.mm.default"(%x, %wt) : ({t}<[2, 48], float32>, {t}<[48, 80], float32>) -> {t}<[2, 80], float32>
+      exir.output %y, %z : {t}<[2, 80], float32>, {t}<[2, 80], float32>
+    }}
+  }}
+}}
+"""
+    rng = np.random.default_rng(1)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((2, 48), (80, 48), (80,)))
+    y, z = ProgramRunner(parse(text)).run([x, w, b])
+    tx, tw, tb = map(torch.from_numpy, (x, w, b))
+    np.testing.assert_allclose(y, torch.addmm(tb, tx, tw.T).numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(z, torch.mm(tx, tw.T).numpy(), rtol=1e-5, atol=1e-5)
+    assert y.flags.c_contiguous and z.flags.c_contiguous

@@ -52,6 +52,7 @@ from xdsl_exir.interpreters.compiler import (
 from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.kernels.conv_pool import conv_forward
+from xdsl_exir.semantics.kernels.matmul import matmul
 from xdsl_exir.semantics.kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
 from xdsl_exir.semantics.kernels.reductions import softmax_rows
 from xdsl_exir.utils import op_registry
@@ -181,11 +182,11 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
         if cast(TensorType, op.operands[iw].type).rank != 2:
             return None
         if len(args) == 2:
-            return lambda *ops: (np.matmul(ops[ix], ops[iw].T),)
+            return lambda *ops: (matmul(ops[ix], ops[iw].T),)
         ib = cast(OperandRef, args[2]).index
 
         def linear(*ops: Any) -> tuple[Any, ...]:
-            r = np.matmul(ops[ix], ops[iw].T)
+            r = matmul(ops[ix], ops[iw].T)
             r += ops[ib]
             return (r,)
 
@@ -196,14 +197,14 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
         ib, ix, iw = (cast(OperandRef, a).index for a in args)
 
         def addmm(*ops: Any) -> tuple[Any, ...]:
-            r = np.matmul(ops[ix], ops[iw])
+            r = matmul(ops[ix], ops[iw])
             r += ops[ib]
             return (r,)
 
         return addmm
     if target == "aten.mm.default" and len(args) == 2 and all(isinstance(a, OperandRef) for a in args):
         ia, ib2 = (cast(OperandRef, a).index for a in args)
-        return lambda *ops: (np.matmul(ops[ia], ops[ib2]),)
+        return lambda *ops: (matmul(ops[ia], ops[ib2]),)
     if target in ("aten._softmax.default", "aten.softmax.int") and isinstance(args[0], OperandRef) and len(args) >= 2:
         if len(args) == 3 and args[2] not in (False, None):
             return None

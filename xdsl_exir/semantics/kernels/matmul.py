@@ -35,6 +35,34 @@ _SMALL_BMM = 400
 per matrix (rows x columns x contraction)."""
 
 
+_SKINNY_ROWS = 32
+"""At most this many rows, a product with a transposed matrix (a weight that a `permute`
+or `.T` made column-major) is computed the other way round."""
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """
+    `np.matmul`, but a few rows times a column-major matrix (a linear layer's transposed
+    weight: a decode step, a classifier head, the late stages of a CNN) is computed as
+    `(b.T @ a.T).T` with `b.T` row-major, then laid out row-major again. numpy's BLAS
+    reads the column-major form several times slower (measured, one thread: 4x768 by
+    768x3072 takes 3.9 ms against 0.96 ms this way, torch's `linear` 0.89 ms); from
+    about 64 rows on, the direct call is as fast or faster. Either way each element is
+    a dot product over the same terms, summed in the BLAS's own order.
+    """
+    if (
+        a.ndim == 2
+        and b.ndim == 2
+        and a.shape[0] <= _SKINNY_ROWS
+        and b.flags.f_contiguous
+        and not b.flags.c_contiguous
+        and a.dtype == b.dtype
+        and a.dtype.kind == "f"
+    ):
+        return np.ascontiguousarray(np.matmul(b.T, a.T).T)
+    return np.matmul(a, b)
+
+
 def product(a: np.ndarray, b: np.ndarray, small_bmm: bool = False) -> np.ndarray:
     """
     `np.matmul`; with `small_bmm`, for matrices under `_SMALL_BMM` multiply-adds, the
@@ -46,7 +74,7 @@ def product(a: np.ndarray, b: np.ndarray, small_bmm: bool = False) -> np.ndarray
     elements can differ.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        p = np.matmul(a, b)
+        p = matmul(a, b)
     if not small_bmm or a.ndim < 2 or b.ndim < 2 or a.shape[-2] * a.shape[-1] * b.shape[-1] >= _SMALL_BMM:
         return p
     if p.dtype.kind != "f" or p.size == 0 or bool(np.isfinite(p).all()):
