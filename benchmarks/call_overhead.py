@@ -11,11 +11,17 @@ is overhead) and the zoo's `mlp` (`tests/zoo/mlp.core.pt2`, 4x16 input).
 Runners, interleaved round-robin with a rotating start, median per call in CPU
 time of this process (`--wall`: wall clock), one thread each:
 
-- `iree`: the module's `forward` called through `iree.runtime` with arguments
-  prepared once and results read back by `to_host()` (IREE's own floor);
-- `exir`: `compile_program(...)(*inputs)`, every check of the contract included;
+- `iree`: IREE's own floor: the module's `forward` invoked on the VM context
+  with its argument list of buffer views prepared once, the results left in IREE;
+- `iree-py`: `iree.runtime`'s Python call of the same function on numpy arrays,
+  results read back by `to_host()` (what IREE's Python API costs as it comes);
+- `exir`: `compile_program(...)(*inputs)`, every check of the contract included,
+  the outputs numpy arrays;
 - `exir-torch`: `torch.compile(backend="exir")` on the same model (Dynamo's guards
   and the tensor conversions on top);
+- `dynamo`: `torch.compile` with a backend whose graph costs nothing
+  (`dynamo_floor.py`): the floor of Dynamo's and AOTAutograd's wrappers, which
+  every backend pays;
 - `eager`: the exported program's module in torch eager;
 - `ort`: onnxruntime (when installed) on the same module.
 
@@ -52,6 +58,9 @@ ZOO = ROOT / "tests" / "zoo"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import gen_zoo
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from dynamo_floor import floor_backend
 
 
 class AddOne(torch.nn.Module):
@@ -118,17 +127,40 @@ def runners(
         prepared.append(next(user) if inp.kind.name == "user_input" else state[inp.target])
     call_args = [prepared[s.placeholder] for s in executor._slots]
 
-    def bare() -> Any:
+    def python_api() -> Any:
         r = fn(*call_args)
         return r.to_host()
 
+    runtime = executor._runtime
+    device = executor._device
+    views = [
+        device.allocator.allocate_buffer_copy(
+            memory_type=runtime.MemoryType.DEVICE_LOCAL, allowed_usage=runtime.BufferUsage.DEFAULT, device=device,
+            buffer=a, element_type=runtime.array_interop.map_dtype_to_element_type(a.dtype),
+        )
+        for a in call_args
+    ]  # fmt: skip
+    prepared_list = runtime.VmVariantList(len(views))
+    for v in views:
+        prepared_list.push_ref(v)
+    vm_context, vm_function = executor._ctx.vm_context, fn.vm_function
+
+    def floor() -> Any:
+        results = runtime.VmVariantList(1)
+        vm_context.invoke(vm_function, prepared_list, results)
+        return results
+
     dyn = torch.compile(module, backend="exir", options={"backend": "iree", "threads": 1})
+    floor_compiled = torch.compile(module, backend=floor_backend)
     with torch.inference_mode():
         dyn(*args)
+        floor_compiled(*args)
     fns: dict[str, Callable[[], Any]] = {
-        "iree": bare,
+        "iree": floor,
+        "iree-py": python_api,
         "exir": lambda: compiled(*arrays),
         "exir-torch": lambda: dyn(*args),
+        "dynamo": lambda: floor_compiled(*args),
         "eager": lambda: module(*args),
     }
     ort = ort_runner(module, args, tmp)
@@ -158,11 +190,19 @@ def main(argv: Sequence[str] | None = None) -> None:
             with torch.inference_mode():
                 fns = runners(module, program, args, pathlib.Path(tmp))
                 rows.append((name, interleave(fns, a.reps, clock)))
-    cols = ["iree", "exir", "exir-torch", "eager", "ort"]
-    print(f"{'us per call':<20}" + "".join(f"{c:>12}" for c in cols) + f"{'exir-iree':>12}")
+    print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(f"median {'wall-clock' if a.wall else 'CPU'} time per call, one thread")
+    cols = ["iree", "iree-py", "exir", "exir-torch", "dynamo", "eager", "ort"]
+    # exir-iree: what compile_program's call adds to IREE's; torch-ours: what the exir
+    # backend adds to IREE's call and Dynamo's floor together.
+    extra = {
+        "exir-iree": lambda t: t["exir"] - t["iree"],
+        "torch-ours": lambda t: t["exir-torch"] - t["dynamo"] - t["iree"],
+    }
+    print(f"{'us per call':<20}" + "".join(f"{c:>11}" for c in [*cols, *extra]))
     for name, t in rows:
-        cells = "".join(f"{t[c] * 1e6:>12.1f}" if c in t else f"{'-':>12}" for c in cols)
-        print(f"{name:<20}{cells}{(t['exir'] - t['iree']) * 1e6:>12.1f}")
+        cells = "".join(f"{t[c] * 1e6:>11.1f}" if c in t else f"{'-':>11}" for c in cols)
+        print(f"{name:<20}{cells}" + "".join(f"{f(t) * 1e6:>11.1f}" for f in extra.values()))
     sys.stdout.flush()
 
 

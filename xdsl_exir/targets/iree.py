@@ -551,6 +551,19 @@ class IreeExecutor:
         self._device = self._ctx.config.device
         self._device_name = options.device
         self._host_device = options.device == "cpu"
+        # The pieces of a call taken apart once (`invoke`): iree.runtime's FunctionInvoker
+        # re-derives them at every call, 10-15 us of Python per call of a small model.
+        self._vm_context = self._ctx.vm_context
+        self._vm_function = self._fn.vm_function
+        self._list = runtime.VmVariantList
+        self._view_type = runtime.HalBufferView
+        self._allocator = self._device.allocator
+        self._memory_type = runtime.MemoryType.DEVICE_LOCAL
+        self._usage = runtime.BufferUsage.DEFAULT
+        self._order = [slot.placeholder for slot in self._slots]
+        """Per function argument, the placeholder it takes."""
+        self._in_order = self._order == list(range(len(self._order)))
+        self._result_count = len(self._out_types)
 
     @property
     def static_sizes(self) -> bool:
@@ -582,6 +595,36 @@ class IreeExecutor:
         """Whether `call_views` applies: every result is a tensor (no scalar to read back)."""
         return self._host_device and all(isinstance(t, TensorType) for t in self._out_types)
 
+    @property
+    def arguments(self) -> list[int]:
+        """Per argument of the compiled function, in order, the placeholder it takes."""
+        return list(self._order)
+
+    def invoke(self, views: Sequence[Any]) -> Any:
+        """
+        Run on one IREE buffer view per function argument (`arguments`' order), each
+        of the argument's dtype and static sizes (IREE's entry checks them again);
+        return IREE's result list (`result_view`).
+        """
+        arguments = self._list(len(views))
+        for view in views:
+            arguments.push_ref(view)
+        results = self._list(self._result_count)
+        try:
+            self._vm_context.invoke(self._vm_function, arguments, results)
+        except Exception as e:
+            raise IreeError(f"the compiled program failed: {e}") from None
+        return results
+
+    def check_results(self, results: Any) -> None:
+        """That `invoke` gave as many results as the signature says (asked once per program by its callers)."""
+        if len(results) != self._result_count:
+            raise IreeError(f"the compiled program returned {len(results)} values, its signature {self._result_count}")
+
+    def result_view(self, results: Any, i: int) -> Any:
+        """The `i`th result of `invoke` as an IREE buffer view."""
+        return results.get_as_object(i, self._view_type)
+
     def call_views(self, views: Sequence[Any]) -> list[Any]:
         """
         Run on one `import_dlpack` view per placeholder, of the placeholder's dtype
@@ -592,19 +635,39 @@ class IreeExecutor:
         of them unchanged (an identity folded away): a result can then share an
         argument's memory, which a caller handing results out as new tensors must check.
         """
-        runtime = self._runtime
-        arguments = runtime.VmVariantList(len(self._slots))
-        for slot in self._slots:
-            arguments.push_ref(views[slot.placeholder])
-        results = runtime.VmVariantList(len(self._out_types))
+        results = self.invoke(views if self._in_order else [views[i] for i in self._order])
+        self.check_results(results)
+        get, view_type, capsule = results.get_as_object, self._view_type, self._device.create_dlpack_capsule
+        return [capsule(get(i, view_type), 1, 0) for i in range(len(results))]
+
+    def element_type_of(self, dtype: np.dtype[Any]) -> Any:
+        """IREE's element type for arrays of `dtype` (`copy_in`), or None where it has none."""
+        return self._runtime.array_interop.map_dtype_to_element_type(dtype)
+
+    def view_in_place(self, array: np.ndarray) -> Any | None:
+        """
+        An array's own memory as an IREE buffer view (DLPack, no copy), or None
+        where IREE cannot read it there: a device other than the CPU, an array not
+        C-contiguous, read-only (DLPack before 1.0 cannot say so), or not aligned
+        to 64 bytes (numpy's allocations rarely are; torch's always).
+        """
+        flags = array.flags
+        if not self._host_device or not flags.c_contiguous or not flags.writeable or array.ctypes.data % 64:
+            return None
         try:
-            self._ctx.vm_context.invoke(self._fn.vm_function, arguments, results)
+            return self._device.from_dlpack_capsule(array.__dlpack__())
+        except Exception:
+            return None
+
+    def copy_in(self, array: np.ndarray, element_type: Any) -> Any:
+        """A C-contiguous array copied into a new IREE buffer view of `element_type` (`element_type_of`)."""
+        try:
+            return self._allocator.allocate_buffer_copy(
+                memory_type=self._memory_type, allowed_usage=self._usage, device=self._device,
+                buffer=array, element_type=element_type,
+            )  # fmt: skip
         except Exception as e:
-            raise IreeError(f"the compiled program failed: {e}") from None
-        if len(results) != len(self._out_types):
-            raise IreeError(f"the compiled program returned {len(results)} values, its signature {len(self._out_types)}")
-        view_type, device = runtime.HalBufferView, self._device
-        return [device.create_dlpack_capsule(results.get_as_object(i, view_type), 1, 0) for i in range(len(results))]
+            raise IreeError(f"IREE cannot take the array: {e}") from None
 
     def call_checked(self, args: Sequence[Any]) -> list[Any]:
         """Run on placeholders' values whose sizes were checked (`_SizeCheck`, or static types)."""
@@ -649,6 +712,15 @@ def _scalar_arg(value: Any) -> Any:
     return np.asarray(float(value), dtype=np.float64)
 
 
+def _exactly(value: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> bool:
+    """Whether a value is a numpy array of exactly this dtype and these sizes (what a prepared call takes as it is)."""
+    return type(value) is np.ndarray and value.shape == shape and (value.dtype is dtype or value.dtype == dtype)
+
+
+_IN_PLACE_BYTES = 64 * 1024
+"""Inputs of at least this many bytes are read in place when IREE can (`view_in_place`); smaller ones are copied, which costs less than the check."""
+
+
 @dataclass
 class _FastPlan:
     """
@@ -657,6 +729,14 @@ class _FastPlan:
     have exactly the expected dtypes and shapes goes straight to IREE; any other
     call takes `ProgramRunner.run`, which converts what it may and refuses, located,
     what it must (so no check is lost, only its cost for the common case).
+
+    Where every result is a tensor, the call is IREE's own function call with the
+    work per argument and result decided here once: each input is copied into an
+    IREE buffer (or, when large, aligned and writable, read in place), and each
+    result is a writable numpy array over IREE's result buffer, of the dtype and
+    sizes the signature gives (checked against IREE's buffer at the first call).
+    A result sharing an input read in place (IREE may return an argument it found
+    unchanged) is copied, so no output aliases an input.
     """
 
     executor: IreeExecutor
@@ -665,6 +745,14 @@ class _FastPlan:
     """Per placeholder: (user input index, "") or (-1, its name in the state, read at each call)."""
     inputs: list[tuple[np.dtype[Any], tuple[int, ...]]]
     outputs: list[tuple[np.dtype[Any], tuple[int, ...]] | None]
+    arguments: list[tuple[np.dtype[Any], tuple[int, ...], Any, bool]] | None = None
+    """Per user input, the compiled function's argument of the same position: its dtype, sizes,
+    IREE element type, and whether it is large enough to be read in place; None where calls go
+    through `call_checked`."""
+    results: list[tuple[np.dtype[Any], tuple[int, ...]]] = field(default_factory=lambda: [])
+    """The outputs' dtypes and sizes where `arguments` is set (all tensors then)."""
+    verified: bool = False
+    """Whether IREE's result buffers were found of the outputs' dtypes and sizes (at the first call)."""
 
     @staticmethod
     def build(runner: ProgramRunner) -> _FastPlan | None:
@@ -697,14 +785,73 @@ class _FastPlan:
                 outputs.append(None)
         if program.ranges() or len(outputs) != len(entry.function_type.outputs.data):
             return None
-        return _FastPlan(executor, runner, placeholders, inputs, outputs)
+        plan = _FastPlan(executor, runner, placeholders, inputs, outputs)
+        plan.arguments = plan._arguments()
+        if plan.arguments is not None:
+            plan.results = [o for o in outputs if o is not None]
+        return plan
+
+    def _arguments(self) -> list[tuple[np.dtype[Any], tuple[int, ...], Any, bool]] | None:
+        """The per-argument work of a direct call, or None where the call needs `call_checked`."""
+        executor = self.executor
+        if not executor.views_callable or any(o is None for o in self.outputs):
+            return None  # a scalar result is read back by call_checked
+        if [self.placeholders[p][0] for p in executor.arguments] != list(range(len(self.inputs))):
+            return None  # (a program that mutates nothing takes its user inputs, in order)
+        arguments: list[tuple[np.dtype[Any], tuple[int, ...], Any, bool]] = []
+        for dtype, shape in self.inputs:
+            element_type = executor.element_type_of(dtype)
+            if element_type is None:
+                return None
+            arguments.append((dtype, shape, element_type, math.prod(shape) * dtype.itemsize >= _IN_PLACE_BYTES))
+        return arguments
 
     def __call__(self, user_inputs: Sequence[Any]) -> list[Any] | None:
         """The outputs, or None where the call needs `ProgramRunner.run`'s conversions or refusals."""
+        arguments = self.arguments
+        if arguments is None:
+            return self._call_checked(user_inputs)
+        if len(user_inputs) != len(arguments):
+            return None
+        executor = self.executor
+        views: list[Any] = []
+        in_place: list[np.ndarray] = []
+        for value, (dtype, shape, element_type, large) in zip(user_inputs, arguments):
+            if not _exactly(value, dtype, shape):
+                return None
+            if large and (view := executor.view_in_place(value)) is not None:
+                in_place.append(value)
+            else:
+                view = executor.copy_in(value if value.flags.c_contiguous else value.copy(order="C"), element_type)
+            views.append(view)
+        results = executor.invoke(views)
+        if not self.verified and not self._verify(results):
+            return None
+        view = executor.result_view
+        out = [np.ndarray(shape, dtype, buffer=view(results, k).map()) for k, (dtype, shape) in enumerate(self.results)]
+        if in_place:
+            out = [a.copy() if any(np.may_share_memory(a, v) for v in in_place) else a for a in out]
+        return out
+
+    def _verify(self, results: Any) -> bool:
+        """
+        Whether IREE's result buffers hold arrays of the outputs' dtypes and sizes
+        (asked at the first call); where not, calls take `call_checked` from now on.
+        """
+        self.executor.check_results(results)
+        for k, (dtype, shape) in enumerate(self.results):
+            view = self.executor.result_view(results, k)
+            if tuple(view.shape) != shape or view.byte_length != math.prod(shape) * dtype.itemsize:
+                self.arguments = None
+                return False
+        self.verified = True
+        return True
+
+    def _call_checked(self, user_inputs: Sequence[Any]) -> list[Any] | None:
         if len(user_inputs) != len(self.inputs):
             return None
         for value, (dtype, shape) in zip(user_inputs, self.inputs):
-            if type(value) is not np.ndarray or value.dtype != dtype or value.shape != shape:
+            if not _exactly(value, dtype, shape):
                 return None
         state = self.runner.state
         args = [user_inputs[i] if i >= 0 else state[name] for i, name in self.placeholders]
