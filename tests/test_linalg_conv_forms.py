@@ -6,7 +6,7 @@ groups), checked against torch eager: the exported program is lowered, run in
 xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
 `iree` extra is installed, compiled by IREE and run natively. The cases cover
 groups (a depthwise multiplier too), stride, padding, dilation, bias or none,
-odd and non-square sizes, a channels-last input, a batch of two, and special
+odd and non-square sizes, strides of 2 and 3 and along one dim only, a channels-last input, a batch of two, and special
 values (NaN, +-inf, -0.0) in the input. All cases are one program, so IREE
 compiles once.
 """
@@ -43,6 +43,9 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (6, 4, (1, 1), 2, 0, 1, 1, True, (2, 6, 7, 8)),  # 1x1, a batch of two, strided: a contraction generic
     (4, 6, (1, 1), 2, 0, 1, 1, False, (1, 4, 9, 6)),  # 1x1 strided: linalg.matmul on a strided slice
     (3, 5, (1, 1), 1, 1, 1, 1, True, (1, 3, 4, 5)),  # 1x1 padded
+    (4, 4, (3, 3), 2, 2, 2, 4, True, (1, 4, 9, 8)),  # depthwise, strided and dilated: phases
+    (6, 6, (3, 3), 3, 1, 1, 6, False, (1, 6, 10, 11)),  # depthwise, stride 3: nine phases
+    (3, 3, (3, 3), (2, 1), 1, 1, 3, True, (2, 3, 7, 6)),  # depthwise, strided along the height only
 ]
 
 
@@ -69,8 +72,8 @@ def _inputs(seed: int) -> list[torch.Tensor]:
     gen = torch.Generator().manual_seed(seed)
     xs = [torch.randn(c[-1], generator=gen) for c in CASES]
     xs[2] = xs[2].contiguous(memory_format=torch.channels_last)
-    # special values: NaN, infinities and a negative zero in the grouped and depthwise inputs
-    for i in (2, 6):
+    # special values: NaN, infinities and a negative zero in the grouped and two depthwise inputs
+    for i in (2, 6, 13):
         xs[i] = xs[i].clone()  # keeps the memory format
         xs[i][0, 0, 0, 0] = float("nan")
         xs[i][0, 0, 2, 2] = float("inf")
@@ -106,18 +109,20 @@ FORMS = {
     "nhwc": {"_CHANNELS_LAST": True},
     "depthwise-nhwc": {"_DEPTHWISE_NHWC": True},
     "depthwise-constant-taps": {"_TAP_WEIGHT_SLICES": False},
+    "depthwise-strided-direct": {"_STRIDE_PHASES": False},
 }
 """Lowering switches of `conv_pool` per form (the others at their defaults): both forms of a 1x1
 convolution (`_POINTWISE_MATMUL`), whichever is the default, the channels-last form of one-group
-convolutions (`_CHANNELS_LAST`), the channels-last tap-wise depthwise generic (`_DEPTHWISE_NHWC`)
-and its weight read at constant taps instead of one slice per tap (`_TAP_WEIGHT_SLICES`)."""
+convolutions (`_CHANNELS_LAST`), the channels-last tap-wise depthwise generic (`_DEPTHWISE_NHWC`),
+its weight read at constant taps instead of one slice per tap (`_TAP_WEIGHT_SLICES`) and strided
+taps read from the input directly instead of from its stride phases (`_STRIDE_PHASES`)."""
 
 
 @pytest.mark.parametrize("form", list(FORMS))
 def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     model, module = program
     switches = {"_POINTWISE_MATMUL": conv_pool._POINTWISE_MATMUL, "_CHANNELS_LAST": False, "_DEPTHWISE_NHWC": False,
-                "_TAP_WEIGHT_SLICES": True, **FORMS[form]}  # fmt: skip
+                "_TAP_WEIGHT_SLICES": True, "_STRIDE_PHASES": True, **FORMS[form]}  # fmt: skip
     for name, value in switches.items():
         monkeypatch.setattr(conv_pool, name, value)
     lowered = lower_to_upstream(to_core(module))
@@ -134,6 +139,8 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     # the depthwise 3x3 input (2x7x9x8, padded to 2x7x11x10) is transposed channels-last
     transposed = re.search(r"linalg.transpose ins\(%\w+ ?: ?tensor<2x7x11x10xf32>\) outs\(%\w+ ?: ?tensor<2x11x10x7xf32>\)", text)
     assert (transposed is not None) == switches["_DEPTHWISE_NHWC"]
+    # the strided 5x5 depthwise input (padded and cropped to 1x5x15x13) split into its 2x2 phases of 8x7
+    assert ("tensor<1x5x2x2x8x7xf32>" in text) == (switches["_STRIDE_PHASES"] and not switches["_DEPTHWISE_NHWC"])
     xs = _inputs(1)
     _compare(run_lowered(lowered, [x.numpy() for x in xs]), model, xs, f"upstream interpreter, {form}")
 

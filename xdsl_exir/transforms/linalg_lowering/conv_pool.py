@@ -155,6 +155,14 @@ its (padded) input, accumulator and result, so that IREE vectorizes it along
 the channels, not along a short or strided output row.
 """
 
+_STRIDE_PHASES = True
+"""
+Compute a strided tap-wise depthwise generic over the stride's phases of its
+input (space-to-depth, `_depthwise_phases`), so that every tap is a unit-stride
+slice: IREE 3.13 reads a strided slice element by element. A 3x3 stride-2
+depthwise convolution (96 channels, 32x32) 0.22 -> 0.14 ms, one thread.
+"""
+
 _MAX_TAPS = 49
 """
 Depthwise kernels of at most this many taps (7x7) are one elementwise generic
@@ -290,6 +298,8 @@ def _depthwise_taps(
     kh, kw = cast(int, ws[2]), cast(int, ws[3])
     channels = cast(int, ws[0])
     nhwc = _DEPTHWISE_NHWC and all(isinstance(v, int) for v in xs)
+    if _STRIDE_PHASES and not nhwc and any(v > 1 for v in stride) and all(isinstance(v, int) for v in xs):
+        return _depthwise_phases(st, x, cast(list[int], list(xs)), w, kh, kw, init, outs, stride, dilation, acc)
     # channels-last: the channels (index 3) are the innermost, contiguous dim of every tap
     order = [0, 2, 3, 1] if nhwc else [0, 1, 2, 3]
     if nhwc:
@@ -313,7 +323,15 @@ def _depthwise_taps(
                 wmaps.append((tap_w, AffineMap(4, 0, (channel,))))
             else:
                 wmaps.append((w, AffineMap(4, 0, (_d(1), AffineExpr.constant(0), AffineExpr.constant(i), AffineExpr.constant(j)))))
-    k = kh * kw
+    res = _tap_sum(st, taps, wmaps, init, acc)
+    return transpose(st, res, [0, 3, 1, 2], sized(list(outs), acc)) if nhwc else res
+
+
+def _tap_sum(
+    st: LoweringState, taps: Sequence[tuple[SSAValue, AffineMap]], weights: Sequence[tuple[SSAValue, AffineMap]], init: SSAValue, acc: DType
+) -> SSAValue:
+    """One elementwise generic summing `tap * weight` over the taps onto `init`, tap by tap in order."""
+    k = len(taps)
 
     def body(a: Sequence[SSAValue]) -> list[SSAValue]:
         total = a[2 * k]
@@ -321,8 +339,52 @@ def _depthwise_taps(
             total = add(st, total, mul(st, a[t], a[k + t], acc), acc)
         return [total]
 
-    res = st.generic([*taps, *wmaps], [(init, identity_map(4))], [PARALLEL] * 4, body)[0]
-    return transpose(st, res, [0, 3, 1, 2], sized(list(outs), acc)) if nhwc else res
+    return st.generic([*taps, *weights], [(init, identity_map(4))], [PARALLEL] * 4, body)[0]
+
+
+def _depthwise_phases(
+    st: LoweringState,
+    x: SSAValue,
+    xs: list[int],
+    w: SSAValue,
+    kh: int,
+    kw: int,
+    init: SSAValue,
+    outs: Sequence[object],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    acc: DType,
+) -> SSAValue:
+    """
+    A strided depthwise convolution as the tap-wise generic over the stride's
+    phases (`_STRIDE_PHASES`): the padded input `[N, C, H, W]`, padded further
+    to multiples of the strides `(s, t)`, is split into its `s * t` phases
+    `[N, C, s, t, H/s, W/t]` (a reshape and one transpose, space-to-depth),
+    where input row `s * oh + a` is phase row `oh + a // s` of phase `a % s`:
+    each tap is then a unit-stride slice of one phase, which IREE vectorizes
+    along the output row instead of gathering every `s`-th element.
+    """
+    el = element_type(acc)
+    n, c, hp, wp = xs
+    sh, sw = stride
+    hq, wq = -(-hp // sh), -(-wp // sw)
+    x, _ = pad(st, x, xs, [0, 0, 0, 0], [0, 0, hq * sh - hp, wq * sw - wp], 0, acc)
+    split = expand(st, x, [[0], [1], [2, 3], [4, 5]], [n, c, hq, sh, wq, sw], el)
+    phases = transpose(st, split, [0, 1, 3, 5, 2, 4], sized([n, c, sh, sw, hq, wq], acc))
+    sizes = [v if isinstance(v, int) else st.index(v) for v in outs]
+    rt = tensor_type(sized(list(outs), acc))
+    per_channel = tensor_type(sized([c], acc))
+    taps: list[tuple[SSAValue, AffineMap]] = []
+    wmaps: list[tuple[SSAValue, AffineMap]] = []
+    for i in range(kh):
+        for j in range(kw):
+            a, b = i * dilation[0], j * dilation[1]
+            offsets = [0, 0, a % sh, b % sw, a // sh, b // sw]
+            sl = tensor.ExtractSliceOp(phases, offsets, [sizes[0], sizes[1], 1, 1, sizes[2], sizes[3]], [1] * 6, rt)
+            taps.append((st.emit(sl), identity_map(4)))
+            tap_w = st.emit(tensor.ExtractSliceOp(w, [0, 0, i, j], [c, 1, 1, 1], [1, 1, 1, 1], per_channel))
+            wmaps.append((tap_w, AffineMap(4, 0, (_d(1),))))
+    return _tap_sum(st, taps, wmaps, init, acc)
 
 
 def _transposed(
