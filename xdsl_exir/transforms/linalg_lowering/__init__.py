@@ -3,8 +3,11 @@ Rules that lower core ATen ops to upstream MLIR dialects (linalg on tensors).
 
 One rule per overload, keyed by the full overload name (`aten.add.Tensor`), in
 modules by family: `pointwise`, `matmul`, `conv_pool`, `reductions`, `views`,
-`creation`, `indexing`, `resampling`, `distances`, `variants`; `refusals` documents the
-overloads refused on purpose. A rule receives the lowering state (`LoweringState`, in
+`creation`, `indexing`, `resampling`, `distances`, `scalars`, `random` (the
+families of the inference, kernel and decomposition trees); the rest is
+infrastructure: `state` (the lowering state), `scalar` (scalar bodies),
+`float64_math`, `variants` (switches between lowerings), and `refusals`, which
+documents the overloads refused on purpose. A rule receives the lowering state (`LoweringState`, in
 `state.py`), the op and its bound arguments, and returns the lowered values of
 the op's results. The pass `convert-exir-to-linalg` drives them; the family
 modules are imported on first use so that importing the pass stays cheap.
@@ -31,7 +34,7 @@ LoweringRule = Callable[["LoweringState", "AtenOp", "Bound"], Sequence[SSAValue]
 _RULES: dict[str, LoweringRule] = {}
 _NOTES: dict[str, str] = {}
 _REFUSALS: dict[str, str] = {}
-_FAMILIES = ("pointwise", "matmul", "conv_pool", "reductions", "views", "creation", "indexing", "resampling", "distances", "variants", "refusals")
+_FAMILIES = ("pointwise", "matmul", "conv_pool", "reductions", "views", "creation", "indexing", "resampling", "distances", "scalars", "random", "variants", "refusals")
 _loaded = False
 
 

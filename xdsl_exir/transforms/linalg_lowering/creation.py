@@ -22,21 +22,23 @@ from __future__ import annotations
 
 from typing import cast
 
-from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, i64
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import i64
 from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.exir import DType, SymBoolType, SymFloatType, SymIntType, TensorType
+from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.scalar import add, mul
+from xdsl_exir.transforms.linalg_lowering.scalar import (
+    add,
+    mul,
+)
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     LoweringState,
     broadcast_map,
-    element_type,
     identity_map,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -74,14 +76,6 @@ def fill(st: LoweringState, out: TensorType, value: object) -> SSAValue:
     return result
 
 
-def as_index(st: LoweringState, value: object) -> SSAValue:
-    """An `index` value for an int or a lowered SymInt argument."""
-    if isinstance(value, int):
-        return st.index(value)
-    lowered = st.lowered(value)
-    if not isinstance(lowered, SSAValue) or not isinstance(lowered.type, IndexType):
-        raise st.error(f"expected an integer, got {value!r}")
-    return lowered
 
 
 @lowers("aten.full.default", "aten.full_like.default", "aten.new_full.default")
@@ -131,42 +125,6 @@ def _arange(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return st.generic([], [(st.empty(out), identity_map(1))], [PARALLEL], lambda args: body(args))
 
 
-def _triangle(st: LoweringState, op: AtenOp, b: Bound, lower: bool) -> list[SSAValue]:
-    x = b.value("self")
-    out = _result(op)
-    rank = out.rank
-    if rank < 2:
-        raise st.error(f"{op.name} needs a tensor of at least 2 dimensions, got {rank}")
-    diagonal = as_index(st, b.get("diagonal", 0))
-    dtype = out.element_dtype
-    zero = st.constant(0, dtype)
-
-    def body(args: object) -> list[SSAValue]:
-        row = st.emit(IndexOp(rank - 2))
-        col = st.emit(IndexOp(rank - 1))
-        edge = st.emit(arith.AddiOp(row, diagonal))
-        # tril keeps col - row <= diagonal, triu keeps col - row >= diagonal.
-        keep = st.emit(arith.CmpiOp(col, edge, "sle" if lower else "sge"))
-        return [st.emit(arith.SelectOp(keep, cast(list[SSAValue], args)[0], zero))]
-
-    return st.generic(
-        [(st.tensor(x), identity_map(rank))],
-        [(st.empty(out), identity_map(rank))],
-        [PARALLEL] * rank,
-        lambda args: body(list(args)),
-    )
-
-
-@lowers("aten.tril.default")
-def _tril(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _triangle(st, op, b, lower=True)
-
-
-@lowers("aten.triu.default")
-def _triu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _triangle(st, op, b, lower=False)
-
-
 @lowers("aten.fill.Scalar")
 def _fill_scalar(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """`self` with every element `value` (converted to self's dtype): only the sizes of self matter."""
@@ -187,33 +145,18 @@ def _copy(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     )
 
 
-@lowers("aten.native_dropout.default", note="train=True refused: its mask comes from torch's random generator")
-def _native_dropout(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """In evaluation (`train` False or None) dropout is the identity and its mask all true, as torch's kernel gives."""
-    if b.get("train"):
-        raise st.error(
-            "native_dropout with train=True draws its mask from torch's random generator, which native code "
-            "cannot reproduce; export the model in eval() mode"
-        )
-    return [st.tensor(b["input"]), st.filled(_result(op, 1), True)]
+@lowers("aten._to_copy.default", "aten.clone.default", "aten.alias.default", "aten.lift_fresh_copy.default", "aten.detach.default", "aten.alias_copy.default", "aten.detach_copy.default")
+def _value_copy(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """Value semantics: a copy is the value itself, converted to the result dtype."""
+    x = cast(SSAValue, b["self"])
+    t = cast(TensorType, x.type)
+    return [st.convert(st.tensor(x), t, _result(op).element_dtype)]
 
 
-@lowers("aten._local_scalar_dense.default")
-def _local_scalar_dense(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """
-    `.item()`: the one element of `self` as the lowering's scalar of the
-    result's kind: a SymInt is an `index`, a SymFloat an `f64`, a SymBool an `i1`.
-    """
-    x = b.value("self")
-    xt = cast(TensorType, x.type)
-    if any(s != 1 for s in xt.sizes):
-        raise st.error(f"_local_scalar_dense of a tensor of sizes {list(xt.sizes)}: .item() needs exactly one element")
-    value = st.emit(tensor.ExtractOp(st.tensor(x), [st.index(0)] * xt.rank, element_type(xt.element_dtype)))
-    kind = op.results[0].type
-    if isinstance(kind, SymFloatType):
-        return [st.cast(value, xt.element_dtype, DType.float64)]
-    if isinstance(kind, SymBoolType):
-        return [st.cast(value, xt.element_dtype, DType.bool)]
-    if not isinstance(kind, SymIntType) or xt.element_dtype.is_floating_point:
-        raise st.error(f"_local_scalar_dense of {xt.element_dtype} to {kind}")
-    return [st.emit(arith.IndexCastOp(st.cast(value, xt.element_dtype, DType.int64), IndexType()))]
+@lowers("aten.scalar_tensor.default")
+def _scalar_tensor(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    out = _result(op)
+    value = b["s"]
+    if isinstance(value, bool | int | float):
+        return [st.filled(out, value)]
+    return [st.elementwise(out, [value], out.element_dtype, lambda vals: vals[0])]

@@ -40,7 +40,6 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.creation import as_index
 from xdsl_exir.transforms.linalg_lowering.reductions import highest, lowest
 from xdsl_exir.transforms.linalg_lowering.scalar import add, div, floor_divide, maximum, minimum, mul
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -48,6 +47,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,
     LoweringState,
+    as_index,
     element_type,
     identity_map,
     tensor_type,

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from xdsl.dialects import arith, math
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
@@ -79,7 +80,13 @@ from xdsl_exir.transforms.linalg_lowering.scalar import (
     sub,
     trunc_divide,
 )
-from xdsl_exir.transforms.linalg_lowering.state import LoweringState, is_unsigned
+from xdsl_exir.transforms.linalg_lowering.state import (
+    PARALLEL,
+    LoweringState,
+    as_index,
+    identity_map,
+    is_unsigned,
+)
 from xdsl_exir.transforms.linalg_lowering.state import result_of as _result
 
 
@@ -640,18 +647,37 @@ def _lerp(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return _pointwise(st, op, [b["self"], b["end"], b["weight"]], body)
 
 
-@lowers("aten._to_copy.default", "aten.clone.default", "aten.alias.default", "aten.lift_fresh_copy.default", "aten.detach.default", "aten.alias_copy.default", "aten.detach_copy.default")
-def _copy(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """Value semantics: a copy is the value itself, converted to the result dtype."""
-    x = cast(SSAValue, b["self"])
-    t = cast(TensorType, x.type)
-    return [st.convert(st.tensor(x), t, _result(op).element_dtype)]
-
-
-@lowers("aten.scalar_tensor.default")
-def _scalar_tensor(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+def _triangle(st: LoweringState, op: AtenOp, b: Bound, lower: bool) -> list[SSAValue]:
+    x = b.value("self")
     out = _result(op)
-    value = b["s"]
-    if isinstance(value, bool | int | float):
-        return [st.filled(out, value)]
-    return _pointwise(st, op, [value], lambda v, dt: v[0])
+    rank = out.rank
+    if rank < 2:
+        raise st.error(f"{op.name} needs a tensor of at least 2 dimensions, got {rank}")
+    diagonal = as_index(st, b.get("diagonal", 0))
+    dtype = out.element_dtype
+    zero = st.constant(0, dtype)
+
+    def body(args: object) -> list[SSAValue]:
+        row = st.emit(IndexOp(rank - 2))
+        col = st.emit(IndexOp(rank - 1))
+        edge = st.emit(arith.AddiOp(row, diagonal))
+        # tril keeps col - row <= diagonal, triu keeps col - row >= diagonal.
+        keep = st.emit(arith.CmpiOp(col, edge, "sle" if lower else "sge"))
+        return [st.emit(arith.SelectOp(keep, cast(list[SSAValue], args)[0], zero))]
+
+    return st.generic(
+        [(st.tensor(x), identity_map(rank))],
+        [(st.empty(out), identity_map(rank))],
+        [PARALLEL] * rank,
+        lambda args: body(list(args)),
+    )
+
+
+@lowers("aten.tril.default")
+def _tril(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _triangle(st, op, b, lower=True)
+
+
+@lowers("aten.triu.default")
+def _triu(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _triangle(st, op, b, lower=False)

@@ -538,3 +538,13 @@ def _copied_from(op: Operation | Block) -> SSAValue | None:
         if body.first_op is last and isinstance(last, linalg.YieldOp) and list(last.operands) == [body.args[0]]:
             return op.inputs[0]
     return None
+
+
+def as_index(st: LoweringState, value: object) -> SSAValue:
+    """An `index` value for an int or a lowered SymInt argument."""
+    if isinstance(value, int):
+        return st.index(value)
+    lowered = st.lowered(value)
+    if not isinstance(lowered, SSAValue) or not isinstance(lowered.type, IndexType):
+        raise st.error(f"expected an integer, got {value!r}")
+    return lowered

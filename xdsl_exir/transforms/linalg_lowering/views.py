@@ -34,7 +34,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.exir import DType, GetItemOp, TensorType
+from xdsl_exir.dialects.exir import GetItemOp, TensorType
 from xdsl_exir.semantics.decompositions.core import Layouts, Strides, is_contiguous, view_strides
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
@@ -661,53 +661,3 @@ def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- sizes, strides and offsets as values ------------------------------------------
 
 
-def _dim_value(st: LoweringState, x: SSAValue, d: int) -> SSAValue:
-    size = _t(x).sizes[d]
-    if isinstance(size, int):
-        return st.index(size)
-    return st.emit(tensor.DimOp(st.tensor(x), st.index(d)))
-
-
-@lowers("aten.sym_size.int")
-def _sym_size(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = b.value("self")
-    rank = _t(x).rank
-    return [_dim_value(st, x, b.int("dim") % max(rank, 1))]
-
-
-@lowers("aten.sym_numel.default")
-def _sym_numel(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    x = b.value("self")
-    total = st.index(1)
-    for d in range(_t(x).rank):
-        total = st.emit(arith.MuliOp(total, _dim_value(st, x, d)))
-    return [total]
-
-
-@lowers("aten.sym_stride.int", note="strides of views the lowering does not follow refused, as for as_strided")
-def _sym_stride(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """The stride torch's tensor has, from its chain of views (`storage_view`)."""
-    x = b.value("self")
-    _, _, strides, _ = storage_view(st, x)
-    return [st.index(strides[b.int("dim") % max(_t(x).rank, 1)])]
-
-
-@lowers("aten.sym_storage_offset.default", note="offsets of views the lowering does not follow refused, as for as_strided")
-def _sym_storage_offset(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    _, _, _, offset = storage_view(st, b.value("self"))
-    return [st.index(offset)]
-
-
-@lowers("aten.sym_is_contiguous.default", note="layouts the lowering does not follow refused, as for as_strided")
-def _sym_is_contiguous(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """Whether the strides torch's tensor has (`storage_view`) are dense in the memory format's dim order."""
-    x = b.value("self")
-    xt = _t(x)
-    _, _, strides, _ = storage_view(st, x)
-    fmt = str(b.get("memory_format") or "contiguous_format").rsplit(".", 1)[-1]
-    orders = {"contiguous_format": list(range(xt.rank)), "channels_last": [0, 2, 3, 1], "channels_last_3d": [0, 2, 3, 4, 1]}
-    order = orders.get(fmt)
-    if order is None or len(order) != xt.rank:
-        raise st.error(f"sym_is_contiguous: memory format {fmt} for a tensor of rank {xt.rank}")
-    dense = is_contiguous([xt.sizes[d] for d in order], tuple(strides[d] for d in order))
-    return [st.constant(dense, DType.bool)]
