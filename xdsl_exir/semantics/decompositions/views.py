@@ -562,8 +562,6 @@ def _pad_sequence(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 
 _PAD_MODES = {0: "reflect", 1: "replicate", 2: "circular", 3: "constant"}
-
-
 """ATen's `padding_mode` enum."""
 
 

@@ -35,8 +35,6 @@ _ALIAS_RULES: dict[str, str] = {
     "aten.special_log_softmax.default": "aten.log_softmax.int",
     "aten.special_round.default": "aten.round.decimals",
 }  # fmt: skip
-
-
 """Aliases (torch's other spellings, `_copy` forms of views) whose result type is their operator's."""
 
 

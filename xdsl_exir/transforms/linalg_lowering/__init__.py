@@ -3,7 +3,7 @@ Rules that lower core ATen ops to upstream MLIR dialects (linalg on tensors).
 
 One rule per overload, keyed by the full overload name (`aten.add.Tensor`), in
 modules by family: `pointwise`, `matmul`, `conv_pool`, `reductions`, `views`,
-`creation`, `indexing`, `resampling`, `distances`, `scalars`, `random` (the
+`creation`, `indexing`, `resampling`, `distances`, `scalars`, `random`, `norms` (the
 families of the inference, kernel and decomposition trees); the rest is
 infrastructure: `state` (the lowering state), `scalar` (scalar bodies),
 `float64_math`, `variants` (switches between lowerings), and `refusals`, which
@@ -34,7 +34,7 @@ LoweringRule = Callable[["LoweringState", "AtenOp", "Bound"], Sequence[SSAValue]
 _RULES: dict[str, LoweringRule] = {}
 _NOTES: dict[str, str] = {}
 _REFUSALS: dict[str, str] = {}
-_FAMILIES = ("pointwise", "matmul", "conv_pool", "reductions", "views", "creation", "indexing", "resampling", "distances", "scalars", "random", "variants", "refusals")
+_FAMILIES = ("pointwise", "matmul", "conv_pool", "reductions", "views", "creation", "indexing", "resampling", "distances", "scalars", "random", "norms", "variants", "refusals")
 _loaded = False
 
 
