@@ -1225,6 +1225,9 @@ def test_every_reader_refuses_a_missized_blob_in_the_same_words(tmp_path: Path) 
     lowered = tmp_path / "lowered.mlir"
     assert invoke("exir-opt", [str(good), "-p", "convert-exir-to-linalg", "-o", str(lowered)]).rc == 0
     assert "0x1000000000004040000080C0" in lowered.read_text()
+    found = re.search(r"%p_w = arith\.constant dense_resource<(\w+)>", lowered.read_text())
+    assert found is not None
+    key = found.group(1)  # `w`, or `w_0`... where the process holds a `w` of other data
     for hex_data, nbytes in (("0x10000000", 0), ("0x1000000000004040", 4), ("0x1000000000004040000080C000000000", 12)):
         wording = f"its data is {nbytes} bytes, but a float32 tensor of sizes [2] holds 8 bytes"
         src = tmp_path / "w.mlir"
@@ -1235,8 +1238,13 @@ def test_every_reader_refuses_a_missized_blob_in_the_same_words(tmp_path: Path) 
             "interpreter": ("exir-run", [str(src)], r"state @w: "),
             "lowering": ("exir-opt", [str(src), "-p", "convert-exir-to-linalg"], r"state @w: "),
             "python": ("exir-opt", [str(src), "--emit", "python"], r"state @w: "),
-            # (the key made unique in the process's resource storage: w, w_1, ...)
-            "lowered MLIR": ("exir-run", [str(low), "--random-inputs", "0"], r"dense_resource<w\w*>: "),
+            # at the constant that reads it, the key as the file writes it (which the
+            # process's storage, holding that key from the reads before, declares anew)
+            "lowered MLIR": (
+                "exir-run",
+                [str(low), "--random-inputs", "0"],
+                rf"low\.mlir:\d+:\d+: 'arith\.constant' \(%p_w\) in @forward: dense_resource<{key}>: ",
+            ),
         }
         for name, (tool, argv, prefix) in runs.items():
             out = tmp_path / ("out.npz" if tool == "exir-run" else "out.txt")
@@ -1245,6 +1253,34 @@ def test_every_reader_refuses_a_missized_blob_in_the_same_words(tmp_path: Path) 
             assert re.search(prefix + re.escape(wording), r.err) and r.err.count("\n") == 1, (name, hex_data, r.err)
         with pytest.raises(exir.ExirError, match=re.escape(wording)):
             exir.load(src).run()
+
+
+def test_a_directory_is_refused_as_a_directory(tmp_path: Path) -> None:
+    """
+    exir-opt, exir-run and `load()` say that a directory is one and what they read, in
+    one sentence (`directory_given`); exir-run takes a compiled artifact's directory too,
+    so one without a manifest is refused before its flags are judged against an artifact.
+    """
+    import xdsl_exir.api as exir
+    from xdsl_exir.tools.exir_opt import PROGRAM_FILES
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "mlp.mlir").write_text((ROOT / "examples" / "mlp.mlir").read_text())
+    reads = f"{folder}: is a directory; %s reads a file ({PROGRAM_FILES})"
+    out = tmp_path / "out.mlir"
+    r = invoke("exir-opt", [str(folder), "-o", str(out)])
+    check_promise("exir-opt", r, out, must_fail=True)
+    assert reads % "exir-opt" + "; a compiled artifact's directory (--emit iree-bundle) runs with exir-run" in r.err, r.err
+    for argv in ([], ["-p", "canonicalize"]):
+        npz = tmp_path / "out.npz"
+        r = invoke("exir-run", [str(folder), *argv, "-o", str(npz)])
+        check_promise("exir-run", r, npz, must_fail=True)
+        assert reads % "exir-run" + " or runs a compiled artifact's directory" in r.err, (argv, r.err)
+        assert "holds a manifest.json; this one has none" in r.err and "-p" not in r.err, (argv, r.err)
+    with pytest.raises(exir.ExirError) as e:
+        exir.load(folder)
+    assert str(e.value).startswith(reads % "load()" + " or takes an ExportedProgram"), str(e.value)
 
 
 def test_usage_errors_exit_1() -> None:

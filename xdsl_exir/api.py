@@ -38,7 +38,14 @@ from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.interpreters.ts_runner import TorchScriptRunner, is_torchscript
 from xdsl_exir.targets.registry import get_all_targets
-from xdsl_exir.tools.exir_opt import ExirOptMain, ExirUserError, build_pipeline, check_target, detect_frontend
+from xdsl_exir.tools.exir_opt import (
+    ExirOptMain,
+    ExirUserError,
+    build_pipeline,
+    check_target,
+    detect_frontend,
+    directory_given,
+)
 from xdsl_exir.tools.profiler import OpProfiler, OpStat
 from xdsl_exir.tools.run_program import message
 from xdsl_exir.utils.dtypes import LOW_PRECISION, DType, cast_array
@@ -104,10 +111,12 @@ def load(
         path = os.fspath(source)
         if os.path.isdir(path):
             raise ExirError(
-                f"{path}: is a directory; load() reads a file (a torch.export .pt2 archive, textual IR "
-                "(.mlir), a TorchScript graph dump or a .py script) or takes an ExportedProgram or a "
-                "ModuleOp (compile() also takes an nn.Module); a compiled artifact's directory runs with "
-                "xdsl_exir.runtime.load(path)"
+                directory_given(
+                    path,
+                    "load()",
+                    " or takes an ExportedProgram or a ModuleOp (compile() also takes an nn.Module); "
+                    "a compiled artifact's directory runs with xdsl_exir.runtime.load(path)",
+                )
             )
         if not os.path.isfile(path):
             raise ExirError(f"{path}: no such file" + ("; for IR text use parse(text)" if "\n" in path else ""))

@@ -81,6 +81,19 @@ from xdsl_exir.utils.tensor_data import TensorDataError
 FRONTEND_EXTENSIONS: dict[str, str] = {"mlir": "mlir", "pt2": "pt2", "txt": "torchscript", "py": "script"}
 """File extension -> frontend name."""
 
+PROGRAM_FILES = "a torch.export .pt2 archive, textual IR (.mlir), a TorchScript graph dump or a .py script"
+"""The files a program is read from, as the refusals of anything else list them."""
+
+
+def directory_given(path: str, reader: str, instead: str) -> str:
+    """
+    The refusal of a directory where a program's file is expected, one sentence for
+    exir-opt, exir-run and `xdsl_exir.api.load`: a directory is no missing file, so
+    the user is told what `reader` reads, then (`instead`) what else it takes and
+    where a compiled artifact's directory goes.
+    """
+    return f"{path}: is a directory; {reader} reads a file ({PROGRAM_FILES}){instead}"
+
 
 class ExirUserError(Exception):
     """An error in what the user gave us; printed without a traceback."""
@@ -701,8 +714,13 @@ class ExirOptMain(xDSLOptMain):
         return super().get_input_stream()
 
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
-        if self.args.input_file is not None and not os.path.isfile(self.args.input_file):
-            raise ExirUserError(f"{self.args.input_file}: no such file")
+        path = self.args.input_file
+        if path is not None and os.path.isdir(path):
+            raise ExirUserError(
+                directory_given(path, "exir-opt", "; a compiled artifact's directory (--emit iree-bundle) runs with exir-run")
+            )
+        if path is not None and not os.path.isfile(path):
+            raise ExirUserError(f"{path}: no such file")
         if self.args.split_input_file and self.frontend_name != "mlir":
             raise ExirUserError(f"--split-input-file splits textual IR; the input is read as '{self.frontend_name}'")
         self.args.frontend = self.frontend_name
@@ -713,7 +731,6 @@ class ExirOptMain(xDSLOptMain):
                 + ")"
             )
         chunks, extension = super().prepare_input()
-        path = self.args.input_file
         if extension == "pt2" and path is not None and len(chunks) == 1 and os.path.isfile(path):
             # The archive is mapped by its path (`load_pt2`), not read into memory here.
             chunks[0][0].close()

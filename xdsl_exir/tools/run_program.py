@@ -45,6 +45,7 @@ from xdsl_exir.tools.exir_opt import (
     check_output_path,
     describe_unexpected,
     describe_verify_failure,
+    directory_given,
     format_parse_error,
     sniff_frontend,
     write_atomically,
@@ -282,6 +283,15 @@ def _blas_threads(args: argparse.Namespace) -> contextlib.AbstractContextManager
 def _outputs(args: argparse.Namespace, loaders: list[_Loader], profiler: OpProfiler | None) -> list[np.ndarray]:
     """Load, transform and run the program: the user outputs, flattened."""
     if args.input_file != "-" and os.path.isdir(args.input_file):
+        if not os.path.exists(os.path.join(args.input_file, bundle_runtime.MANIFEST)):
+            raise InterpreterError(
+                directory_given(
+                    args.input_file,
+                    "exir-run",
+                    f" or runs a compiled artifact's directory (--emit iree-bundle), which holds a "
+                    f"{bundle_runtime.MANIFEST}; this one has none (if it is a copy of one, the copy is incomplete)",
+                )
+            )
         return _run_bundle(args, profiler)
     if args.input_file != "-" and not os.path.isfile(args.input_file):
         raise InterpreterError(f"{args.input_file}: no such file")

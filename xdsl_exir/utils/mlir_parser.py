@@ -194,6 +194,19 @@ ever made. `lookup_blob` gives the view back.
 _HEX_CHUNK = 1 << 20
 """Bytes of a held resource turned into hex at a time when printed."""
 
+_WRITTEN: dict[str, str] = {}
+"""
+A builtin resource's key as a file writes it, by the key it was declared under,
+where the two differ: the storage is the process's, so a key it already holds
+(the same file read twice, a weight a lowering declared) is declared anew as
+`w_0`, and a diagnostic about the resource names the `w` the user wrote.
+"""
+
+
+def written_key(key: str) -> str:
+    """The builtin resource key `key` as the text it was read from writes it."""
+    return _WRITTEN.get(key, key)
+
 
 def declare_blob(name: str, data: bytes | memoryview) -> str:
     """
@@ -214,6 +227,7 @@ def declare_blob(name: str, data: bytes | memoryview) -> str:
             n += 1
         if key not in existing:
             key = storage.declare_resource(key)
+            _WRITTEN.pop(key, None)
             _HELD[key] = data
         return key
     hex_blob = blob_hex(data)
@@ -224,6 +238,7 @@ def declare_blob(name: str, data: bytes | memoryview) -> str:
         n += 1
     if key not in existing:
         key = storage.declare_resource(key)
+        _WRITTEN.pop(key, None)
         storage.parse_resource(key, hex_blob)
     return key
 
@@ -756,6 +771,11 @@ class ResourceParser(Parser):
             declared = interface.declare_resource(key)
             self._resource_keys[(dialect_name, key)] = declared
             self._handles[declared] = key
+            if dialect_name == Builtin.name:
+                if declared != key:
+                    _WRITTEN[declared] = key
+                else:
+                    _WRITTEN.pop(declared, None)
             self.dialect_resources.add((dialect_name, declared))
         self._mentions[declared] = self._mentions.get(declared, 0) + 1
         return declared

@@ -43,3 +43,7 @@ this is not IR {
 // EOF-NOT: ^
 // DEEP: exir-opt: error: {{.*}}deep_nesting.mlir:{{[0-9]+}}:{{[0-9]+}}: operations nested too deeply to read
 // BINARY: exir-opt: error: {{.*}}.bin:1:1: {{.+}}
+// RUN: not exir-opt %S/inputs 2>&1 | filecheck %s --check-prefix=IDIR
+// RUN: not exir-run %S/inputs 2>&1 | filecheck %s --check-prefix=RUNDIR
+// IDIR: exir-opt: error: {{.*}}inputs: is a directory; exir-opt reads a file (a torch.export .pt2 archive, textual IR (.mlir), {{.*}}); a compiled artifact's directory (--emit iree-bundle) runs with exir-run
+// RUNDIR: exir-run: error: {{.*}}inputs: is a directory; exir-run reads a file (a torch.export .pt2 archive, textual IR (.mlir), {{.*}}) or runs a compiled artifact's directory (--emit iree-bundle), which holds a manifest.json; this one has none

@@ -203,7 +203,7 @@ class ArithFunctions(InterpreterFunctions):
     @impl(arith.ConstantOp)
     def run_constant(self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues) -> PythonValues:
         cache = interpreter.get_data(ArithFunctions, "constants", dict)
-        return (constant_value(op.value, op.result.type, cache),)
+        return (constant_value(op.value, op.result.type, cache, op),)
 
     # -- float arithmetic ----------------------------------------------------
 

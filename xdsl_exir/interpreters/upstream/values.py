@@ -40,13 +40,13 @@ from xdsl.dialects.builtin import (
     ShapedType,
     TensorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 from xdsl_exir.semantics.kernels import round_to_bfloat16
 from xdsl_exir.utils.diagnostics import InterpreterError
 from xdsl_exir.utils.dtypes import DType, dtype_of
 from xdsl_exir.utils.limits import check_tensor_bytes
-from xdsl_exir.utils.mlir_parser import BlobError, blob_bytes, lookup_blob
+from xdsl_exir.utils.mlir_parser import BlobError, blob_bytes, lookup_blob, written_key
 from xdsl_exir.utils.tensor_data import TensorDataError, check_data_size
 
 Value = Any
@@ -246,7 +246,16 @@ def _array_from_bytes(data: bytes, t: ShapedType) -> np.ndarray:
     return arr.reshape(shape)
 
 
-def _check_resource_size(key: str, size: int, t: ShapedType) -> None:
+def _resource_error(key: str, problem: object, op: Operation | None) -> InterpreterError:
+    """
+    A refusal of `dense_resource<key>`, located at `op` (the constant that reads it)
+    and naming the key as the file writes it: the process-wide storage renames a
+    key it already holds (`w` read twice is declared `w_0`), which the user never wrote.
+    """
+    return InterpreterError(f"dense_resource<{written_key(key)}>: {problem}", op)
+
+
+def _check_resource_size(key: str, size: int, t: ShapedType, op: Operation | None) -> None:
     """
     A `dense_resource` blob holds every element: unlike a `dense<"0x...">`
     literal, it has no splat form (MLIR and iree-compile refuse a short one), so
@@ -258,19 +267,20 @@ def _check_resource_size(key: str, size: int, t: ShapedType) -> None:
     try:
         check_data_size(size, dtype, tuple(t.get_shape()))
     except TensorDataError as e:
-        raise InterpreterError(f"dense_resource<{key}>: {e}") from None
+        raise _resource_error(key, e, op) from None
 
 
 _RESOURCE_CACHE: dict[tuple[str, Attribute], tuple[str, np.ndarray]] = {}
 """Decoded `dense_resource` blobs by (key, type), with the hex they came from."""
 
 
-def resource_array(attr: DenseResourceAttr) -> np.ndarray:
+def resource_array(attr: DenseResourceAttr, op: Operation | None = None) -> np.ndarray:
     """
-    The array behind `dense_resource<key>`. Its bytes live in the builtin
-    dialect's `OpAsmDialectInterface` blob storage as "0x" + hex, the first 4
-    bytes a little-endian alignment word and the rest raw element data (MLIR's
-    blob encoding). Decoded once per key; re-decoded if the blob changed.
+    The array behind `dense_resource<key>`, read by `op` (where a refusal is
+    located). Its bytes live in the builtin dialect's `OpAsmDialectInterface`
+    blob storage as "0x" + hex, the first 4 bytes a little-endian alignment word
+    and the rest raw element data (MLIR's blob encoding). Decoded once per key;
+    re-decoded if the blob changed.
     """
     key = attr.resource_handle.data
     interface = Builtin.get_interface(OpAsmDialectInterface)
@@ -278,8 +288,8 @@ def resource_array(attr: DenseResourceAttr) -> np.ndarray:
     if not blob:
         held = lookup_blob(key)  # weights kept by reference (a mapped archive's pages) have no hex text
         if held is None:
-            raise InterpreterError(f"dense_resource<{key}> has no blob in the builtin dialect's resources")
-        _check_resource_size(key, len(held), attr.type)
+            raise _resource_error(key, "it has no blob in the builtin dialect's resources", op)
+        _check_resource_size(key, len(held), attr.type, op)
         arr = _array_from_bytes(held, attr.type)
         arr.flags.writeable = False
         return arr
@@ -289,25 +299,26 @@ def resource_array(attr: DenseResourceAttr) -> np.ndarray:
     try:
         data = blob_bytes(blob)
     except BlobError as e:
-        raise InterpreterError(f"dense_resource<{key}>: {e}") from None
-    _check_resource_size(key, len(data), attr.type)
+        raise _resource_error(key, e, op) from None
+    _check_resource_size(key, len(data), attr.type, op)
     arr = _array_from_bytes(data, attr.type)
     arr.flags.writeable = False
     _RESOURCE_CACHE[(key, attr.type)] = (blob, arr)
     return arr
 
 
-def constant_value(attr: Attribute, t: Attribute, cache: dict[Attribute, Value]) -> Value:
+def constant_value(attr: Attribute, t: Attribute, cache: dict[Attribute, Value], op: Operation | None = None) -> Value:
     """
-    The value of an `arith.constant` attribute of result type `t`. Tensor
-    constants are decoded once per attribute into `cache` and kept read-only.
+    The value of an `arith.constant` attribute of result type `t` (of `op`, where
+    a refusal is located). Tensor constants are decoded once per attribute into
+    `cache` and kept read-only.
     """
     if isinstance(attr, IntegerAttr):
         return scalar(attr.value.data, t)
     if isinstance(attr, FloatAttr):
         return scalar(attr.value.data, t)
     if isinstance(attr, DenseResourceAttr):
-        return resource_array(attr)
+        return resource_array(attr, op)
     hit = cache.get(attr)
     if hit is not None:
         return hit
