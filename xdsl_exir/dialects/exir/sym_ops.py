@@ -64,7 +64,11 @@ def sym_equal(a: sympy.Expr, b: sympy.Expr) -> bool:
     if a == b:
         return True
     diff = sympy.expand(a - b)
-    return diff == 0 or sympy.simplify(diff) == 0
+    if diff.is_Number:
+        # a constant difference needs no simplification; `sympy.simplify` would first import
+        # `sympy.physics.units`, the slowest part of sympy to load
+        return diff == 0
+    return sympy.simplify(diff) == 0
 
 
 class _DimOp(IRDLOperation):

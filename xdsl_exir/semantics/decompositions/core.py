@@ -106,10 +106,17 @@ def sizes_equal(a: SymSize, b: SymSize) -> bool:
     """Provably equal (symbolic sizes compare by simplification)."""
     if isinstance(a, int) and isinstance(b, int):
         return a == b
-    return sympy.simplify(sympy.sympify(a) - sympy.sympify(b)) == 0
+    diff = sympy.sympify(a) - sympy.sympify(b)
+    if diff.is_Number:
+        # a constant difference needs no simplification; `sympy.simplify` would first import
+        # `sympy.physics.units`, the slowest part of sympy to load
+        return diff == 0
+    return sympy.simplify(diff) == 0
 
 
 def simplify_size(e: SymSize) -> SymSize:
+    if type(e) is int:
+        return e  # static sizes never load sympy
     e = sympy.sympify(e)
     return int(e) if e.is_Integer else e
 
