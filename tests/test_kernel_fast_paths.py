@@ -98,3 +98,34 @@ builtin.module {{
     np.testing.assert_allclose(y, torch.addmm(tb, tx, tw.T).numpy(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(z, torch.mm(tx, tw.T).numpy(), rtol=1e-5, atol=1e-5)
     assert y.flags.c_contiguous and z.flags.c_contiguous
+
+
+@pytest.mark.parametrize("pick", ["none", "all", "mixed", "empty"])
+def test_where_when_the_condition_picks_one_side(pick: str) -> None:
+    """A condition true nowhere or everywhere is a copy of one side, broadcast and promoted
+    as torch.where does (NaN and -0.0 kept, a fresh array, not the operand)."""
+    rng = np.random.default_rng(4)
+    rows = 0 if pick == "empty" else 8
+    cond = {"none": np.zeros, "all": np.ones, "mixed": lambda s, dtype: rng.random(s) < 0.5, "empty": np.zeros}[pick](
+        (1, rows, 1), dtype=bool
+    )
+    a = rng.standard_normal((1, rows, 16)).astype(np.float32)
+    b = rng.standard_normal((1, 1, 16)).astype(np.float64)
+    if rows:
+        a[0, 0, :3] = [np.nan, -0.0, np.inf]
+    b[0, 0, :3] = [-0.0, np.nan, -np.inf]
+    ints = np.arange(16, dtype=np.int64).reshape(1, 1, 16)
+    tc, ta, tb, ti = map(torch.from_numpy, (cond, a, b, ints))
+    cases = [
+        ("aten.where.self", [cond, a, b], torch.where(tc, ta, tb)),
+        ("aten.where.self", [cond, ints, a], torch.where(tc, ti, ta)),
+        ("aten.where.ScalarOther", [cond, a, 2.5], torch.where(tc, ta, 2.5)),
+        ("aten.where.ScalarSelf", [cond, -1.5, b], torch.where(tc, -1.5, tb)),
+    ]
+    for op, args, want in cases:
+        got = np.asarray(run_kernel(op, args, {}))
+        w = want.numpy()
+        assert got.dtype == w.dtype and got.shape == w.shape, op
+        np.testing.assert_array_equal(got, w, err_msg=op)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(w), err_msg=op)
+        assert not any(got is x or np.shares_memory(got, x) for x in args if isinstance(x, np.ndarray))

@@ -674,7 +674,18 @@ def _clamp_max(self: object, max: object) -> np.ndarray:
 @register("aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.where.Scalar")
 def _where(condition: np.ndarray, self: object, other: object) -> np.ndarray:
     cond = np.asarray(condition).astype(bool)
-    return run_pointwise(lambda a, b: np.where(cond, a, b), self, other)
+
+    def select(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # a condition that picks one side everywhere (attention's "is the whole row
+        # masked" test almost always does) is a copy of that side: np.where over a
+        # broadcast condition costs several times more
+        if cond.size and not cond.any():
+            return np.array(np.broadcast_to(b, np.broadcast_shapes(cond.shape, np.shape(a), np.shape(b))))
+        if cond.size and cond.all():
+            return np.array(np.broadcast_to(a, np.broadcast_shapes(cond.shape, np.shape(a), np.shape(b))))
+        return np.where(cond, a, b)
+
+    return run_pointwise(select, self, other)
 
 
 @register("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
