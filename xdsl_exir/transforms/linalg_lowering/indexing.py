@@ -1,8 +1,8 @@
 """
-Indexing: gathers, scatters, padding, repetition.
+Indexing: gathers and scatters.
 
-Gathers (`embedding`, `index_select`, `gather`, `index.Tensor`, `repeat`,
-`roll`) are one `linalg.generic` over the result whose body reads the source
+Gathers (`embedding`, `index_select`, `gather`, `index.Tensor`; and, in
+`views`, `repeat`, `roll` and the mirrored pads, through `gather_generic`) are one `linalg.generic` over the result whose body reads the source
 with `tensor.extract` at coordinates computed from `linalg.index` and from the
 index operands (read through indexing maps); an index element becomes an
 `index` with `arith.index_cast`, and a negative one counts from the end of its
@@ -18,10 +18,7 @@ the index count, and it is one parallel kernel that IREE compiles natively.
 Index tensors separated by a slice (`x[i, :, j]`) put their broadcast dims
 first, as torch does (`_indexed_layout`).
 
-`select_scatter` and `slice_scatter` are `tensor.insert_slice`;
-`constant_pad_nd` is `tensor.pad` after an `extract_slice` for negative pads;
-reflection and replication padding are gathers at mirrored or clamped
-coordinates.
+`select_scatter` and `slice_scatter` are `tensor.insert_slice`.
 """
 
 from __future__ import annotations
@@ -31,10 +28,7 @@ from typing import cast
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, i64
-from xdsl.dialects.builtin import TensorType as BuiltinTensorType
-from xdsl.dialects.linalg.ops import IndexOp
-from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir import SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
@@ -43,14 +37,11 @@ from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.reductions import highest, lowest
 from xdsl_exir.transforms.linalg_lowering.scalar import add, div, floor_divide, maximum, minimum, mul
 from xdsl_exir.transforms.linalg_lowering.state import (
-    DYNAMIC,
     PARALLEL,
     REDUCTION,
     LoweringState,
     as_index,
-    element_type,
     identity_map,
-    tensor_type,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
     result_of as _result,
@@ -58,22 +49,16 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.transforms.linalg_lowering.views import collapse
-from xdsl_exir.transforms.linalg_lowering.views import extract_slice as slice_or_empty
+from xdsl_exir.transforms.linalg_lowering.views import (
+    Mixed,
+    dims_map,
+    extract,
+    gather_generic,
+    loop_index,
+    mixed_size,
+)
 from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
-from xdsl_exir.utils.symbolic import sympy, to_sym
-
-Mixed = SSAValue | int
-"""A slice offset, size or stride: static, or an `index` value."""
-
-
-def _mixed(st: LoweringState, size: object) -> Mixed:
-    return size if isinstance(size, int) else st.index(size)
-
-
-def _builtin(sizes: Sequence[object], dtype: DType) -> BuiltinTensorType[Attribute]:
-    return BuiltinTensorType(element_type(dtype), [s if isinstance(s, int) else DYNAMIC for s in sizes])
 
 
 def _index_dtype_check(st: LoweringState, t: TensorType, what: str) -> None:
@@ -90,13 +75,6 @@ def wrap(st: LoweringState, raw: SSAValue, size: SSAValue, zero: SSAValue) -> SS
     return st.emit(arith.SelectOp(negative, st.emit(arith.AddiOp(i, size)), i))
 
 
-def _dims(rank: int, picks: Sequence[int | None]) -> AffineMap:
-    """A map of `rank` loop dims to the given dims (None reads index 0, a broadcast)."""
-    return AffineMap(
-        rank, 0, tuple(AffineExpr.constant(0) if d is None else AffineExpr.dimension(d) for d in picks)
-    )
-
-
 def _broadcast_dims(sizes: Sequence[object], target: Sequence[object], first: int) -> list[int | None]:
     """Loop dims reading `sizes` right-aligned against `target`, whose dim 0 is loop dim `first`."""
     offset = len(target) - len(sizes)
@@ -105,25 +83,6 @@ def _broadcast_dims(sizes: Sequence[object], target: Sequence[object], first: in
         None if j + offset < 0 or (s == 1 and target[j + offset] != 1) else first + j + offset
         for j, s in enumerate(sizes)
     ]
-
-
-def extract(st: LoweringState, source: SSAValue, coords: Sequence[SSAValue], dtype: DType) -> SSAValue:
-    return st.emit(tensor.ExtractOp(source, list(coords), element_type(dtype)))
-
-
-def gather_generic(
-    st: LoweringState,
-    out: TensorType,
-    inputs: Sequence[tuple[SSAValue, AffineMap]],
-    coords: Callable[[list[SSAValue]], SSAValue],
-) -> SSAValue:
-    """A generic over `out` whose element is `coords(block args)` (a scalar it computes)."""
-    rank = out.rank
-    return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, lambda args: [coords(list(args))])[0]
-
-
-def loop_index(st: LoweringState, d: int) -> SSAValue:
-    return st.emit(IndexOp(d))
 
 
 # -- gathers ---------------------------------------------------------------------
@@ -145,7 +104,7 @@ def _embedding(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         # torch rejects a negative row; wrapping it keeps the read in bounds.
         return extract(st, w, [wrap(st, args[0], rows, zero), loop_index(st, r)], out.element_dtype)
 
-    return [gather_generic(st, out, [(st.tensor(indices), _dims(r + 1, list(range(r))))], body)]
+    return [gather_generic(st, out, [(st.tensor(indices), dims_map(r + 1, list(range(r))))], body)]
 
 
 @lowers("aten.index_select.default")
@@ -165,7 +124,7 @@ def _index_select(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         coords[dim] = wrap(st, args[0], size, zero)
         return extract(st, src, coords, out.element_dtype)
 
-    return [gather_generic(st, out, [(st.tensor(index), _dims(out.rank, picks))], body)]
+    return [gather_generic(st, out, [(st.tensor(index), dims_map(out.rank, picks))], body)]
 
 
 @lowers("aten.gather.default")
@@ -231,7 +190,7 @@ def _index(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     src = st.tensor(x)
     sizes = [st.index(xt.sizes[d]) for d in positions]
     zero = st.index(0)
-    inputs = [(st.tensor(v), _dims(out.rank, _broadcast_dims(_t(v).sizes, bsizes, start))) for v in idx]
+    inputs = [(st.tensor(v), dims_map(out.rank, _broadcast_dims(_t(v).sizes, bsizes, start))) for v in idx]
     plain_dims = [d for d in range(xt.rank) if d not in positions]
 
     def body(args: list[SSAValue]) -> SSAValue:
@@ -243,101 +202,6 @@ def _index(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         return extract(st, src, coords, out.element_dtype)
 
     return [gather_generic(st, out, inputs, body)]
-
-
-@lowers("aten.repeat.default")
-def _repeat(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """Broadcast to (r0, s0, r1, s1, ...) and collapse each pair: tiling with affine maps only."""
-    x = b["self"]
-    xt, out = _t(x), _result(op)
-    repeats = b.sizes("repeats")
-    lead = len(repeats) - xt.rank
-    if lead < 0:
-        raise st.error(f"repeat: {len(repeats)} repeats for a tensor of rank {xt.rank}")
-    expanded: list[object] = list(repeats[:lead])
-    picks: list[int | None] = []
-    groups: list[list[int]] = [[d] for d in range(lead)]
-    for j, size in enumerate(xt.sizes):
-        d = len(expanded)
-        expanded += [repeats[lead + j], size]
-        picks.append(d + 1)
-        groups.append([d, d + 1])
-    rank = len(expanded)
-    dtype = out.element_dtype
-    tiled = st.generic(
-        [(st.tensor(x), _dims(rank, picks))],
-        [(st.empty_of(expanded, dtype), identity_map(rank))],
-        [PARALLEL] * rank,
-        lambda args: [args[0]],
-    )[0]
-    if rank == out.rank:
-        return [tiled]
-    return [collapse(st, tiled, groups, out.sizes, element_type(dtype))]
-
-
-def _mod(st: LoweringState, shift: object, size: object) -> SSAValue:
-    """`shift mod size` in [0, size) as an index (Python's modulo; a size of 0 gives 0)."""
-    if isinstance(shift, int) and isinstance(size, int):
-        return st.index(shift % size if size else 0)
-    n = st.emit(arith.MaxSIOp(st.index(size), st.index(1)))
-    r = st.emit(arith.RemSIOp(st.index(shift), n))
-    negative = st.emit(arith.CmpiOp(r, st.index(0), "slt"))
-    return st.emit(arith.SelectOp(negative, st.emit(arith.AddiOp(r, n)), r))
-
-
-def _unroll(st: LoweringState, i: SSAValue, shift: SSAValue, size: SSAValue) -> SSAValue:
-    """The source position of result position `i` of a roll by `shift` (in [0, size)): (i - shift) mod size."""
-    back = st.emit(arith.SubiOp(i, shift))
-    negative = st.emit(arith.CmpiOp(back, st.index(0), "slt"))
-    return st.emit(arith.SelectOp(negative, st.emit(arith.AddiOp(back, size)), back))
-
-
-@lowers("aten.roll.default")
-def _roll(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """out[i] = x[(i - shift) mod n] per rolled dim; with no dims, over the flattened tensor."""
-    x = b["self"]
-    xt, out = _t(x), _result(op)
-    rank = xt.rank
-    shifts = b.sizes("shifts")
-    dims = [d % max(rank, 1) for d in cast(Sequence[int], b.get("dims") or [])]
-    src = st.tensor(x)
-    if dims and len(dims) != len(shifts):
-        raise st.error(f"roll: {len(shifts)} shifts for {len(dims)} dims")
-    if not dims and len(shifts) != 1:
-        raise st.error("roll without dims takes one shift")
-    if rank == 0:
-        return [src]
-    sizes = [st.index(s) for s in xt.sizes]
-    if not dims:
-        numel = _size_sum(sympy.Mul(*(to_sym(cast(int, s)) for s in xt.sizes)))
-        shift = _mod(st, shifts[0], numel)
-        total = st.index(numel)
-
-        def flat_body(args: list[SSAValue]) -> SSAValue:
-            flat = loop_index(st, 0)
-            for d in range(1, rank):
-                flat = st.emit(arith.AddiOp(st.emit(arith.MuliOp(flat, sizes[d])), loop_index(st, d)))
-            flat = _unroll(st, flat, shift, total)
-            coords: list[SSAValue] = []
-            for d in reversed(range(1, rank)):
-                coords.append(st.emit(arith.RemUIOp(flat, sizes[d])))
-                flat = st.emit(arith.DivUIOp(flat, sizes[d]))
-            return extract(st, src, [flat, *reversed(coords)], out.element_dtype)
-
-        return [gather_generic(st, out, [], flat_body)]
-    # A dim given twice is rolled twice, as torch does: the shifts add up.
-    per_dim: dict[int, object] = {}
-    for d, s in zip(dims, shifts):
-        per_dim[d] = _size_sum(per_dim.get(d, 0), s)
-    shift_of = {d: _mod(st, s, xt.sizes[d]) for d, s in per_dim.items()}
-
-    def body(args: list[SSAValue]) -> SSAValue:
-        coords = [loop_index(st, d) for d in range(rank)]
-        for d, shift in shift_of.items():
-            coords[d] = _unroll(st, coords[d], shift, sizes[d])
-        return extract(st, src, coords, out.element_dtype)
-
-    return [gather_generic(st, out, [], body)]
 
 
 # -- scatters ----------------------------------------------------------------------
@@ -355,12 +219,6 @@ def _combine(st: LoweringState, reduce: str | None, dtype: DType) -> Combine:
     if reduce in ("multiply", "prod"):
         return lambda old, new: mul(st, old, new, dtype)
     raise st.error(f"scatter reduce '{reduce}' is not lowered")
-
-
-def extract_slice(st: LoweringState, source: SSAValue, offsets: Sequence[Mixed], sizes: Sequence[object], dtype: DType) -> SSAValue:
-    """A unit-stride slice of static or symbolic `sizes`."""
-    mixed = [_mixed(st, s) for s in sizes]
-    return slice_or_empty(st, source, list(offsets), mixed, [1] * len(mixed), _builtin(sizes, dtype))
 
 
 def insert_slice(
@@ -412,16 +270,16 @@ def scatter_loop(
     picks: list[int | None] = [rank if d == dim else d for d in range(rank)]
     size, zero = st.index(xt.sizes[dim]), st.index(0)
     true = st.constant(True, DType.bool)
-    every = _dims(rank + 1, list(range(rank)))
+    every = dims_map(rank + 1, list(range(rank)))
     lowered_index = st.tensor(index)
     lowered_src = st.tensor(src) if src is not None else None
     if covered:
-        inputs = [(lowered_index, _dims(rank + 1, picks))]
+        inputs = [(lowered_index, dims_map(rank + 1, picks))]
         if lowered_src is not None:
-            inputs.append((lowered_src, _dims(rank + 1, picks)))
+            inputs.append((lowered_src, dims_map(rank + 1, picks)))
     else:
         # A tensor of the index's extent along `dim` gives the reduction loop its size.
-        inputs = [(st.empty_of([k_size], DType.int8), _dims(rank + 1, [rank]))]
+        inputs = [(st.empty_of([k_size], DType.int8), dims_map(rank + 1, [rank]))]
     limits = [st.index(it.sizes[d]) for d in range(rank)]
     n_in = len(inputs)
 
@@ -609,8 +467,8 @@ def _index_put(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         target[r], loop_of[r] = xt.sizes[d], d
 
     vpicks = [None if p is None else loop_of[p] for p in _broadcast_dims(vt.sizes, target, 0)]
-    inputs = [(st.tensor(v), _dims(loops, _broadcast_dims(_t(v).sizes, bsizes, rank))) for v in idx]
-    inputs.append((st.tensor(values), _dims(loops, vpicks)))
+    inputs = [(st.tensor(v), dims_map(loops, _broadcast_dims(_t(v).sizes, bsizes, rank))) for v in idx]
+    inputs.append((st.tensor(values), dims_map(loops, vpicks)))
     sizes = [st.index(xt.sizes[d]) for d in positions]
     zero = st.index(0)
     true = st.constant(True, DType.bool)
@@ -628,7 +486,7 @@ def _index_put(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
     return st.generic(
         inputs,
-        [(st.tensor(x), _dims(loops, list(range(rank))))],
+        [(st.tensor(x), dims_map(loops, list(range(rank))))],
         [PARALLEL] * rank + [REDUCTION] * rb,
         body,
     )
@@ -661,8 +519,8 @@ def _masked_put(st: LoweringState, op: AtenOp, b: Bound, entries: Sequence[objec
         else:
             vpicks.append(t if t < first else t - 1 + q)
     inputs = [
-        (st.tensor(mask), _dims(rank, list(range(first, first + q)))),
-        (st.tensor(values), _dims(rank, vpicks)),
+        (st.tensor(mask), dims_map(rank, list(range(first, first + q)))),
+        (st.tensor(values), dims_map(rank, vpicks)),
     ]
 
     def body(args: Sequence[SSAValue]) -> list[SSAValue]:
@@ -704,8 +562,8 @@ def _write_slice(st: LoweringState, b: Bound, dim: int, start: SSAValue, step: M
         offsets[dim] = start
         strides: list[Mixed] = [1] * rank
         strides[dim] = step
-        sizes: list[Mixed] = [_mixed(st, s) for s in xt.sizes]
-        sizes[dim] = _mixed(st, srct.sizes[dim]) if keep_dim else 1
+        sizes: list[Mixed] = [mixed_size(st, s) for s in xt.sizes]
+        sizes[dim] = mixed_size(st, srct.sizes[dim]) if keep_dim else 1
         return insert_slice(st, st.convert(value, srct, dtype), dest, offsets, sizes, strides)
     length = st.index(srct.sizes[dim] if keep_dim else 1)
     step_v = step if isinstance(step, SSAValue) else st.index(step)
@@ -752,130 +610,3 @@ def _slice_scatter(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- padding ---------------------------------------------------------------------
 
 
-def _pad_amount(st: LoweringState, pad: object) -> tuple[object, object]:
-    """(grow, crop) of one pad entry, as sizes: a positive pad grows, a negative one crops."""
-    if isinstance(pad, int):
-        return max(pad, 0), max(-pad, 0)
-    expr = cast(sympy.Expr, pad)
-    if expr.is_nonnegative:
-        return expr, 0
-    if expr.is_nonpositive:
-        return 0, -expr
-    raise st.error(f"constant_pad_nd: the sign of the pad {expr} is unknown")
-
-
-def _size_sum(*terms: object) -> object:
-    total = sum((to_sym(cast(int, t)) for t in terms), sympy.Integer(0))
-    return int(total) if isinstance(total, sympy.Integer) else total
-
-
-@lowers("aten.constant_pad_nd.default", note="symbolic pads of unknown sign refused")
-def _constant_pad_nd(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """torch's pad list runs from the last dim, (low, high) each; negative pads crop first."""
-    x = b["self"]
-    xt, out = _t(x), _result(op)
-    rank = xt.rank
-    dtype = out.element_dtype
-    pads = b.sizes("pad")
-    if len(pads) % 2 or len(pads) // 2 > rank:
-        raise st.error(f"constant_pad_nd: {len(pads)} pad values for a tensor of rank {rank}")
-    grow: list[list[object]] = [[0, 0] for _ in range(rank)]
-    crop: list[list[object]] = [[0, 0] for _ in range(rank)]
-    for i, pad in enumerate(pads):
-        d, side = rank - 1 - i // 2, i % 2
-        grow[d][side], crop[d][side] = _pad_amount(st, pad)
-    value = st.tensor(x)
-    if any(c != 0 for pair in crop for c in pair):
-        sizes = [_size_sum(s, -to_sym(cast(int, lo)), -to_sym(cast(int, hi))) for s, (lo, hi) in zip(xt.sizes, crop)]
-        value = extract_slice(st, value, [_mixed(st, lo) for lo, _ in crop], sizes, dtype)
-    else:
-        sizes = list(xt.sizes)
-    if all(g == 0 for pair in grow for g in pair):
-        return [value]
-    fill = st.scalar(b["value"], dtype)
-    region = Block(arg_types=[IndexType()] * rank)
-    with st.at_block(region):
-        st.insert(tensor.YieldOp(fill))
-    low = [_mixed(st, lo) for lo, _ in grow]
-    high = [_mixed(st, hi) for _, hi in grow]
-    # tensor.pad's verifier wants a dim dynamic exactly when its input or a pad amount is.
-    padded_sizes = [
-        _size_sum(s, lo, hi) if isinstance(s, int) and isinstance(lo, int) and isinstance(hi, int) else None
-        for s, (lo, hi) in zip(sizes, grow)
-    ]
-    padded = st.emit(
-        tensor.PadOp(
-            value,
-            [v for v in low if isinstance(v, SSAValue)],
-            [v for v in high if isinstance(v, SSAValue)],
-            Region(region),
-            [v if isinstance(v, int) else DYNAMIC_INDEX for v in low],
-            [v if isinstance(v, int) else DYNAMIC_INDEX for v in high],
-            BuiltinTensorType(element_type(dtype), [s if isinstance(s, int) else DYNAMIC for s in padded_sizes]),
-        )
-    )
-    want = tensor_type(out)
-    if padded.type != want:
-        padded = st.emit(tensor.CastOp(padded, want))
-    return [padded]
-
-
-def _mirror_pad(st: LoweringState, op: AtenOp, b: Bound, nd: int, reflect: bool) -> list[SSAValue]:
-    """
-    Reflection and replication padding of the last `nd` dims (padding from the
-    last dim, (low, high) each): out[i] = x[j] with j = i - low reflected at
-    the edges (-j below 0, 2 * (n - 1) - j past the end; torch checks that the
-    pads are smaller than the size) or clamped to [0, n - 1]. A negative pad
-    crops, by the same formula.
-    """
-    x = b.value("self")
-    xt, out = _t(x), _result(op)
-    rank = xt.rank
-    pads = b.sizes("padding")
-    if len(pads) != 2 * nd or rank < nd:
-        raise st.error(f"{op.name}: {len(pads)} pads for a tensor of rank {rank}")
-    src = st.tensor(x)
-    zero = st.index(0)
-    lows = {rank - 1 - k: st.index(pads[2 * k]) for k in range(nd)}
-    lasts = {d: st.index(_size_sum(xt.sizes[d], -1)) for d in lows}
-
-    def body(args: list[SSAValue]) -> SSAValue:
-        coords = [loop_index(st, d) for d in range(rank)]
-        for d, low in lows.items():
-            j = st.emit(arith.SubiOp(coords[d], low))
-            last = lasts[d]
-            if reflect:
-                j = st.emit(arith.SelectOp(st.emit(arith.CmpiOp(j, zero, "slt")), st.emit(arith.SubiOp(zero, j)), j))
-                past = st.emit(arith.CmpiOp(j, last, "sgt"))
-                j = st.emit(arith.SelectOp(past, st.emit(arith.SubiOp(st.emit(arith.AddiOp(last, last)), j)), j))
-            else:
-                j = st.emit(arith.MinSIOp(st.emit(arith.MaxSIOp(j, zero)), last))
-            coords[d] = j
-        return extract(st, src, coords, out.element_dtype)
-
-    return [gather_generic(st, out, [], body)]
-
-
-@lowers("aten.reflection_pad1d.default")
-def _reflection_pad1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _mirror_pad(st, op, b, 1, reflect=True)
-
-
-@lowers("aten.reflection_pad2d.default")
-def _reflection_pad2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _mirror_pad(st, op, b, 2, reflect=True)
-
-
-@lowers("aten.reflection_pad3d.default")
-def _reflection_pad3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _mirror_pad(st, op, b, 3, reflect=True)
-
-
-@lowers("aten.replication_pad2d.default")
-def _replication_pad2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _mirror_pad(st, op, b, 2, reflect=False)
-
-
-@lowers("aten.replication_pad3d.default")
-def _replication_pad3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    return _mirror_pad(st, op, b, 3, reflect=False)

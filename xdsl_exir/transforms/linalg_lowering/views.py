@@ -4,6 +4,11 @@ Views and shape ops. Value semantics make a view a new tensor: reshapes become
 `permute` `linalg.transpose`, `expand` a broadcasting `linalg.generic`, `cat`
 `tensor.insert_slice`s into one `tensor.empty`.
 
+Padding, `repeat` and `roll` are layout ops too: `constant_pad_nd` is `tensor.pad`
+after an `extract_slice` for negative pads; reflection and replication padding,
+`repeat` and `roll` are gathers (`gather_generic`, shared with `indexing`) at
+mirrored, clamped or wrapped coordinates.
+
 A reshape between symbolic shapes is split into groups whose size products are
 equal symbolically (`[s0, s1, 16] -> [s0*s1, 16]` is `[[0, 1], [2]]`), so it
 stays a pair of reassociations that IREE folds away, with no data movement.
@@ -17,13 +22,15 @@ at computed coordinates. A slice with a static size of 0 is a `tensor.empty`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseArrayBase,
+    IndexType,
     IntegerAttr,
     i64,
 )
@@ -31,10 +38,12 @@ from xdsl.dialects.builtin import (
     TensorType as BuiltinTensorType,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.exir import GetItemOp, TensorType
+from xdsl_exir.dialects.exir import DType, GetItemOp, TensorType
 from xdsl_exir.semantics.decompositions.core import Layouts, Strides, is_contiguous, view_strides
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
@@ -661,3 +670,265 @@ def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- sizes, strides and offsets as values ------------------------------------------
 
 
+Mixed = SSAValue | int
+"""A slice offset, size or stride: static, or an `index` value."""
+
+
+def mixed_size(st: LoweringState, size: object) -> Mixed:
+    return size if isinstance(size, int) else st.index(size)
+
+
+def dims_map(rank: int, picks: Sequence[int | None]) -> AffineMap:
+    """A map of `rank` loop dims to the given dims (None reads index 0, a broadcast)."""
+    return AffineMap(
+        rank, 0, tuple(AffineExpr.constant(0) if d is None else AffineExpr.dimension(d) for d in picks)
+    )
+
+
+def extract(st: LoweringState, source: SSAValue, coords: Sequence[SSAValue], dtype: DType) -> SSAValue:
+    return st.emit(tensor.ExtractOp(source, list(coords), element_type(dtype)))
+
+
+def gather_generic(
+    st: LoweringState,
+    out: TensorType,
+    inputs: Sequence[tuple[SSAValue, AffineMap]],
+    coords: Callable[[list[SSAValue]], SSAValue],
+) -> SSAValue:
+    """A generic over `out` whose element is `coords(block args)` (a scalar it computes)."""
+    rank = out.rank
+    return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, lambda args: [coords(list(args))])[0]
+
+
+def loop_index(st: LoweringState, d: int) -> SSAValue:
+    return st.emit(IndexOp(d))
+
+
+@lowers("aten.repeat.default")
+def _repeat(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """Broadcast to (r0, s0, r1, s1, ...) and collapse each pair: tiling with affine maps only."""
+    x = b["self"]
+    xt, out = _t(x), _result(op)
+    repeats = b.sizes("repeats")
+    lead = len(repeats) - xt.rank
+    if lead < 0:
+        raise st.error(f"repeat: {len(repeats)} repeats for a tensor of rank {xt.rank}")
+    expanded: list[object] = list(repeats[:lead])
+    picks: list[int | None] = []
+    groups: list[list[int]] = [[d] for d in range(lead)]
+    for j, size in enumerate(xt.sizes):
+        d = len(expanded)
+        expanded += [repeats[lead + j], size]
+        picks.append(d + 1)
+        groups.append([d, d + 1])
+    rank = len(expanded)
+    dtype = out.element_dtype
+    tiled = st.generic(
+        [(st.tensor(x), dims_map(rank, picks))],
+        [(st.empty_of(expanded, dtype), identity_map(rank))],
+        [PARALLEL] * rank,
+        lambda args: [args[0]],
+    )[0]
+    if rank == out.rank:
+        return [tiled]
+    return [collapse(st, tiled, groups, out.sizes, element_type(dtype))]
+
+
+def _mod(st: LoweringState, shift: object, size: object) -> SSAValue:
+    """`shift mod size` in [0, size) as an index (Python's modulo; a size of 0 gives 0)."""
+    if isinstance(shift, int) and isinstance(size, int):
+        return st.index(shift % size if size else 0)
+    n = st.emit(arith.MaxSIOp(st.index(size), st.index(1)))
+    r = st.emit(arith.RemSIOp(st.index(shift), n))
+    negative = st.emit(arith.CmpiOp(r, st.index(0), "slt"))
+    return st.emit(arith.SelectOp(negative, st.emit(arith.AddiOp(r, n)), r))
+
+
+def _unroll(st: LoweringState, i: SSAValue, shift: SSAValue, size: SSAValue) -> SSAValue:
+    """The source position of result position `i` of a roll by `shift` (in [0, size)): (i - shift) mod size."""
+    back = st.emit(arith.SubiOp(i, shift))
+    negative = st.emit(arith.CmpiOp(back, st.index(0), "slt"))
+    return st.emit(arith.SelectOp(negative, st.emit(arith.AddiOp(back, size)), back))
+
+
+@lowers("aten.roll.default")
+def _roll(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """out[i] = x[(i - shift) mod n] per rolled dim; with no dims, over the flattened tensor."""
+    x = b["self"]
+    xt, out = _t(x), _result(op)
+    rank = xt.rank
+    shifts = b.sizes("shifts")
+    dims = [d % max(rank, 1) for d in cast(Sequence[int], b.get("dims") or [])]
+    src = st.tensor(x)
+    if dims and len(dims) != len(shifts):
+        raise st.error(f"roll: {len(shifts)} shifts for {len(dims)} dims")
+    if not dims and len(shifts) != 1:
+        raise st.error("roll without dims takes one shift")
+    if rank == 0:
+        return [src]
+    sizes = [st.index(s) for s in xt.sizes]
+    if not dims:
+        numel = _size_sum(sympy.Mul(*(to_sym(cast(int, s)) for s in xt.sizes)))
+        shift = _mod(st, shifts[0], numel)
+        total = st.index(numel)
+
+        def flat_body(args: list[SSAValue]) -> SSAValue:
+            flat = loop_index(st, 0)
+            for d in range(1, rank):
+                flat = st.emit(arith.AddiOp(st.emit(arith.MuliOp(flat, sizes[d])), loop_index(st, d)))
+            flat = _unroll(st, flat, shift, total)
+            coords: list[SSAValue] = []
+            for d in reversed(range(1, rank)):
+                coords.append(st.emit(arith.RemUIOp(flat, sizes[d])))
+                flat = st.emit(arith.DivUIOp(flat, sizes[d]))
+            return extract(st, src, [flat, *reversed(coords)], out.element_dtype)
+
+        return [gather_generic(st, out, [], flat_body)]
+    # A dim given twice is rolled twice, as torch does: the shifts add up.
+    per_dim: dict[int, object] = {}
+    for d, s in zip(dims, shifts):
+        per_dim[d] = _size_sum(per_dim.get(d, 0), s)
+    shift_of = {d: _mod(st, s, xt.sizes[d]) for d, s in per_dim.items()}
+
+    def body(args: list[SSAValue]) -> SSAValue:
+        coords = [loop_index(st, d) for d in range(rank)]
+        for d, shift in shift_of.items():
+            coords[d] = _unroll(st, coords[d], shift, sizes[d])
+        return extract(st, src, coords, out.element_dtype)
+
+    return [gather_generic(st, out, [], body)]
+
+
+def unit_slice(st: LoweringState, source: SSAValue, offsets: Sequence[Mixed], sizes: Sequence[object], dtype: DType) -> SSAValue:
+    """A unit-stride slice of static or symbolic `sizes`."""
+    mixed = [mixed_size(st, s) for s in sizes]
+    return extract_slice(st, source, list(offsets), mixed, [1] * len(mixed), _builtin(sizes, element_type(dtype)))
+
+
+def _pad_amount(st: LoweringState, pad: object) -> tuple[object, object]:
+    """(grow, crop) of one pad entry, as sizes: a positive pad grows, a negative one crops."""
+    if isinstance(pad, int):
+        return max(pad, 0), max(-pad, 0)
+    expr = cast(sympy.Expr, pad)
+    if expr.is_nonnegative:
+        return expr, 0
+    if expr.is_nonpositive:
+        return 0, -expr
+    raise st.error(f"constant_pad_nd: the sign of the pad {expr} is unknown")
+
+
+def _size_sum(*terms: object) -> object:
+    total = sum((to_sym(cast(int, t)) for t in terms), sympy.Integer(0))
+    return int(total) if isinstance(total, sympy.Integer) else total
+
+
+@lowers("aten.constant_pad_nd.default", note="symbolic pads of unknown sign refused")
+def _constant_pad_nd(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """torch's pad list runs from the last dim, (low, high) each; negative pads crop first."""
+    x = b["self"]
+    xt, out = _t(x), _result(op)
+    rank = xt.rank
+    dtype = out.element_dtype
+    pads = b.sizes("pad")
+    if len(pads) % 2 or len(pads) // 2 > rank:
+        raise st.error(f"constant_pad_nd: {len(pads)} pad values for a tensor of rank {rank}")
+    grow: list[list[object]] = [[0, 0] for _ in range(rank)]
+    crop: list[list[object]] = [[0, 0] for _ in range(rank)]
+    for i, pad in enumerate(pads):
+        d, side = rank - 1 - i // 2, i % 2
+        grow[d][side], crop[d][side] = _pad_amount(st, pad)
+    value = st.tensor(x)
+    if any(c != 0 for pair in crop for c in pair):
+        sizes = [_size_sum(s, -to_sym(cast(int, lo)), -to_sym(cast(int, hi))) for s, (lo, hi) in zip(xt.sizes, crop)]
+        value = unit_slice(st, value, [mixed_size(st, lo) for lo, _ in crop], sizes, dtype)
+    else:
+        sizes = list(xt.sizes)
+    if all(g == 0 for pair in grow for g in pair):
+        return [value]
+    fill = st.scalar(b["value"], dtype)
+    region = Block(arg_types=[IndexType()] * rank)
+    with st.at_block(region):
+        st.insert(tensor.YieldOp(fill))
+    low = [mixed_size(st, lo) for lo, _ in grow]
+    high = [mixed_size(st, hi) for _, hi in grow]
+    # tensor.pad's verifier wants a dim dynamic exactly when its input or a pad amount is.
+    padded_sizes = [
+        _size_sum(s, lo, hi) if isinstance(s, int) and isinstance(lo, int) and isinstance(hi, int) else None
+        for s, (lo, hi) in zip(sizes, grow)
+    ]
+    padded = st.emit(
+        tensor.PadOp(
+            value,
+            [v for v in low if isinstance(v, SSAValue)],
+            [v for v in high if isinstance(v, SSAValue)],
+            Region(region),
+            [v if isinstance(v, int) else DYNAMIC_INDEX for v in low],
+            [v if isinstance(v, int) else DYNAMIC_INDEX for v in high],
+            BuiltinTensorType(element_type(dtype), [s if isinstance(s, int) else DYNAMIC for s in padded_sizes]),
+        )
+    )
+    want = tensor_type(out)
+    if padded.type != want:
+        padded = st.emit(tensor.CastOp(padded, want))
+    return [padded]
+
+
+def _mirror_pad(st: LoweringState, op: AtenOp, b: Bound, nd: int, reflect: bool) -> list[SSAValue]:
+    """
+    Reflection and replication padding of the last `nd` dims (padding from the
+    last dim, (low, high) each): out[i] = x[j] with j = i - low reflected at
+    the edges (-j below 0, 2 * (n - 1) - j past the end; torch checks that the
+    pads are smaller than the size) or clamped to [0, n - 1]. A negative pad
+    crops, by the same formula.
+    """
+    x = b.value("self")
+    xt, out = _t(x), _result(op)
+    rank = xt.rank
+    pads = b.sizes("padding")
+    if len(pads) != 2 * nd or rank < nd:
+        raise st.error(f"{op.name}: {len(pads)} pads for a tensor of rank {rank}")
+    src = st.tensor(x)
+    zero = st.index(0)
+    lows = {rank - 1 - k: st.index(pads[2 * k]) for k in range(nd)}
+    lasts = {d: st.index(_size_sum(xt.sizes[d], -1)) for d in lows}
+
+    def body(args: list[SSAValue]) -> SSAValue:
+        coords = [loop_index(st, d) for d in range(rank)]
+        for d, low in lows.items():
+            j = st.emit(arith.SubiOp(coords[d], low))
+            last = lasts[d]
+            if reflect:
+                j = st.emit(arith.SelectOp(st.emit(arith.CmpiOp(j, zero, "slt")), st.emit(arith.SubiOp(zero, j)), j))
+                past = st.emit(arith.CmpiOp(j, last, "sgt"))
+                j = st.emit(arith.SelectOp(past, st.emit(arith.SubiOp(st.emit(arith.AddiOp(last, last)), j)), j))
+            else:
+                j = st.emit(arith.MinSIOp(st.emit(arith.MaxSIOp(j, zero)), last))
+            coords[d] = j
+        return extract(st, src, coords, out.element_dtype)
+
+    return [gather_generic(st, out, [], body)]
+
+
+@lowers("aten.reflection_pad1d.default")
+def _reflection_pad1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 1, reflect=True)
+
+
+@lowers("aten.reflection_pad2d.default")
+def _reflection_pad2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 2, reflect=True)
+
+
+@lowers("aten.reflection_pad3d.default")
+def _reflection_pad3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 3, reflect=True)
+
+
+@lowers("aten.replication_pad2d.default")
+def _replication_pad2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 2, reflect=False)
+
+
+@lowers("aten.replication_pad3d.default")
+def _replication_pad3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    return _mirror_pad(st, op, b, 3, reflect=False)
