@@ -1,5 +1,5 @@
-"""Convolution (forward, transposed, backward, ``col2im``) and pooling (max, average,
-adaptive average, with backward kernels).
+"""Convolution (forward, transposed, ``col2im``) and pooling (max, average, adaptive
+average); their gradients are in ``backward``, which runs the window helpers exported here.
 
 Convolution copies the padded input into a (channel, kernel offset) column
 matrix in one strided copy and does one GEMM per sample (and group) against the
@@ -24,12 +24,12 @@ from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, Kernel, register
 from xdsl_exir.utils.dtypes import DType, numpy_dtype
 
 
-def _expand_param(v: Sequence[int] | int, n: int) -> list[int]:
+def expand_param(v: Sequence[int] | int, n: int) -> list[int]:
     vals = [int(v)] if isinstance(v, int) else [int(x) for x in v]
     return vals * n if len(vals) == 1 else vals
 
 
-def _windows(x: np.ndarray, k: Sequence[int], stride: Sequence[int], dilation: Sequence[int], out: Sequence[int]) -> np.ndarray:
+def windows(x: np.ndarray, k: Sequence[int], stride: Sequence[int], dilation: Sequence[int], out: Sequence[int]) -> np.ndarray:
     """Strided window view (N, C, *out, *k) of an already padded (N, C, *spatial) array."""
     n = len(k)
     ext = [(kk - 1) * d + 1 for kk, d in zip(k, dilation)]
@@ -109,7 +109,7 @@ def _depthwise_channels_last(
     return np.ascontiguousarray(res.transpose(0, n + 1, *range(1, n + 1)))
 
 
-def _conv_nd(
+def conv_nd(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
     dilation: Sequence[int], groups: int,
 ) -> np.ndarray:
@@ -150,7 +150,7 @@ def _conv_nd(
             )]
         else:
             xp = x
-        win = _windows(xp, k, stride, dilation, out)  # N, C, *out, *k
+        win = windows(xp, k, stride, dilation, out)  # N, C, *out, *k
         cols = np.ascontiguousarray(win.transpose(0, 1, *range(2 + n, 2 + 2 * n), *range(2, 2 + n)))
     if groups == 1:
         wm = w.reshape(oc, C * kk)
@@ -169,13 +169,13 @@ def conv_forward(
     parameter expanded to one value per spatial axis: what `aten.convolution` does once
     its arguments are normalized, so a caller that normalized them once (the graph
     compiler, for a float32 program) runs only this per call."""
-    res = _conv_nd(x, w, stride, pad_lo, pad_hi, dilation, groups)
+    res = conv_nd(x, w, stride, pad_lo, pad_hi, dilation, groups)
     if bias is not None:  # `res` is a fresh array of the compute dtype
         res += bias.reshape((1, -1) + (1,) * (w.ndim - 2))
     return res
 
 
-def _conv_transpose_nd(
+def conv_transpose_nd(
     x: np.ndarray, w: np.ndarray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
     output_padding: Sequence[int], groups: int,
 ) -> np.ndarray:
@@ -209,7 +209,7 @@ def _conv_transpose_nd(
     return np.ascontiguousarray(buf[crop])
 
 
-def _unbatch(x: np.ndarray, n: int) -> tuple[np.ndarray, bool]:
+def unbatch(x: np.ndarray, n: int) -> tuple[np.ndarray, bool]:
     return (x[None], True) if x.ndim == n + 1 else (x, False)
 
 
@@ -220,11 +220,11 @@ def _convolution(
 ) -> np.ndarray:
     w = np.asarray(weight)
     n = w.ndim - 2
-    x, unb = _unbatch(np.asarray(input), n)
+    x, unb = unbatch(np.asarray(input), n)
     dt = result_type(x, w)
     cdt = compute_dtype(dt)
     xc, wc = cast_to(x, cdt), cast_to(w, cdt)
-    st, dl = _expand_param(stride, n), _expand_param(dilation, n)
+    st, dl = expand_param(stride, n), expand_param(dilation, n)
     if isinstance(padding, str):
         if padding == "valid":
             lo = hi = [0] * n
@@ -233,9 +233,9 @@ def _convolution(
             lo = [t // 2 for t in total]
             hi = [t - l_ for t, l_ in zip(total, lo)]
     else:
-        lo = hi = _expand_param(padding, n)
+        lo = hi = expand_param(padding, n)
     if transposed:
-        res = _conv_transpose_nd(xc, wc, st, lo, dl, _expand_param(output_padding, n) if output_padding else [0] * n, int(groups))
+        res = conv_transpose_nd(xc, wc, st, lo, dl, expand_param(output_padding, n) if output_padding else [0] * n, int(groups))
         if bias is not None:  # `res` is a fresh array of the compute dtype
             res += cast_to(bias, cdt).reshape((1, -1) + (1,) * n)
     else:
@@ -258,80 +258,28 @@ for _n in (1, 2, 3):
     register(f"aten.conv{_n}d.default", f"aten.conv{_n}d.padding")(_conv_k(_n))
 
 
-@register("aten.convolution_backward.default")
-def _convolution_backward(
-    grad_output: np.ndarray, input: np.ndarray, weight: np.ndarray, bias_sizes: Sequence[int] | None,
-    stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool,
-    output_padding: Sequence[int], groups: int, output_mask: Sequence[bool],
-) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
-    w = np.asarray(weight)
-    n = w.ndim - 2
-    x, unb = _unbatch(np.asarray(input), n)
-    go, _ = _unbatch(np.asarray(grad_output), n)
-    dt = x.dtype
-    cdt = compute_dtype(dt)
-    xc, wc, gc = cast_to(x, cdt), cast_to(w, cdt), cast_to(go, cdt)
-    st, pd, dl = _expand_param(stride, n), _expand_param(padding, n), _expand_param(dilation, n)
-    g = int(groups)
-    gi = gw = gb = None
-    if output_mask[0]:
-        if transposed:
-            gi = _conv_nd(gc, wc, st, pd, pd, dl, g)
-        else:
-            full = _conv_transpose_nd(gc, wc, st, pd, dl, [0] * n, g)
-            # the transposed conv may be short of the input size when the stride skipped rows
-            extra = [x.shape[2 + i] - full.shape[2 + i] for i in range(n)]
-            gi = _conv_transpose_nd(gc, wc, st, pd, dl, extra, g)
-        gi = finish(gi[0] if unb else gi, dt)
-    if output_mask[1]:
-        # correlate the (grouped) data with the (grouped) output gradient
-        src, dst = (gc, xc) if transposed else (xc, gc)
-        k = w.shape[2:]
-        xp = np.pad(src, [(0, 0), (0, 0)] + [(p, p) for p in pd])
-        out = dst.shape[2:]
-        win = _windows(xp, k, st, dl, out)  # N, Cs, *out, *k
-        N, Cs = src.shape[:2]
-        Cd = dst.shape[1]
-        P, K = math.prod(out), math.prod(k)
-        win = win.reshape((N, g, Cs // g) + tuple(out) + tuple(k))
-        perm = (1, 0) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
-        cols = np.transpose(win, perm).reshape(g, N * P, (Cs // g) * K)
-        d = np.moveaxis(dst.reshape((N, g, Cd // g, P)), 1, 0)  # g, N, Cd/g, P
-        d = np.swapaxes(d, 2, 3).reshape(g, N * P, Cd // g)
-        res = np.matmul(np.swapaxes(d, 1, 2), cols)  # g, Cd/g, Cs/g*K
-        if transposed:
-            # weight is (Cin, Cout/g, *k): Cin belongs to dst=x, Cout to src=grad_out
-            gw = res.reshape((g * (Cd // g), Cs // g) + tuple(k))
-        else:
-            gw = res.reshape((g * (Cd // g), Cs // g) + tuple(k))
-        gw = finish(gw, w.dtype)
-    if output_mask[2]:
-        gb = finish(np.sum(gc, axis=(0,) + tuple(range(2, 2 + n))), dt)
-    return gi, gw, gb
-
-
 @register("aten.col2im.default")
 def _col2im(
     self: np.ndarray, output_size: Sequence[int], kernel_size: Sequence[int], dilation: Sequence[int],
     padding: Sequence[int], stride: Sequence[int],
 ) -> np.ndarray:
-    a, unb = _unbatch(np.asarray(self), 1)
+    a, unb = unbatch(np.asarray(self), 1)
     dt = a.dtype
-    k, dl, pd, st = (_expand_param(v, 2) for v in (kernel_size, dilation, padding, stride))
+    k, dl, pd, st = (expand_param(v, 2) for v in (kernel_size, dilation, padding, stride))
     H, W = (int(s) for s in output_size)
     N = a.shape[0]
     C = a.shape[1] // (k[0] * k[1])
     oh = (H + 2 * pd[0] - dl[0] * (k[0] - 1) - 1) // st[0] + 1
     ow = (W + 2 * pd[1] - dl[1] * (k[1] - 1) - 1) // st[1] + 1
     vals = cast_to(a, compute_dtype(dt)).reshape(N, C, k[0], k[1], oh, ow)
-    out = _window_scatter(np.transpose(vals, (0, 1, 4, 5, 2, 3)), (H + 2 * pd[0], W + 2 * pd[1]), st, dl)
+    out = window_scatter(np.transpose(vals, (0, 1, 4, 5, 2, 3)), (H + 2 * pd[0], W + 2 * pd[1]), st, dl)
     out = out[:, :, pd[0] : pd[0] + H, pd[1] : pd[1] + W]
     out = finish(out, dt)
     return out[0] if unb else out
 
 
-def _window_scatter(vals: np.ndarray, spatial: Sequence[int], stride: Sequence[int], dilation: Sequence[int]) -> np.ndarray:
-    """Adjoint of :func:`_windows`: add (N, C, *out, *k) window values back into (N, C, *spatial)."""
+def window_scatter(vals: np.ndarray, spatial: Sequence[int], stride: Sequence[int], dilation: Sequence[int]) -> np.ndarray:
+    """Adjoint of :func:`windows`: add (N, C, *out, *k) window values back into (N, C, *spatial)."""
     n = len(spatial)
     N, C = vals.shape[:2]
     out = vals.shape[2 : 2 + n]
@@ -369,14 +317,14 @@ def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
     return o
 
 
-def _pool_setup(
+def pool_setup(
     x: np.ndarray, n: int, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
     dilation: Sequence[int], ceil_mode: bool,
 ) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
-    k = _expand_param(kernel_size, n)
-    s = _expand_param(stride, n) if stride else list(k)
-    p = _expand_param(padding, n)
-    d = _expand_param(dilation, n)
+    k = expand_param(kernel_size, n)
+    s = expand_param(stride, n) if stride else list(k)
+    p = expand_param(padding, n)
+    d = expand_param(dilation, n)
     spatial = x.shape[-n:]
     out = [_pool_out(spatial[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(n)]
     return k, s, p, d, out
@@ -398,7 +346,7 @@ def _max_pool_nd(
     a = np.asarray(self)
     unb = a.ndim == n + 1
     x = a[None] if unb else a
-    k, s, p, d, out = _pool_setup(x, n, kernel_size, stride, padding, dilation, ceil_mode)
+    k, s, p, d, out = pool_setup(x, n, kernel_size, stride, padding, dilation, ceil_mode)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min if x.dtype.kind in "iu" else False
     xp = _pad_for_pool(x, n, k, s, p, d, out, low)
     views = _offset_slices(xp, k, s, d, out)
@@ -474,24 +422,7 @@ def _max_pool2d(
     return cast(np.ndarray, _max_pool_nd(self, 2, kernel_size, stride, padding, dilation, ceil_mode, False)[0])
 
 
-@register("aten.max_pool2d_with_indices_backward.default")
-def _max_pool2d_backward(
-    grad_output: np.ndarray, self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
-    dilation: Sequence[int], ceil_mode: bool, indices: np.ndarray,
-) -> np.ndarray:
-    a = np.asarray(self)
-    dt = a.dtype
-    plane = a.shape[-2] * a.shape[-1]
-    lead = math.prod(a.shape[:-2])
-    out = np.zeros((lead, plane), dtype=compute_dtype(dt))
-    if out.size == 0:
-        return finish(out.reshape(a.shape), dt)
-    idx = np.asarray(indices).reshape(lead, -1).astype(np.intp)
-    np.add.at(out, (np.arange(lead)[:, None], idx), cast_to(grad_output, out.dtype).reshape(lead, -1))
-    return finish(out.reshape(a.shape), dt)
-
-
-def _avg_divisors(
+def avg_divisors(
     spatial: Sequence[int], k: Sequence[int], s: Sequence[int], p: Sequence[int], out: Sequence[int],
     count_include_pad: bool, divisor_override: int | None, dt: np.dtype[Any],
 ) -> np.ndarray:
@@ -523,18 +454,18 @@ def _avg_pool_nd(
     # the sum by the integer window count, truncating toward zero
     integer = dt.kind in "iu"
     cdt = np.dtype(np.int64) if integer else compute_dtype(floating_dtype(dt))
-    k, s, p, d, out = _pool_setup(x, n, kernel_size, stride, padding, [1] * n, ceil_mode)
+    k, s, p, d, out = pool_setup(x, n, kernel_size, stride, padding, [1] * n, ceil_mode)
     xp = _pad_for_pool(cast_to(x, cdt), n, k, s, p, d, out, 0)
     views = _offset_slices(xp, k, s, d, out)
     sums = views[0][2].copy()
     for _, _, view in views[1:]:
         sums += view
     if integer:
-        div = _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, np.dtype(np.float64))
+        div = avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, np.dtype(np.float64))
         count = np.broadcast_to(div.astype(np.int64), sums.shape)
         res = FUNCTIONAL["aten.div.Tensor_mode"](sums, count, rounding_mode="trunc")
     else:
-        res = sums / _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
+        res = sums / avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
     res = finish(res, dt)
     return res[0] if unb else res
 
@@ -563,29 +494,6 @@ def _avg_pool3d(
     return _avg_pool_nd(self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-@register("aten.avg_pool2d_backward.default")
-def _avg_pool2d_backward(
-    grad_output: np.ndarray, self: np.ndarray, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
-    ceil_mode: bool, count_include_pad: bool, divisor_override: int | None,
-) -> np.ndarray:
-    a = np.asarray(self)
-    unb = a.ndim == 3
-    x = a[None] if unb else a
-    g = np.asarray(grad_output)
-    g = g[None] if unb else g
-    dt = x.dtype
-    cdt = compute_dtype(dt)
-    k, s, p, _, out = _pool_setup(x, 2, kernel_size, stride, padding, [1, 1], ceil_mode)
-    div = _avg_divisors(x.shape[2:], k, s, p, out, count_include_pad, divisor_override, cdt)
-    per = cast_to(g, cdt) / div
-    vals = np.broadcast_to(per[..., None, None], per.shape + tuple(k))
-    H, W = x.shape[2:]
-    need = [max((out[i] - 1) * s[i] + k[i], x.shape[2 + i] + 2 * p[i]) for i in range(2)]
-    full = _window_scatter(np.ascontiguousarray(vals), need, s, [1, 1])
-    res = finish(full[:, :, p[0] : p[0] + H, p[1] : p[1] + W], dt)
-    return res[0] if unb else res
-
-
 def _adaptive_matrix(in_size: int, out_size: int, dt: np.dtype[Any]) -> np.ndarray:
     """Averaging matrix of one adaptive-pool axis: bins [floor(i*I/O), ceil((i+1)*I/O))."""
     i = np.arange(out_size)
@@ -596,7 +504,7 @@ def _adaptive_matrix(in_size: int, out_size: int, dt: np.dtype[Any]) -> np.ndarr
     return (mask / (end - start)[:, None]).astype(dt)
 
 
-def _adaptive_avg(a: np.ndarray, output_size: Sequence[int], transpose: bool = False, like: np.ndarray | None = None) -> np.ndarray:
+def adaptive_avg(a: np.ndarray, output_size: Sequence[int], transpose: bool = False, like: np.ndarray | None = None) -> np.ndarray:
     n = len(output_size)
     dt = a.dtype
     cdt = compute_dtype(floating_dtype(dt))
@@ -649,12 +557,12 @@ def _adaptive_window_sums(x: np.ndarray, axis: int, out_size: int) -> tuple[np.n
 
 @register("aten.adaptive_avg_pool1d.default")
 def _adaptive_avg_pool1d(self: np.ndarray, output_size: Sequence[int]) -> np.ndarray:
-    return _adaptive_avg(np.asarray(self), _expand_param(output_size, 1))
+    return adaptive_avg(np.asarray(self), expand_param(output_size, 1))
 
 
 @register("aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default")
 def _adaptive_avg_pool2d(self: np.ndarray, output_size: Sequence[int]) -> np.ndarray:
-    return _adaptive_avg(np.asarray(self), _expand_param(output_size, 2))
+    return adaptive_avg(np.asarray(self), expand_param(output_size, 2))
 
 
 BF16 = numpy_dtype(DType.bfloat16)
@@ -663,10 +571,10 @@ BF16 = numpy_dtype(DType.bfloat16)
 @register("aten._adaptive_avg_pool3d.default", low_precision_operands=True)
 def _adaptive_avg_pool3d(self: np.ndarray, output_size: Sequence[int]) -> np.ndarray:
     a = np.asarray(self)
-    out = _expand_param(output_size, 3)
+    out = expand_param(output_size, 3)
     if a.dtype in (F16, BF16) and a.ndim >= 3:
         return _adaptive_avg3d_reduced(a, [int(o) for o in out])
-    return _adaptive_avg(a.astype(np.float32) if compute_dtype(a.dtype) != a.dtype else a, out)
+    return adaptive_avg(a.astype(np.float32) if compute_dtype(a.dtype) != a.dtype else a, out)
 
 
 def _adaptive_avg3d_reduced(a: np.ndarray, out: list[int]) -> np.ndarray:
@@ -692,12 +600,6 @@ def _adaptive_avg3d_reduced(a: np.ndarray, out: list[int]) -> np.ndarray:
                     acc = (acc / np.asarray(length, dt)).astype(dt)
                 res[..., i, j, k] = acc
     return res
-
-
-@register("aten._adaptive_avg_pool2d_backward.default")
-def _adaptive_avg_pool2d_backward(grad_output: np.ndarray, self: np.ndarray) -> np.ndarray:
-    g = np.asarray(grad_output)
-    return _adaptive_avg(g, g.shape[-2:], transpose=True, like=np.asarray(self)).astype(np.asarray(self).dtype)
 
 
 def _adaptive_max(a: np.ndarray, output_size: Sequence[int | None], n: int) -> tuple[np.ndarray, np.ndarray]:
