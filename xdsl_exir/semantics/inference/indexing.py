@@ -6,7 +6,6 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
     DType,
-    IntType,
 )
 from xdsl_exir.semantics.inference.core import (
     Bound,
@@ -63,11 +62,6 @@ def _index(b: Bound) -> Attribute:
         kept = [t.sizes[i] for i, s in enumerate(index_shapes) if s is None]
         shape = [*bshape, *kept, *rest_after]
     return make_tensor(shape, t.element_dtype, t.device.data)
-
-
-@rule("aten.index.list_Tensor")
-def _index_list(b: Bound) -> Attribute:
-    return IntType()
 
 
 @rule("aten.index_select.default")

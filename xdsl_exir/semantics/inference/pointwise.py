@@ -5,7 +5,6 @@ from __future__ import annotations
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
-    BoolType,
     DType,
 )
 from xdsl_exir.semantics.inference.core import (
@@ -157,11 +156,6 @@ def _true_divide(b: Bound) -> Attribute:
 def _compare(b: Bound) -> Attribute:
     shape, _, device = pointwise_type(b, ("self", "other"))
     return make_tensor(shape, DType.bool, device)
-
-
-@rule("aten.eq.Tensor_list", "aten.ne.Tensor_list")
-def _list_compare(b: Bound) -> Attribute:
-    return BoolType()
 
 
 @rule("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")

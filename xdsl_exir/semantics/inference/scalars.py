@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
+    BoolType,
+    IntType,
     SymBoolType,
     SymFloatType,
     SymIntType,
@@ -62,3 +64,13 @@ def _sym_is_contiguous(b: Bound) -> Attribute:
 @rule("aten.item.default")
 def _item(b: Bound) -> Attribute | Sequence[Attribute]:
     return RULES["aten._local_scalar_dense.default"](b)
+
+
+@rule("aten.eq.Tensor_list", "aten.ne.Tensor_list")
+def _list_compare(b: Bound) -> Attribute:
+    return BoolType()
+
+
+@rule("aten.index.list_Tensor")
+def _index_list(b: Bound) -> Attribute:
+    return IntType()
