@@ -1,9 +1,16 @@
 """The decomposition table of the `decompose` pass, one module per operator family.
 
-`core` holds the table (`RULES`), the `Emitter` that builds replacement ops,
-`Layouts` and the helpers the families share; each family module registers
-its rules on import, in the fixed order below (a later registration of an
-overload replaces an earlier one, so the order is part of the table).
+The families are those of the inference, kernel and lowering trees
+(`docs/architecture.md`, "Operator families"): views, creation, matmul,
+conv_pool, backward, resampling, scalars, norms, distances, lapack, random,
+pointwise, losses, reductions, indexing, recurrent, spectral, special and
+statistics. The other modules are infrastructure: `core` holds the table
+(`RULES`), the `Emitter` that builds replacement ops, `Layouts` and the helpers
+the families share; `renames` the decompositions that only rename an overload,
+as data; `keep` the overloads kept in core IR and why; `pattern` the pass's
+rewrite pattern. Each module registers its rules on import, in the fixed order
+below (a later registration of an overload replaces an earlier one, so the
+order is part of the table).
 """
 
 # isort: skip_file
