@@ -129,3 +129,49 @@ def test_where_when_the_condition_picks_one_side(pick: str) -> None:
         np.testing.assert_array_equal(got, w, err_msg=op)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(w), err_msg=op)
         assert not any(got is x or np.shares_memory(got, x) for x in args if isinstance(x, np.ndarray))
+
+
+RELU_CHAIN = """
+builtin.module {{
+  exir.program inputs [<user_input "x">, <user_input "y">] outputs [<user_output "r">] {{
+    exir.graph @forward(%x: {t}, %y: {t}) -> {t} {{
+      %s = aten.add.Tensor(%x, %y) : ({t}, {t}) -> {t}
+      %r = aten.relu.default(%s) : ({t}) -> {t}
+      exir.output %r : {t}
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_keeps_negative_zero_and_nan_sign_in_place(fused: bool, dtype: str) -> None:
+    """relu's fast path (and a fusion group writing relu into its operand's buffer): -0.0
+    stays -0.0 and a NaN keeps its sign, as torch's; negatives and -inf become +0.0."""
+    import pass_harness as ph
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    n = 203  # vector loops and a scalar tail
+    text = RELU_CHAIN.format(t=f"!exir.tensor<[{n}], {dtype}>")
+    module = ph.parse(text)
+    if fused:
+        module = ph.apply(module, "fuse-pointwise")
+        assert any(op.name == "exir.fusion_group" for op in module.walk())
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(n).astype(dtype)
+    x[[0, 7, 64, 130, 202]] = [-0.0, np.nan, -np.nan, -np.inf, -0.0]
+    x[[1, 2, 3]] = [np.inf, 0.0, -1e-45]
+    y = np.zeros(n, dtype)
+    y[5] = -0.0
+    x[5] = -0.0  # -0.0 + -0.0 is -0.0
+    (got,) = ProgramRunner(module).run([x, y])
+    want = torch.relu(torch.from_numpy(x) + torch.from_numpy(y)).numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    # a 0-d operand
+    (z,) = ProgramRunner(ph.parse(RELU_CHAIN.format(t=f"!exir.tensor<[], {dtype}>"))).run(
+        [np.array(-0.0, dtype), np.array(-0.0, dtype)]
+    )
+    assert z.shape == () and z == 0 and np.signbit(z)

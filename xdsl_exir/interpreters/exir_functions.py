@@ -137,14 +137,22 @@ FAST_BINARY: dict[str, str] = {
 """Same-dtype float binary ops that are one numpy ufunc (by name), for this fast path and fusion groups."""
 
 FAST_UNARY: dict[str, tuple[str, ...]] = {
-    # each step writes `{o}`; `{x}` is the operand, `{z}` a zero of the dtype
+    # each step writes `{o}` (which may be `{x}`'s own buffer); `{x}` is the operand, `{z}` a
+    # zero of the dtype; `_m` and `_v` are scratch names
     "aten.neg.default": ("np.negative({x}, out={o})",),
     "aten.exp.default": ("np.exp({x}, out={o})",),
     "aten.tanh.default": ("np.tanh({x}, out={o})",),
     "aten.sqrt.default": ("np.sqrt({x}, out={o})",),
     "aten.abs.default": ("np.abs({x}, out={o})",),
-    # x < 0 -> 0, as torch's max(x, 0): -0.0 and NaN pass (np.maximum gives +0.0 for -0.0)
-    "aten.relu.default": ("np.copyto({o}, {x})", "np.putmask({o}, {x} < {z}, {z})"),
+    # x < 0 -> 0, as torch's max(x, 0): NaN passes (np.maximum returns it) and so does -0.0,
+    # to which np.maximum may give +0.0: the zeros, rare, are kept aside first and put back.
+    # A masked store of the negatives instead costs 15x as much on a random sign pattern.
+    "aten.relu.default": (
+        "_m = {x} == {z}",
+        "_v = {x}[_m] if _m.any() else None",
+        "np.maximum({x}, {z}, out={o})",
+        "if _v is not None: {o}[_m] = _v",
+    ),
     # 1 / (1 + exp(-x))
     "aten.sigmoid.default": (
         "np.negative({x}, out={o})",
