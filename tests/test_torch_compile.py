@@ -414,10 +414,11 @@ def _count_imports(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @needs_iree
 def test_weights_changed_in_place_are_seen(monkeypatch: pytest.MonkeyPatch) -> None:
     """
-    IREE reads the weights in place (no copy, nothing kept from the last call), so
+    IREE reads the weights in place: each is imported once, its view kept, and
     every way of changing one is seen at the next call: an in-place op, `.data`
     (which bumps no version counter), a numpy view, a new tensor assigned to
-    `.data`, the input itself changed in place.
+    `.data` (new memory: imported again), the same memory under another layout
+    (Dynamo recompiles), the input itself changed in place.
     """
     torch.manual_seed(0)
     first, second = nn.Linear(16, 32), nn.Linear(32, 8)
@@ -426,22 +427,48 @@ def test_weights_changed_in_place_are_seen(monkeypatch: pytest.MonkeyPatch) -> N
     compiled = _compiled(model, "iree")
     imports = _count_imports(monkeypatch)
     with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+        assert imports[0] == 5, "the first call did not hand IREE its four weights and input in place"
         for _ in range(3):
             torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
-        before = imports[0]
-        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
-        assert imports[0] - before == 5, "the call did not hand IREE its four weights and input in place"
+        assert imports[0] == 5 + 3, "the weights were imported again though their memory did not move"
         assert "iree" in {p.runs_on for r in torch_compile.reports() for p in r.pieces}
+        weight = second.weight.data
         changes: list[Callable[[], Any]] = [
             lambda: first.weight.mul_(2),
             lambda: first.bias.data.add_(1),
             lambda: second.weight.detach().numpy().__setitem__(slice(None), 0.25),
             lambda: setattr(second.bias, "data", torch.randn(8)),
             lambda: x.add_(1),
+            lambda: setattr(second.weight, "data", torch.randn(8, 32)),
+            lambda: setattr(second.weight, "data", weight),  # back to the first memory
+            lambda: weight.sub_(0.5),
+            lambda: setattr(first.weight, "data", first.weight.data.t().contiguous().t()),  # other strides
+            lambda: setattr(second.weight, "data", weight.t().contiguous().t()),
+            lambda: second.weight.add_(1),  # not C-contiguous: copied for each call, so seen too
         ]
         for change in changes:
             change()
+            for _ in range(2):
+                torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+
+
+@needs_iree
+def test_weights_iree_cannot_read_in_place_are_copied_at_each_call() -> None:
+    """A weight at an address IREE cannot import (a view at an odd offset) is copied for each call, never kept."""
+    torch.manual_seed(0)
+    model = nn.Linear(16, 8)
+    storage = torch.randn(8 * 16 + 1)
+    with torch.no_grad():
+        model.weight.data = storage[1:].view(8, 16)
+    x = torch.randn(4, 16)
+    compiled = _compiled(model, "iree")
+    with torch.no_grad():
+        for _ in range(2):
             torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+        storage.mul_(-1)
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+    assert "iree" in {p.runs_on for r in torch_compile.reports() for p in r.pieces}
 
 
 @needs_iree

@@ -7,7 +7,7 @@ higher-order operator (exported only from `torch._ops`), the name torch.fx
 prints a call target with, a scripted module's attribute slots, its type name
 and its methods, the type TorchScript infers for a Python value, the module
 call graph of an `ExportedProgram`, and AOTAutograd's backend factory with the
-decomposition table, fake-mode switch and compiler mark the backend uses.
+decomposition table, fake-mode switch, compiler mark and static inputs the backend uses.
 (`torch.utils._pytree`, torch's one pytree module, is imported where it is used.) Each function below names the upstream
 change that would let it go; when torch is upgraded, this is the one module to
 check. torch is imported inside the functions: importing this module never
@@ -43,6 +43,7 @@ __all__ = [
     "script_module_concrete_type",
     "script_module_methods",
     "script_module_type_name",
+    "static_input_indices",
     "unset_fake_temporarily",
     "with_module_call_graph",
 ]
@@ -183,6 +184,22 @@ def unset_fake_temporarily() -> AbstractContextManager[Any]:
     from torch._subclasses.fake_tensor import unset_fake_temporarily as unset
 
     return unset()
+
+
+def static_input_indices() -> list[int]:
+    """
+    The positions of the graph inputs AOTAutograd's compiler is being called
+    for that are the module's parameters and buffers (Dynamo lifts them to graph
+    inputs), read inside the compiler; empty outside one, or where AOTAutograd
+    recorded none (a backward graph's inputs are saved tensors).
+    Upstream: the static inputs handed to a compiler as an argument (Inductor
+    reads the same tracing context).
+    """
+    import torch._guards
+
+    context = torch._guards.TracingContext.try_get()
+    metadata = getattr(context, "fw_metadata", None) if context is not None else None
+    return list(getattr(metadata, "static_input_indices", None) or [])
 
 
 def mark_wrapped_backward_compiler(compiler: Callable[..., Any]) -> None:

@@ -46,10 +46,13 @@ Tensors cross without copies. A piece IREE compiled with static types (the
 common case) hands IREE each tensor through DLPack, IREE reading the tensor's
 own memory, and its results come back as torch tensors over IREE's buffers,
 DLPack again (`_FastCall`): no numpy array and no per-tensor conversion on the
-way, and nothing kept between calls, so the parameters Dynamo lifts to graph
-inputs are read as they are at each call whatever changed them. The other
-pieces, and the interpreter, take numpy views of the tensors (`Tensor.numpy()`)
-and give `torch.from_numpy` of the results, with eager's dtype.
+way. The parameters and buffers Dynamo lifts to graph inputs (AOTAutograd's
+static inputs) are imported once and their views kept: IREE reads their live
+memory, so a weight changed in place in any way is read as it is at each
+call, and one whose memory moved (`.data = other`) is imported again (each
+call compares the addresses). The other pieces, and the interpreter, take
+numpy views of the tensors (`Tensor.numpy()`) and give `torch.from_numpy` of
+the results, with eager's dtype.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ from xdsl_exir.frontends.torch_compat import (
     is_higher_order_operator,
     is_op_overload,
     mark_wrapped_backward_compiler,
+    static_input_indices,
     unset_fake_temporarily,
 )
 from xdsl_exir.frontends.torch_live import import_graph_module, qualified_name, torch_dtype
@@ -224,16 +228,18 @@ def compile_fx_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], op
     start = time.perf_counter()
     nodes = [n for n in gm.graph.nodes if n.op not in ("placeholder", "output")]
     rep = GraphReport(kind, opts.backend, len(nodes))
+    # The module's parameters and buffers among the inputs (a backward's inputs are saved tensors).
+    static = frozenset(static_input_indices()) if kind != "backward" else frozenset[int]()
     with unset_fake_temporarily():  # AOTAutograd calls compilers under its fake mode; ours run real tensors
         supported = _Support(gm, opts.backend)
         refused = [n for n in nodes if not supported(n)]
         if not refused:
-            fn: Callable[..., Any] = _compile_piece(gm, list(example_inputs), opts, rep)
+            fn: Callable[..., Any] = _compile_piece(gm, list(example_inputs), opts, rep, static)
         else:
             for n in refused:
                 name = _op_name(n)
                 rep.eager_ops[name] = rep.eager_ops.get(name, 0) + 1
-            fn = _partition(gm, list(example_inputs), supported, opts, rep)
+            fn = _partition(gm, list(example_inputs), supported, opts, rep, static)
     rep.seconds = time.perf_counter() - start
     _REPORTS.append(rep)
     log.info("exir: %s", rep.line())
@@ -294,11 +300,18 @@ class _Support:
 
 
 def _partition(
-    gm: torch.fx.GraphModule, example_inputs: list[Any], supported: _Support, opts: BackendOptions, rep: GraphReport
+    gm: torch.fx.GraphModule,
+    example_inputs: list[Any],
+    supported: _Support,
+    opts: BackendOptions,
+    rep: GraphReport,
+    static: frozenset[int] = frozenset(),
 ) -> Callable[..., Any]:
     """
     The supported pieces of `gm` fused into submodules (torch's capability-based
-    partitioner), each replaced by its compiled program; the rest stays eager.
+    partitioner), each replaced by its compiled program; the rest stays eager. A
+    piece's input that is one of `gm`'s `static` inputs (a parameter) is static in
+    the piece too.
     """
     from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
     from torch.fx.passes.operator_support import OperatorSupportBase
@@ -321,8 +334,13 @@ def _partition(
         piece_inputs = _record_module_inputs(fused, [_materialize(x) for x in example_inputs], set(names))
     eager_nodes = rep.nodes - sum(len(p.nodes) for p in partitions)
     rep.pieces.append(PieceReport("eager", eager_nodes, "operators the backend refuses"))
+    static_nodes = {n for i, n in enumerate(fused.graph.find_nodes(op="placeholder")) if i in static}
+    piece_static = {
+        cast(str, n.target): frozenset(k for k, a in enumerate(n.args) if a in static_nodes)
+        for n in fused.graph.find_nodes(op="call_module")
+    }
     for name, sub in pieces.items():
-        fn = _compile_piece(sub, piece_inputs[name], opts, rep)
+        fn = _compile_piece(sub, piece_inputs[name], opts, rep, piece_static.get(name, frozenset()))
         fused.add_submodule(name, _Piece(fn))
     fused.recompile()
     return fused
@@ -469,8 +487,18 @@ def _make_symbolic(module: ModuleOp, symbolic: tuple[dict[int, Any], dict[sympy.
     module.verify()
 
 
-def _compile_piece(gm: torch.fx.GraphModule, example_inputs: list[Any], opts: BackendOptions, rep: GraphReport) -> Callable[..., Any]:
-    """One graph (or partition) compiled, with IREE -> interpreter -> eager as the fallbacks, each logged."""
+def _compile_piece(
+    gm: torch.fx.GraphModule,
+    example_inputs: list[Any],
+    opts: BackendOptions,
+    rep: GraphReport,
+    static: frozenset[int] = frozenset(),
+) -> Callable[..., Any]:
+    """
+    One graph (or partition) compiled, with IREE -> interpreter -> eager as the
+    fallbacks, each logged; `static` are the inputs that are the module's
+    parameters and buffers.
+    """
     nodes = sum(1 for n in gm.graph.nodes if n.op not in ("placeholder", "output"))
     real = [_materialize(x) for x in example_inputs]
     outputs = _Outputs(gm)
@@ -499,7 +527,7 @@ def _compile_piece(gm: torch.fx.GraphModule, example_inputs: list[Any], opts: Ba
     if reason:
         log.warning("exir: a %s piece runs on the %s: %s", rep.kind, runs_on, reason)
     rep.pieces.append(PieceReport(runs_on, nodes, reason))
-    return _Native(runner, outputs, opts.threads if runs_on == "interpreter" else None)
+    return _Native(runner, outputs, opts.threads if runs_on == "interpreter" else None, static)
 
 
 def _runner(module: ModuleOp, opts: BackendOptions) -> tuple[ProgramRunner | CompiledProgram | None, str, str]:
@@ -571,7 +599,13 @@ _THREADS = ThreadpoolController()
 class _Native:
     """A compiled program called with torch values: numpy views in, `torch.from_numpy` out."""
 
-    def __init__(self, runner: ProgramRunner | CompiledProgram, outputs: _Outputs, blas_threads: int | None) -> None:
+    def __init__(
+        self,
+        runner: ProgramRunner | CompiledProgram,
+        outputs: _Outputs,
+        blas_threads: int | None,
+        static: frozenset[int] = frozenset(),
+    ) -> None:
         self.runner = runner
         # A CompiledProgram's call takes its checks prepared at load time (`ProgramRunner.run` where they do not apply).
         self.run: Callable[[list[Any]], list[Any]] = (
@@ -579,7 +613,7 @@ class _Native:
         )
         self.outputs = outputs
         self.blas_threads = blas_threads
-        self.fast = _FastCall.build(runner.fast_plan, outputs) if isinstance(runner, CompiledProgram) else None
+        self.fast = _FastCall.build(runner.fast_plan, outputs, static) if isinstance(runner, CompiledProgram) else None
 
     def __call__(self, *args: Any) -> Any:
         fast = self.fast
@@ -613,29 +647,46 @@ class _FastCall:
     call needs: each tensor goes to IREE as a view of its own memory (DLPack,
     `IreeExecutor.import_dlpack`) and each result comes back as a torch tensor
     over IREE's buffer (DLPack again), with no numpy array, copy or per-tensor
-    Python conversion between. Nothing is kept from one call to the next, so a
-    weight changed in any way (an optimizer step, `.data`, a numpy view) is
-    read as it is at the next call; the lifted parameters cost an import each
-    (no copy), as any input.
+    Python conversion between.
+
+    The module's parameters and buffers (the inputs AOTAutograd calls static)
+    are imported once and their views kept (`_Bound`). A view is the tensor's
+    memory, not a copy of its values, so a weight changed in place in any way
+    (an optimizer step, an in-place op, `.data`, a numpy view, none of which
+    need bump a version counter) is read as it is at the next call. What a kept
+    view cannot follow is a tensor whose memory moved (`.data = other`): each
+    call compares every static input's address with the one its view was made
+    from and imports again where they differ. An equal address is the same
+    bytes: the sizes, strides, dtype and the negative and conjugate bits are
+    Dynamo's tensor guards on the parameter (a change recompiles, and this
+    piece is not called), and a view is made again whenever the address
+    differs, whatever memory the tensor had in between. The other inputs are
+    imported at each call (no copy either), and nothing of theirs is kept.
 
     A tensor IREE cannot read in place (not C-contiguous, not aligned to 64
     bytes, a negative or conjugate bit) is copied to a fresh contiguous tensor
-    for the call. A result sharing an argument's memory (IREE may return an
+    for the call, and a static one is then handled as the other inputs (a copy
+    is never kept). A result sharing an argument's memory (IREE may return an
     argument it found unchanged) is copied, so no output aliases an input that
     eager's would not; a returned placeholder is its argument itself, as the
     graph module returns it. A call IREE refuses (tensors not of the compiled
-    dtypes and sizes: its entry checks them) or whose results are not of eager's
-    dtypes goes to the general path, which converts or refuses, as it always did.
+    dtypes and sizes: its entry checks the inputs not kept) or whose results
+    are not of eager's dtypes (checked at the first call) goes to the general
+    path, which converts or refuses, as it always did.
     """
 
-    def __init__(self, plan: Any, outputs: _Outputs) -> None:
+    def __init__(self, plan: Any, outputs: _Outputs, static: frozenset[int]) -> None:
         self.executor = plan.executor
         self.nbytes = [math.prod(shape) * dtype.itemsize for dtype, shape in plan.inputs]
+        self.count = len(self.nbytes)
         self.outputs = outputs
         self.out_dtypes = [_torch_dtype_of(want[0]) for want in plan.outputs]
+        self.as_uint8: list[bool] | None = None
+        """Per result, whether IREE's signless bytes are viewed as uint8; None until the first call's results were checked."""
+        self.bound = _Bound([i for i in sorted(static) if i < self.count], self.count)
 
     @staticmethod
-    def build(plan: Any, outputs: _Outputs) -> _FastCall | None:
+    def build(plan: Any, outputs: _Outputs, static: frozenset[int] = frozenset()) -> _FastCall | None:
         """The fast path for a plan whose inputs are all user tensors and whose results are all tensors."""
         if plan is None or not all(i >= 0 for i, _ in plan.placeholders) or not plan.executor.views_callable:
             return None
@@ -643,51 +694,142 @@ class _FastCall:
         dtypes = [want[0] if want is not None else None for want in plan.outputs] + [d for d, _ in plan.inputs]
         if any(d is None or _torch_dtype_of(d) not in _NUMPY_DTYPES for d in dtypes):
             return None
-        return _FastCall(plan, outputs)
+        return _FastCall(plan, outputs, static)
+
+    def import_tensor(self, t: torch.Tensor) -> tuple[Any, torch.Tensor] | None:
+        """
+        An IREE view of a tensor's memory, and the tensor it is of: `t` itself, or
+        a contiguous copy where IREE cannot read `t` in place; None for a tensor
+        the fast path does not take (not on the CPU).
+        """
+        if not t.is_cpu:
+            return None
+        if t.is_neg() or t.is_conj():  # bits DLPack does not carry: materialized
+            t = t.resolve_conj().resolve_neg()
+        executor = self.executor
+        if t.data_ptr() % 64 == 0 and t.is_contiguous():
+            try:
+                return executor.import_dlpack(_to_dlpack(t)), t
+            except Exception:
+                pass
+        t = torch.empty(t.shape, dtype=t.dtype).copy_(t)  # contiguous, and aligned by torch's allocator
+        try:
+            return executor.import_dlpack(_to_dlpack(t)), t
+        except Exception:
+            return None
 
     def __call__(self, args: Sequence[Any]) -> Any:
         """The outputs' pytree, or None where the call needs the general path."""
-        if len(args) != len(self.nbytes):
+        if len(args) != self.count:
             return None
-        executor = self.executor
-        views: list[Any] = []
-        spans: list[tuple[int, int]] = []
-        # Dtypes and sizes are not checked here: Dynamo's guards did, and IREE checks
-        # each argument against its signature again (a mismatch raises, and the
-        # general path takes the call).
-        for i, t in enumerate(args):
-            if not isinstance(t, torch.Tensor) or not t.is_cpu:
+        bound = self.bound
+        if [args[i].data_ptr() for i in bound.static] != bound.addresses:
+            rebound = bound.rebind(self, args)
+            if rebound is None:
                 return None
-            if t.is_neg() or t.is_conj():  # bits DLPack does not carry: materialized
-                t = t.resolve_conj().resolve_neg()
-            try:
-                view = executor.import_dlpack(_to_dlpack(t))
-            except Exception:
-                t = torch.empty(t.shape, dtype=t.dtype).copy_(t)  # contiguous, and aligned by torch's allocator
-                try:
-                    view = executor.import_dlpack(_to_dlpack(t))
-                except Exception:
-                    return None
-            views.append(view)
+            bound = self.bound = rebound
+        views = bound.views.copy()
+        spans: list[tuple[int, int]] = []
+        nbytes = self.nbytes
+        # Dtypes and sizes are not checked here: Dynamo's guards did, and IREE checks
+        # each argument not kept against its signature again (a mismatch raises, and
+        # the general path takes the call).
+        for i in bound.dynamic:
+            t = args[i]
+            if not isinstance(t, torch.Tensor) or (imported := self.import_tensor(t)) is None:
+                return None
+            views[i], t = imported
             ptr = t.data_ptr()
-            spans.append((ptr, ptr + self.nbytes[i]))
-        capsules = executor.call_views(views)
+            spans.append((ptr, ptr + nbytes[i]))
+        tensors = [torch.from_dlpack(capsule) for capsule in self.executor.call_views(views)]
         del views
-        shared = _Spans(spans)
+        as_uint8 = self.as_uint8
+        if as_uint8 is None:
+            as_uint8 = self.check_dtypes(tensors)
+            if as_uint8 is None:
+                return None
         results: list[Any] = []
-        for capsule, want, arg in zip(capsules, self.out_dtypes, self.outputs.inputs):
+        for t, uint8, arg in zip(tensors, as_uint8, self.outputs.inputs):
             if arg is not None:
                 results.append(args[arg])
                 continue
-            t = torch.from_dlpack(capsule)
-            if t.dtype != want:
-                if want is not torch.uint8 or t.dtype is not torch.int8:
-                    return None
+            if uint8:
                 t = t.view(torch.uint8)  # IREE's integers are signless: uint8 comes back as int8's bits
-            if t.numel() and shared.holds(t.data_ptr()):
-                t = t.clone()
+            if t.numel():
+                ptr = t.data_ptr()
+                if bound.spans.holds(ptr) or any(start <= ptr < end for start, end in spans):
+                    t = t.clone()
             results.append(t)
         return self.outputs.assemble(results)
+
+    def check_dtypes(self, tensors: list[torch.Tensor]) -> list[bool] | None:
+        """
+        At the first call, whether each result's DLPack dtype is eager's (or
+        int8 for uint8, viewed): the per-result answer kept for the next calls,
+        or None where a dtype is neither (the general path takes every call then).
+        """
+        as_uint8: list[bool] = []
+        for t, want in zip(tensors, self.out_dtypes):
+            got = t.dtype
+            if got != want and (want is not torch.uint8 or got is not torch.int8):
+                return None
+            as_uint8.append(got != want)
+        self.as_uint8 = as_uint8
+        return as_uint8
+
+
+class _Bound:
+    """
+    The static inputs' views kept by a `_FastCall`: per input, the address its
+    view was made from. Replaced whole (never changed in place), so a call in
+    another thread sees one consistent set.
+    """
+
+    __slots__ = ("addresses", "dynamic", "spans", "static", "views")
+
+    def __init__(self, static: list[int], count: int) -> None:
+        self.static = static
+        """The inputs whose views are kept."""
+        self.dynamic = [i for i in range(count) if i not in set(static)]
+        """The inputs imported at each call."""
+        self.addresses: list[int] = [-1] * len(static)
+        """Per static input, the address its view is of (-1: none made yet)."""
+        self.views: list[Any] = [None] * count
+        """Per input, its kept view (None for the dynamic ones, set at each call)."""
+        self.spans = _Spans([])
+        """The static inputs' memory, for the results' alias check."""
+
+    def rebind(self, call: _FastCall, args: Sequence[Any]) -> _Bound | None:
+        """
+        The views for `args`: the kept ones whose tensor's address is unchanged,
+        new ones for the rest; a static input IREE cannot read in place becomes
+        dynamic (copied at each call). None for a call the fast path does not take.
+        """
+        new = _Bound([], call.count)
+        new.views = self.views.copy()
+        new.dynamic = list(self.dynamic)
+        spans: list[tuple[int, int]] = []
+        for i, old in zip(self.static, self.addresses):
+            t = args[i]
+            if not isinstance(t, torch.Tensor):
+                return None
+            ptr = t.data_ptr()
+            if ptr != old:
+                imported = call.import_tensor(t)
+                if imported is None:
+                    return None
+                view, held = imported
+                if held is not t:  # a copy: made again at each call, never kept
+                    new.views[i] = None
+                    new.dynamic.append(i)
+                    continue
+                new.views[i] = view
+            new.static.append(i)
+            new.addresses.append(ptr)
+            spans.append((ptr, ptr + call.nbytes[i]))
+        new.dynamic.sort()
+        new.spans = _Spans(spans)
+        return new
 
 
 def _torch_dtype_of(dtype: np.dtype[Any]) -> torch.dtype | None:
