@@ -1,5 +1,5 @@
 """
-Convolution, pooling and batch norm on NCHW (NCDHW, ...) tensors.
+Convolution and pooling on NCHW (NCDHW, ...) tensors (batch norm is in `norms`).
 
 A 1-D or 2-D `convolution` pads its input with `tensor.pad` and becomes the named
 `linalg.conv_2d_nchw_fchw` (one group; a 1x1 kernel can be a matrix product,
@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from xdsl.dialects import arith, math, tensor
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DenseIntElementsAttr,
     DenseIntOrFPElementsAttr,
@@ -65,7 +65,6 @@ from xdsl_exir.transforms.linalg_lowering.pointwise import (
     div,
     mul,
     select,
-    sub,
     trunc_divide,
 )
 from xdsl_exir.transforms.linalg_lowering.reductions import (
@@ -74,8 +73,6 @@ from xdsl_exir.transforms.linalg_lowering.reductions import (
     count,
     finish,
     lowest,
-    mean_and_sq_dev,
-    rstd_of,
     sum_over,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -1050,93 +1047,6 @@ def _adaptive_avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAVal
 
 
 # -- batch norm ----------------------------------------------------------------
-
-
-Stat = tuple[SSAValue, DType]
-"""A lowered per-channel tensor and its dtype."""
-
-
-def _normalize_channels(
-    st: LoweringState,
-    x: SSAValue,
-    out: TensorType,
-    mean: Stat,
-    spread: Stat,
-    spread_is_var: bool,
-    weight: object | None,
-    bias: object | None,
-    eps: object,
-) -> SSAValue:
-    """
-    `x * scale + shift` with `scale = weight * rstd` and `shift = bias - mean *
-    scale`, the one scale and shift per channel (dimension 1) torch's CPU
-    kernel applies; `rstd` is `spread`, or `rsqrt(spread + eps)` for a variance.
-    One elementwise generic reading the per-channel tensors along dimension 1.
-    """
-    xt = _t(x)
-    rank = xt.rank
-    cd = out.element_dtype.opmath()
-    channel = AffineMap(rank, 0, (_d(1),))
-    params = [(st.tensor(p), _t(p).element_dtype) if p is not None else None for p in (weight, bias)]
-    stats: list[Stat] = [mean, spread, *(p for p in params if p is not None)]
-    inputs = [(st.tensor(x), identity_map(rank)), *((v, channel) for v, _ in stats)]
-    dtypes = [xt.element_dtype, *(dt for _, dt in stats)]
-
-    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
-        vals = [st.cast(v, dt, cd) for v, dt in zip(a, dtypes)]
-        value, mu, spread_v, rest = vals[0], vals[1], vals[2], vals[3:]
-        scale = st.emit(math.RsqrtOp(add(st, spread_v, st.scalar(eps, cd), cd))) if spread_is_var else spread_v
-        if params[0] is not None:
-            scale = mul(st, scale, rest.pop(0), cd)
-        shift = sub(st, st.constant(0.0, cd), mul(st, mu, scale, cd), cd)
-        if params[1] is not None:
-            shift = add(st, rest.pop(0), shift, cd)
-        return [st.cast(add(st, mul(st, value, scale, cd), shift, cd), cd, out.element_dtype)]
-
-    return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
-
-
-def _stat(st: LoweringState, v: object) -> Stat:
-    return st.tensor(v), _t(v).element_dtype
-
-
-@lowers("aten._native_batch_norm_legit_no_training.default")
-def _batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """Inference batch norm from the running statistics; the saved mean and rstd of training are empty."""
-    x = b.value("input")
-    mean, var = _stat(st, b["running_mean"]), _stat(st, b["running_var"])
-    y = _normalize_channels(st, x, _out(op), mean, var, True, b.get("weight"), b.get("bias"), b["eps"])
-    return [y, st.empty(_out(op, 1)), st.empty(_out(op, 2))]
-
-
-def _training_batch_norm(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    """Batch norm from the batch's own statistics (biased variance), which are also its 2nd and 3rd results."""
-    x = b.value("input")
-    xt, out = _t(x), _out(op)
-    cd = xt.element_dtype.opmath()
-    dims = [i for i in range(xt.rank) if i != 1]
-    mean, ssd = mean_and_sq_dev(st, st.tensor(x), xt, dims, cd)
-    rstd = rstd_of(st, ssd, [xt.sizes[1]], count(st, xt.sizes, dims, cd), b["eps"], cd)
-    y = _normalize_channels(st, x, out, (mean, cd), (rstd, cd), False, b.get("weight"), b.get("bias"), b["eps"])
-    channels = sized([xt.sizes[1]], cd)
-    return [y, st.convert(mean, channels, _out(op, 1).element_dtype), st.convert(rstd, channels, _out(op, 2).element_dtype)]
-
-
-@lowers("aten._native_batch_norm_legit.no_stats", note="training=False refused: no statistics to normalise with")
-def _batch_norm_no_stats(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    if not b["training"]:
-        raise st.error("_native_batch_norm_legit.no_stats with training=False has no statistics to normalise with")
-    return _training_batch_norm(st, op, b)
-
-
-@lowers("aten._native_batch_norm_legit.default", note="training=True refused: it updates the running statistics in place")
-def _batch_norm_legit(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
-    if b["training"]:
-        raise st.error(
-            "_native_batch_norm_legit with training=True updates running_mean and running_var in place, "
-            "which the value-semantics lowering does not express; export the model in eval mode"
-        )
-    return list(_batch_norm(st, op, b))
 
 
 @lowers("aten.col2im.default", note="symbolic block counts refused")

@@ -27,8 +27,7 @@ visits the window in: NaN beats every number, a larger value beats a smaller
 one, and on a tie the smaller index wins. That is torch's answer (the first
 maximum, the first NaN) whatever order IREE chooses to reduce in.
 
-Two-pass statistics (`var` here, `native_layer_norm` and `native_group_norm`
-in `norms`, batch norm in `conv_pool`) compute the mean first and then the sum of squared
+Two-pass statistics (`var` here, batch, layer and group norm in `norms`) compute the mean first and then the sum of squared
 deviations from it, both in float64, never `E[x^2] - E[x]^2`, which cancels
 catastrophically; PyTorch's kernels use Welford's algorithm in double, a
 one-pass way of getting the same numbers.
