@@ -34,6 +34,7 @@ _ALIAS_RULES: dict[str, str] = {
     "aten.special_softmax.default": "aten.softmax.int",
     "aten.special_log_softmax.default": "aten.log_softmax.int",
     "aten.special_round.default": "aten.round.decimals",
+    "aten.view_as_real_copy.default": "aten.view_as_real.default",
 }  # fmt: skip
 """Aliases (torch's other spellings, `_copy` forms of views) whose result type is their operator's."""
 

@@ -18,7 +18,6 @@ from xdsl_exir.dialects.exir import (
     TensorType,
 )
 from xdsl_exir.semantics.inference.core import (
-    RULES,
     Bound,
     InferenceError,
     add,
@@ -50,7 +49,6 @@ def _view_as_complex(b: Bound) -> Attribute:
     return make_tensor(t.sizes[:-1], t.element_dtype.to_complex(), t.device.data)
 
 
-rule("aten.view_as_real_copy.default")(RULES["aten.view_as_real.default"])  # registered by views, imported before
 
 
 @rule("aten.complex.default", "aten.polar.default")
@@ -264,3 +262,11 @@ def _fft_c2r(b: Bound) -> Attribute:
     dims = [wrap_dim(d, t.rank) for d in b.ints("dim")]
     shape[dims[-1]] = b.size("last_dim_size")
     return make_tensor(shape, t.element_dtype.to_real(), t.device.data)
+
+
+@rule("aten.view_as_real.default")
+def view_as_real_rule(b: Bound) -> Attribute:
+    t = b.tensor("self")
+    if not t.element_dtype.is_complex:
+        raise InferenceError("view_as_real needs a complex tensor")
+    return make_tensor([*t.sizes, 2], t.element_dtype.to_real(), t.device.data)

@@ -65,14 +65,6 @@ def _view_dtype(b: Bound) -> Attribute:
     return make_tensor(shape, dtype, t.device.data)
 
 
-@rule("aten.view_as_real.default")
-def view_as_real_rule(b: Bound) -> Attribute:
-    t = b.tensor("self")
-    if not t.element_dtype.is_complex:
-        raise InferenceError("view_as_real needs a complex tensor")
-    return make_tensor([*t.sizes, 2], t.element_dtype.to_real(), t.device.data)
-
-
 @rule("aten.resize.default", "aten.as_strided.default")
 def _resize(b: Bound) -> Attribute:
     t = b.tensor("self")

@@ -4,7 +4,8 @@ Kernels of complex tensors and of the discrete Fourier transform.
 numpy carries complex64 and complex128 natively, so a complex tensor is a numpy
 complex array and every pointwise kernel computes on it as it is. What needs a
 kernel of its own is what torch keeps in core ATen: the complex view of a real
-tensor's pairs (`view_as_complex`, a view sharing the storage as torch's does),
+tensor's pairs (`view_as_complex`, a view sharing the storage as torch's does, and
+`view_as_real` back),
 construction from parts (`complex`, `polar`), the phase (`angle`), the conjugate
 (`_conj`, which torch records as a lazy conjugate bit and the interpreter applies
 at once: a conjugated tensor is written only through its own value), the
@@ -181,3 +182,13 @@ def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_
     sizes = [a.shape[ax] for ax in axes[:-1]] + [int(last_dim_size)]
     rdt = np.float64 if a.dtype == np.complex128 else np.float32
     return np.fft.irfftn(a, s=sizes, axes=axes, norm=norm).astype(rdt)
+
+
+@register("aten.view_as_real.default")
+def _view_as_real(self: np.ndarray) -> np.ndarray:
+    """A view sharing `self`'s memory whatever its strides (numpy's `view` needs a contiguous last axis)."""
+    a = np.asarray(self)
+    if a.dtype.kind != "c":
+        raise TypeError(f"view_as_real needs a complex tensor, not {a.dtype}")
+    parts = np.real(a)
+    return np.lib.stride_tricks.as_strided(parts, a.shape + (2,), a.strides + (parts.itemsize,))

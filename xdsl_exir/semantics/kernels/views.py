@@ -392,16 +392,6 @@ def with_dim_order(value: np.ndarray, dim_order: Sequence[int] | None) -> np.nda
     return np.ascontiguousarray(np.transpose(value, order)).transpose(inverse)
 
 
-@register("aten.view_as_real.default")
-def _view_as_real(self: np.ndarray) -> np.ndarray:
-    """A view sharing `self`'s memory whatever its strides (numpy's `view` needs a contiguous last axis)."""
-    a = np.asarray(self)
-    if a.dtype.kind != "c":
-        raise TypeError(f"view_as_real needs a complex tensor, not {a.dtype}")
-    parts = np.real(a)
-    return np.lib.stride_tricks.as_strided(parts, a.shape + (2,), a.strides + (parts.itemsize,))
-
-
 @register("aten.repeat_interleave.Tensor")
 def _repeat_interleave(repeats: np.ndarray, output_size: int | None = None) -> np.ndarray:
     r = np.asarray(repeats)
