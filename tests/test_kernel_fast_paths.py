@@ -175,3 +175,38 @@ def test_relu_keeps_negative_zero_and_nan_sign_in_place(fused: bool, dtype: str)
         [np.array(-0.0, dtype), np.array(-0.0, dtype)]
     )
     assert z.shape == () and z == 0 and np.signbit(z)
+
+
+SCALAR_OPS = """
+builtin.module {{
+  exir.program inputs [<user_input "x">] outputs [<user_output "a">, <user_output "s">, <user_output "m">, <user_output "d">] {{
+    exir.graph @forward(%x: {t}) -> ({t}, {t}, {t}, {t}) {{
+      %a = aten.add.Scalar(%x, 0.1) : ({t}) -> {t}
+      %s = aten.sub.Scalar(%x, 3) : ({t}) -> {t}
+      %m = aten.mul.Scalar(%x, -0.0) : ({t}) -> {t}
+      %d = aten.div.Scalar(%x, 0.3) : ({t}) -> {t}
+      exir.output %a, %s, %m, %d : {t}, {t}, {t}, {t}
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_scalar_overloads_match_torch(dtype: str) -> None:
+    """add/sub/mul/div.Scalar take the tensor-with-a-number fast path: torch's values,
+    the number rounded to the tensor's dtype, edge values included."""
+    import pass_harness as ph
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    x = np.array([1.5, -0.0, 0.0, np.nan, np.inf, -np.inf, 3e38, -1e-45, 7.0], dtype)
+    runner = ProgramRunner(ph.parse(SCALAR_OPS.format(t=f"!exir.tensor<[9], {dtype}>")))
+    got = runner.run([x])
+    tx = torch.from_numpy(x)
+    want = [torch.ops.aten.add.Scalar(tx, 0.1), torch.ops.aten.sub.Scalar(tx, 3), torch.ops.aten.mul.Scalar(tx, -0.0),
+            torch.ops.aten.div.Scalar(tx, 0.3)]  # fmt: skip
+    for g, w in zip(got, want):
+        assert g.dtype == w.numpy().dtype and g.shape == (9,)
+        np.testing.assert_array_equal(g, w.numpy())
+        np.testing.assert_array_equal(np.signbit(g[~np.isnan(g)]), np.signbit(w.numpy()[~np.isnan(g)]))

@@ -176,6 +176,14 @@ def _unary_function(steps: Sequence[str]) -> Callable[[Any], Any]:
 
 _UNARY_FUNCTIONS: dict[str, Callable[[Any], Any]] = {k: _unary_function(v) for k, v in FAST_UNARY.items()}
 _BINARY_UFUNCS: dict[str, Callable[[Any, Any], Any]] = {k: getattr(np, v) for k, v in FAST_BINARY.items()}
+_SCALAR_OVERLOADS = {
+    "aten.add.Scalar": "aten.add.Tensor",
+    "aten.sub.Scalar": "aten.sub.Tensor",
+    "aten.mul.Scalar": "aten.mul.Tensor",
+    "aten.div.Scalar": "aten.div.Tensor",
+}
+"""The `.Scalar` overloads compute what their `.Tensor` overloads do with a number operand
+(torch wraps it as a 0-d tensor), so they take the same fast path."""
 _DENSE_TARGETS = frozenset(
     {"aten.linear.default", "aten.addmm.default", "aten.mm.default", "aten._softmax.default", "aten.softmax.int"}
 )
@@ -290,6 +298,7 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
     if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], OperandRef):
         fn1 = _UNARY_FUNCTIONS[target]
         return lambda x: (fn1(x),)
+    target = _SCALAR_OVERLOADS.get(target, target)
     if target not in FAST_BINARY or len(args) != 2 or kwargs.get("alpha", 1) != 1:
         return None
     if set(kwargs) - {"alpha"}:
