@@ -267,6 +267,29 @@ def test_cnn_training_step_is_one_iree_piece_per_graph() -> None:
     assert all(len(r.pieces) == 1 and r.pieces[0].runs_on == "iree" and not r.eager_ops for r in graphs), torch_compile.report()
 
 
+@pytest.mark.parametrize("backend", ["interpreter", pytest.param("iree", marks=needs_iree)])
+def test_graph_of_strided_inputs_is_imported(backend: str) -> None:
+    """
+    A backward graph takes saved activations laid out as the forward left them
+    (channels-last here), and a `view` of a pointwise result over one is legal only
+    in that layout (the result follows its input's strides): the importer's stand-in
+    inputs keep the example's strides, so the graph compiles (ConvNeXt's layer-scale
+    gradient ran in eager torch before) and matches eager.
+    """
+    from xdsl_exir.tools.torch_compile import BackendOptions, compile_fx_graph
+
+    def f(a: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor]:
+        y = torch.ops.aten.mul.Tensor(torch.ops.aten.permute.default(a, [0, 2, 3, 1]), w)
+        return (torch.ops.aten.view.default(y, [-1, 8]),)
+
+    gm = torch.fx.symbolic_trace(f)
+    a = torch.randn(2, 8, 3, 3).to(memory_format=torch.channels_last)
+    w = torch.randn(8)
+    fn = compile_fx_graph(gm, [a, w], BackendOptions(backend=backend, threads=1), "backward")
+    assert [p.runs_on for r in torch_compile.reports() for p in r.pieces] == [backend], torch_compile.report()
+    torch.testing.assert_close(fn([a, w])[0], f(a, w)[0], rtol=0, atol=0)
+
+
 # ---------------------------------------------------------------------------
 # Graph breaks, refused operators, dynamic shapes
 # ---------------------------------------------------------------------------

@@ -380,12 +380,20 @@ def _record_module_inputs(gm: torch.fx.GraphModule, inputs: list[Any], names: se
 def _materialize(value: Any) -> Any:
     """
     A real value standing for a fake example input (ones of its dtype, at its size
-    hint): the importer types a graph by running it once. Ones rather than zeros:
-    an integer division or an index must not fail on the stand-in.
+    hint, with its strides): the importer types a graph by running it once. Ones
+    rather than zeros: an integer division or an index must not fail on the
+    stand-in. The strides matter: a backward graph takes saved activations laid
+    out as the forward left them, and a `view` of a pointwise result (which
+    follows its inputs' layout) fails on a contiguous stand-in where the real
+    input makes it contiguous (ConvNeXt's layer-scale gradient).
     """
     if isinstance(value, torch.Tensor):
         shape = [_hint(s) for s in value.shape]
-        return torch.ones(shape, dtype=value.dtype)
+        strides = [_hint(s) for s in value.stride()]
+        if any(n == 0 for n in shape):
+            return torch.ones(shape, dtype=value.dtype)
+        span = 1 + sum((n - 1) * abs(st) for n, st in zip(shape, strides))
+        return torch.ones(span, dtype=value.dtype).as_strided(shape, strides)
     if isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
         return _hint(value)
     return value
