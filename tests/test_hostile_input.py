@@ -1283,6 +1283,28 @@ def test_a_directory_is_refused_as_a_directory(tmp_path: Path) -> None:
     assert str(e.value).startswith(reads % "load()" + " or takes an ExportedProgram"), str(e.value)
 
 
+def test_torchscript_nodes_are_named_by_their_kind(tmp_path: Path) -> None:
+    """A failing TorchScript node is named as its graph names it (`aten::linear`), not as the generic `ts.node` it is read into."""
+    import xdsl_exir.api as exir
+
+    dump = tmp_path / "linear.txt"
+    dump.write_text(
+        "graph(%x : Tensor, %w : Tensor):\n"
+        "  %none : NoneType = prim::Constant()\n"
+        "  %y : Tensor = aten::linear(%x, %w, %none)\n"
+        "  return (%y)\n"
+    )
+    x, w = np.ones((2, 3), np.float32), np.ones((4, 5), np.float32)
+    inputs = tmp_path / "in.npz"
+    inputs.write_bytes(npz_bytes(arg0=x, arg1=w))
+    out = tmp_path / "out.npz"
+    r = invoke("exir-run", [str(dump), "--inputs", str(inputs), "-o", str(out)])
+    check_promise("exir-run", r, out, must_fail=True)
+    assert "'aten::linear' (%y) in @forward: " in r.err and "ts.node" not in r.err, r.err
+    with pytest.raises(exir.ExirError, match=r"^'aten::linear' \(%y\) in @forward: "):
+        exir.load(dump).run(x, w)
+
+
 def test_usage_errors_exit_1() -> None:
     """A flag given a bad value is bad input like any other: exit 1, as the README says."""
     example = str(ROOT / "examples" / "mlp.mlir")

@@ -274,7 +274,7 @@ def test_errors_inside_calls_name_the_call() -> None:
     with pytest.raises(ExirDiagnostic) as info:
         lower(parse(MODULE_IR), entry="calls_broken")
     message = str(info.value)
-    assert "'ts.node' (%y) in @broken: unknown operator mylib::nope" in message
+    assert "'mylib::nope' (%y) in @broken: unknown operator mylib::nope" in message
     assert message.endswith("(inlined from 'prim.CallMethod' (%y) in @calls_broken)")
 
 

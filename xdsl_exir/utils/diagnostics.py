@@ -92,9 +92,21 @@ def format_location(loc: Attribute) -> str | None:
     return None
 
 
+def op_title(op: Operation) -> str:
+    """
+    The name a person knows `op` by: a TorchScript node's kind (`aten::linear`,
+    what the graph dump and torch's own messages say), every other op's name. Every
+    node is one generic `ts.node`, so its op name tells nothing; the kind is read
+    from its properties, the core not importing the dialect that defines it.
+    """
+    if op.name == "ts.node" and isinstance(kind := op.properties.get("kind"), StringAttr):
+        return kind.data
+    return op.name
+
+
 def describe_op(op: Operation) -> str:
-    """`'exir.call_function' (%add) in @forward`: how a person finds the op."""
-    text = f"'{op.name}'"
+    """`'exir.call_function' (%add) in @forward`, `'aten::linear' (%y) in @forward`: how a person finds the op."""
+    text = f"'{op_title(op)}'"
     if op.results and op.results[0].name_hint:
         text += f" (%{op.results[0].name_hint})"
     parent = op.parent_op()

@@ -13,7 +13,7 @@ ts.method @f {
   prim.Return(%y) : (!ts.tensor) -> ()
 }
 
-// CHECK:     exir-opt: error: {{.*}}torchscript-python-errors.mlir:10:3: 'ts.node' (%y) in @f: no Python spelling for a 'mylib::scan' node with blocks
+// CHECK:     exir-opt: error: {{.*}}torchscript-python-errors.mlir:10:3: 'mylib::scan' (%y) in @f: no Python spelling for a 'mylib::scan' node with blocks
 // CHECK-NOT: Traceback
 
 // NONE:     exir-opt: error: --emit torchscript-python prints ts.method and ts.module ops; the input has none

@@ -55,7 +55,7 @@ ts.method @untyped {
 }
 
 // A node kind nobody registered.
-// UNKNOWN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'ts.node' (%y) in @unknown_op: unknown operator mylib::frobnicate: TorchScript nodes of this kind have no Export IR lowering
+// UNKNOWN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'mylib::frobnicate' (%y) in @unknown_op: unknown operator mylib::frobnicate: TorchScript nodes of this kind have no Export IR lowering
 ts.method @unknown_op {
 ^bb0(%x: !ts.tensor):
   %y = ts.node "mylib::frobnicate"(%x) : (!ts.tensor) -> !ts.tensor
@@ -64,7 +64,7 @@ ts.method @unknown_op {
 
 // A known ATen operator outside the aten dialect becomes an exir.call_function when its result
 // types can be inferred; this one's cannot.
-// NOATEN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'ts.node' (%y) in @no_aten_op: aten::_foobar resolves to aten::_foobar, which is not an operator of the aten dialect, and its result types cannot be inferred (no inference rule for aten._foobar.default)
+// NOATEN: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 3]]:3: 'aten::_foobar' (%y) in @no_aten_op: aten::_foobar resolves to aten::_foobar, which is not an operator of the aten dialect, and its result types cannot be inferred (no inference rule for aten._foobar.default)
 ts.method @no_aten_op {
 ^bb0(%x: !ts.tensor):
   %y = ts.node "aten::_foobar"(%x) : (!ts.tensor) -> !ts.tensor
