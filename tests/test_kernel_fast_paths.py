@@ -210,3 +210,27 @@ def test_scalar_overloads_match_torch(dtype: str) -> None:
         assert g.dtype == w.numpy().dtype and g.shape == (9,)
         np.testing.assert_array_equal(g, w.numpy())
         np.testing.assert_array_equal(np.signbit(g[~np.isnan(g)]), np.signbit(w.numpy()[~np.isnan(g)]))
+
+
+@pytest.mark.parametrize(("log", "safe"), [(False, False), (True, False), (False, True)])
+def test_softmax_row_max_by_reduceat(log: bool, safe: bool) -> None:
+    """The last-dim shift found by `reduceat` is the axis reduction's; softmax agrees with
+    torch on rows with NaN, +-inf, only -inf and -0.0."""
+    from xdsl_exir.semantics.kernels.reductions import row_fmax, softmax_rows
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 7, 49)).astype(np.float32) * 4
+    x[0, 1, 5] = np.nan
+    x[0, 2, :] = -np.inf
+    x[1, 3, 0] = np.inf
+    x[1, 4, :] = -0.0
+    x[2, 5, 7] = -np.inf
+    x[2, 6, :] = np.nan
+    np.testing.assert_array_equal(row_fmax(x), np.fmax.reduce(x, axis=-1, keepdims=True))
+    got = softmax_rows(x, 2, log, safe)
+    tx = torch.from_numpy(x)
+    if safe:
+        want = torch.ops.aten._safe_softmax.default(tx, 2)
+    else:
+        want = torch.log_softmax(tx, 2) if log else torch.softmax(tx, 2)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
