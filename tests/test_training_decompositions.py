@@ -57,7 +57,7 @@ def _call(case: Case, tensors: Sequence[Any]) -> tuple[Any, ...]:
     args = case.order(list(tensors), case.constants) if case.order else [*tensors, *case.constants]
     out = getattr(torch.ops.aten, case.op.split(".")[0]).default(*args)
     results = out if isinstance(out, tuple | list) else (out,)
-    mask = case.constants[-1] if case.op.endswith("_backward") and case.op != "max_pool2d_with_indices_backward" else None
+    mask = case.constants[-1] if case.op in ("convolution_backward", "native_batch_norm_backward") else None
     if mask is not None:  # a result output_mask leaves out is undefined (eager's CPU kernel may still compute it)
         results = [r for r, m in zip(results, mask) if m]
     return tuple(r for r in results if r is not None)
@@ -214,11 +214,30 @@ MAX_POOL_BACKWARD = [
     _pool_case("unbatched-nan", (3, 6, 6), [2, 2], [2, 1], [0, 1], [1, 1], False, edge=True),
 ]
 
+
+def _avg_case(id: str, shape: tuple[int, ...], k: list[int], s: list[int], p: list[int], ceil: bool, include: bool,
+              override: int | None = None, edge: bool = False) -> Case:
+    x = torch.empty(shape)
+    y = torch.ops.aten.avg_pool2d.default(x, k, s, p, ceil, include, override)
+    return Case(id, "avg_pool2d_backward", _tensors(_randn(*y.shape, edge=edge), _randn(*shape)),
+                (k, s, p, ceil, include, override))
+
+
+AVG_POOL_BACKWARD = [
+    _avg_case("2x2", (2, 3, 6, 8), [2, 2], [2, 2], [0, 0], False, True),
+    _avg_case("3x3-pad-exclude", (1, 2, 7, 6), [3, 3], [2, 2], [1, 1], False, False),
+    _avg_case("ceil-include", (2, 2, 8, 7), [3, 2], [2, 2], [1, 1], True, True),
+    _avg_case("ceil-exclude", (2, 2, 8, 7), [3, 3], [2, 3], [1, 0], True, False),
+    _avg_case("override-overlap", (1, 3, 5, 5), [3, 3], [1, 1], [1, 1], False, True, 4),
+    _avg_case("unbatched-edge", (3, 6, 6), [2, 3], [3, 2], [1, 1], False, False, edge=True),
+]
+
 CASES = [
     *[pytest.param(c, id=f"conv-{c.id}") for c in CONV],
     *[pytest.param(c, id=f"bn-{c.id}") for c in BATCH_NORM],
     *[pytest.param(c, id=f"bnb-{c.id}") for c in BATCH_NORM_BACKWARD],
     *[pytest.param(c, id=f"maxpool-{c.id}") for c in MAX_POOL_BACKWARD],
+    *[pytest.param(c, id=f"avgpool-{c.id}") for c in AVG_POOL_BACKWARD],
 ]
 
 
@@ -247,6 +266,7 @@ SWEEP = os.environ.get("EXIR_TORCH_COMPILE_SWEEP") == "1"
 IREE_CASES = [p for p in CASES if SWEEP or p.id in {
     "conv-groups2-stride2-dil2", "conv-depthwise-stride2", "conv-1x1-pad-beyond-kernel", "conv-empty-batch",
     "conv-edge-values", "bn-train-4d-affine", "bnb-train-edge-grad", "maxpool-3x3-overlapping",
+    "avgpool-ceil-exclude",
 }]
 """One IREE compile each: the corners (all of them with EXIR_TORCH_COMPILE_SWEEP=1)."""
 

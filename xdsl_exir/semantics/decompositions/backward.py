@@ -501,6 +501,63 @@ def _max_pool2d_with_indices_backward(e: Emitter, b: Bound, op: Operation) -> Se
     return [e.v("aten.view.default", e.v("aten.scatter_add.default", zeros, 1, flat_i, flat_g), sizes)]
 
 
+@rule("aten.avg_pool2d_backward.default")
+def _avg_pool2d_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """
+    Each gradient divided by its window's divisor and spread evenly over the
+    window: a transposed depthwise convolution of `grad / divisor` with a
+    window of ones (stride as the forward's, unpadded, then the padding sliced
+    off). The divisor is `divisor_override`, or the window's size where no
+    window reaches past the padded input (count_include_pad), else per window
+    as ATen's kernel counts it: the window clipped to the padded input
+    (count_include_pad) or to the input (not), found by summing a plane of
+    ones the same way (`avg_pool2d` with divisor 1).
+    """
+    g, x = b.value("grad_output"), b.value("self")
+    t, tg = tensor_of(x), tensor_of(g)
+    if t.rank not in (3, 4) or tg.rank != t.rank or t.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    sizes, gsizes = _static(t.sizes), _static(tg.sizes)
+    kernel = b.ints("kernel_size", 2)
+    stride = b.ints("stride", 2) if b.get("stride") else kernel
+    padding = b.ints("padding", 2)
+    (h, w), (oh, ow) = sizes[-2:], gsizes[-2:]
+    dtype = t.element_dtype
+    override = b.get("divisor_override")
+    inside = all((o - 1) * st + k <= n + p for o, st, k, n, p in zip((oh, ow), stride, kernel, (h, w), padding))
+    if override is not None:
+        scaled = e.v("aten.div.Tensor", g, float(cast(int, override)))
+    elif b.get("count_include_pad") and inside:
+        scaled = e.v("aten.div.Tensor", g, float(kernel[0] * kernel[1]))
+    else:
+        ones = e.v("aten.full.default", [1, 1, h, w], 1.0, dtype=dtype, layout=Layout.strided,
+                   device=DeviceAttr(t.device.data), pin_memory=False)
+        pad = padding
+        if b.get("count_include_pad"):  # the padded plane is part of each window, its far edge is not
+            ones = e.v("aten.constant_pad_nd.default", ones, [padding[1], padding[1], padding[0], padding[0]], 1.0)
+            pad = [0, 0]
+        counts = e.v("aten.avg_pool2d.default", ones, kernel, stride, pad, bool(b.get("ceil_mode")), True, 1)
+        # In ceil mode the padded plane may fit a window more (one starting in the right
+        # padding, which ATen drops); the first windows are the same.
+        got = _static(tensor_of(counts).sizes)[-2:]
+        if got[0] < oh or got[1] < ow:
+            raise Decline()
+        for dim, n, want in ((2, got[0], oh), (3, got[1], ow)):
+            if n != want:
+                counts = e.v("aten.slice.Tensor", counts, dim, 0, want, 1)
+        scaled = e.v("aten.div.Tensor", g, e.v("aten.view.default", counts, [oh, ow]))
+    batched = scaled if t.rank == 4 else e.v("aten.unsqueeze.default", scaled, 0)
+    channels = sizes[-3]
+    window = e.v("aten.full.default", [channels, 1, *kernel], 1.0, dtype=dtype, layout=Layout.strided,
+                 device=DeviceAttr(t.device.data), pin_memory=False)
+    full = [(o - 1) * st + k for o, st, k in zip((oh, ow), stride, kernel)]
+    extra = [max(0, p + n - f) for p, n, f in zip(padding, (h, w), full)]
+    out = e.v("aten.convolution.default", batched, window, None, stride, [0, 0], [1, 1], True, extra, channels)
+    for dim, p, n in ((2, padding[0], h), (3, padding[1], w)):
+        out = e.v("aten.slice.Tensor", out, dim, p, p + n, 1)
+    return [out if t.rank == 4 else e.v("aten.squeeze.dims", out, [0])]
+
+
 @rule("aten.threshold_backward.default")
 def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`self <= threshold ? 0 : grad`, in the dtype eager gives: grad and self promoted together

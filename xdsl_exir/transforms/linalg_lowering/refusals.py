@@ -5,7 +5,7 @@ FX-importer path to linalg fails on one of them as well: its end-to-end suite
 lists `NativeGroupNormBackwardModule_basic` among the expected failures of that
 configuration (`FX_IMPORTER_XFAIL_SET` in `projects/pt1/e2e_testing/xfail_sets.py`).
 The backward operators of CNN training graphs (`convolution_backward`,
-`max_pool2d_with_indices_backward`) are not here: the lowering decomposes them
+`max_pool2d_with_indices_backward`, `avg_pool2d_backward`) are not here: the lowering decomposes them
 first (`semantics/decompositions/backward.py`).
 """
 
@@ -16,7 +16,6 @@ from xdsl_exir.transforms.linalg_lowering import refuses
 refuses(
     "aten.native_group_norm_backward.default",
     "aten.native_layer_norm_backward.default",
-    "aten.avg_pool2d_backward.default",
     "aten._adaptive_avg_pool2d_backward.default",
     "aten.embedding_dense_backward.default",
     note=(
