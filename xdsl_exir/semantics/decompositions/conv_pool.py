@@ -17,7 +17,7 @@ from xdsl_exir.semantics.decompositions.core import (
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.symbolic import SymSize
 
-# -- convolution, normalization, pooling -----------------------------------------
+# -- convolution -----------------------------------------------------------------
 
 
 @rule("aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default")
@@ -63,7 +63,7 @@ def _adaptive_avg_pool2d(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
     return [e.v("aten._adaptive_avg_pool2d.default", x, out)]
 
 
-# -- pooling and stacking ----------------------------------------------------------------------
+# -- pooling -------------------------------------------------------------------------
 
 
 @rule("aten.max_pool1d.default", "aten.max_pool1d_with_indices.default")

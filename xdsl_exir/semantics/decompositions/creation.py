@@ -1,4 +1,4 @@
-"""Decompositions of factories, windows and ranges."""
+"""Decompositions of factories, windows, ranges, copies and conversions (`to`, `type_as`, `contiguous`, `copy`)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def _linspace(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [out if work == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]
 
 
-# -- resampling, windows and ranges --------------------------------------------------------
+# -- windows and ranges ----------------------------------------------------------------
 
 
 _WINDOWS = ("hann_window", "hamming_window", "blackman_window", "bartlett_window")

@@ -1,4 +1,4 @@
-"""Decompositions of indexing along a dim."""
+"""Decompositions of indexing: `index_add`/`_copy`/`_fill`, `take`, `take_along_dim`, `_index_put_impl`, `argwhere`, `where(cond)`, `one_hot`."""
 
 from __future__ import annotations
 

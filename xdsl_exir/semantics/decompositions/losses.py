@@ -1,4 +1,4 @@
-"""Decompositions of losses and distances."""
+"""Decompositions of loss functions."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [_nll_forward(e, logp, target, b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
 
 
-# -- losses and distances --------------------------------------------------------------
+# -- more losses ---------------------------------------------------------------------
 
 
 @rule("aten.mse_loss.default", "aten.l1_loss.default")

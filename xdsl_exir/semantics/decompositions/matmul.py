@@ -1,4 +1,4 @@
-"""Decompositions of the linear-algebra family and the fused forms torch's passes emit."""
+"""Decompositions of the matrix, vector and tensor products and the fused forms torch's passes emit."""
 
 from __future__ import annotations
 
@@ -224,7 +224,7 @@ def _einsum(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [arrange(acc, acc_term, out)]
 
 
-# -- matrix products and inverses ---------------------------------------------------
+# -- matrix products ------------------------------------------------------------
 
 
 @rule("aten.linalg_matmul.default")

@@ -1,4 +1,4 @@
-"""Decompositions of reductions, sorting, statistics and matrix-vector products."""
+"""Decompositions of reductions, scans, norms of vectors, sorting and selection."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def _aminmax(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten.amin.default", x, dims, keep), e.v("aten.amax.default", x, dims, keep)]
 
 
-# -- sorting, statistics, matrix-vector products -------------------------------------
+# -- sorting and selection ---------------------------------------------------------
 
 
 @rule("aten.argsort.default", "aten.argsort.stable", "aten.msort.default")
@@ -118,7 +118,7 @@ def _std_mean(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [std, mean]
 
 
-# -- variance and standard deviation overloads, dot products -------------------------
+# -- variance and standard deviation overloads -----------------------------------------
 
 
 def _correction(b: Bound) -> object:

@@ -1,4 +1,4 @@
-"""Decompositions of the resampling operators: pixel shuffle and unshuffle, channel shuffle."""
+"""Decompositions of the resampling operators: upsampling, pixel shuffle and unshuffle, channel shuffle."""
 
 from __future__ import annotations
 

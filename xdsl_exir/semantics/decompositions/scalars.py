@@ -1,4 +1,4 @@
-"""Decompositions of scalar queries: `item`."""
+"""Decompositions of scalar queries: `item`, `size.int`, `numel`."""
 
 from __future__ import annotations
 

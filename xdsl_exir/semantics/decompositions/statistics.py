@@ -26,7 +26,7 @@ from xdsl_exir.utils.symbolic import SymSize
 __all__: list[str] = []
 
 
-# -- isin, argwhere ------------------------------------------------------------------
+# -- isin ------------------------------------------------------------------------
 
 
 @rule("aten.isin.Tensor_Tensor", "aten.isin.Tensor_Scalar", "aten.isin.Scalar_Tensor")

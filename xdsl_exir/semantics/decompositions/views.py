@@ -1,6 +1,6 @@
-"""Decompositions of views, copies and shape helpers.
+"""Decompositions of views, shape helpers and the stacks.
 
-Decompositions of the split family, the list-valued views and the view copies torch decomposes.
+The split family, the list-valued views and the view copies torch decomposes.
 
 `tensor_split`, `hsplit`, `vsplit`, `dsplit`, the `unsafe_` splits and `unsafe_chunk` follow
 torch/_refs: consecutive slices of one dimension, written as one `split_with_sizes` when the

@@ -12,7 +12,7 @@ from xdsl_exir.semantics.inference.core import (
     rule,
 )
 
-# -- gradients of views and indexing, more losses (decompositions in semantics/decompositions/) ---
+# -- gradients (decompositions in semantics/decompositions/backward.py) ----------------------
 
 
 @rule("aten.select_backward.default", "aten.slice_backward.default", "aten.index_select_backward.default",

@@ -30,7 +30,7 @@ from xdsl_exir.utils.dtypes import DEFAULT_FLOAT
 from xdsl_exir.utils.symbolic import SymSize, sympy
 
 # ---------------------------------------------------------------------------
-# Creation and conversion
+# Creation, copies and conversion
 # ---------------------------------------------------------------------------
 
 

@@ -26,7 +26,7 @@ from xdsl_exir.semantics.inference.core import (
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
-# Matmul family
+# Matrix, vector and tensor products, attention
 # ---------------------------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
-# Normalization, dropout and backward ops
+# Normalization layers
 # ---------------------------------------------------------------------------
 
 

@@ -28,7 +28,7 @@ from xdsl_exir.utils.dtypes import Category
 from xdsl_exir.utils.symbolic import SymSize
 
 # ---------------------------------------------------------------------------
-# Reductions and normalizations over a dim
+# Reductions over a dim, scans, softmax, sorting
 # ---------------------------------------------------------------------------
 
 
