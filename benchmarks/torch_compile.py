@@ -17,7 +17,11 @@ Per model, in this one process:
 - compile time: the first call of each compiled model (Dynamo, AOTAutograd and
   the backend's compiler; IREE without its on-disk cache, which points to a
   temporary directory, so every compilation is cold);
-- inference: `model(*args)` under `torch.inference_mode()`;
+- inference: `model(*args)` under `torch.inference_mode()`; beside the
+  runners, `floor`: `torch.compile` with a backend whose graph costs nothing
+  (`dynamo_floor.py`), what Dynamo and AOTAutograd cost around any backend's
+  compiled function, so `exir - floor` is what the exir backend and IREE take
+  and `ind - floor` what Inductor's code takes;
 - one training step: forward, a mean-square loss, backward, SGD step, on a copy
   of the model in training mode (so batch norms update their statistics);
 - outputs (and the first step's loss) checked against eager first;
@@ -70,6 +74,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import gen_zoo
 import models as model_cases
+from dynamo_floor import floor_backend
 
 from xdsl_exir.tools import torch_compile
 
@@ -224,6 +229,9 @@ def bench(case: Case, exir_backend: str, reps: int, sample_s: float, train: bool
             row.errors.append(f"onnxruntime: {one_line(e)}")
         if ort is not None:
             infer["onnxruntime"] = ort
+        floor = torch.compile(copy.deepcopy(model), backend=floor_backend)
+        floor(*args)
+        infer["floor"] = lambda: floor(*args)
         row.infer_ms = {k: v * 1e3 for k, v in interleave(infer, reps, sample_s).items()}
     row.placement = torch_compile.report()
 
@@ -281,15 +289,23 @@ def report(rows: list[Row], exir_backend: str) -> None:
     # Other processes' load shows in every runner's time alike; the ratios are what compare.
     print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"Inference, ms per call (one thread; exir = torch.compile(backend='exir') on {exir_backend}):")
-    head = f"{'model':<34} {'eager':>9} {'inductor':>9} {'exir':>9} {'ort':>9} {'exir/ind':>9} {'compile ind s':>14} {'compile exir s':>15}"
+    print("(floor: Dynamo's and AOTAutograd's wrappers around a graph that costs nothing; net = minus the floor)")
+    head = (
+        f"{'model':<34} {'eager':>9} {'inductor':>9} {'exir':>9} {'ort':>9} {'floor':>9} {'exir/ind':>9} "
+        f"{'net ratio':>9} {'compile ind s':>14} {'compile exir s':>15}"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
         i = r.infer_ms
+        floor = i.get("floor")
+        net = None
+        if floor is not None and i.get("exir") is not None and i.get("inductor") is not None:
+            net = ratio(i["exir"] - floor, i["inductor"] - floor)
         print(
             f"{r.label:<34} {fmt(i.get('eager')):>9} {fmt(i.get('inductor')):>9} {fmt(i.get('exir')):>9} "
-            f"{fmt(i.get('onnxruntime')):>9} {fmt(ratio(i.get('exir'), i.get('inductor'))):>9} "
-            f"{fmt(r.compile_s.get('inductor infer'), 1):>14} {fmt(r.compile_s.get('exir infer'), 1):>15}"
+            f"{fmt(i.get('onnxruntime')):>9} {fmt(floor, 3):>9} {fmt(ratio(i.get('exir'), i.get('inductor'))):>9} "
+            f"{fmt(net):>9} {fmt(r.compile_s.get('inductor infer'), 1):>14} {fmt(r.compile_s.get('exir infer'), 1):>15}"
         )
     if any(r.train_ms for r in rows):
         print()

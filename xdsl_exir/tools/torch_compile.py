@@ -60,6 +60,7 @@ from __future__ import annotations
 import bisect
 import logging
 import math
+import operator
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -731,7 +732,7 @@ class _FastCall:
         if len(args) != self.count:
             return None
         bound = self.bound
-        if [args[i].data_ptr() for i in bound.static] != bound.addresses:
+        if list(map(_data_ptr, bound.pick(args))) != bound.addresses:
             rebound = bound.rebind(self, args)
             if rebound is None:
                 return None
@@ -793,11 +794,13 @@ class _Bound:
     another thread sees one consistent set.
     """
 
-    __slots__ = ("addresses", "dynamic", "spans", "static", "views")
+    __slots__ = ("addresses", "dynamic", "pick", "spans", "static", "views")
 
     def __init__(self, static: list[int], count: int) -> None:
         self.static = static
         """The inputs whose views are kept."""
+        self.pick: Callable[[Sequence[Any]], Sequence[Any]] = _picker(static)
+        """The static inputs among a call's arguments."""
         self.dynamic = [i for i in range(count) if i not in set(static)]
         """The inputs imported at each call."""
         self.addresses: list[int] = [-1] * len(static)
@@ -836,8 +839,22 @@ class _Bound:
             new.addresses.append(ptr)
             spans.append((ptr, ptr + call.nbytes[i]))
         new.dynamic.sort()
+        new.pick = _picker(new.static)
         new.spans = _Spans(spans)
         return new
+
+
+_data_ptr: Callable[[torch.Tensor], int] = torch.Tensor.data_ptr
+
+
+def _picker(indices: list[int]) -> Callable[[Sequence[Any]], Sequence[Any]]:
+    """The items of a sequence at `indices`, as a sequence, picked in C (`operator.itemgetter`)."""
+    if len(indices) == 1:
+        index = indices[0]
+        return lambda args: (args[index],)
+    if not indices:
+        return lambda args: ()
+    return operator.itemgetter(*indices)
 
 
 def _torch_dtype_of(dtype: np.dtype[Any]) -> torch.dtype | None:
