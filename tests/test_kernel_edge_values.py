@@ -110,3 +110,22 @@ def test_threshold_backward_promotes_as_eager(grad: Any, self_: Any) -> None:
 def test_hardtanh_keeps_negative_zero_and_nan(lo: float, hi: float) -> None:
     x = torch.tensor(EDGE + [0.5, -0.5])
     _same(K.run_kernel("aten.hardtanh.default", [x.numpy(), lo, hi], {}), torch.nn.functional.hardtanh(x, lo, hi))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [False, True])
+def test_scatter_reduce_on_bool(reduce: str, include_self: bool) -> None:
+    # Rows 0 and 2 get several sources, row 1 one, row 3 none (it keeps self either way).
+    self_ = torch.tensor([[True, False, True], [False, True, True], [True, True, False], [False, True, False]])
+    index = torch.tensor([[0, 2, 0], [2, 0, 2], [0, 1, 2], [2, 0, 0]])
+    src = torch.tensor([[False, True, True], [False, False, True], [True, False, False], [False, True, False]])
+    got = K.run_kernel("aten.scatter_reduce.two", [self_.numpy(), 0, index.numpy(), src.numpy(), reduce], {"include_self": include_self})
+    _same(got, self_.scatter_reduce(0, index, src, reduce, include_self=include_self))
+
+
+def test_scatter_reduce_mean_on_bool_is_refused_as_torch_refuses() -> None:
+    self_, index, src = torch.tensor([True, False]), torch.tensor([0, 0]), torch.tensor([True, True])
+    with pytest.raises(RuntimeError):
+        self_.scatter_reduce(0, index, src, "mean")
+    with pytest.raises(ValueError, match="scatter_reduce: reduce='mean' is not defined for a bool tensor"):
+        K.run_kernel("aten.scatter_reduce.two", [self_.numpy(), 0, index.numpy(), src.numpy(), "mean"], {})

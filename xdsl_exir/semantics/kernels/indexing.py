@@ -130,6 +130,9 @@ def _scatter_add(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray)
 def _scatter_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str, include_self: bool = True) -> np.ndarray:
     require_enum("aten.scatter_reduce", "reduce", reduce)
     out = np.array(self, copy=True)
+    if reduce == "mean" and out.dtype == np.bool_:
+        raise ValueError("scatter_reduce: reduce='mean' is not defined for a bool tensor (torch refuses it); "
+                         "convert the tensor to a number type first")
     d = wrap_dim(dim, out.ndim)
     s = _src_for(src, index, out.dtype)
     idx = _scatter_index(index, d)
@@ -146,6 +149,8 @@ def _scatter_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarr
     if not include_self:
         if reduce in ("sum", "prod"):
             init: object = 0 if reduce == "sum" else 1
+        elif out.dtype == np.bool_:
+            init = reduce == "amin"  # the identities of or (amax) and and (amin)
         else:
             info = np.finfo(out.dtype) if out.dtype.kind == "f" else np.iinfo(out.dtype)
             init = (-np.inf if out.dtype.kind == "f" else info.min) if reduce == "amax" else (np.inf if out.dtype.kind == "f" else info.max)
