@@ -57,7 +57,8 @@ def _call(case: Case, tensors: Sequence[Any]) -> tuple[Any, ...]:
     args = case.order(list(tensors), case.constants) if case.order else [*tensors, *case.constants]
     out = getattr(torch.ops.aten, case.op.split(".")[0]).default(*args)
     results = out if isinstance(out, tuple | list) else (out,)
-    mask = case.constants[-1] if case.op in ("convolution_backward", "native_batch_norm_backward") else None
+    masked = ("convolution_backward", "native_batch_norm_backward", "native_layer_norm_backward")
+    mask = case.constants[-1] if case.op in masked else None
     if mask is not None:  # a result output_mask leaves out is undefined (eager's CPU kernel may still compute it)
         results = [r for r, m in zip(results, mask) if m]
     return tuple(r for r in results if r is not None)
@@ -232,12 +233,59 @@ AVG_POOL_BACKWARD = [
     _avg_case("unbatched-edge", (3, 6, 6), [2, 3], [3, 2], [1, 1], False, False, edge=True),
 ]
 
+def _ln_case(id: str, shape: tuple[int, ...], normalized: list[int], affine: tuple[bool, bool], mask: list[bool],
+             edge: bool = False) -> Case:
+    """native_layer_norm_backward with the forward's own mean and rstd (inputs of the program)."""
+    def make(g: torch.Generator) -> list[Any]:
+        x = torch.randn(*shape, generator=g)
+        weight = torch.randn(*normalized, generator=g) if affine[0] else None
+        bias = torch.randn(*normalized, generator=g) if affine[1] else None
+        _, mean, rstd = torch.ops.aten.native_layer_norm.default(x, normalized, weight, bias, 1e-5)
+        grad = _randn(*shape, edge=edge)(g)
+        return [t for t in (grad, x, mean, rstd, weight, bias) if t is not None]
+
+    def order(tensors: list[Any], constants: tuple[Any, ...]) -> list[Any]:
+        grad, x, mean, rstd, *params = tensors
+        weight = params.pop(0) if affine[0] else None
+        bias = params.pop(0) if affine[1] else None
+        return [grad, x, normalized, mean, rstd, weight, bias, constants[-1]]
+
+    return Case(id, "native_layer_norm_backward", make, (mask,), order)
+
+
+LAYER_NORM_BACKWARD = [
+    _ln_case("affine-last-dim", (3, 4, 6), [6], (True, True), [True, True, True]),
+    _ln_case("two-dims-weight-only", (2, 3, 4, 5), [4, 5], (True, False), [True, True, False]),
+    _ln_case("plain", (5, 7), [7], (False, False), [True, False, False]),
+    _ln_case("whole-tensor", (3, 4), [3, 4], (True, True), [True, True, True]),
+    _ln_case("params-only-edge", (4, 6), [6], (True, True), [False, True, True], edge=True),
+    _ln_case("empty-rows", (0, 5), [5], (True, True), [True, True, True]),
+]
+
+
+def _emb_case(id: str, shape: tuple[int, ...], num: int, padding_idx: int, freq: bool) -> Case:
+    def make(g: torch.Generator) -> list[Any]:
+        idx = torch.randint(0, num, shape, generator=g)
+        idx.view(-1)[0] = max(padding_idx, 0)  # the padding row occurs, and some index repeats
+        return [torch.randn(*shape, 5, generator=g), idx]
+
+    return Case(id, "embedding_dense_backward", make, (num, padding_idx, freq))
+
+
+EMBEDDING_BACKWARD = [
+    _emb_case("plain", (4, 6), 7, -1, False),
+    _emb_case("padding-idx", (3, 5), 6, 2, False),
+    _emb_case("scale-by-freq", (2, 8), 4, 1, True),
+]
+
 CASES = [
     *[pytest.param(c, id=f"conv-{c.id}") for c in CONV],
     *[pytest.param(c, id=f"bn-{c.id}") for c in BATCH_NORM],
     *[pytest.param(c, id=f"bnb-{c.id}") for c in BATCH_NORM_BACKWARD],
     *[pytest.param(c, id=f"maxpool-{c.id}") for c in MAX_POOL_BACKWARD],
     *[pytest.param(c, id=f"avgpool-{c.id}") for c in AVG_POOL_BACKWARD],
+    *[pytest.param(c, id=f"lnb-{c.id}") for c in LAYER_NORM_BACKWARD],
+    *[pytest.param(c, id=f"emb-{c.id}") for c in EMBEDDING_BACKWARD],
 ]
 
 
@@ -266,7 +314,7 @@ SWEEP = os.environ.get("EXIR_TORCH_COMPILE_SWEEP") == "1"
 IREE_CASES = [p for p in CASES if SWEEP or p.id in {
     "conv-groups2-stride2-dil2", "conv-depthwise-stride2", "conv-1x1-pad-beyond-kernel", "conv-empty-batch",
     "conv-edge-values", "bn-train-4d-affine", "bnb-train-edge-grad", "maxpool-3x3-overlapping",
-    "avgpool-ceil-exclude",
+    "avgpool-ceil-exclude", "lnb-two-dims-weight-only", "emb-scale-by-freq",
 }]
 """One IREE compile each: the corners (all of them with EXIR_TORCH_COMPILE_SWEEP=1)."""
 

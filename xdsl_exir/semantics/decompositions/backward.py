@@ -484,6 +484,73 @@ def _native_batch_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence
     return [grad_input, grad_weight, grad_sum if mask[2] else None]
 
 
+@rule("aten.native_layer_norm_backward.default")
+def _native_layer_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
+    """
+    torch's decomposition (`torch/_decomp/decompositions.py`), over the N
+    normalized elements of each of the M rows, with x̂ = (x - mean) · rstd and
+    ĝ = grad · weight: grad_input = rstd / N · (N ĝ - Σĝ - x̂ Σ(x̂ ĝ));
+    grad_weight = Σ over the rows of grad · x̂; grad_bias = Σ over the rows of
+    grad. Nothing to normalize (M or N zero) gives zeros. Float32 and float64.
+    """
+    g, x = b.value("grad_out"), b.value("input")
+    t = tensor_of(x)
+    if t.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    sizes = _static(t.sizes)
+    normalized = b.ints("normalized_shape")
+    axis = t.rank - len(normalized)
+    inner, outer = list(range(axis, t.rank)), list(range(axis))
+    n, m = math.prod(sizes[axis:]), math.prod(sizes[:axis])
+    mask = _mask(b)
+    weight, bias = b.get("weight"), b.get("bias")
+    if n == 0 or m == 0:
+        zeros = [_zeros_sized(e, sizes, t), None, None]
+        for i, param in ((1, weight), (2, bias)):
+            if mask[i] and isinstance(param, SSAValue):
+                zeros[i] = _zeros_sized(e, _static(tensor_of(param).sizes), tensor_of(param))
+        return [zeros[0] if mask[0] else None, zeros[1], zeros[2]]
+    x_hat = e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", x, b["mean"]), b["rstd"])
+    grad_x_hat = e.v("aten.mul.Tensor", g, weight) if isinstance(weight, SSAValue) else g
+    grad_input = grad_weight = grad_bias = None
+    if mask[0]:
+        a = e.v("aten.mul.Tensor", grad_x_hat, n)
+        total = e.v("aten.sum.dim_IntList", grad_x_hat, inner, True)
+        dot = e.v("aten.sum.dim_IntList", e.v("aten.mul.Tensor", x_hat, grad_x_hat), inner, True)
+        inner_value = e.v("aten.sub.Tensor", e.v("aten.sub.Tensor", a, total), e.v("aten.mul.Tensor", x_hat, dot))
+        grad_input = e.v("aten.mul.Tensor", e.v("aten.div.Tensor", b["rstd"], n), inner_value)
+    if mask[1] and isinstance(weight, SSAValue):
+        product = e.v("aten.mul.Tensor", g, x_hat)
+        grad_weight = e.v("aten.sum.dim_IntList", product, outer, False) if outer else product
+    if mask[2] and isinstance(bias, SSAValue):
+        grad_bias = e.v("aten.sum.dim_IntList", g, outer, False) if outer else g
+    return [grad_input, grad_weight, grad_bias]
+
+
+@rule("aten.embedding_dense_backward.default")
+def _embedding_dense_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """
+    torch's decomposition: each row of grad_output added into the weight row its
+    index names (`index_put` accumulating), rows of `padding_idx` left out, and,
+    with `scale_grad_by_freq`, each divided first by how often its index occurs.
+    """
+    g, idx = b.value("grad_output"), b.value("indices")
+    tg = tensor_of(g)
+    if tg.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    dim = _static(tg.sizes)[-1]
+    num_weights, padding_idx = b.int("num_weights"), b.int("padding_idx")
+    if b.get("scale_grad_by_freq"):
+        ones = e.v("aten.ones_like.default", idx, dtype=tg.element_dtype)
+        counts = e.v("aten.index_put.default", _zeros_sized(e, [num_weights], tg), [idx], ones, True)
+        g = e.v("aten.div.Tensor", g, e.v("aten.unsqueeze.default", e.v("aten.index.Tensor", counts, [idx]), -1))
+    padded = e.v("aten.unsqueeze.default", e.v("aten.eq.Scalar", idx, padding_idx), -1)
+    g = e.v("aten.where.self", padded, zero_like(e, tg), g)
+    rows = e.reshape(g, [tensor_of(idx).numel(), dim])
+    flat = e.reshape(idx, [tensor_of(idx).numel()])
+    return [e.v("aten.index_put.default", _zeros_sized(e, [num_weights, dim], tg), [flat], rows, True)]
+
+
 @rule("aten.max_pool2d_with_indices_backward.default")
 def _max_pool2d_with_indices_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Each gradient added at the input position its window's maximum came from: the indices

@@ -4,9 +4,9 @@ what to do instead (`docs/linalg_lowering.md` shows them). torch-mlir's own
 FX-importer path to linalg fails on one of them as well: its end-to-end suite
 lists `NativeGroupNormBackwardModule_basic` among the expected failures of that
 configuration (`FX_IMPORTER_XFAIL_SET` in `projects/pt1/e2e_testing/xfail_sets.py`).
-The backward operators of CNN training graphs (`convolution_backward`,
-`max_pool2d_with_indices_backward`, `avg_pool2d_backward`) are not here: the lowering decomposes them
-first (`semantics/decompositions/backward.py`).
+The other backward operators of training graphs (`convolution_backward`, the
+max and average pooling, layer norm and embedding backwards) are not here: the
+lowering decomposes them first (`semantics/decompositions/backward.py`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,10 @@ from xdsl_exir.transforms.linalg_lowering import refuses
 
 refuses(
     "aten.native_group_norm_backward.default",
-    "aten.native_layer_norm_backward.default",
     "aten._adaptive_avg_pool2d_backward.default",
-    "aten.embedding_dense_backward.default",
     note=(
-        "a backward operator without a decomposition yet (torch.compile's core decompositions rewrite the "
-        "norm and embedding backwards before they reach here); run the graph with the interpreter "
+        "a backward operator without a decomposition yet (torch.compile's core decompositions rewrite "
+        "native_group_norm_backward before it reaches here); run the graph with the interpreter "
         "(torch-mlir's FX-importer path refuses native_group_norm_backward too)"
     ),
 )
