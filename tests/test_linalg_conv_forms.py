@@ -46,6 +46,8 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (4, 4, (3, 3), 2, 2, 2, 4, True, (1, 4, 9, 8)),  # depthwise, strided and dilated: phases
     (6, 6, (3, 3), 3, 1, 1, 6, False, (1, 6, 10, 11)),  # depthwise, stride 3: nine phases
     (3, 3, (3, 3), (2, 1), 1, 1, 3, True, (2, 3, 7, 6)),  # depthwise, strided along the height only
+    (3, 8, (3, 3), 2, 1, 1, 1, True, (1, 3, 11, 10)),  # one group, a batch of one, strided: a stem
+    (5, 6, (3, 2), 1, (1, 0), 2, 1, False, (1, 5, 8, 9)),  # one group, a batch of one, dilated, uneven kernel
 ]
 
 
@@ -72,8 +74,8 @@ def _inputs(seed: int) -> list[torch.Tensor]:
     gen = torch.Generator().manual_seed(seed)
     xs = [torch.randn(c[-1], generator=gen) for c in CASES]
     xs[2] = xs[2].contiguous(memory_format=torch.channels_last)
-    # special values: NaN, infinities and a negative zero in the grouped and two depthwise inputs
-    for i in (2, 6, 13):
+    # special values: NaN, infinities and a negative zero in a grouped, two depthwise and a dense input
+    for i in (2, 6, 13, 16):
         xs[i] = xs[i].clone()  # keeps the memory format
         xs[i][0, 0, 0, 0] = float("nan")
         xs[i][0, 0, 2, 2] = float("inf")
@@ -110,19 +112,22 @@ FORMS = {
     "depthwise-nhwc": {"_DEPTHWISE_NHWC": True},
     "depthwise-constant-taps": {"_TAP_WEIGHT_SLICES": False},
     "depthwise-strided-direct": {"_STRIDE_PHASES": False},
+    "dense-taps-im2col": {"_DENSE_TAPS_IM2COL": True},
 }
 """Lowering switches of `conv_pool` per form (the others at their defaults): both forms of a 1x1
 convolution (`_POINTWISE_MATMUL`), whichever is the default, the channels-last form of one-group
 convolutions (`_CHANNELS_LAST`), the channels-last tap-wise depthwise generic (`_DEPTHWISE_NHWC`),
 its weight read at constant taps instead of one slice per tap (`_TAP_WEIGHT_SLICES`) and strided
-taps read from the input directly instead of from its stride phases (`_STRIDE_PHASES`)."""
+taps read from the input directly instead of from its stride phases (`_STRIDE_PHASES`), and
+one-group convolutions of a batch of one as a matrix product over columns copied from their taps
+(`_DENSE_TAPS_IM2COL`), whichever is the default."""
 
 
 @pytest.mark.parametrize("form", list(FORMS))
 def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     model, module = program
     switches = {"_POINTWISE_MATMUL": conv_pool._POINTWISE_MATMUL, "_CHANNELS_LAST": False, "_DEPTHWISE_NHWC": False,
-                "_TAP_WEIGHT_SLICES": True, "_STRIDE_PHASES": True, **FORMS[form]}  # fmt: skip
+                "_TAP_WEIGHT_SLICES": True, "_STRIDE_PHASES": True, "_DENSE_TAPS_IM2COL": conv_pool._DENSE_TAPS_IM2COL, **FORMS[form]}  # fmt: skip
     for name, value in switches.items():
         monkeypatch.setattr(conv_pool, name, value)
     lowered = lower_to_upstream(to_core(module))
@@ -131,7 +136,7 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     channels_last, pointwise = switches["_CHANNELS_LAST"], switches["_POINTWISE_MATMUL"]
     assert ("linalg.conv_2d_nchw_fchw" in text) != channels_last
     assert ("linalg.conv_2d_nhwc_hwcf" in text) == channels_last
-    assert ("linalg.matmul" in text) == pointwise
+    assert ("linalg.matmul" in text) == (pointwise or switches["_DENSE_TAPS_IM2COL"])
     assert "linalg.conv_2d_ngchw_gfchw" not in text
     # a tap's weight is a rank-reducing slice to [C] unless read at constant taps
     per_tap = "[1, 1, 1, 1] : tensor<7x1x3x3xf32> to tensor<7xf32>" in text

@@ -10,8 +10,11 @@ way; `_grouped_im2col`; `linalg.conv_2d_ngchw_gfchw` when an output size is
 symbolic) or, for depthwise convolutions, a `linalg.generic` (IREE 3.13 ran that form
 10-15% faster than the grouped named op with G = C groups of one channel, at
 the same compile time, on MobileNet-like shapes; see `_DEPTHWISE_GENERIC`):
-for kernels of up to `_MAX_TAPS` taps an elementwise one over a strided slice
-per tap, another 30% faster, else a windowed reduction. A 1-D convolution is a
+for kernels of up to `_MAX_TAPS` taps an elementwise one over a slice per
+tap, another 30% faster, else a windowed reduction. Every operand of the tap
+generic is read through a projected permutation (a weight slice per tap,
+`_TAP_WEIGHT_SLICES`; a strided convolution's taps sliced from the stride
+phases of its input, `_STRIDE_PHASES`), the only maps MLIR's vectorizer takes. A 1-D convolution is a
 2-D one over a unit height,
 an unbatched input gets a unit batch. Spatial ranks xDSL has no named op for
 (3-D and up) are sums of convolutions with one spatial dim fewer, down to the
@@ -158,6 +161,14 @@ Compute a strided tap-wise depthwise generic over the stride's phases of its
 input (space-to-depth, `_depthwise_phases`), so that every tap is a unit-stride
 slice: IREE 3.13 reads a strided slice element by element. A 3x3 stride-2
 depthwise convolution (96 channels, 32x32) 0.22 -> 0.14 ms, one thread.
+"""
+
+_DENSE_TAPS_IM2COL = False
+"""
+Lower a 2-D convolution of one group, a batch of one and a kernel larger than
+1x1 to im2col columns copied from its window taps and one `linalg.matmul`
+(`_taps_im2col`), instead of the named op that `--iree-global-opt-use-im2col-for-convs`
+turns into an im2col gather IREE 3.13 does not vectorize.
 """
 
 _MAX_TAPS = 49
@@ -352,9 +363,10 @@ def _tap_slices(
     acc: DType,
 ) -> list[SSAValue]:
     """
-    The window taps of a 2-D depthwise convolution over the padded NCHW input
-    `x`: for each kernel offset `(i, j)` in order, the `outs`-sized tensor of
-    the input elements it reads, `x[n, c, oh * s + i * d, ow * t + j * e]`.
+    The window taps of a 2-D convolution over the padded NCHW input `x`: for
+    each kernel offset `(i, j)` in order, the tensor `[N, C, OH, OW]` (output
+    sizes `outs`) of the input elements it reads, `x[n, c, oh * s + i * d, ow
+    * t + j * e]`.
     With a stride (`_STRIDE_PHASES`, static sizes) `x`, padded further to
     multiples of the strides `(s, t)`, is split into its `s * t` phases `[N,
     C, s, t, H/s, W/t]` (a reshape and one transpose: space-to-depth), where
@@ -364,8 +376,9 @@ def _tap_slices(
     a strided slice of `x`.
     """
     el = element_type(acc)
-    sizes = [v if isinstance(v, int) else st.index(v) for v in outs]
-    rt = tensor_type(sized(list(outs), acc))
+    tap_sizes = [xs[0], xs[1], outs[2], outs[3]]
+    sizes = [v if isinstance(v, int) else st.index(v) for v in tap_sizes]
+    rt = tensor_type(sized(tap_sizes, acc))
     kh, kw = kernel
     offsets = [(i * dilation[0], j * dilation[1]) for i in range(kh) for j in range(kw)]
     if not (_STRIDE_PHASES and any(v > 1 for v in stride) and all(isinstance(v, int) for v in xs)):
@@ -458,6 +471,8 @@ def _conv_2d(
     strides, dilations = _pair(stride), _pair(dilation)
     if groups == 1 and _POINTWISE_MATMUL and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
         return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
+    if groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and all(isinstance(v, int) for v in (*xs, *ws, *os)):
+        return _taps_im2col(st, lx, xs, lw, ws, init, os, stride, dilation, acc)
     if groups == 1 and _CHANNELS_LAST:
         return _conv_2d_nhwc(st, lx, xs, lw, ws, init, os, strides, dilations, acc)
     if groups == 1:
@@ -501,6 +516,41 @@ def _conv_2d_nhwc(
     out = transpose(st, init, nhwc, sized([os[i] for i in nhwc], acc))
     conv = st.emit(linalg.Conv2DNhwc_HwcfOp((x, w), (out,), (out.type,), strides=strides, dilations=dilations))
     return transpose(st, conv, [0, 3, 1, 2], sized(os, acc))
+
+
+def _taps_im2col(
+    st: LoweringState,
+    lx: SSAValue,
+    xs: Sequence[object],
+    lw: SSAValue,
+    ws: Sequence[object],
+    init: SSAValue,
+    os: Sequence[object],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    acc: DType,
+) -> SSAValue:
+    """
+    A 2-D convolution of one group and a batch of one as a matrix product over
+    im2col columns built from its window taps (`_DENSE_TAPS_IM2COL`): each tap
+    (`_tap_slices`: unit-stride slices, from the stride phases when strided) is
+    copied into its block of the columns `[kh*kw, C, OH, OW]`, and the weight,
+    reordered to `[F, kh, kw, C]`, multiplies them (`linalg.matmul`). Static
+    sizes only.
+    """
+    el = element_type(acc)
+    f, c, kh, kw = cast(list[int], list(ws))
+    oh, ow = cast(int, os[2]), cast(int, os[3])
+    taps = _tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc)
+    cols = st.empty_of([len(taps), c, oh, ow], acc)
+    for t, tap in enumerate(taps):
+        cols = st.insert_slice(tap, cols, [t, 0, 0, 0], [1, c, oh, ow])
+    cols = collapse(st, cols, [[0, 1], [2, 3]], [len(taps) * c, oh * ow], el)
+    w = transpose(st, lw, [0, 2, 3, 1], sized([f, kh, kw, c], acc))
+    w = collapse(st, w, [[0], [1, 2, 3]], [f, kh * kw * c], el)
+    acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
+    prod = st.emit(linalg.MatmulOp((w, cols), (acc0,)))
+    return expand(st, prod, [[0, 1], [2, 3]], os, el)
 
 
 def _pointwise(
