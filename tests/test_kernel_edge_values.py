@@ -129,3 +129,24 @@ def test_scatter_reduce_mean_on_bool_is_refused_as_torch_refuses() -> None:
         self_.scatter_reduce(0, index, src, "mean")
     with pytest.raises(ValueError, match="scatter_reduce: reduce='mean' is not defined for a bool tensor"):
         K.run_kernel("aten.scatter_reduce.two", [self_.numpy(), 0, index.numpy(), src.numpy(), "mean"], {})
+
+
+@pytest.mark.parametrize(("shape", "k", "replacement"), [((0, 10), 3, False), ((0, 10), 3, True), ((0, 0), 2, True), ((4,), 2, False)])
+def test_multinomial_of_no_rows_or_one(shape: tuple[int, ...], k: int, replacement: bool) -> None:
+    """No rows of probabilities: no draws, in the shape eager gives (draws are random, so shape and dtype only)."""
+    p = torch.ones(shape)
+    want = torch.multinomial(p, k, replacement)
+    got = K.run_kernel("aten.multinomial.default", [p.numpy(), k, replacement], {})
+    assert got.shape == tuple(want.shape) and got.dtype == want.numpy().dtype
+
+
+@pytest.mark.parametrize(
+    ("shape", "k", "why"),
+    [((2, 0), 1, "no categories"), ((0,), 1, "no categories"), ((3,), 0, "num_samples must be positive"), ((1, 2, 3), 1, "1-d or 2-d")],
+)
+def test_multinomial_refuses_what_torch_refuses(shape: tuple[int, ...], k: int, why: str) -> None:
+    p = torch.ones(shape)
+    with pytest.raises(RuntimeError):
+        torch.multinomial(p, k, True)
+    with pytest.raises(ValueError, match=f"multinomial: .*{why}"):
+        K.run_kernel("aten.multinomial.default", [p.numpy(), k, True], {})

@@ -288,8 +288,15 @@ def _random_from(self: np.ndarray, to: int | None, generator: object = None, **k
 def _multinomial(self: np.ndarray, num_samples: int, replacement: bool = False, generator: object = None) -> np.ndarray:
     """Indices drawn in proportion to each row's weights (without replacement: each index at most once)."""
     w = np.asarray(self, dtype=np.float64)
-    rows = w.reshape(-1, w.shape[-1])
     k = int(num_samples)
+    if w.ndim not in (1, 2):
+        raise ValueError(f"multinomial: the probabilities must be a 1-d or 2-d tensor, but they are {w.ndim}-d")
+    if k <= 0:
+        raise ValueError(f"multinomial: cannot sample {k} samples: num_samples must be positive")
+    # Rows of no categories have nothing to draw from; no rows at all give no draws.
+    rows = w.reshape(1 if w.ndim == 1 else w.shape[0], w.shape[-1])
+    if rows.shape[0] and not rows.shape[1]:
+        raise ValueError("multinomial: the probability rows have no categories (their last dimension is 0) to sample from")
     if np.any(rows < 0) or not np.all(np.isfinite(rows)) or np.any(rows.sum(axis=-1) <= 0):
         raise ValueError(
             "multinomial: probability tensor contains either `inf`, `nan` or element < 0, or rows sum to 0"
@@ -300,8 +307,10 @@ def _multinomial(self: np.ndarray, num_samples: int, replacement: bool = False, 
         raise ValueError(
             "multinomial: invalid distribution (with replacement=False, not enough non-zero categories to sample)"
         )
-    out = np.stack([_rng().choice(r.size, size=k, replace=bool(replacement), p=r / r.sum()) for r in rows])
-    return out.reshape(*w.shape[:-1], k).astype(I64)
+    out = np.empty((rows.shape[0], k), dtype=I64)
+    for i, r in enumerate(rows):
+        out[i] = _rng().choice(r.size, size=k, replace=bool(replacement), p=r / r.sum())
+    return out.reshape(*w.shape[:-1], k)
 
 
 @register("aten.poisson.default")
