@@ -163,7 +163,7 @@ def test_large_inputs_in_place_when_aligned_else_copied(cache: str, monkeypatch:
     for other in (_unaligned(base), read_only, np.asfortranarray(base)):
         before = copies[0]
         outs = program(other)
-        assert copies[0] == before + 1, "an input IREE cannot read in place was not copied"
+        assert copies[0] > before, "an input IREE cannot read in place was not copied"
         for out, want in zip(outs, (base, base, np.maximum(base, 0))):
             np.testing.assert_array_equal(out, want)
             assert not np.shares_memory(out, other)

@@ -630,6 +630,11 @@ class IreeExecutor:
         """The `i`th result of `invoke` as an IREE buffer view."""
         return results.get_as_object(i, self._view_type)
 
+    @property
+    def view_type(self) -> Any:
+        """IREE's buffer view class (`result_view` by hand: `results.get_as_object(i, view_type)`)."""
+        return self._view_type
+
     def call_views(self, views: Sequence[Any]) -> list[Any]:
         """
         Run on one `import_dlpack` view per placeholder, of the placeholder's dtype
@@ -665,10 +670,16 @@ class IreeExecutor:
             return None
 
     def copy_in(self, array: np.ndarray, element_type: Any) -> Any:
-        """A C-contiguous array copied into a new IREE buffer view of `element_type` (`element_type_of`)."""
+        """An array copied into a new IREE buffer view of `element_type` (`element_type_of`), in C order."""
         try:
             # (memory type, allowed usage, device, buffer, element type): positional, which nanobind parses fastest
-            return self._allocator.allocate_buffer_copy(self._memory_type, self._usage, self._device, array, element_type)
+            return self._allocator.allocate_buffer_copy(
+                self._memory_type, self._usage, self._device, array, element_type
+            )
+        except ValueError:
+            if array.flags.c_contiguous:
+                raise IreeError("IREE cannot take the array") from None
+            return self.copy_in(array.copy(order="C"), element_type)  # IREE copies C-contiguous buffers only
         except Exception as e:
             raise IreeError(f"IREE cannot take the array: {e}") from None
 
@@ -820,18 +831,18 @@ class _FastPlan:
         views: list[Any] = []
         in_place: list[np.ndarray] = []
         for value, (dtype, shape, element_type, large) in zip(user_inputs, arguments):
-            if not _exactly(value, dtype, shape):
-                return None
+            if type(value) is not np.ndarray or value.shape != shape or (value.dtype is not dtype and value.dtype != dtype):
+                return None  # (`_exactly`, written out: this loop is most of a small program's call)
             if large and (view := executor.view_in_place(value)) is not None:
                 in_place.append(value)
             else:
-                view = executor.copy_in(value if value.flags.c_contiguous else value.copy(order="C"), element_type)
+                view = executor.copy_in(value, element_type)
             views.append(view)
         results = executor.invoke(views)
         if not self.verified and not self._verify(results):
             return None
-        view = executor.result_view
-        out = [np.ndarray(shape, dtype, buffer=view(results, k).map()) for k, (dtype, shape) in enumerate(self.results)]
+        get, view_type = results.get_as_object, executor.view_type
+        out = [np.ndarray(shape, dtype, buffer=get(k, view_type).map()) for k, (dtype, shape) in enumerate(self.results)]
         if in_place:
             out = [a.copy() if any(np.may_share_memory(a, v) for v in in_place) else a for a in out]
         return out
