@@ -113,6 +113,8 @@ FORMS = {
     "depthwise-constant-taps": {"_TAP_WEIGHT_SLICES": False},
     "depthwise-strided-direct": {"_STRIDE_PHASES": False},
     "dense-taps-im2col": {"_DENSE_TAPS_IM2COL": True},
+    "grouped-taps": {"_GROUPED_TAPS": True},
+    "grouped-gather": {"_GROUPED_TAPS": False},
 }
 """Lowering switches of `conv_pool` per form (the others at their defaults): both forms of a 1x1
 convolution (`_POINTWISE_MATMUL`), whichever is the default, the channels-last form of one-group
@@ -120,14 +122,15 @@ convolutions (`_CHANNELS_LAST`), the channels-last tap-wise depthwise generic (`
 its weight read at constant taps instead of one slice per tap (`_TAP_WEIGHT_SLICES`) and strided
 taps read from the input directly instead of from its stride phases (`_STRIDE_PHASES`), and
 one-group convolutions of a batch of one as a matrix product over columns copied from their taps
-(`_DENSE_TAPS_IM2COL`), whichever is the default."""
+(`_DENSE_TAPS_IM2COL`), and grouped convolutions' columns copied tap by tap or gathered
+(`_GROUPED_TAPS`), whichever is the default."""
 
 
 @pytest.mark.parametrize("form", list(FORMS))
 def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     model, module = program
     switches = {"_POINTWISE_MATMUL": conv_pool._POINTWISE_MATMUL, "_CHANNELS_LAST": False, "_DEPTHWISE_NHWC": False,
-                "_TAP_WEIGHT_SLICES": True, "_STRIDE_PHASES": True, "_DENSE_TAPS_IM2COL": conv_pool._DENSE_TAPS_IM2COL, **FORMS[form]}  # fmt: skip
+                "_TAP_WEIGHT_SLICES": True, "_STRIDE_PHASES": True, "_DENSE_TAPS_IM2COL": conv_pool._DENSE_TAPS_IM2COL, "_GROUPED_TAPS": conv_pool._GROUPED_TAPS, **FORMS[form]}  # fmt: skip
     for name, value in switches.items():
         monkeypatch.setattr(conv_pool, name, value)
     lowered = lower_to_upstream(to_core(module))
@@ -146,6 +149,9 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     assert (transposed is not None) == switches["_DEPTHWISE_NHWC"]
     # the strided 5x5 depthwise input (padded and cropped to 1x5x15x13) split into its 2x2 phases of 8x7
     assert ("tensor<1x5x2x2x8x7xf32>" in text) == (switches["_STRIDE_PHASES"] and not switches["_DEPTHWISE_NHWC"])
+    # the grouped 3x3/2 case's columns: [N, G, taps, C, OH, OW] copied tap by tap, or [N, G, C, kh, kw, OH, OW] gathered
+    assert ("tensor<1x4x9x2x5x6xf32>" in text) == switches["_GROUPED_TAPS"]
+    assert ("tensor<1x4x2x3x3x5x6xf32>" in text) != switches["_GROUPED_TAPS"]
     xs = _inputs(1)
     _compare(run_lowered(lowered, [x.numpy() for x in xs]), model, xs, f"upstream interpreter, {form}")
 

@@ -171,6 +171,14 @@ Lower a 2-D convolution of one group, a batch of one and a kernel larger than
 turns into an im2col gather IREE 3.13 does not vectorize.
 """
 
+_GROUPED_TAPS = False
+"""
+Copy the im2col columns of a grouped convolution from its window taps
+(`_tap_slices`: unit-stride slices, from the stride phases when strided), tap
+by tap, instead of one windowed gather generic, which IREE 3.13 does not
+vectorize (static sizes only).
+"""
+
 _MAX_TAPS = 49
 """
 Depthwise kernels of at most this many taps (7x7) are one elementwise generic
@@ -620,14 +628,25 @@ def _grouped_im2col(
     c, f = cast(int, xs[1]) // groups, cast(int, ws[0]) // groups
     kh, kw, oh, ow = (cast(int, v) for v in (*ws[2:], *os[2:]))
     k, p = c * kh * kw, oh * ow
-    gx = expand(st, lx, [[0], [1, 2], [3], [4]], [n, groups, c, xs[2], xs[3]], el)
-    b, g, ch, i, j, y, x = (_d(q) for q in range(7))
-    gather = AffineMap(7, 0, (b, g, ch, y * stride[0] + i * dilation[0], x * stride[1] + j * dilation[1]))
-    cols = st.generic(
-        [(gx, gather)], [(st.empty_of([n, groups, c, kh, kw, oh, ow], acc), identity_map(7))], [PARALLEL] * 7, lambda a: [a[0]]
-    )[0]
-    cols = collapse(st, cols, [[0], [1], [2, 3, 4], [5, 6]], [n, groups, k, p], el)
-    gw = expand(st, collapse(st, lw, [[0], [1, 2, 3]], [groups * f, k], el), [[0, 1], [2]], [groups, f, k], el)
+    if _GROUPED_TAPS and all(isinstance(v, int) for v in xs):
+        # the columns [N, G, kh*kw, C, OH, OW] copied tap by tap (`_tap_slices`), the weight to [G, F, kh, kw, C]
+        taps = _tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc)
+        cols = st.empty_of([n, groups, kh * kw, c, oh, ow], acc)
+        for t, tap in enumerate(taps):
+            grouped = expand(st, tap, [[0], [1, 2, 3], [4], [5]], [n, groups, 1, c, oh, ow], el)
+            cols = st.insert_slice(grouped, cols, [0, 0, t, 0, 0, 0], [cast(int, n), groups, 1, c, oh, ow])
+        cols = collapse(st, cols, [[0], [1], [2, 3], [4, 5]], [n, groups, k, p], el)
+        w = transpose(st, lw, [0, 2, 3, 1], sized([groups * f, kh, kw, c], acc))
+        gw = expand(st, collapse(st, w, [[0], [1, 2, 3]], [groups * f, k], el), [[0, 1], [2]], [groups, f, k], el)
+    else:
+        gx = expand(st, lx, [[0], [1, 2], [3], [4]], [n, groups, c, xs[2], xs[3]], el)
+        b, g, ch, i, j, y, x = (_d(q) for q in range(7))
+        gather = AffineMap(7, 0, (b, g, ch, y * stride[0] + i * dilation[0], x * stride[1] + j * dilation[1]))
+        cols = st.generic(
+            [(gx, gather)], [(st.empty_of([n, groups, c, kh, kw, oh, ow], acc), identity_map(7))], [PARALLEL] * 7, lambda a: [a[0]]
+        )[0]
+        cols = collapse(st, cols, [[0], [1], [2, 3, 4], [5, 6]], [n, groups, k, p], el)
+        gw = expand(st, collapse(st, lw, [[0], [1, 2, 3]], [groups * f, k], el), [[0, 1], [2]], [groups, f, k], el)
     ginit = collapse(st, expand(st, init, [[0], [1, 2], [3], [4]], [n, groups, f, oh, ow], el), [[0], [1], [2], [3, 4]], [n, groups, f, p], el)
     b, g, fo, q, r = (_d(v) for v in range(5))
     prod = st.generic(
