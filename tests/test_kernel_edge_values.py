@@ -150,3 +150,50 @@ def test_multinomial_refuses_what_torch_refuses(shape: tuple[int, ...], k: int, 
         torch.multinomial(p, k, True)
     with pytest.raises(ValueError, match=f"multinomial: .*{why}"):
         K.run_kernel("aten.multinomial.default", [p.numpy(), k, True], {})
+
+
+def _torch_pad(x: Any, pad: tuple[int, ...], mode: str) -> Any:
+    """Eager's pad, or None where eager refuses it or its result is not a function of the
+    input (circular padding wider than its crop copies memory it never wrote)."""
+    try:
+        want = torch.nn.functional.pad(x, pad, mode=mode, **({"value": -7.5} if mode == "constant" else {}))
+        again = torch.nn.functional.pad(x + 100, pad, mode=mode, **({"value": 92.5} if mode == "constant" else {}))
+    except RuntimeError:
+        return None
+    same = (want + 100 == again) | (want.isnan() & again.isnan())
+    return want if bool(same.all()) else None
+
+
+@pytest.mark.parametrize("mode", ["constant", "replicate", "reflect", "circular"])
+@pytest.mark.parametrize("n", [1, 4])
+def test_pad_with_negative_pads_as_eager(mode: str, n: int) -> None:
+    """Every pair of pads from cropping past the dimension to padding past it: where eager
+    gives a result ours is the same; where eager refuses, ours is refused too (except an empty
+    circular result eager refuses with a shape error), with a sentence naming pad."""
+    x = torch.tensor([NAN, -0.0, INF, 2.5, -INF][:n]).reshape(1, 1, n)
+    for lo in range(-n - 2, n + 3):
+        for hi in range(-n - 2, n + 3):
+            want = _torch_pad(x, (lo, hi), mode)
+            if want is None:
+                if mode == "circular" and n + lo + hi == 0:
+                    continue
+                with pytest.raises(ValueError, match=f"pad: {mode} padding of dimension 2"):
+                    K.run_kernel("aten.pad.default", [x.numpy(), [lo, hi], mode], {"value": -7.5})
+                continue
+            _same(K.run_kernel("aten.pad.default", [x.numpy(), [lo, hi], mode], {"value": -7.5}), want)
+
+
+@pytest.mark.parametrize("mode", ["replicate", "reflect"])
+@pytest.mark.parametrize("pad", [(-4, 5, 0, 0), (0, 0, 2, -4), (5, -4, -3, 3), (-3, 2, 1, -1)])
+def test_pad_crops_then_reads_the_input_edge(mode: str, pad: tuple[int, ...]) -> None:
+    """The conformance samples' pads: a crop as deep as the dimension, then padding that
+    reads the original input's edge (replicate) or mirror (reflect), on two padded dims."""
+    x = torch.arange(-40, 40, dtype=torch.int64).reshape(5, 4, 4)[:, :, :]
+    xs = x.transpose(1, 2)  # non-contiguous
+    for t in (x, xs):
+        want = _torch_pad(t, pad, mode)
+        if want is None:
+            with pytest.raises(ValueError, match="pad: "):
+                K.run_kernel("aten.pad.default", [t.numpy(), list(pad), mode], {})
+            continue
+        _same(K.run_kernel("aten.pad.default", [t.numpy(), list(pad), mode], {}), want)

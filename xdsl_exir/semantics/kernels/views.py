@@ -275,19 +275,67 @@ def _pad_pairs(pad: Sequence[int], ndim: int) -> list[tuple[int, int]]:
     return pairs
 
 
+def _pad_refusal(shape: tuple[int, ...], pairs: list[tuple[int, int]], mode: str) -> str | None:
+    """Why torch refuses these paddings of a tensor of `shape` (None when it takes them).
+    Circular padding is taken only where its wrap reads the cropped input alone: where a pad
+    is wider than what the crop leaves, torch either refuses or copies from the output's
+    unwritten memory, so there is no value to agree with."""
+    for axis, (lo, hi) in enumerate(pairs):
+        if (lo, hi) == (0, 0):
+            continue
+        n, out = shape[axis], shape[axis] + lo + hi
+        where = f"dimension {axis} (size {n}) padded by ({lo}, {hi})"
+        if out < 0 or (out < 1 and mode in ("reflect", "replicate")):
+            return f"{mode} padding of {where} leaves {out} elements"
+        if mode == "constant" and max(-lo, 0) + max(-hi, 0) > n:
+            return f"constant padding of {where}: the negative pads crop more elements than the dimension has"
+        if mode == "reflect" and max(lo, hi) >= n:
+            return f"reflect padding of {where}: a pad must be smaller than the dimension"
+        if mode == "replicate" and n == 0:
+            return f"replicate padding of {where}: an empty dimension has no edge to repeat"
+        if mode == "circular" and max(lo, hi) > n:
+            return f"circular padding of {where}: a pad larger than the dimension wraps around more than once"
+        if mode == "circular" and out > 0:
+            kept = n - max(-lo, 0) - max(-hi, 0)
+            if kept < 1 or max(lo, hi) > kept:
+                return (f"circular padding of {where}: the crop keeps {kept} elements, fewer than a pad "
+                        f"wraps around (torch refuses it or reads memory it never wrote)")
+    return None
+
+
 def _pad_any(a: np.ndarray, pad: Sequence[int], mode: str, value: object = 0) -> np.ndarray:
+    """torch's pads, negative ones included: output position j of a padded axis reads the
+    input at j - lo, replicate clamping that index into the input, reflect mirroring it at
+    both ends, constant putting `value` outside it; a negative pad crops. numpy's `pad`
+    does the common case (no negative pad), constant and circular padding of the cropped input."""
     require_enum("aten.pad", "mode", mode)
     pairs = _pad_pairs(pad, a.ndim)
-    # Negative padding crops; apply the crop first, then the positive part.
-    crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pairs))
-    a = a[crop]
-    width = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
-    if mode == "constant":
-        v = 0 if value is None else value
-        return np.pad(a, width, mode="constant", constant_values=np.asarray(v).astype(a.dtype))
-    modes: dict[str, Literal["reflect", "edge", "wrap"]] = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
-    np_mode = modes[mode]
-    return np.pad(a, width, mode=np_mode)
+    why = _pad_refusal(a.shape, pairs, mode)
+    if why is not None:
+        raise ValueError(f"pad: {why}")
+    v = np.asarray(0 if value is None else value).astype(a.dtype)
+    out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(a.shape, pairs))
+    if 0 in out_shape:
+        return np.full(out_shape, v, dtype=a.dtype)
+    if mode in ("constant", "circular") or all(lo >= 0 and hi >= 0 for lo, hi in pairs):
+        crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pairs))
+        a = a[crop]
+        width = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+        if mode == "constant":
+            return np.pad(a, width, mode="constant", constant_values=v)
+        modes: dict[str, Literal["reflect", "edge", "wrap"]] = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+        return np.pad(a, width, mode=modes[mode])
+    for axis, (lo, hi) in enumerate(pairs):
+        if (lo, hi) == (0, 0):
+            continue
+        n = a.shape[axis]
+        j = np.arange(n + lo + hi) - lo  # the input position each output position reads
+        if mode == "replicate":
+            a = np.take(a, np.clip(j, 0, n - 1), axis=axis)
+        else:  # reflect: torch's pads are smaller than the dimension, so one mirror at each end
+            mirrored = np.abs(j)
+            a = np.take(a, np.where(mirrored > n - 1, 2 * (n - 1) - mirrored, mirrored), axis=axis)
+    return a
 
 
 @register("aten.constant_pad_nd.default")
