@@ -57,7 +57,8 @@ def _call(case: Case, tensors: Sequence[Any]) -> tuple[Any, ...]:
     args = case.order(list(tensors), case.constants) if case.order else [*tensors, *case.constants]
     out = getattr(torch.ops.aten, case.op.split(".")[0]).default(*args)
     results = out if isinstance(out, tuple | list) else (out,)
-    masked = ("convolution_backward", "native_batch_norm_backward", "native_layer_norm_backward")
+    masked = ("convolution_backward", "native_batch_norm_backward", "native_layer_norm_backward",
+              "native_group_norm_backward")
     mask = case.constants[-1] if case.op in masked else None
     if mask is not None:  # a result output_mask leaves out is undefined (eager's CPU kernel may still compute it)
         results = [r for r, m in zip(results, mask) if m]
@@ -263,6 +264,33 @@ LAYER_NORM_BACKWARD = [
 ]
 
 
+def _gn_case(id: str, shape: tuple[int, ...], groups: int, affine: bool, mask: list[bool], edge: bool = False) -> Case:
+    """native_group_norm_backward with the forward's own mean and rstd (inputs of the program)."""
+    n, c = shape[0], shape[1]
+    hw = int(np.prod(shape[2:]))
+
+    def make(g: torch.Generator) -> list[Any]:
+        x = torch.randn(*shape, generator=g)
+        weight = torch.randn(c, generator=g) if affine else None
+        _, mean, rstd = torch.ops.aten.native_group_norm.default(x, weight, None, n, c, hw, groups, 1e-5)
+        grad = _randn(*shape, edge=edge)(g)
+        return [t for t in (grad, x, mean, rstd, weight) if t is not None]
+
+    def order(tensors: list[Any], constants: tuple[Any, ...]) -> list[Any]:
+        grad, x, mean, rstd, *params = tensors
+        return [grad, x, mean, rstd, params[0] if params else None, n, c, hw, groups, constants[-1]]
+
+    return Case(id, "native_group_norm_backward", make, (mask,), order)
+
+
+GROUP_NORM_BACKWARD = [
+    _gn_case("affine", (2, 6, 3, 4), 3, True, [True, True, True]),
+    _gn_case("plain-one-group", (3, 4, 5), 1, False, [True, False, False]),
+    _gn_case("per-channel-params-only", (2, 4, 2, 2), 4, True, [False, True, True]),
+    _gn_case("edge-grad", (2, 4, 3, 3), 2, True, [True, True, True], edge=True),
+]
+
+
 def _emb_case(id: str, shape: tuple[int, ...], num: int, padding_idx: int, freq: bool) -> Case:
     def make(g: torch.Generator) -> list[Any]:
         idx = torch.randint(0, num, shape, generator=g)
@@ -286,6 +314,7 @@ CASES = [
     *[pytest.param(c, id=f"avgpool-{c.id}") for c in AVG_POOL_BACKWARD],
     *[pytest.param(c, id=f"lnb-{c.id}") for c in LAYER_NORM_BACKWARD],
     *[pytest.param(c, id=f"emb-{c.id}") for c in EMBEDDING_BACKWARD],
+    *[pytest.param(c, id=f"gnb-{c.id}") for c in GROUP_NORM_BACKWARD],
 ]
 
 
@@ -314,7 +343,7 @@ SWEEP = os.environ.get("EXIR_TORCH_COMPILE_SWEEP") == "1"
 IREE_CASES = [p for p in CASES if SWEEP or p.id in {
     "conv-groups2-stride2-dil2", "conv-depthwise-stride2", "conv-1x1-pad-beyond-kernel", "conv-empty-batch",
     "conv-edge-values", "bn-train-4d-affine", "bnb-train-edge-grad", "maxpool-3x3-overlapping",
-    "avgpool-ceil-exclude", "lnb-two-dims-weight-only", "emb-scale-by-freq",
+    "avgpool-ceil-exclude", "lnb-two-dims-weight-only", "emb-scale-by-freq", "gnb-affine",
 }]
 """One IREE compile each: the corners (all of them with EXIR_TORCH_COMPILE_SWEEP=1)."""
 

@@ -527,6 +527,63 @@ def _native_layer_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence
     return [grad_input, grad_weight, grad_bias]
 
 
+@rule("aten.native_group_norm_backward.default")
+def _native_group_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
+    """
+    torch's decomposition, per sample n and group: with the per-channel sums
+    ds = Σ grad · x and db = Σ grad over the HxW positions, and s = 1 / (HxW · C/G),
+    grad_input = grad · rstd · γ + x · c2 + c3 where c2 = (Σγ db · mean - Σγ ds) ·
+    rstd³ · s and c3 = -c2 · mean - Σγ db · rstd · s (Σγ: over the group's channels,
+    weighted by γ); grad_weight = Σ_n (ds - db · mean) · rstd; grad_bias = Σ_n db.
+    Float32 and float64.
+    """
+    g, x = b.value("grad_out"), b.value("input")
+    t = tensor_of(x)
+    if t.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    n, c, hw, groups = b.int("N"), b.int("C"), b.int("HxW"), b.int("group")
+    if groups <= 0 or c % groups or n * c * hw != tensor_of(x).numel():
+        raise Decline()
+    cpg = c // groups
+    mask = _mask(b)
+    mean, rstd = b.value("mean"), b.value("rstd")
+    gamma = b.get("weight")
+    planes = [n, c, hw]
+    ds = e.v("aten.sum.dim_IntList", e.reshape(e.v("aten.mul.Tensor", g, x), planes), [2], False)
+    db = e.v("aten.sum.dim_IntList", e.reshape(g, planes), [2], False)
+    grad_input = grad_weight = grad_bias = None
+    if mask[0]:
+        scale = 1.0 / (hw * cpg) if hw * cpg else math.nan
+        weighted_ds, weighted_db = ds, db
+        c1 = e.v("aten.unsqueeze.default", rstd, -1)  # [N, G, 1]
+        if isinstance(gamma, SSAValue):
+            gamma_row = e.v("aten.unsqueeze.default", gamma, 0)
+            weighted_ds, weighted_db = e.v("aten.mul.Tensor", ds, gamma_row), e.v("aten.mul.Tensor", db, gamma_row)
+            c1 = e.v("aten.mul.Tensor", c1, e.v("aten.view.default", gamma, [1, groups, cpg]))
+        ds_val = e.v("aten.sum.dim_IntList", e.v("aten.view.default", weighted_ds, [n, groups, cpg]), [2], False)
+        db_val = e.v("aten.sum.dim_IntList", e.v("aten.view.default", weighted_db, [n, groups, cpg]), [2], False)
+        rstd3 = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", rstd, rstd), rstd)
+        c2 = e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", db_val, mean), ds_val),
+                                        rstd3), scale)
+        c3 = e.v("aten.sub.Tensor", e.v("aten.mul.Tensor", e.v("aten.neg.default", c2), mean),
+                 e.v("aten.mul.Tensor", e.v("aten.mul.Tensor", db_val, rstd), scale))
+        grouped = [n, groups, cpg, hw]
+        out = e.v("aten.add.Tensor",
+                  e.v("aten.mul.Tensor", e.reshape(g, grouped), e.v("aten.unsqueeze.default", c1, -1)),
+                  e.v("aten.mul.Tensor", e.reshape(x, grouped), e.v("aten.view.default", c2, [n, groups, 1, 1])))
+        out = e.v("aten.add.Tensor", out, e.v("aten.view.default", c3, [n, groups, 1, 1]))
+        grad_input = e.reshape(out, _static(t.sizes))
+    if mask[1]:
+        centered = e.v("aten.sub.Tensor", e.v("aten.view.default", ds, [n, groups, cpg]),
+                       e.v("aten.mul.Tensor", e.v("aten.view.default", db, [n, groups, cpg]),
+                           e.v("aten.unsqueeze.default", mean, -1)))
+        scaled = e.v("aten.mul.Tensor", centered, e.v("aten.unsqueeze.default", rstd, -1))
+        grad_weight = e.v("aten.view.default", e.v("aten.sum.dim_IntList", scaled, [0], False), [c])
+    if mask[2]:
+        grad_bias = e.v("aten.sum.dim_IntList", db, [0], False)
+    return [grad_input, grad_weight, grad_bias]
+
+
 @rule("aten.embedding_dense_backward.default")
 def _embedding_dense_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """

@@ -1,12 +1,12 @@
 """
 Core ATen overloads the lowering refuses on purpose, each with its reason and
-what to do instead (`docs/linalg_lowering.md` shows them). torch-mlir's own
-FX-importer path to linalg fails on one of them as well: its end-to-end suite
-lists `NativeGroupNormBackwardModule_basic` among the expected failures of that
-configuration (`FX_IMPORTER_XFAIL_SET` in `projects/pt1/e2e_testing/xfail_sets.py`).
-The other backward operators of training graphs (`convolution_backward`, the
-max and average pooling, layer norm and embedding backwards) are not here: the
-lowering decomposes them first (`semantics/decompositions/backward.py`).
+what to do instead (`docs/linalg_lowering.md` shows them). The backward
+operators of training graphs (`convolution_backward`, the max and average
+pooling, batch, layer and group norm and embedding backwards) are not here:
+the lowering decomposes them first (`semantics/decompositions/backward.py`);
+torch-mlir's FX-importer path to linalg lists `ConvolutionBackwardModule2D_basic`
+and `NativeGroupNormBackwardModule_basic` among its expected failures
+(`FX_IMPORTER_XFAIL_SET` in `projects/pt1/e2e_testing/xfail_sets.py`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ from __future__ import annotations
 from xdsl_exir.transforms.linalg_lowering import refuses
 
 refuses(
-    "aten.native_group_norm_backward.default",
     "aten._adaptive_avg_pool2d_backward.default",
     note=(
-        "a backward operator without a decomposition yet (torch.compile's core decompositions rewrite "
-        "native_group_norm_backward before it reaches here); run the graph with the interpreter "
-        "(torch-mlir's FX-importer path refuses native_group_norm_backward too)"
+        "a backward operator without a decomposition yet (its windows overlap unevenly); run the graph "
+        "with the interpreter"
     ),
 )
 
