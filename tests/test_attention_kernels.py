@@ -22,8 +22,8 @@ from torch import nn
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.semantics.kernels import run_kernel
+from xdsl_exir.semantics.kernels.core import softmax_rows, sum_keepdims
 from xdsl_exir.semantics.kernels.pointwise import dense_broadcast_operands
-from xdsl_exir.semantics.kernels.reductions import softmax_rows, sum_keepdims
 
 
 def _randn(*shape: int, seed: int = 0) -> np.ndarray:

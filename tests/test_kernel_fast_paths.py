@@ -216,7 +216,7 @@ def test_scalar_overloads_match_torch(dtype: str) -> None:
 def test_softmax_row_max_by_reduceat(log: bool, safe: bool) -> None:
     """The last-dim shift found by `reduceat` is the axis reduction's; softmax agrees with
     torch on rows with NaN, +-inf, only -inf and -0.0."""
-    from xdsl_exir.semantics.kernels.reductions import row_fmax, softmax_rows
+    from xdsl_exir.semantics.kernels.core import row_fmax, softmax_rows
 
     rng = np.random.default_rng(6)
     x = rng.standard_normal((3, 7, 49)).astype(np.float32) * 4

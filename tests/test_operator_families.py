@@ -26,7 +26,7 @@ FAMILIES = frozenset({
 
 INFRASTRUCTURE: dict[ModuleType, frozenset[str]] = {
     inference: frozenset({"core", "renames"}),
-    kernels: frozenset({"registry", "dtypes", "derived", "decomposed"}),
+    kernels: frozenset({"core", "registry", "dtypes", "derived", "decomposed"}),
     decompositions: frozenset({"core", "renames", "keep", "pattern"}),
     linalg_lowering: frozenset({"state", "scalar", "float64_math", "variants", "refusals"}),
 }

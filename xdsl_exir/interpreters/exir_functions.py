@@ -52,9 +52,9 @@ from xdsl_exir.interpreters.compiler import (
 from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.kernels.conv_pool import conv_forward
+from xdsl_exir.semantics.kernels.core import softmax_rows
 from xdsl_exir.semantics.kernels.matmul import matmul
 from xdsl_exir.semantics.kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
-from xdsl_exir.semantics.kernels.reductions import softmax_rows
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.dtypes import LOW_PRECISION, to_float32
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind

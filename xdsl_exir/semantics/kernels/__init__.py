@@ -38,7 +38,8 @@ conversions), ``random``, ``indexing``, ``matmul`` (the products and
 attention), ``distances``, ``lapack`` (factorizations, solves, determinants and
 matrix norms through numpy.linalg), ``norms``, ``conv_pool``, ``resampling``,
 ``spectral``, ``special``, ``statistics`` and ``backward``. The other modules
-are infrastructure: ``dtypes`` holds torch's dtypes and type promotion,
+are infrastructure: ``core`` holds the helpers the families share (they
+import it, never each other), ``dtypes`` torch's dtypes and type promotion,
 ``registry`` the table the families register in, ``derived`` the in-place and
 ``out=`` variants and ``decomposed`` the kernels run through a decomposition. Importing this package imports every family
 (registering its kernels; each takes about a millisecond), and this module is

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xdsl_exir.semantics.kernels.conv_pool import (
+from xdsl_exir.semantics.kernels.core import (
     adaptive_avg,
     avg_divisors,
     conv_nd,

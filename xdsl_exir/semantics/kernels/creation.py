@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from xdsl_exir.dialects.exir import DType, MemoryFormat
+from xdsl_exir.semantics.kernels.core import new_shape
 from xdsl_exir.semantics.kernels.dtypes import (
     F32,
     I64,
@@ -28,20 +29,12 @@ from xdsl_exir.semantics.kernels.dtypes import (
 )
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, is_floating
-from xdsl_exir.utils.limits import check_tensor_bytes
 
 
 def _fill_dtype(value: object) -> np.dtype[Any]:
     if is_tensor(value):
         return np.asarray(value).dtype
     return result_type(value)
-
-
-def new_shape(size: Sequence[int], dtype: np.dtype[Any]) -> tuple[int, ...]:
-    """The shape a creation op makes, checked against the tensor size limit (sizes come from the program)."""
-    shape = tuple(int(s) for s in size)
-    check_tensor_bytes("the created tensor", shape, dtype.itemsize)
-    return shape
 
 
 @register("aten.zeros.default", "aten.empty.memory_format", "aten.empty_strided.default")

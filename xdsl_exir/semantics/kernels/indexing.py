@@ -25,8 +25,7 @@ from xdsl_exir.semantics.kernels.dtypes import (
     compute_dtype,
     finish,
 )
-from xdsl_exir.semantics.kernels.registry import register, wrap_dim
-from xdsl_exir.semantics.kernels.views import select_kernel, slice_kernel
+from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, register, wrap_dim
 from xdsl_exir.utils.aten_enums import require_enum
 
 
@@ -162,14 +161,14 @@ def _scatter_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarr
 @register("aten.select_scatter.default")
 def _select_scatter(self: np.ndarray, src: np.ndarray, dim: int, index: int) -> np.ndarray:
     out = np.array(self, copy=True)
-    select_kernel(out, dim, index)[...] = src
+    FUNCTIONAL["aten.select.int"](out, dim, index)[...] = src
     return out
 
 
 @register("aten.slice_scatter.default")
 def _slice_scatter(self: np.ndarray, src: np.ndarray, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> np.ndarray:
     out = np.array(self, copy=True)
-    slice_kernel(out, dim, start, end, step)[...] = src
+    FUNCTIONAL["aten.slice.Tensor"](out, dim, start, end, step)[...] = src
     return out
 
 

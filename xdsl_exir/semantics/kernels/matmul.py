@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from xdsl_exir.semantics.kernels.core import run_pointwise, softmax_rows
 from xdsl_exir.semantics.kernels.dtypes import (
     BOOL,
     cast_to,
@@ -24,9 +25,6 @@ from xdsl_exir.semantics.kernels.dtypes import (
     numpy_dtype_or_none,
     result_type,
 )
-from xdsl_exir.semantics.kernels.pointwise import run_pointwise
-from xdsl_exir.semantics.kernels.random import native_dropout_kernel
-from xdsl_exir.semantics.kernels.reductions import softmax_rows
 from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, register
 from xdsl_exir.utils.dtypes import is_floating
 
@@ -212,7 +210,7 @@ def _sdpa(
     if masked is not None and masked.any():
         np.copyto(attn, 0, where=masked)
     if dropout_p > 0:
-        attn = native_dropout_kernel(attn, dropout_p, True)[0]
+        attn = FUNCTIONAL["aten.native_dropout.default"](attn, dropout_p, True)[0]
     return finish(np.matmul(attn, v), dt)
 
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xdsl_exir.semantics.kernels.core import row_sums
 from xdsl_exir.semantics.kernels.dtypes import F16, F32, cast_to, compute_dtype, finish
-from xdsl_exir.semantics.kernels.reductions import row_sums
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 _CHUNK = 16

@@ -16,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from xdsl_exir.semantics.kernels.core import run_pointwise
 from xdsl_exir.semantics.kernels.dtypes import (
     BOOL,
     F16,
@@ -425,22 +426,6 @@ def dense_broadcast_operands(x: Any, y: Any) -> tuple[Any, Any]:
         if y.size < x.size and not y.flags.c_contiguous:
             return x, np.ascontiguousarray(y)
     return x, y
-
-
-def run_pointwise(
-    fn: Callable[..., Any],
-    *operands: object,
-    to_float: bool = False,
-    dtype: np.dtype[Any] | None = None,
-    result: np.dtype[Any] | None = None,
-) -> np.ndarray:
-    """Promote, compute in the opmath type, cast to the result dtype."""
-    dt = dtype if dtype is not None else result_type(*operands)
-    if to_float:
-        dt = floating_dtype(dt)
-    cdt = compute_dtype(dt)
-    args = [None if o is None else cast_to(o, cdt) for o in operands]
-    return finish(fn(*args), result if result is not None else dt)
 
 
 def _alpha_scale(x: np.ndarray, alpha: object) -> np.ndarray:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from xdsl_exir.semantics.kernels.creation import new_shape
+from xdsl_exir.semantics.kernels.core import new_shape
 from xdsl_exir.semantics.kernels.dtypes import F32, I64, cast_to, compute_dtype, finish, numpy_dtype_or_none
 from xdsl_exir.semantics.kernels.registry import register
 

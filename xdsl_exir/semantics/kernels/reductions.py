@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from xdsl_exir.semantics.kernels.core import softmax_rows
 from xdsl_exir.semantics.kernels.dtypes import (
     F32,
     I64,
@@ -207,63 +208,6 @@ def _cumsum(self: np.ndarray, dim: int, dtype: object = None) -> np.ndarray:
     if a.ndim == 0:
         return finish(a, dt)
     return finish(np.cumsum(a, axis=wrap_dim(dim, a.ndim)), dt)
-
-
-_ROW_SUM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def row_sums(x: np.ndarray) -> np.ndarray:
-    """Sums of the rows of a C-contiguous 2-d float array.
-
-    `einsum("ij->i")` runs a vectorised loop per row: several times faster than
-    numpy's reduction over short rows (attention rows are 49 to a few hundred
-    long), and without the pathological cases of BLAS matrix-vector products
-    with ones (OpenBLAS takes a thousand times longer on 9408x49 than on 9408x48).
-    Accumulation is in the array's dtype, as torch's CPU sums.
-    """
-    return np.einsum("ij->i", x)
-
-
-def sum_keepdims(x: np.ndarray, dim: int) -> np.ndarray:
-    """`x.sum(dim, keepdims=True)`, by :func:`row_sums` along a contiguous last dim."""
-    n = x.shape[dim]
-    if dim == x.ndim - 1 and x.dtype in _ROW_SUM_DTYPES and x.flags.c_contiguous and x.size and n > 1:
-        return row_sums(x.reshape(-1, n)).reshape(x.shape[:-1] + (1,))
-    return np.add.reduce(x, axis=dim, keepdims=True)
-
-
-def row_fmax(x: np.ndarray) -> np.ndarray:
-    """`np.fmax.reduce(x, axis=-1, keepdims=True)` of a non-empty C-contiguous array, as
-    `reduceat` over its flat buffer at the row starts: numpy's axis reduction pays a loop
-    setup per row, several times the work on short rows (attention's 49 to a few
-    hundred); the maximum of the same values is the same value."""
-    n = x.shape[-1]
-    return np.fmax.reduceat(x.reshape(-1), np.arange(0, x.size, n)).reshape(x.shape[:-1] + (1,))
-
-
-def softmax_rows(x: np.ndarray, dim: int, log: bool = False, safe: bool = False) -> np.ndarray:
-    """(log-)softmax of a float array along a wrapped `dim`, in its own dtype: one new
-    array written in place (log adds one temporary for the exponentials).
-
-    Rows holding NaN, +inf or only -inf come out NaN, as in torch. The shift is
-    `fmax`, faster than `max` (no NaN propagation to check) and alike here: a NaN
-    in a row makes its exponentials' sum NaN all the same. `safe` is
-    `_safe_softmax` (attention's): rows of only -inf come out 0 instead; only rows
-    whose `fmax` is -inf (no finite value) are looked at again.
-    """
-    if x.size == 0:
-        return x.copy()
-    shift = row_fmax(x) if dim == x.ndim - 1 and x.flags.c_contiguous else np.fmax.reduce(x, axis=dim, keepdims=True)
-    e = np.subtract(x, shift)
-    if log:
-        lse = sum_keepdims(np.exp(e), dim)
-        np.log(lse, out=lse)
-        return np.subtract(e, lse, out=e)
-    np.exp(e, out=e)
-    np.divide(e, sum_keepdims(e, dim), out=e)
-    if safe and bool(np.any(shift == -np.inf)):
-        np.copyto(e, 0, where=np.all(x == -np.inf, axis=dim, keepdims=True))
-    return e
 
 
 def softmax_impl(x: np.ndarray, dim: int, log: bool, dtype: np.dtype[Any] | None, safe: bool = False) -> np.ndarray:
