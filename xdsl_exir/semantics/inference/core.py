@@ -5,10 +5,9 @@ PyTorch's type promotion, devices follow the first tensor argument.
 
 This module holds what the rules share (type promotion, symbolic sizes; the
 argument binding comes from the dialect's `aten_binding`) and the registry;
-the rules live in the family modules beside it (pointwise, reductions, views,
-conv_pool, matmul, indexing, creation, norms, scalars, long_tail, lapack,
-backward, random) and are registered by full overload name (`aten.add.Tensor`); one rule serves every overload listed
-with it.
+the rules live in the family modules beside it (the families of
+`docs/architecture.md`, "Operator families") and are registered by full overload
+name (`aten.add.Tensor`); one rule serves every overload listed with it.
 Mutating overloads need no rule: an in-place or `out=` result has the type of
 the argument it aliases (in-place *view* ops, `squeeze_` and friends, use the
 functional rule instead since they change the metadata of `self`).

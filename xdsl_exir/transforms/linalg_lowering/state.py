@@ -491,7 +491,7 @@ class LoweringState:
         lowering built it as one: a `linalg.fill`, or a splat `arith.constant`,
         seen through slices, reshapes, casts, transposes, broadcasts and copying
         generics. None when the elements are not known to be equal. Rules use it
-        to leave a constant operand out of a structured op (see `linear.py`).
+        to leave a constant operand out of a structured op (see `matmul.py`).
         """
         seen: SSAValue | None = value
         while seen is not None:
