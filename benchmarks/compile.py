@@ -121,6 +121,40 @@ twice: 3.60 and 5.30). The lowering's own channels-last form
 (`--lowering conv_pool._CHANNELS_LAST=1`): ResNet-18 10.5 -> 11.3, MobileNet-v1
 4.25 -> 4.48, RegNet-X 4.58 -> 4.13 (within the control's spread). The defaults
 stay.
+
+Where the time of the CNNs went, per dispatch (`iree-benchmark-module
+--print_device_statistics` on the module `compile_program` builds, weights
+embedded): in EfficientNet-B0, 53% in the depthwise convolutions' tap-wise
+generics, which IREE compiled to scalar code (MLIR's vectorizer takes only
+projected-permutation indexing maps; the weight was read at constant taps,
+`(c, 0, i, j)`, and a strided tap is a strided slice), 41% in matrix products
+(the 1x1 convolutions, the classifier); in SqueezeNet, the im2col gathers
+`--iree-global-opt-use-im2col-for-convs` makes of the 3x3 convolutions (not
+vectorized either), max pooling, the classifier's 1000x512 weight and the 3x3
+products. Single layers, ms per call at one thread (CPU time, load 11-15 on 2
+cores; `--models dw3,...`, `LAYERS`):
+
+| layer                                 | before | weight per tap | + stride phases | eager | ORT   |
+|---------------------------------------|--------|----------------|-----------------|-------|-------|
+| depthwise 3x3, 144 ch at 16x16 (+BN, SiLU) | 0.611 | 0.093     |                 | 0.194 | 0.046 |
+| depthwise 3x3/2, 96 ch at 32x32       | 0.578  | 0.428          | 0.235           | 0.280 | 0.057 |
+| depthwise 5x5, 240 ch at 8x8          | 0.446  | 0.080          |                 | 0.164 | 0.029 |
+| depthwise 5x5/2, 144 ch at 16x16      | 0.292  | 0.265          | 0.100           | 0.157 | 0.026 |
+| depthwise 5x5, 672 ch at 4x4          | 0.493  | 0.177          |                 | 0.264 | 0.040 |
+
+(`conv_pool._TAP_WEIGHT_SLICES`, `conv_pool._STRIDE_PHASES`, both on; each step
+measured against the one before in its own interleaved run.) What
+did not win: the channels-last tap-wise generic between transposes
+(`conv_pool._DEPTHWISE_NHWC`: the transposes cost more than the contiguous
+channels save, 0.09 -> 0.20 ms at stride 1); max pooling as the elementwise
+maximum of its taps (as fast as `linalg.pooling_nchw_max`, 0.065-0.071 ms);
+dense convolutions as one matrix product over columns copied from their taps
+(`conv_pool._DENSE_TAPS_IM2COL`: SqueezeNet's fire module 0.136 -> 0.100 ms and
+DenseNet-121 18.8 -> 14.2, but ResNet-18 and SqueezeNet unchanged and a lone
+3x3 without data tiling slower, off); `--iree-llvmcpu-experimental-vectorize-to-transfer-gather`
+(RegNet-X 0.82x, 0.95x over six CNNs, experimental: off). Grouped convolutions'
+columns copied tap by tap (`conv_pool._GROUPED_TAPS`): RegNet-X 4.37 -> 3.98
+ms, on.
 """
 
 from __future__ import annotations
