@@ -291,6 +291,18 @@ GROUP_NORM_BACKWARD = [
 ]
 
 
+def _adaptive_case(id: str, shape: tuple[int, ...], out: list[int], edge: bool = False) -> Case:
+    return Case(id, "_adaptive_avg_pool2d_backward",
+                _tensors(_randn(*shape[:-2], *out, edge=edge), _randn(*shape)), ())
+
+
+ADAPTIVE_AVG_POOL_BACKWARD = [
+    _adaptive_case("uneven-overlapping", (2, 3, 7, 5), [3, 2]),
+    _adaptive_case("upsampling-windows", (1, 2, 3, 4), [5, 6]),
+    _adaptive_case("unbatched-edge", (3, 6, 9), [4, 4], edge=True),
+]
+
+
 def _emb_case(id: str, shape: tuple[int, ...], num: int, padding_idx: int, freq: bool) -> Case:
     def make(g: torch.Generator) -> list[Any]:
         idx = torch.randint(0, num, shape, generator=g)
@@ -315,6 +327,7 @@ CASES = [
     *[pytest.param(c, id=f"lnb-{c.id}") for c in LAYER_NORM_BACKWARD],
     *[pytest.param(c, id=f"emb-{c.id}") for c in EMBEDDING_BACKWARD],
     *[pytest.param(c, id=f"gnb-{c.id}") for c in GROUP_NORM_BACKWARD],
+    *[pytest.param(c, id=f"adaptive-{c.id}") for c in ADAPTIVE_AVG_POOL_BACKWARD],
 ]
 
 
@@ -344,6 +357,7 @@ IREE_CASES = [p for p in CASES if SWEEP or p.id in {
     "conv-groups2-stride2-dil2", "conv-depthwise-stride2", "conv-1x1-pad-beyond-kernel", "conv-empty-batch",
     "conv-edge-values", "bn-train-4d-affine", "bnb-train-edge-grad", "maxpool-3x3-overlapping",
     "avgpool-ceil-exclude", "lnb-two-dims-weight-only", "emb-scale-by-freq", "gnb-affine",
+    "adaptive-uneven-overlapping",
 }]
 """One IREE compile each: the corners (all of them with EXIR_TORCH_COMPILE_SWEEP=1)."""
 

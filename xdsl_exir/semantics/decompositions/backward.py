@@ -682,6 +682,56 @@ def _avg_pool2d_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVal
     return [out if t.rank == 4 else e.v("aten.squeeze.dims", out, [0])]
 
 
+def _spread_windows(e: Emitter, grad: SSAValue, dim: int, size: int, out: int) -> SSAValue:
+    """
+    The adaptive-average-pooling gradient along one dim: position i of `size`
+    takes grad[o] / (end_o - start_o) from each window o of `out` that holds it
+    (ATen's window [start_o, end_o), start_o = floor(o · size / out), end_o =
+    ceil((o + 1) · size / out)). The windows holding i are consecutive from
+    floor(i · out / size); each of the K candidates (K the most windows any
+    position is in) is gathered and kept where it holds i, so a NaN or an
+    infinity reaches only the positions of its own window.
+    """
+    t = tensor_of(grad)
+    device = DeviceAttr(t.device.data)
+    i = e.v("aten.arange.default", size, dtype=DType.int64, layout=Layout.strided, device=device, pin_memory=False)
+    first = e.v("aten.floor_divide.default", e.v("aten.mul.Tensor", i, out), size)
+    most = max(
+        sum(1 for o in range(out) if (o * size) // out <= p < -((-(o + 1) * size) // out)) for p in range(size)
+    )
+    shape = [1] * t.rank
+    shape[dim] = size
+    total: SSAValue | None = None
+    for k in range(most):
+        o = e.v("aten.add.Tensor", first, k)
+        safe = e.v("aten.clamp_max.default", o, out - 1)
+        start = e.v("aten.floor_divide.default", e.v("aten.mul.Tensor", safe, size), out)
+        end = e.v("aten.floor_divide.default", e.v("aten.add.Tensor", e.v("aten.mul.Tensor", safe, size), size + out - 1), out)
+        holds = e.v("aten.logical_and.default", e.v("aten.lt.Scalar", o, out), e.v("aten.le.Tensor", start, i))
+        share = e.v("aten.div.Tensor", e.v("aten.index_select.default", grad, dim, safe),
+                    e.v("aten.view.default", e.v("aten._to_copy.default", e.v("aten.sub.Tensor", end, start),
+                                                 dtype=t.element_dtype), shape))
+        part = e.v("aten.where.self", e.v("aten.view.default", holds, shape), share, zero_like(e, t))
+        total = part if total is None else e.v("aten.add.Tensor", total, part)
+    assert total is not None
+    return total
+
+
+@rule("aten._adaptive_avg_pool2d_backward.default")
+def _adaptive_avg_pool2d_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """Each gradient spread evenly over its window, one spatial dim after the other
+    (`_spread_windows`: the window is the product of its two ranges)."""
+    g, x = b.value("grad_output"), b.value("self")
+    t, tg = tensor_of(x), tensor_of(g)
+    if t.rank not in (3, 4) or tg.rank != t.rank or t.element_dtype not in (DType.float32, DType.float64):
+        raise Decline()
+    sizes, gsizes = _static(t.sizes), _static(tg.sizes)
+    if 0 in sizes or 0 in gsizes:
+        raise Decline()
+    along_w = _spread_windows(e, g, t.rank - 1, sizes[-1], gsizes[-1])
+    return [_spread_windows(e, along_w, t.rank - 2, sizes[-2], gsizes[-2])]
+
+
 @rule("aten.threshold_backward.default")
 def _threshold_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """`self <= threshold ? 0 : grad`, in the dtype eager gives: grad and self promoted together

@@ -1,8 +1,8 @@
 """
 Core ATen overloads the lowering refuses on purpose, each with its reason and
 what to do instead (`docs/linalg_lowering.md` shows them). The backward
-operators of training graphs (`convolution_backward`, the max and average
-pooling, batch, layer and group norm and embedding backwards) are not here:
+operators of training graphs (`convolution_backward`, the max, average and
+adaptive average pooling, batch, layer and group norm and embedding backwards) are not here:
 the lowering decomposes them first (`semantics/decompositions/backward.py`);
 torch-mlir's FX-importer path to linalg lists `ConvolutionBackwardModule2D_basic`
 and `NativeGroupNormBackwardModule_basic` among its expected failures
@@ -12,14 +12,6 @@ and `NativeGroupNormBackwardModule_basic` among its expected failures
 from __future__ import annotations
 
 from xdsl_exir.transforms.linalg_lowering import refuses
-
-refuses(
-    "aten._adaptive_avg_pool2d_backward.default",
-    note=(
-        "a backward operator without a decomposition yet (its windows overlap unevenly); run the graph "
-        "with the interpreter"
-    ),
-)
 
 refuses(
     "aten.rand.default",
