@@ -234,3 +234,19 @@ def test_softmax_row_max_by_reduceat(log: bool, safe: bool) -> None:
     else:
         want = torch.log_softmax(tx, 2) if log else torch.softmax(tx, 2)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["relu", "relu6"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32])
+def test_relu_kernel_keeps_negative_zero_and_nan(name: str, dtype: torch.dtype) -> None:
+    """The kernel table's relu (dtypes the fast path leaves to it) keeps -0.0 and NaN over
+    vector loops and a scalar tail, as torch's."""
+    x = torch.randn(203, generator=torch.Generator().manual_seed(7)) * 8
+    if dtype.is_floating_point:
+        x[[0, 7, 64, 130, 202, 5]] = torch.tensor([-0.0, float("nan"), float("-inf"), float("inf"), -0.0, 0.0])
+    x = x.to(dtype)
+    operand = x.float().numpy().astype(np.dtype("bfloat16")) if dtype == torch.bfloat16 else x.numpy()
+    got = np.asarray(run_kernel(f"aten.{name}.default", [operand], {})).astype(np.float32)
+    want = getattr(torch.nn.functional, name)(x).float().numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

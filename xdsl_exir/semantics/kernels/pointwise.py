@@ -248,6 +248,17 @@ def _sign(x: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.sign(x), nan=0.0)
 
 
+def _relu(x: np.ndarray) -> np.ndarray:
+    """max(x, 0) as torch's: NaN passes (np.maximum returns it) and so does -0.0, to which
+    np.maximum may give +0.0, so the zeros, rare, are put back. A select on the sign costs
+    15x as much on a random sign pattern (the graph compiler's fast path does the same)."""
+    r = np.asarray(np.maximum(x, x.dtype.type(0)))
+    zero = x == 0
+    if zero.any():
+        r[zero] = x[zero]
+    return r
+
+
 # name -> (function on the compute array, promotes integers to float)
 _UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool]] = {
     "abs": (np.abs, False),
@@ -257,8 +268,8 @@ _UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool]] = {
     "trunc": (np.trunc, False),
     "round": (np.round, False),
     "sign": (_sign, False),
-    "relu": (lambda x: np.where(x < 0, x.dtype.type(0), x), False),  # -0.0 and NaN pass, as torch's max(x, 0)
-    "relu6": (lambda x: np.minimum(np.where(x < 0, x.dtype.type(0), x), x.dtype.type(6)), False),
+    "relu": (_relu, False),
+    "relu6": (lambda x: np.minimum(_relu(x), x.dtype.type(6)), False),
     "bitwise_not": (np.invert, False),
     "acos": (np.arccos, True), "acosh": (np.arccosh, True),
     "asin": (np.arcsin, True), "asinh": (np.arcsinh, True),
