@@ -292,14 +292,16 @@ GROUP_NORM_BACKWARD = [
 
 
 def _adaptive_case(id: str, shape: tuple[int, ...], out: list[int], edge: bool = False) -> Case:
-    return Case(id, "_adaptive_avg_pool2d_backward",
-                _tensors(_randn(*shape[:-2], *out, edge=edge), _randn(*shape)), ())
+    op = f"_adaptive_avg_pool{len(out)}d_backward"
+    return Case(id, op, _tensors(_randn(*shape[:-len(out)], *out, edge=edge), _randn(*shape)), ())
 
 
 ADAPTIVE_AVG_POOL_BACKWARD = [
     _adaptive_case("uneven-overlapping", (2, 3, 7, 5), [3, 2]),
     _adaptive_case("upsampling-windows", (1, 2, 3, 4), [5, 6]),
     _adaptive_case("unbatched-edge", (3, 6, 9), [4, 4], edge=True),
+    _adaptive_case("3d-uneven", (1, 2, 3, 5, 5), [2, 2, 3]),
+    _adaptive_case("3d-unbatched-edge", (2, 4, 3, 5), [3, 2, 2], edge=True),
 ]
 
 

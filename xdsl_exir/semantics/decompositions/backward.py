@@ -23,6 +23,7 @@ from xdsl_exir.semantics.decompositions.core import (
     full_value,
     number_arg,
     one_minus,
+    op_name,
     rule,
     scalar_tensor,
     tensor_of,
@@ -717,19 +718,24 @@ def _spread_windows(e: Emitter, grad: SSAValue, dim: int, size: int, out: int) -
     return total
 
 
-@rule("aten._adaptive_avg_pool2d_backward.default")
-def _adaptive_avg_pool2d_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+@rule("aten._adaptive_avg_pool2d_backward.default", "aten._adaptive_avg_pool3d_backward.default")
+def _adaptive_avg_pool_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Each gradient spread evenly over its window, one spatial dim after the other
-    (`_spread_windows`: the window is the product of its two ranges)."""
+    (`_spread_windows`: the window is the product of its ranges)."""
+    spatial = 3 if "3d" in op_name(op) else 2
     g, x = b.value("grad_output"), b.value("self")
     t, tg = tensor_of(x), tensor_of(g)
-    if t.rank not in (3, 4) or tg.rank != t.rank or t.element_dtype not in (DType.float32, DType.float64):
+    if t.rank not in (spatial + 1, spatial + 2) or tg.rank != t.rank:
+        raise Decline()
+    if t.element_dtype not in (DType.float32, DType.float64):
         raise Decline()
     sizes, gsizes = _static(t.sizes), _static(tg.sizes)
     if 0 in sizes or 0 in gsizes:
         raise Decline()
-    along_w = _spread_windows(e, g, t.rank - 1, sizes[-1], gsizes[-1])
-    return [_spread_windows(e, along_w, t.rank - 2, sizes[-2], gsizes[-2])]
+    out = g
+    for dim in range(t.rank - 1, t.rank - 1 - spatial, -1):
+        out = _spread_windows(e, out, dim, sizes[dim], gsizes[dim])
+    return [out]
 
 
 @rule("aten.threshold_backward.default")
