@@ -57,10 +57,15 @@ def _prod(self: np.ndarray, dim: object = None, keepdim: bool = False, dtype: ob
     return finish(np.prod(a, axis=reduction_dims(dim, a.ndim), keepdims=keepdim), dt)
 
 
-def _checked_extreme(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+def _checked_extreme(fn: Callable[..., np.ndarray], name: str) -> Callable[..., np.ndarray]:
     def red(a: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
-        if a.size == 0 and axis:
-            raise ValueError("max/min of an empty tensor is not defined")
+        # Only a reduced dim of size 0 has no extreme: an empty tensor reduced over other dims
+        # gives an empty result.
+        empty = [d for d in axis if a.shape[d] == 0]
+        if empty:
+            raise ValueError(
+                f"{name}: the reduced dimension {empty[0]} has size 0, and the {name} of no elements is not defined"
+            )
         # numpy returns a scalar, not a 0-d array, when every dim is reduced
         return np.asarray(fn(a, axis=axis, keepdims=keepdims))
 
@@ -70,23 +75,29 @@ def _checked_extreme(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]
 @register("aten.amax.default")
 def _amax(self: np.ndarray, dim: object = (), keepdim: bool = False) -> np.ndarray:
     a = np.asarray(self)
-    return _checked_extreme(np.max)(a, reduction_dims(dim, a.ndim), keepdim)
+    return _checked_extreme(np.max, "amax")(a, reduction_dims(dim, a.ndim), keepdim)
 
 
 @register("aten.amin.default")
 def _amin(self: np.ndarray, dim: object = (), keepdim: bool = False) -> np.ndarray:
     a = np.asarray(self)
-    return _checked_extreme(np.min)(a, reduction_dims(dim, a.ndim), keepdim)
+    return _checked_extreme(np.min, "amin")(a, reduction_dims(dim, a.ndim), keepdim)
 
 
 @register("aten.max.default")
 def _max_all(self: np.ndarray) -> np.ndarray:
-    return np.asarray(np.max(self))
+    a = np.asarray(self)
+    if a.size == 0:
+        raise ValueError("max: the tensor has no elements, so it has no maximum; give a dim (max.dim) to reduce")
+    return np.asarray(np.max(a))
 
 
 @register("aten.min.default")
 def _min_all(self: np.ndarray) -> np.ndarray:
-    return np.asarray(np.min(self))
+    a = np.asarray(self)
+    if a.size == 0:
+        raise ValueError("min: the tensor has no elements, so it has no minimum; give a dim (min.dim) to reduce")
+    return np.asarray(np.min(a))
 
 
 def _arg_extreme(a: np.ndarray, dim: int | None, keepdim: bool, largest: bool) -> np.ndarray:
