@@ -7,6 +7,7 @@ std near the float32 limit, and threshold_backward's promoted dtype.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -197,3 +198,59 @@ def test_pad_crops_then_reads_the_input_edge(mode: str, pad: tuple[int, ...]) ->
                 K.run_kernel("aten.pad.default", [t.numpy(), list(pad), mode], {})
             continue
         _same(K.run_kernel("aten.pad.default", [t.numpy(), list(pad), mode], {}), want)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize(("shape", "dim"), [((0, 5), (1,)), ((0, 5), (-1,)), ((3, 0, 2), (0, 2)), ((2, 3), (1,))])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_amax_amin_of_an_empty_tensor_over_non_empty_dims(name: str, shape: tuple[int, ...], dim: tuple[int, ...], keepdim: bool) -> None:
+    """Only a reduced dimension of size 0 has no extreme; other empty tensors reduce to empty results."""
+    x = torch.arange(math.prod(shape), dtype=torch.float32).reshape(shape) - 2.5
+    got = K.run_kernel(f"aten.{name}.default", [x.numpy(), list(dim), keepdim], {})
+    _same(got, getattr(torch, name)(x, dim, keepdim))
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize(("shape", "dim"), [((0, 5), (0,)), ((0, 5), ()), ((2, 0), (0, 1))])
+def test_amax_amin_over_an_empty_dim_is_refused_as_torch_refuses(name: str, shape: tuple[int, ...], dim: tuple[int, ...]) -> None:
+    x = torch.empty(shape)
+    with pytest.raises((RuntimeError, IndexError)):
+        getattr(torch, name)(x, dim)
+    with pytest.raises(ValueError, match=f"{name}: .*size 0"):
+        K.run_kernel(f"aten.{name}.default", [x.numpy(), list(dim)], {})
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_of_an_empty_tensor_is_refused_as_torch_refuses(name: str) -> None:
+    x = torch.empty(0, 3)
+    with pytest.raises(RuntimeError):
+        getattr(torch, name)(x)
+    with pytest.raises(ValueError, match=f"{name}: .*no elements"):
+        K.run_kernel(f"aten.{name}.default", [x.numpy()], {})
+
+
+_F = np.float32
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("aten.linear.default", [np.ones((2, 3), _F), np.ones((4, 5), _F)]),
+        ("aten.linear.default", [np.ones((2, 3), _F), np.ones((4, 3), _F), np.ones((5,), _F)]),
+        ("aten.mm.default", [np.ones((2, 3), _F), np.ones((4, 5), _F)]),
+        ("aten.addmm.default", [np.ones((5,), _F), np.ones((2, 3), _F), np.ones((4, 5), _F)]),
+        ("aten.bmm.default", [np.ones((2, 2, 3), _F), np.ones((2, 4, 5), _F)]),
+        ("aten.bmm.default", [np.ones((2, 2, 3), _F), np.ones((3, 3, 5), _F)]),
+        ("aten.matmul.default", [np.ones((2, 2, 3), _F), np.ones((3, 3, 5), _F)]),
+        ("aten.dot.default", [np.ones((3,), _F), np.ones((4,), _F)]),
+    ],
+)
+def test_products_of_mismatched_shapes_are_refused_with_a_sentence(name: str, args: list[Any]) -> None:
+    """Shapes a traced program meets at run time (the types of an exported one exclude them):
+    eager refuses them, and so do the kernels, saying which sizes differ rather than
+    passing numpy's gufunc message on."""
+    with pytest.raises(RuntimeError):
+        getattr(torch.ops.aten, name.split(".")[1])(*[torch.from_numpy(a) for a in args])
+    with pytest.raises(ValueError, match=r"matrix product of shapes .* (inner sizes \d+ and \d+ differ|batch dimensions)|does not broadcast") as e:
+        K.run_kernel(name, args, {})
+    assert "gufunc" not in str(e.value)

@@ -48,17 +48,32 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     about 64 rows on, the direct call is as fast or faster. Either way each element is
     a dot product over the same terms, summed in the BLAS's own order.
     """
-    if (
-        a.ndim == 2
-        and b.ndim == 2
-        and a.shape[0] <= _SKINNY_ROWS
-        and b.flags.f_contiguous
-        and not b.flags.c_contiguous
-        and a.dtype == b.dtype
-        and a.dtype.kind == "f"
-    ):
-        return np.ascontiguousarray(np.matmul(b.T, a.T).T)
-    return np.matmul(a, b)
+    try:
+        if (
+            a.ndim == 2
+            and b.ndim == 2
+            and a.shape[0] <= _SKINNY_ROWS
+            and b.flags.f_contiguous
+            and not b.flags.c_contiguous
+            and a.dtype == b.dtype
+            and a.dtype.kind == "f"
+        ):
+            return np.ascontiguousarray(np.matmul(b.T, a.T).T)
+        return np.matmul(a, b)
+    except ValueError:
+        raise ValueError(_mismatch(a.shape, b.shape)) from None
+
+
+def _mismatch(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+    """Why the shapes `a` and `b` have no matrix product, in a sentence (numpy's own says
+    `gufunc signature`): a traced program meets the shapes only at run time."""
+    what = f"matrix product of shapes {list(a)} and {list(b)}"
+    if len(a) == 0 or len(b) == 0:
+        return f"{what}: a 0-d tensor has no matrix product"
+    inner_b = b[-2] if len(b) >= 2 else b[-1]
+    if a[-1] != inner_b:
+        return f"{what}: inner sizes {a[-1]} and {inner_b} differ"
+    return f"{what}: the batch dimensions {list(a[:-2])} and {list(b[:-2])} do not broadcast"
 
 
 def product(a: np.ndarray, b: np.ndarray, small_bmm: bool = False) -> np.ndarray:
@@ -129,7 +144,12 @@ def _add_scaled(acc: np.ndarray, self: object, beta: object, alpha: object, dt: 
         s = cast_to(self, cdt)
         if beta != 1:
             s = s * np.asarray(beta).astype(cdt)
-        if acc.ndim and np.broadcast_shapes(acc.shape, s.shape) == acc.shape:
+        try:
+            shape = np.broadcast_shapes(acc.shape, s.shape)
+        except ValueError:
+            raise ValueError(f"the added tensor of shape {list(s.shape)} does not broadcast with the "
+                             f"product's shape {list(acc.shape)}") from None
+        if acc.ndim and shape == acc.shape:
             np.add(acc, s, out=acc)
         else:
             acc = acc + s
