@@ -111,7 +111,9 @@ class DecomposePattern(RewritePattern):
 
     @staticmethod
     def _replace(op: Operation, values: Sequence[SSAValue | None], rewriter: PatternRewriter) -> None:
-        if _tuple_result(op) is not None:
+        if _tuple_result(op) is not None and not _whole_sequence(values):
+            # One value per element (a multi-result operator); a rule giving one value
+            # for the whole tuple (a list-returning split, built whole) replaces it as usual.
             DecomposePattern._replace_tuple(op, values, rewriter)
             return
         if len(values) != len(op.results):
@@ -166,6 +168,12 @@ def _tuple_result(op: Operation) -> TupleType | None:
     if isinstance(op, CallFunctionOp) and len(op.results) == 1 and isinstance(op.results[0].type, TupleType):
         return op.results[0].type
     return None
+
+
+def _whole_sequence(values: Sequence[SSAValue | None]) -> bool:
+    """A rule's one value standing for a whole tuple or list (not one tensor element), or
+    None from a rule that replaced the `getitem`s itself (the splits of `views`)."""
+    return len(values) == 1 and (values[0] is None or not isinstance(values[0].type, TensorType))
 
 
 def _tuple_used_whole(op: CallFunctionOp) -> bool:
