@@ -1,7 +1,7 @@
 # Two entry points, each working on a fresh clone:
 #   make demo   create the venv, install, import a bundled torch.export archive, run it, compile it with IREE
 #   make test   create the venv, install with the test, torch and iree extras, lint, run pytest and lit
-#   make quick  the inner loop on an installed venv: pytest without the tests marked slow (tests/conftest.py)
+#   make quick  the inner loop on an installed venv: pytest on the quick set of files (tests/conftest.py), under a minute
 #   make lint   ruff and pyright (configured in pyproject.toml), on an installed venv
 PYTHON ?= python3
 VENV ?= .venv
@@ -50,15 +50,19 @@ lint:
 	$(BIN)/ruff check xdsl_exir tests scripts benchmarks lit.cfg.py
 	$(BIN)/pyright
 
+# pytest-xdist's workers take one core each (worksteal rebalances the long IREE files), so each
+# worker keeps torch's and OpenBLAS's thread pools to one thread rather than fighting the other
+# workers for the cores. lit runs its files on every core too (its default), after pytest.
+PYTEST := PATH="$(abspath $(BIN)):$$PATH" OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n auto --dist worksteal
+
 test: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[test,torch,iree]'
 	$(MAKE) lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n auto --dist worksteal
+	$(PYTEST)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -v tests/filecheck
 
-# pytest-xdist's workers take one core each; worksteal rebalances the long IREE files.
 quick:
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
+	$(PYTEST) --quick
 
 clean:
 	rm -rf $(VENV) build *.egg-info
