@@ -103,7 +103,7 @@ Body = Callable[[Sequence[SSAValue]], Sequence[SSAValue]]
 INT64_MAX = 2**63 - 1
 
 
-def _d(i: int) -> AffineExpr:
+def dim_expr(i: int) -> AffineExpr:
     return AffineExpr.dimension(i)
 
 
@@ -131,9 +131,9 @@ def reduced_sizes(sizes: Sequence[object], dims: Sequence[int], keepdim: bool) -
 def reduced_map(rank: int, dims: Sequence[int], keepdim: bool) -> AffineMap:
     """The map from the input's iteration space to the reduced tensor."""
     if keepdim:
-        exprs = [AffineExpr.constant(0) if i in dims else _d(i) for i in range(rank)]
+        exprs = [AffineExpr.constant(0) if i in dims else dim_expr(i) for i in range(rank)]
     else:
-        exprs = [_d(i) for i in range(rank) if i not in dims]
+        exprs = [dim_expr(i) for i in range(rank) if i not in dims]
     return AffineMap(rank, 0, tuple(exprs))
 
 
@@ -223,9 +223,9 @@ def _split_map(amap: AffineMap, r: int) -> tuple[AffineMap, int | None]:
             exprs.append(e)
         elif pos == r:
             split_at = p
-            exprs += [_d(r), _d(r + 1)]
+            exprs += [dim_expr(r), dim_expr(r + 1)]
         else:
-            exprs.append(_d(pos + 1 if pos > r else pos))
+            exprs.append(dim_expr(pos + 1 if pos > r else pos))
     return AffineMap(amap.num_dims + 1, 0, tuple(exprs)), split_at
 
 
@@ -709,8 +709,8 @@ def _cumsum(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         return [st.convert(st.tensor(x), xt, out.element_dtype)]
     d = b.int("dim") % rank
     # iteration space: the output's dims, then j (the scanned input position)
-    in_map = AffineMap(rank + 1, 0, tuple(_d(rank) if i == d else _d(i) for i in range(rank)))
-    out_map = AffineMap(rank + 1, 0, tuple(_d(i) for i in range(rank)))
+    in_map = AffineMap(rank + 1, 0, tuple(dim_expr(rank) if i == d else dim_expr(i) for i in range(rank)))
+    out_map = AffineMap(rank + 1, 0, tuple(dim_expr(i) for i in range(rank)))
 
     def body(a: Sequence[SSAValue]) -> list[SSAValue]:
         inside = st.emit(arith.CmpiOp(st.emit(linalg.IndexOp(rank)), st.emit(linalg.IndexOp(d)), "ule"))

@@ -131,7 +131,7 @@ def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[Integ
     return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
 
 
-def _builtin(sizes: Sequence[object], el: Attribute) -> BuiltinTensorType[Attribute]:
+def builtin_tensor(sizes: Sequence[object], el: Attribute) -> BuiltinTensorType[Attribute]:
     return BuiltinTensorType(el, [s if isinstance(s, int) else DYNAMIC for s in sizes])
 
 
@@ -139,7 +139,7 @@ def collapse(st: LoweringState, value: SSAValue, groups: Sequence[Sequence[int]]
     """`tensor.collapse_shape` to `sizes` (one per group)."""
     op = tensor.CollapseShapeOp.create(
         operands=[value],
-        result_types=[_builtin(sizes, el)],
+        result_types=[builtin_tensor(sizes, el)],
         properties={"reassociation": _reassociation(groups)},
     )
     return st.emit(op)
@@ -149,7 +149,7 @@ def expand(st: LoweringState, value: SSAValue, groups: Sequence[Sequence[int]], 
     """`tensor.expand_shape` to `sizes`, dynamic ones given as index values."""
     static = [s if isinstance(s, int) else DYNAMIC for s in sizes]
     return st.emit(
-        tensor.ExpandShapeOp(value, st.dynamic_sizes(sizes), _reassociation(groups), static, _builtin(sizes, el))
+        tensor.ExpandShapeOp(value, st.dynamic_sizes(sizes), _reassociation(groups), static, builtin_tensor(sizes, el))
     )
 
 
@@ -414,7 +414,7 @@ def _flip(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     if not dims:
         return [st.tensor(x)]
     src = st.tensor(x)
-    last = {d: st.index(_norm(to_sym(xt.sizes[d]) - 1)) for d in dims}
+    last = {d: st.index(canonical_size(to_sym(xt.sizes[d]) - 1)) for d in dims}
     el = element_type(out.element_dtype)
 
     def body(args: Sequence[SSAValue]) -> list[SSAValue]:
@@ -464,7 +464,7 @@ _SAME_STORAGE = ("alias", "detach", "lift_fresh")
 """View kinds whose result has the strides and offset of their input."""
 
 
-def _norm(e: object) -> SymSize:
+def canonical_size(e: object) -> SymSize:
     """A size expression expanded, and an int when it is one."""
     expr = sympy.expand(sympy.sympify(e))
     return int(expr) if expr.is_Integer else cast(SymSize, expr)
@@ -518,8 +518,8 @@ def _storage_step(
         dim = b.int("dim") % rank
         index = b.size("index")
         if isinstance(index, int) and index < 0:
-            index = _norm(src.sizes[dim] + index)
-        return tuple(s for d, s in enumerate(strides) if d != dim), _norm(offset + index * strides[dim])
+            index = canonical_size(src.sizes[dim] + index)
+        return tuple(s for d, s in enumerate(strides) if d != dim), canonical_size(offset + index * strides[dim])
     if kind == "slice":
         dim = b.int("dim") % rank
         start = b.opt_size("start") or 0
@@ -530,15 +530,15 @@ def _storage_step(
             raise st.error("as_strided: a slice from the end of a symbolic dimension")
         step = b.int("step") if b.get("step") is not None else 1
         sliced = list(strides)
-        sliced[dim] = _norm(strides[dim] * step)
-        return tuple(sliced), _norm(offset + start * strides[dim])
+        sliced[dim] = canonical_size(strides[dim] * step)
+        return tuple(sliced), canonical_size(offset + start * strides[dim])
     if kind == "diagonal":
         d1, d2 = b.int("dim1") % rank, b.int("dim2") % rank
         k = b.int("offset")
         kept = [s for d, s in enumerate(strides) if d not in (d1, d2)]
         if not any(s == 0 for s in out.sizes):
-            offset = _norm(offset + (k * strides[d2] if k >= 0 else -k * strides[d1]))
-        return (*kept, _norm(strides[d1] + strides[d2])), offset
+            offset = canonical_size(offset + (k * strides[d2] if k >= 0 else -k * strides[d1]))
+        return (*kept, canonical_size(strides[d1] + strides[d2])), offset
     if kind == "as_strided":
         given = b.opt_size("storage_offset")
         return tuple(b.sizes("stride")), offset if given is None else given
@@ -632,8 +632,8 @@ def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     if any(s == 0 for s in sizes):
         return [st.empty(out)]
     flat, numel = _flat_storage(st, root, order)
-    last = _norm(offset + sum((to_sym(n) - 1) * to_sym(s) for n, s in zip(sizes, strides)))
-    inside = _norm(numel - 1 - last)
+    last = canonical_size(offset + sum((to_sym(n) - 1) * to_sym(s) for n, s in zip(sizes, strides)))
+    inside = canonical_size(numel - 1 - last)
     if isinstance(inside, int) and inside < 0:
         raise st.error(
             f"as_strided: size {sizes}, stride {list(strides)} and offset {offset} reach element {last} "
@@ -647,7 +647,7 @@ def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
             flat = st.emit(
                 tensor.ExtractSliceOp(
                     flat, [st.index(offset)], [count if isinstance(count, int) else st.index(count)], [1],
-                    _builtin([count], el),
+                    builtin_tensor([count], el),
                 )
             )
         return [reshape(st, flat, [count], sizes, el)]
@@ -802,7 +802,7 @@ def _roll(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 def unit_slice(st: LoweringState, source: SSAValue, offsets: Sequence[Mixed], sizes: Sequence[object], dtype: DType) -> SSAValue:
     """A unit-stride slice of static or symbolic `sizes`."""
     mixed = [mixed_size(st, s) for s in sizes]
-    return extract_slice(st, source, list(offsets), mixed, [1] * len(mixed), _builtin(sizes, element_type(dtype)))
+    return extract_slice(st, source, list(offsets), mixed, [1] * len(mixed), builtin_tensor(sizes, element_type(dtype)))
 
 
 def _pad_amount(st: LoweringState, pad: object) -> tuple[object, object]:
