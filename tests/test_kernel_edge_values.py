@@ -254,3 +254,25 @@ def test_products_of_mismatched_shapes_are_refused_with_a_sentence(name: str, ar
     with pytest.raises(ValueError, match=r"matrix product of shapes .* (inner sizes \d+ and \d+ differ|batch dimensions)|does not broadcast") as e:
         K.run_kernel(name, args, {})
     assert "gufunc" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "call"),
+    [
+        ("aten.sum.dim_IntList", [[4]], lambda x: torch.sum(x, [4])),
+        ("aten.sum.dim_IntList", [[-3]], lambda x: torch.sum(x, [-3])),
+        ("aten.transpose.int", [0, 5], lambda x: torch.transpose(x, 0, 5)),
+        ("aten._softmax.default", [2, False], lambda x: torch.softmax(x, 2)),
+        ("aten.amax.default", [[2]], lambda x: torch.amax(x, [2])),
+    ],
+)
+def test_dims_out_of_range_are_refused_not_wrapped(name: str, args: list[Any], call: Any) -> None:
+    """A dim outside [-rank, rank) is refused as torch refuses it, not taken modulo the rank
+    (sum over dim 4 of a 2-d tensor is not a sum over dim 0)."""
+    x = torch.ones(2, 3)
+    with pytest.raises(IndexError):
+        call(x)
+    with pytest.raises(IndexError, match=r"dimension -?\d+ is out of range for a 2-d tensor \(expected -2 to 1\)"):
+        K.run_kernel(name, [x.numpy(), *args], {})
+    # in range, negative dims still wrap
+    np.testing.assert_array_equal(K.run_kernel("aten.sum.dim_IntList", [x.numpy(), [-1]], {}), torch.sum(x, [-1]).numpy())

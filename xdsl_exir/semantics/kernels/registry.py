@@ -59,13 +59,20 @@ def reduction_dims(dim: object, ndim: int) -> tuple[int, ...]:
     if not dims:
         return tuple(range(ndim))
     if ndim == 0:
+        for d in dims:
+            wrap_dim(d, 0)
         return ()
-    return tuple(sorted({d % ndim for d in dims}))
+    return tuple(sorted({wrap_dim(d, ndim) for d in dims}))
 
 
 def wrap_dim(d: int, ndim: int) -> int:
-    """A dim argument wrapped into range (0-d tensors accept 0 and -1, as in torch)."""
-    return d % max(ndim, 1) if ndim else 0
+    """A dim argument wrapped into range (0-d tensors accept 0 and -1, as in torch). One
+    outside it is refused, as torch refuses it, rather than taken modulo the rank: a traced
+    program's kernels meet its inputs' ranks only at run time."""
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"dimension {d} is out of range for a {ndim}-d tensor (expected {-n} to {n - 1})")
+    return d % n if ndim else 0
 
 
 GraphCompiler = Callable[["Block", str], Callable[..., tuple[Any, ...]]]
