@@ -5,9 +5,10 @@ One rule per overload, keyed by the full overload name (`aten.add.Tensor`), in
 modules by family: `pointwise`, `matmul`, `conv_pool`, `reductions`, `views`,
 `creation`, `indexing`, `resampling`, `distances`, `scalars`, `random`, `norms` (the
 families of the inference, kernel and decomposition trees); the rest is
-infrastructure: `state` (the lowering state), `scalar` (scalar bodies),
-`float64_math`, `variants` (switches between lowerings), and `refusals`, which
-documents the overloads refused on purpose. A rule receives the lowering state (`LoweringState`, in
+infrastructure: `core` (the helpers families share: reshapes, gathers, reduction
+builders; no family imports another), `state` (the lowering state), `scalar`
+(scalar bodies), `float64_math`, `variants` (switches between lowerings), and
+`refusals`, which documents the overloads refused on purpose. A rule receives the lowering state (`LoweringState`, in
 `state.py`), the op and its bound arguments, and returns the lowered values of
 the op's results. The pass `convert-exir-to-linalg` drives them; the family
 modules are imported on first use so that importing the pass stays cheap.

@@ -63,20 +63,23 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.pointwise import (
+from xdsl_exir.transforms.linalg_lowering.core import (
+    accumulator,
+    better,
+    collapse,
+    count,
+    expand,
+    finish,
+    lowest,
+    sum_over,
+    transpose,
+)
+from xdsl_exir.transforms.linalg_lowering.scalar import (
     add,
     div,
     mul,
     select,
     trunc_divide,
-)
-from xdsl_exir.transforms.linalg_lowering.reductions import (
-    accumulator,
-    better,
-    count,
-    finish,
-    lowest,
-    sum_over,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
@@ -93,7 +96,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.transforms.linalg_lowering.views import collapse, expand, transpose
 from xdsl_exir.utils.symbolic import sympy
 
 _DEPTHWISE_GENERIC = True

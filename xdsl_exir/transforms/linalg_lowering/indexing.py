@@ -2,7 +2,7 @@
 Indexing: gathers and scatters.
 
 Gathers (`embedding`, `index_select`, `gather`, `index.Tensor`; and, in
-`views`, `repeat`, `roll` and the mirrored pads, through `gather_generic`) are one `linalg.generic` over the result whose body reads the source
+`views`, `repeat`, `roll` and the mirrored pads, through `core.gather_generic`) are one `linalg.generic` over the result whose body reads the source
 with `tensor.extract` at coordinates computed from `linalg.index` and from the
 index operands (read through indexing maps); an index element becomes an
 `index` with `arith.index_cast`, and a negative one counts from the end of its
@@ -34,7 +34,17 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.reductions import highest, lowest
+from xdsl_exir.transforms.linalg_lowering.core import (
+    Mixed,
+    dims_map,
+    extract,
+    gather_generic,
+    highest,
+    loop_index,
+    lowest,
+    mixed_size,
+)
+from xdsl_exir.transforms.linalg_lowering.core import wrap_index as wrap_bound
 from xdsl_exir.transforms.linalg_lowering.scalar import add, div, floor_divide, maximum, minimum, mul
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
@@ -49,15 +59,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.transforms.linalg_lowering.views import (
-    Mixed,
-    dims_map,
-    extract,
-    gather_generic,
-    loop_index,
-    mixed_size,
-)
-from xdsl_exir.transforms.linalg_lowering.views import wrap_index as wrap_bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 
 

@@ -18,8 +18,10 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
-from xdsl_exir.transforms.linalg_lowering.reductions import (
+from xdsl_exir.transforms.linalg_lowering.core import (
+    collapse,
     count,
+    expand,
     finish,
     mean_and_sq_dev,
     pointwise,
@@ -46,7 +48,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.transforms.linalg_lowering.views import collapse, expand
 
 
 def _d(i: int) -> AffineExpr:

@@ -49,9 +49,8 @@ this rule gives them sorted.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import cast
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -60,12 +59,25 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.core import (
+    accumulator,
+    better,
+    count,
+    dim_expr,
+    finish,
+    highest,
+    lowest,
+    reduce,
+    reduced_map,
+    sum_over,
+    wide_mean_and_sq_dev,
+)
 from xdsl_exir.transforms.linalg_lowering.scalar import (
     add,
     compare,
@@ -78,12 +90,10 @@ from xdsl_exir.transforms.linalg_lowering.scalar import (
     sub,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
-    DYNAMIC_INDEX,
     PARALLEL,
     REDUCTION,
     LoweringState,
     identity_map,
-    is_unsigned,
     sized,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -95,16 +105,9 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.transforms.linalg_lowering.views import expand
-from xdsl_exir.utils.symbolic import SymSize, sympy
-
-Body = Callable[[Sequence[SSAValue]], Sequence[SSAValue]]
+from xdsl_exir.utils.symbolic import SymSize
 
 INT64_MAX = 2**63 - 1
-
-
-def dim_expr(i: int) -> AffineExpr:
-    return AffineExpr.dimension(i)
 
 
 # -- shapes and maps -----------------------------------------------------------
@@ -122,223 +125,7 @@ def reduction_dims(dim: object, rank: int) -> list[int]:
     return sorted({int(d) % rank for d in dims})
 
 
-def reduced_sizes(sizes: Sequence[object], dims: Sequence[int], keepdim: bool) -> list[object]:
-    if keepdim:
-        return [1 if i in dims else s for i, s in enumerate(sizes)]
-    return [s for i, s in enumerate(sizes) if i not in dims]
-
-
-def reduced_map(rank: int, dims: Sequence[int], keepdim: bool) -> AffineMap:
-    """The map from the input's iteration space to the reduced tensor."""
-    if keepdim:
-        exprs = [AffineExpr.constant(0) if i in dims else dim_expr(i) for i in range(rank)]
-    else:
-        exprs = [dim_expr(i) for i in range(rank) if i not in dims]
-    return AffineMap(rank, 0, tuple(exprs))
-
-
-def lowest(dtype: DType) -> float | int:
-    """The identity of `max` over `dtype`."""
-    if dtype.is_floating_point:
-        return float("-inf")
-    if is_unsigned(dtype):
-        return 0
-    return -(2 ** (_bits(dtype) - 1))
-
-
-def highest(dtype: DType) -> float | int:
-    """The identity of `min` over `dtype`."""
-    if dtype.is_floating_point:
-        return float("inf")
-    if dtype is DType.bool:
-        return 1
-    if dtype is DType.uint8:
-        return 255
-    return 2 ** (_bits(dtype) - 1) - 1
-
-
-def _bits(dtype: DType) -> int:
-    return {DType.int8: 8, DType.int16: 16, DType.int32: 32, DType.int64: 64}[dtype]
-
-
-def accumulator(dtype: DType) -> DType:
-    """The dtype a sum producing `dtype` accumulates in: float64 for every float (see above)."""
-    return DType.float64 if dtype.is_floating_point else dtype.opmath()
-
-
-# -- builders shared by the rules (and by conv_pool) ---------------------------
-
-
-def reduce(
-    st: LoweringState,
-    sizes: Sequence[object],
-    dims: Sequence[int],
-    keepdim: bool,
-    inputs: Sequence[tuple[SSAValue, AffineMap]],
-    inits: Sequence[tuple[float | int | bool, DType]],
-    body: Body,
-) -> list[SSAValue]:
-    """
-    A reduction `linalg.generic` over the iteration space `sizes`: each output
-    starts filled with its `(identity, dtype)` and is indexed by `reduced_map`;
-    `body` gets the input elements then the accumulators and returns the new
-    accumulators.
-    """
-    rank = len(sizes)
-    out_map = reduced_map(rank, dims, keepdim)
-    out_sizes = reduced_sizes(sizes, dims, keepdim)
-    outputs = [(st.filled(sized(out_sizes, dt), value), out_map) for value, dt in inits]
-    iterators = [REDUCTION if i in dims else PARALLEL for i in range(rank)]
-    return st.generic(inputs, outputs, iterators, body)
-
-
-def pointwise(
-    st: LoweringState,
-    sizes: Sequence[object],
-    inputs: Sequence[tuple[SSAValue, AffineMap]],
-    out_dtype: DType,
-    body: Body,
-) -> SSAValue:
-    """A parallel `linalg.generic` over `sizes` making one tensor of `out_dtype`."""
-    rank = len(sizes)
-    init = st.empty(sized(sizes, out_dtype))
-    return st.generic(inputs, [(init, identity_map(rank))], [PARALLEL] * rank, body)[0]
-
-
-BLOCK = 4096
-"""The inner length of a two-level sum (see `sum_over`)."""
-
-
-def _split_map(amap: AffineMap, r: int) -> tuple[AffineMap, int | None]:
-    """
-    `amap` (a projection of an iteration space) on the space with dim `r` split
-    in two (`r` the block, `r + 1` the position in it); also the operand
-    position that read `d_r`, now two positions, or None.
-    """
-    exprs: list[AffineExpr] = []
-    split_at: int | None = None
-    for p, e in enumerate(amap.results):
-        pos = _dim_position(e)
-        if pos is None:
-            exprs.append(e)
-        elif pos == r:
-            split_at = p
-            exprs += [dim_expr(r), dim_expr(r + 1)]
-        else:
-            exprs.append(dim_expr(pos + 1 if pos > r else pos))
-    return AffineMap(amap.num_dims + 1, 0, tuple(exprs)), split_at
-
-
-def _dim_position(e: AffineExpr) -> int | None:
-    return e.position if isinstance(e, AffineDimExpr) else None
-
-
-def sum_over(
-    st: LoweringState,
-    sizes: Sequence[object],
-    dims: Sequence[int],
-    inputs: Sequence[tuple[SSAValue, AffineMap]],
-    term: Callable[[Sequence[SSAValue]], SSAValue],
-    acc: DType,
-) -> SSAValue:
-    """
-    The sum over `dims` of the iteration space `sizes` (reduced dims dropped,
-    in `acc`) of `term(input elements)`. When the last reduced dim is static,
-    a multiple of `BLOCK` and at least twice it, the sum goes in two levels:
-    partial sums of `BLOCK` consecutive elements (a parallel dim for IREE to
-    distribute and vectorise), then their sum; each input reading that dim is
-    viewed with it split (`tensor.expand_shape`, no copy).
-    """
-    dims = sorted(dims)
-    r = dims[-1] if dims else -1
-    n = sizes[r] if dims else None
-    projections = all(all(_dim_position(e) is not None or e == AffineExpr.constant(0) for e in m.results) for _, m in inputs)
-    if not (isinstance(n, int) and n >= 2 * BLOCK and n % BLOCK == 0 and projections):
-        return reduce(st, sizes, dims, False, inputs, [(0, acc)], lambda a: [add(st, term(a[:-1]), a[-1], acc)])[0]
-    split_sizes = [*sizes[:r], n // BLOCK, BLOCK, *sizes[r + 1 :]]
-    split_inputs: list[tuple[SSAValue, AffineMap]] = []
-    for value, amap in inputs:
-        new_map, at = _split_map(amap, r)
-        if at is not None:
-            vt = cast(Any, value.type)
-            shape = [s if s != DYNAMIC_INDEX else None for s in vt.get_shape()]
-            operand_sizes: list[object] = []
-            for p, s in enumerate(shape):
-                operand_sizes.append(s if s is not None else _operand_size(sizes, amap, p))
-            groups = [[p] for p in range(at)] + [[at, at + 1]] + [[p + 1] for p in range(at + 1, len(shape))]
-            value = expand(st, value, groups, [*operand_sizes[:at], n // BLOCK, BLOCK, *operand_sizes[at + 1 :]], vt.element_type)
-        split_inputs.append((value, new_map))
-    inner_dims = [*dims[:-1], r + 1]
-    partial = reduce(st, split_sizes, inner_dims, False, split_inputs, [(0, acc)], lambda a: [add(st, term(a[:-1]), a[-1], acc)])[0]
-    kept = reduced_sizes(split_sizes, inner_dims, False)
-    block_at = r - len(dims[:-1])
-    return reduce(st, kept, [block_at], False, [(partial, identity_map(len(kept)))], [(0, acc)], lambda a: [add(st, a[0], a[1], acc)])[0]
-
-
-def _operand_size(sizes: Sequence[object], amap: AffineMap, p: int) -> object:
-    """The exir size of an operand's dim `p`, read through its map from the iteration space."""
-    pos = _dim_position(amap.results[p])
-    return sizes[pos] if pos is not None else 1
-
-
-def count(st: LoweringState, sizes: Sequence[object], dims: Sequence[int], dtype: DType) -> SSAValue:
-    """The number of reduced elements as a scalar of `dtype` (index arithmetic when symbolic)."""
-    n: object = functools.reduce(lambda a, b: a * b, (cast(Any, sizes[i]) for i in dims), 1)
-    if isinstance(n, sympy.Integer):
-        n = int(n)
-    if isinstance(n, int):
-        return st.constant(float(n) if dtype.is_floating_point else n, dtype)
-    as_i64 = st.emit(arith.IndexCastOp(st.index(n), i64))
-    return st.cast(as_i64, DType.int64, dtype)
-
-
-def finish(
-    st: LoweringState,
-    red: SSAValue,
-    dims: Sequence[int],
-    keepdim: bool,
-    red_dtype: DType,
-    out: TensorType,
-    fn: Callable[[SSAValue], SSAValue] | None = None,
-) -> SSAValue:
-    """
-    A reduced tensor (reduced dims dropped, elements of `red_dtype`) as the
-    result of type `out`: `fn` applied, converted to the result dtype, and with
-    the unit dims of `keepdim`.
-    """
-    if not keepdim and fn is None and red_dtype == out.element_dtype:
-        return red
-    rank = out.rank
-    in_map = reduced_map(rank, dims, False) if keepdim else identity_map(rank)
-
-    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
-        v = fn(args[0]) if fn is not None else args[0]
-        return [st.cast(v, red_dtype, out.element_dtype)]
-
-    return st.generic([(red, in_map)], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)[0]
-
-
-def better(
-    st: LoweringState, val: SSAValue, i: SSAValue, cur: SSAValue, ci: SSAValue, dtype: DType, largest: bool,
-    last_nan: bool = False,
-) -> SSAValue:
-    """
-    Whether `val` at index `i` replaces `cur` at `ci` in an arg-reduction, in an
-    order-independent way: NaN first (the earlier of two NaNs, or the later with
-    `last_nan`, as torch's max pooling keeps it), then the larger (smaller)
-    value, then the earlier index.
-    """
-    strict = compare(st, "gt" if largest else "lt", val, cur, dtype)
-    same = compare(st, "eq", val, cur, dtype)
-    earlier = st.emit(arith.CmpiOp(i, ci, "slt"))
-    plain = st.emit(arith.OrIOp(strict, st.emit(arith.AndIOp(same, earlier))))
-    if not dtype.is_floating_point:
-        return plain
-    nan_v = st.emit(arith.CmpfOp(val, val, "uno"))
-    nan_c = st.emit(arith.CmpfOp(cur, cur, "uno"))
-    number_c = st.emit(arith.XOrIOp(nan_c, st.constant(True, DType.bool)))
-    nan_order = st.emit(arith.CmpiOp(i, ci, "sgt")) if last_nan else earlier
-    return select(st, nan_v, st.emit(arith.OrIOp(number_c, nan_order)), st.emit(arith.AndIOp(number_c, plain)))
+# -- builders ------------------------------------------------------------------
 
 
 def linear_index(st: LoweringState, sizes: Sequence[object], dims: Sequence[int]) -> SSAValue:
@@ -556,50 +343,6 @@ def _all(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- variance ------------------------------------------------------------------
 
 
-def wide_mean_and_sq_dev(
-    st: LoweringState, x: SSAValue, xt: TensorType, dims: Sequence[int]
-) -> tuple[SSAValue, SSAValue, DType]:
-    """
-    The mean over `dims` and the sum of squared deviations from it (reduced
-    dims dropped), both computed and returned in the accumulator dtype (also
-    returned): two passes, the deviations taken from the wide mean.
-    """
-    rank = xt.rank
-    src = xt.element_dtype
-    cd = accumulator(src)
-    full = identity_map(rank)
-    rmap = reduced_map(rank, dims, False)
-    rsizes = reduced_sizes(xt.sizes, dims, False)
-    total = sum_over(st, xt.sizes, dims, [(x, full)], lambda a: st.cast(a[0], src, cd), cd)
-    n = count(st, xt.sizes, dims, cd)
-    mean = pointwise(st, rsizes, [(total, identity_map(len(rsizes)))], cd, lambda a: [div(st, a[0], n, cd)])
-
-    def sq(a: Sequence[SSAValue]) -> SSAValue:
-        dev = sub(st, st.cast(a[0], src, cd), a[1], cd)
-        return mul(st, dev, dev, cd)
-
-    ssd = sum_over(st, xt.sizes, dims, [(x, full), (mean, rmap)], sq, cd)
-    return mean, ssd, cd
-
-
-def mean_and_sq_dev(
-    st: LoweringState, x: SSAValue, xt: TensorType, dims: Sequence[int], cd: DType
-) -> tuple[SSAValue, SSAValue]:
-    """The mean over `dims` and the sum of squared deviations from it (reduced dims dropped), rounded once to `cd`."""
-    mean, ssd, wide = wide_mean_and_sq_dev(st, x, xt, dims)
-    if wide == cd:
-        return mean, ssd
-    rsizes = reduced_sizes(xt.sizes, dims, False)
-    rank = len(rsizes)
-    both = st.generic(
-        [(mean, identity_map(rank)), (ssd, identity_map(rank))],
-        [(st.empty(sized(rsizes, cd)), identity_map(rank)), (st.empty(sized(rsizes, cd)), identity_map(rank))],
-        [PARALLEL] * rank,
-        lambda a: [st.cast(a[0], wide, cd), st.cast(a[1], wide, cd)],
-    )
-    return both[0], both[1]
-
-
 @lowers("aten.var.correction", "aten.var_mean.correction", "aten.var.dim")
 def _var(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """var, and for `var_mean` the mean too (the op's results say which)."""
@@ -674,19 +417,6 @@ def _softmax_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 @lowers("aten._log_softmax.default")
 def _log_softmax_rule(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return _softmax(st, op, b, True)
-
-
-# -- normalisations ------------------------------------------------------------
-
-
-def rstd_of(st: LoweringState, ssd: SSAValue, sizes: Sequence[object], n: SSAValue, eps: object, cd: DType) -> SSAValue:
-    """`rsqrt(biased variance + eps)` from the sum of squared deviations."""
-    e = st.scalar(eps, cd)
-    rank = len(sizes)
-    return pointwise(
-        st, sizes, [(ssd, identity_map(rank))], cd,
-        lambda a: [st.emit(math.RsqrtOp(add(st, div(st, a[0], n, cd), e, cd)))],
-    )  # fmt: skip
 
 
 # -- scans ---------------------------------------------------------------------

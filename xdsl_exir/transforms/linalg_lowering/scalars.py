@@ -2,7 +2,7 @@
 The scalar queries: `_local_scalar_dense` (a 0-d tensor's element as a scalar) and the
 symbolic size queries (`sym_size`, `sym_numel`, `sym_stride`, `sym_storage_offset`,
 `sym_is_contiguous`) as `index` values; strides and offsets come from the chain of views
-(`views.storage_view`). The scalar bodies of generics are in `scalar.py`, not here.
+(`core.storage_view`). The scalar bodies of generics are in `scalar.py`, not here.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from xdsl_exir.dialects.exir import DType, SymBoolType, SymFloatType, SymIntType
 from xdsl_exir.semantics.decompositions.core import is_contiguous
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.core import storage_view
 from xdsl_exir.transforms.linalg_lowering.state import (
     LoweringState,
     element_type,
@@ -27,7 +28,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-from xdsl_exir.transforms.linalg_lowering.views import storage_view
 
 
 def _dim_value(st: LoweringState, x: SSAValue, d: int) -> SSAValue:

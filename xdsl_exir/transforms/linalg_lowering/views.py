@@ -6,7 +6,7 @@ Views and shape ops. Value semantics make a view a new tensor: reshapes become
 
 Padding, `repeat` and `roll` are layout ops too: `constant_pad_nd` is `tensor.pad`
 after an `extract_slice` for negative pads; reflection and replication padding,
-`repeat` and `roll` are gathers (`gather_generic`, shared with `indexing`) at
+`repeat` and `roll` are gathers (`core.gather_generic`, shared with `indexing`) at
 mirrored, clamped or wrapped coordinates.
 
 A reshape between symbolic shapes is split into groups whose size products are
@@ -14,7 +14,7 @@ equal symbolically (`[s0, s1, 16] -> [s0*s1, 16]` is `[[0, 1], [2]]`), so it
 stays a pair of reassociations that IREE folds away, with no data movement.
 
 `as_strided` addresses torch's storage rather than a tensor's elements, so
-its rule rebuilds the storage from the value that owns it (`storage_view`
+its rule rebuilds the storage from the value that owns it (`core.storage_view`
 follows the chain of views back to it, as torch's view rules compute strides
 and offsets). `flip` and `diagonal` read their input with `tensor.extract`
 at computed coordinates. A slice with a static size of 0 is a `tensor.empty`.
@@ -22,31 +22,40 @@ at computed coordinates. A slice with a static size of 0 is a `tensor.empty`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import cast
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
-    DenseArrayBase,
     IndexType,
-    IntegerAttr,
-    i64,
 )
 from xdsl.dialects.builtin import (
     TensorType as BuiltinTensorType,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
-from xdsl_exir.dialects.exir import DType, GetItemOp, TensorType
-from xdsl_exir.semantics.decompositions.core import Layouts, Strides, is_contiguous, view_strides
+from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.semantics.decompositions.core import is_contiguous
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.core import (
+    Mixed,
+    builtin_tensor,
+    canonical_size,
+    collapse,
+    dims_map,
+    expand,
+    extract,
+    gather_generic,
+    loop_index,
+    mixed_size,
+    storage_view,
+    transpose,
+    wrap_index,
+)
 from xdsl_exir.transforms.linalg_lowering.state import (
     DYNAMIC,
     PARALLEL,
@@ -127,32 +136,6 @@ def _add(a: object, b: object) -> object:
     return sympy.expand(to_sym(cast(int, a)) + to_sym(cast(int, b)))
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
-    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
-
-
-def builtin_tensor(sizes: Sequence[object], el: Attribute) -> BuiltinTensorType[Attribute]:
-    return BuiltinTensorType(el, [s if isinstance(s, int) else DYNAMIC for s in sizes])
-
-
-def collapse(st: LoweringState, value: SSAValue, groups: Sequence[Sequence[int]], sizes: Sequence[object], el: Attribute) -> SSAValue:
-    """`tensor.collapse_shape` to `sizes` (one per group)."""
-    op = tensor.CollapseShapeOp.create(
-        operands=[value],
-        result_types=[builtin_tensor(sizes, el)],
-        properties={"reassociation": _reassociation(groups)},
-    )
-    return st.emit(op)
-
-
-def expand(st: LoweringState, value: SSAValue, groups: Sequence[Sequence[int]], sizes: Sequence[object], el: Attribute) -> SSAValue:
-    """`tensor.expand_shape` to `sizes`, dynamic ones given as index values."""
-    static = [s if isinstance(s, int) else DYNAMIC for s in sizes]
-    return st.emit(
-        tensor.ExpandShapeOp(value, st.dynamic_sizes(sizes), _reassociation(groups), static, builtin_tensor(sizes, el))
-    )
-
-
 def reshape(st: LoweringState, value: SSAValue, src: Sequence[object], dst: Sequence[object], el: Attribute) -> SSAValue:
     """Reshape a contiguous tensor of sizes `src` to sizes `dst`."""
     if len(src) == len(dst) and all(_same(a, b) for a, b in zip(src, dst)):
@@ -200,15 +183,6 @@ def _permute(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return [transpose(st, st.tensor(x), perm, _result(op))]
 
 
-def transpose(st: LoweringState, value: SSAValue, perm: Sequence[int], out: TensorType) -> SSAValue:
-    if list(perm) == list(range(len(perm))):
-        return value
-    init = st.empty(out)
-    op = linalg.TransposeOp(value, init, DenseArrayBase.from_list(i64, list(perm)))
-    st.insert(op)
-    return op.results[0]
-
-
 @lowers("aten.transpose.int", "aten.transpose_copy.int")
 def _transpose(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = b["self"]
@@ -244,27 +218,6 @@ def _expand(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 
 # -- slicing -------------------------------------------------------------------
-
-
-def wrap_index(st: LoweringState, value: object, size: object, clamp: bool) -> SSAValue:
-    """An index value for a start/end/index argument: negatives count from the end."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 0:
-            if isinstance(size, int):
-                v = value + size
-                return st.index(max(v, 0) if clamp else v)
-            return st.index(to_sym(cast(SymSize, size)) + value)
-        if clamp and isinstance(size, int):
-            return st.index(min(value, size))
-        if clamp and value >= 2**62:
-            return st.index(size)
-        if clamp:
-            return st.emit(arith.MinSIOp(st.index(value), st.index(size)))
-        return st.index(value)
-    lowered = st.lowered(value)
-    if not isinstance(lowered, SSAValue):
-        raise st.error(f"a slice bound {value!r} is not an integer")
-    return lowered
 
 
 def extract_slice(
@@ -460,131 +413,6 @@ def _diagonal(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 
 # -- as_strided and diagonal ------------------------------------------------------
 
-_SAME_STORAGE = ("alias", "detach", "lift_fresh")
-"""View kinds whose result has the strides and offset of their input."""
-
-
-def canonical_size(e: object) -> SymSize:
-    """A size expression expanded, and an int when it is one."""
-    expr = sympy.expand(sympy.sympify(e))
-    return int(expr) if expr.is_Integer else cast(SymSize, expr)
-
-
-def _kind(op: AtenOp) -> str:
-    return op.name.split(".")[1]
-
-
-def _aliasing_source(value: SSAValue) -> AtenOp | None:
-    """The aten op whose result `value` is a view of its first argument, if it is one."""
-    owner = value.owner
-    if not isinstance(owner, AtenOp) or not owner.results or value is not owner.results[0]:
-        return None
-    return owner if 0 in owner.SCHEMA.return_alias_map().get(0, ()) else None
-
-
-def _storage_step(
-    st: LoweringState, op: AtenOp, src: TensorType, strides: Strides, offset: SymSize
-) -> tuple[Strides, SymSize]:
-    """The strides and storage offset of `op`'s view from those of its input (torch's view rules)."""
-    b = op.bound_arguments()
-    out = _result(op)
-    rank = src.rank
-    kind = _kind(op)
-    if kind in _SAME_STORAGE:
-        return strides, offset
-    if kind == "permute":
-        return tuple(strides[d % rank] for d in b.ints("dims")), offset
-    if kind in ("transpose", "t", "numpy_T"):
-        perm = list(range(rank))
-        if kind == "transpose" and rank:
-            d0, d1 = b.int("dim0") % rank, b.int("dim1") % rank
-            perm[d0], perm[d1] = perm[d1], perm[d0]
-        elif kind != "transpose":
-            perm.reverse()
-        return tuple(strides[d] for d in perm), offset
-    if kind == "expand":
-        lead = out.rank - rank
-        grown: list[SymSize] = [0] * lead
-        for d in range(rank):
-            grown.append(0 if src.sizes[d] == 1 and out.sizes[lead + d] != 1 else strides[d])
-        return tuple(grown), offset
-    if kind in ("view", "_unsafe_view", "unsqueeze", "squeeze", "flatten", "unflatten"):
-        # These keep the element order; torch's computeStride says which strides do it.
-        new = view_strides(src.sizes, strides, out.sizes)
-        if new is None:
-            raise st.error(f"as_strided: {op.name} of a non-contiguous view has no strides")
-        return new, offset
-    if kind == "select":
-        dim = b.int("dim") % rank
-        index = b.size("index")
-        if isinstance(index, int) and index < 0:
-            index = canonical_size(src.sizes[dim] + index)
-        return tuple(s for d, s in enumerate(strides) if d != dim), canonical_size(offset + index * strides[dim])
-    if kind == "slice":
-        dim = b.int("dim") % rank
-        start = b.opt_size("start") or 0
-        size = src.sizes[dim]
-        if isinstance(start, int) and isinstance(size, int):
-            start = min(max(start + size if start < 0 else start, 0), size)
-        elif isinstance(start, int) and start < 0:
-            raise st.error("as_strided: a slice from the end of a symbolic dimension")
-        step = b.int("step") if b.get("step") is not None else 1
-        sliced = list(strides)
-        sliced[dim] = canonical_size(strides[dim] * step)
-        return tuple(sliced), canonical_size(offset + start * strides[dim])
-    if kind == "diagonal":
-        d1, d2 = b.int("dim1") % rank, b.int("dim2") % rank
-        k = b.int("offset")
-        kept = [s for d, s in enumerate(strides) if d not in (d1, d2)]
-        if not any(s == 0 for s in out.sizes):
-            offset = canonical_size(offset + (k * strides[d2] if k >= 0 else -k * strides[d1]))
-        return (*kept, canonical_size(strides[d1] + strides[d2])), offset
-    if kind == "as_strided":
-        given = b.opt_size("storage_offset")
-        return tuple(b.sizes("stride")), offset if given is None else given
-    raise st.error(f"as_strided of a view made by {op.name}, whose strides the lowering does not follow")
-
-
-def _storage_order(st: LoweringState, sizes: Sequence[SymSize], strides: Strides) -> list[int]:
-    """
-    The dims of a dense, non-overlapping tensor from the outermost to the
-    innermost in memory (the identity for a contiguous one).
-    """
-    if is_contiguous(sizes, strides):
-        return list(range(len(sizes)))
-    if all(isinstance(s, int) for s in (*sizes, *strides)):
-        order = sorted(range(len(sizes)), key=lambda d: -cast(int, strides[d]))
-        if is_contiguous([sizes[d] for d in order], tuple(strides[d] for d in order)):
-            return order
-    raise st.error(
-        f"as_strided of a tensor whose memory is not dense (sizes {list(sizes)}, strides {list(strides)}); "
-        "call .contiguous() on it first"
-    )
-
-
-def storage_view(st: LoweringState, value: SSAValue) -> tuple[SSAValue, list[int], Strides, SymSize]:
-    """
-    Where `value` lives in torch's memory: the tensor that owns its storage
-    (the first value up its chain of views made by an op that is not a view),
-    the order of that owner's dims in memory, and `value`'s strides and storage
-    offset in it. The owner's strides are those torch gives it (`Layouts`:
-    the dim order of its type, a pointwise op following its input's layout).
-    """
-    chain: list[AtenOp] = []
-    root = value
-    while (producer := _aliasing_source(root)) is not None:
-        chain.append(producer)
-        root = producer.operands[0]
-    if isinstance(root.owner, GetItemOp):
-        raise st.error("as_strided of a piece of a split tensor (a view the lowering does not follow)")
-    rt = _t(root)
-    strides = Layouts().strides(root)
-    order = _storage_order(st, rt.sizes, strides)
-    offset: SymSize = 0
-    for producer in reversed(chain):
-        strides, offset = _storage_step(st, producer, _t(producer.operands[0]), strides, offset)
-    return root, order, strides, offset
-
 
 def _flat_storage(st: LoweringState, root: SSAValue, order: Sequence[int]) -> tuple[SSAValue, SymSize]:
     """The owner's storage as a 1-D tensor, and its length."""
@@ -667,41 +495,7 @@ def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return st.generic([], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, body)
 
 
-# -- sizes, strides and offsets as values ------------------------------------------
-
-
-Mixed = SSAValue | int
-"""A slice offset, size or stride: static, or an `index` value."""
-
-
-def mixed_size(st: LoweringState, size: object) -> Mixed:
-    return size if isinstance(size, int) else st.index(size)
-
-
-def dims_map(rank: int, picks: Sequence[int | None]) -> AffineMap:
-    """A map of `rank` loop dims to the given dims (None reads index 0, a broadcast)."""
-    return AffineMap(
-        rank, 0, tuple(AffineExpr.constant(0) if d is None else AffineExpr.dimension(d) for d in picks)
-    )
-
-
-def extract(st: LoweringState, source: SSAValue, coords: Sequence[SSAValue], dtype: DType) -> SSAValue:
-    return st.emit(tensor.ExtractOp(source, list(coords), element_type(dtype)))
-
-
-def gather_generic(
-    st: LoweringState,
-    out: TensorType,
-    inputs: Sequence[tuple[SSAValue, AffineMap]],
-    coords: Callable[[list[SSAValue]], SSAValue],
-) -> SSAValue:
-    """A generic over `out` whose element is `coords(block args)` (a scalar it computes)."""
-    rank = out.rank
-    return st.generic(inputs, [(st.empty(out), identity_map(rank))], [PARALLEL] * rank, lambda args: [coords(list(args))])[0]
-
-
-def loop_index(st: LoweringState, d: int) -> SSAValue:
-    return st.emit(IndexOp(d))
+# -- repeat, roll and padding (gathers) ----------------------------------------
 
 
 @lowers("aten.repeat.default")
