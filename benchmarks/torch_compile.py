@@ -268,7 +268,8 @@ def bench(case: Case, exir_backend: str, reps: int, sample_s: float, train: bool
             if abs(loss - first_loss["eager"]) > 1e-4 * max(abs(first_loss["eager"]), 1e-6):
                 row.errors.append(f"{name} first training loss {loss:.6g} vs eager {first_loss['eager']:.6g}")
         steps[name] = step
-    row.train_ms = {k: v * 1e3 for k, v in interleave(steps, reps, sample_s).items()}
+    if steps:  # (a model eager cannot train, batch norm on one value per channel, has none)
+        row.train_ms = {k: v * 1e3 for k, v in interleave(steps, reps, sample_s).items()}
     row.placement += "\n" + torch_compile.report()
     return row
 
