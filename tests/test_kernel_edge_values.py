@@ -276,3 +276,30 @@ def test_dims_out_of_range_are_refused_not_wrapped(name: str, args: list[Any], c
         K.run_kernel(name, [x.numpy(), *args], {})
     # in range, negative dims still wrap
     np.testing.assert_array_equal(K.run_kernel("aten.sum.dim_IntList", [x.numpy(), [-1]], {}), torch.sum(x, [-1]).numpy())
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "call", "why"),
+    [
+        ("aten.expand.default", [[2, 5]], lambda x: x.expand(2, 5), "dimension 1 of size 3 cannot be expanded to 5"),
+        ("aten.expand.default", [[3]], lambda x: x.expand(3), "give at least one per dimension"),
+        ("aten.select.int", [1, 3], lambda x: x.select(1, 3), "index 3 is out of range for dimension 1 of size 3"),
+        ("aten.select.int", [0, -3], lambda x: x.select(0, -3), "index -3 is out of range for dimension 0 of size 2"),
+    ],
+)
+def test_expand_and_select_out_of_range_are_refused_not_wrapped(name: str, args: list[Any], call: Any, why: str) -> None:
+    """Sizes a traced program meets at run time: eager refuses them; taking the index modulo
+    the size or broadcasting a dimension of size 3 would give a value eager never gives."""
+    x = torch.arange(6.0).reshape(2, 3)
+    with pytest.raises((RuntimeError, IndexError)):
+        call(x)
+    with pytest.raises((ValueError, IndexError), match=why):
+        K.run_kernel(name, [x.numpy(), *args], {})
+
+
+@pytest.mark.parametrize(("size", "dim", "index"), [([2, 3, 2], 0, -2), ([2, -1, 2], 1, 0), ([2, 3, 2], -1, -1)])
+def test_expand_and_select_in_range_as_eager(size: list[int], dim: int, index: int) -> None:
+    x = torch.tensor([[NAN, -0.0]])
+    _same(K.run_kernel("aten.expand.default", [x.numpy(), size], {}), x.expand(*size))
+    y = x.expand(*size)
+    _same(K.run_kernel("aten.select.int", [y.numpy(), dim, index], {}), y.select(dim, index))

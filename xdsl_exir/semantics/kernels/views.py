@@ -55,6 +55,8 @@ def _view_dtype(self: np.ndarray, dtype: object) -> np.ndarray:
 def _expand(self: np.ndarray, size: Sequence[int], implicit: bool = False) -> np.ndarray:
     a = np.asarray(self)
     lead = len(size) - a.ndim
+    if lead < 0:
+        raise ValueError(f"expand: {len(size)} sizes {list(size)} for a {a.ndim}-d tensor: give at least one per dimension")
     shape = []
     strides = []
     for i, s in enumerate(size):
@@ -64,6 +66,9 @@ def _expand(self: np.ndarray, size: Sequence[int], implicit: bool = False) -> np
             continue
         cur = a.shape[i - lead]
         s = cur if s == -1 else int(s)
+        if cur not in (s, 1):
+            raise ValueError(f"expand: dimension {i - lead} of size {cur} cannot be expanded to {s} "
+                             f"(only a dimension of size 1 expands) for the shape {list(size)}")
         shape.append(s)
         strides.append(a.strides[i - lead] if cur == s else 0)
     return as_strided(a, tuple(shape), tuple(strides))
@@ -136,7 +141,10 @@ def _unflatten(self: np.ndarray, dim: int, sizes: Sequence[int]) -> np.ndarray:
 def select_kernel(self: np.ndarray, dim: int, index: int) -> np.ndarray:
     a = np.asarray(self)
     d = wrap_dim(dim, a.ndim)
-    return a[(slice(None),) * d + (int(index) % a.shape[d], Ellipsis)]
+    n, i = a.shape[d], int(index)
+    if not -n <= i < n:
+        raise IndexError(f"select: index {i} is out of range for dimension {d} of size {n}")
+    return a[(slice(None),) * d + (i % n, Ellipsis)]
 
 
 def _slice_bounds(n: int, start: int | None, end: int | None) -> tuple[int, int]:
