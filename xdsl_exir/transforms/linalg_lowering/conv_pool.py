@@ -74,6 +74,7 @@ from xdsl_exir.transforms.linalg_lowering.core import (
     sum_over,
     transpose,
 )
+from xdsl_exir.transforms.linalg_lowering.core import dim_expr as _d
 from xdsl_exir.transforms.linalg_lowering.scalar import (
     add,
     div,
@@ -194,10 +195,6 @@ over strided slices, one per tap: IREE 3.13 runs MobileNet-v1 about 30% faster
 that way than with the windowed reduction generic (interleaved in one process,
 bit-identical results); larger kernels keep the reduction form.
 """
-
-
-def _d(i: int) -> AffineExpr:
-    return AffineExpr.dimension(i)
 
 
 def _pair(values: Sequence[int]) -> DenseIntElementsAttr:

@@ -12,7 +12,7 @@ from typing import cast
 
 from xdsl.dialects import math
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
@@ -29,6 +29,7 @@ from xdsl_exir.transforms.linalg_lowering.core import (
     reduced_sizes,
     rstd_of,
 )
+from xdsl_exir.transforms.linalg_lowering.core import dim_expr as _d
 from xdsl_exir.transforms.linalg_lowering.scalar import (
     add,
     mul,
@@ -48,11 +49,6 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
-
-
-def _d(i: int) -> AffineExpr:
-    return AffineExpr.dimension(i)
-
 
 Param = tuple[SSAValue, DType, AffineMap] | None
 """A lowered weight or bias, its dtype and the map it is read through (None when absent)."""
