@@ -303,3 +303,15 @@ def test_expand_and_select_in_range_as_eager(size: list[int], dim: int, index: i
     _same(K.run_kernel("aten.expand.default", [x.numpy(), size], {}), x.expand(*size))
     y = x.expand(*size)
     _same(K.run_kernel("aten.select.int", [y.numpy(), dim, index], {}), y.select(dim, index))
+
+
+@pytest.mark.parametrize("name", ["aten.add.Tensor", "aten.mul.Tensor", "aten.maximum.default", "aten.atan2.default"])
+def test_pointwise_operands_that_do_not_broadcast_are_refused_with_a_sentence(name: str) -> None:
+    a, b = torch.ones(2, 3), torch.ones(4, 5)
+    with pytest.raises(RuntimeError):
+        getattr(torch.ops.aten, name.split(".")[1])(a, b)
+    with pytest.raises(ValueError, match=r"the operands' shapes \[2, 3\], \[4, 5\] do not broadcast"):
+        K.run_kernel(name, [a.numpy(), b.numpy()], {})
+    # shapes that broadcast still do
+    c = torch.tensor([[NAN], [-0.0]])
+    _same(K.run_kernel(name, [c.numpy(), a.numpy()], {}), getattr(torch.ops.aten, name.split(".")[1])(c, a))

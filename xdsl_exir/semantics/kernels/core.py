@@ -353,7 +353,21 @@ def run_pointwise(
         dt = floating_dtype(dt)
     cdt = compute_dtype(dt)
     args = [None if o is None else cast_to(o, cdt) for o in operands]
-    return finish(fn(*args), result if result is not None else dt)
+    try:
+        out = fn(*args)
+    except ValueError:
+        shapes = [np.shape(a) for a in args if a is not None]
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            # numpy says "operands could not be broadcast together"; a traced program meets
+            # the shapes only at run time
+            raise ValueError(
+                f"the operands' shapes {', '.join(str(list(sh)) for sh in shapes)} do not broadcast "
+                f"(aligned from the last dimension, each pair of sizes must be equal or one of them 1)"
+            ) from None
+        raise
+    return finish(out, result if result is not None else dt)
 
 
 _ROW_SUM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
