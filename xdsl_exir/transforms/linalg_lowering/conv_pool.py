@@ -365,6 +365,11 @@ def _tap_sum(
     return st.generic([*taps, *weights], [(init, identity_map(4))], [PARALLEL] * 4, body)[0]
 
 
+def _all_positive(sizes: Sequence[object]) -> bool:
+    """Whether every size is static and not 0 (the tap copies index into every dim)."""
+    return all(isinstance(v, int) and v > 0 for v in sizes)
+
+
 def _tap_slices(
     st: LoweringState,
     x: SSAValue,
@@ -394,7 +399,10 @@ def _tap_slices(
     rt = tensor_type(sized(tap_sizes, acc))
     kh, kw = kernel
     offsets = [(i * dilation[0], j * dilation[1]) for i in range(kh) for j in range(kw)]
-    if not (_STRIDE_PHASES and any(v > 1 for v in stride) and all(isinstance(v, int) for v in xs)):
+    if any(v == 0 for v in tap_sizes if isinstance(v, int)):
+        # nothing to read: MLIR's verifier rejects a slice's offset 0 in a dim of size 0
+        return [st.empty_of(tap_sizes, acc) for _ in offsets]
+    if not (_STRIDE_PHASES and any(v > 1 for v in stride) and _all_positive(xs)):
         return [
             st.emit(tensor.ExtractSliceOp(x, [0, 0, a, b], sizes, [1, 1, stride[0], stride[1]], rt)) for a, b in offsets
         ]
@@ -484,7 +492,7 @@ def _conv_2d(
     strides, dilations = _pair(stride), _pair(dilation)
     if groups == 1 and _POINTWISE_MATMUL and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
         return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
-    if groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and all(isinstance(v, int) for v in (*xs, *ws, *os)):
+    if groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and _all_positive([*xs, *ws, *os]):
         return _taps_im2col(st, lx, xs, lw, ws, init, os, stride, dilation, acc)
     if groups == 1 and _CHANNELS_LAST:
         return _conv_2d_nhwc(st, lx, xs, lw, ws, init, os, strides, dilations, acc)
@@ -633,7 +641,7 @@ def _grouped_im2col(
     c, f = cast(int, xs[1]) // groups, cast(int, ws[0]) // groups
     kh, kw, oh, ow = (cast(int, v) for v in (*ws[2:], *os[2:]))
     k, p = c * kh * kw, oh * ow
-    if _GROUPED_TAPS and all(isinstance(v, int) for v in xs):
+    if _GROUPED_TAPS and _all_positive([*xs, *os]):
         # the columns [N, G, kh*kw, C, OH, OW] copied tap by tap (`_tap_slices`), the weight to [G, F, kh, kw, C]
         taps = _tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc)
         cols = st.empty_of([n, groups, kh * kw, c, oh, ow], acc)
