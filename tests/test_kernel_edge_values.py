@@ -315,3 +315,23 @@ def test_pointwise_operands_that_do_not_broadcast_are_refused_with_a_sentence(na
     # shapes that broadcast still do
     c = torch.tensor([[NAN], [-0.0]])
     _same(K.run_kernel(name, [c.numpy(), a.numpy()], {}), getattr(torch.ops.aten, name.split(".")[1])(c, a))
+
+
+@pytest.mark.parametrize(
+    ("name", "shapes", "dim", "why"),
+    [
+        ("aten.cat.default", [(2, 3), (4, 5)], 0, r"cat: tensors of shapes \[2, 3\], \[4, 5\] do not join along dimension 0"),
+        ("aten.cat.default", [(2, 3), (2, 3, 1)], 1, r"cat: .* must have one rank"),
+        ("aten.stack.default", [(2, 3), (2, 4)], 0, r"stack: tensors of shapes \[2, 3\], \[2, 4\] differ"),
+        ("aten.stack.default", [(2, 3), (2, 3)], 3, r"dimension 3 is out of range for a 3-d tensor"),
+    ],
+)
+def test_cat_and_stack_of_mismatched_tensors_are_refused_with_a_sentence(name: str, shapes: list[tuple[int, ...]], dim: int, why: str) -> None:
+    ts = [torch.ones(sh) for sh in shapes]
+    with pytest.raises((RuntimeError, IndexError)):
+        getattr(torch, name.split(".")[1])(ts, dim)
+    with pytest.raises((ValueError, IndexError), match=why):
+        K.run_kernel(name, [[t.numpy() for t in ts], dim], {})
+    # tensors that fit still join: a NaN and a -0.0, the last dim negative
+    a, b = torch.tensor([[NAN, 1.0]]), torch.tensor([[-0.0, INF]])
+    _same(K.run_kernel(name, [[a.numpy(), b.numpy()], -1], {}), getattr(torch, name.split(".")[1])([a, b], -1))

@@ -243,15 +243,27 @@ def _cat(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     arrs = [np.asarray(t) for t in tensors]
     dt = result_type(*[a if a.ndim else a.reshape(1) for a in arrs])
     kept = [a for a in arrs if not (a.ndim == 1 and a.shape[0] == 0)] or arrs
-    nd = kept[0].ndim
-    return np.concatenate([a.astype(dt, copy=False) for a in kept], axis=wrap_dim(dim, nd))
+    d = wrap_dim(dim, kept[0].ndim)
+    try:
+        return np.concatenate([a.astype(dt, copy=False) for a in kept], axis=d)
+    except ValueError:
+        raise ValueError(f"cat: tensors of shapes {_shapes(kept)} do not join along dimension {d}: they must "
+                         f"have one rank and agree in every other dimension") from None
 
 
 @register("aten.stack.default")
 def _stack(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     arrs = [np.asarray(t) for t in tensors]
     dt = result_type(*[a if a.ndim else a.reshape(1) for a in arrs])
-    return np.stack([a.astype(dt, copy=False) for a in arrs], axis=dim % (arrs[0].ndim + 1))
+    d = wrap_dim(dim, arrs[0].ndim + 1)
+    try:
+        return np.stack([a.astype(dt, copy=False) for a in arrs], axis=d)
+    except ValueError:
+        raise ValueError(f"stack: tensors of shapes {_shapes(arrs)} differ; stack needs them all of one shape") from None
+
+
+def _shapes(arrs: Sequence[np.ndarray]) -> str:
+    return ", ".join(str(list(a.shape)) for a in arrs)
 
 
 @register("aten.flip.default")
