@@ -259,6 +259,8 @@ def fit(
     final = [n if t is None else t for n, t in zip(new, target)]
     if final == new:
         return padded, new
+    if any(v == 0 for v in final if isinstance(v, int)):
+        return st.empty_of(final, dtype), final  # MLIR's verifier rejects a slice's offset 0 in a dim of size 0
     op = tensor.ExtractSliceOp(
         padded,
         [0] * len(final),
