@@ -71,12 +71,17 @@ builtin.module {
 }
 
 // CHECK-LABEL: func.func @forward
-// The grouped one: im2col columns [n, g, c*kh*kw, oh*ow] gathered by a copying
-// generic, contracted with the weight [g, f, c*kh*kw] onto the init.
-// CHECK:         %[[X:.*]] = tensor.expand_shape %x {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] output_shape [1, 2, 2, 6, 6] : tensor<1x4x6x6xf32> into tensor<1x2x2x6x6xf32>
-// CHECK:         %[[COLS7:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, (d5 + d3), (d6 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>], {{.*}} ins(%[[X]] : tensor<1x2x2x6x6xf32>) outs(%{{.*}} : tensor<1x2x2x3x3x4x4xf32>)
-// CHECK:         %[[COLS:.*]] = tensor.collapse_shape %[[COLS7]] {{.*}} : tensor<1x2x2x3x3x4x4xf32> into tensor<1x2x18x16xf32>
-// CHECK-NEXT:    %[[W2:.*]] = tensor.collapse_shape %w {{.*}} : tensor<6x2x3x3xf32> into tensor<6x18xf32>
+// The grouped one: im2col columns [n, g, kh*kw*c, oh*ow] copied tap by tap (a
+// unit-stride slice of the input per tap, inserted at its place), contracted with
+// the weight [g, f, kh*kw*c] (its taps moved ahead of its channels) onto the init.
+// CHECK:         %[[T0:.*]] = tensor.extract_slice %x[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 1, 1] : tensor<1x4x6x6xf32> to tensor<1x4x4x4xf32>
+// CHECK-COUNT-8: tensor.extract_slice %x
+// CHECK:         %[[E0:.*]] = tensor.expand_shape %[[T0]] {{.*}} output_shape [1, 2, 1, 2, 4, 4] : tensor<1x4x4x4xf32> into tensor<1x2x1x2x4x4xf32>
+// CHECK-NEXT:    tensor.insert_slice %[[E0]] into %{{.*}}[0, 0, 0, 0, 0, 0] [1, 2, 1, 2, 4, 4] [1, 1, 1, 1, 1, 1] : tensor<1x2x1x2x4x4xf32> into tensor<1x2x9x2x4x4xf32>
+// CHECK:         %[[COLS6:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 8, 0, 0, 0]
+// CHECK-NEXT:    %[[COLS:.*]] = tensor.collapse_shape %[[COLS6]] {{.*}} : tensor<1x2x9x2x4x4xf32> into tensor<1x2x18x16xf32>
+// CHECK:         %[[WT:.*]] = linalg.transpose ins(%w:tensor<6x2x3x3xf32>) outs(%{{.*}}:tensor<6x3x3x2xf32>) permutation = [0, 2, 3, 1]
+// CHECK-NEXT:    %[[W2:.*]] = tensor.collapse_shape %[[WT]] {{.*}} : tensor<6x3x3x2xf32> into tensor<6x18xf32>
 // CHECK-NEXT:    %[[W:.*]] = tensor.expand_shape %[[W2]] {{.*}} : tensor<6x18xf32> into tensor<2x3x18xf32>
 // CHECK-NEXT:    %[[INIT5:.*]] = tensor.expand_shape %{{.*}} : tensor<1x6x4x4xf32> into tensor<1x2x3x4x4xf32>
 // CHECK-NEXT:    %[[INIT:.*]] = tensor.collapse_shape %[[INIT5]] {{.*}} : tensor<1x2x3x4x4xf32> into tensor<1x2x3x16xf32>
@@ -85,12 +90,18 @@ builtin.module {
 // CHECK-NEXT:      arith.addf
 // CHECK:         %[[G5:.*]] = tensor.expand_shape %[[G]] {{.*}} : tensor<1x2x3x16xf32> into tensor<1x2x3x4x4xf32>
 // CHECK-NEXT:    %[[GROUPED:.*]] = tensor.collapse_shape %[[G5]] {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
-// The depthwise one: a strided slice of the padded input per kernel tap, and
-// one elementwise generic summing tap * weight[c, 0, i, j] onto the init.
-// CHECK:         %[[T0:.*]] = tensor.extract_slice %[[PAD:.*]][0, 0, 0, 0] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x7x7xf32> to tensor<1x4x3x3xf32>
-// CHECK-NEXT:    %[[T1:.*]] = tensor.extract_slice %[[PAD]][0, 0, 0, 1] [1, 4, 3, 3] [1, 1, 2, 2]
-// CHECK-COUNT-7: tensor.extract_slice %[[PAD]]
-// CHECK-NEXT:    %[[DEPTHWISE:.*]] = linalg.generic {{{.*}}affine_map<(d0, d1, d2, d3) -> (d1, 0, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0, 1)>{{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[T0]], %[[T1]], {{.*}}, %dw, %dw, %dw, %dw, %dw, %dw, %dw, %dw, %dw : {{.*}})
+// The depthwise one, stride 2: the padded input's stride phases (a reshape and one
+// transpose), a unit-stride slice of them per kernel tap, a [C] slice of the weight
+// per tap, and one elementwise generic summing tap * weight onto the init.
+// CHECK:         %[[PH6:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 4, 4, 2, 4, 2] : tensor<1x4x8x8xf32> into tensor<1x4x4x2x4x2xf32>
+// CHECK:         %[[PH:.*]] = linalg.transpose ins(%[[PH6]]:tensor<1x4x4x2x4x2xf32>) outs(%{{.*}}:tensor<1x4x2x2x4x4xf32>) permutation = [0, 1, 3, 5, 2, 4]
+// CHECK-NEXT:    %[[T0:.*]] = tensor.extract_slice %[[PH]][0, 0, 0, 0, 0, 0] [1, 4, 1, 1, 3, 3] [1, 1, 1, 1, 1, 1] : tensor<1x4x2x2x4x4xf32> to tensor<1x4x3x3xf32>
+// CHECK-NEXT:    %[[T1:.*]] = tensor.extract_slice %[[PH]][0, 0, 0, 1, 0, 0] [1, 4, 1, 1, 3, 3]
+// CHECK-NEXT:    %[[T2:.*]] = tensor.extract_slice %[[PH]][0, 0, 0, 0, 0, 1] [1, 4, 1, 1, 3, 3]
+// CHECK-COUNT-6: tensor.extract_slice %[[PH]]
+// CHECK-NEXT:    %[[W0:.*]] = tensor.extract_slice %dw[0, 0, 0, 0] [4, 1, 1, 1] [1, 1, 1, 1] : tensor<4x1x3x3xf32> to tensor<4xf32>
+// CHECK-COUNT-8: tensor.extract_slice %dw
+// CHECK-NEXT:    %[[DEPTHWISE:.*]] = linalg.generic {{{.*}}affine_map<(d0, d1, d2, d3) -> (d1)>{{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[T0]], %[[T1]], %[[T2]], {{.*}}, %[[W0]], {{.*}} : {{.*}})
 // CHECK-NEXT:    ^bb0(%[[A0:[^:]*]]: f32,
 // CHECK-COUNT-9:   arith.mulf
 // CHECK:         func.return %[[GROUPED]], %[[DEPTHWISE]]
