@@ -32,7 +32,7 @@ observed program), while running a program needs no pass.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -375,13 +375,16 @@ def test_listed_exceptions_exist() -> None:
     assert not stale, f"listed exceptions that no longer exist: {stale}"
 
 
-def _import_graph() -> dict[str, set[str]]:
-    """Module -> the modules loading it loads: its imports and their parent packages, lazy ones left out."""
+def _graph_of(left_out: Callable[[Import, str], bool]) -> dict[str, set[str]]:
+    """
+    Module -> the modules it loads: its imports (but `if TYPE_CHECKING:` ones and those
+    `left_out(import, resolved target)` names) and the parent packages each import loads.
+    """
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
     for i in OURS:
-        if i.type_checking or _allowed_lazy(i) is not None:
-            continue
         target = _resolve(i.imported)
+        if i.type_checking or left_out(i, target):
+            continue
         parts = target.split(".")
         for n in range(1, len(parts) + 1):
             dep = ".".join(parts[:n])
@@ -389,6 +392,11 @@ def _import_graph() -> dict[str, set[str]]:
             if dep in MODULES and dep != i.importer and not i.importer.startswith(dep + "."):
                 graph[i.importer].add(dep)
     return graph
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules loading it loads: its imports and their parent packages, lazy ones left out."""
+    return _graph_of(lambda i, _target: _allowed_lazy(i) is not None)
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -476,17 +484,7 @@ def _full_import_graph() -> dict[str, set[str]]:
     Module -> the modules it may load, at the top or inside a function (the listed circle
     exceptions and `if TYPE_CHECKING:` left out), with the parent packages an import loads.
     """
-    graph: dict[str, set[str]] = {m: set() for m in MODULES}
-    for i in OURS:
-        target = _resolve(i.imported)
-        if i.type_checking or (i.importer, target) in CIRCLE_EXCEPTIONS:
-            continue
-        parts = target.split(".")
-        for n in range(1, len(parts) + 1):
-            dep = ".".join(parts[:n])
-            if dep in MODULES and dep != i.importer and not i.importer.startswith(dep + "."):
-                graph[i.importer].add(dep)
-    return graph
+    return _graph_of(lambda i, target: (i.importer, target) in CIRCLE_EXCEPTIONS)
 
 
 def test_import_circles_are_small() -> None:
