@@ -25,7 +25,12 @@ Models, written here in plain torch with random weights at small input sizes
 - `maxvit`       two MaxViT blocks (MBConv with squeeze-excite, 7x7 block attention,
                  7x7 grid attention, GELU), width 64, 2 heads, 1x64x28x28;
 - `whisper`      a Whisper-style audio encoder (conv1d stem with GELU, sinusoidal
-                 positions, 4 pre-norm layers, width 256, 4 heads), 1x80x400 mels.
+                 positions, 4 pre-norm layers, width 256, 4 heads), 1x80x400 mels;
+- `llama`        the zoo's LLaMA decoder block (RMSNorm, rotary positions, causal
+                 attention, SiLU-gated MLP), width 256, 4 heads, hidden 768, 1x128;
+- `mistral`      the same block with grouped-query attention (8 query heads over
+                 2 key/value heads) and a 64-position sliding window, 1x128;
+- `qwen2`        grouped-query attention (8 over 2) with q/k/v biases, 1x128.
 
 Each model is exported (`torch.export.export(...).run_decompositions()`, core
 ATen IR), saved to a temporary `.pt2` and read back with `load_pt2`, then run by
@@ -427,6 +432,45 @@ class WhisperEncoder(nn.Module):
         return self.norm(self.blocks(x + self.pos))
 
 
+class DecoderBlock(gen_zoo.LlamaBlock):
+    """The zoo's LLaMA block with the variations of later decoders: `kv_heads` key/value
+    heads shared by groups of query heads (grouped-query attention: Mistral, Qwen2; the
+    keys and values are repeated per group, as Hugging Face's `repeat_kv`), biases on the
+    q/k/v projections (Qwen2), and a sliding window of `window` positions on top of the
+    causal mask (Mistral)."""
+
+    def __init__(
+        self, gen: torch.Generator, dim: int, heads: int, kv_heads: int, hidden: int, max_seq: int,
+        qkv_bias: bool = False, window: int | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(gen, dim, heads, hidden, max_seq)
+        hd = dim // heads
+        self.kv_heads, self.window = kv_heads, window
+        self.q_proj = nn.Linear(dim, dim, bias=qkv_bias)
+        self.k_proj = nn.Linear(dim, kv_heads * hd, bias=qkv_bias)
+        self.v_proj = nn.Linear(dim, kv_heads * hd, bias=qkv_bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        hd, group = d // self.heads, self.heads // self.kv_heads
+        h = self.input_norm(x)
+        q = self.q_proj(h).view(b, t, self.heads, hd).transpose(1, 2)
+        k = self.k_proj(h).view(b, t, self.kv_heads, hd).transpose(1, 2)
+        v = self.v_proj(h).view(b, t, self.kv_heads, hd).transpose(1, 2)
+        cos, sin = self.cos_cached[:t], self.sin_cached[:t]
+        q = q * cos + gen_zoo._rotate_half(q) * sin
+        k = k * cos + gen_zoo._rotate_half(k) * sin
+        k = k[:, :, None].expand(b, self.kv_heads, group, t, hd).reshape(b, self.heads, t, hd)
+        v = v[:, :, None].expand(b, self.kv_heads, group, t, hd).reshape(b, self.heads, t, hd)
+        mask = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        if self.window is not None:  # position i sees i - window < j <= i
+            mask = mask + torch.tril(torch.full((t, t), float("-inf")), diagonal=-self.window)
+        scores = q @ k.transpose(-2, -1) / hd**0.5 + mask
+        x = x + self.o_proj((torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(b, t, d))
+        h = self.post_attention_norm(x)
+        return x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
 def _randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
     return torch.randn(*shape, generator=gen)
 
@@ -467,6 +511,24 @@ CASES = [
     Case("swin", "2 Swin blocks d96 1x56x56x96", SwinStage, lambda g: (_randn(g, 1, 56, 56, 96),)),
     Case("maxvit", "2 MaxViT blocks d64 1x64x28x28", MaxViTStage, lambda g: (_randn(g, 1, 64, 28, 28),)),
     Case("whisper", "Whisper encoder d256 4 layers 1x80x400", WhisperEncoder, lambda g: (_randn(g, 1, 80, 400),)),
+    Case(
+        "llama",
+        "LLaMA block d256 4 heads 1x128",
+        lambda g: gen_zoo.LlamaBlock(g, dim=256, heads=4, hidden=768, max_seq=128),
+        lambda g: (_randn(g, 1, 128, 256),),
+    ),
+    Case(
+        "mistral",
+        "Mistral-style block d256 8/2 heads window 64 1x128",
+        lambda g: DecoderBlock(g, dim=256, heads=8, kv_heads=2, hidden=768, max_seq=128, window=64),
+        lambda g: (_randn(g, 1, 128, 256),),
+    ),
+    Case(
+        "qwen2",
+        "Qwen2-style block d256 8/2 heads qkv bias 1x128",
+        lambda g: DecoderBlock(g, dim=256, heads=8, kv_heads=2, hidden=768, max_seq=128, qkv_bias=True),
+        lambda g: (_randn(g, 1, 128, 256),),
+    ),
 ]
 
 
