@@ -100,6 +100,71 @@ builtin.module {{
     assert y.flags.c_contiguous and z.flags.c_contiguous
 
 
+def test_constant_weight_is_copied_row_major_once() -> None:
+    """A linear layer's weight that nothing can write (a parameter: a read-only view of its
+    blob's bytes) is multiplied in a row-major copy made on the first call; a weight that can
+    change between calls (writable, or a read-only view of writable memory) is read anew each
+    time, and another weight replaces the copy. Values as torch's, edge values included."""
+    from pass_harness import parse
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+    from xdsl_exir.semantics.kernels.matmul import RowMajorWeight
+
+    t = "!exir.tensor"
+    text = f"""
+builtin.module {{
+  exir.program inputs [<user_input "x">, <user_input "w">, <user_input "b">] outputs [<user_output "y">, <user_output "z">] {{
+    exir.graph @forward(%x: {t}<[96, 48], float32>, %w: {t}<[80, 48], float32>, %b: {t}<[80], float32>) -> ({t}<[96, 80], float32>, {t}<[96, 80], float32>) {{
+      %wt = exir.call_function "aten.permute.default"(%w, [1, 0]) : ({t}<[80, 48], float32>) -> {t}<[48, 80], float32>
+      %y = exir.call_function "aten.addmm.default"(%b, %x, %wt) : ({t}<[80], float32>, {t}<[96, 48], float32>, {t}<[48, 80], float32>) -> {t}<[96, 80], float32>
+      %z = exir.call_function "aten.linear.default"(%x, %w) : ({t}<[96, 48], float32>, {t}<[80, 48], float32>) -> {t}<[96, 80], float32>
+      exir.output %y, %z : {t}<[96, 80], float32>, {t}<[96, 80], float32>
+    }}
+  }}
+}}
+"""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((48, 96)).astype(np.float32).T  # non-contiguous
+    w0 = rng.standard_normal((80, 48)).astype(np.float32)
+    b = rng.standard_normal(80).astype(np.float32)
+    x[0, 3], x[2, 0] = np.inf, -0.0
+    w0[5, 7], w0[9, 0], w0[11, 2] = np.nan, -0.0, -np.inf
+    runner = ProgramRunner(parse(text))
+
+    def check(w: np.ndarray) -> None:
+        tx, tw, tb = torch.from_numpy(x.copy()), torch.from_numpy(w.copy()), torch.from_numpy(b)
+        y, z = runner.run([x, w, b])
+        for got, want in ((y, torch.addmm(tb, tx, tw.T)), (z, torch.nn.functional.linear(tx, tw))):
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want.numpy()))
+            np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+            assert got.flags.c_contiguous
+
+    constant = np.frombuffer(w0.tobytes(), np.float32).reshape(80, 48)
+    check(constant)
+    check(constant)  # the copy reused
+    check(np.frombuffer((2 * w0).tobytes(), np.float32).reshape(80, 48))  # another constant replaces it
+    writable = w0.copy()
+    check(writable)
+    writable *= 3  # in place: the next call reads the new values
+    check(writable)
+    view = writable[:]
+    view.flags.writeable = False  # read-only, but its memory is not
+    check(view)
+    writable += 1
+    check(view)
+    # the object alone: an empty batch and a mismatch go to the plain product and its message
+    weight = RowMajorWeight()
+    x64 = np.ascontiguousarray(x[:64])
+    weight.matmul(x64, writable.T)
+    weight.matmul(x64, view.T)
+    assert weight.copy is None  # nothing copied of memory that can change
+    np.testing.assert_array_equal(weight.matmul(x64, constant.T), np.matmul(x64, np.ascontiguousarray(constant.T)))
+    assert weight.copy is not None and weight.copy.flags.c_contiguous
+    assert weight.matmul(np.zeros((0, 48), np.float32), constant.T).shape == (0, 80)
+    with pytest.raises(ValueError, match="inner sizes 47 and 48 differ"):
+        weight.matmul(np.zeros((64, 47), np.float32), constant.T)
+
+
 @pytest.mark.parametrize("pick", ["none", "all", "mixed", "empty"])
 def test_where_when_the_condition_picks_one_side(pick: str) -> None:
     """A condition true nowhere or everywhere is a copy of one side, broadcast and promoted

@@ -53,7 +53,7 @@ from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.kernels.conv_pool import conv_forward
 from xdsl_exir.semantics.kernels.core import softmax_rows
-from xdsl_exir.semantics.kernels.matmul import matmul
+from xdsl_exir.semantics.kernels.matmul import RowMajorWeight
 from xdsl_exir.semantics.kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.dtypes import LOW_PRECISION, to_float32
@@ -197,12 +197,13 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
         ix, iw = cast(OperandRef, args[0]).index, cast(OperandRef, args[1]).index
         if cast(TensorType, op.operands[iw].type).rank != 2:
             return None
+        weight = RowMajorWeight()
         if len(args) == 2:
-            return lambda *ops: (matmul(ops[ix], ops[iw].T),)
+            return lambda *ops: (weight.matmul(ops[ix], ops[iw].T),)
         ib = cast(OperandRef, args[2]).index
 
         def linear(*ops: Any) -> tuple[Any, ...]:
-            r = matmul(ops[ix], ops[iw].T)
+            r = weight.matmul(ops[ix], ops[iw].T)
             r += ops[ib]
             return (r,)
 
@@ -211,16 +212,18 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
         if kwargs.get("beta", 1) != 1 or kwargs.get("alpha", 1) != 1 or set(kwargs) - {"beta", "alpha"}:
             return None
         ib, ix, iw = (cast(OperandRef, a).index for a in args)
+        weight = RowMajorWeight()
 
         def addmm(*ops: Any) -> tuple[Any, ...]:
-            r = matmul(ops[ix], ops[iw])
+            r = weight.matmul(ops[ix], ops[iw])
             r += ops[ib]
             return (r,)
 
         return addmm
     if target == "aten.mm.default" and len(args) == 2 and all(isinstance(a, OperandRef) for a in args):
         ia, ib2 = (cast(OperandRef, a).index for a in args)
-        return lambda *ops: (matmul(ops[ia], ops[ib2]),)
+        weight = RowMajorWeight()
+        return lambda *ops: (weight.matmul(ops[ia], ops[ib2]),)
     if target in ("aten._softmax.default", "aten.softmax.int") and isinstance(args[0], OperandRef) and len(args) >= 2:
         if len(args) == 3 and args[2] not in (False, None):
             return None
