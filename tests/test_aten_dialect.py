@@ -787,6 +787,7 @@ NOT_COMPARED = {
     "aten.nonzero.default": "data-dependent size (unit test)",
     "aten.masked_select.default": "data-dependent size",
     "aten.where.default": "data-dependent size",
+    "aten.nonzero_numpy.default": "data-dependent size",
     "aten.index.list_Tensor": "list of tensors as `self`, no FakeTensor kernel",
     "aten.copy.Dict_Tensor": "Dict input",
     "aten.einsum.sublist": "varargs",

@@ -272,6 +272,17 @@ class Conversions(nn.Module):
         return x.to("cpu", torch.float64) + 1, x.to(torch.device("cpu")) * 2, x.to(y)
 
 
+class NonzeroTuple(nn.Module):
+    """`nonzero(as_tuple=True)` and `torch.where(cond)`, as export records them (`nonzero_numpy`),
+    of a matrix and of a 0-d tensor (one index tensor, `[0]` or empty, as torch reads it)."""
+
+    def forward(self, x, s):
+        rows, cols = torch.nonzero(torch.relu(x), as_tuple=True)
+        (one,) = torch.where(s > 0)
+        (none,) = torch.nonzero(s * 0, as_tuple=True)
+        return rows * 10 + cols, one, none
+
+
 MODELS: dict[str, Callable[[], tuple[Any, tuple[Any, ...]]]] = {
     "gpt2": lambda: (GPT2Block(), (torch.randint(0, 50, (2, 12)),)),
     "convnext": lambda: (ConvNeXtBlock(), (torch.randn(2, 3, 32, 32),)),
@@ -285,6 +296,7 @@ MODELS: dict[str, Callable[[], tuple[Any, tuple[Any, ...]]]] = {
     "padroll": lambda: (PadRoll(), (torch.randn(3, 4, 5), torch.randn(3, 4, 5))),
     "grids": lambda: (Grids(), (torch.randn(3), torch.randn(4))),
     "conversions": lambda: (Conversions(), (torch.randn(3), torch.randint(0, 3, (3,)))),
+    "nonzero_tuple": lambda: (NonzeroTuple(), (torch.randn(4, 5), torch.tensor(2.0))),
 }
 
 

@@ -131,17 +131,25 @@ def _one_hot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [e.v("aten._to_copy.default", hit, dtype=DType.int64)]
 
 
-@rule("aten.where.default")
+@rule("aten.where.default", "aten.nonzero_numpy.default")
 def _where_nonzero(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
-    """`torch.where(cond)` is `nonzero(cond)` split into its columns (`select` of each); as with
-    `unbind`, the columns replace the `getitem`s of the list."""
-    cond = b.value("condition")
+    """`torch.where(cond)` and `nonzero(as_tuple=True)` (`nonzero_numpy`) are `nonzero(cond)` split
+    into its columns (`select` of each); as with `unbind`, the columns replace the `getitem`s of the
+    list. A 0-d condition is read as a 1-element one, as torch's `nonzero_numpy` does."""
+    cond = b.value("condition" if "condition" in b else "self")
     rank = tensor_of(cond).rank
     result = op.results[0]
     users = [use.operation for use in result.uses]
-    if not all(isinstance(u, GetItemOp) for u in users) or rank == 0:
+    if not all(isinstance(u, GetItemOp) for u in users):
         raise Decline()
+    if rank == 0:
+        cond, rank = e.v("aten.unsqueeze.default", cond, 0), 1
     nz = e.v("aten.nonzero.default", cond)
+    # the count keeps the program's symbol (the one its getitems and range constraints name)
+    named = [u.results[0].type for u in users]
+    mine = tensor_of(nz)
+    if named and isinstance(named[0], TensorType) and named[0].rank == 1:
+        nz = e.rewriter.replace_value_with_new_type(nz, TensorType([named[0].sizes[0], rank], mine.element_dtype, mine.device))
     cols: dict[int, SSAValue] = {}
     for user in cast(list[GetItemOp], users):
         i = user.index.data % rank

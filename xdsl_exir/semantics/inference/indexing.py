@@ -130,11 +130,12 @@ def _masked_select(b: Bound) -> Attribute:
     return make_tensor([unbacked_symbol()], t.element_dtype, t.device.data)
 
 
-@rule("aten.where.default")
+@rule("aten.where.default", "aten.nonzero_numpy.default")
 def _where_nonzero(b: Bound) -> Attribute:
-    t = b.tensor("condition")
+    """One index tensor per dim (a 0-d tensor has one, as torch reads it as a 1-element one)."""
+    t = b.tensor("condition" if "condition" in b else "self")
     u = unbacked_symbol()
-    return list_type([make_tensor([u], DType.int64, t.device.data)] * t.rank)
+    return list_type([make_tensor([u], DType.int64, t.device.data)] * max(t.rank, 1))
 
 
 @rule("aten._index_put_impl.default")

@@ -292,7 +292,15 @@ def embedding_bag_padding(padding_idx: int | None, num_weights: int) -> int:
 
 @register("aten.where.default")
 def _where_nonzero(condition: np.ndarray) -> list[np.ndarray]:
-    return [i.astype(np.int64) for i in np.nonzero(np.asarray(condition))]
+    """`torch.where(cond)`: the nonzero positions, one index tensor per dim; a 0-d tensor counts as
+    one of one element (torch gives `[tensor([0])]` or an empty one)."""
+    return [i.astype(np.int64) for i in np.nonzero(np.atleast_1d(np.asarray(condition)))]
+
+
+@register("aten.nonzero_numpy.default")
+def _nonzero_numpy(self: np.ndarray) -> list[np.ndarray]:
+    """`nonzero(as_tuple=True)`, what torch.export records for it: `torch.where(self)`."""
+    return _where_nonzero(self)
 
 
 @register("aten.nonzero_static.default")
