@@ -275,7 +275,7 @@ def test_errors_inside_calls_name_the_call() -> None:
         lower(parse(MODULE_IR), entry="calls_broken")
     message = str(info.value)
     assert "'mylib::nope' (%y) in @broken: unknown operator mylib::nope" in message
-    assert message.endswith("(inlined from 'prim.CallMethod' (%y) in @calls_broken)")
+    assert message.endswith("(inlined from 'prim::CallMethod' (%y) in @calls_broken)")
 
 
 SCALAR_IR = """

@@ -632,7 +632,7 @@ def test_method_entry_and_missing_state() -> None:
     # An attribute slot left out of the module: reading it is located.
     partial = script_module(scripted, {"sub": ["offset"]})
     runner = TorchScriptRunner(partial)
-    with pytest.raises(InterpreterError, match="'prim.GetAttr'.*has no attribute 'repeats'"):
+    with pytest.raises(InterpreterError, match="'prim::GetAttr'.*has no attribute 'repeats'"):
         runner.run([np.ones((2, 3), dtype=np.float32)])
 
 
@@ -732,7 +732,7 @@ def test_exir_run_errors(tmp_path: Path, capsys: Any) -> None:
     x = np.ones((2, 2), dtype=np.float32)
     cases = {
         "raises": ({"arg0": x, "arg1": np.asarray(-1)},
-                   r"models\.py:207:8: 'prim\.RaiseException' in @forward: builtins\.ValueError: n must be non-negative"),
+                   r"models\.py:207:8: 'prim::RaiseException' in @forward: builtins\.ValueError: n must be non-negative"),
         "dtype": ({"arg0": x, "arg1": np.asarray(1.5)}, r"input 1 \('n\.1'\) is an int, got a float64 array"),
         "count": ({"arg0": x}, r"takes 2 user inputs \(x\.1, n\.1\) as arg0\.\.arg1; missing arg1 \(n\.1\)"),
     }
@@ -792,7 +792,7 @@ def test_guard_profile_bailout_constant_chunk() -> None:
     with pytest.raises(InterpreterError, match="input 0 .* rank 2"):
         runner.run([np.ones(4, dtype=np.float32)])
     # A guard on the wrong sizes fails, located at the guard.
-    with pytest.raises(InterpreterError, match=r"'prim.Guard' \(%g\) in @forward: prim::Guard failed"):
+    with pytest.raises(InterpreterError, match=r"'prim::Guard' \(%g\) in @forward: prim::Guard failed"):
         runner.run([np.ones((4, 5), dtype=np.float32)])
 
 

@@ -69,6 +69,7 @@ from xdsl_exir.dialects.ts import (
     ts_type_str,
     unrefined,
 )
+from xdsl_exir.utils.diagnostics import op_title
 
 INT64_MAX = 2**63 - 1
 """The max trip count of a `while` loop."""
@@ -131,18 +132,18 @@ class PrimOp(IRDLOperation):
 
 def _check_count(op: IRDLOperation, what: str, got: int, want: int) -> None:
     if got != want:
-        raise VerifyException(f"{op.name}: expected {want} {what}, got {got}")
+        raise VerifyException(f"{op_title(op)}: expected {want} {what}, got {got}")
 
 
 def _check_subtype(op: IRDLOperation, what: str, a: Attribute, b: Attribute) -> None:
     if not is_subtype(a, b):
-        raise VerifyException(f"{op.name}: {what} has type {ts_type_str(a)}, which is not a {ts_type_str(b)}")
+        raise VerifyException(f"{op_title(op)}: {what} has type {ts_type_str(a)}, which is not a {ts_type_str(b)}")
 
 
 def _terminator_operands(region: Region) -> tuple[SSAValue, ...]:
     last = region.block.last_op
     if not isinstance(last, ReturnOp):
-        raise VerifyException("a block must end with prim.Return (the dump's `-> (...)`)")
+        raise VerifyException("a block must end with prim::Return (the dump's `-> (...)`)")
     return tuple(last.operands)
 
 
@@ -219,12 +220,12 @@ class ConstantOp(PrimOp):
         t = self.results[0].type
         if self.fn_name is not None:
             if not isinstance(t, TSFunctionType):
-                raise VerifyException("prim.Constant with a name must have a !ts.function type")
+                raise VerifyException("prim::Constant with a name must have a !ts.function type")
             return
         if not constant_matches(self.value, t):
             v = self.value
             shown = "None" if v is None else repr(v.value.data) if isinstance(v, IntegerAttr | FloatAttr) else str(v)
-            raise VerifyException(f"prim.Constant: value {shown} does not fit type {ts_type_str(t)}")
+            raise VerifyException(f"prim::Constant: value {shown} does not fit type {ts_type_str(t)}")
 
 
 # ---------------------------------------------------------------------------
@@ -247,10 +248,10 @@ class IfOp(PrimOp):
         _check_count(self, "condition", len(self.operands), 1)
         _check_count(self, "blocks", len(self.regions), 2)
         if not _is_ts_bool(self.operands[0].type):
-            raise VerifyException(f"prim.If: the condition must be a bool, got {ts_type_str(self.operands[0].type)}")
+            raise VerifyException(f"prim::If: the condition must be a bool, got {ts_type_str(self.operands[0].type)}")
         for i, region in enumerate(self.regions):
             if region.block.args:
-                raise VerifyException(f"prim.If: block{i} takes no arguments")
+                raise VerifyException(f"prim::If: block{i} takes no arguments")
             outs = _terminator_operands(region)
             _check_count(self, f"outputs of block{i}", len(outs), len(self.results))
             for v, r in zip(outs, self.results):
@@ -282,21 +283,21 @@ class LoopOp(PrimOp):
             self._verify_with_condition_block()
             return
         if len(self.operands) < 2:
-            raise VerifyException("prim.Loop: needs a max trip count and an initial condition")
+            raise VerifyException("prim::Loop: needs a max trip count and an initial condition")
         n = len(self.operands) - 2
         _check_count(self, "results", len(self.results), n)
         if not isinstance(self.operands[0].type, TSIntType | TSAnyType):
-            raise VerifyException("prim.Loop: the max trip count must be an int")
+            raise VerifyException("prim::Loop: the max trip count must be an int")
         if not _is_ts_bool(self.operands[1].type):
-            raise VerifyException("prim.Loop: the condition must be a bool")
+            raise VerifyException("prim::Loop: the condition must be a bool")
         block = self.body.block
         _check_count(self, "body block arguments", len(block.args), n + 1)
         if not isinstance(block.args[0].type, TSIntType | TSAnyType):
-            raise VerifyException("prim.Loop: the body's first argument (the iteration) must be an int")
+            raise VerifyException("prim::Loop: the body's first argument (the iteration) must be an int")
         outs = _terminator_operands(self.body)
         _check_count(self, "body outputs", len(outs), n + 1)
         if not _is_ts_bool(outs[0].type):
-            raise VerifyException("prim.Loop: the body's first output (the condition) must be a bool")
+            raise VerifyException("prim::Loop: the body's first output (the condition) must be a bool")
         for i in range(n):
             _check_subtype(self, f"carried value {i}", self.operands[2 + i].type, self.results[i].type)
             _check_subtype(self, f"body output {i + 1}", outs[1 + i].type, self.results[i].type)
@@ -305,18 +306,18 @@ class LoopOp(PrimOp):
         """The frontend's form: `(%max_trip_count, %carried...)`, body yields the carried values."""
         assert self.cond_block is not None
         if not self.operands or not isinstance(self.operands[0].type, TSIntType | TSAnyType):
-            raise VerifyException("prim.Loop: needs a max trip count (an int)")
+            raise VerifyException("prim::Loop: needs a max trip count (an int)")
         n = len(self.operands) - 1
         _check_count(self, "results", len(self.results), n)
         _check_count(self, "body block arguments", len(self.body.block.args), n + 1)
         _check_count(self, "body outputs", len(_terminator_operands(self.body)), n)
         cond = self.cond_block.block
         if cond.args:
-            raise VerifyException("prim.Loop: the condition block takes no arguments")
+            raise VerifyException("prim::Loop: the condition block takes no arguments")
         outs = _terminator_operands(self.cond_block)
         _check_count(self, "condition block outputs", len(outs), 1)
         if not _is_ts_bool(outs[0].type):
-            raise VerifyException("prim.Loop: the condition block must yield a bool")
+            raise VerifyException("prim::Loop: the condition block must yield a bool")
 
     @property
     def carried(self) -> tuple[SSAValue, ...]:
@@ -382,9 +383,9 @@ class RaiseExceptionOp(_Simple):
 
     def verify_(self) -> None:
         if not 1 <= len(self.operands) <= 2:
-            raise VerifyException("prim.RaiseException takes a message and optionally a class name")
+            raise VerifyException("prim::RaiseException takes a message and optionally a class name")
         if not isinstance(self.operands[0].type, TSStrType | TSAnyType):
-            raise VerifyException("prim.RaiseException: the message must be a str")
+            raise VerifyException("prim::RaiseException: the message must be a str")
 
 
 # -- the frontend's variables and exits, removed by convert-to-ssa / exit-transform
@@ -465,7 +466,7 @@ class ListConstructOp(_Simple):
         if isinstance(t, TSAnyType):
             return
         if not isinstance(t, TSListType):
-            raise VerifyException(f"prim.ListConstruct must return a list, got {ts_type_str(t)}")
+            raise VerifyException(f"prim::ListConstruct must return a list, got {ts_type_str(t)}")
         for i, v in enumerate(self.operands):
             _check_subtype(self, f"element {i}", v.type, t.element)
 
@@ -484,7 +485,7 @@ class ListUnpackOp(_Simple):
                 _check_subtype(self, f"element {i}", t.element, r.type) if not isinstance(
                     t.element, TSTensorType) else None
         elif not isinstance(t, TSAnyType):
-            raise VerifyException(f"prim.ListUnpack needs a list, got {ts_type_str(t)}")
+            raise VerifyException(f"prim::ListUnpack needs a list, got {ts_type_str(t)}")
 
 
 @irdl_op_definition
@@ -497,7 +498,7 @@ class TupleConstructOp(_Simple):
         _check_count(self, "results", len(self.results), 1)
         t = self.results[0].type
         if not isinstance(t, TSTupleType):
-            raise VerifyException(f"prim.TupleConstruct must return a tuple, got {ts_type_str(t)}")
+            raise VerifyException(f"prim::TupleConstruct must return a tuple, got {ts_type_str(t)}")
         _check_count(self, "elements", len(self.operands), len(t.element_types))
         for i, (v, e) in enumerate(zip(self.operands, t.element_types)):
             # torch's fusers leave the tuple type more refined than its tensors (texpr_lstm_cell)
@@ -514,7 +515,7 @@ class TupleUnpackOp(_Simple):
         _check_count(self, "operands", len(self.operands), 1)
         t = self.operands[0].type
         if not isinstance(t, TSTupleType):
-            raise VerifyException(f"prim.TupleUnpack needs a tuple, got {ts_type_str(t)}")
+            raise VerifyException(f"prim::TupleUnpack needs a tuple, got {ts_type_str(t)}")
         _check_count(self, "results", len(self.results), len(t.element_types))
         for i, (e, r) in enumerate(zip(t.element_types, self.results)):
             _check_subtype(self, f"element {i}", e, r.type)
@@ -532,9 +533,9 @@ class TupleIndexOp(_Simple):
         _check_count(self, "operands", len(self.operands), 2)
         _check_count(self, "results", len(self.results), 1)
         if not isinstance(self.operands[0].type, TSTupleType | TSAnyType):
-            raise VerifyException(f"prim.TupleIndex needs a tuple, got {ts_type_str(self.operands[0].type)}")
+            raise VerifyException(f"prim::TupleIndex needs a tuple, got {ts_type_str(self.operands[0].type)}")
         if not isinstance(self.operands[1].type, TSIntType):
-            raise VerifyException("prim.TupleIndex: the index must be an int")
+            raise VerifyException("prim::TupleIndex: the index must be an int")
 
 
 @irdl_op_definition
@@ -549,9 +550,9 @@ class DictConstructOp(_Simple):
         _check_count(self, "results", len(self.results), 1)
         t = self.results[0].type
         if not isinstance(t, TSDictType):
-            raise VerifyException(f"prim.DictConstruct must return a dict, got {ts_type_str(t)}")
+            raise VerifyException(f"prim::DictConstruct must return a dict, got {ts_type_str(t)}")
         if len(self.operands) % 2:
-            raise VerifyException("prim.DictConstruct takes keys and values in pairs")
+            raise VerifyException("prim::DictConstruct takes keys and values in pairs")
         for i, v in enumerate(self.operands):
             _check_subtype(self, f"{'value' if i % 2 else 'key'} {i // 2}", v.type, t.value if i % 2 else t.key)
 
@@ -573,7 +574,7 @@ class GetAttrOp(_Simple):
         _check_count(self, "operands", len(self.operands), 1)
         _check_count(self, "results", len(self.results), 1)
         if not isinstance(self.operands[0].type, TSClassType | TSAnyType):
-            raise VerifyException(f"prim.GetAttr reads an object, got {ts_type_str(self.operands[0].type)}")
+            raise VerifyException(f"prim::GetAttr reads an object, got {ts_type_str(self.operands[0].type)}")
 
 
 @irdl_op_definition
@@ -588,7 +589,7 @@ class SetAttrOp(_Simple):
         _check_count(self, "operands", len(self.operands), 2)
         _check_count(self, "results", len(self.results), 0)
         if not isinstance(self.operands[0].type, TSClassType | TSAnyType):
-            raise VerifyException(f"prim.SetAttr writes an object, got {ts_type_str(self.operands[0].type)}")
+            raise VerifyException(f"prim::SetAttr writes an object, got {ts_type_str(self.operands[0].type)}")
 
 
 @irdl_op_definition
@@ -601,7 +602,7 @@ class CallMethodOp(_Simple):
 
     def verify_(self) -> None:
         if not self.operands or not isinstance(self.operands[0].type, TSClassType | TSAnyType):
-            raise VerifyException("prim.CallMethod: the first operand must be an object")
+            raise VerifyException("prim::CallMethod: the first operand must be an object")
 
 
 @irdl_op_definition
@@ -613,7 +614,7 @@ class CallFunctionOp(_Simple):
 
     def verify_(self) -> None:
         if not self.operands or not isinstance(self.operands[0].type, TSFunctionType):
-            raise VerifyException("prim.CallFunction: the first operand must be a function")
+            raise VerifyException("prim::CallFunction: the first operand must be a function")
 
 
 # ---------------------------------------------------------------------------
@@ -670,7 +671,7 @@ class DifferentiableGraphOp(_SubgraphOp):
         outs = _terminator_operands(self.subgraph)
         if len(outs) < len(self.results):
             raise VerifyException(
-                f"{self.name}: the subgraph returns {len(outs)} values, fewer than the {len(self.results)} results"
+                f"{op_title(self)}: the subgraph returns {len(outs)} values, fewer than the {len(self.results)} results"
             )
 
 
@@ -691,7 +692,7 @@ class ForkOp(_SubgraphOp):
         _check_count(self, "subgraph inputs", len(self.subgraph.block.args), len(self.operands))
         _check_count(self, "results", len(self.results), 1)
         if not isinstance(self.results[0].type, TSFutureType):
-            raise VerifyException("prim.fork returns a Future")
+            raise VerifyException("prim::fork returns a Future")
 
 
 @irdl_op_definition
@@ -710,7 +711,7 @@ class TypeCheckOp(_Simple):
         _check_count(self, "results", len(self.results), n + 1)
         _check_count(self, "types", len(self.types.data), n)
         if not isinstance(self.results[-1].type, TSBoolType):
-            raise VerifyException("prim.TypeCheck: the last result must be a bool")
+            raise VerifyException("prim::TypeCheck: the last result must be a bool")
 
 
 @irdl_op_definition
@@ -739,7 +740,7 @@ class BailOutOp(PrimOp):
     def verify_(self) -> None:
         _check_count(self, "results", len(self.results), 1)
         if len(self.regions) > 1:
-            raise VerifyException("prim.BailOut has at most one subgraph")
+            raise VerifyException("prim::BailOut has at most one subgraph")
 
 
 @irdl_op_definition

@@ -67,7 +67,7 @@ from xdsl_exir.transforms.convert_to_ssa import (
     terminator,
     unify,
 )
-from xdsl_exir.utils.diagnostics import ExirDiagnostic
+from xdsl_exir.utils.diagnostics import ExirDiagnostic, op_title
 
 __all__ = ["ExitTransformPass", "exit_transform"]
 
@@ -100,13 +100,13 @@ def _check_targets(graph: Block) -> None:
         if isinstance(op, BreakStmtOp | ContinueStmtOp | StoreOp | LoadOp) or (
             isinstance(op, LoopOp) and op.cond_block is not None
         ):
-            raise ExirDiagnostic(op, f"'{op.name}' is the frontend's form: run convert-to-ssa before exit-transform")
+            raise ExirDiagnostic(op, f"'{op_title(op)}' is the frontend's form: run convert-to-ssa before exit-transform")
         if isinstance(op, LoopContinuationOp):
             parent = op.parent_op()
             while parent is not None and not isinstance(parent, LoopOp | MethodOp):
                 parent = parent.parent_op()
             if not isinstance(parent, LoopOp):
-                raise ExirDiagnostic(op, "prim.LoopContinuation outside a loop")
+                raise ExirDiagnostic(op, "prim::LoopContinuation outside a loop")
             n = len(terminator(parent.body.block).operands)
             if len(op.operands) != n:
                 raise ExirDiagnostic(

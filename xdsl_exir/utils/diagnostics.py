@@ -97,10 +97,14 @@ def op_title(op: Operation) -> str:
     The name a person knows `op` by: a TorchScript node's kind (`aten::linear`,
     what the graph dump and torch's own messages say), every other op's name. Every
     node is one generic `ts.node`, so its op name tells nothing; the kind is read
-    from its properties, the core not importing the dialect that defines it.
+    from its properties, the core not importing the dialect that defines it. A
+    `prim` op is one of TorchScript's primitive nodes, named as TorchScript writes
+    it too (`prim.CallMethod` is `prim::CallMethod`).
     """
     if op.name == "ts.node" and isinstance(kind := op.properties.get("kind"), StringAttr):
         return kind.data
+    if op.name.startswith("prim."):
+        return "prim::" + op.name[len("prim.") :]
     return op.name
 
 

@@ -69,6 +69,6 @@ builtin.module {
 // CHECK-NEXT: out2: bool[]
 // CHECK-NEXT:   True
 
-// RAISE: exir-run: error: {{.*}}ts-module.mlir:44:7: 'prim.RaiseException' in @check: builtins.RuntimeError: count is 5
+// RAISE: exir-run: error: {{.*}}ts-module.mlir:44:7: 'prim::RaiseException' in @check: builtins.RuntimeError: count is 5
 
 // ENTRY: exir-run: error: the input holds several ts.modules (@main, @ctx); exactly one must have a method 'missing' to run

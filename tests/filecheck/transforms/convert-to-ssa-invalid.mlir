@@ -9,4 +9,4 @@ builtin.module {
   }
 }
 
-// CHECK: convert-to-ssa-invalid.mlir:7:5: 'prim.Load' (%y) in @read_before_write: variable 'y' is read before it is assigned
+// CHECK: convert-to-ssa-invalid.mlir:7:5: 'prim::Load' (%y) in @read_before_write: variable 'y' is read before it is assigned

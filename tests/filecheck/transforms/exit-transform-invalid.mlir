@@ -11,6 +11,6 @@ builtin.module {
   }
 }
 
-// CHECK: exit-transform-invalid.mlir:9:5: 'prim.LoopContinuation' in @continue_outside_loop: prim.LoopContinuation outside a loop
+// CHECK: exit-transform-invalid.mlir:9:5: 'prim::LoopContinuation' in @continue_outside_loop: prim::LoopContinuation outside a loop
 
-// FORM: convert-to-ssa.mlir:{{[0-9]+}}:{{[0-9]+}}: 'prim.Store' in @if_else: 'prim.Store' is the frontend's form: run convert-to-ssa before exit-transform
+// FORM: convert-to-ssa.mlir:{{[0-9]+}}:{{[0-9]+}}: 'prim::Store' in @if_else: 'prim::Store' is the frontend's form: run convert-to-ssa before exit-transform

@@ -10,7 +10,7 @@
 // RUN: exir-opt %s -p 'torchscript-to-exir{entry=returns_int input-types="x=f32[2]"}' 2>&1 | filecheck %s --check-prefix=OUTPUT
 
 // A while loop whose condition is computed from tensor data.
-// WHILE: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 7]]:3: 'prim.Loop' (%r) in @while_tensor: data-dependent loop: its condition is a bool computed from tensor data; Export IR would need while_loop, which this lowering does not produce
+// WHILE: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 7]]:3: 'prim::Loop' (%r) in @while_tensor: data-dependent loop: its condition is a bool computed from tensor data; Export IR would need while_loop, which this lowering does not produce
 // WHILE-NOT: Traceback
 ts.method @while_tensor {
 ^bb0(%x: !ts.tensor<Float(2, device=cpu)>):
@@ -31,7 +31,7 @@ ts.method @while_tensor {
 }
 
 // A for loop whose trip count is computed from tensor data.
-// TRIP: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 7]]:3: 'prim.Loop' (%r) in @trip_from_data: data-dependent loop: its trip count is an int computed from tensor data
+// TRIP: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 7]]:3: 'prim::Loop' (%r) in @trip_from_data: data-dependent loop: its trip count is an int computed from tensor data
 ts.method @trip_from_data {
 ^bb0(%x: !ts.tensor<Long(2, device=cpu)>):
   %true = prim.Constant() {value = true} : () -> !ts.bool
@@ -72,7 +72,7 @@ ts.method @no_aten_op {
 }
 
 // A scalar input is specialized by input-values; this value makes the program raise.
-// RAISE: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 9]]:5: 'prim.RaiseException' in @scalar_input: the program always raises for these inputs: ValueError: n must be non-negative
+// RAISE: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 9]]:5: 'prim::RaiseException' in @scalar_input: the program always raises for these inputs: ValueError: n must be non-negative
 // RAISE-NOT: Traceback
 ts.method @scalar_input {
 ^bb0(%x: !ts.tensor, %n: !ts.int):
@@ -92,7 +92,7 @@ ts.method @scalar_input {
 }
 
 // exir.cond gives tensors: a branch on tensor data cannot give a tensor or None.
-// BRANCH: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 6]]:3: 'prim.If' (%k) in @branch_constant: the branches of a tensor-dependent if give a tensor of type !exir.tensor<[], float32> and the constant None; exir.cond results are tensors of one type
+// BRANCH: exir-opt: error: {{.*}}torchscript-to-exir-invalid.mlir:[[# @LINE + 6]]:3: 'prim::If' (%k) in @branch_constant: the branches of a tensor-dependent if give a tensor of type !exir.tensor<[], float32> and the constant None; exir.cond results are tensors of one type
 ts.method @branch_constant {
 ^bb0(%x: !ts.tensor):
   %zero = prim.Constant() {value = 0 : i64} : () -> !ts.int

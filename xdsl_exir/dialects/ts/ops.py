@@ -341,7 +341,7 @@ class MethodOp(IRDLOperation):
         # and ts does not import prim.
         last = self.body.block.last_op
         if last is None or last.name != "prim.Return":
-            raise VerifyException(f"ts.method @{self.sym_name.data} must end with prim.Return")
+            raise VerifyException(f"ts.method @{self.sym_name.data} must end with prim::Return")
         if self.schema is not None:
             try:
                 schema = parse_schema(self.schema.data)

@@ -38,6 +38,7 @@ from xdsl_exir.transforms.torchscript_to_exir.values import (
     scalar_kind,
     with_article,
 )
+from xdsl_exir.utils.diagnostics import op_title
 from xdsl_exir.utils.ts_builtins import ts_str
 
 if TYPE_CHECKING:
@@ -72,11 +73,11 @@ class Lowering(NodeLowering):
                 return [self.env[v] for v in op.operands]
             self.current = op
             self.lower_op(op)
-        raise self.fail("block does not end with prim.Return")
+        raise self.fail("block does not end with prim::Return")
 
     def bind(self, op: Operation, values: Sequence[LV]) -> None:
         if len(values) != len(op.results):
-            raise self.fail(f"{op.name} produced {len(values)} values for {len(op.results)} results")
+            raise self.fail(f"{op_title(op)} produced {len(values)} values for {len(op.results)} results")
         for r, v in zip(op.results, values):
             self.env[r] = v
 
@@ -91,7 +92,7 @@ class Lowering(NodeLowering):
             elif isinstance(op, ts.NodeOp):
                 self.bind(op, self.lower_node(op, args))
             else:
-                raise self.fail(f"cannot lower '{op.name}' to Export IR")
+                raise self.fail(f"cannot lower '{op_title(op)}' to Export IR")
             self.name_results(op)
         finally:
             fresh |= self.fresh

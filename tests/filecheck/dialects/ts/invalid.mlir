@@ -17,7 +17,7 @@ ts.method @f {
 
 // -----
 
-// expected-error@+1 {{ts.method @f must end with prim.Return}}
+// expected-error@+1 {{ts.method @f must end with prim::Return}}
 ts.method @f {
 ^bb0(%x: !ts.tensor):
   // expected-error@+1 {{Operation ts.node terminates block in single-block region but is not a terminator}}
@@ -75,7 +75,7 @@ ts.module @m class "__torch__.M" {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.Constant: value 1.5 does not fit type int}}
+  // expected-error@+1 {{prim::Constant: value 1.5 does not fit type int}}
   %c = prim.Constant() {value = 1.5 : f64} : () -> !ts.int
   prim.Return(%x) : (!ts.tensor) -> ()
 }
@@ -84,7 +84,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.Constant: value None does not fit type int}}
+  // expected-error@+1 {{prim::Constant: value None does not fit type int}}
   %c = prim.Constant() : () -> !ts.int
   prim.Return(%x) : (!ts.tensor) -> ()
 }
@@ -93,7 +93,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %c: !ts.int):
-  // expected-error@+1 {{prim.If: the condition must be a bool, got int}}
+  // expected-error@+1 {{prim::If: the condition must be a bool, got int}}
   %r = prim.If(%c) ({
     prim.Return(%x) : (!ts.tensor) -> ()
   }, {
@@ -106,7 +106,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %c: !ts.bool):
-  // expected-error@+1 {{prim.If: expected 1 outputs of block1, got 0}}
+  // expected-error@+1 {{prim::If: expected 1 outputs of block1, got 0}}
   %r = prim.If(%c) ({
     prim.Return(%x) : (!ts.tensor) -> ()
   }, {
@@ -119,7 +119,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %c: !ts.bool, %n: !ts.int):
-  // expected-error@+1 {{prim.If: block1 output has type int, which is not a Tensor}}
+  // expected-error@+1 {{prim::If: block1 output has type int, which is not a Tensor}}
   %r = prim.If(%c) ({
     prim.Return(%x) : (!ts.tensor) -> ()
   }, {
@@ -132,7 +132,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %n: !ts.int, %c: !ts.bool):
-  // expected-error@+1 {{prim.Loop: expected 2 body block arguments, got 1}}
+  // expected-error@+1 {{prim::Loop: expected 2 body block arguments, got 1}}
   %r = prim.Loop(%n, %c, %x) ({
   ^bb0(%i: !ts.int):
     prim.Return(%c, %x) : (!ts.bool, !ts.tensor) -> ()
@@ -144,7 +144,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %n: !ts.int, %c: !ts.bool):
-  // expected-error@+1 {{prim.Loop: expected 2 body outputs, got 1}}
+  // expected-error@+1 {{prim::Loop: expected 2 body outputs, got 1}}
   %r = prim.Loop(%n, %c, %x) ({
   ^bb0(%i: !ts.int, %a: !ts.tensor):
     prim.Return(%a) : (!ts.tensor) -> ()
@@ -156,7 +156,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %f: !ts.float, %c: !ts.bool):
-  // expected-error@+1 {{prim.Loop: the max trip count must be an int}}
+  // expected-error@+1 {{prim::Loop: the max trip count must be an int}}
   %r = prim.Loop(%f, %c, %x) ({
   ^bb0(%i: !ts.int, %a: !ts.tensor):
     prim.Return(%c, %a) : (!ts.bool, !ts.tensor) -> ()
@@ -168,7 +168,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %n: !ts.int):
-  // expected-error@+1 {{prim.ListConstruct: element 1 has type int, which is not a Tensor}}
+  // expected-error@+1 {{prim::ListConstruct: element 1 has type int, which is not a Tensor}}
   %l = prim.ListConstruct(%x, %n) : (!ts.tensor, !ts.int) -> !ts.list<!ts.tensor>
   prim.Return(%x) : (!ts.tensor) -> ()
 }
@@ -177,7 +177,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor, %n: !ts.int):
-  // expected-error@+1 {{prim.TupleConstruct: expected 1 elements, got 2}}
+  // expected-error@+1 {{prim::TupleConstruct: expected 1 elements, got 2}}
   %t = prim.TupleConstruct(%x, %n) : (!ts.tensor, !ts.int) -> !ts.tuple<!ts.tensor>
   prim.Return(%x) : (!ts.tensor) -> ()
 }
@@ -186,7 +186,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%t: !ts.tuple<!ts.tensor, !ts.int>):
-  // expected-error@+1 {{prim.TupleUnpack: expected 2 results, got 1}}
+  // expected-error@+1 {{prim::TupleUnpack: expected 2 results, got 1}}
   %a = prim.TupleUnpack(%t) : (!ts.tuple<!ts.tensor, !ts.int>) -> !ts.tensor
   prim.Return(%a) : (!ts.tensor) -> ()
 }
@@ -195,7 +195,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%k: !ts.str, %v: !ts.int):
-  // expected-error@+1 {{prim.DictConstruct: value 0 has type int, which is not a Tensor}}
+  // expected-error@+1 {{prim::DictConstruct: value 0 has type int, which is not a Tensor}}
   %d = prim.DictConstruct(%k, %v) : (!ts.str, !ts.int) -> !ts.dict<!ts.str, !ts.tensor>
   prim.Return(%k) : (!ts.str) -> ()
 }
@@ -204,7 +204,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.GetAttr reads an object, got Tensor}}
+  // expected-error@+1 {{prim::GetAttr reads an object, got Tensor}}
   %w = prim.GetAttr(%x) {name = "weight"} : (!ts.tensor) -> !ts.tensor
   prim.Return(%w) : (!ts.tensor) -> ()
 }
@@ -213,7 +213,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.ConstantChunk: expected 3 results, got 2}}
+  // expected-error@+1 {{prim::ConstantChunk: expected 3 results, got 2}}
   %a, %b = prim.ConstantChunk(%x) {chunks = 3 : i64, dim = 0 : i64} : (!ts.tensor) -> (!ts.tensor, !ts.tensor)
   prim.Return(%a) : (!ts.tensor) -> ()
 }
@@ -222,7 +222,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.FusionGroup: expected 1 subgraph inputs, got 2}}
+  // expected-error@+1 {{prim::FusionGroup: expected 1 subgraph inputs, got 2}}
   %y = prim.FusionGroup(%x) ({
   ^bb0(%p: !ts.tensor, %q: !ts.tensor):
     prim.Return(%p) : (!ts.tensor) -> ()
@@ -246,7 +246,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.TypeCheck: the last result must be a bool}}
+  // expected-error@+1 {{prim::TypeCheck: the last result must be a bool}}
   %a, %ok = prim.TypeCheck(%x) {types = [!ts.tensor<Float(2)>]} : (!ts.tensor) -> (!ts.tensor<Float(2)>, !ts.int)
   prim.Return(%a) : (!ts.tensor<Float(2)>) -> ()
 }
@@ -255,7 +255,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.fork returns a Future}}
+  // expected-error@+1 {{prim::fork returns a Future}}
   %y = prim.fork(%x) ({
   ^bb0(%p: !ts.tensor):
     prim.Return(%p) : (!ts.tensor) -> ()
@@ -267,7 +267,7 @@ ts.method @f {
 
 ts.method @f {
 ^bb0(%x: !ts.tensor):
-  // expected-error@+1 {{prim.Store: expected 1 operands, got 2}}
+  // expected-error@+1 {{prim::Store: expected 1 operands, got 2}}
   prim.Store(%x, %x) {name = "x"} : (!ts.tensor, !ts.tensor) -> ()
   prim.Return(%x) : (!ts.tensor) -> ()
 }
@@ -277,7 +277,7 @@ ts.method @f {
 ts.method @f {
 ^bb0(%x: !ts.tensor):
   %n = prim.Constant() {value = 1 : i64} : () -> !ts.int
-  // expected-error@+1 {{prim.RaiseException: the message must be a str}}
+  // expected-error@+1 {{prim::RaiseException: the message must be a str}}
   prim.RaiseException(%n) : (!ts.int) -> ()
   prim.Return(%x) : (!ts.tensor) -> ()
 }
@@ -287,7 +287,7 @@ ts.method @f {
 ts.method @f {
 ^bb0(%x: !ts.tensor):
   %fn = prim.Constant() {value = 1 : i64} : () -> !ts.int
-  // expected-error@+1 {{prim.CallFunction: the first operand must be a function}}
+  // expected-error@+1 {{prim::CallFunction: the first operand must be a function}}
   %y = prim.CallFunction(%fn, %x) : (!ts.int, !ts.tensor) -> !ts.tensor
   prim.Return(%y) : (!ts.tensor) -> ()
 }
