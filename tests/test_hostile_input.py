@@ -1651,3 +1651,238 @@ def test_memory_stayed_bounded() -> None:
     """Peak resident memory of this process (run after the cases): no case allocated what it claimed."""
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert peak_kib < 3 * 1024 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"
+
+
+# ---------------------------------------------------------------------------
+# A TorchScript graph run on sizes other than its own
+# ---------------------------------------------------------------------------
+
+_F = "Float({}, requires_grad=0, device=cpu)"
+_L = "Long({}, requires_grad=0, device=cpu)"
+_CONV = (
+    "  %0 : int = prim::Constant[value=0]()\n"
+    "  %1 : int = prim::Constant[value=1]()\n"
+    "  %s : int[] = prim::ListConstruct(%1, %1)\n"
+    "  %p : int[] = prim::ListConstruct(%0, %0)\n"
+)
+_SIZE_CASES: dict[str, tuple[str, list[Any], list[Any], list[tuple[list[Any], str]]]] = {
+    # name: (dump, right inputs, their outputs, [(wrong inputs, what the refusal says)])
+    "view": (
+        f"graph(%x : {_F.format(6)}):\n"
+        "  %2 : int = prim::Constant[value=2]()\n"
+        "  %3 : int = prim::Constant[value=3]()\n"
+        "  %s : int[] = prim::ListConstruct(%2, %3)\n"
+        "  %y : Tensor = aten::view(%x, %s) # model.py:5:8\n",
+        [np.arange(6, dtype=np.float32)],
+        [np.arange(6, dtype=np.float32).reshape(2, 3)],
+        [([np.arange(8, dtype=np.float32)], "shape [2, 3] is invalid for 8 elements (self: float32[8])")],
+    ),
+    "gather": (
+        f"graph(%x : {_F.format(3)}, %i : {_L.format(2)}):\n"
+        "  %0 : int = prim::Constant[value=0]()\n"
+        "  %f : bool = prim::Constant[value=0]()\n"
+        "  %y : Tensor = aten::gather(%x, %0, %i, %f) # model.py:4:8\n",
+        [np.array([1.0, 2.0, 3.0], np.float32), np.array([2, 0])],
+        [np.array([3.0, 1.0], np.float32)],
+        [
+            ([np.ones(3, np.float32), np.array([0, 3])], "gather: index 3 is out of range for dimension 0 of size 3"),
+            ([np.ones(3, np.float32), np.array([0, -1])], "gather: index -1 is out of range for dimension 0 of size 3"),
+        ],
+    ),
+    "embedding": (
+        f"graph(%w : {_F.format('3, 2')}, %i : {_L.format(2)}):\n"
+        "  %m : int = prim::Constant[value=-1]()\n"
+        "  %f : bool = prim::Constant[value=0]()\n"
+        "  %y : Tensor = aten::embedding(%w, %i, %m, %f, %f) # model.py:4:8\n",
+        [np.arange(6, dtype=np.float32).reshape(3, 2), np.array([2, 0])],
+        [np.array([[4.0, 5.0], [0.0, 1.0]], np.float32)],
+        [
+            ([np.ones((3, 2), np.float32), np.array([3, 0])], "embedding: index 3 is out of range for dimension 0 of size 3"),
+            ([np.ones((3, 2), np.float32), np.array([-1])], "embedding: index -1 is out of range for dimension 0 of size 3"),
+        ],
+    ),
+    "index_select": (
+        f"graph(%x : {_F.format('3, 2')}, %i : {_L.format(2)}):\n"
+        "  %1 : int = prim::Constant[value=1]()\n"
+        "  %y : Tensor = aten::index_select(%x, %1, %i) # model.py:3:8\n",
+        [np.arange(6, dtype=np.float32).reshape(3, 2), np.array([1])],
+        [np.array([[1.0], [3.0], [5.0]], np.float32)],
+        [
+            ([np.ones((3, 2), np.float32), np.array([2])], "index_select: index 2 is out of range for dimension 1 of size 2"),
+            ([np.ones((3, 2), np.float32), np.array([0, -2])], "index_select: index -2 is out of range for dimension 1 of size 2"),
+        ],
+    ),
+    "conv2d": (
+        f"graph(%x : {_F.format('1, 3, 4, 4')}, %w : {_F.format('2, 3, 3, 3')}, %b : {_F.format(2)}):\n" + _CONV
+        + "  %y : Tensor = aten::conv2d(%x, %w, %b, %s, %p, %s, %1) # model.py:6:8\n",
+        [np.ones((1, 3, 4, 4), np.float32), np.ones((2, 3, 3, 3), np.float32), np.array([0.5, -1], np.float32)],
+        [np.stack([np.full((2, 2), 27.5, np.float32), np.full((2, 2), 26.0, np.float32)])[None]],
+        [
+            ([np.ones((1, 2, 4, 4), np.float32), np.ones((2, 3, 3, 3), np.float32), np.ones(2, np.float32)],
+             "input has 2 channels, weight expects 3"),
+            ([np.ones((1, 3, 4, 4), np.float32), np.ones((2, 3, 3, 3), np.float32), np.ones(1, np.float32)],
+             "convolution: a bias of sizes [1] for 2 output channels"),  # numpy would broadcast it
+        ],
+    ),
+    "permute": (
+        f"graph(%x : {_F.format('2, 3')}, %d : int[]):\n"
+        "  %y : Tensor = aten::permute(%x, %d) # model.py:2:8\n",
+        [np.arange(6, dtype=np.float32).reshape(2, 3), [1, 0]],
+        [np.arange(6, dtype=np.float32).reshape(2, 3).T],
+        [
+            ([np.ones((2, 3), np.float32), np.array([0, 0])], "permute dims [0, 0] are not a permutation (self: float32[2, 3])"),
+            ([np.ones((2, 3), np.float32), np.array([1, 1])], "permute dims [1, 1] are not a permutation"),
+        ],
+    ),
+    "matmul": (
+        f"graph(%x : {_F.format('2, 3')}, %w : {_F.format('3, 4')}):\n"
+        "  %y : Tensor = aten::matmul(%x, %w) # model.py:2:8\n",
+        [np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)],
+        [np.full((2, 4), 3.0, np.float32)],
+        [([np.ones((2, 3), np.float32), np.ones((5, 4), np.float32)],
+          "matmul: inner sizes 3 and 5 differ (self: float32[2, 3], other: float32[5, 4])")],
+    ),
+    "bmm": (
+        f"graph(%x : {_F.format('2, 2, 3')}, %w : {_F.format('2, 3, 4')}):\n"
+        "  %y : Tensor = aten::bmm(%x, %w) # model.py:2:8\n",
+        [np.ones((2, 2, 3), np.float32), np.ones((2, 3, 4), np.float32)],
+        [np.full((2, 2, 4), 3.0, np.float32)],
+        [([np.ones((2, 2, 3), np.float32), np.ones((1, 3, 4), np.float32)], "bmm: batch sizes 2 and 1 differ")],
+    ),
+    "layer_norm": (
+        f"graph(%x : {_F.format('1, 4')}, %w : {_F.format(4)}):\n"
+        "  %none : NoneType = prim::Constant()\n"
+        "  %eps : float = prim::Constant[value=0.]()\n"
+        "  %t : bool = prim::Constant[value=1]()\n"
+        "  %4 : int = prim::Constant[value=4]()\n"
+        "  %n : int[] = prim::ListConstruct(%4)\n"
+        "  %y : Tensor = aten::layer_norm(%x, %n, %w, %none, %eps, %t) # model.py:7:8\n",
+        [np.array([[-1.0, 1.0, -1.0, 1.0]], np.float32), np.array([1.0, 2.0, 3.0, 4.0], np.float32)],
+        [np.array([[-1.0, 2.0, -3.0, 4.0]], np.float32)],
+        [
+            ([np.ones((1, 4), np.float32), np.ones(1, np.float32)], "layer_norm: weight of sizes [1], but normalized_shape is [4]"),
+            ([np.ones((1, 3), np.float32), np.ones(4, np.float32)],
+             "layer_norm: normalized_shape [4] is not the input's last sizes (input [1, 3])"),
+        ],
+    ),
+    "split_with_sizes": (
+        f"graph(%x : {_F.format('3, 2')}):\n"
+        "  %0 : int = prim::Constant[value=0]()\n"
+        "  %1 : int = prim::Constant[value=1]()\n"
+        "  %2 : int = prim::Constant[value=2]()\n"
+        "  %s : int[] = prim::ListConstruct(%1, %2)\n"
+        "  %y : Tensor[] = aten::split_with_sizes(%x, %s, %0) # model.py:6:8\n",
+        [np.arange(6, dtype=np.float32).reshape(3, 2)],
+        [np.array([[0.0, 1.0]], np.float32), np.array([[2.0, 3.0], [4.0, 5.0]], np.float32)],  # flattened
+        [([np.ones((4, 2), np.float32)], "split sizes [1, 2] do not sum to 4")],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SIZE_CASES))
+def test_torchscript_run_on_other_sizes_is_refused_by_the_operator(name: str, tmp_path: Path) -> None:
+    """
+    A TorchScript graph checks only its inputs' ranks (a traced graph's sizes are those
+    it was traced at, a scripted one has none), so sizes that do not fit reach the
+    operators: each refuses in one located paragraph naming the node's kind, its source
+    line and why, through exir-run and the Python API alike, with nothing written. An
+    index out of range, a bias of one element, a batch of one, a weight that is not the
+    normalized shape are refused, never broadcast or taken from the end as numpy would.
+    The same graph still runs on sizes that fit.
+    """
+    import xdsl_exir.api as exir
+
+    body, good, expected, wrongs = _SIZE_CASES[name]
+    dump = tmp_path / f"{name}.txt"
+    dump.write_text(body + "  return (%y)\n")
+    kind = re.search(r"= (aten::\w+)\(", body)
+    line = re.search(r"# (model\.py:\d+:\d+)", body)
+    assert kind is not None and line is not None
+    program = exir.load(dump)
+    got = program.run(*good)
+    got = list(got) if isinstance(got, list | tuple) else [got]
+    assert len(got) == len(expected)
+    for g, want in zip(got, expected):
+        np.testing.assert_allclose(g, want, rtol=1e-6)
+    for args, text in wrongs:
+        inputs = tmp_path / "in.npz"
+        inputs.write_bytes(npz_bytes(**{f"arg{i}": a for i, a in enumerate(args)}))
+        out = tmp_path / "out.npz"
+        r = invoke("exir-run", [str(dump), "--inputs", str(inputs), "-o", str(out)])
+        check_promise("exir-run", r, out, must_fail=True)
+        head = f"exir-run: error: {line.group(1)}: '{kind.group(1)}' (%y) in @forward: "
+        assert r.err.startswith(head) and text in r.err, (r.err, text)
+        with pytest.raises(exir.ExirError) as e:
+            program.run(*[[int(d) for d in a] if name == "permute" and i == 1 else a for i, a in enumerate(args)])
+        assert f"exir-run: error: {e.value}" == r.err.strip(), (str(e.value), r.err)
+
+
+def test_traced_graph_run_on_other_sizes_names_the_users_line() -> None:
+    """A graph traced by torch at one size and run at another: its refusal points at the traced line."""
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    import xdsl_exir.api as exir
+    from xdsl_exir.frontends.torchscript_live import import_script_module
+
+    def flat_pairs(x, table, i):  # traced: the sizes of these inputs are baked into the graph
+        return x.view(2, 3) + table[i].sum()
+
+    line = inspect.getsourcelines(flat_pairs)[1] + 1
+    traced = torch.jit.trace(flat_pairs, (torch.ones(6), torch.ones(4), torch.tensor([3])))
+    program = exir.load(import_script_module(traced))
+    x, table = np.arange(6, dtype=np.float32), np.arange(4, dtype=np.float32)
+    want = traced(torch.from_numpy(x), torch.from_numpy(table), torch.tensor([3])).numpy()
+    np.testing.assert_array_equal(program.run(x, table, np.array([3])), want)
+    with pytest.raises(exir.ExirError, match=rf"^{re.escape(__file__)}:{line}:\d+: 'aten::view' .*: shape \[2, 3\] is invalid for 8 elements"):
+        program.run(np.ones(8, np.float32), table, np.array([3]))
+    with pytest.raises(Exception, match="out of bounds"):
+        traced(torch.from_numpy(x), torch.from_numpy(table), torch.tensor([-5]))
+    with pytest.raises(exir.ExirError, match=rf"^{re.escape(__file__)}:{line}:\d+: 'aten::index' .*: index -5 is out of range for dimension 0 of size 4$"):
+        program.run(x, table, np.array([-5]))
+    np.testing.assert_array_equal(program.run(x, table, np.array([-4])), want - 3)  # from the end, as in torch
+
+
+@pytest.mark.parametrize("op", ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "embedding", "embedding_bag"])
+def test_index_kernels_refuse_what_torch_refuses(op: str) -> None:
+    """
+    The kernels of the operators torch bounds-checks (every path runs them: Export IR,
+    TorchScript, the emitted Python) refuse an index outside [0, size) as torch does,
+    negative ones included, where numpy would take them from the end: a silent wrong
+    answer before. The edge indices 0 and size - 1 still agree with torch.
+    """
+    torch = pytest.importorskip("torch")
+    from xdsl_exir.semantics.kernels import KERNELS
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ones = np.ones((1, 4), np.float32)
+    calls: dict[str, tuple[str, Callable[[np.ndarray], dict[str, Any]], Callable[[Any], Any]]] = {
+        "gather": ("aten.gather.default", lambda i: {"self": x, "dim": 0, "index": i},
+                   lambda i: torch.gather(torch.from_numpy(x), 0, i)),
+        "scatter": ("aten.scatter.src", lambda i: {"self": x, "dim": 0, "index": i, "src": ones},
+                    lambda i: torch.from_numpy(x).scatter(0, i, torch.from_numpy(ones))),
+        "scatter_add": ("aten.scatter_add.default", lambda i: {"self": x, "dim": 0, "index": i, "src": ones},
+                        lambda i: torch.from_numpy(x).scatter_add(0, i, torch.from_numpy(ones))),
+        "scatter_reduce": ("aten.scatter_reduce.two", lambda i: {"self": x, "dim": 0, "index": i, "src": ones, "reduce": "amax"},
+                           lambda i: torch.from_numpy(x).scatter_reduce(0, i, torch.from_numpy(ones), "amax")),
+        "index_select": ("aten.index_select.default", lambda i: {"self": x, "dim": 0, "index": i.reshape(-1)},
+                         lambda i: torch.index_select(torch.from_numpy(x), 0, i.reshape(-1))),
+        "embedding": ("aten.embedding.default", lambda i: {"weight": x, "indices": i},
+                      lambda i: torch.nn.functional.embedding(i, torch.from_numpy(x))),
+        "embedding_bag": ("aten._embedding_bag.default",
+                          lambda i: {"weight": x, "indices": i.reshape(-1), "offsets": np.array([0])},
+                          lambda i: torch.nn.functional.embedding_bag(i.reshape(-1), torch.from_numpy(x), torch.tensor([0]), mode="sum")),
+    }
+    name, kwargs, eager = calls[op]
+    kernel = KERNELS[name]
+    for rows in ([[0, 2, 2, 0]], [[2, 0, 1, 2]]):
+        index = np.array(rows, np.int64)
+        got = kernel(**kwargs(index))
+        got = got[0] if isinstance(got, tuple) else got
+        np.testing.assert_array_equal(got, eager(torch.from_numpy(index)).numpy())
+    for bad in (-1, 3, -4):
+        index = np.array([[0, bad, 1, 0]], np.int64)
+        with pytest.raises((RuntimeError, IndexError)):
+            eager(torch.from_numpy(index))
+        with pytest.raises(IndexError, match=rf"index {bad} is out of range for dimension 0 of size 3"):
+            kernel(**kwargs(index))

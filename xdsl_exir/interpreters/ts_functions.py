@@ -45,7 +45,7 @@ from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, NoneAttr, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 
 from xdsl_exir.analysis.overload_resolution import OverloadError, resolve_node
 from xdsl_exir.dialects import prim
@@ -77,8 +77,11 @@ from xdsl_exir.interpreters.ts_builtins import (
     implicit_conversion,
 )
 from xdsl_exir.semantics import kernels as aten_kernels
+from xdsl_exir.semantics.inference import Bound, InferenceError, infer_bound, make_tensor
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.aten_enums import enum_arguments, require_enum
+from xdsl_exir.utils.diagnostics import op_title
+from xdsl_exir.utils.dtypes import dtype_of
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
 from xdsl_exir.utils.tensor_data import TensorDataError
 
@@ -367,8 +370,16 @@ def _compile_kernel_call(node: NodeOp, kernel_name: str, schema: FunctionSchema,
             kw[name] = conv(ops[g])
         for name in enums:
             require_enum(kernel_name, name, kw.get(name))
-        with np.errstate(all="ignore"):
-            res = kernel(**kw)
+        try:
+            with np.errstate(all="ignore"):
+                res = kernel(**kw)
+        except InterpreterError:
+            raise
+        except Exception:
+            refusal = _refusal(schema, kw)
+            if refusal is None:
+                raise
+            raise InterpreterError(refusal) from None
         if n_results == 1:
             return (single(res) if single is not None else res,)
         if n_results == 0:
@@ -377,6 +388,53 @@ def _compile_kernel_call(node: NodeOp, kernel_name: str, schema: FunctionSchema,
         return tuple(f(r) if f is not None else r for f, r in zip(fixers, items))
 
     return call
+
+
+def _refusal(schema: FunctionSchema, kw: dict[str, Any]) -> str | None:
+    """
+    Why torch refuses a failed kernel call, from the operator's inference rule run on
+    the arguments' run-time types; None when the rule has no objection (the kernel's
+    own message stands).
+
+    A TorchScript graph's types seldom give sizes (and a traced graph's are only those
+    it was traced at), so unlike an Export IR program, whose inference rules checked
+    every op before it runs, a graph reaches its kernels unchecked. A rule run on
+    run-time types costs about a fifth of a whole run of the LSTM cell of
+    `benchmarks/torchscript.py` (building the types is most of it), so one per node on
+    every call would make small graphs several times slower; run when a kernel fails,
+    it costs nothing otherwise and turns numpy's words (`cannot reshape array of size 8
+    into shape (2,3)`) into the rule's (`shape [2, 3] is invalid for 8 elements`), which
+    `verify-export-ir` gives for the same sizes. What numpy would accept and torch
+    refuses (a bias broadcast over the channels, an index taken from the end) the
+    kernels refuse themselves, on every path.
+    """
+    if any(v is UNINITIALIZED for v in kw.values()):
+        return None  # named by _guard_uninitialized
+    try:
+        bound = Bound(schema, {name: _typed(v) for name, v in kw.items()})
+        infer_bound(bound)
+    except InferenceError as e:
+        tensors = ", ".join(f"{name}: {_tensor_text(v)}" for name, v in kw.items() if isinstance(v, np.ndarray))
+        return f"{e} ({tensors})" if tensors else str(e)
+    except Exception:  # NoInference, or a rule that cannot read some run-time value
+        return None
+    return None
+
+
+def _typed(value: Any) -> Any:
+    """A run-time value as an inference rule reads an argument: a tensor as a value of its type."""
+    if isinstance(value, np.ndarray):
+        return Block(arg_types=[make_tensor(list(value.shape), dtype_of(value))]).args[0]
+    if isinstance(value, list | tuple):
+        return [_typed(v) for v in cast(Sequence[Any], value)]
+    return value
+
+
+def _tensor_text(value: np.ndarray) -> str:
+    try:
+        return f"{dtype_of(value).value}{list(value.shape)}"
+    except NotImplementedError:
+        return f"{value.dtype}{list(value.shape)}"
 
 
 def _compile_builtin_call(node: NodeOp, fn: Callable[..., Any], bound: Sequence[Any], n_vararg: int) -> Prepared:
@@ -523,7 +581,7 @@ def compile_loop(op: Operation, ctx: CompileContext) -> Prepared:
 )
 def compile_frontend_only(op: Operation, ctx: CompileContext) -> Prepared:
     raise InterpreterError(
-        f"'{op.name}' only exists while the frontend builds a graph; "
+        f"'{op_title(op)}' only exists while the frontend builds a graph; "
         "run convert-to-ssa and exit-transform first"
     )
 

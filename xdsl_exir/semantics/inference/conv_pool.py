@@ -77,6 +77,12 @@ def conv_rule(b: Bound) -> Attribute:
                 out.append(xs[i + 2])
             else:
                 out.append(conv_out(xs[i + 2], w.sizes[i + 2], stride[i], pad[i], dilation[i]))
+    bias = b.opt_tensor("bias")
+    if bias is not None and (bias.rank != 1 or (isinstance(bias.sizes[0], int) and isinstance(out[1], int) and bias.sizes[0] != out[1])):
+        # the kernels would broadcast a bias of one element over every channel
+        raise InferenceError(
+            f"convolution: a bias of sizes {list(bias.sizes)} for {out[1]} output channels (a 1-d bias of {out[1]} elements)"
+        )
     if not batched:
         out = out[1:]
     dtype = x.element_dtype

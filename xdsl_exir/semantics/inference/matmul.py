@@ -63,6 +63,8 @@ def _bmm(b: Bound) -> Attribute:
     a, c = b.tensor(names[0]), b.tensor(names[1])
     if a.rank != 3 or c.rank != 3:
         raise InferenceError("bmm expects 3-d tensors")
+    if isinstance(a.sizes[0], int) and isinstance(c.sizes[0], int) and a.sizes[0] != c.sizes[0]:
+        raise InferenceError(f"bmm: batch sizes {a.sizes[0]} and {c.sizes[0]} differ")  # bmm does not broadcast
     _check_inner(a.sizes[2], c.sizes[1], "bmm")
     return make_tensor([a.sizes[0], a.sizes[1], c.sizes[2]], _mm_dtype(b, a, c), a.device.data)
 

@@ -73,6 +73,12 @@ def _convolution(
     w = np.asarray(weight)
     n = w.ndim - 2
     x, unb = unbatch(np.asarray(input), n)
+    channels = w.shape[1] * int(groups) if transposed else w.shape[0]
+    if bias is not None and np.shape(bias) != (channels,):  # numpy would broadcast a bias of 1 element
+        raise ValueError(
+            f"convolution: a bias of sizes {list(np.shape(bias))} for {channels} output channels "
+            f"(a 1-d bias of {channels} elements)"
+        )
     dt = result_type(x, w)
     cdt = compute_dtype(dt)
     xc, wc = cast_to(x, cdt), cast_to(w, cdt)

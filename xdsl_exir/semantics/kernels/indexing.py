@@ -43,15 +43,38 @@ def _index_tuple(indices: Sequence[np.ndarray | None]) -> tuple[np.ndarray | sli
     return tuple(out)
 
 
+def _check_index_tuple(op: str, shape: tuple[int, ...], idx: tuple[np.ndarray | slice, ...]) -> None:
+    """
+    Refuse an integer index outside [-size, size) of its dimension, in torch's terms (numpy
+    says "axis"); a negative one counts from the end, as in torch. A mask takes as many
+    dimensions as it has.
+    """
+    d = 0
+    for i in idx:
+        if isinstance(i, np.ndarray) and i.dtype != BOOL:
+            n = shape[d] if d < len(shape) else 0
+            if i.size and d < len(shape):
+                low, high = int(i.min()), int(i.max())
+                if low < -n or high >= n:
+                    raise IndexError(f"{op}: index {low if low < -n else high} is out of range for dimension {d} of size {n}")
+            d += 1
+        else:
+            d += i.ndim if isinstance(i, np.ndarray) else 1
+
+
 @register("aten.index.Tensor", "aten.index.Tensor_hacked_twin")
 def _index(self: np.ndarray, indices: Sequence[np.ndarray | None]) -> np.ndarray:
-    return np.array(np.asarray(self)[_index_tuple(indices)], copy=True)
+    a = np.asarray(self)
+    idx = _index_tuple(indices)
+    _check_index_tuple("index", a.shape, idx)
+    return np.array(a[idx], copy=True)
 
 
 @register("aten.index_put.default", "aten.index_put.hacked_twin")
 def index_put_kernel(self: np.ndarray, indices: Sequence[np.ndarray | None], values: np.ndarray, accumulate: bool = False) -> np.ndarray:
     out = np.array(self, copy=True)
     idx = _index_tuple(indices)
+    _check_index_tuple("index_put", out.shape, idx)
     vals = np.asarray(values).astype(out.dtype)
     if accumulate:
         expanded: list[np.ndarray | slice] = []
@@ -67,17 +90,35 @@ def index_put_kernel(self: np.ndarray, indices: Sequence[np.ndarray | None], val
     return out
 
 
+def check_index_range(op: str, index: np.ndarray, size: int, dim: int = 0) -> None:
+    """
+    Refuse an index outside [0, size), as torch's gather, scatter, index_select and
+    embedding do: numpy would take a negative index from the end, a silent wrong
+    answer, and say a too-large one in its own words.
+    """
+    if index.size == 0:
+        return
+    low, high = int(index.min()), int(index.max())
+    if low < 0 or high >= size:
+        bad = low if low < 0 else high
+        raise IndexError(f"{op}: index {bad} is out of range for dimension {dim} of size {size}")
+
+
 @register("aten.index_select.default")
 def _index_select(self: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
     a = np.asarray(self)
     idx = np.asarray(index).reshape(-1).astype(np.intp)
     if a.ndim == 0:
+        check_index_range("index_select", idx, 1)
         return a.reshape(1)[idx].reshape(())  # torch: 0-d, from an index of one element (of any rank)
-    return np.take(a, idx, axis=wrap_dim(dim, a.ndim))
+    d = wrap_dim(dim, a.ndim)
+    check_index_range("index_select", idx, a.shape[d], d)
+    return np.take(a, idx, axis=d)
 
 
-def _scatter_index(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
+def _scatter_index(index: np.ndarray, dim: int, size: int, op: str) -> tuple[np.ndarray, ...]:
     idx = np.asarray(index).astype(np.intp)
+    check_index_range(op, idx, size, dim)
     grids: list[np.ndarray] = list(np.indices(idx.shape, sparse=True))
     grids[dim] = idx
     return tuple(grids)
@@ -87,8 +128,10 @@ def _scatter_index(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
 def _gather(self: np.ndarray, dim: int, index: np.ndarray, sparse_grad: bool = False) -> np.ndarray:
     a = np.asarray(self)
     if a.ndim == 0:
+        check_index_range("gather", np.asarray(index), 1)
         return a.reshape(np.shape(index)).copy()
-    return a[_scatter_index(index, wrap_dim(dim, a.ndim))]
+    d = wrap_dim(dim, a.ndim)
+    return a[_scatter_index(index, d, a.shape[d], "gather")]
 
 
 def _src_for(src: object, index: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
@@ -111,7 +154,7 @@ def _scatter(self: np.ndarray, dim: int, index: np.ndarray, src: object = None, 
         out = out.reshape(1)
     d = wrap_dim(dim, out.ndim)
     s = _src_for(src if src is not None else value, index, out.dtype)
-    idx = _scatter_index(index, d)
+    idx = _scatter_index(index, d, out.shape[d], "scatter")
     if reduce is None:
         out[idx] = s
     else:
@@ -134,7 +177,7 @@ def _scatter_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarr
                          "convert the tensor to a number type first")
     d = wrap_dim(dim, out.ndim)
     s = _src_for(src, index, out.dtype)
-    idx = _scatter_index(index, d)
+    idx = _scatter_index(index, d, out.shape[d] if out.ndim else 1, "scatter_reduce")
     if reduce == "mean":
         count = np.ones(out.shape, dtype=np.int64) if include_self else np.zeros(out.shape, dtype=np.int64)
         if not include_self:
@@ -194,7 +237,10 @@ def _nonzero(self: np.ndarray) -> np.ndarray:
 
 @register("aten.embedding.default")
 def _embedding(weight: np.ndarray, indices: np.ndarray, padding_idx: int = -1, **_: object) -> np.ndarray:
-    return np.asarray(weight)[np.asarray(indices).astype(np.intp)]
+    w = np.asarray(weight)
+    idx = np.asarray(indices).astype(np.intp)
+    check_index_range("embedding", idx, w.shape[0])
+    return w[idx]
 
 
 @register("aten._embedding_bag.default")
@@ -210,6 +256,7 @@ def _embedding_bag(
     """
     w = np.asarray(weight)
     idx = np.asarray(indices).reshape(-1).astype(np.intp)
+    check_index_range("embedding_bag", idx, w.shape[0])
     offs = np.asarray(offsets).reshape(-1).astype(np.intp)
     nbags = len(offs) - 1 if include_last_offset else len(offs)
     bag_of = np.searchsorted(offs, np.arange(idx.size), side="right") - 1

@@ -120,9 +120,15 @@ def _native_layer_norm(
     normalises) costs one copy, after which every pass runs along contiguous rows.
     """
     a = np.asarray(input)
+    k = len(normalized_shape)
+    want = [int(s) for s in normalized_shape]
+    if k > a.ndim or list(a.shape[a.ndim - k :]) != want:  # else the rows would be other lengths: a wrong answer
+        raise ValueError(f"layer_norm: normalized_shape {want} is not the input's last sizes (input {list(a.shape)})")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(np.shape(t)) != want:
+            raise ValueError(f"layer_norm: {name} of sizes {list(np.shape(t))}, but normalized_shape is {want}")
     dt = a.dtype
     x = cast_to(a, compute_dtype(dt))
-    k = len(normalized_shape)
     lead = a.shape[: a.ndim - k]
     count = math.prod(a.shape[a.ndim - k :])
     rows = math.prod(lead)

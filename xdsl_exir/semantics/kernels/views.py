@@ -217,9 +217,12 @@ def _split(
 ) -> list[np.ndarray]:
     a = np.asarray(self)
     sizes = split_sizes if split_sizes is not None else split_size
+    n = a.shape[wrap_dim(dim, a.ndim)]
     if isinstance(sizes, int):
-        sizes = _split_sizes(a.shape[wrap_dim(dim, a.ndim)], sizes)
+        sizes = _split_sizes(n, sizes)
     assert sizes is not None
+    if sum(int(s) for s in sizes) != n:  # the last piece would silently be short or the rest dropped
+        raise ValueError(f"split sizes {[int(s) for s in sizes]} do not sum to {n}")
     return _split_by_sizes(a, sizes, dim)
 
 
