@@ -280,7 +280,7 @@ def test_scalar_overloads_match_torch(dtype: str) -> None:
 @pytest.mark.parametrize(("log", "safe"), [(False, False), (True, False), (False, True)])
 def test_softmax_row_max_by_reduceat(log: bool, safe: bool) -> None:
     """The last-dim shift found by `reduceat` is the axis reduction's; softmax agrees with
-    torch on rows with NaN, +-inf, only -inf and -0.0."""
+    torch on rows with NaN, +-inf, only -inf and -0.0, strided or not, and on no rows."""
     from xdsl_exir.semantics.kernels.core import row_fmax, softmax_rows
 
     rng = np.random.default_rng(6)
@@ -299,6 +299,9 @@ def test_softmax_row_max_by_reduceat(log: bool, safe: bool) -> None:
     else:
         want = torch.log_softmax(tx, 2) if log else torch.softmax(tx, 2)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+    strided = np.ascontiguousarray(x.transpose(1, 0, 2)).transpose(1, 0, 2)  # same values, not C-contiguous
+    np.testing.assert_allclose(softmax_rows(strided, 2, log, safe), want.numpy(), rtol=1e-5, atol=1e-6)
+    assert softmax_rows(np.zeros((0, 4), np.float32), 1, log, safe).shape == (0, 4)
 
 
 @pytest.mark.parametrize("name", ["relu", "relu6"])
