@@ -20,7 +20,8 @@ pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
 from xdsl_exir.frontends.torch_live import import_exported_program  # noqa: E402 - after importorskip
-from xdsl_exir.targets.iree import CompiledProgram, IreeExecutor, IreeOptions, compile_program  # noqa: E402 - after importorskip
+from xdsl_exir.runtime import DirectCall  # noqa: E402 - after importorskip
+from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program  # noqa: E402 - after importorskip
 
 
 @pytest.fixture(scope="module")
@@ -41,14 +42,14 @@ def _compile(fn: Any, args: tuple[Any, ...], cache: str) -> CompiledProgram:
     exported = torch.export.export(_Fn(fn), args)
     program = compile_program(import_exported_program(exported), IreeOptions(threads=1, cache_dir=cache))
     plan = program.fast_plan
-    assert plan is not None and plan.arguments is not None, "the prepared direct call does not apply"
+    assert plan is not None and plan.direct is not None, "the prepared direct call does not apply"
     return program
 
 
 def _assert_direct(program: CompiledProgram) -> None:
     """That the calls took the direct path: IREE's result buffers were found as the signature says."""
     plan = program.fast_plan
-    assert plan is not None and plan.arguments is not None and plan.verified
+    assert plan is not None and plan.direct is not None and plan.direct.verified and not plan.direct.refused
 
 
 def _aligned(array: np.ndarray) -> np.ndarray:
@@ -140,13 +141,13 @@ def test_large_inputs_in_place_when_aligned_else_copied(cache: str, monkeypatch:
     base = np.random.default_rng(1).standard_normal((128, 256)).astype(np.float32)
     program = _compile(f, (torch.from_numpy(base),), cache)
     copies = [0]
-    original = IreeExecutor.copy_in
+    original = DirectCall.copy_in
 
-    def counting(self: IreeExecutor, array: np.ndarray, element_type: Any) -> Any:
+    def counting(self: DirectCall, array: np.ndarray, element_type: Any) -> Any:
         copies[0] += 1
         return original(self, array, element_type)
 
-    monkeypatch.setattr(IreeExecutor, "copy_in", counting)
+    monkeypatch.setattr(DirectCall, "copy_in", counting)
     x = _aligned(base)
     outs = program(x)
     assert copies[0] == 0, "an aligned large input was copied"
@@ -184,3 +185,122 @@ def test_a_call_the_prepared_path_cannot_take_keeps_its_diagnostic(cache: str) -
         program(np.ones((2, 4), np.float32))
     with pytest.raises(InterpreterError, match="expected a float32 tensor, got numpy float64"):
         program(np.ones((2, 3)))
+
+
+def test_small_inputs_of_any_layout_are_copied_with_their_values(cache: str) -> None:
+    """
+    Small inputs (copied, never read in place) given strided, reversed, Fortran-order,
+    read-only, 0-d or empty give eager's values, through the direct call, for one
+    input and for several.
+    """
+
+    def one(x: Any) -> Any:
+        return x * 2 - 1
+
+    def two(x: Any, y: Any, s: Any) -> Any:
+        return x @ y + s, (y * s).sum(0)
+
+    base = np.arange(48, dtype=np.float32).reshape(6, 8) - 20.5
+    program = _compile(one, (torch.zeros(3, 4),), cache)
+    read_only = base[:3, :4].copy()
+    read_only.flags.writeable = False
+    layouts = {
+        "strided": base[::2, ::2],
+        "reversed": base[::-1, ::-1][:3, :4],
+        "fortran": np.asfortranarray(base[:3, :4]),
+        "transposed": base[:4, :3].T,
+        "read-only": read_only,
+        "broadcast": np.broadcast_to(base[0, :4], (3, 4)),
+    }
+    for name, x in layouts.items():
+        got = program(x)
+        want = one(torch.from_numpy(np.ascontiguousarray(x)))
+        _same(got, want)
+        assert not np.shares_memory(got[0], x), name
+    _assert_direct(program)
+
+    args = (torch.zeros(3, 5), torch.zeros(5, 2), torch.tensor(0.0))
+    program = _compile(two, args, cache)
+    x = np.arange(30, dtype=np.float32).reshape(6, 5)[::2]
+    y = np.asfortranarray(np.arange(10, dtype=np.float32).reshape(5, 2) * -0.5)
+    s = np.array(-0.0, np.float32)
+    _same(program(x, y, s), two(*(torch.from_numpy(np.ascontiguousarray(a)) for a in (x, y, s))))
+    _assert_direct(program)
+
+    program = _compile(one, (torch.zeros(0, 3),), cache)
+    empty = np.zeros((3, 0), np.float32).T
+    _same(program(empty), one(torch.zeros(0, 3)))
+    _assert_direct(program)
+
+
+def test_outputs_returning_an_input_never_alias_it(cache: str) -> None:
+    """
+    A result IREE may give as the argument's own buffer (the input returned, viewed
+    or sliced) is a new array: it keeps its values through later calls, and writing
+    it leaves the input alone.
+    """
+
+    def f(x: Any) -> Any:
+        return x, x.reshape(8, 2), x[1:3], x * 1
+
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    program = _compile(f, (torch.from_numpy(x),), cache)
+    first = program(x)
+    kept = [a.copy() for a in first]
+    _same(first, f(torch.from_numpy(x)))
+    program(x + 100)
+    for a, b in zip(first, kept):
+        np.testing.assert_array_equal(a, b)
+        assert a.flags.writeable and not np.shares_memory(a, x)
+    for a in first:  # (they may share memory with each other, as eager's views of one tensor do)
+        a[...] = -1
+    np.testing.assert_array_equal(x, np.arange(16, dtype=np.float32).reshape(4, 4))
+
+
+class _Subclass(np.ndarray):
+    """An ndarray subclass, which the direct call leaves to the general path."""
+
+
+def test_values_the_direct_call_does_not_take_go_the_general_way(cache: str) -> None:
+    """A numpy subclass, a masked array, a wrong count: converted or refused as `ProgramRunner.run` does."""
+    from xdsl_exir.interpreters.compiler import InterpreterError
+
+    def f(x: Any) -> Any:
+        return x + 1
+
+    program = _compile(f, (torch.zeros(2, 2),), cache)
+    want = np.array([[2, 3], [4, 5]], np.float32)
+    for value in (
+        np.ma.masked_array([[1, 2], [3, 4]], dtype=np.float32),
+        np.array([[1, 2], [3, 4]], np.float32).view(_Subclass),
+    ):
+        got = program(value)
+        np.testing.assert_array_equal(np.asarray(got[0]), want)
+    with pytest.raises(InterpreterError, match="user input"):
+        program(want, want)
+    with pytest.raises(InterpreterError, match="user input"):
+        program()
+
+
+def test_concurrent_calls_each_get_their_own_results(cache: str) -> None:
+    """Threads calling one compiled program at once each get the results of their own inputs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def f(x: Any) -> Any:
+        return torch.tanh(x) * 3, x.sum(1)
+
+    program = _compile(f, (torch.zeros(8, 16),), cache)
+    inputs = [np.full((8, 16), k / 7, np.float32) for k in range(16)]
+
+    wants = [program(x) for x in inputs]  # one at a time
+    for x, want in zip(inputs, wants):
+        for g, w in zip(want, f(torch.from_numpy(x))):
+            np.testing.assert_allclose(g, w.numpy(), rtol=1e-6, atol=1e-6)
+
+    def work(k: int) -> bool:
+        x, want = inputs[k % len(inputs)], wants[k % len(inputs)]
+        return all(all(np.array_equal(g, w) for g, w in zip(program(x), want)) for _ in range(50))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(32)))
+    _assert_direct(program)

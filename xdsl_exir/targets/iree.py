@@ -70,7 +70,7 @@ from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream.program import LoweredProgram
 from xdsl_exir.interpreters.upstream.values import UnsupportedTypeError, type_info
-from xdsl_exir.runtime import open_module
+from xdsl_exir.runtime import DirectCall, Spec, open_module
 from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
@@ -562,9 +562,6 @@ class IreeExecutor:
         self._vm_function = self._fn.vm_function
         self._list = runtime.VmVariantList
         self._view_type = runtime.HalBufferView
-        self._allocator = self._device.allocator
-        self._memory_type = runtime.MemoryType.DEVICE_LOCAL
-        self._usage = runtime.BufferUsage.DEFAULT
         self._order = [slot.placeholder for slot in self._slots]
         """Per function argument, the placeholder it takes."""
         self._in_order = self._order == list(range(len(self._order)))
@@ -609,7 +606,7 @@ class IreeExecutor:
         """
         Run on one IREE buffer view per function argument (`arguments`' order), each
         of the argument's dtype and static sizes (IREE's entry checks them again);
-        return IREE's result list (`result_view`).
+        return IREE's result list.
         """
         arguments = self._list(len(views))
         for view in views:
@@ -626,15 +623,6 @@ class IreeExecutor:
         if len(results) != self._result_count:
             raise IreeError(f"the compiled program returned {len(results)} values, its signature {self._result_count}")
 
-    def result_view(self, results: Any, i: int) -> Any:
-        """The `i`th result of `invoke` as an IREE buffer view."""
-        return results.get_as_object(i, self._view_type)
-
-    @property
-    def view_type(self) -> Any:
-        """IREE's buffer view class (`result_view` by hand: `results.get_as_object(i, view_type)`)."""
-        return self._view_type
-
     def call_views(self, views: Sequence[Any]) -> list[Any]:
         """
         Run on one `import_dlpack` view per placeholder, of the placeholder's dtype
@@ -650,38 +638,15 @@ class IreeExecutor:
         get, view_type, capsule = results.get_as_object, self._view_type, self._device.create_dlpack_capsule
         return [capsule(get(i, view_type), 1, 0) for i in range(len(results))]
 
-    def element_type_of(self, dtype: np.dtype[Any]) -> Any:
-        """IREE's element type for arrays of `dtype` (`copy_in`), or None where it has none."""
-        return self._runtime.array_interop.map_dtype_to_element_type(dtype)
-
-    def view_in_place(self, array: np.ndarray) -> Any | None:
+    def direct_call(self, arguments: Sequence[Spec], results: Sequence[Spec]) -> DirectCall | None:
         """
-        An array's own memory as an IREE buffer view (DLPack, no copy), or None
-        where IREE cannot read it there: a device other than the CPU, an array not
-        C-contiguous, read-only (DLPack before 1.0 cannot say so), or not aligned
-        to 64 bytes (numpy's allocations rarely are; torch's always).
+        The function's call prepared for arrays of these dtypes and sizes, one per
+        argument in `arguments`' order, and tensor results of these (`runtime.DirectCall`);
+        None where it does not apply (a device other than the CPU, a dtype IREE has no element type for).
         """
-        flags = array.flags
-        if not self._host_device or not flags.c_contiguous or not flags.writeable or array.ctypes.data % 64:
+        if not self.views_callable:
             return None
-        try:
-            return self._device.from_dlpack_capsule(array.__dlpack__())
-        except Exception:
-            return None
-
-    def copy_in(self, array: np.ndarray, element_type: Any) -> Any:
-        """An array copied into a new IREE buffer view of `element_type` (`element_type_of`), in C order."""
-        try:
-            # (memory type, allowed usage, device, buffer, element type): positional, which nanobind parses fastest
-            return self._allocator.allocate_buffer_copy(
-                self._memory_type, self._usage, self._device, array, element_type
-            )
-        except ValueError:
-            if array.flags.c_contiguous:
-                raise IreeError("IREE cannot take the array") from None
-            return self.copy_in(array.copy(order="C"), element_type)  # IREE copies C-contiguous buffers only
-        except Exception as e:
-            raise IreeError(f"IREE cannot take the array: {e}") from None
+        return DirectCall.prepare(self._runtime, self._ctx, self._fn, arguments, results, IreeError)
 
     def call_checked(self, args: Sequence[Any]) -> list[Any]:
         """Run on placeholders' values whose sizes were checked (`_SizeCheck`, or static types)."""
@@ -731,10 +696,6 @@ def _exactly(value: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> bool:
     return type(value) is np.ndarray and value.shape == shape and (value.dtype is dtype or value.dtype == dtype)
 
 
-_IN_PLACE_BYTES = 64 * 1024
-"""Inputs of at least this many bytes are read in place when IREE can (`view_in_place`); smaller ones are copied, which costs less than the check."""
-
-
 @dataclass
 class _FastPlan:
     """
@@ -744,13 +705,11 @@ class _FastPlan:
     call takes `ProgramRunner.run`, which converts what it may and refuses, located,
     what it must (so no check is lost, only its cost for the common case).
 
-    Where every result is a tensor, the call is IREE's own function call with the
-    work per argument and result decided here once: each input is copied into an
-    IREE buffer (or, when large, aligned and writable, read in place), and each
-    result is a writable numpy array over IREE's result buffer, of the dtype and
-    sizes the signature gives (checked against IREE's buffer at the first call).
-    A result sharing an input read in place (IREE may return an argument it found
-    unchanged) is copied, so no output aliases an input.
+    Where every result is a tensor on the CPU, the call is `direct`
+    (`runtime.DirectCall`: IREE's own function call with the work per argument and
+    result decided here, results as numpy arrays over IREE's buffers); otherwise,
+    or where IREE's results are found unlike the signature at the first call, it
+    is `IreeExecutor.call_checked` after the same exact-type test (`__call__`).
     """
 
     executor: IreeExecutor
@@ -759,14 +718,8 @@ class _FastPlan:
     """Per placeholder: (user input index, "") or (-1, its name in the state, read at each call)."""
     inputs: list[tuple[np.dtype[Any], tuple[int, ...]]]
     outputs: list[tuple[np.dtype[Any], tuple[int, ...]] | None]
-    arguments: list[tuple[np.dtype[Any], tuple[int, ...], Any, bool]] | None = None
-    """Per user input, the compiled function's argument of the same position: its dtype, sizes,
-    IREE element type, and whether it is large enough to be read in place; None where calls go
-    through `call_checked`."""
-    results: list[tuple[np.dtype[Any], tuple[int, ...]]] = field(default_factory=lambda: [])
-    """The outputs' dtypes and sizes where `arguments` is set (all tensors then)."""
-    verified: bool = False
-    """Whether IREE's result buffers were found of the outputs' dtypes and sizes (at the first call)."""
+    direct: DirectCall | None = None
+    """The direct call, where it applies (every result a tensor, the user inputs the function's arguments in order)."""
 
     @staticmethod
     def build(runner: ProgramRunner) -> _FastPlan | None:
@@ -800,68 +753,14 @@ class _FastPlan:
         if program.ranges() or len(outputs) != len(entry.function_type.outputs.data):
             return None
         plan = _FastPlan(executor, runner, placeholders, inputs, outputs)
-        plan.arguments = plan._arguments()
-        if plan.arguments is not None:
-            plan.results = [o for o in outputs if o is not None]
+        results = [o for o in outputs if o is not None]
+        # (a program that mutates nothing takes its user inputs, in order; a scalar result is read back by call_checked)
+        if len(results) == len(outputs) and [placeholders[p][0] for p in executor.arguments] == list(range(len(inputs))):
+            plan.direct = executor.direct_call(inputs, results)
         return plan
 
-    def _arguments(self) -> list[tuple[np.dtype[Any], tuple[int, ...], Any, bool]] | None:
-        """The per-argument work of a direct call, or None where the call needs `call_checked`."""
-        executor = self.executor
-        if not executor.views_callable or any(o is None for o in self.outputs):
-            return None  # a scalar result is read back by call_checked
-        if [self.placeholders[p][0] for p in executor.arguments] != list(range(len(self.inputs))):
-            return None  # (a program that mutates nothing takes its user inputs, in order)
-        arguments: list[tuple[np.dtype[Any], tuple[int, ...], Any, bool]] = []
-        for dtype, shape in self.inputs:
-            element_type = executor.element_type_of(dtype)
-            if element_type is None:
-                return None
-            arguments.append((dtype, shape, element_type, math.prod(shape) * dtype.itemsize >= _IN_PLACE_BYTES))
-        return arguments
-
     def __call__(self, user_inputs: Sequence[Any]) -> list[Any] | None:
-        """The outputs, or None where the call needs `ProgramRunner.run`'s conversions or refusals."""
-        arguments = self.arguments
-        if arguments is None:
-            return self._call_checked(user_inputs)
-        if len(user_inputs) != len(arguments):
-            return None
-        executor = self.executor
-        views: list[Any] = []
-        in_place: list[np.ndarray] = []
-        for value, (dtype, shape, element_type, large) in zip(user_inputs, arguments):
-            if type(value) is not np.ndarray or value.shape != shape or (value.dtype is not dtype and value.dtype != dtype):
-                return None  # (`_exactly`, written out: this loop is most of a small program's call)
-            if large and (view := executor.view_in_place(value)) is not None:
-                in_place.append(value)
-            else:
-                view = executor.copy_in(value, element_type)
-            views.append(view)
-        results = executor.invoke(views)
-        if not self.verified and not self._verify(results):
-            return None
-        get, view_type = results.get_as_object, executor.view_type
-        out = [np.ndarray(shape, dtype, buffer=get(k, view_type).map()) for k, (dtype, shape) in enumerate(self.results)]
-        if in_place:
-            out = [a.copy() if any(np.may_share_memory(a, v) for v in in_place) else a for a in out]
-        return out
-
-    def _verify(self, results: Any) -> bool:
-        """
-        Whether IREE's result buffers hold arrays of the outputs' dtypes and sizes
-        (asked at the first call); where not, calls take `call_checked` from now on.
-        """
-        self.executor.check_results(results)
-        for k, (dtype, shape) in enumerate(self.results):
-            view = self.executor.result_view(results, k)
-            if tuple(view.shape) != shape or view.byte_length != math.prod(shape) * dtype.itemsize:
-                self.arguments = None
-                return False
-        self.verified = True
-        return True
-
-    def _call_checked(self, user_inputs: Sequence[Any]) -> list[Any] | None:
+        """The outputs through `call_checked`, or None where the call needs `ProgramRunner.run`'s conversions or refusals."""
         if len(user_inputs) != len(self.inputs):
             return None
         for value, (dtype, shape) in zip(user_inputs, self.inputs):
@@ -889,6 +788,7 @@ class CompiledProgram:
 
     def __post_init__(self) -> None:
         self._plan = _FastPlan.build(self.runner)
+        self._direct = self._plan.direct if self._plan is not None else None
 
     @property
     def fast_plan(self) -> _FastPlan | None:
@@ -896,8 +796,11 @@ class CompiledProgram:
         return self._plan
 
     def __call__(self, *user_inputs: Any) -> list[Any]:
+        direct = self._direct
+        if direct is not None and (results := direct.call(user_inputs)) is not None:
+            return results
         plan = self._plan
-        if plan is not None and (results := plan(user_inputs)) is not None:
+        if plan is not None and (direct is None or direct.refused) and (results := plan(user_inputs)) is not None:
             return results
         return self.runner.run(user_inputs)
 
