@@ -488,6 +488,7 @@ EXPLICIT: list[Case] = [
     C("aten.scatter_reduce.two", t(4, 5), 1, t(4, 2, dtype=I), t(4, 2), "amax"),
     C("aten.select_scatter.default", t(4, 5), t(5), 0, 1),
     C("aten.slice_scatter.default", t(4, 5), t(4, 2), 1, 0, 2),
+    C("aten.as_strided_scatter.default", t(3, 4), t(2, 3), [2, 3], [1, 4], 1),
     C("aten.sort.stable", t(4, 5), stable=True),
     C("aten.sort.default", t(4, 5), 0, True),
     C("aten.topk.default", t(4, 5), 2),

@@ -177,7 +177,7 @@ def _take(b: Bound) -> Attribute:
 rule(
     "aten.index_put.default", "aten.index_put.hacked_twin", "aten.scatter.reduce", "aten.scatter.src",
     "aten.scatter.value", "aten.scatter.value_reduce", "aten.scatter_add.default", "aten.scatter_reduce.two",
-    "aten.select_scatter.default", "aten.slice_scatter.default",
+    "aten.select_scatter.default", "aten.slice_scatter.default", "aten.as_strided_scatter.default",
 )(same_as_self)  # fmt: skip
 
 

@@ -18,7 +18,10 @@ the index count, and it is one parallel kernel that IREE compiles natively.
 Index tensors separated by a slice (`x[i, :, j]`) put their broadcast dims
 first, as torch does (`_indexed_layout`).
 
-`select_scatter` and `slice_scatter` are `tensor.insert_slice`.
+`select_scatter` and `slice_scatter` are `tensor.insert_slice`; so is
+`as_strided_scatter` of a contiguous view, on both tensors flattened, and of
+another view whose strides nest, a generic over the flattened storage that
+divides each position by the strides to find the element writing it.
 """
 
 from __future__ import annotations
@@ -32,11 +35,15 @@ from xdsl.ir import SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.semantics.decompositions.core import Layouts, is_contiguous
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.core import (
     Mixed,
+    canonical_size,
+    collapse,
     dims_map,
+    expand,
     extract,
     gather_generic,
     highest,
@@ -51,6 +58,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     REDUCTION,
     LoweringState,
     as_index,
+    element_type,
     identity_map,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
@@ -60,6 +68,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
 )
 from xdsl_exir.utils.broadcast import broadcast_shapes
+from xdsl_exir.utils.symbolic import SymSize, to_sym
 
 
 def _index_dtype_check(st: LoweringState, t: TensorType, what: str) -> None:
@@ -611,3 +620,126 @@ def _slice_scatter(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- padding ---------------------------------------------------------------------
 
 
+
+
+# -- as_strided_scatter ------------------------------------------------------------
+
+
+def _flattened(st: LoweringState, value: SSAValue, sizes: Sequence[SymSize], dtype: DType) -> SSAValue:
+    """A lowered tensor of `sizes` as 1-D (a 0-d one as one element): its elements in row-major order."""
+    el = element_type(dtype)
+    if len(sizes) == 1:
+        return value
+    if not sizes:
+        return expand(st, value, [], [1], el)
+    return collapse(st, value, [list(range(len(sizes)))], [canonical_size(_numel(sizes))], el)
+
+
+def _unflattened(st: LoweringState, flat: SSAValue, sizes: Sequence[SymSize], dtype: DType) -> SSAValue:
+    el = element_type(dtype)
+    if len(sizes) == 1:
+        return flat
+    if not sizes:
+        return collapse(st, flat, [], [], el)
+    return expand(st, flat, [list(range(len(sizes)))], list(sizes), el)
+
+
+def _numel(sizes: Sequence[SymSize]) -> object:
+    n: object = 1
+    for s in sizes:
+        n = n * s if isinstance(n, int) and isinstance(s, int) else to_sym(cast(SymSize, n)) * to_sym(s)
+    return n
+
+
+def _nested_order(sizes: Sequence[SymSize], strides: Sequence[SymSize]) -> list[int] | None:
+    """
+    The dims (size-1 ones left out) from the largest stride down, when each
+    stride steps over everything the smaller-strided dims reach (the view is a
+    slice of a possibly padded row-major layout, so a storage position names at
+    most one element and a division per dim finds it); None otherwise (static
+    sizes and strides only).
+    """
+    if is_contiguous(sizes, tuple(strides)):
+        return [d for d, n in enumerate(sizes) if n != 1]
+    if not all(isinstance(s, int) for s in (*sizes, *strides)):
+        return None
+    dims = sorted((d for d, n in enumerate(sizes) if n != 1), key=lambda d: cast(int, strides[d]))
+    reach = 0
+    for d in dims:
+        if cast(int, strides[d]) <= reach:
+            return None
+        reach += (cast(int, sizes[d]) - 1) * cast(int, strides[d])
+    return dims[::-1]
+
+
+@lowers("aten.as_strided_scatter.default", note="views whose storage positions interleave or overlap, and a self not contiguous in memory, refused")
+def _as_strided_scatter(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
+    """
+    `self` copied, then `src` written through `as_strided(size, stride,
+    offset)` of the copy: torch's `as_strided_scatter` addresses the copy's
+    storage, `self`'s elements in row-major order (torch asserts a contiguous
+    `self`; the backward of `as_strided` writes into a fresh one), the offset
+    defaulting to 0. A contiguous view (size-1 dims aside), as autograd's
+    restrides give, is a `tensor.insert_slice` of `src` flattened into `self`
+    flattened. Any other view whose strides nest (each steps over all that the
+    smaller ones reach) is a generic over `self`'s storage that finds, for a
+    position, the element of `src` writing it by dividing by each stride in
+    turn. Views whose positions interleave (size [3, 2], stride [2, 3]) or
+    overlap (a stride 0, which makes the written value depend on the order of
+    the writes) are refused, and so is a static view reaching past the storage,
+    which torch rejects.
+    """
+    x, src = b.value("self"), b.value("src")
+    xt, srct = _t(x), _t(src)
+    dtype = _result(op).element_dtype
+    sizes, strides = b.sizes("size"), b.sizes("stride")
+    given = b.opt_size("storage_offset")
+    offset: SymSize = 0 if given is None else given
+    where = f"as_strided_scatter (size {list(sizes)}, stride {list(strides)}, offset {offset})"
+    if len(strides) != len(sizes) or any(isinstance(s, int) and s < 0 for s in (*sizes, *strides, offset)):
+        raise st.error(f"{where}: needs one non-negative stride per size and a non-negative offset")
+    if list(srct.sizes) != list(sizes):
+        raise st.error(f"{where}: src has sizes {list(srct.sizes)}, the view {list(sizes)}")
+    if not Layouts().is_contiguous(x):
+        raise st.error(f"{where} of a self not contiguous in memory (its storage order is not its element order): "
+                       "make it contiguous first (aten.clone with memory_format=torch.contiguous_format)")
+    if any(n == 0 for n in sizes):
+        return [st.convert(st.tensor(x), xt, dtype)]
+    order = _nested_order(sizes, strides)
+    if order is None:
+        raise st.error(f"{where}: the view's storage positions interleave or overlap, which the lowering does not "
+                       "invert; run this part on the interpreter")
+    numel = canonical_size(_numel(xt.sizes))
+    last = canonical_size(to_sym(offset) + sum((to_sym(n) - 1) * to_sym(s) for n, s in zip(sizes, strides)))
+    inside = canonical_size(to_sym(numel) - 1 - to_sym(last))
+    if isinstance(inside, int) and inside < 0:
+        raise st.error(f"{where} reaches element {last} of a storage of {numel} elements")
+    flat = _flattened(st, st.tensor(x), xt.sizes, dtype)
+    value = st.convert(st.tensor(src), srct, dtype)
+    el = element_type(dtype)
+    if is_contiguous(sizes, tuple(strides)) and isinstance(inside, int) and not _slice_of(value, st.tensor(x)):
+        count = canonical_size(_numel(sizes))
+        piece = _flattened(st, value, sizes, dtype)
+        written = insert_slice(st, piece, flat, [mixed_size(st, offset)], [mixed_size(st, count)], [1])
+        return [_unflattened(st, written, xt.sizes, dtype)]
+    zero, start = st.index(0), st.index(offset)
+    steps = {d: st.index(strides[d]) for d in order}
+    limits = {d: st.index(sizes[d]) for d in order}
+
+    def body(args: Sequence[SSAValue]) -> list[SSAValue]:
+        rel = st.emit(arith.SubiOp(loop_index(st, 0), start))
+        hit = st.emit(arith.CmpiOp(rel, zero, "sge"))
+        rest = st.emit(arith.SelectOp(hit, rel, zero))
+        coords: list[SSAValue] = [zero] * len(sizes)
+        for d in order:
+            q = st.emit(arith.DivUIOp(rest, steps[d]))
+            hit = st.emit(arith.AndIOp(hit, st.emit(arith.CmpiOp(q, limits[d], "ult"))))
+            rest = st.emit(arith.SubiOp(rest, st.emit(arith.MuliOp(q, steps[d]))))
+            coords[d] = q
+        hit = st.emit(arith.AndIOp(hit, st.emit(arith.CmpiOp(rest, zero, "eq"))))
+        coords = [st.emit(arith.SelectOp(hit, c, zero)) for c in coords]
+        new = st.emit(tensor.ExtractOp(value, coords, el))
+        return [st.emit(arith.SelectOp(hit, new, args[0]))]
+
+    written = st.generic([(flat, identity_map(1))], [(st.empty_of([numel], dtype), identity_map(1))], [PARALLEL], body)[0]
+    return [_unflattened(st, written, xt.sizes, dtype)]

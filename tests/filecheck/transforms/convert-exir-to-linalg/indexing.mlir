@@ -51,3 +51,52 @@ builtin.module {
 // CHECK-NEXT:      %[[R:.*]] = arith.select %[[HIT]], %[[SUM]], %[[ACC]] : f32
 // CHECK-NEXT:      linalg.yield %[[R]] : f32
 // CHECK-NEXT:    } -> tensor<?x6xf32>
+
+// -----
+
+// as_strided_scatter of a contiguous view (the backward of a restride): src
+// flattened, inserted into self flattened at the storage offset.
+builtin.module {
+  exir.program inputs [<user_input "x">, <user_input "src">] outputs [<user_output "y">] {
+    exir.graph @forward(%x: !exir.tensor<[3, 4], float32>, %src: !exir.tensor<[2, 3], float32>) -> !exir.tensor<[3, 4], float32> {
+      %y = aten.as_strided_scatter.default(%x, %src, [2, 3], [3, 1], 2) : (!exir.tensor<[3, 4], float32>, !exir.tensor<[2, 3], float32>) -> !exir.tensor<[3, 4], float32>
+      exir.output %y : !exir.tensor<[3, 4], float32>
+    }
+  }
+}
+
+// CHECK-LABEL: func.func @forward(%x: tensor<3x4xf32> {{.*}}, %src: tensor<2x3xf32> {{.*}})
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %x {{\[\[}}0 : i64, 1 : i64]] : tensor<3x4xf32> into tensor<12xf32>
+// CHECK-NEXT:    %[[PIECE:.*]] = tensor.collapse_shape %src {{\[\[}}0 : i64, 1 : i64]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK-NEXT:    %[[W:.*]] = tensor.insert_slice %[[PIECE]] into %[[FLAT]][2] [6] [1] : tensor<6xf32> into tensor<12xf32>
+// CHECK-NEXT:    %[[Y:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0 : i64, 1 : i64]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
+// CHECK-NEXT:    func.return %[[Y]] : tensor<3x4xf32>
+
+// -----
+
+// A transposed view: a generic over self's storage divides the position by
+// each stride, largest first, and takes src's element where the remainder is 0
+// and each quotient is inside its dim.
+builtin.module {
+  exir.program inputs [<user_input "x">, <user_input "src">] outputs [<user_output "y">] {
+    exir.graph @forward(%x: !exir.tensor<[2, 3], float32>, %src: !exir.tensor<[3, 2], float32>) -> !exir.tensor<[2, 3], float32> {
+      %y = aten.as_strided_scatter.default(%x, %src, [3, 2], [1, 3], 0) : (!exir.tensor<[2, 3], float32>, !exir.tensor<[3, 2], float32>) -> !exir.tensor<[2, 3], float32>
+      exir.output %y : !exir.tensor<[2, 3], float32>
+    }
+  }
+}
+
+// CHECK-LABEL: func.func @forward(%x: tensor<2x3xf32> {{.*}}, %src: tensor<3x2xf32> {{.*}})
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %x {{\[\[}}0 : i64, 1 : i64]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[FLAT]] : tensor<6xf32>) outs(%{{.*}} : tensor<6xf32>) {
+// CHECK-NEXT:    ^bb0(%[[OLD:.*]]: f32, %{{.*}}: f32):
+// CHECK:           %[[Q1:.*]] = arith.divui %{{.*}}, %[[THREE:.*]] : index
+// CHECK:           %[[Q0:.*]] = arith.divui %{{.*}}, %[[ONE:.*]] : index
+// CHECK:           %[[EXACT:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:      %[[HIT:.*]] = arith.andi %{{.*}}, %[[EXACT]] : i1
+// CHECK-NEXT:      %[[I0:.*]] = arith.select %[[HIT]], %[[Q0]], %{{.*}} : index
+// CHECK-NEXT:      %[[I1:.*]] = arith.select %[[HIT]], %[[Q1]], %{{.*}} : index
+// CHECK-NEXT:      %[[NEW:.*]] = tensor.extract %src[%[[I0]], %[[I1]]] : tensor<3x2xf32>
+// CHECK-NEXT:      %[[V:.*]] = arith.select %[[HIT]], %[[NEW]], %[[OLD]] : f32
+// CHECK-NEXT:      linalg.yield %[[V]] : f32
+// CHECK:         tensor.expand_shape %[[G]] {{\[\[}}0 : i64, 1 : i64]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
