@@ -1886,3 +1886,31 @@ def test_index_kernels_refuse_what_torch_refuses(op: str) -> None:
             eager(torch.from_numpy(index))
         with pytest.raises(IndexError, match=rf"index {bad} is out of range for dimension 0 of size 3"):
             kernel(**kwargs(index))
+
+
+def test_gather_and_scatter_refuse_index_shapes_torch_refuses() -> None:
+    """
+    An index larger than `self` outside `dim`, with another number of dims, or larger
+    than `src`: torch refuses each; numpy would read past the end or broadcast a
+    smaller `src` (a silent wrong answer). Shapes torch accepts still agree with it.
+    """
+    torch = pytest.importorskip("torch")
+    from xdsl_exir.semantics.kernels import KERNELS
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    gather, scatter = KERNELS["aten.gather.default"], KERNELS["aten.scatter.src"]
+    small = np.zeros((2, 3), np.int64)  # smaller than self outside dim 0: allowed
+    np.testing.assert_array_equal(gather(self=x, dim=0, index=small), torch.gather(torch.from_numpy(x), 0, torch.from_numpy(small)).numpy())
+    src = np.ones((2, 4), np.float32)
+    want = torch.from_numpy(x).scatter(0, torch.from_numpy(small), torch.from_numpy(src)).numpy()
+    np.testing.assert_array_equal(scatter(self=x, dim=0, index=small, src=src), want)
+    for index in (np.zeros((2, 5), np.int64), np.zeros((3,), np.int64), np.zeros((1, 2, 2), np.int64)):
+        with pytest.raises(RuntimeError):
+            torch.gather(torch.from_numpy(x), 0, torch.from_numpy(index))
+        with pytest.raises(ValueError, match=r"^gather: an index of sizes .* it must have as many dims and be no larger"):
+            gather(self=x, dim=0, index=index)
+    tiny = np.ones((1, 4), np.float32)
+    with pytest.raises(RuntimeError):
+        torch.from_numpy(x).scatter(0, torch.zeros(2, 4, dtype=torch.long), torch.from_numpy(tiny))
+    with pytest.raises(ValueError, match=r"^scatter: an index of sizes \[2, 4\] for a src of sizes \[1, 4\]"):
+        scatter(self=x, dim=0, index=np.zeros((2, 4), np.int64), src=tiny)

@@ -116,9 +116,19 @@ def _index_select(self: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
     return np.take(a, idx, axis=d)
 
 
-def _scatter_index(index: np.ndarray, dim: int, size: int, op: str) -> tuple[np.ndarray, ...]:
+def _scatter_index(index: np.ndarray, dim: int, shape: tuple[int, ...], op: str) -> tuple[np.ndarray, ...]:
+    """
+    The numpy index of gather's and scatter's `index` along `dim`, checked as torch
+    checks it: as many dims as `self`, no larger than `self` outside `dim` (numpy would
+    read past the end or take fewer dims), values in range.
+    """
     idx = np.asarray(index).astype(np.intp)
-    check_index_range(op, idx, size, dim)
+    if idx.ndim != len(shape) or any(i > n for d, (i, n) in enumerate(zip(idx.shape, shape)) if d != dim):
+        raise ValueError(
+            f"{op}: an index of sizes {list(idx.shape)} for a tensor of sizes {list(shape)}: it must have as many "
+            f"dims and be no larger outside dimension {dim}"
+        )
+    check_index_range(op, idx, shape[dim], dim)
     grids: list[np.ndarray] = list(np.indices(idx.shape, sparse=True))
     grids[dim] = idx
     return tuple(grids)
@@ -131,13 +141,17 @@ def _gather(self: np.ndarray, dim: int, index: np.ndarray, sparse_grad: bool = F
         check_index_range("gather", np.asarray(index), 1)
         return a.reshape(np.shape(index)).copy()
     d = wrap_dim(dim, a.ndim)
-    return a[_scatter_index(index, d, a.shape[d], "gather")]
+    return a[_scatter_index(index, d, a.shape, "gather")]
 
 
 def _src_for(src: object, index: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     s = np.asarray(src).astype(dtype)
     if s.ndim == 0:
         return np.broadcast_to(s, np.shape(index))
+    shape = np.shape(index)
+    if s.ndim != len(shape) or any(i > n for i, n in zip(shape, s.shape)):  # numpy would broadcast a smaller src
+        raise ValueError(f"scatter: an index of sizes {list(shape)} for a src of sizes {list(s.shape)}: it must have "
+                         "as many dims and be no larger")
     return s[tuple(slice(0, n) for n in np.shape(index))]
 
 
@@ -154,7 +168,7 @@ def _scatter(self: np.ndarray, dim: int, index: np.ndarray, src: object = None, 
         out = out.reshape(1)
     d = wrap_dim(dim, out.ndim)
     s = _src_for(src if src is not None else value, index, out.dtype)
-    idx = _scatter_index(index, d, out.shape[d], "scatter")
+    idx = _scatter_index(index, d, out.shape, "scatter")
     if reduce is None:
         out[idx] = s
     else:
@@ -177,7 +191,7 @@ def _scatter_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarr
                          "convert the tensor to a number type first")
     d = wrap_dim(dim, out.ndim)
     s = _src_for(src, index, out.dtype)
-    idx = _scatter_index(index, d, out.shape[d] if out.ndim else 1, "scatter_reduce")
+    idx = _scatter_index(index, d, out.shape if out.ndim else (1,), "scatter_reduce")
     if reduce == "mean":
         count = np.ones(out.shape, dtype=np.int64) if include_self else np.zeros(out.shape, dtype=np.int64)
         if not include_self:
