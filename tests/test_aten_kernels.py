@@ -845,6 +845,8 @@ CASES += [
     C("aten.select_scatter.default", t(4, 5), t(4), -1, -1),
     C("aten.slice_scatter.default", t(6, 5), t(2, 5), 0, 1, 5, 2),
     C("aten.slice_scatter.default", t(6, 5), t(6, 2), 1, -2),
+    C("aten.as_strided_scatter.default", t(3, 4), t(2, 3), [2, 3], [1, 4], 1, dtypes=(F32, I64, BOOL)),
+    C("aten.as_strided_scatter.default", t(16), t(16), [16], [1], 0),
     C("aten.masked_scatter.default", t(3, 4), t(3, 4, dtype=BOOL), t(12)),
     C("aten.masked_scatter.default", t(3, 4), t(4, dtype=BOOL), t(3, 5), dtypes=(F32, I64)),
     C("aten.masked_select.default", t(3, 4), t(3, 4, dtype=BOOL), dtypes=(F32, I64)),
