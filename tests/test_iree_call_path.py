@@ -304,3 +304,33 @@ def test_concurrent_calls_each_get_their_own_results(cache: str) -> None:
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(work, range(32)))
     _assert_direct(program)
+
+
+def test_a_saved_artifact_takes_the_same_direct_call(cache: str, tmp_path: Any) -> None:
+    """
+    `runtime.load`'s program calls IREE the same direct way, answers in the
+    export's structure, and leaves what it does not take (other dtypes, keyword
+    arguments) to its general path, which refuses as before.
+    """
+    from xdsl_exir import runtime
+    from xdsl_exir.targets.iree_bundle import save_bundle
+
+    def f(x: Any, u: Any) -> Any:
+        return x * 2, (u + 3, x.sum(0))
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+    u = np.array([0, 1, 252, 255], np.uint8)
+    program = _compile(f, (torch.from_numpy(x), torch.from_numpy(u)), cache)
+    save_bundle(program, tmp_path / "b")
+    loaded = runtime.load(tmp_path / "b", threads=1)
+    want = f(torch.from_numpy(x), torch.from_numpy(u))
+    got = loaded(x, u)
+    assert isinstance(got, tuple) and isinstance(got[1], tuple)
+    _same([got[0], *got[1]], (want[0], *want[1]))
+    direct = loaded._direct  # pyright: ignore[reportPrivateUsage] - the test checks which path the call took
+    assert direct is not None and direct.verified and not direct.refused
+    _same(loaded.run_flat([np.asfortranarray(x), u[::-1][::-1]]), (want[0], *want[1]))
+    with pytest.raises(runtime.BundleError, match="expected a float32 tensor, got numpy float64"):
+        loaded(x.astype(np.float64), u)
+    with pytest.raises(runtime.BundleError, match="takes 2 user inputs"):  # (the export takes no keywords)
+        loaded(x, u=u)

@@ -536,19 +536,51 @@ class BundleProgram:
         except Exception as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise _refuse(path, f"IREE could not load {MODULE} ({first})") from None
+        self._direct = self._direct_call(runtime, driver)
+        out_spec = signature.get("out_spec")
+        count = sum(r["kind"] in _OUTPUTS for r in self._results)
+        self._structure = _structure(out_spec, count) if out_spec is not None else list
+
+    def _direct_call(self, runtime: Any, driver: str) -> DirectCall | None:
+        """
+        The call prepared once (`DirectCall`) where it applies: on the CPU, every
+        argument a user input and every result a user output, tensors of static sizes
+        (bfloat16 ones take the general path, which rounds float32 arrays to them).
+        """
+        if not driver.startswith("local"):
+            return None
+        specs: list[list[Spec]] = [[], []]
+        for entries, kinds, spec in ((self._arguments, ("user_input",), specs[0]), (self._results, _OUTPUTS, specs[1])):
+            for e in entries:
+                sizes = e.get("sizes")
+                if (
+                    e["kind"] not in kinds
+                    or not e.get("tensor", True)
+                    or e.get("dtype") in (None, "bfloat16")
+                    or not isinstance(sizes, list)
+                    or not all(type(n) is int for n in cast(list[Any], sizes))
+                ):
+                    return None
+                spec.append((numpy_dtype(e["dtype"]), tuple(cast(list[int], sizes))))
+        return DirectCall.prepare(runtime, self._ctx, self._fn, specs[0], specs[1], BundleError)
 
     def __repr__(self) -> str:
         return f"<BundleProgram {self.path} forward({', '.join(self.user_input_names)})>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Arrays of exactly the inputs' dtypes and sizes, one per user input, are the flat inputs as they are.
+        direct = self._direct
+        if direct is not None and not kwargs and (outputs := direct.call(args)) is not None:
+            return self._structure(outputs)
         signature = cast(dict[str, Any], self.manifest["signature"])
         flat = flatten_inputs(args, kwargs, signature.get("in_spec"), self.user_input_names, _leaf, BundleError)
-        outputs = self.run_flat(flat)
-        spec = signature.get("out_spec")
-        return unflatten(outputs, spec) if spec is not None else outputs
+        return self._structure(self.run_flat(flat))
 
     def run_flat(self, user_inputs: Sequence[Any]) -> list[Any]:
         """The flattened user inputs in, the flattened user outputs out (exir-run's npz contract)."""
+        direct = self._direct
+        if direct is not None and (arrays := direct.call(user_inputs)) is not None:
+            return arrays
         if len(user_inputs) != len(self.user_input_names):
             raise BundleError(
                 f"the program takes {len(self.user_input_names)} user inputs "
@@ -597,6 +629,31 @@ class BundleProgram:
                 if isinstance(dest, np.ndarray) and dest.flags.writeable:
                     np.copyto(dest, host, casting="unsafe")
         return outputs
+
+
+_OUTPUTS = ("user_output", "loss_output")
+
+
+def _structure(out_spec: str, count: int) -> Callable[[list[Any]], Any]:
+    """
+    `unflatten` along `out_spec` for `count` flat outputs, decided once: where the
+    structure is the flat outputs themselves, a tuple or a list of them, or the only
+    one, that (found by unflattening stand-ins, so `unflatten` stays the one reading
+    of a spec); `unflatten` itself otherwise.
+    """
+    stand_ins = [object() for _ in range(count)]
+    probe = unflatten(stand_ins, out_spec)
+    if type(probe) is tuple and list(probe) == stand_ins:
+        return tuple
+    if type(probe) is list and probe == stand_ins:
+        return list
+    if count == 1 and probe is stand_ins[0]:
+        return _only
+    return lambda flat: unflatten(flat, out_spec)
+
+
+def _only(flat: list[Any]) -> Any:
+    return flat[0]
 
 
 def _leaf(value: Any) -> Any:
