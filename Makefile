@@ -46,8 +46,10 @@ demo: venv
 	$(BIN)/exir-opt $(TS)/lstm_cell.txt --emit torchscript-python
 	$(BIN)/exir-opt $(TS)/lstm_cell.txt -p '$(LSTM_LOWERING),verify-export-ir' --emit fx | head -12
 
+RUFF := $(BIN)/ruff check xdsl_exir tests scripts benchmarks lit.cfg.py
+
 lint:
-	$(BIN)/ruff check xdsl_exir tests scripts benchmarks lit.cfg.py
+	$(RUFF)
 	$(BIN)/pyright
 
 # pytest-xdist's workers take one core each (worksteal rebalances the long IREE files), so each
@@ -55,10 +57,16 @@ lint:
 # workers for the cores. lit runs its files on every core too (its default), after pytest.
 PYTEST := PATH="$(abspath $(BIN)):$$PATH" OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n auto --dist worksteal
 
+# pyright checks on one core for about a minute: `make test` runs it beside pytest's workers
+# (its report printed after theirs) instead of leaving the other core idle before them.
 test: $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[test,torch,iree]'
-	$(MAKE) lint
-	$(PYTEST)
+	$(RUFF)
+	@mkdir -p build
+	$(BIN)/pyright > build/pyright.log 2>&1 & pyright=$$!; \
+	  $(PYTEST); tests=$$?; \
+	  wait $$pyright; types=$$?; echo "== pyright"; cat build/pyright.log; \
+	  test $$types -eq 0 -a $$tests -eq 0
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/lit -v tests/filecheck
 
 quick:

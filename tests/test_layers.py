@@ -32,6 +32,7 @@ observed program), while running a program needs no pass.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -287,8 +288,16 @@ def _all_imports() -> Iterator[Import]:
         yield from collector.imports
 
 
-IMPORTS: list[Import] = list(_all_imports())
-OURS: list[Import] = [i for i in IMPORTS if i.imported == PACKAGE or i.imported.startswith(PACKAGE + ".")]
+@functools.cache
+def imports() -> list[Import]:
+    """Every import of the package; parsed on first use, not at collection (each pytest worker collects this file)."""
+    return list(_all_imports())
+
+
+@functools.cache
+def ours() -> list[Import]:
+    """The imports of the package's own modules."""
+    return [i for i in imports() if i.imported == PACKAGE or i.imported.startswith(PACKAGE + ".")]
 
 
 def _layer(module: str) -> str:
@@ -335,7 +344,7 @@ def test_imports_point_down() -> None:
     """No module imports a layer above its own (or a side-by-side one), except the listed lazy imports."""
     wrong = [
         f"{i.importer}:{i.line} ({_layer(i.importer)}) imports {_resolve(i.imported)} ({_layer(_resolve(i.imported))})"
-        for i in OURS
+        for i in ours()
         if _points_up(i) and _allowed_lazy(i) is None
     ]
     assert not wrong, "imports against the layers:\n" + "\n".join(wrong)
@@ -348,7 +357,7 @@ def test_imports_inside_functions_are_the_listed_ones() -> None:
     """
     hidden = [
         f"{i.importer}:{i.line} in {i.function}() imports {i.imported}"
-        for i in IMPORTS
+        for i in imports()
         if i.function is not None and not i.type_checking and _allowed_lazy(i) is None
     ]
     assert not hidden, "imports inside functions (move them to the top, or list why they cannot):\n" + "\n".join(
@@ -360,7 +369,7 @@ def test_torch_stays_above_the_core() -> None:
     """The design brief: the core, dialects, passes and interpreter never import torch; only importers of live torch objects do."""
     wrong = [
         f"{i.importer}:{i.line} imports {i.imported}"
-        for i in IMPORTS
+        for i in imports()
         if i.imported.split(".")[0] == "torch" and LAYERS[_layer(i.importer)] < LAYERS["frontends"]
     ]
     assert not wrong, "torch imported below the frontends:\n" + "\n".join(wrong)
@@ -368,9 +377,9 @@ def test_torch_stays_above_the_core() -> None:
 
 def test_listed_exceptions_exist() -> None:
     """Each listed exception still names an import, so the lists cannot outlive their reasons."""
-    present = {(i.importer, i.function, _resolve(i.imported)) for i in OURS if i.function is not None}
+    present = {(i.importer, i.function, _resolve(i.imported)) for i in ours() if i.function is not None}
     stale = [key for key in ALLOWED_LAZY if key not in present]
-    across = {(i.importer, _resolve(i.imported)) for i in OURS}
+    across = {(i.importer, _resolve(i.imported)) for i in ours()}
     stale += [key for key in ALLOWED_ACROSS if key not in across]
     assert not stale, f"listed exceptions that no longer exist: {stale}"
 
@@ -381,7 +390,7 @@ def _graph_of(left_out: Callable[[Import, str], bool]) -> dict[str, set[str]]:
     `left_out(import, resolved target)` names) and the parent packages each import loads.
     """
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
-    for i in OURS:
+    for i in ours():
         target = _resolve(i.imported)
         if i.type_checking or left_out(i, target):
             continue
@@ -503,7 +512,7 @@ def test_import_circles_are_small() -> None:
 
 def test_circle_exceptions_exist() -> None:
     """Each listed circle exception still names an import."""
-    present = {(i.importer, _resolve(i.imported)) for i in OURS if not i.type_checking}
+    present = {(i.importer, _resolve(i.imported)) for i in ours() if not i.type_checking}
     stale = [key for key in CIRCLE_EXCEPTIONS if key not in present]
     assert not stale, f"listed circle exceptions that no longer exist: {stale}"
 
@@ -524,7 +533,7 @@ def test_family_packages_are_star_shaped() -> None:
     """A family module shares through its package's core, so a reader of one family needs no other."""
     wrong = [
         f"{i.importer}:{i.line} imports {_resolve(i.imported)}"
-        for i in OURS
+        for i in ours()
         for package, shared in STAR_PACKAGES.items()
         if i.importer.startswith(package + ".")
         and i.importer.rpartition(".")[2] not in shared
