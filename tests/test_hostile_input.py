@@ -1765,6 +1765,29 @@ _SIZE_CASES: dict[str, tuple[str, list[Any], list[Any], list[tuple[list[Any], st
              "layer_norm: normalized_shape [4] is not the input's last sizes (input [1, 3])"),
         ],
     ),
+    "batch_norm": (
+        f"graph(%x : {_F.format('1, 2, 2')}, %m : {_F.format(2)}, %v : {_F.format(2)}):\n"
+        "  %none : NoneType = prim::Constant()\n"
+        "  %f : bool = prim::Constant[value=0]()\n"
+        "  %mom : float = prim::Constant[value=0.10000000000000001]()\n"
+        "  %eps : float = prim::Constant[value=0.]()\n"
+        "  %y : Tensor = aten::batch_norm(%x, %none, %none, %m, %v, %f, %mom, %eps, %f) # model.py:6:8\n",
+        [np.array([[[1.0, 2.0], [3.0, 4.0]]], np.float32), np.array([1.0, 3.0], np.float32), np.array([1.0, 4.0], np.float32)],
+        [np.array([[[0.0, 1.0], [0.0, 0.5]]], np.float32)],
+        [([np.ones((1, 2, 2), np.float32), np.ones(1, np.float32), np.ones(2, np.float32)],
+          "batch_norm: running_mean of sizes [1] for 2 channels")],
+    ),
+    "group_norm": (
+        f"graph(%x : {_F.format('1, 2, 2')}, %w : {_F.format(2)}):\n"
+        "  %none : NoneType = prim::Constant()\n"
+        "  %t : bool = prim::Constant[value=1]()\n"
+        "  %g : int = prim::Constant[value=2]()\n"
+        "  %eps : float = prim::Constant[value=0.]()\n"
+        "  %y : Tensor = aten::group_norm(%x, %g, %w, %none, %eps, %t) # model.py:6:8\n",
+        [np.array([[[1.0, 3.0], [0.0, 4.0]]], np.float32), np.array([1.0, 2.0], np.float32)],
+        [np.array([[[-1.0, 1.0], [-2.0, 2.0]]], np.float32)],
+        [([np.ones((1, 2, 2), np.float32), np.ones(1, np.float32)], "group_norm: weight of sizes [1] for 2 channels")],
+    ),
     "split_with_sizes": (
         f"graph(%x : {_F.format('3, 2')}):\n"
         "  %0 : int = prim::Constant[value=0]()\n"

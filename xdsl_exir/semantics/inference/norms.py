@@ -29,19 +29,60 @@ def _stats(x: TensorType, shape: Sequence[SymSize]) -> TensorType:
     return make_tensor(shape, dtype, x.device.data)
 
 
+def _differ(sizes: Sequence[SymSize], want: Sequence[SymSize]) -> bool:
+    """Whether two shapes are known to differ (a symbolic size may be anything)."""
+    return len(sizes) != len(want) or any(
+        isinstance(s, int) and isinstance(w, int) and s != w for s, w in zip(sizes, want)
+    )
+
+
+def _check_parameters(b: Bound, op: str, names: Sequence[str], want: Sequence[SymSize], what: str) -> None:
+    """
+    A normalization's weight, bias or running statistics must have the sizes torch
+    requires: the kernels would broadcast one element over every channel.
+    """
+    for name in names:
+        t = b.opt_tensor(name) if name in b else None
+        if t is not None and _differ(t.sizes, want):
+            raise InferenceError(f"{op}: {name} of sizes {list(t.sizes)}{what}")
+
+
+def _layer_norm_axis(b: Bound) -> int:
+    x = b.tensor("input")
+    normalized = b.sizes("normalized_shape")
+    axis = x.rank - len(normalized)
+    if axis < 0:
+        raise InferenceError("normalized_shape has more dims than the input")
+    if _differ(x.sizes[axis:], normalized):
+        raise InferenceError(
+            f"layer_norm: normalized_shape {list(normalized)} is not the input's last sizes (input {list(x.sizes)})"
+        )
+    _check_parameters(b, "layer_norm", ("weight", "bias"), normalized, f", but normalized_shape is {list(normalized)}")
+    return axis
+
+
 @rule("aten.native_layer_norm.default")
 def _native_layer_norm(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
-    axis = x.rank - len(b.sizes("normalized_shape"))
-    if axis < 0:
-        raise InferenceError("normalized_shape has more dims than the input")
+    axis = _layer_norm_axis(b)
     stat = [*x.sizes[:axis], *([1] * (x.rank - axis))]
     return [x, _stats(x, stat), _stats(x, stat)]
 
 
+_BATCH_NORM_PARAMETERS = ("weight", "bias", "running_mean", "running_var")
+
+
 @rule("aten.layer_norm.default", "aten.batch_norm.default", "aten.group_norm.default")
 def _norm_same(b: Bound) -> Attribute:
-    return b.tensor("input")
+    x = b.tensor("input")
+    name = b.schema.name
+    if name == "layer_norm":
+        _layer_norm_axis(b)
+    elif x.rank > 1:
+        c = _channels(x)
+        parameters = _BATCH_NORM_PARAMETERS if name == "batch_norm" else ("weight", "bias")
+        _check_parameters(b, name, parameters, [c], f" for {c} channels")
+    return x
 
 
 def _channels(x: TensorType) -> SymSize:
@@ -55,6 +96,7 @@ def _channels(x: TensorType) -> SymSize:
 def _native_batch_norm(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
     training = bool(b["training"])
+    _check_parameters(b, "batch_norm", _BATCH_NORM_PARAMETERS, [_channels(x)], f" for {_channels(x)} channels")
     c: SymSize = _channels(x) if training or b.schema.name == "_native_batch_norm_legit" else 0
     return [x, _stats(x, [c]), _stats(x, [c])]
 
@@ -62,12 +104,14 @@ def _native_batch_norm(b: Bound) -> list[Attribute]:
 @rule("aten._native_batch_norm_legit_no_training.default")
 def _bn_no_training(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
+    _check_parameters(b, "batch_norm", _BATCH_NORM_PARAMETERS, [_channels(x)], f" for {_channels(x)} channels")
     return [x, _stats(x, [0]), _stats(x, [0])]
 
 
 @rule("aten.native_group_norm.default")
 def _native_group_norm(b: Bound) -> list[Attribute]:
     x = b.tensor("input")
+    _check_parameters(b, "group_norm", ("weight", "bias"), [_channels(x)], f" for {_channels(x)} channels")
     stat = [b.size("N"), b.int("group")]
     return [x, _stats(x, stat), _stats(x, stat)]
 

@@ -217,6 +217,10 @@ def _batch_norm_core(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Shared batch norm; training updates the running stats in place like torch."""
     a = np.asarray(input)
+    channels = a.shape[1] if a.ndim > 1 else 0
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and np.shape(t) != (channels,):  # numpy would broadcast one element over the channels
+            raise ValueError(f"batch_norm: {name} of sizes {list(np.shape(t))} for {channels} channels")
     dt = a.dtype
     x = cast_to(a, compute_dtype(dt))
     axes = tuple(i for i in range(a.ndim) if i != 1)
