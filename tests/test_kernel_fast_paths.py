@@ -8,6 +8,9 @@ through, or sent every row down the slow path, shows up as a wrong value.
 
 from __future__ import annotations
 
+import mmap
+import pathlib
+
 import numpy as np
 import pytest
 import torch
@@ -100,7 +103,7 @@ builtin.module {{
     assert y.flags.c_contiguous and z.flags.c_contiguous
 
 
-def test_constant_weight_is_copied_row_major_once() -> None:
+def test_constant_weight_is_copied_row_major_once(tmp_path: pathlib.Path) -> None:
     """A linear layer's weight that nothing can write (a parameter: a read-only view of its
     blob's bytes) is multiplied in a row-major copy made on the first call; a weight that can
     change between calls (writable, or a read-only view of writable memory) is read anew each
@@ -161,8 +164,23 @@ builtin.module {{
     np.testing.assert_array_equal(weight.matmul(x64, constant.T), np.matmul(x64, np.ascontiguousarray(constant.T)))
     assert weight.copy is not None and weight.copy.flags.c_contiguous
     assert weight.matmul(np.zeros((0, 48), np.float32), constant.T).shape == (0, 80)
+    # a weight mapped from a file: read-only map, copied; writable map seen read-only, not
+    path = tmp_path / "w.bin"
+    path.write_bytes(w0.tobytes())
+    with path.open("r+b") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as ro:
+        mapped = np.frombuffer(memoryview(ro), np.float32).reshape(80, 48)
+        weight = RowMajorWeight()
+        np.testing.assert_array_equal(weight.matmul(x64, mapped.T), np.matmul(x64, np.ascontiguousarray(w0.T)))
+        assert weight.copy is not None
+        del mapped, weight  # (the cache holds the map's view, as the parameter does)
+    with path.open("r+b") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_WRITE) as rw:
+        mapped = np.frombuffer(memoryview(rw).toreadonly(), np.float32).reshape(80, 48)
+        weight = RowMajorWeight()
+        weight.matmul(x64, mapped.T)
+        assert weight.copy is None
+        del mapped, weight
     with pytest.raises(ValueError, match="inner sizes 47 and 48 differ"):
-        weight.matmul(np.zeros((64, 47), np.float32), constant.T)
+        RowMajorWeight().matmul(np.zeros((64, 47), np.float32), constant.T)
 
 
 @pytest.mark.parametrize("pick", ["none", "all", "mixed", "empty"])

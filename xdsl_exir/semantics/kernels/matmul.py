@@ -10,6 +10,7 @@ dropout of ``random``, as torch's math reference implementation composes them.
 from __future__ import annotations
 
 import math
+import mmap
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -45,8 +46,9 @@ copy doubles the weight's memory, which a language model's vocabulary head is no
 
 def _immutable_root(a: np.ndarray) -> object | None:
     """The object holding `a`'s memory when nothing can write that memory: every array on
-    the way read-only, ending in `bytes` or in a read-only array owning its data (the
-    program's parameters, read-only views of their blobs); otherwise None."""
+    the way read-only, ending in `bytes`, in a view of a read-only memory map, or in a
+    read-only array owning its data (the program's parameters: read-only views of their
+    blobs, in memory or mapped from the archive); otherwise None."""
     o: object = a
     while isinstance(o, np.ndarray):
         if o.flags.writeable:
@@ -54,7 +56,11 @@ def _immutable_root(a: np.ndarray) -> object | None:
         if o.base is None:
             return o
         o = o.base
-    return o if isinstance(o, bytes) else None
+    if isinstance(o, bytes):
+        return o
+    if isinstance(o, memoryview) and isinstance(o.obj, mmap.mmap) and memoryview(o.obj).readonly:
+        return o  # (a read-only view of a writable map is not enough: the map itself is asked)
+    return None
 
 
 class RowMajorWeight:
@@ -68,13 +74,17 @@ class RowMajorWeight:
     (`_immutable_root`); any other operand takes `matmul` as it is.
     """
 
-    __slots__ = ("root", "ptr", "shape", "copy")
+    __slots__ = ("entry",)
 
     def __init__(self) -> None:
-        self.root: object | None = None
-        self.ptr = 0
-        self.shape: tuple[int, ...] = ()
-        self.copy: np.ndarray | None = None
+        # (the memory's owner, the data address, the shape, the copy): one attribute, read
+        # and replaced whole, so that two threads running the program never mix two entries
+        self.entry: tuple[object, int, tuple[int, ...], np.ndarray] | None = None
+
+    @property
+    def copy(self) -> np.ndarray | None:
+        """The row-major copy held, if any."""
+        return None if self.entry is None else self.entry[3]
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if (
@@ -89,10 +99,11 @@ class RowMajorWeight:
             and (root := _immutable_root(b)) is not None
         ):
             ptr = b.ctypes.data
-            if self.copy is None or root is not self.root or ptr != self.ptr or b.shape != self.shape:
-                self.root, self.ptr, self.shape, self.copy = root, ptr, b.shape, np.ascontiguousarray(b)
+            entry = self.entry
+            if entry is None or entry[0] is not root or entry[1] != ptr or entry[2] != b.shape:
+                entry = self.entry = (root, ptr, b.shape, np.ascontiguousarray(b))
             try:
-                return np.matmul(a, self.copy)
+                return np.matmul(a, entry[3])
             except ValueError:
                 raise ValueError(_mismatch(a.shape, b.shape)) from None
         return matmul(a, b)
@@ -324,6 +335,64 @@ def _flash_rows(scores: np.ndarray, v: np.ndarray, dt: np.dtype[Any], block: int
         m = m_new
     with np.errstate(divide="ignore", invalid="ignore"):
         return acc / total
+
+
+@register("aten._scaled_dot_product_flash_attention_for_cpu.default", low_precision_operands=True)
+def _sdpa_flash_cpu(
+    query: np.ndarray, key: np.ndarray, value: np.ndarray, dropout_p: float = 0.0, is_causal: bool = False,
+    attn_mask: np.ndarray | None = None, scale: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """
+    torch's CPU flash attention, which `torch.export` and `aot_export_module` record for
+    `scaled_dot_product_attention` of 4-d tensors: the attention (the math of
+    `scaled_dot_product_attention`, float16/bfloat16 rounded per key block as that
+    kernel does, key/value heads shared by groups of query heads) and each query row's
+    logsumexp of its scaled, masked scores, in float32 (float64 for float64 inputs); a
+    row every key is masked from gives zeros and a logsumexp of 0, as torch's kernel
+    does. torch refuses dropout, inputs of another rank or head size, and a mask of
+    another dtype than the query (a boolean one included); so does this kernel.
+    """
+    q, k, v = np.asarray(query), np.asarray(key), np.asarray(value)
+    name = "_scaled_dot_product_flash_attention_for_cpu"
+    if dropout_p:
+        raise ValueError(f"{name}: dropout_p {dropout_p}: torch's CPU flash attention has no dropout")
+    if q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
+        raise ValueError(f"{name}: query, key and value must be 4-d [batch, heads, length, head size], "
+                         f"got ranks {q.ndim}, {k.ndim}, {v.ndim}")
+    if not (q.shape[3] == k.shape[3] == v.shape[3]):
+        raise ValueError(f"{name}: query, key and value must have one head size, got {q.shape[3]}, {k.shape[3]}, {v.shape[3]}")
+    if not is_floating(q.dtype):
+        raise ValueError(f"{name}: query must be floating point, got {q.dtype}")
+    if attn_mask is not None and np.asarray(attn_mask).dtype != q.dtype:
+        raise ValueError(f"{name}: attn_mask of dtype {np.asarray(attn_mask).dtype} for a {q.dtype} query: torch's "
+                         "CPU flash attention takes an additive mask of the query's dtype")
+    hq, hk = q.shape[1], k.shape[1]
+    if hk == 0 or hq % hk:
+        raise ValueError(f"{name}: {hq} query heads cannot share {hk} key/value heads")
+    out = _sdpa(q, k, v, attn_mask, 0.0, is_causal, scale, enable_gqa=True)
+    cdt = compute_dtype(q.dtype)
+    lse_dt = np.dtype(np.float64) if q.dtype == np.float64 else np.dtype(np.float32)
+    qc, kc = cast_to(q, cdt), cast_to(k, cdt)
+    if hq != hk:
+        kc = np.repeat(kc, hq // hk, axis=1)
+    s = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
+    scores = np.matmul(qc, np.swapaxes(kc, -1, -2)) * np.asarray(s, cdt)
+    if is_causal:
+        np.copyto(scores, -np.inf, where=~np.tril(np.ones(scores.shape[-2:], dtype=bool)))
+    if attn_mask is not None:
+        scores = scores + cast_to(attn_mask, cdt)
+    if scores.shape[-1] == 0:
+        return out, np.zeros(scores.shape[:-1], lse_dt)
+    # torch's row maximum passes over NaN scores: a row of NaN and -inf scores is dead
+    # (zeros, logsumexp 0), one NaN among finite scores makes the row NaN
+    top = np.fmax.reduce(scores, axis=-1, keepdims=True)
+    dead = ~(top > -np.inf)
+    top = np.where(dead, 0, top)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lse = np.log(np.sum(np.exp(scores - top), axis=-1, keepdims=True)) + top
+    if dead.any():
+        out = np.where(dead, np.zeros((), out.dtype), out)
+    return out, np.where(dead, 0, lse)[..., 0].astype(lse_dt)
 
 
 @register("aten._int_mm.default")
