@@ -408,6 +408,58 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     return [out if wide == dtype else e.v("aten._to_copy.default", out, dtype=dtype)]
 
 
+@rule("aten._scaled_dot_product_flash_attention_for_cpu.default")
+def _sdpa_flash_cpu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """
+    torch's CPU flash attention, which export records for `scaled_dot_product_attention`:
+    the attention is `scaled_dot_product_attention` (its rule above), laid out as the
+    kernel allocates it ([batch, length, heads, head size] in memory: permute, contiguous
+    copy, permute back, as torch's own decomposition does, so that a later `view` stays
+    legal); the logsumexp of each row's scaled, masked scores is computed here in float32
+    (float64 for float64), where torch's decomposition returns the attention weights in its
+    place. The kernel's row maximum passes over NaN scores: a row with no score above -inf
+    (all masked, or NaN) gives zeros and a logsumexp of 0, as the kernel does.
+    """
+    if b.get("dropout_p"):
+        raise Decline()  # the kernel refuses dropout
+    q, k, v = b.value("query"), b.value("key"), b.value("value")
+    tq, tk = tensor_of(q), tensor_of(k)
+    e_dim, hq, hk = tq.sizes[-1], tq.sizes[1] if tq.rank == 4 else 0, tk.sizes[1] if tk.rank == 4 else 0
+    if tq.rank != 4 or tk.rank != 4 or not all(isinstance(n, int) for n in (e_dim, hq, hk)):
+        raise Decline()
+    hq, hk = cast(int, hq), cast(int, hk)
+    if hk == 0 or hq % hk:
+        raise Decline()
+    mask = b.get("attn_mask")
+    mask = mask if isinstance(mask, SSAValue) else None
+    causal = bool(b.get("is_causal"))
+    scale = b.get("scale")
+    out = e.v("aten.scaled_dot_product_attention.default", q, k, v, mask, 0.0, causal, scale=scale, enable_gqa=hq != hk)
+    wide = DType.float64 if tq.element_dtype == DType.float64 else DType.float32
+    if tq.element_dtype != wide:
+        q, k = (e.v("aten._to_copy.default", x, dtype=wide) for x in (q, k))
+    if hq != hk:
+        k = e.v("aten.repeat_interleave.self_int", k, hq // hk, -3)
+    factor = float(cast(float, scale)) if scale is not None else 1.0 / math.sqrt(cast(int, e_dim))
+    scores = e.v("aten.mul.Scalar", e.v("aten.matmul.default", q, e.v("aten.transpose.int", k, -2, -1)), factor)
+    if causal:
+        ones = e.v("aten.ones.default", e.sizes([tq.sizes[-2], tk.sizes[-2]]), dtype=DType.bool)
+        scores = e.v("aten.masked_fill.Scalar", scores, e.v("aten.triu.default", ones, 1), float("-inf"))
+    if mask is not None:
+        if tensor_of(mask).element_dtype != wide:
+            mask = e.v("aten._to_copy.default", mask, dtype=wide)
+        scores = e.v("aten.add.Tensor", scores, mask)
+    finite = e.v("aten.masked_fill.Scalar", scores, e.v("aten.isnan.default", scores), float("-inf"))
+    top = e.v("aten.amax.default", finite, [-1], True)
+    dead = e.v("aten.logical_not.default", e.v("aten.gt.Scalar", top, float("-inf")))
+    top = e.v("aten.masked_fill.Scalar", top, dead, 0.0)
+    total = e.v("aten.sum.dim_IntList", e.v("aten.exp.default", e.v("aten.sub.Tensor", scores, top)), [-1], True)
+    lse = e.v("aten.masked_fill.Scalar", e.v("aten.add.Tensor", e.v("aten.log.default", total), top), dead, 0.0)
+    out = e.v("aten.masked_fill.Scalar", out, dead, 0.0)
+    out = e.v("aten.clone.default", e.v("aten.permute.default", out, [2, 0, 1, 3]), memory_format=MemoryFormat.contiguous_format)
+    return [e.v("aten.permute.default", out, [1, 2, 0, 3]), e.v("aten.squeeze.dims", lse, [-1])]
+
+
 @rule("aten.mv.default")
 def _mv(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     col = e.v("aten.unsqueeze.default", b["vec"], 1)

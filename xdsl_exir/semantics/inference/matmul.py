@@ -158,6 +158,19 @@ def _sdpa(b: Bound) -> Attribute:
     return make_tensor([*q.sizes[:-1], v.sizes[-1]], q.element_dtype, q.device.data)
 
 
+@rule("aten._scaled_dot_product_flash_attention_for_cpu.default")
+def _sdpa_flash_cpu(b: Bound) -> Sequence[Attribute]:
+    """The attention, laid out [batch, length, heads, head size] in memory as torch's CPU
+    flash kernel allocates it (a later `permute` and `view` rely on it), and the float32
+    (float64 for float64) logsumexp of each query row."""
+    q, v = b.tensor("query"), b.tensor("value")
+    lse = DType.float64 if q.element_dtype == DType.float64 else DType.float32
+    return [
+        make_tensor([*q.sizes[:-1], v.sizes[-1]], q.element_dtype, q.device.data, [0, 2, 1, 3] if q.rank == 4 else None),
+        make_tensor(q.sizes[:-1], lse, q.device.data),
+    ]
+
+
 @rule("aten.linalg_cross.default")
 def _linalg_cross(b: Bound) -> Attribute:
     shape, dtype, device = pointwise_type(b, ("self", "other"))
