@@ -1788,6 +1788,15 @@ _SIZE_CASES: dict[str, tuple[str, list[Any], list[Any], list[tuple[list[Any], st
         [np.array([[[-1.0, 1.0], [-2.0, 2.0]]], np.float32)],
         [([np.ones((1, 2, 2), np.float32), np.ones(1, np.float32)], "group_norm: weight of sizes [1] for 2 channels")],
     ),
+    "add_": (
+        f"graph(%a : {_F.format('1, 3')}, %b : Tensor):\n"
+        "  %1 : int = prim::Constant[value=1]()\n"
+        "  %y : Tensor = aten::add_(%a, %b, %1) # model.py:3:8\n",
+        [np.ones((1, 3), np.float32), np.arange(3, dtype=np.float32)],
+        [np.array([[1.0, 2.0, 3.0]], np.float32)],
+        [([np.ones((1, 3), np.float32), np.ones((2, 3), np.float32)],
+          "output with shape [1, 3] doesn't match the broadcast shape [2, 3]")],
+    ),
     "split_with_sizes": (
         f"graph(%x : {_F.format('3, 2')}):\n"
         "  %0 : int = prim::Constant[value=0]()\n"

@@ -45,11 +45,11 @@ from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, NoneAttr, StringAttr
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xdsl_exir.analysis.overload_resolution import OverloadError, resolve_node
 from xdsl_exir.dialects import prim
-from xdsl_exir.dialects.exir import DType
+from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.dialects.ts import (
     DTYPE_CODES,
     MethodOp,
@@ -413,12 +413,38 @@ def _refusal(schema: FunctionSchema, kw: dict[str, Any]) -> str | None:
     try:
         bound = Bound(schema, {name: _typed(v) for name, v in kw.items()})
         infer_bound(bound)
+        _check_in_place(schema, bound)
     except InferenceError as e:
         tensors = ", ".join(f"{name}: {_tensor_text(v)}" for name, v in kw.items() if isinstance(v, np.ndarray))
         return f"{e} ({tensors})" if tensors else str(e)
     except Exception:  # NoInference, or a rule that cannot read some run-time value
         return None
     return None
+
+
+def _check_in_place(schema: FunctionSchema, bound: Bound) -> None:
+    """
+    An in-place operator is typed as the tensor it writes, so its rule cannot object to
+    a result of other sizes; its functional form's rule gives the result, which must
+    fit the written tensor (torch: "output with shape [1, 3] doesn't match the
+    broadcast shape [2, 3]").
+    """
+    functional = op_registry.functional_variant(schema.op_name)
+    entry = op_registry.lookup(functional) if functional is not None else None
+    if entry is None or not schema.arguments or not schema.arguments[0].is_write:
+        return
+    if len(entry.schema.arguments) != len(schema.arguments):
+        return
+    values = [bound[a.name] for a in schema.arguments]  # the same arguments, in order (names may differ)
+    results = infer_bound(Bound(entry.schema, {a.name: v for a, v in zip(entry.schema.arguments, values)}))
+    written = values[0]
+    if not results or not isinstance(written, SSAValue):
+        return
+    have, want = written.type, results[0]
+    if isinstance(have, TensorType) and isinstance(want, TensorType) and list(have.sizes) != list(want.sizes):
+        raise InferenceError(
+            f"output with shape {list(have.sizes)} doesn't match the broadcast shape {list(want.sizes)}"
+        )
 
 
 def _typed(value: Any) -> Any:
