@@ -17,6 +17,9 @@ time of this process (`--wall`: wall clock), one thread each:
   results read back by `to_host()` (what IREE's Python API costs as it comes);
 - `exir`: `compile_program(...)(*inputs)`, every check of the contract included,
   the outputs numpy arrays;
+- `artifact`: the same program saved as a compiled artifact and called through
+  `xdsl_exir.runtime.load(...)` (numpy and IREE's runtime only), outputs in the
+  export's structure;
 - `exir-torch`: `torch.compile(backend="exir")` on the same model (Dynamo's guards
   and the tensor conversions on top);
 - `dynamo`: `torch.compile` with a backend whose graph costs nothing
@@ -49,8 +52,11 @@ from typing import Any
 import numpy as np
 import torch
 
+import xdsl_exir
+from xdsl_exir import runtime as artifact_runtime
 from xdsl_exir.frontends.torch_live import import_exported_program
 from xdsl_exir.targets.iree import compile_program
+from xdsl_exir.targets.iree_bundle import save_bundle
 
 torch.set_num_threads(1)
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -116,6 +122,10 @@ def runners(
     want = module(*args)
     got = compiled(*arrays)
     np.testing.assert_allclose(got[0], want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    bundle = tmp / f"artifact{len(list(tmp.iterdir()))}"
+    save_bundle(compiled, bundle)
+    loaded = artifact_runtime.load(bundle, threads=1)
+    np.testing.assert_array_equal(loaded.run_flat(arrays)[0], got[0])
 
     # IREE's floor: the same module's function, every placeholder's array (weights included) prepared once.
     executor: Any = compiled.runner.graph
@@ -159,6 +169,7 @@ def runners(
         "iree": floor,
         "iree-py": python_api,
         "exir": lambda: compiled(*arrays),
+        "artifact": lambda: loaded(*arrays),
         "exir-torch": lambda: dyn(*args),
         "dynamo": lambda: floor_compiled(*args),
         "eager": lambda: module(*args),
@@ -190,19 +201,21 @@ def main(argv: Sequence[str] | None = None) -> None:
             with torch.inference_mode():
                 fns = runners(module, program, args, pathlib.Path(tmp))
                 rows.append((name, interleave(fns, a.reps, clock)))
+    print(f"xdsl_exir from {pathlib.Path(xdsl_exir.__file__).parent.parent}")
     print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"median {'wall-clock' if a.wall else 'CPU'} time per call, one thread")
-    cols = ["iree", "iree-py", "exir", "exir-torch", "dynamo", "eager", "ort"]
-    # exir-iree: what compile_program's call adds to IREE's; torch-ours: what the exir
+    cols = ["iree", "iree-py", "exir", "artifact", "exir-torch", "dynamo", "eager", "ort"]
+    # exir-iree (artifact-iree): what compile_program's (runtime.load's) call adds to IREE's; torch-ours: what the exir
     # backend adds to IREE's call and Dynamo's floor together.
     extra = {
         "exir-iree": lambda t: t["exir"] - t["iree"],
+        "artifact-iree": lambda t: t["artifact"] - t["iree"],
         "torch-ours": lambda t: t["exir-torch"] - t["dynamo"] - t["iree"],
     }
-    print(f"{'us per call':<20}" + "".join(f"{c:>11}" for c in [*cols, *extra]))
+    print(f"{'us per call':<20}" + "".join(f"{c:>11}" for c in cols) + "".join(f"{c:>14}" for c in extra))
     for name, t in rows:
         cells = "".join(f"{t[c] * 1e6:>11.1f}" if c in t else f"{'-':>11}" for c in cols)
-        print(f"{name:<20}{cells}" + "".join(f"{f(t) * 1e6:>11.1f}" for f in extra.values()))
+        print(f"{name:<20}{cells}" + "".join(f"{f(t) * 1e6:>14.1f}" for f in extra.values()))
     sys.stdout.flush()
 
 

@@ -283,7 +283,7 @@ def test_values_the_direct_call_does_not_take_go_the_general_way(cache: str) -> 
 
 
 def test_concurrent_calls_each_get_their_own_results(cache: str) -> None:
-    """Threads calling one compiled program at once each get the results of their own inputs."""
+    """Threads calling one compiled program at once each get the results of their own inputs (a call finding the kept input buffer taken makes its own)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def f(x: Any) -> Any:
