@@ -9,12 +9,16 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test quick lint venv clean
 
+# pip installs without compiling every module of every package to bytecode (torch alone is
+# some 20 s of CPU time); Python compiles the modules a run imports, once, when it imports them.
+PIP := $(BIN)/python -m pip install --quiet --no-compile
+
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP) --upgrade pip
 
 venv: $(BIN)/activate
-	$(BIN)/python -m pip install --quiet -e '.[iree]'
+	$(PIP) -e '.[iree]'
 
 DEMO := tests/zoo/cnn_bn
 TS := tests/torchscript/dumps
@@ -60,7 +64,7 @@ PYTEST := PATH="$(abspath $(BIN)):$$PATH" OMP_NUM_THREADS=1 $(BIN)/python -m pyt
 # pyright checks on one core for about a minute: `make test` runs it beside pytest's workers
 # (its report printed after theirs) instead of leaving the other core idle before them.
 test: $(BIN)/activate
-	$(BIN)/python -m pip install --quiet -e '.[test,torch,iree]'
+	$(PIP) -e '.[test,torch,iree]'
 	$(RUFF)
 	@mkdir -p build
 	$(BIN)/pyright > build/pyright.log 2>&1 & pyright=$$!; \
