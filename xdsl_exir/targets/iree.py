@@ -112,7 +112,8 @@ class IreeOptions:
     threads: int | None = None
     """Worker threads (CPU); None uses every core, as eager PyTorch does."""
     data_tiling: bool | None = None
-    """IREE's data tiling; None turns it on for programs with convolutions only."""
+    """IREE's data tiling; None turns it on for programs with a convolution only (`auto_data_tiling`;
+    `data_tiling_flags` says which of IREE's two data-tiling paths)."""
     extra_flags: tuple[str, ...] = ()
     cache_dir: str | None = None
     use_cache: bool = True
@@ -129,8 +130,8 @@ class IreeOptions:
             if self.target_triple:
                 flags.append(f"--iree-llvmcpu-target-triple={self.target_triple}")
             # Convolutions as im2col + matmul: 1.5-2.7x faster on the CNNs of
-            # benchmarks/compile.py, no change elsewhere (data tiling, which helps
-            # the CNNs further, slows the transformer by a third).
+            # benchmarks/compile.py, no change elsewhere (data tiling: see
+            # `data_tiling_flags`).
             flags.append("--iree-global-opt-use-im2col-for-convs")
             # No channels-last conversion: IREE's own (the preprocessing pass
             # iree-preprocessing-convert-conv-to-channels-last, with or without
@@ -139,11 +140,6 @@ class IreeOptions:
             # up to 2.7x, but whole models not: ResNet-18 1.1-1.9x slower (20x
             # with aggressive transpose propagation), MobileNet and RegNet-X
             # 5-10% slower (benchmarks/compile.py --variant, one thread).
-            # Data tiling makes ResNet-18 another 1.2x faster and MobileNet 1.2x,
-            # but slows the 4-layer encoder by a third: on where it pays. (On an
-            # AVX-512 Xeon, one thread, turning it off changed the CNNs by
-            # 0.75-1.25x, 0.96x in geometric mean, against a 0.92-1.05x control;
-            # turning it on left the encoder as it was: the rule stays.)
             # --iree-llvmcpu-experimental-vectorize-to-transfer-gather vectorizes
             # the windowed reads of im2col columns: RegNet-X 0.82x the time,
             # ResNet-18 0.96x, four other CNNs within noise (0.95x geometric
@@ -152,17 +148,57 @@ class IreeOptions:
             if data_tiling is None:
                 data_tiling = self.auto_data_tiling(text)
             if data_tiling:
-                flags.append(DATA_TILING_FLAG)
+                flags.extend(self.data_tiling_flags(text))
         # float64 programs stay float64 (IREE demotes them to float32 by default).
         flags.append("--iree-input-demote-f64-to-f32=false")
         return flags + list(self.extra_flags)
 
     def auto_data_tiling(self, text: str) -> bool:
-        """Whether data tiling is on for `text` by the option or, when unset, by the heuristic."""
-        return self.data_tiling if self.data_tiling is not None else "linalg.conv_2d" in text
+        """
+        Whether data tiling is on for `text`: the option or, when unset, whether
+        the lowered program has a named convolution. Not for programs of matrix
+        products alone, although it makes them faster (`data_tiling_flags`):
+        both of IREE's data-tiling paths pack every weight the module reads by
+        reference into a copy at load time (an initializer dispatch on the
+        parameter, `iree-compile --compile-to=stream`), where weights by
+        reference are meant to be read in place: a language model's would take
+        twice their memory (tests/test_bundle.py). Programs with a convolution
+        pay that copy for their 1.2x.
+        """
+        if self.data_tiling is not None:
+            return self.data_tiling
+        return _CONVOLUTION.search(text) is not None
+
+    @staticmethod
+    def data_tiling_flags(text: str) -> list[str]:
+        """
+        IREE's data-tiling path for `text`. IREE 3.13 has two: the one
+        `--iree-opt-data-tiling` picks (from dispatch creation) and
+        `--iree-global-opt-data-tiling` (from global optimization). Measured
+        with benchmarks/compile.py (one thread, CPU time, interleaved, an
+        AVX-512 Xeon), against no data tiling:
+
+        - programs of matrix products and no convolution (`data_tiling=True`)
+          take the global path with the mmt4d microkernel: the 4-layer
+          encoder 70 -> 50 ms, the LLaMA block 5.2 -> 2.8 ms (the global path
+          without the microkernel 57 and 3.4 ms). The dispatch-creation path
+          left the encoder as it was (76 -> 78-86 ms): it fuses the packing of
+          the output projection's input into the attention's `attn @ v`
+          contraction, which then ran 8x slower (1.2 -> 9.7 ms a layer);
+        - programs with a convolution keep the dispatch-creation path (ResNet-18
+          1.2x, MobileNet 1.2x faster than no data tiling); the global path was
+          within noise on ResNet-18, RegNet-X, EfficientNet-B0, MobileNetV3
+          and SqueezeNet, and ShuffleNetV2 1.11 -> 1.42 ms.
+        """
+        if _CONVOLUTION.search(text) is not None:
+            return [DATA_TILING_FLAG]
+        return [GLOBAL_DATA_TILING_FLAG, "--iree-llvmcpu-enable-ukernels=mmt4d"]
 
 
 DATA_TILING_FLAG = "--iree-opt-data-tiling"
+GLOBAL_DATA_TILING_FLAG = "--iree-global-opt-data-tiling"
+_CONVOLUTION = re.compile(r"\blinalg\.conv_\d")
+"""A named convolution in the lowered text (the depthwise and grouped forms are generics)."""
 
 
 def default_cache_dir() -> pathlib.Path:
@@ -377,7 +413,7 @@ def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResu
     try:
         vmfb = _compile(compiler, text, flags)
     except IreeError as e:
-        if DATA_TILING_FLAG not in flags or options.data_tiling is not None:
+        if not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(flags) or options.data_tiling is not None:
             raise
         print(
             f"note: iree-compile failed with data tiling on ({e.message.removeprefix(_REFUSED)}); "
