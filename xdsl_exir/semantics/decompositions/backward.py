@@ -19,6 +19,7 @@ from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
     cast_to_dtype,
+    computed_in_float32,
     fill_value_for,
     full_value,
     number_arg,
@@ -371,6 +372,7 @@ def _mask(b: Bound, n: int = 3) -> list[bool]:
 
 
 @rule("aten.convolution_backward.default")
+@computed_in_float32
 def _convolution_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """
     The three gradients of a (non-transposed) convolution as convolutions, as
@@ -430,6 +432,7 @@ def _convolution_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAVa
 
 
 @rule("aten.native_batch_norm_backward.default")
+@computed_in_float32
 def _native_batch_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """
     torch's decomposition (`torch/_decomp/decompositions.py`), with the
@@ -437,7 +440,7 @@ def _native_batch_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence
     buffers (evaluation), per channel over N = numel / C elements:
     grad_input = (g - (x - mean) · Σg(x - mean) / N · invstd² - Σg / N) · invstd · weight
     in training, g · invstd · weight in evaluation; grad_weight = Σg(x - mean) · invstd;
-    grad_bias = Σg. Float32 and float64 (lower precisions are left to the kernel).
+    grad_bias = Σg. Float16 and bfloat16 on float32 copies (`computed_in_float32`).
     """
     g, x = b.value("grad_out"), b.value("input")
     t = tensor_of(x)
@@ -486,13 +489,14 @@ def _native_batch_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence
 
 
 @rule("aten.native_layer_norm_backward.default")
+@computed_in_float32
 def _native_layer_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """
     torch's decomposition (`torch/_decomp/decompositions.py`), over the N
     normalized elements of each of the M rows, with x̂ = (x - mean) · rstd and
     ĝ = grad · weight: grad_input = rstd / N · (N ĝ - Σĝ - x̂ Σ(x̂ ĝ));
     grad_weight = Σ over the rows of grad · x̂; grad_bias = Σ over the rows of
-    grad. Nothing to normalize (M or N zero) gives zeros. Float32 and float64.
+    grad. Nothing to normalize (M or N zero) gives zeros. Float16 and bfloat16 on float32 copies.
     """
     g, x = b.value("grad_out"), b.value("input")
     t = tensor_of(x)
@@ -529,6 +533,7 @@ def _native_layer_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence
 
 
 @rule("aten.native_group_norm_backward.default")
+@computed_in_float32
 def _native_group_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None]:
     """
     torch's decomposition, per sample n and group: with the per-channel sums
@@ -536,7 +541,7 @@ def _native_group_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence
     grad_input = grad · rstd · γ + x · c2 + c3 where c2 = (Σγ db · mean - Σγ ds) ·
     rstd³ · s and c3 = -c2 · mean - Σγ db · rstd · s (Σγ: over the group's channels,
     weighted by γ); grad_weight = Σ_n (ds - db · mean) · rstd; grad_bias = Σ_n db.
-    Float32 and float64.
+    Float16 and bfloat16 on float32 copies.
     """
     g, x = b.value("grad_out"), b.value("input")
     t = tensor_of(x)
@@ -586,6 +591,7 @@ def _native_group_norm_backward(e: Emitter, b: Bound, op: Operation) -> Sequence
 
 
 @rule("aten.embedding_dense_backward.default")
+@computed_in_float32
 def _embedding_dense_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """
     torch's decomposition: each row of grad_output added into the weight row its
@@ -610,6 +616,7 @@ def _embedding_dense_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[S
 
 
 @rule("aten.max_pool2d_with_indices_backward.default")
+@computed_in_float32
 def _max_pool2d_with_indices_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Each gradient added at the input position its window's maximum came from: the indices
     are flat positions in each `H * W` plane, so a `scatter_add` into zeros over the flattened
@@ -627,6 +634,7 @@ def _max_pool2d_with_indices_backward(e: Emitter, b: Bound, op: Operation) -> Se
 
 
 @rule("aten.avg_pool2d_backward.default")
+@computed_in_float32
 def _avg_pool2d_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """
     Each gradient divided by its window's divisor and spread evenly over the
@@ -719,6 +727,7 @@ def _spread_windows(e: Emitter, grad: SSAValue, dim: int, size: int, out: int) -
 
 
 @rule("aten._adaptive_avg_pool2d_backward.default", "aten._adaptive_avg_pool3d_backward.default")
+@computed_in_float32
 def _adaptive_avg_pool_backward(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """Each gradient spread evenly over its window, one spatial dim after the other
     (`_spread_windows`: the window is the product of its ranges)."""

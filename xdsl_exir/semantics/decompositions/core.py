@@ -22,11 +22,12 @@ recomputes strides the way torch's FakeTensors would, from view ops.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsolatedFromAbove
@@ -43,6 +44,7 @@ from xdsl_exir.dialects.exir import (
     SymScalarType,
     SymSizeOp,
     TensorType,
+    TupleType,
 )
 from xdsl_exir.semantics.decompositions.keep import KEEP_IN_CORE
 from xdsl_exir.semantics.inference import Bound
@@ -64,6 +66,7 @@ __all__ = [  # what the rules share: the family modules import it from here
     "as_tensor_like",
     "atleast_rank",
     "cast_to_dtype",
+    "computed_in_float32",
     "contiguous_strides",
     "default_legal_ops",
     "dominates",
@@ -627,6 +630,41 @@ def cast_to_dtype(e: Emitter, x: SSAValue, dtype: DType | None) -> SSAValue:
     if dtype is None or tensor_of(x).element_dtype == dtype:
         return x
     return e.v("aten._to_copy.default", x, dtype=dtype)
+
+
+def computed_in_float32(body: Rule) -> Rule:
+    """
+    A rule written for float32 and float64 made to take float16 and bfloat16 too, as
+    torch's CPU kernels compute them: on float32 copies of the low-precision operands
+    (their opmath type), each result rounded once to the dtype the graph gives it. The
+    rule sees only float32 and keeps its own checks; the other operands (a float32
+    weight or running statistic beside a bfloat16 input) are left as they are.
+    """
+
+    @functools.wraps(body)
+    def widened(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue | None] | None:
+        low = (DType.float16, DType.bfloat16)
+        names = [n for n, v in b.items() if isinstance(v, SSAValue) and isinstance(v.type, TensorType)
+                 and v.type.element_dtype in low]
+        if not names:
+            return body(e, b, op)
+        wide = Bound(b.schema, dict(b))
+        for n in names:
+            wide[n] = e.v("aten._to_copy.default", b[n], dtype=DType.float32)
+        results = body(e, wide, op)
+        if results is None:
+            return None
+        types: list[Attribute] = list(op.result_types)
+        if len(types) == 1 and isinstance(types[0], TupleType):
+            types = list(types[0].types.data)
+        out: list[SSAValue | None] = []
+        for r, t in zip(results, [*types, *[None] * len(results)]):
+            if r is not None and isinstance(t, TensorType) and t.element_dtype in low:
+                r = cast_to_dtype(e, r, t.element_dtype)
+            out.append(r)
+        return out
+
+    return widened
 
 
 # ---------------------------------------------------------------------------

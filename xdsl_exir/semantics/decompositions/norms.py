@@ -14,6 +14,7 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.decompositions.core import (
     Decline,
     Emitter,
+    computed_in_float32,
     number_arg,
     op_name,
     rule,
@@ -110,6 +111,7 @@ def _batch_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 
 @rule("aten._native_batch_norm_legit_functional.default")
+@computed_in_float32
 def _batch_norm_functional(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """
     The batch norm of training graphs, with the running statistics returned
@@ -120,7 +122,7 @@ def _batch_norm_functional(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAV
     towards the mean and the unbiased variance (`var * n / (n - 1)`, n the
     elements per channel). Evaluation: one scale and shift per channel from
     the running statistics, which come back unchanged, and empty saved
-    statistics. Float32 and float64 (lower precisions are left to the kernel).
+    statistics. Float16 and bfloat16 on float32 copies (`computed_in_float32`).
     """
     x = b.value("input")
     t = tensor_of(x)
