@@ -155,6 +155,40 @@ DenseNet-121 18.8 -> 14.2, but ResNet-18 and SqueezeNet unchanged and a lone
 (RegNet-X 0.82x, 0.95x over six CNNs, experimental: off). Grouped convolutions'
 columns copied tap by tap (`conv_pool._GROUPED_TAPS`): RegNet-X 4.37 -> 3.98
 ms, on.
+
+Data tiling, measured again on the Xeon (one thread, `--clock cpu`, load 2-10 on
+2 cores, ms per call; `--variant="data_tiling=0 --iree-global-opt-data-tiling"`
+and the like). IREE 3.13 has two data-tiling paths: `--iree-opt-data-tiling`
+picks the one that starts at dispatch creation, `--iree-global-opt-data-tiling`
+the one that starts at global optimization.
+
+| model        | no DT (transformers) / dispatch DT (CNNs) | global DT | global DT + mmt4d ukernel | dispatch DT | eager | ORT  |
+|--------------|------|------|------|------|------|------|
+| transformer  | 70.5 | 56.8 | 50.2 | 74.4 | 42.5 | 45.3 |
+| llama        | 5.21 | 3.37 | 2.83 | 2.87 | 4.34 | 3.29 |
+| vit          | 7.73 | 7.04 | 6.69 | 7.08 | 11.1 | 5.17 |
+| resnet18     | 13.0 | 12.1 | 12.7 | 12.9 | 18.5 | 7.75 |
+| regnet       | 4.35 | 4.21 | 4.60 | 4.41 | 18.5 | 3.25 |
+| efficientnet | 4.27 | 4.39 | 4.59 | 4.33 | 14.1 | 3.60 |
+| mobilenetv3  | 0.958| 1.03 | 0.969| 1.03 | 6.33 | 0.908|
+| squeezenet   | 1.91 | 1.85 | 1.51 | 1.48 | 3.67 | 0.651|
+| shufflenet   | 1.11 | 1.42 | 1.52 | 1.19 | 8.40 | 1.56 |
+| densenet     | 12.3 | 12.2 | 12.1 | 13.6 | 22.4 | 7.07 |
+
+(For the CNNs and ViT the first and the "dispatch DT" columns are the same
+flags compiled twice: their spread, up to 1.3x on SqueezeNet, is the noise.)
+The dispatch path leaves the encoder as it was: it fuses the packing of the
+output projection's input into the `attn @ v` contraction, which then takes
+9.7 ms a layer instead of 1.2 (`iree-benchmark-module
+--device_profiling_mode=host-execution` and `iree-profile dispatch`); the
+global path packs it in a dispatch of its own, and its matrix products run
+at about 105 GFLOP/s instead of 61-65 (the
+feed-forward ones). `IreeOptions.data_tiling_flags` takes the
+global path with the mmt4d microkernel for programs of matrix products alone
+and the dispatch path for programs with a convolution. The global path is not
+on by default for the former: both paths pack the weights a module reads by
+reference into a copy at load time, which `tests/test_bundle.py` rules out;
+`IreeOptions(data_tiling=True)` turns it on (`--variant="data_tiling=1"` here).
 """
 
 from __future__ import annotations
