@@ -1946,3 +1946,35 @@ def test_gather_and_scatter_refuse_index_shapes_torch_refuses() -> None:
         torch.from_numpy(x).scatter(0, torch.zeros(2, 4, dtype=torch.long), torch.from_numpy(tiny))
     with pytest.raises(ValueError, match=r"^scatter: an index of sizes \[2, 4\] for a src of sizes \[1, 4\]"):
         scatter(self=x, dim=0, index=np.zeros((2, 4), np.int64), src=tiny)
+
+
+def test_decomposed_index_ops_assert_the_range_torch_checks() -> None:
+    """
+    index_add and index_copy become index_put, which takes a negative index from the
+    end, and one_hot a comparison with every class, which gives a row of zeros for a
+    class out of range: their decompositions assert the range torch checks, so the
+    interpreter refuses what torch refuses (a silent wrong answer before), and agrees
+    with torch at the edges of the range.
+    """
+    torch = pytest.importorskip("torch")
+    from xdsl_exir.semantics.kernels import KERNELS
+    from xdsl_exir.utils.diagnostics import InterpreterError
+
+    x, src = np.arange(12, dtype=np.float32).reshape(3, 4), np.ones((2, 4), np.float32)
+    calls: list[tuple[str, Callable[[np.ndarray], Any], Callable[[Any], Any]]] = [
+        ("aten.index_add.default", lambda i: {"self": x, "dim": 0, "index": i, "source": src},
+         lambda i: torch.from_numpy(x).index_add(0, i, torch.from_numpy(src))),
+        ("aten.index_copy.default", lambda i: {"self": x, "dim": 0, "index": i, "source": src},
+         lambda i: torch.from_numpy(x).index_copy(0, i, torch.from_numpy(src))),
+        ("aten.one_hot.default", lambda i: {"self": i, "num_classes": 3},
+         lambda i: torch.nn.functional.one_hot(i, 3)),
+    ]
+    for name, kwargs, eager in calls:
+        kernel = KERNELS[name]
+        good = np.array([2, 0])
+        np.testing.assert_array_equal(kernel(**kwargs(good)), eager(torch.from_numpy(good)).numpy())
+        for bad in (np.array([0, -1]), np.array([3, 0])):
+            with pytest.raises((RuntimeError, IndexError)):
+                eager(torch.from_numpy(bad))
+            with pytest.raises(InterpreterError, match="runtime assertion failed: .* out of range"):
+                kernel(**kwargs(bad))

@@ -8,6 +8,7 @@ from typing import cast
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.exir import (
+    CallFunctionOp,
     DeviceAttr,
     DType,
     GetItemOp,
@@ -27,6 +28,19 @@ from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.utils.broadcast import broadcast_shapes
 
 # -- indexing along a dim ------------------------------------------------------------------
+
+
+def _assert_in_range(e: Emitter, index: SSAValue, size: object, message: str) -> None:
+    """
+    An assertion, checked when the program runs, that every element of `index` is in
+    [0, size): torch refuses others where the ops emitted instead would not (index_put
+    takes a negative index from the end; one_hot's comparison gives a row of zeros).
+    A symbolic size is not asserted.
+    """
+    if not isinstance(size, int):
+        return
+    ok = e.v("aten.logical_and.default", e.v("aten.ge.Scalar", index, 0), e.v("aten.lt.Scalar", index, size))
+    e.insert(CallFunctionOp("aten._assert_async.msg", [e.v("aten.all.default", ok), message], {}, []))
 
 
 def _index_along(e: Emitter, b: Bound, values: SSAValue, accumulate: bool) -> SSAValue:
@@ -51,11 +65,20 @@ def _index_add(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     source = b.value("source")
     if b.get("alpha", 1) != 1:
         source = e.v("aten.mul.Tensor", source, b["alpha"])
+    _assert_dim_index(e, b, "index_add")
     return [_index_along(e, b, source, True)]
+
+
+def _assert_dim_index(e: Emitter, b: Bound, op: str) -> None:
+    t = tensor_of(b["self"])
+    d = b.int("dim") % t.rank if t.rank else 0
+    size = t.sizes[d] if t.rank else 1
+    _assert_in_range(e, b.value("index"), size, f"{op}: an index is out of range for dimension {d} of size {size}")
 
 
 @rule("aten.index_copy.default")
 def _index_copy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    _assert_dim_index(e, b, "index_copy")
     return [_index_along(e, b, b.value("source"), False)]
 
 
@@ -125,6 +148,7 @@ def _one_hot(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     if n < 0:
         raise Decline()  # the class count read from the data is a data-dependent size
     x = b.value("self")
+    _assert_in_range(e, x, n, f"one_hot: a class value is out of range for {n} classes")
     classes = e.v("aten.arange.start_step", 0, n, layout=Layout.strided, device=DeviceAttr(tensor_of(x).device.data),
                   pin_memory=False)
     hit = e.v("aten.eq.Tensor", e.v("aten.unsqueeze.default", x, -1), classes)

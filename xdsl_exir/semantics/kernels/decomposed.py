@@ -102,10 +102,15 @@ def use_kernels(kernels: dict[str, Kernel]) -> None:
     _legal.cache_clear()
 
 
+_CHECKS = frozenset({"aten._assert_async.msg"})
+"""What a decomposition may emit that the interpreter runs itself, without a kernel: the
+run-time assertion of a condition torch checks (an index in range)."""
+
+
 @cache
 def _legal() -> frozenset[str]:
-    """Overloads the interpreter runs directly: those with a kernel that is not a decomposition."""
-    return frozenset(n for n in _KERNELS if n not in DECOMPOSED)
+    """Overloads the interpreter runs directly: those with a kernel that is not a decomposition, and the checks."""
+    return frozenset(n for n in _KERNELS if n not in DECOMPOSED) | _CHECKS
 
 
 def _leftover(module: ModuleOp, legal: frozenset[str]) -> list[str]:
