@@ -74,8 +74,8 @@ class AddOne(torch.nn.Module):
         return x + 1
 
 
-def interleave(fns: dict[str, Callable[[], Any]], reps: int, clock: Callable[[], float]) -> dict[str, float]:
-    """Median seconds per call of each function, round-robin with a rotating start."""
+def interleave(fns: dict[str, Callable[[], Any]], reps: int, clock: Callable[[], float]) -> dict[str, list[float]]:
+    """Seconds per call of each function, one sample per round, round-robin with a rotating start."""
     number: dict[str, int] = {}
     for name, fn in fns.items():
         for _ in range(20):
@@ -94,7 +94,12 @@ def interleave(fns: dict[str, Callable[[], Any]], reps: int, clock: Callable[[],
             for _ in range(k):
                 fn()
             times[name].append((clock() - t) / k)
-    return {n: statistics.median(ts) for n, ts in times.items()}
+    return times
+
+
+def _paired(times: dict[str, list[float]], name: str, *less: str) -> float:
+    """The median over rounds of `name`'s time less the others' in the same round."""
+    return statistics.median(t - sum(times[o][i] for o in less) for i, t in enumerate(times[name]))
 
 
 def ort_runner(model: torch.nn.Module, args: tuple[torch.Tensor, ...], tmp: pathlib.Path) -> Callable[[], Any] | None:
@@ -195,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "trivial (x + 1)": (add_one, import_exported_program(torch.export.export(add_one, (x,))), (x,)),
         "mlp (zoo, 4x16)": (mlp, str(ZOO / "mlp.core.pt2"), (mlp_input,)),
     }
-    rows: list[tuple[str, dict[str, float]]] = []
+    rows: list[tuple[str, dict[str, list[float]]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, (module, program, args) in cases.items():
             with torch.inference_mode():
@@ -206,15 +211,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"median {'wall-clock' if a.wall else 'CPU'} time per call, one thread")
     cols = ["iree", "iree-py", "exir", "artifact", "exir-torch", "dynamo", "eager", "ort"]
     # exir-iree (artifact-iree): what compile_program's (runtime.load's) call adds to IREE's; torch-ours: what the exir
-    # backend adds to IREE's call and Dynamo's floor together.
-    extra = {
-        "exir-iree": lambda t: t["exir"] - t["iree"],
-        "artifact-iree": lambda t: t["artifact"] - t["iree"],
-        "torch-ours": lambda t: t["exir-torch"] - t["dynamo"] - t["iree"],
+    # backend adds to IREE's call and Dynamo's floor together. Each the median of the differences within a round,
+    # which a loaded machine's drift between rounds leaves out.
+    extra: dict[str, Callable[[dict[str, list[float]]], float]] = {
+        "exir-iree": lambda t: _paired(t, "exir", "iree"),
+        "artifact-iree": lambda t: _paired(t, "artifact", "iree"),
+        "torch-ours": lambda t: _paired(t, "exir-torch", "dynamo", "iree"),
     }
     print(f"{'us per call':<20}" + "".join(f"{c:>11}" for c in cols) + "".join(f"{c:>14}" for c in extra))
     for name, t in rows:
-        cells = "".join(f"{t[c] * 1e6:>11.1f}" if c in t else f"{'-':>11}" for c in cols)
+        cells = "".join(f"{statistics.median(t[c]) * 1e6:>11.1f}" if c in t else f"{'-':>11}" for c in cols)
         print(f"{name:<20}{cells}" + "".join(f"{f(t) * 1e6:>14.1f}" for f in extra.values()))
     sys.stdout.flush()
 
