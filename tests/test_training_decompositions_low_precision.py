@@ -74,3 +74,25 @@ def test_rule_in_the_interpreter_at_low_precision(case: Any, dtype: Any) -> None
         g = np.asarray(g)
         assert g.shape == tuple(w.shape) and g.dtype == _numpy(w).dtype, f"{g.dtype}{g.shape} vs {w.dtype}{tuple(w.shape)}"
         np.testing.assert_allclose(g.astype(np.float64), w.double().numpy(), rtol=rtol, atol=atol, equal_nan=True)
+
+
+LOWERED = ["lnb-two-dims-weight-only", "bn-train-4d-affine", "conv-depthwise-stride2"]
+"""Lowered too (xDSL's interpreter of the linalg module), at bfloat16: the float32 copies and the
+rounding of the results are ordinary casts in the lowered program."""
+
+
+@pytest.mark.parametrize("case", [p for p in CASES if p.id in LOWERED])
+def test_lowered_at_bfloat16(case: Any) -> None:
+    from xdsl_exir.interpreters.upstream import run_lowered
+    from xdsl_exir.targets.iree import lower_to_upstream, to_core
+
+    tensors = [t.to(torch.bfloat16) if t.is_floating_point() else t for t in _inputs(case)]
+    want = _call(case, tensors)
+    got = run_lowered(lower_to_upstream(to_core(_export(case, tensors))), [_numpy(t) for t in tensors])
+    rtol, atol = _TOL[torch.bfloat16]
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        g = np.asarray(g)  # the upstream interpreter gives bfloat16 results widened to float32
+        assert g.shape == tuple(w.shape), f"{g.shape} vs {tuple(w.shape)}"
+        np.testing.assert_array_equal(g.astype(_numpy(w).dtype).astype(g.dtype), g, err_msg="not bfloat16 values")
+        np.testing.assert_allclose(g.astype(np.float64), w.double().numpy(), rtol=rtol, atol=atol, equal_nan=True)
