@@ -8,7 +8,8 @@ xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
 groups (a depthwise multiplier too), stride, padding, dilation, bias or none,
 odd and non-square sizes, strides of 2 and 3 and along one dim only, a channels-last input, a batch of two, and special
 values (NaN, +-inf, -0.0) in the input. All cases are one program, so IREE
-compiles once.
+compiles once. Last, which of IREE's data-tiling paths a program with a
+convolution and one of matrix products alone take, and the latter's numerics.
 """
 
 from __future__ import annotations
@@ -166,3 +167,57 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any]) -> None:
     for seed in (1, 2):
         xs = _inputs(seed)
         _compare(compiled(*[x.numpy() for x in xs]), model, xs, f"IREE seed {seed}")
+
+
+class _Head(nn.Module):
+    """A classifier head: matrix products alone (no convolution), as in a transformer's MLP."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        gen = torch.Generator().manual_seed(3)
+        self.fc1, self.fc2 = nn.Linear(48, 40), nn.Linear(40, 24)
+        with torch.no_grad():
+            for p in self.parameters():
+                p.copy_(torch.randn(p.shape, generator=gen))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def test_data_tiling_paths() -> None:
+    """Programs with a named convolution take IREE's dispatch-creation data tiling by default;
+    programs of matrix products alone none by default, the global path with the mmt4d
+    microkernel when asked (`IreeOptions.data_tiling_flags`)."""
+    from xdsl_exir.targets.iree import DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG, IreeOptions
+
+    conv = "%3 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>} ins(%0, %1 : ...)"
+    matmul = "%3 = linalg.matmul ins(%0, %1 : tensor<4x8xf32>, tensor<8x2xf32>) outs(%2 : tensor<4x2xf32>)"
+    default, asked = IreeOptions(), IreeOptions(data_tiling=True)
+    assert DATA_TILING_FLAG in default.compile_flags(conv + "\n" + matmul)
+    assert GLOBAL_DATA_TILING_FLAG not in default.compile_flags(conv + "\n" + matmul)
+    assert not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(default.compile_flags(matmul))
+    flags = asked.compile_flags(matmul)
+    assert GLOBAL_DATA_TILING_FLAG in flags and "--iree-llvmcpu-enable-ukernels=mmt4d" in flags
+    assert DATA_TILING_FLAG not in flags
+    assert not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(IreeOptions(data_tiling=False).compile_flags(conv))
+
+
+def test_iree_global_data_tiling_equals_eager(tmp_path: pathlib.Path) -> None:
+    """The global data-tiling path with the mmt4d microkernel (packed operands, another summation
+    order) against eager, special values included, on a batch that is no multiple of the tiles."""
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    from xdsl_exir.targets.iree import GLOBAL_DATA_TILING_FLAG, IreeOptions, compile_program
+
+    model = _Head().eval()
+    x = torch.randn(37, 48, generator=torch.Generator().manual_seed(4))
+    path = tmp_path / "head.pt2"
+    torch.export.save(torch.export.export(model, (x,)).run_decompositions(), path)
+    compiled = compile_program(path, IreeOptions(threads=1, use_cache=False, data_tiling=True))
+    assert GLOBAL_DATA_TILING_FLAG in compiled.options.compile_flags(compiled.text)
+    x[0, 0], x[1, 3], x[2, 5], x[3, 7] = float("nan"), float("inf"), float("-inf"), -0.0
+    with torch.inference_mode():
+        want = model(x).numpy()
+    got = np.asarray(compiled(x.numpy())[0])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert np.isnan(got[:4]).any() and np.array_equal(np.isnan(got), np.isnan(want))
