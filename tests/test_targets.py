@@ -15,8 +15,11 @@ renaming (`canonical` below).
 
 from __future__ import annotations
 
+import atexit
+import functools
 import importlib.util
 import io
+import json
 import operator
 import os
 import pathlib
@@ -374,6 +377,69 @@ _RUNNER = textwrap.dedent(
 )
 
 
+_SERVER = textwrap.dedent(
+    """
+    import json, os, runpy, sys, traceback
+    reply = os.fdopen(os.dup(1), "w")
+    sys.stdout = sys.stderr  # what a script prints must not mix with the replies
+    for line in sys.stdin:
+        sys.argv = json.loads(line)
+        try:
+            runpy.run_path(sys.argv[0], run_name="__main__")
+            reply.write(json.dumps([True, ""]) + "\\n")
+        except BaseException:  # SystemExit too: a script's failure is its test's
+            reply.write(json.dumps([False, traceback.format_exc()]) + "\\n")
+        reply.flush()
+    """
+)
+
+
+class _ScriptServer:
+    """
+    One Python process, without torch, that runs the runner scripts of the generated
+    modules one after the other, each script in a fresh namespace and each generated
+    module imported anew from its file (the scripts check that torch stays out of
+    `sys.modules`): Python's start and the imports of numpy and of the kernels
+    library, which the generated modules use, are paid once per test worker rather
+    than once per test. A script that would change the process for the ones after it
+    (registering custom kernels) runs in a process of its own (`run_script(fresh=True)`).
+    """
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[str] | None = None
+
+    def run(self, argv: list[str]) -> tuple[bool, str]:
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            )
+            atexit.register(self.process.kill)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(argv) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:  # the process died (a crash in a kernel): the next script gets a new one
+            self.process = None
+            return False, "the runner process died"
+        ok, error = json.loads(line)
+        return bool(ok), str(error)
+
+
+_SCRIPTS = _ScriptServer()
+
+
+def run_script(argv: list[str], *, fresh: bool = False) -> tuple[bool, str]:
+    """Run the Python script `argv[0]` with `argv`; (whether it succeeded, its traceback or stderr)."""
+    if fresh:
+        result = subprocess.run(
+            [sys.executable, *argv], capture_output=True, text=True, check=False,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )
+        return result.returncode == 0, result.stderr
+    return _SCRIPTS.run(argv)
+
+
 def run_generated(
     source: str, calls: Sequence[Sequence[Any]], tmp_path: pathlib.Path
 ) -> list[tuple[list[np.ndarray], list[np.ndarray], dict[str, np.ndarray | None]]]:
@@ -387,12 +453,8 @@ def run_generated(
     inputs.write_bytes(pickle.dumps([list(c) for c in calls]))
     runner = tmp_path / "runner.py"
     runner.write_text(_RUNNER)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    result = subprocess.run(
-        [sys.executable, str(runner), str(module), str(inputs), str(outputs)],
-        capture_output=True, text=True, check=False, env=env,
-    )
-    assert result.returncode == 0, result.stderr
+    ok, error = run_script([str(runner), str(module), str(inputs), str(outputs)])
+    assert ok, error
     return pickle.loads(outputs.read_bytes())
 
 
@@ -749,7 +811,9 @@ def _models() -> dict[str, Callable[[], tuple[Any, tuple[Any, ...], Any]]]:
 MODEL_NAMES = ["add", "mlp", "mlp_dynamic", "convnet", "cond", "buffer", "while_loop", "map", "dynamic", "norm"]
 
 
+@functools.cache
 def export(name: str, core: bool) -> tuple[Any, Any, tuple[Any, ...]]:
+    """The model exported once per worker; the tests read the program and copy the model before running it."""
     import torch
 
     model, args, dynamic = _models()[name]()
@@ -954,12 +1018,13 @@ def test_python_of_zoo_programs(model: dict[str, Any], ir: str, tmp_path: pathli
     module.write_text(source)
     (tmp_path / "runner.py").write_text(_ZOO_RUNNER)
     (tmp_path / "calls.pkl").write_bytes(pickle.dumps(calls))
-    result = subprocess.run(
-        [sys.executable, str(tmp_path / "runner.py"), str(module), str(tmp_path / "calls.pkl"), str(tmp_path / "out.pkl")]
-        + ([str(ZOO / "mylib_kernels.py")] if model.get("custom_ops") else []),
-        capture_output=True, text=True, check=False, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    custom = bool(model.get("custom_ops"))
+    ok, error = run_script(
+        [str(tmp_path / "runner.py"), str(module), str(tmp_path / "calls.pkl"), str(tmp_path / "out.pkl")]
+        + ([str(ZOO / "mylib_kernels.py")] if custom else []),
+        fresh=custom,
     )
-    assert result.returncode == 0, result.stderr
+    assert ok, error
     results = pickle.loads((tmp_path / "out.pkl").read_bytes())
 
     tol = model.get("tolerance") or {"rtol": 1e-5, "atol": 1e-6}
