@@ -204,3 +204,17 @@ def test_convnext_block_backward_is_one_iree_piece() -> None:
     assert all(len(r.pieces) == 1 and r.pieces[0].runs_on == "iree" and not r.eager_ops for r in graphs), torch_compile.report()
     for (name, p), q in zip(model.named_parameters(), eager.parameters(), strict=True):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6, msg=f"gradient of {name}")
+
+
+def test_interpreter_addresses_a_transposed_self_in_its_memory_order() -> None:
+    """torch's copy of a transposed `self` stays transposed, and the view addresses that copy's
+    storage; the kernel keeps numpy's layout ('K' order) likewise (the lowering refuses it)."""
+    from xdsl_exir.frontends.torch_live import import_exported_program
+
+    class Net(torch.nn.Module):
+        def forward(self, x: Any, src: Any) -> Any:
+            return torch.as_strided_scatter(x.t(), src, [2, 2], [1, 3], 1)
+
+    x, src = torch.arange(12.0).reshape(3, 4), torch.tensor([[-1.0, -2.0], [-3.0, -4.0]])
+    got = ProgramRunner(import_exported_program(torch.export.export(Net(), (x, src)))).run([x.numpy(), src.numpy()])
+    np.testing.assert_array_equal(got[0], Net()(x, src).numpy())

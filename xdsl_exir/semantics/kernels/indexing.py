@@ -393,8 +393,14 @@ def _diagonal_scatter(self: np.ndarray, src: np.ndarray, offset: int = 0, dim1: 
 @register("aten.as_strided_scatter.default")
 def _as_strided_scatter(self: np.ndarray, src: np.ndarray, size: Sequence[int], stride: Sequence[int],
                         storage_offset: int | None = None) -> np.ndarray:
-    a = np.array(self, copy=True, order="C")
-    flat = a.reshape(-1)
+    """`self` copied, `src` written through `as_strided` of the copy. torch's copy keeps the
+    layout of a dense `self` (a transposed one stays transposed), and the view addresses
+    that copy's storage: so does this one (numpy's 'K' order), a row-major one otherwise."""
+    a = np.array(self, copy=True, order="K")
+    flat = a.ravel(order="K")
+    if not np.shares_memory(flat, a):  # a layout numpy cannot keep dense
+        a = np.array(self, copy=True, order="C")
+        flat = a.reshape(-1)
     offset = int(storage_offset or 0)
     size_t, stride_t = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     last = offset + sum((n - 1) * st for n, st in zip(size_t, stride_t) if n > 0)
