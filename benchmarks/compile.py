@@ -186,9 +186,11 @@ at about 105 GFLOP/s instead of 61-65 (the
 feed-forward ones). `IreeOptions.data_tiling_flags` takes the
 global path with the mmt4d microkernel for programs of matrix products alone
 and the dispatch path for programs with a convolution. The global path is not
-on by default for the former: both paths pack the weights a module reads by
-reference into a copy at load time, which `tests/test_bundle.py` rules out;
-`IreeOptions(data_tiling=True)` turns it on (`--variant="data_tiling=1"` here).
+on by default for the former: it packs the weights a module reads by
+reference into a copy at load time (`pack` dispatches in an initializer,
+`iree-compile --compile-to=stream`), which `tests/test_bundle.py` rules out
+(the dispatch path copies none); `IreeOptions(data_tiling=True)` turns it on
+(`--variant="data_tiling=1"` here).
 """
 
 from __future__ import annotations
