@@ -375,3 +375,25 @@ def test_one_input_through_the_kept_buffer_in_every_dtype(dtype: str, cache: str
     for v in values[:3]:
         zero_d = np.array(v)
         _same(scalar(zero_d), torch.from_numpy(zero_d.copy()))
+
+
+def test_a_dropped_program_frees_its_call_at_once(cache: str) -> None:
+    """The prepared call holds no reference cycle: dropping the program frees it (and IREE's context) without a collection."""
+    import gc
+    import weakref
+
+    def f(x: Any) -> Any:
+        return x + 1
+
+    for shape in ((2, 3), (128, 256)):  # kept input buffer; large input read in place
+        program = _compile(f, (torch.zeros(shape),), cache)
+        program(np.zeros(shape, np.float32))
+        plan = program.fast_plan
+        assert plan is not None and plan.direct is not None
+        ref = weakref.ref(plan.direct)
+        gc.disable()
+        try:
+            del program, plan
+            assert ref() is None, "the prepared call outlives its program"
+        finally:
+            gc.enable()

@@ -39,6 +39,7 @@ program writes keep their values across calls, in this process.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -205,11 +206,26 @@ class DirectCall:
         self.results = list(results)
         self.large = [math.prod(shape) * dtype.itemsize >= IN_PLACE_BYTES for dtype, shape in arguments]
         """Per argument, whether it is read in place when IREE can."""
-        self.verified = False
+        # The closures hold this, not `self`: a program dropped is freed at once, not at the next cycle collection.
+        self._checks = _FirstCall(self.results, runtime.HalBufferView)
+        self._call = self._build()
+
+    @property
+    def call(self) -> Callable[[Sequence[Any]], list[np.ndarray] | None]:
+        """The prepared call (`_refused` once IREE's results were found unlike the signature)."""
+        if self._checks.refused:
+            return _refused
+        return self._call if self._call is not None else self._call_large
+
+    @property
+    def verified(self) -> bool:
         """Whether IREE's results were found of the signature's count, sizes and bytes (at the first call)."""
-        self.refused = False
+        return self._checks.verified
+
+    @property
+    def refused(self) -> bool:
         """Whether they were found otherwise: `call` then gives None."""
-        self.call: Callable[[Sequence[Any]], list[np.ndarray] | None] = self._build()
+        return self._checks.refused
 
     @staticmethod
     def prepare(
@@ -232,18 +248,7 @@ class DirectCall:
 
     def copy_in(self, array: np.ndarray, element_type: Any) -> Any:
         """An array copied into a new IREE buffer view of `element_type`, in C order."""
-        runtime = self._runtime
-        device = self._device
-        try:
-            return device.allocator.allocate_buffer_copy(
-                runtime.MemoryType.DEVICE_LOCAL, runtime.BufferUsage.DEFAULT, device, array, element_type
-            )
-        except ValueError:
-            if array.flags.c_contiguous:
-                raise self._error("IREE cannot take the array") from None
-            return self.copy_in(array.copy(order="C"), element_type)  # IREE copies C-contiguous buffers only
-        except Exception as e:
-            raise self._error(f"IREE cannot take the array: {e}") from None
+        return _copy_in(self._runtime, self._device, self._error, array, element_type)
 
     def view_in_place(self, array: np.ndarray) -> Any | None:
         """
@@ -260,35 +265,19 @@ class DirectCall:
         except Exception:
             return None
 
-    def verify(self, results: Any) -> bool:
-        """
-        Whether IREE's results are of the signature's count, sizes and bytes (asked
-        at the first call); where not, `call` gives None from now on.
-        """
-        view_type = self._runtime.HalBufferView
-        ok = len(results) == len(self.results)
-        for k, (dtype, shape) in enumerate(self.results if ok else ()):
-            view = results.get_as_object(k, view_type)
-            if tuple(view.shape) != shape or view.byte_length != math.prod(shape) * dtype.itemsize:
-                ok = False
-        if not ok:
-            self.refused = True
-            self.call = _refused
-            return False
-        self.verified = True
-        return True
-
-    def _build(self) -> Callable[[Sequence[Any]], list[np.ndarray] | None]:
+    def _build(self) -> Callable[[Sequence[Any]], list[np.ndarray] | None] | None:
+        """The closure for a call, or None where some argument is large (`_call_large`)."""
         runtime = self._runtime
         new_list, view_type, ndarray = runtime.VmVariantList, runtime.HalBufferView, np.ndarray
         memory_type, usage, device = runtime.MemoryType.DEVICE_LOCAL, runtime.BufferUsage.DEFAULT, self._device
         allocate = device.allocator.allocate_buffer_copy
         invoke, vm_function = self._vm_context.invoke, self._vm_function
-        copy_in, error, me = self.copy_in, self._error, self
+        error, checks = self._error, self._checks
+        copy_in = functools.partial(_copy_in, runtime, device, error)
         arguments, results = tuple(self.arguments), tuple(self.results)
         n, m = len(arguments), len(results)
         if any(self.large):
-            return self._call_large
+            return None
 
         # Below, the test of each input is `type(value) is ndarray and value.shape == shape and
         # value.dtype == dtype`, written out (`is` first: numpy's dtypes of one kind are one object).
@@ -312,7 +301,7 @@ class DirectCall:
                     invoke(vm_function, args, out)
                 except Exception as e:
                     raise error(f"the compiled program failed: {e}") from None
-                if not me.verified and not me.verify(out):
+                if not checks.verified and not checks.verify(out):
                     return None
                 return [ndarray(result_shape, result_dtype, buffer=out.get_as_object(0, view_type).map())]
 
@@ -334,7 +323,7 @@ class DirectCall:
                 invoke(vm_function, args, out)
             except Exception as e:
                 raise error(f"the compiled program failed: {e}") from None
-            if not me.verified and not me.verify(out):
+            if not checks.verified and not checks.verify(out):
                 return None
             get = out.get_as_object
             return [ndarray(shape, dtype, buffer=get(k, view_type).map()) for k, (dtype, shape) in enumerate(results)]
@@ -369,7 +358,7 @@ class DirectCall:
         args = runtime.VmVariantList(1)
         args.push_ref(view)
         new_list, view_type, ndarray, may_share = runtime.VmVariantList, runtime.HalBufferView, np.ndarray, np.may_share_memory
-        invoke, vm_function, error, me = self._vm_context.invoke, self._vm_function, self._error, self
+        invoke, vm_function, error, checks = self._vm_context.invoke, self._vm_function, self._error, self._checks
         results = tuple(self.results)
         m = len(results)
         ((result_dtype, result_shape),) = results if m == 1 else ((None, ()),)
@@ -391,7 +380,7 @@ class DirectCall:
                     invoke(vm_function, args, out)
                 except Exception as e:
                     raise error(f"the compiled program failed: {e}") from None
-                if not me.verified and not me.verify(out):
+                if not checks.verified and not checks.verify(out):
                     return None
                 if m == 1:
                     a = ndarray(result_shape, result_dtype, buffer=out.get_as_object(0, view_type).map())
@@ -424,7 +413,7 @@ class DirectCall:
             self._vm_context.invoke(self._vm_function, args, out)
         except Exception as e:
             raise self._error(f"the compiled program failed: {e}") from None
-        if not self.verified and not self.verify(out):
+        if not self._checks.verified and not self._checks.verify(out):
             return None
         view_type = runtime.HalBufferView
         arrays = [
@@ -432,6 +421,40 @@ class DirectCall:
             for k, (dtype, shape) in enumerate(self.results)
         ]
         return [a.copy() if any(np.may_share_memory(a, v) for v in in_place) else a for a in arrays]
+
+
+class _FirstCall:
+    """Whether IREE's results are of the signature's count, sizes and bytes, asked at a program's first call."""
+
+    def __init__(self, results: Sequence[Spec], view_type: Any) -> None:
+        self.results = list(results)
+        self.view_type = view_type
+        self.verified = False
+        self.refused = False
+
+    def verify(self, out: Any) -> bool:
+        """Whether `out` (IREE's result list) is as the signature says; where not, every later call gives None."""
+        ok = len(out) == len(self.results)
+        for k, (dtype, shape) in enumerate(self.results if ok else ()):
+            view = out.get_as_object(k, self.view_type)
+            if tuple(view.shape) != shape or view.byte_length != math.prod(shape) * dtype.itemsize:
+                ok = False
+        self.verified, self.refused = ok, not ok
+        return ok
+
+
+def _copy_in(runtime: Any, device: Any, error: Callable[[str], Exception], array: np.ndarray, element_type: Any) -> Any:
+    """An array copied into a new IREE buffer view of `element_type` on `device`, in C order."""
+    try:
+        return device.allocator.allocate_buffer_copy(
+            runtime.MemoryType.DEVICE_LOCAL, runtime.BufferUsage.DEFAULT, device, array, element_type
+        )
+    except ValueError:
+        if array.flags.c_contiguous:
+            raise error("IREE cannot take the array") from None
+        return _copy_in(runtime, device, error, array.copy(order="C"), element_type)  # IREE copies C-contiguous only
+    except Exception as e:
+        raise error(f"IREE cannot take the array: {e}") from None
 
 
 def _refused(inputs: Sequence[Any]) -> None:
