@@ -186,8 +186,9 @@ class _Head(nn.Module):
 
 def test_data_tiling_paths() -> None:
     """Programs with a named convolution take IREE's dispatch-creation data tiling by default;
-    programs of matrix products alone none by default, the global path with the mmt4d
-    microkernel when asked (`IreeOptions.data_tiling_flags`)."""
+    programs of matrix products alone the global path with the mmt4d microkernel, without
+    hoisting (the weights packed on each call, not copied at load time), when a product has
+    64 rows or more or when asked (`IreeOptions.data_tiling_flags`)."""
     from xdsl_exir.targets.iree import DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG, IreeOptions
 
     conv = "%3 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>} ins(%0, %1 : ...)"
@@ -196,9 +197,11 @@ def test_data_tiling_paths() -> None:
     assert DATA_TILING_FLAG in default.compile_flags(conv + "\n" + matmul)
     assert GLOBAL_DATA_TILING_FLAG not in default.compile_flags(conv + "\n" + matmul)
     assert not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(default.compile_flags(matmul))
+    wide = matmul.replace("tensor<4x8xf32>", "tensor<64x8xf32>").replace("tensor<4x2xf32>", "tensor<64x2xf32>")
+    assert default.compile_flags(wide) == asked.compile_flags(matmul)
     flags = asked.compile_flags(matmul)
     assert GLOBAL_DATA_TILING_FLAG in flags and "--iree-llvmcpu-enable-ukernels=mmt4d" in flags
-    assert DATA_TILING_FLAG not in flags
+    assert "--iree-opt-const-expr-hoisting=false" in flags and DATA_TILING_FLAG not in flags
     assert not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(IreeOptions(data_tiling=False).compile_flags(conv))
 
 

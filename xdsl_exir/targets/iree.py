@@ -112,8 +112,8 @@ class IreeOptions:
     threads: int | None = None
     """Worker threads (CPU); None uses every core, as eager PyTorch does."""
     data_tiling: bool | None = None
-    """IREE's data tiling; None turns it on for programs with a convolution only (`auto_data_tiling`;
-    `data_tiling_flags` says which of IREE's two data-tiling paths)."""
+    """IREE's data tiling; None turns it on for programs with a convolution or a matrix product of
+    64 rows or more (`auto_data_tiling`; `data_tiling_flags` says which of IREE's two paths)."""
     extra_flags: tuple[str, ...] = ()
     cache_dir: str | None = None
     use_cache: bool = True
@@ -156,20 +156,17 @@ class IreeOptions:
     def auto_data_tiling(self, text: str) -> bool:
         """
         Whether data tiling is on for `text`: the option or, when unset, whether
-        the lowered program has a named convolution. Not for programs of matrix
-        products alone, although it makes them faster (`data_tiling_flags`):
-        the global path that suits them packs every weight the module reads by
-        reference into a copy at load time (a `pack` dispatch in an
-        initializer, `iree-compile --compile-to=stream`), where weights by
-        reference are read in place: a language model's would take twice their
-        memory (tests/test_bundle.py). The dispatch-creation path copies none
-        at load time (a linear layer's and a convolution's weights checked),
-        but slows the 4-layer encoder down (70-76 -> 74-82 ms) while it speeds
-        the LLaMA block up (4.5-5.2 -> 2.7-2.9 ms).
+        the lowered program has a named convolution, or a matrix product of at
+        least `_DATA_TILING_ROWS` rows (`data_tiling_flags` gives the measured
+        reasons). Narrower products (a decoder's one token) are left alone
+        without a measurement: the path taken for them packs each weight on
+        every call, a second pass over weights that such a product reads once.
         """
         if self.data_tiling is not None:
             return self.data_tiling
-        return _CONVOLUTION.search(text) is not None
+        if _CONVOLUTION.search(text) is not None:
+            return True
+        return any(int(rows) >= _DATA_TILING_ROWS for rows in _MATMUL_ROWS.findall(text))
 
     @staticmethod
     def data_tiling_flags(text: str) -> list[str]:
@@ -180,13 +177,21 @@ class IreeOptions:
         with benchmarks/compile.py (one thread, CPU time, interleaved, an
         AVX-512 Xeon), against no data tiling:
 
-        - programs of matrix products and no convolution (`data_tiling=True`)
-          take the global path with the mmt4d microkernel: the 4-layer
-          encoder 70 -> 50 ms, the LLaMA block 5.2 -> 2.8 ms (the global path
-          without the microkernel 57 and 3.4 ms). The dispatch-creation path
-          left the encoder as it was (76 -> 78-86 ms): it fuses the packing of
-          the output projection's input into the attention's `attn @ v`
-          contraction, which then ran 8x slower (1.2 -> 9.7 ms a layer);
+        - programs of matrix products and no convolution take the global path
+          with the mmt4d microkernel: the 4-layer encoder 70 -> 50 ms, the
+          LLaMA block 5.2 -> 2.8 ms (the global path without the microkernel
+          57 and 3.4 ms). The dispatch-creation path left the encoder as it
+          was (76 -> 78-86 ms): it fuses the packing of the output
+          projection's input into the attention's `attn @ v` contraction,
+          which then ran 8x slower (1.2 -> 9.7 ms a layer). Without
+          `--iree-opt-const-expr-hoisting=false` the global path packs every
+          weight read by reference into a copy at load time (a `pack`
+          dispatch in an initializer, `iree-compile --compile-to=stream`),
+          where such weights are read in place (a language model's would take
+          twice their memory, tests/test_bundle.py); with it, the weights are
+          packed on each call, at no measured cost (encoder 40.5 -> 40.9 ms,
+          LLaMA 2.62 -> 2.65, against 59.2 and 4.52 without data tiling, one
+          interleaved run);
         - programs with a convolution keep the dispatch-creation path (ResNet-18
           1.2x, MobileNet 1.2x faster than no data tiling); the global path was
           within noise on ResNet-18, RegNet-X, EfficientNet-B0, MobileNetV3
@@ -194,13 +199,16 @@ class IreeOptions:
         """
         if _CONVOLUTION.search(text) is not None:
             return [DATA_TILING_FLAG]
-        return [GLOBAL_DATA_TILING_FLAG, "--iree-llvmcpu-enable-ukernels=mmt4d"]
+        return [GLOBAL_DATA_TILING_FLAG, "--iree-llvmcpu-enable-ukernels=mmt4d", "--iree-opt-const-expr-hoisting=false"]
 
 
 DATA_TILING_FLAG = "--iree-opt-data-tiling"
 GLOBAL_DATA_TILING_FLAG = "--iree-global-opt-data-tiling"
 _CONVOLUTION = re.compile(r"\blinalg\.conv_\d")
 """A named convolution in the lowered text (the depthwise and grouped forms are generics)."""
+_MATMUL_ROWS = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x")
+"""The (static) row count of each `linalg.matmul`'s left operand in the lowered text."""
+_DATA_TILING_ROWS = 64
 
 
 def default_cache_dir() -> pathlib.Path:
