@@ -215,6 +215,19 @@ def test_float64_binary_edge_values_equal_torch() -> None:
     _check("float64", F64, list(_pairs(FLOATS, np.float64)), ops)
 
 
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_power_to_a_number_edge_values_equal_torch(dtype: DType) -> None:
+    """torch computes `x ** 0.5` as sqrt, `x ** -0.5` as 1/sqrt (-0.0 gives -0.0 and -inf, -inf
+    gives NaN, where C's pow gives +0.0, +inf, +inf and 0), 2, 3, -2 as products and -1 as a
+    reciprocal; the lowering computes them so too, bit for bit."""
+    x = np.array([*FLOATS, 0.25, 4.0, 6.25, 1e-20], np.float32 if dtype is F32 else np.float64)
+    ops: dict[str, tuple[Callable[..., Operation], Reference, float]] = {}
+    for e in (0.5, -0.5, -1.0, -2.0, 2.0, 3.0, -1, -2, 2, 3, 1.5):
+        rtol = 0.0 if e != 1.5 else (2.4e-7 if dtype is F32 else 1e-13)
+        ops[f"pow_{e!r}"] = (lambda a, e=e: build("aten.pow.Tensor_Scalar", a, e), lambda a, e=e: torch.pow(a, e), rtol)
+    _check(str(dtype), dtype, [x], ops)
+
+
 def test_fmod_is_exact_for_huge_quotients() -> None:
     """C's fmod (torch's scalar path); the old `a - trunc(a / b) * b` gave 0 for fmod(1e30, 3) and NaN for fmod(0, inf)."""
     a = np.array([1e30, -1e30, 3.4e38, 0.0, 1e30, 7.5], np.float32)

@@ -27,10 +27,13 @@ from xdsl_exir.semantics.kernels.dtypes import (
     finish,
     floating_dtype,
     is_tensor,
+    numpy_dtype,
     result_type,
+    round_to_bfloat16,
 )
-from xdsl_exir.semantics.kernels.registry import Kernel, register
+from xdsl_exir.semantics.kernels.registry import LOW_PRECISION_OPERANDS, Kernel, register
 from xdsl_exir.utils.aten_enums import require_enum
+from xdsl_exir.utils.dtypes import DType
 from xdsl_exir.utils.erfc_fit import ERFCX_P, ERFCX_Q
 
 # Rational approximations of erf, fitted for this project by `scripts/fit_erf.py`
@@ -506,6 +509,9 @@ def _pow_fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     An integer power with a negative exponent is 1 / a**-b truncated, as torch's
     CPU kernel computes it: 1 for a base of 1, +-1 for -1 (by the exponent's
     parity), 0 for any other base, 0 included (numpy refuses negative powers).
+    numpy computes a float power to a lone exponent of 0.5 as `sqrt`, which
+    gives -0.0 at -0.0 and NaN at -inf; C's `pow` (torch's, for a tensor
+    exponent) gives +0.0 and +inf.
     """
     if a.dtype.kind in "iu":
         neg = b < 0
@@ -514,7 +520,42 @@ def _pow_fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             unit = np.where(a == -1, np.where(b % 2 == 0, 1, -1), np.where(a == 1, 1, 0)).astype(res.dtype)
             res = np.where(neg, unit, res)
         return res
-    return np.power(a, b)
+    res = np.power(a, b)
+    if a.dtype.kind == "f" and b.size == 1 and b.reshape(-1)[0] == 0.5:
+        res = np.where((a == 0) | (a == -np.inf), np.abs(a), res)
+    return res
+
+
+def _pow_by_number(e: float, bf16: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """
+    torch's CPU pow of a float tensor to a Python number computes these
+    exponents otherwise than `pow`: 0.5 as `sqrt` and -0.5 as `rsqrt` (so
+    -0.0 gives -0.0 and -inf, and -inf gives NaN, where C's `pow` gives +0.0,
+    +inf, +inf and 0), 2, 3 and -2 as products (`x*x*x`, `1/(x*x)`, rounded
+    at each step) and -1 as a reciprocal. A bfloat16 product rounds to
+    bfloat16 at each step, as torch's bfloat16 arithmetic does.
+    """
+    rnd: Callable[[np.ndarray], np.ndarray] = round_to_bfloat16 if bf16 else (lambda v: v)
+
+    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        del b
+        if e == 0.5:
+            return np.sqrt(a)
+        if e == -0.5:
+            return _UNARY["rsqrt"][0](a)
+        if e == -1.0:
+            return _UNARY["reciprocal"][0](a)
+        sq = rnd(a * a)
+        if e == 2.0:
+            return sq
+        return sq * a if e == 3.0 else _UNARY["reciprocal"][0](sq)
+
+    return fn
+
+
+_POW_BY_NUMBER = frozenset((0.5, -0.5, -1.0, 2.0, 3.0, -2.0))
+_F64 = np.dtype(np.float64)
+_BF16 = numpy_dtype(DType.bfloat16)
 
 
 def _pow(self: object, exponent: object) -> np.ndarray:
@@ -526,10 +567,17 @@ def _pow(self: object, exponent: object) -> np.ndarray:
         and exponent < 0
     ):
         raise ValueError("pow: integers to negative integer powers are not allowed (as torch refuses them); use a float exponent")
+    if is_tensor(self) and isinstance(exponent, int | float) and not isinstance(exponent, bool) and float(exponent) in _POW_BY_NUMBER:
+        # float16 (and the float8s) go through `pow` in torch too; complex is left to numpy's `power`
+        dt = result_type(self, exponent)
+        if dt in (F32, _F64, _BF16):
+            return run_pointwise(_pow_by_number(float(exponent), dt == _BF16), self, exponent)
     return run_pointwise(_pow_fn, self, exponent)
 
 
-register("aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar", "aten.pow.Scalar")(_pow)
+register("aten.pow.Tensor_Tensor", "aten.pow.Scalar")(_pow)
+register("aten.pow.Tensor_Scalar", low_precision_operands=True)(_pow)  # bfloat16 products round at each step
+LOW_PRECISION_OPERANDS.update(("aten.pow_.Scalar", "aten.pow.Tensor_Scalar_out"))  # its derived variants too
 
 
 def _remainder_fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -427,8 +427,11 @@ def _pow_scalar(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
         if e < 0:
             raise st.error("pow of an integer tensor to a negative integer power: torch refuses it too ('Integers to negative integer powers are not allowed')")
         return _pointwise(st, op, [b["self"]], lambda v, dt: constant_power(st, v[0], e, dt))
-    if isinstance(e, int | float) and not isinstance(e, bool) and float(e) in (1.0, 2.0, 3.0, 0.5, -1.0):
-        # The exponents PyTorch's kernel special-cases, computed the same way.
+    special = (1.0, 2.0, 3.0, 0.5, -0.5, -1.0, -2.0)
+    if isinstance(e, int | float) and not isinstance(e, bool) and float(e) in special and _result(op).element_dtype is not DType.float16:
+        # The exponents PyTorch's kernel special-cases (not for float16, which goes through `pow`),
+        # computed the same way: sqrt and 1/sqrt give -0.0 and -inf at -0.0 and NaN at -inf,
+        # where C's pow gives +0.0, +inf, +inf and 0.
         def body(v: list[SSAValue], dt: DType) -> SSAValue:
             x = v[0]
             if e == 1:
@@ -439,8 +442,12 @@ def _pow_scalar(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
                 return mul(st, mul(st, x, x, dt), x, dt)
             if e == 0.5 and is_float(dt):
                 return st.emit(math.SqrtOp(x))
+            if e == -0.5 and is_float(dt):
+                return div(st, st.constant(1.0, dt), st.emit(math.SqrtOp(x)), dt)
             if e == -1 and is_float(dt):
                 return div(st, st.constant(1.0, dt), x, dt)
+            if e == -2 and is_float(dt):
+                return div(st, st.constant(1.0, dt), mul(st, x, x, dt), dt)
             return pow_(st, x, st.scalar(e, dt), dt)
 
         return _pointwise(st, op, [b["self"]], body)
