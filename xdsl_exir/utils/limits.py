@@ -82,19 +82,23 @@ def check_tensor_bytes(what: str, shape: Sequence[int], itemsize: int) -> int:
     if any(s < 0 for s in sizes):
         raise TensorSizeError(f"{what}: negative size in {sizes}")
     nbytes = math.prod(sizes) * itemsize
-    shown = f"sizes {sizes}" if len(sizes) <= 8 else f"{len(sizes)} dimensions"
     if nbytes > NUMPY_MAX_BYTES:
         raise TensorSizeError(
-            f"{what}: a tensor of {shown} would need {nbytes} bytes, more than numpy can "
+            f"{what}: a tensor of {_shown(sizes)} would need {nbytes} bytes, more than numpy can "
             "represent; refusing to allocate it"
         )
     limit = _LIMIT.get()
     if nbytes > limit:
         raise TensorSizeError(
-            f"{what}: a tensor of {shown} would need {format_bytes(nbytes)}, more than the "
+            f"{what}: a tensor of {_shown(sizes)} would need {format_bytes(nbytes)}, more than the "
             f"limit of {format_bytes(limit)}; refusing to allocate it ({LIMIT_HINT})"
         )
     return nbytes
+
+
+def _shown(sizes: list[int]) -> str:
+    """The sizes in a refusal (built only when refusing: the check runs on every allocation)."""
+    return f"sizes {sizes}" if len(sizes) <= 8 else f"{len(sizes)} dimensions"
 
 
 _SIZE = re.compile(r"(\d+)\s*([KMGT]?)(?:i?B)?", re.IGNORECASE)
