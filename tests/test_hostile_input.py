@@ -1978,3 +1978,47 @@ def test_decomposed_index_ops_assert_the_range_torch_checks() -> None:
                 eager(torch.from_numpy(bad))
             with pytest.raises(InterpreterError, match="runtime assertion failed: .* out of range"):
                 kernel(**kwargs(bad))
+
+
+def test_losses_refuse_a_target_batch_of_another_size() -> None:
+    """
+    nll_loss and cross_entropy gather the target's classes: a target batch smaller than
+    the input's took the first rows (a silent wrong answer), a larger one was refused in
+    gather's words. Each is refused as torch refuses it, comparing the batch sizes (the
+    other sizes past 2-d, the size of a 1-d input's target); sizes that fit agree with torch.
+    """
+    torch = pytest.importorskip("torch")
+    from xdsl_exir.semantics.kernels import KERNELS
+    from xdsl_exir.utils.diagnostics import InterpreterError
+
+    x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)
+    x3 = np.random.default_rng(1).standard_normal((3, 5, 4)).astype(np.float32)
+    aten = torch.ops.aten
+    calls: list[tuple[str, Callable[[np.ndarray, np.ndarray], dict[str, Any]], Callable[[Any, Any], Any]]] = [
+        ("aten.cross_entropy_loss.default", lambda s, t: {"self": s, "target": t}, aten.cross_entropy_loss),
+        ("aten.nll_loss.default", lambda s, t: {"self": s, "target": t}, aten.nll_loss),
+        ("aten.nll_loss_forward.default",
+         lambda s, t: {"self": s, "target": t, "weight": None, "reduction": 1, "ignore_index": -100},
+         lambda s, t: aten.nll_loss_forward(s, t, None, 1, -100)[0]),
+    ]
+    for name, kwargs, eager in calls:
+        kernel = KERNELS[name]
+        good = np.array([4, 0, 2])
+        got = kernel(**kwargs(x, good))
+        got = got[0] if isinstance(got, tuple) else got
+        np.testing.assert_allclose(got, eager(torch.from_numpy(x), torch.from_numpy(good)).numpy(), rtol=1e-6)
+        short = name.split(".")[1]
+        for s, t, text in (
+            (x, np.array([1, 2]), f"{short}: expected input batch_size (3) to match target batch_size (2)"),
+            (x, np.array([1, 2, 0, 4]), f"{short}: expected input batch_size (3) to match target batch_size (4)"),
+            (x[0], np.array([1, 2]), f"{short}: for 1D input, 1D target must have size 1, but got target size: 2"),
+        ):
+            with pytest.raises((RuntimeError, ValueError)):
+                eager(torch.from_numpy(s), torch.from_numpy(t))
+            with pytest.raises(InterpreterError, match=re.escape(text)):
+                kernel(**kwargs(s, t))
+    nd = KERNELS["aten.nll_loss_nd.default"]
+    with pytest.raises(RuntimeError, match=re.escape("Expected target size [3, 4], got [3, 3]")):
+        aten.nll_loss_nd(torch.from_numpy(x3), torch.zeros(3, 3, dtype=torch.long))
+    with pytest.raises(InterpreterError, match=re.escape("nll_loss_nd: expected target size [3, 4], got [3, 3]")):
+        nd(self=x3, target=np.zeros((3, 3), np.int64))

@@ -11,6 +11,7 @@ from xdsl_exir.dialects.exir import (
 from xdsl_exir.semantics.inference.core import (
     NONE_REDUCTION,
     Bound,
+    InferenceError,
     make_tensor,
     pointwise_type,
     rule,
@@ -23,8 +24,32 @@ def _kl_div(b: Bound) -> Attribute:
     return make_tensor(shape if b.int("reduction") == NONE_REDUCTION else [], dtype, device)
 
 
+def _check_target(t: TensorType, target: TensorType, name: str) -> None:
+    """
+    torch compares the target's batch size (past 2-d, its other sizes too) with the
+    input's, and wants a 1-d input's target 0-d or of size 1. The decomposition
+    gathers the target's classes along the class dim, which would take a smaller
+    target's rows from the first ones (a silent wrong answer) or refuse a larger
+    one in gather's words. A symbolic size may be anything: only known ones differ.
+    """
+    def differ(a: object, c: object) -> bool:
+        return isinstance(a, int) and isinstance(c, int) and a != c
+
+    if t.rank == 1:
+        if target.rank == 1 and differ(target.sizes[0], 1):
+            raise InferenceError(f"{name}: for 1D input, 1D target must have size 1, but got target size: {target.sizes[0]}")
+        return
+    if t.rank >= 2 and target.rank >= 1 and differ(t.sizes[0], target.sizes[0]):
+        raise InferenceError(f"{name}: expected input batch_size ({t.sizes[0]}) to match target batch_size ({target.sizes[0]})")
+    # class probabilities (a float target, cross_entropy) have the input's sizes; class indices lack dim 1
+    want = list(t.sizes) if target.element_dtype.is_floating_point else [t.sizes[0], *t.sizes[2:]]
+    if t.rank >= 2 and (target.rank != len(want) or any(differ(a, c) for a, c in zip(target.sizes, want))):
+        raise InferenceError(f"{name}: expected target size {want}, got {list(target.sizes)}")
+
+
 def _nll_output(b: Bound) -> TensorType:
     t, target = b.tensor("self"), b.tensor("target")
+    _check_target(t, target, b.schema.name)
     shape = list(target.sizes) if b.int("reduction") == NONE_REDUCTION and t.rank > 1 else []
     return make_tensor(shape, t.element_dtype, t.device.data)
 
