@@ -12,7 +12,7 @@ Known, documented differences from torch eager (asserted where they are ours):
   past 2**64 or so, its scalar path C's exact `fmod`; the lowering is exact.
 - float64 `pow` is IREE's `powf`, within 1e-13.
 - bfloat16 `x ** 3` and `x ** -2` round once, where torch rounds the square to
-  bfloat16 first (IREE drops an `extf(truncf(x))` pair): one unit in the last place.
+  bfloat16 first: one unit in the last place.
 - float64 `sin`, `cos`, `tan` give NaN for |x| >= 1.7e12, where their
   reduction by pi/2 is no longer exact (torch: a value); `erf` is within 4 ulp.
 - Integer division by zero raises in torch: a constant zero divisor is refused,
