@@ -196,7 +196,7 @@ def _bmm(self: np.ndarray, mat2: np.ndarray, out_dtype: object = None) -> np.nda
     if len(a) != 3 or len(b) != 3:
         raise ValueError(f"bmm expects 3-d tensors, got shapes {list(a)} and {list(b)}")
     if a[0] != b[0]:  # numpy's matmul would broadcast a batch of 1; torch's bmm refuses it
-        raise ValueError(f"bmm: batch sizes {a[0]} and {b[0]} differ (shapes {list(a)} and {list(b)})")
+        raise ValueError(f"matrix product of shapes {list(a)} and {list(b)}: bmm's batch dimensions {a[0]} and {b[0]} differ")
     return _matmul_typed(self, mat2, numpy_dtype_or_none(out_dtype), small_bmm=True)
 
 
