@@ -89,6 +89,10 @@ def test_iree_errors_and_profile() -> None:
     compiled = xdsl_exir.compile(ZOO / "mlp.core.pt2", backend="iree", threads=1)
     with pytest.raises(ExirError, match="dimension"):  # IREE's runner keeps the input checks, as ExirError
         compiled(np.zeros((4, 3), np.float32))
+    with pytest.raises(ExirError, match="takes"):  # the prepared call refuses as the general path does
+        compiled()
+    with pytest.raises(ExirError, match="takes"):
+        compiled(np.zeros((4, 8), np.float32), np.zeros((4, 8), np.float32))
     (x,) = _zoo_inputs("mlp")
     profile = compiled.profile(x, runs=2)
     assert [r.name for r in profile.rows] == ["exir.graph"] and profile.rows[0].calls == 2

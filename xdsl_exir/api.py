@@ -23,7 +23,7 @@ object (and says which extra to install when torch is missing).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from io import BytesIO
 from typing import Any, cast
@@ -49,7 +49,7 @@ from xdsl_exir.tools.exir_opt import (
 from xdsl_exir.tools.profiler import OpProfiler, OpStat
 from xdsl_exir.tools.run_program import message
 from xdsl_exir.utils.dtypes import LOW_PRECISION, DType, cast_array
-from xdsl_exir.utils.pytree import flatten_inputs, unflatten
+from xdsl_exir.utils.pytree import flatten_inputs, prepare_unflatten, unflatten
 
 __all__ = ["CompiledProgram", "ExirError", "Profile", "Program", "compile", "load", "parse"]
 
@@ -465,6 +465,10 @@ class CompiledProgram(Program):
         self._threads = threads
         self.native: Any = None
         """On IREE, the backend's compiled program (`targets.iree.CompiledProgram`: module, weights, options)."""
+        self._call: tuple[Any, Sequence[str], Any] | None = None
+        """On IREE, what a call needs, read from the program once: its input spec, input names and output spec."""
+        self._structure: Callable[[Sequence[Any]], Any] | None = None
+        """On IREE, the output structure, decided at the first call (`prepare_unflatten`)."""
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """
@@ -481,12 +485,34 @@ class CompiledProgram(Program):
             raise ExirError(message(e, self.module, os.fspath(path))) from None
 
     def _run(self, runner: ProgramRunner | TorchScriptRunner, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if self._threads is None:
+        if self.native is not None and runner is self._runner:  # not a profiled run
+            outputs = self._run_native(args, kwargs)
+        elif self._threads is None:
             outputs = super()._run(runner, args, kwargs)
         else:
             with threadpool_limits(limits=self._threads, user_api="blas"):
                 outputs = super()._run(runner, args, kwargs)
         return _to_torch(outputs) if _has_torch_tensor((args, kwargs)) else outputs
+
+    def _run_native(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """
+        A call on IREE through the compiled program's prepared call (its checks decided
+        at load), with the program's specs read once: the same inputs, outputs and
+        refusals as the runner's general path, without its per-call walk of the module.
+        """
+        if self._call is None:
+            program = self.program
+            self._call = (program.in_spec, self.native.runner.user_input_names, program.out_spec)
+        in_spec, names, out_spec = self._call
+        try:
+            outputs = self.native(*_flatten_inputs(args, kwargs, in_spec, names))
+        except ExirError:
+            raise
+        except Exception as e:
+            raise ExirError(message(e, self.module, "run")) from None
+        if self._structure is None:
+            self._structure = prepare_unflatten(out_spec.data, len(outputs)) if out_spec is not None else list
+        return self._structure(outputs)
 
     def _get_runner(self, wrap_op: OpProfiler | None = None) -> ProgramRunner | TorchScriptRunner:
         runner = self._runner

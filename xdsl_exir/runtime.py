@@ -54,7 +54,7 @@ from typing import Any, cast
 import ml_dtypes
 import numpy as np
 
-from xdsl_exir.utils.pytree import flatten_inputs, unflatten
+from xdsl_exir.utils.pytree import flatten_inputs, prepare_unflatten
 
 __all__ = ["BundleError", "BundleProgram", "load"]
 
@@ -628,7 +628,7 @@ class BundleProgram:
         self._direct = self._direct_call(runtime, driver)
         out_spec = signature.get("out_spec")
         count = sum(r["kind"] in _OUTPUTS for r in self._results)
-        self._structure = _structure(out_spec, count) if out_spec is not None else list
+        self._structure = prepare_unflatten(out_spec, count) if out_spec is not None else list
 
     def _direct_call(self, runtime: Any, driver: str) -> DirectCall | None:
         """
@@ -723,26 +723,6 @@ class BundleProgram:
 _OUTPUTS = ("user_output", "loss_output")
 
 
-def _structure(out_spec: str, count: int) -> Callable[[list[Any]], Any]:
-    """
-    `unflatten` along `out_spec` for `count` flat outputs, decided once: where the
-    structure is the flat outputs themselves, a tuple or a list of them, or the only
-    one, that (found by unflattening stand-ins, so `unflatten` stays the one reading
-    of a spec); `unflatten` itself otherwise.
-    """
-    stand_ins = [object() for _ in range(count)]
-    probe = unflatten(stand_ins, out_spec)
-    if type(probe) is tuple and list(probe) == stand_ins:
-        return tuple
-    if type(probe) is list and probe == stand_ins:
-        return list
-    if count == 1 and probe is stand_ins[0]:
-        return _only
-    return lambda flat: unflatten(flat, out_spec)
-
-
-def _only(flat: list[Any]) -> Any:
-    return flat[0]
 
 
 def _leaf(value: Any) -> Any:

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-__all__ = ["flatten_inputs", "load_spec", "unflatten"]
+__all__ = ["flatten_inputs", "load_spec", "prepare_unflatten", "unflatten"]
 
 
 def load_spec(text: str) -> dict[str, Any] | None:
@@ -175,3 +175,26 @@ def unflatten(flat: Sequence[Any], spec_text: str) -> Any:
     except StopIteration:
         return list(flat)
     return result if count[0] == len(flat) else list(flat)
+
+
+def prepare_unflatten(spec_text: str, count: int) -> Callable[[Sequence[Any]], Any]:
+    """
+    `unflatten` along `spec_text` for `count` flat outputs, decided once, for a call
+    path that must not read the spec's JSON at each call: where the structure is the
+    flat outputs themselves, a tuple or a list of them, or the only one, that (found
+    by unflattening stand-ins, so `unflatten` stays the one reading of a spec);
+    `unflatten` itself otherwise.
+    """
+    stand_ins = [object() for _ in range(count)]
+    probe = unflatten(stand_ins, spec_text)
+    if type(probe) is tuple and list(probe) == stand_ins:
+        return tuple
+    if type(probe) is list and probe == stand_ins:
+        return list
+    if count == 1 and probe is stand_ins[0]:
+        return _only
+    return lambda flat: unflatten(flat, spec_text)
+
+
+def _only(flat: Sequence[Any]) -> Any:
+    return flat[0]
