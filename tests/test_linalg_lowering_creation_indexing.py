@@ -250,8 +250,10 @@ GROUPS: dict[str, Group] = {
          t(2, S0, 4, dtype=I64), t(2, 2, 4, dtype=I64), t(2, 1, dtype=I64), t(3, dtype=I64)),
         _gathers,
         lambda rng, n: [
+            # embedding, index_select and gather take indices in [0, size), as torch does (it
+            # refuses a negative one); advanced indexing (`i`, `j`) reads negative ones from the end
             normal(rng, n, 4), normal(rng, 7, 5), ints(rng, 0, 2, n, 2), ints(rng, 0, 7, 3, dtype=np.int32),
-            np.array([2, -1, 0]), ints(rng, -4, 4, n, 3), ints(rng, -99, 99, 2, n, 4), ints(rng, -3, 3, 2, 2, 4),
+            np.array([2, 0, 1]), ints(rng, 0, 4, n, 3), ints(rng, -99, 99, 2, n, 4), ints(rng, 0, 3, 2, 2, 4),
             np.array([[1], [-3]]), np.array([0, 3, -1]),
         ],
     ),
@@ -259,7 +261,8 @@ GROUPS: dict[str, Group] = {
         (t(S0, 6), t(S0, 3, dtype=I64), t(S0, 5), t(S0, 5, dtype=I64), t(S0, 6, dtype=I32), t(S0, 5, dtype=I32)),
         _scatters,
         lambda rng, n: [
-            normal(rng, n, 6), columns_permuted(rng, n, 3, 6) - 3, normal(rng, n, 5), ints(rng, -6, 6, n, 5),
+            # scatter's indices in [0, size), as torch takes them; the first also indexes dim 0 (n >= 3)
+            normal(rng, n, 6), columns_permuted(rng, n, 3, 3), normal(rng, n, 5), ints(rng, 0, 6, n, 5),
             ints(rng, -3, 4, n, 6, dtype=np.int32), ints(rng, -3, 4, n, 5, dtype=np.int32),
         ],
     ),
