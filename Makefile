@@ -11,7 +11,8 @@ BIN := $(VENV)/bin
 
 # After installing, the package's own modules are compiled to bytecode once (about a second):
 # where PYTHONDONTWRITEBYTECODE is set, as on CI machines, Python would otherwise compile every
-# module it imports from source in every process, and lit and the CLI tests start hundreds.
+# module it imports from source in every process, and the CLI tests start hundreds (lit's
+# processes get only the variables lit.cfg.py passes, so they write bytecode themselves).
 # (pip compiles the installed wheels itself: with --no-compile, each process recompiled torch,
 # sympy and xDSL, 1.8 -> 4.5 s of CPU time for one exir-opt.)
 PIP := $(BIN)/python -m pip install --quiet
