@@ -358,10 +358,13 @@ def _bilinear(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 @rule("aten.scaled_dot_product_attention.default")
 def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     """ATen's math path of `scaled_dot_product_attention` (no dropout): q and k^T each
-    scaled by sqrt(scale), `matmul`, the mask added, and `_safe_softmax` (rows whose
-    scores are all -inf give zeros, not NaN). Grouped-query attention (`enable_gqa`)
-    repeats each key/value head for its query heads, as that path does; float16 and
-    bfloat16 are computed in float32 and rounded once, as torch's own decomposition."""
+    scaled by sqrt(scale), `matmul`, the mask added (a boolean one as 0/-inf, so a NaN
+    or +inf score at a masked position stays NaN), and `_safe_softmax` (rows whose
+    scores are all -inf give zeros, not NaN). Where eager picks its CPU flash kernel
+    instead (4-d inputs of one head size), the product is scaled once, as that kernel
+    and the interpreter's do. Grouped-query attention (`enable_gqa`) repeats each
+    key/value head for its query heads, as that path does; float16 and bfloat16 are
+    computed in float32 and rounded once, as torch's own decomposition."""
     if b.get("dropout_p"):
         raise Decline()
     q, k, v = (cast(SSAValue, b[n]) for n in ("query", "key", "value"))
@@ -381,10 +384,14 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         q, k, v = (e.v("aten._to_copy.default", x, dtype=wide) for x in (q, k, v))
     scale = b.get("scale")
     scale = float(cast(float, scale)) if scale is not None else 1.0 / math.sqrt(e_dim)
-    factor = math.sqrt(scale)
-    q = e.v("aten.mul.Scalar", q, factor)
-    kt = e.v("aten.mul.Scalar", e.v("aten.transpose.int", k, -2, -1), factor)
-    scores = e.v("aten.matmul.default", q, kt)
+    tv = tensor_of(v)
+    if tq.rank == tk.rank == tv.rank == 4 and e_dim == tk.sizes[-1] == tv.sizes[-1]:
+        scores = e.v("aten.mul.Scalar", e.v("aten.matmul.default", q, e.v("aten.transpose.int", k, -2, -1)), scale)
+    else:
+        factor = math.sqrt(scale)
+        q = e.v("aten.mul.Scalar", q, factor)
+        kt = e.v("aten.mul.Scalar", e.v("aten.transpose.int", k, -2, -1), factor)
+        scores = e.v("aten.matmul.default", q, kt)
     mask = b.get("attn_mask")
     if b.get("is_causal"):
         ones = e.v("aten.ones.default", e.sizes([tq.sizes[-2], tk.sizes[-2]]), dtype=DType.bool)
@@ -392,8 +399,9 @@ def _sdpa(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
         scores = e.v("aten.masked_fill.Scalar", scores, upper, float("-inf"))
     if isinstance(mask, SSAValue):
         if tensor_of(mask).element_dtype == DType.bool:
-            inv = e.v("aten.logical_not.default", mask)
-            scores = e.v("aten.masked_fill.Scalar", scores, inv, float("-inf"))
+            zeros = e.v("aten.zeros_like.default", mask, dtype=wide)
+            additive = e.v("aten.masked_fill.Scalar", zeros, e.v("aten.logical_not.default", mask), float("-inf"))
+            scores = e.v("aten.add.Tensor", scores, additive)
         else:
             if tensor_of(mask).element_dtype != wide:
                 mask = e.v("aten._to_copy.default", mask, dtype=wide)

@@ -277,28 +277,46 @@ def _sdpa(
     query: np.ndarray, key: np.ndarray, value: np.ndarray, attn_mask: np.ndarray | None = None, dropout_p: float = 0.0,
     is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False,
 ) -> np.ndarray:
-    """torch's math reference, with the scores scaled, masked and normalised in place."""
+    """
+    What eager's `scaled_dot_product_attention` computes on the CPU. It picks its CPU
+    flash kernel for 4-d inputs of one head size without dropout, which scales the
+    product q k^T; otherwise its math path, which scales q and k each by sqrt(scale)
+    before their product (a product that would overflow unscaled stays finite). Both
+    add a boolean mask as 0/-inf (a NaN or +inf score at a masked position stays NaN)
+    and give zeros for a row whose scores are all -inf (a NaN row stays NaN).
+    float16/bfloat16 are computed in float32; under the flash kernel their
+    probabilities are rounded per key block as it does (`_flash_rows`), under the math
+    path the result is rounded once at the end. Not followed: the flash kernel's row
+    maximum skips NaN scores only outside its vectorised loop, so whether a NaN query
+    row gives zeros or NaN there depends on the key length and the machine's vector
+    width; here it is NaN, as the math path gives.
+    """
     dt = np.asarray(query).dtype
     cdt = compute_dtype(dt)
     q, k, v = cast_to(query, cdt), cast_to(key, cdt), cast_to(value, cdt)
+    flash = dropout_p == 0 and q.ndim == k.ndim == v.ndim == 4 and q.shape[-1] == k.shape[-1] == v.shape[-1]
     if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
         rep = q.shape[-3] // k.shape[-3]
         k, v = np.repeat(k, rep, axis=-3), np.repeat(v, rep, axis=-3)
     s = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
-    scores = np.matmul(q, np.swapaxes(k, -1, -2))
-    np.multiply(scores, np.asarray(s, cdt), out=scores)
+    if flash:  # the flash kernel scales the product
+        scores = np.matmul(q, np.swapaxes(k, -1, -2))
+        np.multiply(scores, np.asarray(s, cdt), out=scores)
+    else:
+        root = np.asarray(math.sqrt(s), cdt)
+        scores = np.matmul(q * root, np.swapaxes(k, -1, -2) * root)
     L, S = q.shape[-2], k.shape[-2]
     if is_causal:
         np.copyto(scores, -np.inf, where=~np.tril(np.ones((L, S), dtype=bool)))
     if attn_mask is not None:
         m = np.asarray(attn_mask)
         if m.dtype == BOOL:
-            scores = np.where(m, scores, -np.inf)  # the mask may broadcast scores to more dims
-        else:
-            scores = scores + cast_to(m, cdt)
+            m = np.where(m, np.zeros((), cdt), np.asarray(-np.inf, cdt))
+        with np.errstate(invalid="ignore"):
+            scores = scores + cast_to(m, cdt)  # the mask may broadcast scores to more dims
     # a fully masked row attends to nothing: torch's safe softmax yields zeros there, not NaN
     masked = np.maximum.reduce(scores, axis=-1, keepdims=True) == -np.inf if scores.size else None
-    if cdt != dt and dropout_p == 0:
+    if cdt != dt and flash:
         out = _flash_rows(scores, v, dt)
         if masked is not None and masked.any():
             np.copyto(out, 0, where=masked)
