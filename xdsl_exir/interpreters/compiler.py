@@ -24,9 +24,12 @@ from typing import Any
 
 import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.traits import MemoryEffectKind, get_effects
 
-from xdsl_exir.dialects.exir import GraphOp, OutputOp, ProgramOp
+from xdsl_exir.dialects.aten import AtenOp
+from xdsl_exir.dialects.exir import CallFunctionOp, GraphOp, OutputOp, ProgramOp
 from xdsl_exir.semantics.kernels.registry import register_graph_compiler
+from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.diagnostics import InterpreterError  # defined in the core (TorchScript builtins raise it too)
 
 Prepared = Callable[..., tuple[Any, ...]]
@@ -161,12 +164,15 @@ class CompiledRegion:
         steps: list[_Step],
         out_slots: tuple[int, ...],
         shared: set[int] | None = None,
+        constants: dict[int, Any] | None = None,
     ):
         self._ctx = ctx
         self.arg_slots = arg_slots
         self.steps = steps
         self.out_slots = out_slots
         self._shared = shared or set()
+        self.constants: dict[int, Any] = constants or {}
+        """Values computed once, when the graph was compiled (`_hoistable_ops`), by slot."""
         self._fn, self._filename, self._first_line = self._generate()
 
     def _generate(self) -> tuple[Callable[[list[Any], Sequence[Any]], tuple[Any, ...]], str, int]:
@@ -175,6 +181,8 @@ class CompiledRegion:
         own = set(self.arg_slots) | {j for step in self.steps for j in step.outs}
 
         def read(j: int) -> str:
+            if j in self.constants:
+                return f"k{j}"
             return f"v{j}" if j in own else f"f[{j}]"  # captured values come from the frame
 
         def store(slots: Sequence[int]) -> list[str]:
@@ -202,7 +210,7 @@ class CompiledRegion:
             unpack = "".join(f"v{j}, " for j in self.arg_slots) + "= args"
             lines.append("    " + unpack + "".join(store(self.arg_slots)) + drop(-1))
         first_line = len(lines) + 1
-        namespace: dict[str, Any] = {}
+        namespace: dict[str, Any] = {f"k{j}": v for j, v in self.constants.items()}
         for i, step in enumerate(self.steps):
             namespace[f"p{i}"] = step.prepared
             call = f"p{i}(" + ", ".join(read(j) for j in step.ins) + ")"
@@ -323,7 +331,7 @@ class CompileContext:
         outer = self._slots
         self._slots = {}
         try:
-            body = self._compile_block(block)
+            body = self._compile_block(block, hoist=True)
             return CompiledGraph(self, body, len(self._slots), name)
         finally:
             self._slots = outer
@@ -345,13 +353,17 @@ class CompileContext:
             slot = self._slots[value] = len(self._slots)
         return slot
 
-    def _compile_block(self, block: Block) -> CompiledRegion:
+    def _compile_block(self, block: Block, hoist: bool = False) -> CompiledRegion:
+        """The steps of `block`; with `hoist`, the ops `_hoistable_ops` finds run here, once,
+        and their results become constants of the generated code."""
         assert self._slots is not None
         _load_extensions()
         terminators = tuple(_TERMINATORS)
         arg_slots = tuple(self._slot(a) for a in block.args)
         steps: list[_Step] = []
         out_slots: tuple[int, ...] = ()
+        hoistable = _hoistable_ops(block, terminators) if hoist else set[Operation]()
+        known: dict[int, Any] = {}
         for op in block.ops:
             if isinstance(op, terminators):
                 out_slots = tuple(self._lookup(v, op) for v in op.operands)
@@ -368,9 +380,14 @@ class CompileContext:
                 raise
             except Exception as e:
                 raise InterpreterError(f"cannot prepare this op: {describe_error(e)}", op) from e
+            outs = tuple(self._slot(r) for r in op.results)
+            if op in hoistable and all(j in known for j in ins):
+                values = _run_once(prepared, [known[j] for j in ins], len(outs))
+                if values is not None:
+                    known.update(zip(outs, values))
+                    continue
             if self.wrap_op is not None:
                 prepared = self.wrap_op(prepared, op)
-            outs = tuple(self._slot(r) for r in op.results)
             steps.append(_Step(prepared, ins, outs, op))
         else:
             ends = " or ".join(t.name for t in terminators)
@@ -381,7 +398,8 @@ class CompileContext:
         shared = {
             self._slots[v] for v in defined if any(u.operation.parent_block() is not block for u in v.uses)
         }
-        return CompiledRegion(self, arg_slots, steps, out_slots, shared)
+        constants = {j: known[j] for step in steps for j in step.ins if j in known}
+        return CompiledRegion(self, arg_slots, steps, out_slots, shared, constants)
 
     def _lookup(self, value: SSAValue, user: Operation) -> int:
         assert self._slots is not None
@@ -389,6 +407,95 @@ class CompileContext:
         if slot is None:
             raise InterpreterError("uses a value defined in another graph or after its use", user)
         return slot
+
+
+_UNREPEATABLE_TAGS = frozenset({"nondeterministic_seeded", "nondeterministic_bitwise"})
+
+_HOISTED_MAX_BYTES = 16 << 20
+"""The largest value computed once at compile time and kept (a 2048 x 2048 float32 causal
+mask): a larger one is computed at each run, as it was written."""
+
+
+def _repeatable(op: Operation) -> bool:
+    """An operator call that computes the same value from the same operands every time:
+    a registered operator, not random (torch's `nondeterministic_*` tags), that writes
+    nothing (its only effects are reads: a function or a view)."""
+    if isinstance(op, AtenOp):
+        name = op.name
+    elif isinstance(op, CallFunctionOp):
+        name = op.target.data
+    else:
+        return False
+    entry = op_registry.lookup(name)
+    if entry is None or entry.tags & _UNREPEATABLE_TAGS or op.regions or not op.results:
+        return False
+    effects = get_effects(op)
+    return effects is not None and all(e.kind is MemoryEffectKind.READ for e in effects)
+
+
+def _hoistable_ops(block: Block, terminators: tuple[type[Operation], ...]) -> set[Operation]:
+    """
+    The ops of `block` whose results depend on no block argument (no user input, no
+    parameter or buffer, which a caller may replace or a training graph write): a
+    causal mask built from `arange` and `full`, a `scalar_tensor`. They are computed
+    once, when the graph is compiled. A result of them must not reach what could
+    write it or hand it out: so each is read only by other such ops or by side-effect
+    free ops of the same block (which make new arrays), never by a view, an in-place
+    op, a nested region or the block's results. The arrays kept are read-only besides.
+    """
+    found: set[Operation] = set()
+    for op in block.ops:
+        if _repeatable(op) and all(isinstance(v.owner, Operation) and v.owner in found for v in op.operands):
+            found.add(op)
+    changed = True
+    while changed:
+        changed = False
+        for op in [o for o in block.ops if o in found]:
+            inputs_kept = all(v.owner in found for v in op.operands)
+            uses = (u.operation for r in op.results for u in r.uses)
+            if inputs_kept and all(_private_use(user, block, found, terminators) for user in uses):
+                continue
+            found.discard(op)
+            changed = True
+    return found
+
+
+def _private_use(
+    user: Operation, block: Block, found: set[Operation], terminators: tuple[type[Operation], ...]
+) -> bool:
+    """`user` takes a hoisted value without handing it on: another hoisted op, or a
+    side-effect free op of the same block (its result is a new array)."""
+    if user in found:
+        return True
+    if user.parent_block() is not block or isinstance(user, terminators):
+        return False
+    effects = get_effects(user)
+    return effects is not None and not effects
+
+
+def _run_once(prepared: Prepared, args: list[Any], n_results: int) -> tuple[Any, ...] | None:
+    """The results of a hoisted op, computed now and made read-only, or None when it is
+    better left to run time: it raises (its error is then located at run time, as
+    without hoisting), or a result is large or neither a tensor nor a number. (A
+    writable view, of memory a kernel may keep, is kept as a copy: a view of the
+    read-only operands is read-only.)"""
+    try:
+        with np.errstate(all="ignore"):
+            values = list(prepared(*args))
+    except Exception:
+        return None
+    if len(values) != n_results:
+        return None
+    for i, v in enumerate(values):
+        if isinstance(v, np.ndarray):
+            if v.nbytes > _HOISTED_MAX_BYTES:
+                return None
+            if v.base is not None and v.flags.writeable:
+                values[i] = v = v.copy()
+            v.flags.writeable = False
+        elif type(v) not in (int, float, bool):
+            return None
+    return tuple(values)
 
 
 def _compile_decomposed(block: Block, name: str) -> CompiledGraph:
