@@ -156,3 +156,53 @@ def test_sdpa_decomposition_and_lowering_special_rows(edge: str, layout: str) ->
     ):
         (got,) = run()
         _same_bits(got, want, f"{what} {edge} {layout}", ulps=4)
+
+
+# ---------------------------------------------------------------------------
+# bfloat16 views: they share their operand's memory and keep its dtype
+# ---------------------------------------------------------------------------
+
+
+class _Bf16Views(torch.nn.Module):
+    """A chain of views of a bfloat16 input, a bitcast view, and writes through views of a buffer."""
+
+    buf: torch.Tensor
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("buf", torch.zeros(4, 6, dtype=torch.bfloat16))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        y = x.view(4, 6).permute(1, 0)[1:5:2].reshape(-1)
+        self.buf.view(24)[3:9].add_(x.reshape(-1)[:6])
+        self.buf[1].mul_(3)
+        return y * 2, x.transpose(0, 1)[0], x.view(torch.int16)[1], self.buf.permute(1, 0).clone() + 1
+
+
+@pytest.mark.parametrize("decomposed", [False, True], ids=["training-ir", "run-decompositions"])
+def test_bfloat16_views_keep_dtype_and_memory(decomposed: bool) -> None:
+    x = torch.randn(2, 3, 4).bfloat16()
+    x[0, 0, :3] = torch.tensor([NAN, -0.0, -INF])
+    ep = torch.export.export(_Bf16Views(), (x,))
+    if decomposed:
+        ep = ep.run_decompositions()
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    module = load_pt2(buf.getvalue(), "views.pt2")
+    want = _Bf16Views()(x)
+    for what, m in (("interpreter", module), ("after to-core-aten", to_core(module))):
+        got = ProgramRunner(m).run([_numpy(x)])
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            _same_bits(g, w, f"{what} output {i}")
+
+
+def test_bfloat16_view_kernels_alias_their_operand() -> None:
+    x = _numpy(torch.arange(24, dtype=torch.bfloat16).view(4, 6))
+    for name, args in (
+        ("aten.permute.default", [x, [1, 0]]),
+        ("aten.slice.Tensor", [x, 1, 1, 5, 2]),
+        ("aten.view.default", [x, [3, 8]]),
+        ("aten.as_strided.default", [x, [2, 2], [1, 6]]),
+    ):
+        got = np.asarray(run_kernel(name, args, {}))
+        assert got.dtype == x.dtype and np.shares_memory(got, x), name

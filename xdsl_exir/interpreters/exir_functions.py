@@ -448,7 +448,7 @@ def _compile_kernel(
     op: Operation, target: str, args: list[object], kwargs: dict[str, object], n_results: int | None = None
 ) -> Prepared:
     """Bind the kernel of `target` once; `n_results` limits the results it returns."""
-    if target not in aten_kernels.LOW_PRECISION_OPERANDS and any(
+    if not aten_kernels.takes_low_precision(target) and any(
         isinstance(v.type, TensorType) and v.type.element_dtype in LOW_PRECISION for v in op.operands
     ):
         return _widened(op, _compile_plain_kernel(op, target, args, kwargs, n_results))

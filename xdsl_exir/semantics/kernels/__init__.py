@@ -21,7 +21,8 @@ Numerics follow PyTorch's CPU eager mode where that is cheap to do:
 * bfloat16 and float8 tensors are ``ml_dtypes`` arrays.  Like torch's CPU
   kernels, the kernels compute on them in float32 (the interpreter hands them
   float32 copies, :func:`run_kernel` too) and a result is rounded to its dtype
-  when ``result_dtypes`` says so.
+  when ``result_dtypes`` says so; views take them as they are, sharing their
+  memory (:func:`takes_low_precision`).
 
 Random operators (``rand``, ``randn``, ``randperm``, ``dropout``/
 ``native_dropout`` in training mode, ``scaled_dot_product_attention`` with
@@ -82,7 +83,13 @@ from xdsl_exir.semantics.kernels import (  # noqa: F401 - imported for their reg
 )
 from xdsl_exir.semantics.kernels.dtypes import NUMPY_OF, dtype_of, numpy_dtype, result_type, round_to_bfloat16
 from xdsl_exir.semantics.kernels.random import manual_seed
-from xdsl_exir.semantics.kernels.registry import FUNCTIONAL, LOW_PRECISION_OPERANDS, Kernel, schema_of
+from xdsl_exir.semantics.kernels.registry import (
+    FUNCTIONAL,
+    LOW_PRECISION_OPERANDS,
+    Kernel,
+    schema_of,
+    takes_low_precision,
+)
 from xdsl_exir.utils.dtypes import LOW_PRECISION, cast_array, to_float32
 from xdsl_exir.utils.op_registry import selected_operators
 from xdsl_exir.utils.schema_binding import bind
@@ -103,6 +110,7 @@ __all__ = [
     "result_type",
     "round_to_bfloat16",
     "run_kernel",
+    "takes_low_precision",
 ]
 
 @cache
@@ -202,7 +210,7 @@ def run_kernel(
         raise NotImplementedError(f"no numpy kernel for {op_name}")
     schema = schema_of(op_name)
     written = {a.name: bind(schema, args, kwargs, missing="none")[0].get(a.name) for a in schema.written_arguments}
-    if op_name not in LOW_PRECISION_OPERANDS:
+    if not takes_low_precision(op_name):
         args = [to_float32(a) for a in args]
         kwargs = {k: to_float32(v) for k, v in kwargs.items()}
     bound, extra = bind(schema, args, kwargs, missing="none")

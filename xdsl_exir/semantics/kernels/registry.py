@@ -28,6 +28,30 @@ LOW_PRECISION_OPERANDS: set[str] = set()
 round an intermediate to the input dtype, as torch's kernel does (flash attention)."""
 
 
+def takes_low_precision(name: str) -> bool:
+    """
+    Whether the kernel of `name` is given bfloat16/float8 operands as they are: those
+    in `LOW_PRECISION_OPERANDS`, and views (a result aliasing an operand, nothing
+    written). A view of a float32 copy would neither share the operand's memory (a
+    write through it would be lost) nor have its dtype; views compute nothing, so
+    numpy's bfloat16 arrays serve them as they are.
+    """
+    if name in LOW_PRECISION_OPERANDS:
+        return True
+    view = _VIEWS.get(name)
+    if view is None:
+        entry = lookup(name)
+        schema = entry.schema if entry is not None else None
+        view = _VIEWS[name] = schema is not None and not schema.is_mutable and any(
+            schema.aliases_of_return(i) for i in range(len(schema.returns))
+        )
+    return view
+
+
+_VIEWS: dict[str, bool] = {}
+"""`takes_low_precision`'s answer for views, by operator."""
+
+
 def register(*names: str, low_precision_operands: bool = False) -> Callable[[Kernel], Kernel]:
     """Register a functional kernel under each of the overload names it implements."""
 
