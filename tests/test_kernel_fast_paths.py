@@ -336,3 +336,68 @@ def test_relu_kernel_keeps_negative_zero_and_nan(name: str, dtype: torch.dtype) 
     want = getattr(torch.nn.functional, name)(x).float().numpy()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+@pytest.mark.parametrize(
+    "special",
+    [{}, {(1, 3): 3e37}, {(2, 5): float("nan")}, {(3, 0): float("inf")}, {(0, 0): 2e18, (0, 1): -2e18}],
+    ids=["ordinary", "near-overflow", "nan", "inf", "square-overflows"],
+)
+def test_layer_norm_statistics_bound_on_any_layout(contiguous: bool, special: dict[tuple[int, int], float]) -> None:
+    """The common path bounds each row's magnitudes by its own mean and variance; a row
+    whose bound fails (a special value, a huge row) sends the call to torch's order of
+    operations. A channels-last view (copied by the kernel) and a 3-d input alike; the
+    input is left as it was."""
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((2, 48, 6)).astype(np.float32)  # rows of 48 along a strided axis
+    x = base.transpose(0, 2, 1) if not contiguous else np.ascontiguousarray(base.transpose(0, 2, 1))
+    for (i, j), v in special.items():
+        x[i % 2, i % 6, j] = v
+    x[1, 4] *= 1e17  # large, still safe: its bound stays under the limit
+    before = x.copy()
+    w = rng.standard_normal(48).astype(np.float32)
+    b = rng.standard_normal(48).astype(np.float32)
+    got = run_kernel("aten.native_layer_norm.default", [x, [48], w, b, 1e-5], {})
+    np.testing.assert_array_equal(x, before)
+    want = torch.ops.aten.native_layer_norm.default(
+        torch.from_numpy(np.ascontiguousarray(x)), [48], torch.from_numpy(w), torch.from_numpy(b), 1e-5
+    )
+    for g, t in zip(got, want):
+        t = t.numpy()
+        assert g.shape == t.shape and g.flags.c_contiguous
+        scale = np.abs(np.where(np.isfinite(t), t, 0)).max(axis=-1, keepdims=True) + 1
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(t))
+        np.testing.assert_allclose(np.nan_to_num(g / scale), np.nan_to_num(t / scale), rtol=0, atol=1e-5)
+
+
+EXPAND = """
+builtin.module {{
+  exir.program inputs [<user_input "x">] outputs [<user_output "same">, <user_output "wide">] {{
+    exir.graph @forward(%x: {t}<[2, 1, 3], float32>) -> ({t}<[2, 1, 3], float32>, {t}<[4, 2, 5, 3], float32>) {{
+      %same = aten.expand.default(%x, [2, 1, 3]) : ({t}<[2, 1, 3], float32>) -> {t}<[2, 1, 3], float32>
+      %wide = aten.expand.default(%x, [4, 2, 5, 3]) : ({t}<[2, 1, 3], float32>) -> {t}<[4, 2, 5, 3], float32>
+      exir.output %same, %wide : {t}<[2, 1, 3], float32>, {t}<[4, 2, 5, 3], float32>
+    }}
+  }}
+}}
+"""
+
+
+def test_expand_to_its_own_sizes_is_the_operand() -> None:
+    """An `expand` to the sizes the operand has is the operand (a view of all of it, its
+    strides, non-contiguous ones included); a real broadcast still goes to the kernel."""
+    from pass_harness import parse
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    base = np.arange(12, dtype=np.float32).reshape(3, 1, 4)
+    x = base.transpose(2, 1, 0)[:2]  # [2, 1, 3], strided
+    x[0, 0, 0] = -0.0
+    x[1, 0, 2] = np.nan
+    same, wide = ProgramRunner(parse(EXPAND.format(t="!exir.tensor"))).run([x])
+    tx = torch.from_numpy(np.ascontiguousarray(x))
+    np.testing.assert_array_equal(same, tx.expand(2, 1, 3).numpy())
+    assert np.signbit(same[0, 0, 0]) and np.shares_memory(same, x) and same.strides == x.strides
+    np.testing.assert_array_equal(wide, tx.expand(4, 2, 5, 3).numpy())
+    assert np.shares_memory(wide, x) and wide.strides[0] == 0

@@ -269,12 +269,37 @@ def _fast_permute(op: Operation, args: list[object], kwargs: dict[str, object]) 
     return lambda x: (x.transpose(axes),)
 
 
+def _fast_expand(op: Operation, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
+    """An `expand` to the sizes its operand already has (what `matmul`'s decomposition
+    writes before each `bmm`) is the operand itself: a view of all of it, the same strides.
+    numpy's `as_strided`, which the kernel needs for a real broadcast, costs several
+    microseconds a call."""
+    if kwargs or len(args) != 2 or not isinstance(args[0], OperandRef) or not isinstance(args[1], list):
+        return None
+    operand = op.operands[args[0].index].type
+    sizes = cast(list[object], args[1])
+    if not isinstance(operand, TensorType) or not all(type(s) is int for s in sizes):
+        return None
+    shape = tuple(cast(list[int], sizes))
+    if list(operand.sizes) != list(shape):
+        return None
+
+    def expand(x: Any) -> tuple[Any, ...]:
+        if x.shape == shape:
+            return (x,)
+        return (aten_kernels.run_kernel("aten.expand.default", [x, list(shape)], {}),)
+
+    return expand
+
+
 def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
     """A direct ufunc call when the IR proves every tensor has one float dtype."""
     if (reshape := _fast_reshape(target, args, kwargs)) is not None:
         return reshape
     if target == "aten.permute.default" and (permute := _fast_permute(op, args, kwargs)) is not None:
         return permute
+    if target == "aten.expand.default" and (expand := _fast_expand(op, args, kwargs)) is not None:
+        return expand
     if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType):
         return None
     dtype = rt.element_dtype

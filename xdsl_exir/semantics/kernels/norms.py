@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -138,17 +139,8 @@ def _native_layer_norm(
         return finish(x.copy(), dt), finish(nan, dt), finish(nan.copy(), dt)
     # a dense input is read in place; any other is copied once and centred in place
     d = x.reshape(rows, count) if x.flags.c_contiguous else np.array(x, order="C", copy=True).reshape(rows, count)
-    odd = near_overflow(d)
-    odd_rows = None if odd is None else d[odd]
-    mean = row_sums(d)
-    np.divide(mean, count, out=mean)
-    d = np.subtract(d, mean[:, None], out=None if x.flags.c_contiguous else d)
-    var = np.einsum("ij,ij->i", d, d)
-    np.divide(var, count, out=var)
-    if odd is not None and odd_rows is not None:  # torch's statistics where they may overflow
-        odd_mean, odd_var = torch_row_moments(odd_rows)
-        mean[odd], var[odd] = odd_mean, odd_var
-        d[odd] = odd_rows - odd_mean[:, None]
+    fast = _plain_moments(d, count)
+    mean, d, var = fast if fast is not None else _careful_moments(d, count, x.flags.c_contiguous)
     np.add(var, np.asarray(eps).astype(x.dtype), out=var)
     np.sqrt(var, out=var)
     rstd = np.divide(1, var, out=var)
@@ -159,6 +151,52 @@ def _native_layer_norm(
     # torch adds the bias, or 0 without one: a -0.0 (a row with rstd 0) comes out +0.0
     np.add(y, cast_to(bias, x.dtype) if bias is not None else x.dtype.type(0), out=y)
     return finish(y, dt), finish(mean.reshape(stat_shape), dt), finish(rstd.reshape(stat_shape), dt)
+
+
+_SAFE_LIMIT: dict[tuple[np.dtype[Any], int], float] = {}
+"""`near_overflow`'s bound on the magnitudes of a row, by dtype and row length."""
+
+
+def _plain_moments(d: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The rows' means, the centred rows and their variances by two vectorised passes,
+    when they show that no value of the rows comes near overflow (the usual case), else
+    None. Each value's distance from its row's mean is at most the square root of the
+    sum of the squared distances, so the row's largest magnitude is at most
+    |mean| + sqrt(count * var): a bound from the statistics themselves, without
+    `near_overflow`'s two extra passes over the rows. (A NaN or infinity makes the bound
+    NaN or infinite; `d` is left as it was.)"""
+    key = (d.dtype, count)
+    limit = _SAFE_LIMIT.get(key)
+    if limit is None:
+        limit = _SAFE_LIMIT[key] = float(np.sqrt(np.finfo(d.dtype).max / (16 * max(count, 1))))
+    mean = row_sums(d)
+    np.divide(mean, count, out=mean)
+    c = np.subtract(d, mean[:, None])
+    var = np.einsum("ij,ij->i", c, c)
+    np.divide(var, count, out=var)
+    bound = np.sqrt(var * count)
+    bound += np.abs(mean)
+    if not bool(bound.max() < limit):  # (False for a NaN)
+        return None
+    return mean, c, var
+
+
+def _careful_moments(d: np.ndarray, count: int, dense: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows' means, the centred rows and their variances where some rows may hold
+    values near overflow: those rows (`near_overflow`) take torch's own order of
+    operations. A copy made for the kernel (not `dense`) is centred in place."""
+    odd = near_overflow(d)
+    odd_rows = None if odd is None else d[odd]
+    mean = row_sums(d)
+    np.divide(mean, count, out=mean)
+    d = np.subtract(d, mean[:, None], out=None if dense else d)
+    var = np.einsum("ij,ij->i", d, d)
+    np.divide(var, count, out=var)
+    if odd is not None and odd_rows is not None:  # torch's statistics where they may overflow
+        odd_mean, odd_var = torch_row_moments(odd_rows)
+        mean[odd], var[odd] = odd_mean, odd_var
+        d[odd] = odd_rows - odd_mean[:, None]
+    return mean, d, var
 
 
 @register("aten.layer_norm.default")
