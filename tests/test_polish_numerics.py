@@ -24,6 +24,7 @@ from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.semantics.kernels import run_kernel
 from xdsl_exir.targets.iree import lower_to_upstream, to_core
+from xdsl_exir.utils.diagnostics import ExirDiagnostic
 
 SDPA = "aten.scaled_dot_product_attention.default"
 INF, NAN = float("inf"), float("nan")
@@ -206,3 +207,96 @@ def test_bfloat16_view_kernels_alias_their_operand() -> None:
     ):
         got = np.asarray(run_kernel(name, args, {}))
         assert got.dtype == x.dtype and np.shares_memory(got, x), name
+
+
+# ---------------------------------------------------------------------------
+# as_strided_scatter of a view: torch writes into a copy of self's whole storage
+# ---------------------------------------------------------------------------
+
+_SELVES: dict[str, Any] = {
+    "whole": lambda t: t,
+    "narrowed-rows": lambda t: t[1:4],
+    "narrowed-cols": lambda t: t[:, 1:5],
+    "stepped": lambda t: t[::2, ::3],
+    "transposed-narrowed": lambda t: (t.T if isinstance(t, torch.Tensor) else t.T)[1:4],
+    "narrowed-transposed": lambda t: t[:, 2:6].T,
+    "selected": lambda t: t[2],
+}
+# (size, stride, storage offset): offsets relative to self's own (None) and absolute ones
+# reaching before self's first element and past its last
+_VIEWS = [((2, 2), (1, 2), None), ((2, 2), (1, 2), 1), ((3,), (5,), None), ((2,), (1,), 22), ((2, 3), (8, 1), 0)]
+
+
+@pytest.mark.parametrize("view", _VIEWS, ids=str)
+@pytest.mark.parametrize("self_of", list(_SELVES))
+def test_as_strided_scatter_kernel_of_views(self_of: str, view: tuple[Any, ...]) -> None:
+    size, stride, offset = view
+    base = torch.arange(48.0).view(6, 8)
+    base[0, 0], base[5, 7] = -0.0, NAN
+    x = _SELVES[self_of](base)
+    xn = _SELVES[self_of](base.numpy().copy())
+    assert xn.shape == tuple(x.shape) and tuple(s // 4 for s in xn.strides) == x.stride()
+    src = torch.randn(*size, generator=torch.Generator().manual_seed(1))
+    want = torch.as_strided_scatter(x, src, size, stride, offset)
+    got = np.asarray(run_kernel("aten.as_strided_scatter.default", [xn, src.numpy(), list(size), list(stride), offset], {}))
+    _same_bits(got, want, f"{self_of} {view}")
+    assert tuple(s // 4 for s in got.strides) == want.stride(), "torch returns self's view of the copied storage"
+    assert not np.shares_memory(got, xn)
+
+
+def test_as_strided_scatter_kernel_of_an_expanded_self() -> None:
+    """Elements sharing memory: torch copies self alone (row-major here), offsets from 0."""
+    x = torch.arange(4.0).view(4, 1).expand(4, 3)
+    src = torch.tensor([7.0, 8.0])
+    want = torch.as_strided_scatter(x, src, (2,), (4,), 1)
+    got = run_kernel("aten.as_strided_scatter.default", [np.broadcast_to(x.numpy()[:, :1], (4, 3)), src.numpy(), [2], [4], 1], {})
+    _same_bits(got, want, "expanded")
+
+
+class _ScatterIntoView(torch.nn.Module):
+    def __init__(self, self_of: str, size: Any, stride: Any, offset: Any) -> None:
+        super().__init__()
+        self.self_of, self.size, self.stride, self.offset = self_of, size, stride, offset
+
+    def forward(self, x: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+        view = _SELVES[self.self_of](x)
+        return torch.as_strided_scatter(view, src, self.size, self.stride, self.offset) * 1
+
+
+@pytest.mark.parametrize("view", [((2, 2), (1, 2), None), ((2,), (1,), 22)], ids=str)
+@pytest.mark.parametrize("self_of", ["narrowed-rows", "narrowed-cols", "narrowed-transposed", "whole"])
+def test_as_strided_scatter_program_of_views(self_of: str, view: tuple[Any, ...]) -> None:
+    """A program scattering into a slice of its input: interpreter, core IR and the lowering as eager."""
+    x = torch.arange(48.0).view(6, 8)
+    src = torch.randn(*view[0], generator=torch.Generator().manual_seed(2))
+    model = _ScatterIntoView(self_of, *view)
+    want = model(x, src)
+    ep = torch.export.export(model, (x, src))
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    module = load_pt2(buf.getvalue(), "scatter.pt2")
+    core = to_core(module)
+    arrays = [x.numpy(), src.numpy()]
+    for what, run in (
+        ("interpreter", lambda: ProgramRunner(module).run([np.copy(a) for a in arrays])),
+        ("after to-core-aten", lambda: ProgramRunner(core).run([np.copy(a) for a in arrays])),
+        ("lowered", lambda: run_lowered(lower_to_upstream(core), [np.copy(a) for a in arrays])),
+    ):
+        (got,) = run()
+        _same_bits(got, want, f"{what} {self_of} {view}")
+
+
+def test_as_strided_scatter_lowering_refuses_an_expanded_self() -> None:
+    class Net(torch.nn.Module):
+        def forward(self, x: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+            return torch.as_strided_scatter(x.expand(4, 3), src, (2,), (4,), 1) * 1
+
+    x, src = torch.arange(4.0).view(4, 1), torch.tensor([7.0, 8.0])
+    ep = torch.export.export(Net(), (x, src))
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    core = to_core(load_pt2(buf.getvalue(), "expanded.pt2"))
+    (got,) = ProgramRunner(core).run([x.numpy(), src.numpy()])
+    _same_bits(got, Net()(x, src), "interpreter")
+    with pytest.raises(ExirDiagnostic, match=r"as_strided_scatter \(.*\) of a self whose elements share memory \(expanded\)"):
+        lower_to_upstream(core)

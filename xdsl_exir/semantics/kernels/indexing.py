@@ -4,8 +4,8 @@ reductions, ``*_scatter`` of views, masked ops, ``nonzero``/``nonzero_static``/`
 Advanced indices become numpy index tuples the way torch's ``index`` reads them
 (``None`` for a dimension taken whole), so both agree on the result's layout.
 
-Functional scatters torch keeps in core IR: `diagonal_scatter`, `as_strided_scatter` (of a
-contiguous tensor's storage, as a program input's is), `put` (flat indices, negative ones
+Functional scatters torch keeps in core IR: `diagonal_scatter`, `as_strided_scatter` (of
+`self`'s storage, a view's included), `put` (flat indices, negative ones
 wrapped, `accumulate` adding repeats) and `embedding_renorm` (rows the indices name scaled to
 `max_norm` where their norm exceeds it, by max_norm / (norm + 1e-7) as torch's kernel).
 """
@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from xdsl_exir.semantics.kernels.core import storage_of
 from xdsl_exir.semantics.kernels.dtypes import (
     BOOL,
     F16,
@@ -393,19 +394,34 @@ def _diagonal_scatter(self: np.ndarray, src: np.ndarray, offset: int = 0, dim1: 
 @register("aten.as_strided_scatter.default")
 def _as_strided_scatter(self: np.ndarray, src: np.ndarray, size: Sequence[int], stride: Sequence[int],
                         storage_offset: int | None = None) -> np.ndarray:
-    """`self` copied, `src` written through `as_strided` of the copy. torch's copy keeps the
-    layout of a dense `self` (a transposed one stays transposed), and the view addresses
-    that copy's storage: so does this one (numpy's 'K' order), a row-major one otherwise."""
-    a = np.array(self, copy=True, order="K")
-    flat = a.ravel(order="K")
-    if not np.shares_memory(flat, a):  # a layout numpy cannot keep dense
-        a = np.array(self, copy=True, order="C")
-        flat = a.reshape(-1)
-    offset = int(storage_offset or 0)
+    """
+    `self` copied, `src` written through `as_strided` of the copy. torch copies `self`'s
+    whole storage and returns `self`'s view of the copy (its strides and storage offset
+    kept), so the view's size, strides and offset address that storage, the offset
+    defaulting to `self`'s own: a narrowed `self` sees positions outside its elements,
+    which a write may reach without showing in the result. A `self` whose elements
+    share a position (an expanded one) is copied alone instead, its dims in the order of
+    their strides (numpy's 'K' order), offset 0.
+    """
+    a = np.asarray(self)
+    if any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides)):
+        out = np.array(a, copy=True, order="K")
+        flat, own = out.ravel(order="K"), 0
+        if not np.shares_memory(flat, out):  # a layout numpy cannot keep dense
+            out = np.array(a, copy=True, order="C")
+            flat = out.reshape(-1)
+    else:
+        storage, own = storage_of(a)
+        if np.shares_memory(storage, a):
+            flat = storage.copy()
+            out = np.lib.stride_tricks.as_strided(flat[own:], a.shape, a.strides, writeable=True)
+        else:  # `a` is its own storage, copied row-major
+            flat, out = storage, storage.reshape(a.shape)
+    offset = own if storage_offset is None else int(storage_offset)
     size_t, stride_t = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     last = offset + sum((n - 1) * st for n, st in zip(size_t, stride_t) if n > 0)
     if any(n == 0 for n in size_t):
-        return a
+        return out
     if offset < 0 or last >= flat.size or any(st < 0 for st in stride_t):
         raise ValueError(f"as_strided_scatter: size {list(size_t)}, stride {list(stride_t)} and offset {offset} "
                          f"reach outside the {flat.size} elements of the storage")
@@ -417,7 +433,7 @@ def _as_strided_scatter(self: np.ndarray, src: np.ndarray, size: Sequence[int], 
     view = np.lib.stride_tricks.as_strided(flat[offset:], size_t, tuple(st * a.itemsize for st in stride_t),
                                            writeable=True)
     view[...] = np.asarray(src).astype(a.dtype, copy=False)
-    return a
+    return out
 
 
 @register("aten.put.default")

@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from xdsl_exir.semantics.kernels.core import storage_of
 from xdsl_exir.semantics.kernels.dtypes import (
     numpy_dtype_or_none,
     result_type,
@@ -379,28 +380,6 @@ def _reflection_pad(self: np.ndarray, padding: Sequence[int]) -> np.ndarray:
 @register("aten.replication_pad2d.default", "aten.replication_pad3d.default")
 def _replication_pad(self: np.ndarray, padding: Sequence[int]) -> np.ndarray:
     return _pad_any(np.asarray(self), padding, "replicate")
-
-
-def storage_of(a: np.ndarray) -> tuple[np.ndarray, int]:
-    """The flat buffer `a` is a view of and `a`'s offset in it, in elements: torch's
-    storage and storage offset. numpy views keep their base (through `as_strided`'s
-    wrapper too), so the root is the array that owns the memory, as the tensor that
-    owns a torch storage is. A root numpy cannot flatten without a copy (another
-    dtype's view, a non-contiguous owner) makes `a` its own storage."""
-    root = a
-    while True:
-        base = root.base
-        if isinstance(base, np.ndarray):
-            root = base
-        elif base is not None and isinstance(getattr(base, "base", None), np.ndarray):
-            root = base.base  # numpy's as_strided wraps its base in a DummyArray
-        else:
-            break
-    if root is a or root.dtype != a.dtype or not root.flags.c_contiguous:
-        flat = a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
-        return flat, 0
-    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    return root.reshape(-1), offset // a.itemsize
 
 
 @register("aten.as_strided.default")

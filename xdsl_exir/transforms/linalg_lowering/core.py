@@ -85,6 +85,7 @@ __all__ = [
     "expand",
     "extract",
     "finish",
+    "flat_storage",
     "gather_generic",
     "highest",
     "loop_index",
@@ -290,6 +291,26 @@ def storage_view(st: LoweringState, value: SSAValue) -> tuple[SSAValue, list[int
     for producer in reversed(chain):
         strides, offset = _storage_step(st, producer, _t(producer.operands[0]), strides, offset)
     return root, order, strides, offset
+
+
+def flat_storage(st: LoweringState, root: SSAValue, order: Sequence[int]) -> tuple[SSAValue, SymSize]:
+    """The storage of `root` (a `storage_view` owner, its dims in memory `order`) as a 1-D tensor, and its length."""
+    rt = _t(root)
+    value = st.tensor(root)
+    el = element_type(rt.element_dtype)
+    sizes = list(rt.sizes)
+    if list(order) != list(range(rt.rank)):
+        sizes = [sizes[d] for d in order]
+        value = transpose(st, value, order, sized(sizes, rt.element_dtype))
+    numel: object = 1
+    for n in sizes:
+        numel = numel * n
+    numel = canonical_size(cast(SymSize, numel))
+    if rt.rank == 1:
+        return value, numel
+    if rt.rank == 0:
+        return expand(st, value, [], [1], el), 1
+    return collapse(st, value, [list(range(rt.rank))], [numel], el), numel
 
 
 # -- gathers: sizes, strides and offsets as values ----------------------------------

@@ -35,7 +35,7 @@ from xdsl.ir import SSAValue
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
-from xdsl_exir.semantics.decompositions.core import Layouts, is_contiguous
+from xdsl_exir.semantics.decompositions.core import is_contiguous
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.core import (
@@ -45,11 +45,13 @@ from xdsl_exir.transforms.linalg_lowering.core import (
     dims_map,
     expand,
     extract,
+    flat_storage,
     gather_generic,
     highest,
     loop_index,
     lowest,
     mixed_size,
+    storage_view,
 )
 from xdsl_exir.transforms.linalg_lowering.core import wrap_index as wrap_bound
 from xdsl_exir.transforms.linalg_lowering.scalar import add, div, floor_divide, maximum, minimum, mul
@@ -60,6 +62,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     as_index,
     element_type,
     identity_map,
+    sized,
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
     result_of as _result,
@@ -672,14 +675,17 @@ def _nested_order(sizes: Sequence[SymSize], strides: Sequence[SymSize]) -> list[
     return dims[::-1]
 
 
-@lowers("aten.as_strided_scatter.default", note="views whose storage positions interleave or overlap, and a self not contiguous in memory, refused")
+@lowers("aten.as_strided_scatter.default", note="views whose storage positions interleave or overlap, a self whose elements overlap, and views the lowering does not follow, refused")
 def _as_strided_scatter(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     """
     `self` copied, then `src` written through `as_strided(size, stride,
-    offset)` of the copy: torch's `as_strided_scatter` addresses the copy's
-    storage, `self`'s elements in row-major order (torch asserts a contiguous
-    `self`; the backward of `as_strided` writes into a fresh one), the offset
-    defaulting to 0. A contiguous view (size-1 dims aside), as autograd's
+    offset)` of the copy: torch copies `self`'s whole storage and returns
+    `self`'s view of the copy, so the write addresses that storage (rebuilt as
+    `as_strided` rebuilds it, from the tensor owning it: `storage_view`), the
+    offset defaulting to `self`'s own, and the result reads `self`'s elements
+    back from it (a narrowed `self` does not show a write outside it). A `self`
+    whose elements overlap (expanded), which torch copies alone, is refused.
+    A contiguous view (size-1 dims aside), as autograd's
     restrides give, is a `tensor.insert_slice` of `src` flattened into `self`
     flattened. Any other view whose strides nest (each steps over all that the
     smaller ones reach) is a generic over `self`'s storage that finds, for a
@@ -694,34 +700,40 @@ def _as_strided_scatter(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValu
     dtype = _result(op).element_dtype
     sizes, strides = b.sizes("size"), b.sizes("stride")
     given = b.opt_size("storage_offset")
-    offset: SymSize = 0 if given is None else given
-    where = f"as_strided_scatter (size {list(sizes)}, stride {list(strides)}, offset {offset})"
-    if len(strides) != len(sizes) or any(isinstance(s, int) and s < 0 for s in (*sizes, *strides, offset)):
+    where = f"as_strided_scatter (size {list(sizes)}, stride {list(strides)}, offset {0 if given is None else given})"
+    if len(strides) != len(sizes) or any(isinstance(s, int) and s < 0 for s in (*sizes, *strides, given or 0)):
         raise st.error(f"{where}: needs one non-negative stride per size and a non-negative offset")
     if list(srct.sizes) != list(sizes):
         raise st.error(f"{where}: src has sizes {list(srct.sizes)}, the view {list(sizes)}")
-    if not Layouts().is_contiguous(x):
-        raise st.error(f"{where} of a self not contiguous in memory (its storage order is not its element order): "
-                       "make it contiguous first (aten.clone with memory_format=torch.contiguous_format)")
     if any(n == 0 for n in sizes):
         return [st.convert(st.tensor(x), xt, dtype)]
+    root, memory_order, own_strides, own_offset = storage_view(st, x)
+    if any(s == 0 and n != 1 for n, s in zip(xt.sizes, own_strides)):
+        raise st.error(f"{where} of a self whose elements share memory (expanded), which torch copies alone: "
+                       "make it contiguous first (aten.clone with memory_format=torch.contiguous_format)")
+    offset: SymSize = own_offset if given is None else given
+    whole = root is x and memory_order == list(range(xt.rank))  # `self` is its own storage, in row-major order
     order = _nested_order(sizes, strides)
     if order is None:
         raise st.error(f"{where}: the view's storage positions interleave or overlap, which the lowering does not "
                        "invert; run this part on the interpreter")
-    numel = canonical_size(_numel(xt.sizes))
+    if whole:
+        numel = canonical_size(_numel(xt.sizes))
+        flat = _flattened(st, st.tensor(x), xt.sizes, dtype)
+    else:
+        flat, numel = flat_storage(st, root, memory_order)
     last = canonical_size(to_sym(offset) + sum((to_sym(n) - 1) * to_sym(s) for n, s in zip(sizes, strides)))
     inside = canonical_size(to_sym(numel) - 1 - to_sym(last))
     if isinstance(inside, int) and inside < 0:
         raise st.error(f"{where} reaches element {last} of a storage of {numel} elements")
-    flat = _flattened(st, st.tensor(x), xt.sizes, dtype)
     value = st.convert(st.tensor(src), srct, dtype)
     el = element_type(dtype)
     if is_contiguous(sizes, tuple(strides)) and isinstance(inside, int) and not _slice_of(value, st.tensor(x)):
         count = canonical_size(_numel(sizes))
         piece = _flattened(st, value, sizes, dtype)
         written = insert_slice(st, piece, flat, [mixed_size(st, offset)], [mixed_size(st, count)], [1])
-        return [_unflattened(st, written, xt.sizes, dtype)]
+        return [_read_back(st, written, xt, dtype, own_strides, own_offset) if not whole else
+                _unflattened(st, written, xt.sizes, dtype)]
     zero, start = st.index(0), st.index(offset)
     steps = {d: st.index(strides[d]) for d in order}
     limits = {d: st.index(sizes[d]) for d in order}
@@ -742,4 +754,23 @@ def _as_strided_scatter(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValu
         return [st.emit(arith.SelectOp(hit, new, args[0]))]
 
     written = st.generic([(flat, identity_map(1))], [(st.empty_of([numel], dtype), identity_map(1))], [PARALLEL], body)[0]
+    if not whole:
+        return [_read_back(st, written, xt, dtype, own_strides, own_offset)]
     return [_unflattened(st, written, xt.sizes, dtype)]
+
+
+def _read_back(
+    st: LoweringState, flat: SSAValue, xt: TensorType, dtype: DType, strides: Sequence[SymSize], offset: SymSize
+) -> SSAValue:
+    """`self`'s elements read from its rewritten storage `flat` at its strides and storage offset."""
+    el = element_type(dtype)
+    base = st.index(offset)
+    steps = [st.index(s) for s in strides]
+
+    def at(args: list[SSAValue]) -> SSAValue:
+        pos = base
+        for d in range(xt.rank):
+            pos = st.emit(arith.AddiOp(pos, st.emit(arith.MuliOp(loop_index(st, d), steps[d]))))
+        return st.emit(tensor.ExtractOp(flat, [pos], el))
+
+    return gather_generic(st, sized(list(xt.sizes), dtype), [], at)

@@ -49,6 +49,7 @@ from xdsl_exir.transforms.linalg_lowering.core import (
     dims_map,
     expand,
     extract,
+    flat_storage,
     gather_generic,
     loop_index,
     mixed_size,
@@ -414,23 +415,6 @@ def _diagonal(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- as_strided and diagonal ------------------------------------------------------
 
 
-def _flat_storage(st: LoweringState, root: SSAValue, order: Sequence[int]) -> tuple[SSAValue, SymSize]:
-    """The owner's storage as a 1-D tensor, and its length."""
-    rt = _t(root)
-    value = st.tensor(root)
-    el = element_type(rt.element_dtype)
-    sizes = list(rt.sizes)
-    if list(order) != list(range(rt.rank)):
-        sizes = [sizes[d] for d in order]
-        value = transpose(st, value, order, sized(sizes, rt.element_dtype))
-    numel = cast(SymSize, _product(sizes))
-    if rt.rank == 1:
-        return value, numel
-    if rt.rank == 0:
-        return expand(st, value, [], [1], el), 1
-    return collapse(st, value, [list(range(rt.rank))], [numel], el), numel
-
-
 def _provably(condition: object) -> bool:
     return bool(condition is True or (isinstance(condition, sympy.Basic) and condition == sympy.true))
 
@@ -459,7 +443,7 @@ def _as_strided(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     offset = own_offset if given is None else given
     if any(s == 0 for s in sizes):
         return [st.empty(out)]
-    flat, numel = _flat_storage(st, root, order)
+    flat, numel = flat_storage(st, root, order)
     last = canonical_size(offset + sum((to_sym(n) - 1) * to_sym(s) for n, s in zip(sizes, strides)))
     inside = canonical_size(numel - 1 - last)
     if isinstance(inside, int) and inside < 0:
