@@ -123,10 +123,10 @@ def _gelu_float32(x: np.ndarray) -> np.ndarray:
             np.add(rb, one, out=rb)
             np.multiply(rb, xb, out=rb)
             np.multiply(rb, half, out=rb)
-        if n > 1:
-            # torch's vectorized loop (any tensor of more than one element) gives NaN
-            # at +inf; its scalar loop, for a single element, gives inf as here
-            res[flat == np.inf] = np.nan
+            if n > 1 and not xb.max() < np.inf:  # a +inf or a NaN in the block (still in cache)
+                # torch's vectorized loop (any tensor of more than one element) gives NaN
+                # at +inf; its scalar loop, for a single element, gives inf as here
+                rb[xb == np.inf] = np.nan
     return res.reshape(x.shape)
 
 
