@@ -151,7 +151,7 @@ maximum of its taps (as fast as `linalg.pooling_nchw_max`, 0.065-0.071 ms);
 dense convolutions as one matrix product over columns copied from their taps
 (`conv_pool._DENSE_TAPS_IM2COL`: SqueezeNet's fire module 0.136 -> 0.100 ms and
 DenseNet-121 18.8 -> 14.2, but ResNet-18 and SqueezeNet unchanged and a lone
-3x3 without data tiling slower, off); `--iree-llvmcpu-experimental-vectorize-to-transfer-gather`
+3x3 without data tiling slower; now on, see below); `--iree-llvmcpu-experimental-vectorize-to-transfer-gather`
 (RegNet-X 0.82x, 0.95x over six CNNs, experimental: off). Grouped convolutions'
 columns copied tap by tap (`conv_pool._GROUPED_TAPS`): RegNet-X 4.37 -> 3.98
 ms, on.
@@ -195,6 +195,47 @@ and 4.52 without data tiling). So the default turns data tiling on for a
 program with a convolution or a matrix product of 64 rows or more; with it,
 against `--variant="data_tiling=0"` in the same run: encoder 62.5 -> 55.6 ms,
 LLaMA 4.32 -> 2.87, the zoo's mlp and attention (fewer rows) unchanged.
+
+Dense convolutions (one group, batch of one, kernel above 1x1), measured on the
+Xeon (one thread, `--clock cpu`, load 6-12 on 2 cores). Per dispatch
+(`iree-benchmark-module --dispatch_statistics` on the module and parameters
+`compile_program` builds), IREE's own im2col (`--iree-global-opt-use-im2col-for-convs`)
+of the named op spends 40% of a 3x3 64->64 at 32x32 in its column gather
+(`generic_64x3x3x32x32`, not vectorized) and 14% of ResNet-18 in such gathers;
+its products run `[F, C*kh*kw] x [C*kh*kw, OH*OW]` without data tiling (no
+`mmt4d` dispatch under `--iree-opt-data-tiling`). The deep layers are bound by
+reading their weights: 512->512 at 2x2 (`conv3x3deep`, 9.4 MB of weights) runs
+at 12-13 GB/s, ORT 0.58-0.67 ms against IREE 0.70-0.98. The lowering's own
+im2col, columns copied tap by tap into `[C, kh*kw, OH, OW]` so that the weight
+is read as stored (`conv_pool._DENSE_TAPS_IM2COL`, now on), against the named
+op, one interleaved run each (ms):
+
+| model / layer                 | named op | tap columns | eager | ORT   |
+|-------------------------------|----------|-------------|-------|-------|
+| DenseNet-121                  | 15.5     | 12.1        | 29.3  | 8.44  |
+| SqueezeNet 1.1                | 1.80     | 1.41        | 4.50  | 0.729 |
+| ResNet-18                     | 9.55     | 9.38        | 12.4  | 5.30  |
+| 3x3 64->64 at 32x32           | 1.68     | 1.44        | 0.732 | 0.622 |
+| fire module at 15x15          | 0.155    | 0.106       | 0.149 | 0.0741|
+| 3x3 256->256 at 4x4           | 0.375    | 0.340       | 0.443 | 0.256 |
+| 3x3 512->512 at 2x2           | 0.797    | 0.804       | 1.69  | 0.579 |
+| stem 3x3/2 3->32 at 64x64     | 0.0806   | 0.0819      | 0.124 | 0.0330|
+
+(An earlier form copied the columns as `[kh*kw, C, OH, OW]` and reordered the
+weight to match: a weight computed on each call, or copied at load time when
+IREE hoists it. A program whose only convolutions are dense ones must keep the
+flags of a program with a convolution: its product counted as a wide matrix
+product, it took the global data-tiling path, whose per-call packing of the
+weight made 512->512 at 2x2 4.4 ms and 256->256 at 4x4 1.37; so the product is
+marked, `conv_pool.IM2COL_MARK`.) Tried and
+not kept, one layer at a time: `--iree-dispatch-creation-experimental-set-data-tiling-ops=convolution`
+(a 3x3 64->64 at 32x32 2.50 -> 3.37 ms, the deeper ones unchanged); the global
+data-tiling path with the mmt4d microkernel for convolution programs (the
+weight packed on each call: 512->512 at 2x2 0.98 -> 3.86 ms); the 1x1
+classifier of SqueezeNet (`matmul_1000x9x512`, 28% of its time) as a
+contraction over the reduction dim of both operands (the weight's rows times the
+transposed input's: 0.315 -> 0.256 ms by hand, but 512x4608 by 4 0.71 -> 0.85, so
+not pursued), or with its output transposed (2x slower).
 """
 
 from __future__ import annotations
@@ -374,6 +415,8 @@ SINGLE_CONVS: tuple[tuple[str, str, tuple[int, int, int, int, int], tuple[int, .
     ("convdw", "depthwise 3x3, 256 channels at 16x16", (256, 256, 3, 1, 256), (1, 256, 16, 16)),
     ("convgroup", "grouped 3x3, 128 channels in 8 groups at 16x16", (128, 128, 3, 1, 8), (1, 128, 16, 16)),
     ("convstem", "strided 3x3 stem 3->32 at 64x64", (3, 32, 3, 2, 1), (1, 3, 64, 64)),
+    ("conv3x3mid", "dense 3x3 256->256 at 4x4", (256, 256, 3, 1, 1), (1, 256, 4, 4)),
+    ("conv3x3deep", "dense 3x3 512->512 at 2x2", (512, 512, 3, 1, 1), (1, 512, 2, 2)),
 )
 """One convolution each (name, label, (in, out, kernel, stride, groups), input shape), mid-network
 shapes of the CNNs above: flag and lowering choices are measured on these before whole models."""

@@ -1,6 +1,7 @@
 """
 Each form `convert-exir-to-linalg` gives a 2-D convolution (the named op for
-one group, a matrix product for 1x1 kernels, the tap-wise generic for depthwise kernels, the windowed generic for
+one group, a matrix product over im2col columns copied tap by tap for one group
+and a batch of one, a matrix product for 1x1 kernels, the tap-wise generic for depthwise kernels, the windowed generic for
 larger depthwise kernels, im2col columns and a batched contraction for other
 groups), checked against torch eager: the exported program is lowered, run in
 xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
@@ -8,8 +9,9 @@ xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
 groups (a depthwise multiplier too), stride, padding, dilation, bias or none,
 odd and non-square sizes, strides of 2 and 3 and along one dim only, a channels-last input, a batch of two, and special
 values (NaN, +-inf, -0.0) in the input. All cases are one program, so IREE
-compiles once. Last, which of IREE's data-tiling paths a program with a
-convolution and one of matrix products alone take, and the latter's numerics.
+compiles once per form. Last, which of IREE's data-tiling paths a program with a
+convolution (a named one or a marked im2col product) and one of matrix products
+alone take, and the latter's numerics.
 """
 
 from __future__ import annotations
@@ -141,6 +143,10 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     assert ("linalg.conv_2d_nchw_fchw" in text) != channels_last
     assert ("linalg.conv_2d_nhwc_hwcf" in text) == channels_last
     assert ("linalg.matmul" in text) == (pointwise or switches["_DENSE_TAPS_IM2COL"])
+    # the im2col product of the dense 3x3 stem (3 -> 8 channels at 6x5) reads the weight as stored, marked
+    im2col = re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<8x27xf32>, tensor<27x30xf32>\)", text)
+    assert (im2col is not None) == switches["_DENSE_TAPS_IM2COL"]
+    assert (conv_pool.IM2COL_MARK in text) == switches["_DENSE_TAPS_IM2COL"]
     assert "linalg.conv_2d_ngchw_gfchw" not in text
     # a tap's weight is a rank-reducing slice to [C] unless read at constant taps
     per_tap = "[1, 1, 1, 1] : tensor<7x1x3x3xf32> to tensor<7xf32>" in text
@@ -157,13 +163,18 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     _compare(run_lowered(lowered, [x.numpy() for x in xs]), model, xs, f"upstream interpreter, {form}")
 
 
-def test_iree_forms_equal_eager(program: tuple[Convs, Any]) -> None:
+@pytest.mark.parametrize("taps", [True, False], ids=["dense-taps-im2col", "dense-named"])
+def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default forms natively, with one-group convolutions of a batch of one as im2col
+    columns and a matrix product or as the named op (`_DENSE_TAPS_IM2COL`)."""
     pytest.importorskip("iree.compiler")
     pytest.importorskip("iree.runtime")
     from xdsl_exir.targets.iree import IreeOptions, compile_program
 
+    monkeypatch.setattr(conv_pool, "_DENSE_TAPS_IM2COL", taps)
     model, module = program
     compiled = compile_program(module, IreeOptions(threads=1, use_cache=False))
+    assert (conv_pool.IM2COL_MARK in compiled.text) == taps
     for seed in (1, 2):
         xs = _inputs(seed)
         _compare(compiled(*[x.numpy() for x in xs]), model, xs, f"IREE seed {seed}")
@@ -203,6 +214,9 @@ def test_data_tiling_paths() -> None:
     assert GLOBAL_DATA_TILING_FLAG in flags and "--iree-llvmcpu-enable-ukernels=mmt4d" in flags
     assert "--iree-opt-const-expr-hoisting=false" in flags and DATA_TILING_FLAG not in flags
     assert not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(IreeOptions(data_tiling=False).compile_flags(conv))
+    # a dense convolution's im2col product (`conv_pool.IM2COL_MARK`) counts as a convolution, not as rows
+    im2col = wide.replace("linalg.matmul ins", "linalg.matmul {exir.im2col} ins")
+    assert default.compile_flags(im2col) == default.compile_flags(conv)
 
 
 def test_iree_global_data_tiling_equals_eager(tmp_path: pathlib.Path) -> None:

@@ -74,6 +74,7 @@ from xdsl_exir.runtime import DirectCall, Spec, open_module
 from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
+from xdsl_exir.transforms.linalg_lowering.conv_pool import IM2COL_MARK
 from xdsl_exir.utils.diagnostics import locate
 from xdsl_exir.utils.dtypes import is_low_precision
 from xdsl_exir.utils.limits import check_tensor_bytes, tensor_bytes_limit
@@ -156,7 +157,8 @@ class IreeOptions:
     def auto_data_tiling(self, text: str) -> bool:
         """
         Whether data tiling is on for `text`: the option or, when unset, whether
-        the lowered program has a named convolution, or a matrix product of at
+        the lowered program has a convolution (a named one, or the marked
+        product of a dense one's im2col columns), or a matrix product of at
         least `_DATA_TILING_ROWS` rows (`data_tiling_flags` gives the measured
         reasons). Narrower products (a decoder's one token) are left alone
         without a measurement: the path taken for them packs each weight on
@@ -204,8 +206,9 @@ class IreeOptions:
 
 DATA_TILING_FLAG = "--iree-opt-data-tiling"
 GLOBAL_DATA_TILING_FLAG = "--iree-global-opt-data-tiling"
-_CONVOLUTION = re.compile(r"\blinalg\.conv_\d")
-"""A named convolution in the lowered text (the depthwise and grouped forms are generics)."""
+_CONVOLUTION = re.compile(rf"\blinalg\.conv_\d|\{{{re.escape(IM2COL_MARK)}\}}")
+"""A named convolution in the lowered text, or the marked matrix product of a dense one's im2col
+columns (`conv_pool.IM2COL_MARK`; the depthwise and grouped forms are generics)."""
 _MATMUL_ROWS = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x")
 """The (static) row count of each `linalg.matmul`'s left operand in the lowered text."""
 _DATA_TILING_ROWS = 64

@@ -50,6 +50,7 @@ from xdsl.dialects.builtin import (
     DenseIntElementsAttr,
     DenseIntOrFPElementsAttr,
     IndexType,
+    UnitAttr,
     i64,
 )
 from xdsl.dialects.builtin import (
@@ -166,16 +167,22 @@ slice: IREE 3.13 reads a strided slice element by element. A 3x3 stride-2
 depthwise convolution (96 channels, 32x32) 0.22 -> 0.14 ms, one thread.
 """
 
-_DENSE_TAPS_IM2COL = False
+_DENSE_TAPS_IM2COL = True
 """
 Lower a 2-D convolution of one group, a batch of one and a kernel larger than
 1x1 to im2col columns copied from its window taps and one `linalg.matmul`
-(`_taps_im2col`), instead of the named op that `--iree-global-opt-use-im2col-for-convs`
-turns into an im2col gather IREE 3.13 does not vectorize. Off: DenseNet-121
-ran 1.3x faster (18.8 -> 14.2 ms), ResNet-18 and SqueezeNet the same (one
-thread, interleaved), but a program left without a named convolution also
-loses the data tiling `IreeOptions` turns on for convolutions (a lone dense
-3x3 1.34 -> 2.10 ms).
+(`_taps_im2col`), not the named op, which `--iree-global-opt-use-im2col-for-convs`
+turns into an im2col gather IREE 3.13 does not vectorize (14% of ResNet-18's
+time). One thread, interleaved (`benchmarks/compile.py` has the table):
+DenseNet-121 15.5 -> 12.1 ms, SqueezeNet 1.80 -> 1.41, ResNet-18 9.55 -> 9.38.
+"""
+
+IM2COL_MARK = "exir.im2col"
+"""
+A unit attribute on the product of `_taps_im2col`: `IreeOptions` gives such a
+program the flags of one with a convolution; counted as a wide matrix product
+it would take the data tiling that packs the weight on each call (a 3x3
+512->512 at 2x2 0.98 -> 4.4 ms). IREE ignores it.
 """
 
 _GROUPED_TAPS = True
@@ -557,22 +564,27 @@ def _taps_im2col(
     A 2-D convolution of one group and a batch of one as a matrix product over
     im2col columns built from its window taps (`_DENSE_TAPS_IM2COL`): each tap
     (`_tap_slices`: unit-stride slices, from the stride phases when strided) is
-    copied into its block of the columns `[kh*kw, C, OH, OW]`, and the weight,
-    reordered to `[F, kh, kw, C]`, multiplies them (`linalg.matmul`). Static
-    sizes only.
+    copied into its place in the columns `[C, kh*kw, OH, OW]`, whose rows are
+    in the order of the weight's `[F, C, kh, kw]`, so that the weight, collapsed
+    to `[F, C*kh*kw]`, multiplies them as it is stored (`linalg.matmul`): a
+    reordered weight would be computed on each call, or, hoisted by IREE, copied
+    at load time. The product carries `IM2COL_MARK`, which tells
+    `IreeOptions` that the program has a convolution. Static sizes only.
     """
     el = element_type(acc)
     f, c, kh, kw = cast(list[int], list(ws))
     oh, ow = cast(int, os[2]), cast(int, os[3])
     taps = _tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc)
-    cols = st.empty_of([len(taps), c, oh, ow], acc)
+    cols = st.empty_of([c, len(taps), oh, ow], acc)
     for t, tap in enumerate(taps):
-        cols = st.insert_slice(tap, cols, [t, 0, 0, 0], [1, c, oh, ow])
-    cols = collapse(st, cols, [[0, 1], [2, 3]], [len(taps) * c, oh * ow], el)
-    w = transpose(st, lw, [0, 2, 3, 1], sized([f, kh, kw, c], acc))
-    w = collapse(st, w, [[0], [1, 2, 3]], [f, kh * kw * c], el)
+        tap = expand(st, collapse(st, tap, [[0, 1], [2], [3]], [c, oh, ow], el), [[0, 1], [2], [3]], [c, 1, oh, ow], el)
+        cols = st.insert_slice(tap, cols, [0, t, 0, 0], [c, 1, oh, ow])
+    cols = collapse(st, cols, [[0, 1], [2, 3]], [c * len(taps), oh * ow], el)
+    w = collapse(st, lw, [[0], [1, 2, 3]], [f, c * kh * kw], el)
     acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
-    prod = st.emit(linalg.MatmulOp((w, cols), (acc0,)))
+    matmul = linalg.MatmulOp((w, cols), (acc0,))
+    matmul.attributes[IM2COL_MARK] = UnitAttr()
+    prod = st.emit(matmul)
     return expand(st, prod, [[0, 1], [2, 3]], os, el)
 
 
