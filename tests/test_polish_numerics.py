@@ -38,9 +38,9 @@ def _numpy(t: torch.Tensor) -> np.ndarray:
     return t.numpy()
 
 
-def _same_bits(got: Any, want: torch.Tensor, what: str, ulps: int = 0) -> None:
+def _same_bits(got: Any, want: torch.Tensor, what: str, ulps: int = 0, each: bool = False) -> None:
     """Equal values, NaN and infinities where torch has them, the sign of zeros too; `ulps`
-    float32 ulps of the largest magnitude of slack."""
+    float32 ulps of slack, of each value (`each`) or of the largest magnitude."""
     g = np.asarray(got)
     w = _numpy(want)
     assert g.shape == w.shape and g.dtype == w.dtype, f"{what}: {g.shape} {g.dtype}, torch {w.shape} {w.dtype}"
@@ -51,7 +51,8 @@ def _same_bits(got: Any, want: torch.Tensor, what: str, ulps: int = 0) -> None:
     finite = np.isfinite(w64)
     np.testing.assert_array_equal(g64[~finite], w64[~finite], err_msg=f"{what}: NaN and infinities")
     # an attention output is a weighted mean of values: its rounding error scales with the largest
-    slack = ulps * float(np.spacing(np.float32(np.max(np.abs(w64[finite]), initial=0.0))))
+    largest = np.float32(np.max(np.abs(w64[finite]), initial=0.0))
+    slack = ulps * (np.spacing(np.abs(w64[finite]).astype(np.float32)).astype(np.float64) if each else float(np.spacing(largest)))
     worst = np.abs(g64[finite] - w64[finite]) - slack
     assert not (worst > 0).any(), f"{what}: {np.count_nonzero(worst > 0)} values off by more than {ulps} ulps"
 
@@ -300,3 +301,117 @@ def test_as_strided_scatter_lowering_refuses_an_expanded_self() -> None:
     _same_bits(got, Net()(x, src), "interpreter")
     with pytest.raises(ExirDiagnostic, match=r"as_strided_scatter \(.*\) of a self whose elements share memory \(expanded\)"):
         lower_to_upstream(core)
+
+
+# ---------------------------------------------------------------------------
+# cross_entropy: class probabilities, label smoothing, every reduction
+# ---------------------------------------------------------------------------
+
+
+def _ce_inputs(kind: str, shape: tuple[int, ...], dtype: torch.dtype, edges: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Logits, target and class weights; with `edges`, a -inf logit (its class's probability 0,
+    where 0 * -inf is NaN in torch too) and a logit of 1e30 in other rows."""
+    g = torch.Generator().manual_seed(len(shape) * 7 + shape[0])
+    x = torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype) * 3
+    cdim = 1 if len(shape) >= 2 else 0
+    w = torch.rand(shape[cdim], generator=g, dtype=torch.float64).to(dtype) + 0.5
+    if kind == "probabilities":
+        t = torch.softmax(torch.randn(*shape, generator=g, dtype=torch.float64), cdim).to(dtype)
+        if edges and x.numel():
+            t.view(-1)[0] = 0.0  # a zero probability where the log-probability is -inf
+    else:
+        rows = [s for d, s in enumerate(shape) if d != cdim]
+        t = torch.randint(0, shape[cdim], rows, generator=g)
+        if t.numel() > 1:
+            t.view(-1)[1] = 1  # the ignore_index below
+    if edges and x.dim() >= 2 and x.shape[0] > 2:
+        x[0].view(-1)[0] = -INF
+        x[2].view(-1)[1] = 1e30
+    return x, t, w
+
+
+_CE_CASES = [
+    # (target kind, input shape, reduction, label smoothing, weighted, dtype)
+    ("probabilities", (4, 5), "mean", 0.0, False, torch.float32),
+    ("probabilities", (4, 5), "sum", 0.2, True, torch.float32),
+    ("probabilities", (4, 5), "none", 0.2, False, torch.float64),
+    ("probabilities", (4, 5), "none", 0.0, True, torch.float32),
+    ("probabilities", (4, 5), "mean", 1.0, True, torch.float64),
+    ("probabilities", (4, 5), "mean", -0.5, False, torch.float32),
+    ("probabilities", (5,), "mean", 0.1, True, torch.float32),
+    ("probabilities", (5,), "none", 0.0, False, torch.float32),
+    ("probabilities", (2, 3, 4, 2), "mean", 0.3, True, torch.float32),
+    ("probabilities", (2, 3, 4), "none", 0.0, True, torch.float32),
+    ("probabilities", (0, 5), "mean", 0.0, False, torch.float32),
+    ("probabilities", (0, 5), "sum", 0.1, True, torch.float32),
+    ("indices", (4, 5), "mean", 0.2, False, torch.float32),
+    ("indices", (4, 5), "mean", 0.2, True, torch.float32),
+    ("indices", (4, 5), "sum", 0.2, True, torch.float64),
+    ("indices", (4, 5), "none", 0.2, True, torch.float32),
+    ("indices", (5,), "mean", 0.3, True, torch.float32),
+    ("indices", (4, 5), "mean", 0.0, True, torch.float32),
+]
+
+
+class _CrossEntropy(torch.nn.Module):
+    def __init__(self, reduction: str, smoothing: float, weighted: bool, ignore_index: int) -> None:
+        super().__init__()
+        self.reduction, self.smoothing, self.weighted, self.ignore_index = reduction, smoothing, weighted, ignore_index
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.cross_entropy(
+            x, t, weight=w if self.weighted else None, reduction=self.reduction,
+            label_smoothing=self.smoothing, ignore_index=self.ignore_index,
+        )
+
+
+@pytest.mark.parametrize("case", _CE_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_cross_entropy_matches_eager(case: tuple[Any, ...]) -> None:
+    kind, shape, reduction, smoothing, weighted, dtype = case
+    x, t, w = _ce_inputs(kind, shape, dtype, edges=reduction == "none")
+    model = _CrossEntropy(reduction, smoothing, weighted, 1 if kind == "indices" else -100)
+    want = model(x, t, w)
+    ep = torch.export.export(model, (x, t, w))
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    module = load_pt2(buf.getvalue(), "ce.pt2")
+    assert any(op.name == "aten.cross_entropy_loss.default" or "cross_entropy_loss" in str(op) for op in module.walk())
+    core = to_core(module)
+    arrays = [x.numpy(), t.numpy(), w.numpy()]
+    runs: list[tuple[str, Any]] = [
+        ("interpreter", lambda: ProgramRunner(module).run([np.copy(a) for a in arrays])),
+        ("after to-core-aten", lambda: ProgramRunner(core).run([np.copy(a) for a in arrays])),
+    ]
+    if dtype == torch.float32:
+        runs.append(("lowered", lambda: run_lowered(lower_to_upstream(core), [np.copy(a) for a in arrays])))
+    for what, run in runs:
+        (got,) = run()
+        _same_bits(got, want, f"{what} {case}", ulps=8, each=True)
+
+
+@pytest.mark.parametrize(
+    ("target", "kwargs", "message"),
+    [
+        (torch.rand(3, 5), {"ignore_index": 0}, "ignore_index is not supported for floating point target"),
+        (torch.rand(3, 5), {"label_smoothing": 1.5}, r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+        (torch.tensor([0, 1, 2]), {"label_smoothing": 1.5}, r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+        (torch.rand(3, 5), {"weight": torch.ones(4)}, r"weight tensor should be defined either for all 5 classes or no classes but got weight tensor of shape: \[4\]"),
+        (torch.ones(3, 5, dtype=torch.int64), {}, "Expected floating point type for target with class probabilities, got int64"),
+        (torch.rand(3, 4), {}, r"a floating-point target holds class probabilities and must have the input's sizes \[3, 5\], got \[3, 4\]"),
+    ],
+    ids=["ignore-index", "smoothing-prob", "smoothing-index", "weight-size", "integer-probabilities", "probability-sizes"],
+)
+def test_cross_entropy_refusals_in_torch_words(target: torch.Tensor, kwargs: dict[str, Any], message: str) -> None:
+    from xdsl_exir.semantics.kernels import KERNELS
+    from xdsl_exir.utils.diagnostics import InterpreterError
+
+    x = torch.randn(3, 5)
+    with pytest.raises(RuntimeError):  # torch refuses it too
+        torch.nn.functional.cross_entropy(x, target, **kwargs)
+    w = kwargs.get("weight")
+    call = {
+        "self": x.numpy(), "target": target.numpy(), "weight": None if w is None else w.numpy(), "reduction": 1,
+        "ignore_index": kwargs.get("ignore_index", -100), "label_smoothing": kwargs.get("label_smoothing", 0.0),
+    }
+    with pytest.raises(InterpreterError, match=f"cross_entropy_loss: {message}"):
+        KERNELS["aten.cross_entropy_loss.default"](**call)

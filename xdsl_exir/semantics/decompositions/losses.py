@@ -91,13 +91,71 @@ def _nll_loss(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.cross_entropy_loss.default")
 def _cross_entropy(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
-    """Class-index targets without label smoothing: `nll_loss(log_softmax(x, 1))`."""
+    """
+    torch's `cross_entropy_loss`, term for term as its own decomposition: the log-softmax
+    over the class dim, then for a floating-point target (class probabilities, the input's
+    sizes) minus the sum of log-probability times target (smoothed to
+    `t * (1 - s) + s / classes`, times the class weights), the mean dividing by the number
+    of rows (NaN when there are none); for class indices `nll_loss`, and with smoothing
+    `(1 - s) * nll + s / classes * smooth`, where `smooth` is minus the (weighted) sum of the
+    row's log-probabilities, zero at `ignore_index`, its mean over the counted targets'
+    weights. Class indices past 2-d are left to torch's `nll_loss_nd`.
+    """
     x, target = b.value("self"), b.value("target")
-    if b.get("label_smoothing") or tensor_of(target).element_dtype.is_floating_point or tensor_of(x).rank > 2:
+    xt = tensor_of(x)
+    cdim = 1 if xt.rank >= 2 else 0
+    reduction = REDUCTIONS.get(b.int("reduction"))
+    smoothing = float(cast(float, b.get("label_smoothing") or 0.0))
+    weight = b.get("weight")
+    n = xt.sizes[cdim] if xt.rank else 1
+    probabilities = tensor_of(target).element_dtype.is_floating_point
+    if not isinstance(n, int) or (not probabilities and xt.rank > 2) or reduction is None:
         raise Decline()
-    cdim = 1 if tensor_of(x).rank >= 2 else 0
     logp = e.v("aten._log_softmax.default", x, cdim, False)
-    return [_nll_forward(e, logp, target, b.get("weight"), b.int("reduction"), b["ignore_index"])[0]]
+    w = None
+    if isinstance(weight, SSAValue):
+        shape: list[SymSize] = [1] * xt.rank
+        shape[cdim] = n
+        w = e.v("aten.view.default", weight, e.sizes(shape)) if xt.rank > 1 else weight
+    if probabilities:
+        rows = 1
+        for d, size in enumerate(xt.sizes):
+            if d != cdim:
+                if not isinstance(size, int):
+                    raise Decline()
+                rows *= size
+        t = target
+        if smoothing > 0:
+            t = e.v("aten.add.Scalar", e.v("aten.mul.Scalar", target, 1 - smoothing), smoothing / n)
+        terms = e.v("aten.mul.Tensor", logp, t)
+        if w is not None:
+            terms = e.v("aten.mul.Tensor", terms, w)
+        if reduction == "none":
+            return [e.v("aten.neg.default", e.v("aten.sum.dim_IntList", terms, [cdim]))]
+        loss = e.v("aten.neg.default", e.v("aten.sum.dim_IntList", terms, []))
+        return [e.v("aten.div.Scalar", loss, rows) if reduction == "mean" else loss]
+    ignore = b["ignore_index"]
+    nll = _nll_forward(e, logp, target, weight, b.int("reduction"), ignore)[0]
+    if smoothing <= 0:
+        return [nll]
+    ignored = e.v("aten.eq.Scalar", target, ignore)
+    weighted = logp if w is None else e.v("aten.mul.Tensor", logp, w)
+    smooth = e.v("aten.neg.default", e.v("aten.sum.dim_IntList", weighted, [cdim]))
+    smooth = e.v("aten.where.self", ignored, zero_like(e, tensor_of(smooth)), smooth)
+    if reduction == "mean":
+        if isinstance(weight, SSAValue):
+            safe = e.v("aten.where.self", ignored, zero_like(e, tensor_of(target)), target)
+            picked = e.v("aten.gather.default", weight, 0, e.v("aten.view.default", safe, e.sizes([-1])))
+            picked = e.v("aten.where.self", e.v("aten.view.default", ignored, e.sizes([-1])),
+                         zero_like(e, tensor_of(picked)), picked)
+            total = e.v("aten.sum.dim_IntList", picked, [])
+        else:
+            count = e.v("aten.sum.dim_IntList", e.v("aten.logical_not.default", ignored), [])
+            total = e.v("aten._to_copy.default", count, dtype=tensor_of(smooth).element_dtype)
+        smooth = e.v("aten.div.Tensor", e.v("aten.sum.dim_IntList", smooth, []), total)
+    elif reduction == "sum":
+        smooth = e.v("aten.sum.dim_IntList", smooth, [])
+    return [e.v("aten.add.Tensor", e.v("aten.mul.Scalar", nll, 1 - smoothing), e.v("aten.mul.Scalar", smooth, smoothing / n))]
 
 
 # -- more losses ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from xdsl_exir.semantics.inference.core import (
     InferenceError,
     make_tensor,
     pointwise_type,
+    promote_types,
     rule,
 )
 
@@ -60,9 +61,46 @@ def _nll_loss_forward(b: Bound) -> list[Attribute]:
     return [_nll_output(b), make_tensor([], t.element_dtype, t.device.data)]
 
 
-@rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default", "aten.cross_entropy_loss.default")
+@rule("aten.nll_loss.default", "aten.nll_loss_nd.default", "aten.nll_loss2d.default")
 def _nll_loss(b: Bound) -> Attribute:
     return _nll_output(b)
+
+
+@rule("aten.cross_entropy_loss.default")
+def _cross_entropy(b: Bound) -> Attribute:
+    """
+    Integer targets are class indices, as for `nll_loss`; a floating-point target
+    gives each class's probability, has the input's sizes and takes no
+    `ignore_index`, a `weight` has one entry per class, and the loss has the
+    promoted dtype of input and target (torch's `cross_entropy_loss_prob_target`).
+    A label smoothing above 1 is refused, as torch does; one below 0 smooths nothing.
+    """
+    t, target = b.tensor("self"), b.tensor("target")
+    name = "cross_entropy_loss"
+    smoothing = b.get("label_smoothing")
+    if isinstance(smoothing, (int, float)) and smoothing > 1:
+        raise InferenceError(f"{name}: label_smoothing must be between 0.0 and 1.0. Got: {float(smoothing)}")
+    same = target.rank == t.rank and all(isinstance(a, int) and a == c for a, c in zip(target.sizes, t.sizes))
+    if not target.element_dtype.is_floating_point:
+        if same:
+            raise InferenceError(f"{name}: Expected floating point type for target with class probabilities, "
+                                 f"got {target.element_dtype}")
+        return _nll_output(b)
+    if target.rank != t.rank or any(isinstance(a, int) and isinstance(c, int) and a != c for a, c in zip(target.sizes, t.sizes)):
+        raise InferenceError(f"{name}: a floating-point target holds class probabilities and must have the input's "
+                             f"sizes {list(t.sizes)}, got {list(target.sizes)} (class indices are integers)")
+    ignore = b.get("ignore_index")
+    if isinstance(ignore, int) and ignore >= 0:
+        raise InferenceError(f"{name}: ignore_index is not supported for floating point target")
+    class_dim = 1 if t.rank >= 2 else 0
+    n = t.sizes[class_dim] if t.rank else 1
+    w = b.opt_tensor("weight")
+    if w is not None and (w.rank != 1 or (isinstance(w.sizes[0], int) and isinstance(n, int) and w.sizes[0] != n)):
+        raise InferenceError(f"{name}: weight tensor should be defined either for all {n} classes or no classes but "
+                             f"got weight tensor of shape: {list(w.sizes)}")
+    keep = b.int("reduction") == NONE_REDUCTION
+    shape = [s for d, s in enumerate(t.sizes) if d != class_dim] if keep else []
+    return make_tensor(shape, promote_types(t.element_dtype, target.element_dtype), t.device.data)
 
 
 @rule("aten.mse_loss.default", "aten.l1_loss.default", "aten.smooth_l1_loss.default", "aten.huber_loss.default",
