@@ -124,13 +124,15 @@ def open_module(
     driver: str,
     threads: int | None,
     parameters: Any = None,
+    function: str = "forward",
 ) -> tuple[Any, Any]:
     """
     An IREE context holding a compiled module (its bytes, or a path to map), and its
-    `forward` function. `parameters` (a `ParameterIndex`) serves the named parameters
-    the module reads, through an `io_parameters` module registered before it. On the
-    CPU, `threads` <= 1 runs on the calling thread (`local-sync`), else on that many
-    workers (`local-task`; None: every core). The one way both the compiler side
+    function `function` (`forward`; another in a module of several programs).
+    `parameters` (a `ParameterIndex`) serves the named parameters the module reads,
+    through an `io_parameters` module registered before it. On the CPU, `threads`
+    <= 1 runs on the calling thread (`local-sync`), else on that many workers
+    (`local-task`; None: every core). The one way both the compiler side
     (`targets/iree.py`) and `load` start a module.
     """
     runtime = iree_runtime()
@@ -150,7 +152,7 @@ def open_module(
     else:
         vm = runtime.VmModule.copy_buffer(ctx.instance, module)
     ctx.add_vm_module(vm)
-    return ctx, ctx.modules.module["forward"]
+    return ctx, ctx.modules.module[function]
 
 
 IN_PLACE_BYTES = 64 * 1024

@@ -492,10 +492,11 @@ class _Slot:
 
 
 def load_forward(
-    vmfb: bytes, options: IreeOptions, parameters: dict[str, Any] | None = None
+    vmfb: bytes, options: IreeOptions, parameters: dict[str, Any] | None = None, function: str = "forward"
 ) -> tuple[Any, Any]:
     """
-    The IREE context holding a compiled module, and its `forward` function.
+    The IREE context holding a compiled module, and its `forward` function (or the
+    function named `function`, in a module compiled from several programs).
     `parameters` (key -> buffer) are the named parameters the module reads:
     they are added to a `ParameterIndex` as they are (IREE imports a buffer
     aligned to 64 bytes, as a `.pt2`'s storages are, and copies any other
@@ -510,7 +511,7 @@ def load_forward(
             for key, data in parameters.items():
                 index.add_buffer(key, data)
         threads = options.threads if options.device == "cpu" else None
-        return open_module(vmfb, RUNTIME_DRIVERS[options.device], threads, index)
+        return open_module(vmfb, RUNTIME_DRIVERS[options.device], threads, index, function)
     except Exception as e:
         raise IreeError(f"IREE could not load the compiled module: {e}") from None
 
@@ -576,7 +577,9 @@ class _SizeCheck:
 class IreeExecutor:
     """
     Runs a lowered program in IREE with `ProgramRunner`'s executor contract: it
-    takes every placeholder's value and returns every graph output.
+    takes every placeholder's value and returns every graph output. `function`
+    names the program's function in `vmfb` (`forward`, as the lowering names it;
+    tests compile several programs to one module, renamed, to pay IREE's start once).
     """
 
     def __init__(
@@ -586,6 +589,7 @@ class IreeExecutor:
         options: IreeOptions = IreeOptions(),
         sizes: _SizeCheck | None = None,
         parameters: dict[str, Any] | None = None,
+        function: str = "forward",
     ) -> None:
         _, runtime = _import_iree()
         entry = program.entry
@@ -600,7 +604,7 @@ class IreeExecutor:
         self._out_types: list[Attribute] = list(entry.function_type.outputs.data)
         self._sizes = sizes if sizes is not None else _SizeCheck(program)
         self._parameters = parameters  # the weights IREE reads stay alive as long as the module
-        self._ctx, self._fn = load_forward(vmfb, options, parameters)
+        self._ctx, self._fn = load_forward(vmfb, options, parameters, function)
         self._runtime = runtime
         self._device = self._ctx.config.device
         self._device_name = options.device
