@@ -51,6 +51,7 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (3, 3, (3, 3), (2, 1), 1, 1, 3, True, (2, 3, 7, 6)),  # depthwise, strided along the height only
     (3, 8, (3, 3), 2, 1, 1, 1, True, (1, 3, 11, 10)),  # one group, a batch of one, strided: a stem
     (5, 6, (3, 2), 1, (1, 0), 2, 1, False, (1, 5, 8, 9)),  # one group, a batch of one, dilated, uneven kernel
+    (3, 4, (8, 8), 8, 0, 1, 1, True, (1, 3, 16, 24)),  # patches of 64 taps: the named op, not a copy per tap
 ]
 
 
@@ -147,6 +148,8 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     im2col = re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<8x27xf32>, tensor<27x30xf32>\)", text)
     assert (im2col is not None) == switches["_DENSE_TAPS_IM2COL"]
     assert (conv_pool.IM2COL_MARK in text) == switches["_DENSE_TAPS_IM2COL"]
+    patches = re.search(r"linalg.conv_2d_nchw_fchw [^\n]*tensor<4x3x8x8xf32>", text)
+    assert (patches is not None) != channels_last
     assert "linalg.conv_2d_ngchw_gfchw" not in text
     # a tap's weight is a rank-reducing slice to [C] unless read at constant taps
     per_tap = "[1, 1, 1, 1] : tensor<7x1x3x3xf32> to tensor<7xf32>" in text

@@ -178,12 +178,9 @@ DenseNet-121 15.5 -> 12.1 ms, SqueezeNet 1.80 -> 1.41, ResNet-18 9.55 -> 9.38.
 """
 
 IM2COL_MARK = "exir.im2col"
-"""
-A unit attribute on the product of `_taps_im2col`: `IreeOptions` gives such a
-program the flags of one with a convolution; counted as a wide matrix product
-it would take the data tiling that packs the weight on each call (a 3x3
-512->512 at 2x2 0.98 -> 4.4 ms). IREE ignores it.
-"""
+"""A unit attribute on the product of `_taps_im2col`, which IREE ignores: `IreeOptions` gives
+such a program the flags of one with a convolution; counted as a wide matrix product it took
+the data tiling that packs the weight on each call (3x3 512->512 at 2x2 0.98 -> 4.4 ms)."""
 
 _GROUPED_TAPS = True
 """
@@ -200,7 +197,8 @@ _MAX_TAPS = 49
 Depthwise kernels of at most this many taps (7x7) are one elementwise generic
 over strided slices, one per tap: IREE 3.13 runs MobileNet-v1 about 30% faster
 that way than with the windowed reduction generic (interleaved in one process,
-bit-identical results); larger kernels keep the reduction form.
+bit-identical results); larger kernels keep the reduction form. Dense kernels
+of more taps (a ViT's 16x16 patches) keep the named op, not a copy per tap.
 """
 
 
@@ -501,7 +499,8 @@ def _conv_2d(
     strides, dilations = _pair(stride), _pair(dilation)
     if groups == 1 and _POINTWISE_MATMUL and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
         return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
-    if groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and _all_positive([*xs, *ws, *os]):
+    dense_taps = groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and _all_positive([*xs, *ws, *os])
+    if dense_taps and cast(int, ws[2]) * cast(int, ws[3]) <= _MAX_TAPS:
         return _taps_im2col(st, lx, xs, lw, ws, init, os, stride, dilation, acc)
     if groups == 1 and _CHANNELS_LAST:
         return _conv_2d_nhwc(st, lx, xs, lw, ws, init, os, strides, dilations, acc)
