@@ -13,6 +13,7 @@ score at a masked position makes its row NaN where masking it out would not.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import numpy as np
@@ -415,3 +416,90 @@ def test_cross_entropy_refusals_in_torch_words(target: torch.Tensor, kwargs: dic
     }
     with pytest.raises(InterpreterError, match=f"cross_entropy_loss: {message}"):
         KERNELS["aten.cross_entropy_loss.default"](**call)
+
+
+# ---------------------------------------------------------------------------
+# Refusals in the operator's words, not its decomposition's
+# ---------------------------------------------------------------------------
+
+_X43 = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
+_X234 = np.random.default_rng(4).standard_normal((2, 3, 4)).astype(np.float32)
+_F32 = np.float32
+
+
+def _instance_norm_call(weight: Any = None, bias: Any = None, mean: Any = None, var: Any = None, stats: bool = True) -> dict[str, Any]:
+    return {"input": _X234, "weight": weight, "bias": bias, "running_mean": mean, "running_var": var,
+            "use_input_stats": stats, "momentum": 0.1, "eps": 1e-5, "cudnn_enabled": False}
+
+
+_REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+    ("aten.index_add.default", {"self": _X43, "dim": 0, "index": np.array([0, 2]), "source": np.ones((2, 2), _F32)},
+     "index_add: source tensor shape must match self tensor shape, excluding the specified dimension. "
+     "Got self.shape = [4, 3] source.shape = [2, 2]"),
+    ("aten.index_add.default", {"self": _X43, "dim": 0, "index": np.array([0, 2]), "source": np.ones((3, 3), _F32)},
+     "index_add: number of indices (2) should be equal to source.size(dim): (3), for dim: 0"),
+    ("aten.index_add.default", {"self": _X43, "dim": 1, "index": np.array([0, 2]), "source": np.ones((4, 3), _F32)},
+     "index_add: number of indices (2) should be equal to source.size(dim): (3), for dim: 1"),
+    ("aten.index_add.default", {"self": _X43, "dim": 0, "index": np.array([[0, 2]]), "source": np.ones((2, 3), _F32)},
+     "index_add: index is supposed to be a vector, but got dim: 2 and size: [1, 2]"),
+    ("aten.index_copy.default", {"self": _X43, "dim": 0, "index": np.array([0, 2]), "source": np.ones((2, 2), _F32)},
+     "index_copy: source/destination tensor must have same slice shapes. Destination slice shape: [3] at dimension 0 "
+     "and source slice shape: [2] at dimension 0"),
+    ("aten.index_copy.default", {"self": _X43, "dim": 0, "index": np.array([0, 2]), "source": np.ones(2, _F32)},
+     "index_copy: when source and destination are not scalars, their dimensionality must match. "
+     "Source dimensionality (1), destination dimensionality (2)"),
+    ("aten.instance_norm.default", _instance_norm_call(weight=np.ones(4, _F32)),
+     "instance_norm: weight should contain 6 elements not 8 (it is repeated for each of the 2 batch elements: "
+     "it needs one entry per channel, 3, and has 4)"),
+    ("aten.instance_norm.default", _instance_norm_call(weight=np.ones(3, _F32), bias=np.zeros(5, _F32)),
+     "instance_norm: bias should contain 6 elements not 10"),
+    ("aten.instance_norm.default", _instance_norm_call(mean=np.zeros(4, _F32), var=np.ones(4, _F32)),
+     "instance_norm: running_mean should contain 6 elements not 8"),
+    ("aten.instance_norm.default", _instance_norm_call(stats=False),
+     "instance_norm: Expected running_mean and running_var to be defined when use_input_stats is false"),
+    ("aten.prelu.default", {"self": _X234, "weight": np.ones(4, _F32)},
+     "prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = 4 and channel size = 3."),
+    ("aten.prelu.default", {"self": _X234[0, 0], "weight": np.ones(2, _F32)},
+     "prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = 2 and channel size = 1."),
+    ("aten.prelu.default", {"self": _X234, "weight": np.ones((3, 1), _F32)},
+     "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2"),
+    ("aten.prelu.default", {"self": _X234, "weight": np.ones(3, np.float64)},
+     "prelu: Type promoting not supported. Got float32 and float64"),
+]
+
+
+@pytest.mark.parametrize(("name", "call", "message"), _REFUSALS, ids=[f"{r[0].split('.')[1]}-{i}" for i, r in enumerate(_REFUSALS)])
+def test_parameter_mismatches_refused_as_torch_refuses(name: str, call: dict[str, Any], message: str) -> None:
+    """Each refused by torch too, and here by its inference rule naming the operator and the sizes."""
+    from xdsl_exir.semantics.kernels import KERNELS
+    from xdsl_exir.utils.diagnostics import InterpreterError
+
+    eager = getattr(torch.ops.aten, name.split(".")[1]).default
+    with pytest.raises((RuntimeError, IndexError)):
+        eager(**{k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in call.items()})
+    with pytest.raises(InterpreterError, match=re.escape(message)):
+        KERNELS[name](**call)
+
+
+_ACCEPTED: list[tuple[str, dict[str, Any]]] = [
+    ("aten.index_add.default", {"self": _X43, "dim": 1, "index": np.array([2, 0, 2]), "source": np.ones((4, 3), _F32), "alpha": 2}),
+    ("aten.index_add.default", {"self": np.full((), 1.5, _F32), "dim": 0, "index": np.array([0]), "source": np.full((), 2.0, _F32)}),
+    ("aten.index_copy.default", {"self": _X43, "dim": 0, "index": np.array([3, 1]), "source": np.full((2, 3), -0.0, _F32)}),
+    ("aten.instance_norm.default", _instance_norm_call(weight=np.arange(3, dtype=_F32), bias=np.ones(3, _F32))),
+    ("aten.prelu.default", {"self": _X234, "weight": np.array([0.1, -2.0, 0.0], _F32)}),
+    ("aten.prelu.default", {"self": _X234, "weight": np.full((), 0.25, _F32)}),
+    ("aten.prelu.default", {"self": _X234[0, 0], "weight": np.array([0.5], _F32)}),
+    # _prelu_kernel broadcasts its weight as it is (prelu's own decomposition places it first)
+    ("aten._prelu_kernel.default", {"self": _X234, "weight": np.array([0.1, -2.0, 0.0, 3.0], _F32)}),
+    ("aten._prelu_kernel.default", {"self": _X234, "weight": np.array([[0.5], [1.5], [-1.0]], _F32)}),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), _ACCEPTED, ids=[f"{r[0].split('.')[1]}-{i}" for i, r in enumerate(_ACCEPTED)])
+def test_parameters_that_fit_agree_with_torch(name: str, call: dict[str, Any]) -> None:
+    from xdsl_exir.semantics.kernels import KERNELS
+
+    eager = getattr(torch.ops.aten, name.split(".")[1]).default
+    want = eager(**{k: torch.from_numpy(np.array(v)) if isinstance(v, (np.ndarray, np.generic)) else v for k, v in call.items()})
+    got = KERNELS[name](**call)
+    _same_bits(np.asarray(got), want, name, ulps=4)

@@ -202,9 +202,13 @@ def _glu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
 
 @rule("aten.prelu.default", "aten._prelu_kernel.default")
 def _prelu(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
+    """`where(x > 0, x, w * x)`; `prelu` puts a weight of one slope per channel along dim 1
+    first, `_prelu_kernel` (what torch's own decomposition of prelu calls, the weight
+    already placed) broadcasts the weight as it is."""
     x, w = b.value("self"), b.value("weight")
     t, tw = tensor_of(x), tensor_of(w)
-    if t.rank >= 2 and tw.rank == 1 and not sizes_equal(tw.sizes[0], 1):
+    per_channel = op_name(op) == "aten.prelu.default"
+    if per_channel and t.rank >= 2 and tw.rank == 1 and not sizes_equal(tw.sizes[0], 1):
         shape: list[SymSize] = [1] * t.rank
         shape[1] = tw.sizes[0]
         w = e.v("aten.view.default", w, e.sizes(shape))

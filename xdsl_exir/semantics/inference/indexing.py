@@ -165,7 +165,55 @@ def _indexed_like_self(b: Bound) -> Attribute:
                                  [1 if k == d else s for k, s in enumerate(i.sizes)])
         shape[d] = i.sizes[d]
         return make_tensor(shape, t.element_dtype, t.device.data)
+    if b.schema.name in ("index_add", "index_copy"):
+        _check_index_source(b)
     return t
+
+
+def _check_index_source(b: Bound) -> None:
+    """
+    `index_add` and `index_copy` put the source's slices along `dim` at the indices: torch
+    wants a vector of indices, one per source slice, and the source's other sizes equal to
+    self's (the decomposition's `index_put` would broadcast a smaller source, or refuse in
+    its own words). Refused as torch refuses, its checks in its order; a symbolic size may
+    be anything.
+    """
+
+    def differ(a: object, c: object) -> bool:
+        return isinstance(a, int) and isinstance(c, int) and a != c
+
+    name = b.schema.name
+    t, i, src = b.tensor("self"), b.tensor("index"), b.tensor("source")
+    if i.rank > 1:
+        raise InferenceError(f"{name}: index is supposed to be a vector, but got dim: {i.rank} and size: {list(i.sizes)}")
+    d = wrap_dim(b.int("dim"), t.rank) if t.rank else 0
+    n = numel_of(i.sizes)
+    if src.rank and t.rank:
+        self_rest = [s for k, s in enumerate(t.sizes) if k != d]
+        src_rest = [s for k, s in enumerate(src.sizes) if k != d]
+    else:
+        self_rest, src_rest = list(t.sizes), list(src.sizes)
+    shapes_differ = len(self_rest) != len(src_rest) or any(differ(a, c) for a, c in zip(self_rest, src_rest))
+    if name == "index_add":
+        if d != 0 and d >= src.rank:
+            raise InferenceError(f"{name}: indexing dim {d} is out of bounds of the source tensor with dim {src.rank}")
+        count = src.sizes[d] if src.rank else 1
+        if differ(n, count):
+            raise InferenceError(f"{name}: number of indices ({n}) should be equal to source.size(dim): ({count}), for dim: {d}")
+        if shapes_differ:
+            raise InferenceError(f"{name}: source tensor shape must match self tensor shape, excluding the specified "
+                                 f"dimension. Got self.shape = {list(t.sizes)} source.shape = {list(src.sizes)}")
+        return
+    if src.rank and t.rank and src.rank != t.rank:
+        raise InferenceError(f"{name}: when source and destination are not scalars, their dimensionality must match. "
+                             f"Source dimensionality ({src.rank}), destination dimensionality ({t.rank})")
+    if not src.rank and differ(n, 1):
+        raise InferenceError(f"{name}: when source is scalar, index should have one element (got {n})")
+    if shapes_differ:
+        raise InferenceError(f"{name}: source/destination tensor must have same slice shapes. Destination slice shape: "
+                             f"{self_rest} at dimension {d} and source slice shape: {src_rest} at dimension 0")
+    if src.rank and differ(n, src.sizes[d]):
+        raise InferenceError(f"{name}: number of indices ({n}) should be equal to source.size(dim) ({src.sizes[d]})")
 
 
 @rule("aten.take.default")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xdsl.ir import Attribute
 
@@ -123,7 +124,32 @@ def _rms_norm(b: Bound) -> Attribute:
 
 @rule("aten.instance_norm.default")
 def _instance_norm(b: Bound) -> Attribute:
-    return b.tensor("input")
+    """
+    torch normalizes each (batch element, channel) pair as a batch norm of `batch *
+    channels` features, its parameters and statistics repeated once per batch element:
+    each must have one entry per channel, and it words a mismatch in the repeated
+    counts. Without `use_input_stats` the running statistics must be given.
+    """
+    x = b.tensor("input")
+    name = "instance_norm"
+    if x.rank < 2:
+        raise InferenceError(f"{name}: expected an input of at least 2 dims [batch, channels, ...], got sizes {list(x.sizes)}")
+    if not b.get("use_input_stats") and (b.opt_tensor("running_mean") is None or b.opt_tensor("running_var") is None):
+        raise InferenceError(f"{name}: Expected running_mean and running_var to be defined when use_input_stats is false")
+    batch, c = x.sizes[0], x.sizes[1]
+    for pname in ("running_mean", "running_var", "weight", "bias"):
+        t = b.opt_tensor(pname)
+        if t is None:
+            continue
+        if t.rank != 1:
+            raise InferenceError(f"{name}: {pname} must be 1-d with one entry per channel ({c}), got sizes {list(t.sizes)}")
+        got = t.sizes[0]
+        if _differ([got], [c]):
+            counts = (f"should contain {batch * c} elements not {batch * cast(int, got)}"
+                      if isinstance(batch, int) and isinstance(c, int) else f"should contain {c} elements per batch element")
+            raise InferenceError(f"{name}: {pname} {counts} (it is repeated for each of the {batch} batch elements: "
+                                 f"it needs one entry per channel, {c}, and has {got})")
+    return x
 
 
 @rule("aten.renorm.default")

@@ -6,12 +6,15 @@ from xdsl.ir import Attribute
 
 from xdsl_exir.dialects.exir import (
     DType,
+    TensorType,
 )
 from xdsl_exir.semantics.inference.core import (
     Bound,
+    InferenceError,
     Rule,
     floordiv,
     make_tensor,
+    numel_of,
     pointwise_type,
     rule,
     same_as_self,
@@ -197,7 +200,29 @@ def _unary_like_self(b: Bound) -> Attribute:
         return make_tensor(sizes, t.element_dtype, t.device.data)
     if b.schema.name == "square" and t.element_dtype == DType.bool:
         return make_tensor(t.sizes, DType.int64, t.device.data)
+    if b.schema.name == "prelu":
+        _check_prelu_weight(t, b.tensor("weight"))
     return t
+
+
+def _check_prelu_weight(t: TensorType, w: TensorType) -> None:
+    """
+    torch's `prelu` takes one slope, or one per channel (dim 1; a 1-d input has one
+    channel), of the input's dtype, as a scalar or a 1-d tensor; the decomposition would
+    broadcast another weight against the input or refuse in broadcasting's words.
+    """
+    if w.element_dtype != t.element_dtype:
+        raise InferenceError(f"prelu: Type promoting not supported. Got {t.element_dtype} and {w.element_dtype}")
+    n = numel_of(w.sizes)
+    if not (isinstance(n, int) and n == 1):
+        if t.rank == 0:
+            raise InferenceError("prelu: Not allow zero-dim input tensor.")
+        channels = t.sizes[1] if t.rank > 1 else 1
+        if isinstance(n, int) and isinstance(channels, int) and n != channels:
+            raise InferenceError(f"prelu: Mismatch of parameter numbers and input channel size. Found parameter "
+                                 f"numbers = {n} and channel size = {channels}.")
+    if w.rank > 1:
+        raise InferenceError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.rank}")
 
 
 @rule("aten.sinc.default", "aten.logit.default", "aten.rad2deg.default", "aten.deg2rad.default")
