@@ -4,7 +4,7 @@ start-up time and text-read time.
 
 Usage:
     .venv/bin/python benchmarks/models.py [--models a,b] [--reps N] [--optimize] [--quick]
-        [--no-models] [--startup] [--text] [--profile MODEL]
+        [--no-models] [--startup] [--text] [--profile MODEL] [--ops MODEL]
 
 Models, written here in plain torch with random weights at small input sizes
 (torchvision is not needed; `scripts/gen_zoo.py`'s classes where they fit):
@@ -43,6 +43,10 @@ single-threaded: torch's intra/inter-op threads, and the BLAS under numpy
 are the process's CPU time (`--wall` for wall-clock): with both sides on one
 thread that is their run time, without the waits for a core that other work on
 a shared machine adds.
+
+`--ops MODEL` times each compiled step of one model in place and prints the
+interpreter's time by operator, beside the whole call's against eager;
+`--profile MODEL` is cProfile of the same calls.
 
 `--startup` times `exir-run --help` and `exir-run small.pt2` (the zoo's `mlp`)
 as fresh subprocesses. `--text` times reading `.mlir` text of a pointwise chain
@@ -799,6 +803,47 @@ def profile(case: Case, tmp: pathlib.Path, top: int) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(top)
 
 
+def op_times(case: Case, tmp: pathlib.Path, top: int, calls: int = 10) -> None:
+    """Where a run's time goes, by operator: each compiled step timed in place (a `wrap_op`
+    around it), so every kernel meets the caches a real run leaves it, unlike a kernel
+    timed alone. cProfile (`--profile`) charges its own overhead to each Python call,
+    which inflates the many small ones."""
+    from xdsl_exir.interpreters.exir_functions import target_of
+
+    model, args, module = build(case, tmp)
+    spent: dict[str, float] = {}
+    count: dict[str, int] = {}
+
+    def wrap(prepared: Callable[..., Any], op: Any) -> Callable[..., Any]:
+        name = target_of(op) if op.name == "exir.call_function" or op.name.startswith("aten.") else op.name
+
+        def timed(*ops: Any) -> Any:
+            t = CLOCK()
+            out = prepared(*ops)
+            spent[name] = spent.get(name, 0.0) + CLOCK() - t
+            count[name] = count.get(name, 0) + 1
+            return out
+
+        return timed
+
+    np_args = [a.numpy() for a in args]
+    timed_runner, plain = ProgramRunner(module, wrap_op=wrap), ProgramRunner(module)
+    timed_runner.run(np_args)
+    spent.clear()
+    count.clear()
+    for _ in range(calls):
+        timed_runner.run(np_args)
+
+    def eager() -> Any:
+        with torch.inference_mode():
+            return model(*args)
+
+    ms = {k: v * 1e3 for k, v in interleave({"eager": eager, "ours": lambda: plain.run(np_args)}, 5, 0.05).items()}
+    print(f"{case.name}: eager {fmt_ms(ms['eager'])} ms, ours {fmt_ms(ms['ours'])} ms a call; ours by operator, timed in place:")
+    for name, total in sorted(spent.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {name:50s} {count[name] // calls:5d} calls {total / calls * 1e3:9.3f} ms")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip())
     parser.add_argument("--models", default="", help=f"comma-separated subset of {','.join(c.name for c in CASES)}")
@@ -811,6 +856,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--text", action="store_true", help="time reading .mlir text at 1k, 10k, 50k ops")
     parser.add_argument("--text-sizes", default="1000,10000,50000", help="op counts for --text")
     parser.add_argument("--profile", metavar="MODEL", help="cProfile the interpreter on one model instead")
+    parser.add_argument("--ops", metavar="MODEL", help="the interpreter's time by operator on one model instead")
     opts = parser.parse_args(argv)
     global CLOCK
     if opts.wall:
@@ -819,14 +865,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     sample_s = 0.01 if opts.quick else 0.05
     by_name = {c.name: c for c in CASES}
     wanted = [m for m in opts.models.split(",") if m]
-    unknown = set(wanted) - set(by_name) - ({opts.profile} if opts.profile else set())
-    if unknown or (opts.profile and opts.profile not in by_name):
-        parser.error(f"unknown models: {', '.join(sorted(unknown | {opts.profile} - set(by_name) - {None}))}")
+    single = {m for m in (opts.profile, opts.ops) if m}
+    unknown = set(wanted) - set(by_name) | single - set(by_name)
+    if unknown:
+        parser.error(f"unknown models: {', '.join(sorted(unknown))}")
     torch.set_num_interop_threads(1)
     with one_thread(), tempfile.TemporaryDirectory(prefix="exir-models-") as d:
         tmp = pathlib.Path(d)
         if opts.profile:
             profile(by_name[opts.profile], tmp, 30)
+            return
+        if opts.ops:
+            op_times(by_name[opts.ops], tmp, 25)
             return
         if not opts.no_models:
             rows = []
