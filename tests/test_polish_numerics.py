@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -486,6 +486,11 @@ _ACCEPTED: list[tuple[str, dict[str, Any]]] = [
     ("aten.index_add.default", {"self": np.full((), 1.5, _F32), "dim": 0, "index": np.array([0]), "source": np.full((), 2.0, _F32)}),
     ("aten.index_copy.default", {"self": _X43, "dim": 0, "index": np.array([3, 1]), "source": np.full((2, 3), -0.0, _F32)}),
     ("aten.instance_norm.default", _instance_norm_call(weight=np.arange(3, dtype=_F32), bias=np.ones(3, _F32))),
+    # evaluation with running statistics: NaN and infinite statistics and a zero variance
+    ("aten.instance_norm.default", _instance_norm_call(
+        weight=np.array([1.0, np.inf, -2.0], _F32), bias=np.array([0.5, 0.0, -0.0], _F32),
+        mean=np.array([0.1, np.nan, -1.0], _F32), var=np.array([1.0, 4.0, 0.0], _F32), stats=False)),
+    ("aten.instance_norm.default", _instance_norm_call(mean=np.zeros(3, _F32), var=np.array([1.0, np.inf, 2.0], _F32), stats=False)),
     ("aten.prelu.default", {"self": _X234, "weight": np.array([0.1, -2.0, 0.0], _F32)}),
     ("aten.prelu.default", {"self": _X234, "weight": np.full((), 0.25, _F32)}),
     ("aten.prelu.default", {"self": _X234[0, 0], "weight": np.array([0.5], _F32)}),
@@ -503,3 +508,25 @@ def test_parameters_that_fit_agree_with_torch(name: str, call: dict[str, Any]) -
     want = eager(**{k: torch.from_numpy(np.array(v)) if isinstance(v, (np.ndarray, np.generic)) else v for k, v in call.items()})
     got = KERNELS[name](**call)
     _same_bits(np.asarray(got), want, name, ulps=4)
+
+
+def test_inference_batch_norm_without_bias_keeps_zeros_positive() -> None:
+    """torch's absent bias is 0 and its shift `0 - mean * scale`: a -0.0 input over a zero
+    mean gives +0.0 (the kernel and the interpreter's fast path negated the product: -0.0)."""
+    model = torch.nn.BatchNorm2d(3, affine=False).eval()
+    mean, var = model.running_mean, model.running_var
+    assert mean is not None and var is not None
+    var.copy_(torch.tensor([1.0, float("inf"), 4.0]))
+    x = torch.randn(2, 3, 2, 2, generator=torch.Generator().manual_seed(5))
+    x[0, :, 0, 0] = -0.0
+    want = model(x)
+    ep = torch.export.export(model, (x,)).run_decompositions()
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    (got,) = ProgramRunner(load_pt2(buf.getvalue(), "bn.pt2")).run([x.numpy()])
+    _same_bits(got, want, "interpreter", ulps=1, each=True)
+    from xdsl_exir.semantics.kernels import run_kernel as kernel
+
+    stats = [mean.numpy(), var.numpy()]
+    out = kernel("aten._native_batch_norm_legit_no_training.default", [x.numpy(), None, None, *stats, 0.1, 1e-5], {})
+    _same_bits(np.asarray(cast(tuple[Any, ...], out)[0]), want, "kernel", ulps=1, each=True)

@@ -456,7 +456,7 @@ def _fast_batch_norm(op: Operation, bound: dict[str, object]) -> Prepared | None
         if ib is not None:
             np.subtract(ops[ib], shift, out=shift)
         else:
-            np.negative(shift, out=shift)
+            np.subtract(0, shift, out=shift)  # torch's absent bias is 0: +0.0 where the shift is a zero
         y = np.multiply(ops[ix], scale.reshape(shape))
         y += shift.reshape(shape)
         return (y, np.empty((0,), np_dtype), np.empty((0,), np_dtype))

@@ -175,10 +175,18 @@ def _instance_norm(e: Emitter, b: Bound, op: Operation) -> Sequence[SSAValue]:
     `alpha = rstd * weight` and `beta = bias - mean * alpha`, the one scale and
     shift per (sample, channel) of torch's CPU batch norm, which instance norm
     runs on: with an infinite weight a zero `x` is then NaN, as in torch, where
-    `(x - mean) * rstd * weight + bias` would give an infinity."""
-    if not b.get("use_input_stats"):
-        raise Decline()  # evaluation with running statistics: a batch norm of them
+    `(x - mean) * rstd * weight + bias` would give an infinity. Without
+    `use_input_stats` torch runs an inference batch norm of the running statistics,
+    repeated per sample: the same per channel, so one of the input as it is."""
     x = b.value("input")
+    if not b.get("use_input_stats"):
+        if b.get("running_mean") is None or b.get("running_var") is None:
+            raise Decline()
+        new = e.call(
+            "aten._native_batch_norm_legit_no_training.default",
+            x, b.get("weight"), b.get("bias"), b["running_mean"], b["running_var"], b["momentum"], b["eps"],
+        )
+        return [e.item(new, 0)]
     t = tensor_of(x)
     if t.rank < 3 or not t.element_dtype.is_floating_point:
         raise Decline()

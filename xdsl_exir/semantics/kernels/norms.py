@@ -283,7 +283,8 @@ def _batch_norm_core(
         # Inference folds the statistics into one scale and shift per channel,
         # as torch's CPU kernel does: two passes over the input instead of four.
         scale = invstd if weight is None else invstd * cast_to(weight, x.dtype)
-        shift = -mean * scale if bias is None else cast_to(bias, x.dtype) - mean * scale
+        # torch's absent bias is 0, so the shift is 0 - mean * scale: +0.0 where mean * scale is a zero
+        shift = np.subtract(0, mean * scale) if bias is None else cast_to(bias, x.dtype) - mean * scale
         y = x * scale.reshape(shape)
         y += shift.reshape(shape)
         stat_dt = dt if dt != F16 else F32
