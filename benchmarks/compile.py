@@ -235,7 +235,44 @@ weight packed on each call: 512->512 at 2x2 0.98 -> 3.86 ms); the 1x1
 classifier of SqueezeNet (`matmul_1000x9x512`, 28% of its time) as a
 contraction over the reduction dim of both operands (the weight's rows times the
 transposed input's: 0.315 -> 0.256 ms by hand, but 512x4608 by 4 0.71 -> 0.85, so
-not pursued), or with its output transposed (2x slower).
+not pursued), or with its output transposed (2x slower); a split-K form (the
+product's reduction cut into 16-lane partial sums, then summed) 10-80x slower.
+
+The ten models with the tap columns against the named op in one interleaved run
+(one thread, CPU time, load 5-9 on 2 cores; ms; ViT's 16x16 patches keep the
+named op, more than `conv_pool._MAX_TAPS` taps, and the transformer and the
+LLaMA block have no convolution: those three columns are the same program
+compiled twice, their spread, up to 6%, is the noise):
+
+| model        | tap columns | named op | eager | ORT   | IREE/ORT | IREE/eager |
+|--------------|-------------|----------|-------|-------|----------|------------|
+| RegNet-X     | 3.78        | 3.69     | 13.0  | 2.61  | 1.45     | 0.29       |
+| EfficientNet | 4.58        | 4.57     | 14.7  | 3.77  | 1.22     | 0.31       |
+| MobileNetV3  | 2.00        | 2.00     | 9.98  | 2.11  | 0.95     | 0.20       |
+| SqueezeNet   | 2.12        | 2.06     | 4.56  | 0.873 | 2.42     | 0.46       |
+| ShuffleNetV2 | 1.86        | 1.73     | 10.8  | 1.88  | 0.99     | 0.17       |
+| ResNet-18    | 9.93        | 10.6     | 14.1  | 6.12  | 1.62     | 0.71       |
+| DenseNet-121 | 12.5        | 15.2     | 26.7  | 8.43  | 1.48     | 0.47       |
+| ViT-tiny     | 8.90        | 9.18     | 13.8  | 6.13  | 1.45     | 0.65       |
+| encoder      | 59.3        | 55.9     | 43.7  | 47.3  | 1.25     | 1.36       |
+| LLaMA block  | 4.20        | 4.05     | 4.34  | 3.37  | 1.25     | 0.97       |
+
+Geometric means IREE/ORT 1.36 with the tap columns, 1.37 without; IREE/eager
+0.46 both. SqueezeNet's figure moves most from run to run: in three other runs
+the tap columns took it 1.80 -> 1.41, 1.94 -> 1.66 and 1.51 -> 1.02 ms (25
+samples); ShuffleNetV2 1.32 -> 1.26 in the last. The one shape that loses is a
+stem of three input channels (3->32 at 64x64: 0.057 -> 0.064, 0.0685 -> 0.0797
+ms in two runs, unchanged in a third), a few hundredths of a millisecond. Where
+SqueezeNet's time goes now, per dispatch: the 1x1 classifier
+(`matmul_1000x9x512`) 17%, the products of its last fire modules (9 output
+positions: `256x9x576`, `192x9x432`) 20%, the first ones' (`64x225x144`,
+`128x49x288`) 22%, max pooling (`pooling_nchw_max`, 3 dispatches) 17%. The
+narrow products are vectorized along their 9, 49 or 225 output positions
+(vector tiles `[8, 9]` for the classifier); padded by hand to a multiple of 16
+positions the `64x225x144` product ran about 25% faster, `1000x9x512` within
+noise. ResNet-18's time is now mostly its last two stages' products, more than
+half of it: `512x4x4608` (vector tiles `[8, 4]`, 4 of 16 lanes) and
+`256x16x2304` (`[8, 16]`).
 """
 
 from __future__ import annotations
