@@ -92,6 +92,9 @@ def start(config: Any) -> None:
     if not served:
         return
     folder = Path(tempfile.mkdtemp(prefix="exir-lit-tools-"))
+    if os.statvfs(folder).f_flag & os.ST_NOEXEC:  # the shims could not run from there
+        folder.rmdir()
+        return
     # The servers exit when this pipe's write end closes: lit's process holds it until it ends.
     lifeline_read, lifeline_write = os.pipe()
     servers: list[subprocess.Popen[bytes]] = []
