@@ -20,10 +20,11 @@ child's signal) and forwards SIGINT, SIGTERM and SIGHUP to it.
 What differs from a fresh process: the child shares its server's hash seed,
 and finds imported what its server imported (the console script's import,
 `ON_DEMAND`, the few standard-library modules of this file), under the same
-environment, which lit fixes for every test. A console script's own start
-(the `xdsl_exir` package's import, what `--help` loads, the entry points) is
-checked by the pytest tests that start the tools as subprocesses
-(`tests/test_tools.py`). `EXIR_LIT_FRESH_PROCESSES=1` turns the servers off:
+environment, which lit fixes for every test (a `RUN` line that sets a
+`PYTHON...` variable, which an interpreter reads as it starts, gets a fresh
+process). A console script's own start (the `xdsl_exir` package's import,
+what `--help` loads, the entry points) is checked by the pytest tests that
+start the tools as subprocesses (`tests/test_tools.py`). `EXIR_LIT_FRESH_PROCESSES=1` turns the servers off:
 every `RUN` line then starts its tools afresh.
 
 The servers end when lit does (they watch a pipe that only lit's processes
@@ -48,6 +49,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -150,6 +152,11 @@ def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
     return json.loads(data), fds
 
 
+def _start_variables(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment an interpreter reads as it starts (`PYTHONWARNINGS`, `PYTHONHASHSEED`, ...)."""
+    return {name: value for name, value in env.items() if name.startswith("PYTHON")}
+
+
 def _reap(signum: int = 0, frame: object = None) -> None:
     """Wait for the handlers that have ended (waited for, their CPU time counts in lit's, as `time lit` reports)."""
     try:
@@ -184,6 +191,8 @@ def _serve(listener: socket.socket, lifeline: int) -> tuple[dict[str, Any], list
             listener.close()
             os.close(lifeline)
             request, fds = _receive(conn)
+            if _start_variables(request["env"]) != _start_variables(os.environ):
+                os._exit(1)  # an interpreter started under these would differ from this one
             child = os.fork()
         except BaseException:
             os._exit(1)  # nothing ran: the shim, seeing no process id, runs the real tool
