@@ -401,3 +401,33 @@ def test_expand_to_its_own_sizes_is_the_operand() -> None:
     assert np.signbit(same[0, 0, 0]) and np.shares_memory(same, x) and same.strides == x.strides
     np.testing.assert_array_equal(wide, tx.expand(4, 2, 5, 3).numpy())
     assert np.shares_memory(wide, x) and wide.strides[0] == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", ["2", "2.0", "3", "0.5"])
+def test_pow_by_a_number_in_a_compiled_graph(dtype: str, exponent: str) -> None:
+    """`x ** 2` runs as the product x * x (RMSNorm's square), as torch's CPU pow computes it;
+    other exponents keep the kernel. Edge values and a strided operand, bit for bit."""
+    from pass_harness import parse
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    t = f"!exir.tensor<[3, 5], {dtype}>"
+    text = f"""
+builtin.module {{
+  exir.program inputs [<user_input "x">] outputs [<user_output "y">] {{
+    exir.graph @forward(%x: {t}) -> {t} {{
+      %y = aten.pow.Tensor_Scalar(%x, {exponent}) : ({t}) -> {t}
+      exir.output %y : {t}
+    }}
+  }}
+}}
+"""
+    x = np.random.default_rng(8).standard_normal((5, 3)).astype(dtype).T  # strided
+    x[0, :] = [np.nan, -np.inf, np.inf, -0.0, 0.0]
+    x[1, :2] = [1e200 if dtype == "float64" else 1e30, -1e-30]
+    (y,) = ProgramRunner(parse(text)).run([x])
+    want = torch.pow(torch.from_numpy(np.ascontiguousarray(x)), float(exponent)).numpy()
+    assert y.dtype == want.dtype and y.shape == want.shape
+    np.testing.assert_array_equal(y, want)
+    np.testing.assert_array_equal(np.signbit(y[~np.isnan(y)]), np.signbit(want[~np.isnan(want)]))

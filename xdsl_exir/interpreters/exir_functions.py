@@ -326,6 +326,11 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
     if target in FAST_UNARY and len(args) == 1 and not kwargs and isinstance(args[0], OperandRef):
         fn1 = _UNARY_FUNCTIONS[target]
         return lambda x: (fn1(x),)
+    if target == "aten.pow.Tensor_Scalar" and not kwargs and len(args) == 2 and isinstance(args[0], OperandRef):
+        # x ** 2 (RMSNorm's square) is the product x * x, as the kernel and torch's CPU pow compute it
+        if type(args[1]) in (int, float) and args[1] == 2:
+            return lambda x: (np.asarray(np.multiply(x, x)),)
+        return None
     target = _SCALAR_OVERLOADS.get(target, target)
     if target not in FAST_BINARY or len(args) != 2 or kwargs.get("alpha", 1) != 1:
         return None
