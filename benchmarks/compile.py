@@ -270,7 +270,9 @@ positions: `256x9x576`, `192x9x432`) 20%, the first ones' (`64x225x144`,
 narrow products are vectorized along their 9, 49 or 225 output positions
 (vector tiles `[8, 9]` for the classifier); padded by hand to a multiple of 16
 positions the `64x225x144` product ran about 25% faster, `1000x9x512` within
-noise. ResNet-18's time is now mostly its last two stages' products, more than
+noise, but padded in the lowering (zero columns, a padded accumulator, a slice
+of the product) SqueezeNet took 1.71 -> 1.96 ms and the fire module 0.115 ->
+0.124 (25 samples): not kept. ResNet-18's time is now mostly its last two stages' products, more than
 half of it: `512x4x4608` (vector tiles `[8, 4]`, 4 of 16 lanes) and
 `256x16x2304` (`[8, 16]`).
 """

@@ -560,15 +560,11 @@ def _taps_im2col(
     acc: DType,
 ) -> SSAValue:
     """
-    A 2-D convolution of one group and a batch of one as a matrix product over
-    im2col columns built from its window taps (`_DENSE_TAPS_IM2COL`): each tap
-    (`_tap_slices`: unit-stride slices, from the stride phases when strided) is
-    copied into its place in the columns `[C, kh*kw, OH, OW]`, whose rows are
-    in the order of the weight's `[F, C, kh, kw]`, so that the weight, collapsed
-    to `[F, C*kh*kw]`, multiplies them as it is stored (`linalg.matmul`): a
-    reordered weight would be computed on each call, or, hoisted by IREE, copied
-    at load time. The product carries `IM2COL_MARK`, which tells
-    `IreeOptions` that the program has a convolution. Static sizes only.
+    A 2-D convolution of one group, batch one, as a matrix product over im2col columns
+    (`_DENSE_TAPS_IM2COL`): each tap (`_tap_slices`) is copied into the columns `[C,
+    kh*kw, OH, OW]`, rows in the order of the weight's `[F, C, kh, kw]`, which multiplies
+    them as stored (a reordered weight is computed on each call, or copied at load time
+    when IREE hoists it). The product carries `IM2COL_MARK`. Static sizes only.
     """
     el = element_type(acc)
     f, c, kh, kw = cast(list[int], list(ws))
