@@ -147,3 +147,17 @@ def test_a_failing_constant_op_fails_at_run_time_located() -> None:
     with pytest.raises(InterpreterError) as info:
         runner.run([np.zeros((4, 4), np.float32)])
     assert info.value.op is not None and info.value.op.name == "aten.view.default"
+
+
+def test_what_exceeds_the_budget_runs_per_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memory held for hoisted values is bounded: past the budget, ops run per call."""
+    from xdsl_exir.interpreters import compiler
+
+    monkeypatch.setattr(compiler, "_HOISTED_MAX_BYTES", 100)  # the 4x4 float32 `full` alone takes 64
+    runner = ProgramRunner(parse(MASKED))
+    steps, constants = _steps(runner)
+    assert steps > 1 and constants >= 1
+    held = sum(v.nbytes for v in runner.graph.body.constants.values() if isinstance(v, np.ndarray))
+    assert held <= 100
+    x = np.random.default_rng(1).standard_normal((1, 2, 4, 4)).astype(np.float32)
+    np.testing.assert_array_equal(runner.run([x])[0], x + _causal(4))

@@ -364,6 +364,7 @@ class CompileContext:
         out_slots: tuple[int, ...] = ()
         hoistable = _hoistable_ops(block, terminators) if hoist else set[Operation]()
         known: dict[int, Any] = {}
+        hoisted_bytes = 0
         for op in block.ops:
             if isinstance(op, terminators):
                 out_slots = tuple(self._lookup(v, op) for v in op.operands)
@@ -383,7 +384,9 @@ class CompileContext:
             outs = tuple(self._slot(r) for r in op.results)
             if op in hoistable and all(j in known for j in ins):
                 values = _run_once(prepared, [known[j] for j in ins], len(outs))
-                if values is not None:
+                size = sum(v.nbytes for v in values if isinstance(v, np.ndarray)) if values is not None else 0
+                if values is not None and hoisted_bytes + size <= _HOISTED_MAX_BYTES:
+                    hoisted_bytes += size
                     known.update(zip(outs, values))
                     continue
             if self.wrap_op is not None:
@@ -411,9 +414,11 @@ class CompileContext:
 
 _UNREPEATABLE_TAGS = frozenset({"nondeterministic_seeded", "nondeterministic_bitwise"})
 
-_HOISTED_MAX_BYTES = 16 << 20
-"""The largest value computed once at compile time and kept (a 2048 x 2048 float32 causal
-mask): a larger one is computed at each run, as it was written."""
+_HOISTED_MAX_BYTES = 64 << 20
+"""What a graph computes once at compile time, at most, in all, the intermediates counted
+(the chain of a 1024 x 1024 causal mask takes 9 MiB): what is kept is held as long as the
+compiled graph. What does not fit (a deep model building a long mask again in every
+layer) is computed at each run, as it was written."""
 
 
 def _repeatable(op: Operation) -> bool:
@@ -476,7 +481,7 @@ def _private_use(
 def _run_once(prepared: Prepared, args: list[Any], n_results: int) -> tuple[Any, ...] | None:
     """The results of a hoisted op, computed now and made read-only, or None when it is
     better left to run time: it raises (its error is then located at run time, as
-    without hoisting), or a result is large or neither a tensor nor a number. (A
+    without hoisting), or a result is neither a tensor nor a number. (A
     writable view, of memory a kernel may keep, is kept as a copy: a view of the
     read-only operands is read-only.)"""
     try:
@@ -488,8 +493,6 @@ def _run_once(prepared: Prepared, args: list[Any], n_results: int) -> tuple[Any,
         return None
     for i, v in enumerate(values):
         if isinstance(v, np.ndarray):
-            if v.nbytes > _HOISTED_MAX_BYTES:
-                return None
             if v.base is not None and v.flags.writeable:
                 values[i] = v = v.copy()
             v.flags.writeable = False
