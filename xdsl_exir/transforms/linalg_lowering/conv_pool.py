@@ -198,7 +198,8 @@ Depthwise kernels of at most this many taps (7x7) are one elementwise generic
 over strided slices, one per tap: IREE 3.13 runs MobileNet-v1 about 30% faster
 that way than with the windowed reduction generic (interleaved in one process,
 bit-identical results); larger kernels keep the reduction form. Dense kernels
-of more taps (a ViT's 16x16 patches) keep the named op, not a copy per tap.
+of more taps (a ViT's 16x16 patches) keep the named op, not a copy per tap
+(ViT-tiny 6.45 ms, 6.38 with 256 tap copies: no gain for the 256 copies).
 """
 
 
