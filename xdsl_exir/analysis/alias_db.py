@@ -71,7 +71,14 @@ from xdsl_exir.dialects import exir, prim, ts
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.fx import GetAttrOp as FxGetAttrOp
 from xdsl_exir.utils.function_schema import FunctionSchema, TypeKind
-from xdsl_exir.utils.op_registry import HIGHER_ORDER_OPS, PYTHON_TARGETS, lookup, may_be_custom, op_name_of
+from xdsl_exir.utils.op_registry import (
+    HIGHER_ORDER_OPS,
+    NONDETERMINISTIC_TAGS,
+    PYTHON_TARGETS,
+    lookup,
+    may_be_custom,
+    op_name_of,
+)
 
 __all__ = ["AliasDb", "OpKind", "classify"]
 
@@ -165,7 +172,7 @@ def schema_info(schema: FunctionSchema, tags: frozenset[str] = frozenset()) -> S
         schema=schema,
         functional=schema.is_functional,
         random="nondeterministic_seeded" in tags,
-        nondeterministic=bool(tags & {"nondeterministic_seeded", "nondeterministic_bitwise"}),
+        nondeterministic=bool(tags & NONDETERMINISTIC_TAGS),
         written=tuple(i for i, a in enumerate(schema.arguments) if a.is_write),
         result_aliases=tuple(amap.get(i, ()) for i in range(len(schema.returns))),
         result_in_list=tuple(r.type.kind is TypeKind.LIST for r in schema.returns),

@@ -412,8 +412,6 @@ class CompileContext:
         return slot
 
 
-_UNREPEATABLE_TAGS = frozenset({"nondeterministic_seeded", "nondeterministic_bitwise"})
-
 _HOISTED_MAX_BYTES = 64 << 20
 """What a graph computes once at compile time, at most, in all, the intermediates counted
 (the chain of a 1024 x 1024 causal mask takes 9 MiB): what is kept is held as long as the
@@ -432,7 +430,7 @@ def _repeatable(op: Operation) -> bool:
     else:
         return False
     entry = op_registry.lookup(name)
-    if entry is None or entry.tags & _UNREPEATABLE_TAGS or op.regions or not op.results:
+    if entry is None or entry.nondeterministic or op.regions or not op.results:
         return False
     effects = get_effects(op)
     return effects is not None and all(e.kind is MemoryEffectKind.READ for e in effects)

@@ -50,13 +50,13 @@ from xdsl_exir.transforms.canonicalization_patterns.prim import constant_of
 from xdsl_exir.transforms.program_state import add_state_input, remove_state_input
 from xdsl_exir.utils.op_registry import lookup
 
-_UNFOLDABLE_TAGS = frozenset({"nondeterministic_seeded", "nondeterministic_bitwise", "dynamic_output_shape"})
+_UNFOLDABLE_TAGS = frozenset({"dynamic_output_shape"})
 
 
 def is_foldable_operator(name: str) -> bool:
     """Functional, deterministic and with static output shape (per the schema and its tags)."""
     entry = lookup(name)
-    if entry is None or entry.tags & _UNFOLDABLE_TAGS:
+    if entry is None or entry.nondeterministic or entry.tags & _UNFOLDABLE_TAGS:
         return False
     schema = entry.schema
     return schema.is_functional and not schema.is_mutable

@@ -100,6 +100,16 @@ class OperatorEntry:
     def schema(self) -> FunctionSchema:
         return _parse_cached(self.schema_text)
 
+    @property
+    def nondeterministic(self) -> bool:
+        """torch tags it random (`nondeterministic_seeded`: `rand`, `dropout`) or not bit-reproducible
+        (`nondeterministic_bitwise`): two calls on the same operands may differ, so no pass may fold,
+        merge or hoist it."""
+        return bool(self.tags & NONDETERMINISTIC_TAGS)
+
+
+NONDETERMINISTIC_TAGS = frozenset({"nondeterministic_seeded", "nondeterministic_bitwise"})
+
 
 @cache
 def _parse_cached(text: str) -> FunctionSchema:

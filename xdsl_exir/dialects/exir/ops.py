@@ -445,8 +445,7 @@ class _CallFunctionEffects(MemoryEffect):
         if (
             entry is None
             or not op.results  # returns nothing, so it is called for its effect (an assert)
-            or "nondeterministic_seeded" in entry.tags
-            or "nondeterministic_bitwise" in entry.tags
+            or entry.nondeterministic
             or not entry.schema.is_functional
         ):
             return None
