@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from iree_compiles import compile_shared
 
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
@@ -45,10 +46,15 @@ _COMPILED: dict[tuple[str, str], CompiledProgram] = {}
 
 
 def compiled(name: str, ir: str, cache: pathlib.Path) -> CompiledProgram:
+    """
+    The zoo program compiled once per session. A model's training and core IRs mostly lower
+    to the same text but for the outputs' names; IREE compiles that text once and each IR
+    runs on it with its own runner (`tests/iree_compiles.py`: `compile_shared`).
+    """
     key = (name, ir)
     if key not in _COMPILED:
         path = ZOO / BY_NAME[name]["programs"][ir]
-        _COMPILED[key] = compile_program(path, IreeOptions(threads=1, cache_dir=str(cache)))
+        _COMPILED[key] = compile_shared(path, IreeOptions(threads=1, cache_dir=str(cache)))
     return _COMPILED[key]
 
 
@@ -91,8 +97,8 @@ def test_zoo_model_on_iree_matches_eager(name: str, ir: str, cache_dir: pathlib.
     program = compiled(name, ir, cache_dir)
     rtol, atol = tolerance(model)
     for s in model["input_sets"]:
-        if name == "buffer_mutation":
-            program = compile_program(ZOO / model["programs"][ir], IreeOptions(threads=1, cache_dir=str(cache_dir)))
+        if name == "buffer_mutation":  # a fresh runner, so fresh buffers, for each input set
+            program = compile_shared(ZOO / model["programs"][ir], IreeOptions(threads=1, cache_dir=str(cache_dir)))
         got = flatten(program(*load_npz(ZOO / s["inputs"])), [])
         assert_matches(got, load_npz(ZOO / s["expected"]), rtol, atol, f"{name}.{ir} {s['inputs']}")
     for s in model.get("invalid_input_sets", []):
@@ -122,10 +128,9 @@ def test_dynamic_batch_is_compiled_once(cache_dir: pathlib.Path) -> None:
     assert "?x" in program.text
     rng = np.random.default_rng(0)
     x, *rest = load_npz(ZOO / BY_NAME["dynamic_batch"]["input_sets"][0]["inputs"])
-    reference = compile_program(ZOO / BY_NAME["dynamic_batch"]["programs"]["core"], IreeOptions(threads=1, use_cache=False))
     from xdsl_exir.interpreters.program import ProgramRunner
 
-    numpy_runner = ProgramRunner(reference.runner.program)
+    numpy_runner = ProgramRunner(program.runner.program)  # the same program on numpy
     for batch in (2, 3, 7):
         args = [rng.standard_normal((batch, *x.shape[1:])).astype(x.dtype), *rest]
         out = flatten(program(*args), [])
@@ -428,7 +433,7 @@ def test_prepared_call_path_keeps_every_check(cache_dir: pathlib.Path) -> None:
     """The checks compiled once at load time answer as `ProgramRunner.run` does: same
     values on the fast path, a non-contiguous input copied, a wrong dtype or shape refused."""
     path = ZOO / BY_NAME["mlp"]["programs"]["core"]
-    program = compile_program(path, IreeOptions(threads=1, cache_dir=str(cache_dir)))
+    program = compile_shared(path, IreeOptions(threads=1, cache_dir=str(cache_dir)))  # the zoo test's module
     x = load_npz(ZOO / "mlp.inputs.npz")[0]
     fast = program(x)
     slow = program.runner.run([x])

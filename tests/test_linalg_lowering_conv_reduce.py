@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 import pytest
 import sympy
+from iree_compiles import ProgramBatch
 from test_decompose import program
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from xdsl_exir.dialects.aten import build
 from xdsl_exir.dialects.exir import DType, TensorType
-from xdsl_exir.interpreters.program import ProgramRunner, find_program
+from xdsl_exir.interpreters.program import ProgramRunner
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.targets.iree import iree_available, lower_to_upstream, print_mlir
 from xdsl_exir.utils.diagnostics import ExirDiagnostic
@@ -419,13 +420,20 @@ def test_lowered_without_iree_equals_interpreter(case: Case) -> None:
     _compare(run_lowered(lowered, inputs), _reference(case, module, inputs), case, f"{case.id} (upstream interpreter)")
 
 
-def _iree(module: ModuleOp) -> Callable[..., list[Any]]:
-    """The lowered program compiled by IREE (no `to-core-aten` first: the rules alone are under test)."""
-    from xdsl_exir.targets.iree import IreeExecutor, IreeOptions, compile_text
+NAN_CASE = Case(
+    "nan",
+    [(f32(3, 6), (3, 6))],
+    together(
+        op("aten.max.dim", X, 1), op("aten.amax.default", X, [1]), op("aten.argmin.default", X, 1),
+        op("aten._softmax.default", X, 1, False),
+    ),
+)  # fmt: skip
 
-    options = IreeOptions(threads=1, use_cache=False)
-    vmfb = compile_text(print_mlir(lower_to_upstream(module)), options).vmfb
-    return IreeExecutor(find_program(module), vmfb, options)
+IREE = ProgramBatch()
+"""Every case's program lowered as it is (no `to-core-aten` first: the rules alone are under test),
+compiled by IREE together (`tests/iree_compiles.py`), each run as its own function."""
+for _case in [*CASES, NAN_CASE]:
+    IREE.add(_case.id, _case.module)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -433,7 +441,7 @@ def test_iree_equals_interpreter(case: Case) -> None:
     pytest.importorskip("iree.compiler")
     pytest.importorskip("iree.runtime")
     module = case.module()
-    compiled = _iree(module)
+    compiled = IREE.executor(case.id)
     for seed in (0, 1):
         inputs = case.arrays(seed)
         _compare(compiled(*[x.copy() for x in inputs]), _reference(case, module, inputs), case, f"{case.id} (IREE, seed {seed})")
@@ -477,18 +485,11 @@ def test_refusals_are_located_diagnostics(inputs: list[TensorType], body: Body, 
 
 def test_nan_and_infinity_follow_torch() -> None:
     """A NaN wins a max (its first position is the index), an all -inf row softmaxes to NaN."""
-    case = Case(
-        "nan",
-        [(f32(3, 6), (3, 6))],
-        together(
-            op("aten.max.dim", X, 1), op("aten.amax.default", X, [1]), op("aten.argmin.default", X, 1),
-            op("aten._softmax.default", X, 1, False),
-        ),
-    )  # fmt: skip
+    case = NAN_CASE
     module = case.module()
     x = np.array([[1, np.nan, 3, np.nan, 0, 0], [1, 2, 3, 3, 0, 0], [-np.inf] * 6], np.float32)
     want = _reference(case, module, [x])
     assert np.asarray(want[1]).tolist() == [1, 2, 0]
     _compare(run_lowered(lower_to_upstream(module), [x]), want, case, "nan (upstream interpreter)")
     if iree_available():
-        _compare(_iree(module)(x), want, case, "nan (IREE)")
+        _compare(IREE.executor(case.id)(x), want, case, "nan (IREE)")

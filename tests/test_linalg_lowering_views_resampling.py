@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 import sympy
+from iree_compiles import ProgramBatch
 from test_linalg_lowering_creation_indexing import Add, program, t
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
@@ -518,23 +519,18 @@ def test_upstream_interpreter_matches_torch(name: str) -> None:
     compare(name, executor)
 
 
-@pytest.fixture(scope="module")
-def iree_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return str(tmp_path_factory.mktemp("iree_cache"))
+IREE = ProgramBatch()
+"""Every group's program lowered as it is, compiled by IREE together (`tests/iree_compiles.py`),
+each run as its own function."""
+for _name, _group in GROUPS.items():
+    IREE.add(_name, lambda g=_group: program(g.types, g.body))
 
 
 @pytest.mark.parametrize("name", sorted(GROUPS))
-def test_iree_matches_torch(name: str, iree_cache: str) -> None:
+def test_iree_matches_torch(name: str) -> None:
     pytest.importorskip("iree.compiler")
     pytest.importorskip("iree.runtime")
-    from xdsl_exir.targets.iree import IreeExecutor, IreeOptions, compile_text
-
-    options = IreeOptions(threads=1, cache_dir=iree_cache)
-
-    def executor(prog: ProgramOp, low: ModuleOp) -> IreeExecutor:
-        return IreeExecutor(prog, compile_text(print_mlir(low), options).vmfb, options)
-
-    compare(name, executor)
+    compare(name, lambda prog, low: IREE.executor(name))
 
 
 def test_the_channels_last_restride_is_a_reshape() -> None:
