@@ -178,6 +178,14 @@ class ProgramBatch:
         return compile_text(text, options)
 
 
+def compile_lowered(module: ModuleOp, options: IreeOptions = BATCH_OPTIONS) -> IreeExecutor:
+    """A test program's lowering compiled by IREE as it is, in a module of its own (no
+    `to-core-aten` first: the lowering rules alone are under test), for a program too
+    large, or too particular, to share a batch."""
+    vmfb = compile_text(print_mlir(lower_to_upstream(module)), options).vmfb
+    return IreeExecutor(find_program(module), vmfb, options)
+
+
 def _single_forward(lowered: ModuleOp | None) -> FuncOp | None:
     """The lowered module's `forward` when it is all the module holds (no globals, no other function)."""
     ops = list(lowered.ops) if lowered is not None else []

@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 import sympy
+from iree_compiles import compile_lowered
 from test_decompose import program
 from xdsl.dialects import math
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type
@@ -21,11 +22,10 @@ from xdsl.dialects.test import TestOp as Operands
 
 from xdsl_exir.dialects.aten import build
 from xdsl_exir.dialects.exir import DType, TensorType
-from xdsl_exir.interpreters.program import find_program
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.interpreters.upstream.math import MathFunctions
 from xdsl_exir.semantics.inference.conv_pool import pool_out
-from xdsl_exir.targets.iree import iree_available, lower_to_upstream, print_mlir
+from xdsl_exir.targets.iree import iree_available, lower_to_upstream
 
 torch = pytest.importorskip("torch")
 
@@ -153,14 +153,11 @@ def test_global_average_pool_accumulates_wide_on_iree() -> None:
     """adaptive_avg_pool2d(1) over 2 * 2**18 values in [100, 101): a float32 running sum drifted by 1e-3."""
     if not iree_available():
         pytest.skip("the iree extra is not installed")
-    from xdsl_exir.targets.iree import IreeExecutor, IreeOptions, compile_text
-
     shape = [1, 2, 512, 512]
     module = program(
         [TensorType(shape, F32)], lambda add, x: [add(build("aten._adaptive_avg_pool2d.default", x, [1, 1])).results[0]]
     )
-    options = IreeOptions(threads=1, use_cache=False)
-    run = IreeExecutor(find_program(module), compile_text(print_mlir(lower_to_upstream(module)), options).vmfb, options)
+    run = compile_lowered(module)
     x = (100 + np.random.default_rng(2).random(shape)).astype(np.float32)
     want = x.astype(np.float64).mean(axis=(2, 3), keepdims=True)
     theirs = torch.nn.functional.adaptive_avg_pool2d(torch.from_numpy(x), 1).numpy()

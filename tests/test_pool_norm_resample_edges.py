@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from iree_compiles import compile_lowered
 from test_linalg_lowering_conv_reduce import Case, X, Y, f32, op, together
 
 from xdsl_exir.interpreters.upstream import run_lowered
@@ -174,13 +175,7 @@ def _lowered_against_torch(case: Case, inputs: list[np.ndarray], want: list[Any]
 
 
 def _iree_run(module: Any, inputs: list[np.ndarray]) -> list[Any]:
-    """The lowered program compiled by IREE (no `to-core-aten` first: the rules alone are under test)."""
-    from xdsl_exir.interpreters.program import find_program
-    from xdsl_exir.targets.iree import IreeExecutor, IreeOptions, compile_text, print_mlir
-
-    options = IreeOptions(threads=1, use_cache=False)
-    vmfb = compile_text(print_mlir(lower_to_upstream(module)), options).vmfb
-    return list(IreeExecutor(find_program(module), vmfb, options)(*[x.copy() for x in inputs]))
+    return list(compile_lowered(module)(*[x.copy() for x in inputs]))
 
 
 def test_lowered_max_pool_and_adaptive_avg_follow_torch_on_edge_values() -> None:
