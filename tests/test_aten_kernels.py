@@ -338,6 +338,7 @@ CASES += [
     C("aten.gelu.default", t(3, 5), dtypes=FLOATS),
     C("aten.gelu.default", t(3, 5), approximate="tanh", dtypes=FLOATS),
     C("aten.gelu.default", t(4, 128, 96), dtypes=FLOATS, note="several erf blocks and a partial one"),
+    C("aten.gelu.default", t(3, 200, 128), dtypes=(F32,), note="float32 GELU's 64k-element block and a partial one"),
     C("aten.gelu.default", t(), dtypes=(F32, F64)),
     C("aten.gelu.default", t(2, 3, 4, dist="special"), dtypes=(F64,), note="float32 gives NaN at +inf in torch"),
     C("aten.gelu.default", t(), approximate="tanh", dtypes=(F32, F64)),
