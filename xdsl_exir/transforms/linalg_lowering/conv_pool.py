@@ -26,7 +26,7 @@ group and its window flipped (see `_transposed`). The bias is the
 accumulator's initial value, broadcast along the channels, as `addmm`'s is in
 `matmul.py`; float16 and bfloat16 convolutions accumulate in float32.
 
-Pooling windows (1-D to 3-D, `_Window`) are reduction dimensions: `out *
+Pooling windows (1-D to 3-D, `Window`) are reduction dimensions: `out *
 stride + window * dilation` reads the padded input. The padding is torch's on the low side; on the high side the
 input is padded, or cropped, to exactly what the windows of the output size
 torch computed (the result type) read, which is more than the padding in
@@ -48,16 +48,11 @@ from typing import cast
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DenseIntElementsAttr,
-    DenseIntOrFPElementsAttr,
-    IndexType,
     UnitAttr,
     i64,
 )
-from xdsl.dialects.builtin import (
-    TensorType as BuiltinTensorType,
-)
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
@@ -97,6 +92,15 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 )
 from xdsl_exir.transforms.linalg_lowering.state import (
     type_of as _t,
+)
+from xdsl_exir.transforms.linalg_lowering.windows import (
+    Window,
+    all_positive,
+    fit,
+    pair,
+    plus,
+    tap_slices,
+    window_extent,
 )
 from xdsl_exir.utils.symbolic import sympy
 
@@ -185,7 +189,7 @@ the data tiling that packs the weight on each call (3x3 512->512 at 2x2 0.98 -> 
 _GROUPED_TAPS = True
 """
 Copy the im2col columns of a grouped convolution from its window taps
-(`_tap_slices`: unit-stride slices, from the stride phases when strided), tap
+(`tap_slices`: unit-stride slices, from the stride phases when strided), tap
 by tap, instead of one windowed gather generic, which IREE 3.13 does not
 vectorize (static sizes only): a grouped 3x3 (128 channels in 8 groups at
 16x16) 0.40 -> 0.35 ms, RegNet-X-400MF 4.37 -> 3.98 ms (one thread, CPU time,
@@ -201,80 +205,6 @@ bit-identical results); larger kernels keep the reduction form. Dense kernels
 of more taps (a ViT's 16x16 patches) keep the named op, not a copy per tap
 (ViT-tiny 6.45 ms, 6.38 with 256 tap copies: no gain for the 256 copies).
 """
-
-
-def _pair(values: Sequence[int]) -> DenseIntElementsAttr:
-    """The `dense<[a, b]> : tensor<2xi64>` strides and dilations of the named ops."""
-    return cast(DenseIntElementsAttr, DenseIntOrFPElementsAttr.from_list(BuiltinTensorType(i64, [len(values)]), list(values)))
-
-
-def _plus(size: object, extra: int) -> object:
-    if extra == 0:
-        return size
-    if isinstance(size, int):
-        return size + extra
-    return cast(sympy.Expr, size) + extra
-
-
-def pad(
-    st: LoweringState, value: SSAValue, sizes: Sequence[object], low: Sequence[int], high: Sequence[int], fill: float, dtype: DType
-) -> tuple[SSAValue, list[object]]:
-    """`value` padded with the constant `fill` (`tensor.pad`), and its new sizes."""
-    if not any(low) and not any(high):
-        return value, list(sizes)
-    new = [_plus(s, lo + hi) for s, lo, hi in zip(sizes, low, high)]
-    block = Block(arg_types=[IndexType()] * len(sizes))
-    with st.at_block(block):
-        st.insert(tensor.YieldOp(st.constant(fill, dtype)))
-    op = tensor.PadOp(value, [], [], Region(block), list(low), list(high), tensor_type(sized(new, dtype)))
-    return st.emit(op), new
-
-
-def window_extent(out: object, kernel: int, stride: int, dilation: int) -> int | None:
-    """How many (padded) input elements the windows of a dim read, when the output size is static."""
-    return (out - 1) * stride + (kernel - 1) * dilation + 1 if isinstance(out, int) else None
-
-
-def fit(
-    st: LoweringState,
-    value: SSAValue,
-    sizes: Sequence[object],
-    low: Sequence[int],
-    extents: Sequence[int | None],
-    high: Sequence[int],
-    fill: float,
-    dtype: DType,
-) -> tuple[SSAValue, list[object]]:
-    """
-    `value` padded by `low` before each dim and after it up to exactly the
-    extent the windows read, when that is static, cropping a tail no window
-    reaches (IREE folds a unit output dim into a pure window dim, whose size
-    must then equal the input's); else padded by `high` after it. Returns the
-    new sizes too.
-    """
-    after: list[int] = []
-    target: list[object] = []
-    for size, lo, extent, hi in zip(sizes, low, extents, high):
-        if extent is not None and isinstance(size, int):
-            after.append(max(extent - size - lo, 0))
-            target.append(extent)
-        else:
-            after.append(hi)
-            target.append(None)
-    padded, new = pad(st, value, sizes, low, after, fill, dtype)
-    final = [n if t is None else t for n, t in zip(new, target)]
-    if final == new:
-        return padded, new
-    if any(v == 0 for v in final if isinstance(v, int)):
-        return st.empty_of(final, dtype), final  # MLIR's verifier rejects a slice's offset 0 in a dim of size 0
-    op = tensor.ExtractSliceOp(
-        padded,
-        [0] * len(final),
-        [f if isinstance(f, int) else st.index(f) for f in final],
-        [1] * len(final),
-        tensor_type(sized(final, dtype)),
-    )
-    return st.emit(op), final
 
 
 # -- convolution ---------------------------------------------------------------
@@ -339,7 +269,7 @@ def _depthwise_taps(
     taps: list[tuple[SSAValue, AffineMap]] = []
     wmaps: list[tuple[SSAValue, AffineMap]] = []
     per_channel = tensor_type(sized([channels], acc))
-    slices = None if nhwc else _tap_slices(st, x, xs, [kh, kw], outs, stride, dilation, acc)
+    slices = None if nhwc else tap_slices(st, x, xs, [kh, kw], outs, stride, dilation, acc, _STRIDE_PHASES)
     for i in range(kh):
         for j in range(kw):
             if slices is None:
@@ -371,60 +301,6 @@ def _tap_sum(
         return [total]
 
     return st.generic([*taps, *weights], [(init, identity_map(4))], [PARALLEL] * 4, body)[0]
-
-
-def _all_positive(sizes: Sequence[object]) -> bool:
-    """Whether every size is static and not 0 (the tap copies index into every dim)."""
-    return all(isinstance(v, int) and v > 0 for v in sizes)
-
-
-def _tap_slices(
-    st: LoweringState,
-    x: SSAValue,
-    xs: Sequence[object],
-    kernel: Sequence[int],
-    outs: Sequence[object],
-    stride: Sequence[int],
-    dilation: Sequence[int],
-    acc: DType,
-) -> list[SSAValue]:
-    """
-    The window taps of a 2-D convolution over the padded NCHW input `x`: for
-    each kernel offset `(i, j)` in order, the tensor `[N, C, OH, OW]` (output
-    sizes `outs`) of the input elements it reads, `x[n, c, oh * s + i * d, ow
-    * t + j * e]`.
-    With a stride (`_STRIDE_PHASES`, static sizes) `x`, padded further to
-    multiples of the strides `(s, t)`, is split into its `s * t` phases `[N,
-    C, s, t, H/s, W/t]` (a reshape and one transpose: space-to-depth), where
-    input row `s * oh + a` is row `oh + a // s` of phase `a % s`: each tap is
-    a unit-stride slice of one phase, which IREE vectorizes along the output
-    row, where it reads a strided slice element by element. Else each tap is
-    a strided slice of `x`.
-    """
-    el = element_type(acc)
-    tap_sizes = [xs[0], xs[1], outs[2], outs[3]]
-    sizes = [v if isinstance(v, int) else st.index(v) for v in tap_sizes]
-    rt = tensor_type(sized(tap_sizes, acc))
-    kh, kw = kernel
-    offsets = [(i * dilation[0], j * dilation[1]) for i in range(kh) for j in range(kw)]
-    if any(v == 0 for v in tap_sizes if isinstance(v, int)):
-        # nothing to read: MLIR's verifier rejects a slice's offset 0 in a dim of size 0
-        return [st.empty_of(tap_sizes, acc) for _ in offsets]
-    if not (_STRIDE_PHASES and any(v > 1 for v in stride) and _all_positive(xs)):
-        return [
-            st.emit(tensor.ExtractSliceOp(x, [0, 0, a, b], sizes, [1, 1, stride[0], stride[1]], rt)) for a, b in offsets
-        ]
-    n, c, hp, wp = cast(list[int], list(xs))
-    sh, sw = stride
-    hq, wq = -(-hp // sh), -(-wp // sw)
-    x, _ = pad(st, x, xs, [0, 0, 0, 0], [0, 0, hq * sh - hp, wq * sw - wp], 0, acc)
-    split = expand(st, x, [[0], [1], [2, 3], [4, 5]], [n, c, hq, sh, wq, sw], el)
-    phases = transpose(st, split, [0, 1, 3, 5, 2, 4], sized([n, c, sh, sw, hq, wq], acc))
-    phase_sizes = [sizes[0], sizes[1], 1, 1, sizes[2], sizes[3]]
-    return [
-        st.emit(tensor.ExtractSliceOp(phases, [0, 0, a % sh, b % sw, a // sh, b // sw], phase_sizes, [1] * 6, rt))
-        for a, b in offsets
-    ]
 
 
 def _transposed(
@@ -475,7 +351,7 @@ def _transposed(
         # dilated and padded at once: the input is inserted with a stride into
         # zeros of the padded size (IREE 3.13 miscomputes a tensor.pad of a
         # strided insert_slice)
-        psizes = [*xs[:2], *(_plus(_dilated(xs[2 + i], stride[i]), low[i] + high[i]) for i in range(nd))]
+        psizes = [*xs[:2], *(plus(_dilated(xs[2 + i], stride[i]), low[i] + high[i]) for i in range(nd))]
         zeros = st.filled(sized(psizes, acc), 0)
         sizes = [v if isinstance(v, int) else st.index(v) for v in xs]
         lx = st.insert_slice(lx, zeros, [0, 0, *low], sizes, [1, 1, *stride])
@@ -497,10 +373,10 @@ def _conv_2d(
     acc: DType,
 ) -> SSAValue:
     """A 2-D convolution of the padded input `lx`, accumulated onto `init`: a named op, or a depthwise generic."""
-    strides, dilations = _pair(stride), _pair(dilation)
+    strides, dilations = pair(stride), pair(dilation)
     if groups == 1 and _POINTWISE_MATMUL and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
         return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
-    dense_taps = groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and _all_positive([*xs, *ws, *os])
+    dense_taps = groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and all_positive([*xs, *ws, *os])
     if dense_taps and cast(int, ws[2]) * cast(int, ws[3]) <= _MAX_TAPS:
         return _taps_im2col(st, lx, xs, lw, ws, init, os, stride, dilation, acc)
     if groups == 1 and _CHANNELS_LAST:
@@ -562,7 +438,7 @@ def _taps_im2col(
 ) -> SSAValue:
     """
     A 2-D convolution of one group, batch one, as a matrix product over im2col columns
-    (`_DENSE_TAPS_IM2COL`): each tap (`_tap_slices`) is copied into the columns `[C,
+    (`_DENSE_TAPS_IM2COL`): each tap (`tap_slices`) is copied into the columns `[C,
     kh*kw, OH, OW]`, rows in the order of the weight's `[F, C, kh, kw]`, which multiplies
     them as stored (a reordered weight is computed on each call, or copied at load time
     when IREE hoists it). The product carries `IM2COL_MARK`. Static sizes only.
@@ -570,7 +446,7 @@ def _taps_im2col(
     el = element_type(acc)
     f, c, kh, kw = cast(list[int], list(ws))
     oh, ow = cast(int, os[2]), cast(int, os[3])
-    taps = _tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc)
+    taps = tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc, _STRIDE_PHASES)
     cols = st.empty_of([c, len(taps), oh, ow], acc)
     for t, tap in enumerate(taps):
         tap = expand(st, collapse(st, tap, [[0, 1], [2], [3]], [c, oh, ow], el), [[0, 1], [2], [3]], [c, 1, oh, ow], el)
@@ -651,9 +527,9 @@ def _grouped_im2col(
     c, f = cast(int, xs[1]) // groups, cast(int, ws[0]) // groups
     kh, kw, oh, ow = (cast(int, v) for v in (*ws[2:], *os[2:]))
     k, p = c * kh * kw, oh * ow
-    if _GROUPED_TAPS and _all_positive([*xs, *os]):
-        # the columns [N, G, kh*kw, C, OH, OW] copied tap by tap (`_tap_slices`), the weight to [G, F, kh, kw, C]
-        taps = _tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc)
+    if _GROUPED_TAPS and all_positive([*xs, *os]):
+        # the columns [N, G, kh*kw, C, OH, OW] copied tap by tap (`tap_slices`), the weight to [G, F, kh, kw, C]
+        taps = tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc, _STRIDE_PHASES)
         cols = st.empty_of([n, groups, kh * kw, c, oh, ow], acc)
         for t, tap in enumerate(taps):
             grouped = expand(st, tap, [[0], [1, 2, 3], [4], [5]], [n, groups, 1, c, oh, ow], el)
@@ -797,59 +673,6 @@ def _convolution(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 # -- pooling -------------------------------------------------------------------
 
 
-class _Window:
-    """A pooling window over the last `len(kernel)` dims (any leading dims): sizes, strides, padding."""
-
-    def __init__(
-        self, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
-        ceil_mode: bool, xt: TensorType, out: TensorType,
-    ) -> None:  # fmt: skip
-        self.kernel, self.stride, self.padding, self.dilation = list(kernel), list(stride), list(padding), list(dilation)
-        self.ceil_mode = ceil_mode
-        self.nd = len(kernel)
-        self.lead = xt.rank - self.nd
-        self.in_sizes = list(xt.sizes[self.lead :])
-        self.out_sizes = list(out.sizes[self.lead :])
-
-    @classmethod
-    def of(cls, b: Bound, xt: TensorType, out: TensorType, nd: int = 2) -> _Window:
-        """The window of an `nd`-D pooling op's arguments (an empty stride means the kernel size)."""
-        kernel = b.ints("kernel_size", nd)
-        stride = b.ints("stride", nd) if cast(Sequence[object], b["stride"]) else kernel
-        dilation = b.ints("dilation", nd) if "dilation" in b else [1] * nd
-        return cls(kernel, stride, b.ints("padding", nd), dilation, bool(b["ceil_mode"]), xt, out)
-
-    def padded(self, st: LoweringState, x: SSAValue, xt: TensorType, fill: float, dtype: DType) -> SSAValue:
-        """The input padded so that the windows of the output torch computed fit exactly."""
-        extents = [window_extent(self.out_sizes[i], self.kernel[i], self.stride[i], self.dilation[i]) for i in range(self.nd)]
-        # symbolic sizes: ceil_mode adds at most one window starting inside the input
-        high = [p + (s - 1 if self.ceil_mode else 0) for p, s in zip(self.padding, self.stride)]
-        lead = [0] * self.lead
-        low = [*lead, *self.padding]
-        return fit(st, x, xt.sizes, low, [*(None for _ in lead), *extents], [*lead, *high], fill, dtype)[0]
-
-    def maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
-        """Input, window and output maps over (*lead, *out, *window)."""
-        lead, nd = self.lead, self.nd
-        rank = lead + 2 * nd
-        outs = [_d(lead + i) for i in range(nd)]
-        taps = [_d(lead + nd + i) for i in range(nd)]
-        leading = tuple(_d(i) for i in range(lead))
-        reads = (o * s + k * d for o, k, s, d in zip(outs, taps, self.stride, self.dilation))
-        return (
-            AffineMap(rank, 0, (*leading, *reads)),
-            AffineMap(rank, 0, tuple(taps)),
-            AffineMap(rank, 0, (*leading, *outs)),
-        )
-
-    def iterators(self) -> list[str]:
-        return [PARALLEL] * (self.lead + self.nd) + [REDUCTION] * self.nd
-
-    def window_tensor(self, st: LoweringState, dtype: DType) -> SSAValue:
-        """The `kernel`-shaped operand that gives the window loops their bounds."""
-        return st.empty_of(self.kernel, dtype)
-
-
 @lowers("aten.max_pool2d_with_indices.default")
 def _max_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return _max_pool(st, op, b, 2)
@@ -866,19 +689,19 @@ def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue
     the first maximum winning, or the last NaN, as in torch's CPU kernel); the
     named `linalg.pooling_nchw_max` for 2-D float NCHW when nothing reads the
     indices (IREE 3.13 ran it as fast as the elementwise maximum of its window
-    taps read from the stride phases, `_tap_slices`: 3x3/2 over 64 channels at
+    taps read from the stride phases, `tap_slices`: 3x3/2 over 64 channels at
     31x31, one thread).
     """
     x = b.value("self")
     xt, out, idx_t = _t(x), _out(op), _out(op, 1)
     dt = xt.element_dtype
-    win = _Window.of(b, xt, out, nd)
+    win = Window.of(b, xt, out, nd)
     xp = win.padded(st, st.tensor(x), xt, lowest(dt), dt)
     init = st.filled(out, lowest(dt))
     need_indices = bool(op.results[1].uses)
     if not need_indices and nd == 2 and xt.rank == 4 and dt.is_floating_point:
         pool = linalg.PoolingNchwMaxOp(
-            (xp, win.window_tensor(st, dt)), (init,), (init.type,), strides=_pair(win.stride), dilations=_pair(win.dilation)
+            (xp, win.window_tensor(st, dt)), (init,), (init.type,), strides=pair(win.stride), dilations=pair(win.dilation)
         )
         return [st.emit(pool), st.empty(idx_t)]
     in_map, w_map, o_map = win.maps()
@@ -915,7 +738,7 @@ def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue
     return [vals, idx]
 
 
-def _window_sum(st: LoweringState, win: _Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType) -> SSAValue:
+def _window_sum(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType) -> SSAValue:
     xp = win.padded(st, st.convert(x, xt, acc), xt, 0, acc)
     in_map, w_map, o_map = win.maps()
     init = st.filled(out, 0, acc)
@@ -932,7 +755,7 @@ def _product(values: Sequence[int]) -> int:
     return n
 
 
-def _full_windows(win: _Window, count_include_pad: bool) -> bool:
+def _full_windows(win: Window, count_include_pad: bool) -> bool:
     """Whether every window counts the product of the kernel sizes (known statically)."""
     for i in range(win.nd):
         size, o, p, k, s = win.in_sizes[i], win.out_sizes[i], win.padding[i], win.kernel[i], win.stride[i]
@@ -948,7 +771,7 @@ def _full_windows(win: _Window, count_include_pad: bool) -> bool:
 
 
 def _avg(
-    st: LoweringState, win: _Window, x: SSAValue, xt: TensorType, out: TensorType, count_include_pad: bool, divisor_override: object
+    st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, count_include_pad: bool, divisor_override: object
 ) -> SSAValue:
     """
     Average pooling of the lowered `x` (of exir type `xt`) to `out`. torch's
@@ -1014,7 +837,7 @@ def _pool_1d(st: LoweringState, x: SSAValue, out: TensorType, pool: Callable[[SS
 def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = b.value("self")
     xt, out = _t(x), _out(op)
-    win = _Window.of(b, xt, out)
+    win = Window.of(b, xt, out)
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
 
 
@@ -1022,7 +845,7 @@ def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
 def _avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = b.value("self")
     xt, out = _t(x), _out(op)
-    win = _Window.of(b, xt, out, 3)
+    win = Window.of(b, xt, out, 3)
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
 
 
@@ -1035,7 +858,7 @@ def _avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     padding = b.ints("padding", 1)
 
     def pool(x2: SSAValue, xt2: TensorType, out2: TensorType) -> SSAValue:
-        win = _Window([1, *kernel], [1, *stride], [0, *padding], [1, 1], bool(b["ceil_mode"]), xt2, out2)
+        win = Window([1, *kernel], [1, *stride], [0, *padding], [1, 1], bool(b["ceil_mode"]), xt2, out2)
         return _avg(st, win, x2, xt2, out2, bool(b["count_include_pad"]), None)
 
     return [_pool_1d(st, x, out, pool)]
@@ -1109,7 +932,7 @@ def _adaptive_avg(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorTyp
     if not all(isinstance(s, int) for s in (oh, ow, h, w)) or cast(int, h) % cast(int, oh) or cast(int, w) % cast(int, ow):
         return _adaptive_avg_separable(st, x, xt, out, 2, what)
     kernel = [cast(int, h) // cast(int, oh), cast(int, w) // cast(int, ow)]
-    win = _Window(kernel, kernel, [0, 0], [1, 1], False, xt, out)
+    win = Window(kernel, kernel, [0, 0], [1, 1], False, xt, out)
     return _avg(st, win, x, xt, out, True, None)
 
 

@@ -1,0 +1,218 @@
+"""
+Sliding windows, shared by convolution and pooling (`conv_pool`): an input
+padded with a constant (`pad`), or padded and cropped to exactly what the
+windows of a static output size read (`window_extent`, `fit`); the stride and
+dilation attributes of the named window ops (`pair`); the window taps of a 2-D
+window as slices the size of the output (`tap_slices`, from the input's stride
+phases when strided); and a pooling window over the trailing dims, whose taps
+are reduction dimensions of a generic (`Window`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import DenseIntElementsAttr, DenseIntOrFPElementsAttr, IndexType, i64
+from xdsl.dialects.builtin import TensorType as BuiltinTensorType
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+
+from xdsl_exir.dialects.exir import DType, TensorType
+from xdsl_exir.semantics.inference import Bound
+from xdsl_exir.transforms.linalg_lowering.core import dim_expr as _d
+from xdsl_exir.transforms.linalg_lowering.core import expand, transpose
+from xdsl_exir.transforms.linalg_lowering.state import (
+    PARALLEL,
+    REDUCTION,
+    LoweringState,
+    element_type,
+    sized,
+    tensor_type,
+)
+from xdsl_exir.utils.symbolic import sympy
+
+
+def pair(values: Sequence[int]) -> DenseIntElementsAttr:
+    """The `dense<[a, b]> : tensor<2xi64>` strides and dilations of the named ops."""
+    return cast(DenseIntElementsAttr, DenseIntOrFPElementsAttr.from_list(BuiltinTensorType(i64, [len(values)]), list(values)))
+
+
+def plus(size: object, extra: int) -> object:
+    if extra == 0:
+        return size
+    if isinstance(size, int):
+        return size + extra
+    return cast(sympy.Expr, size) + extra
+
+
+def pad(
+    st: LoweringState, value: SSAValue, sizes: Sequence[object], low: Sequence[int], high: Sequence[int], fill: float, dtype: DType
+) -> tuple[SSAValue, list[object]]:
+    """`value` padded with the constant `fill` (`tensor.pad`), and its new sizes."""
+    if not any(low) and not any(high):
+        return value, list(sizes)
+    new = [plus(s, lo + hi) for s, lo, hi in zip(sizes, low, high)]
+    block = Block(arg_types=[IndexType()] * len(sizes))
+    with st.at_block(block):
+        st.insert(tensor.YieldOp(st.constant(fill, dtype)))
+    op = tensor.PadOp(value, [], [], Region(block), list(low), list(high), tensor_type(sized(new, dtype)))
+    return st.emit(op), new
+
+
+def window_extent(out: object, kernel: int, stride: int, dilation: int) -> int | None:
+    """How many (padded) input elements the windows of a dim read, when the output size is static."""
+    return (out - 1) * stride + (kernel - 1) * dilation + 1 if isinstance(out, int) else None
+
+
+def fit(
+    st: LoweringState,
+    value: SSAValue,
+    sizes: Sequence[object],
+    low: Sequence[int],
+    extents: Sequence[int | None],
+    high: Sequence[int],
+    fill: float,
+    dtype: DType,
+) -> tuple[SSAValue, list[object]]:
+    """
+    `value` padded by `low` before each dim and after it up to exactly the
+    extent the windows read, when that is static, cropping a tail no window
+    reaches (IREE folds a unit output dim into a pure window dim, whose size
+    must then equal the input's); else padded by `high` after it. Returns the
+    new sizes too.
+    """
+    after: list[int] = []
+    target: list[object] = []
+    for size, lo, extent, hi in zip(sizes, low, extents, high):
+        if extent is not None and isinstance(size, int):
+            after.append(max(extent - size - lo, 0))
+            target.append(extent)
+        else:
+            after.append(hi)
+            target.append(None)
+    padded, new = pad(st, value, sizes, low, after, fill, dtype)
+    final = [n if t is None else t for n, t in zip(new, target)]
+    if final == new:
+        return padded, new
+    if any(v == 0 for v in final if isinstance(v, int)):
+        return st.empty_of(final, dtype), final  # MLIR's verifier rejects a slice's offset 0 in a dim of size 0
+    op = tensor.ExtractSliceOp(
+        padded,
+        [0] * len(final),
+        [f if isinstance(f, int) else st.index(f) for f in final],
+        [1] * len(final),
+        tensor_type(sized(final, dtype)),
+    )
+    return st.emit(op), final
+
+
+def all_positive(sizes: Sequence[object]) -> bool:
+    """Whether every size is static and not 0 (the tap copies index into every dim)."""
+    return all(isinstance(v, int) and v > 0 for v in sizes)
+
+
+def tap_slices(
+    st: LoweringState,
+    x: SSAValue,
+    xs: Sequence[object],
+    kernel: Sequence[int],
+    outs: Sequence[object],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    acc: DType,
+    stride_phases: bool = True,
+) -> list[SSAValue]:
+    """
+    The window taps of a 2-D convolution over the padded NCHW input `x`: for
+    each kernel offset `(i, j)` in order, the tensor `[N, C, OH, OW]` (output
+    sizes `outs`) of the input elements it reads, `x[n, c, oh * s + i * d, ow
+    * t + j * e]`.
+    With a stride (`stride_phases`, static sizes) `x`, padded further to
+    multiples of the strides `(s, t)`, is split into its `s * t` phases `[N,
+    C, s, t, H/s, W/t]` (a reshape and one transpose: space-to-depth), where
+    input row `s * oh + a` is row `oh + a // s` of phase `a % s`: each tap is
+    a unit-stride slice of one phase, which IREE vectorizes along the output
+    row, where it reads a strided slice element by element. Else each tap is
+    a strided slice of `x`.
+    """
+    el = element_type(acc)
+    tap_sizes = [xs[0], xs[1], outs[2], outs[3]]
+    sizes = [v if isinstance(v, int) else st.index(v) for v in tap_sizes]
+    rt = tensor_type(sized(tap_sizes, acc))
+    kh, kw = kernel
+    offsets = [(i * dilation[0], j * dilation[1]) for i in range(kh) for j in range(kw)]
+    if any(v == 0 for v in tap_sizes if isinstance(v, int)):
+        # nothing to read: MLIR's verifier rejects a slice's offset 0 in a dim of size 0
+        return [st.empty_of(tap_sizes, acc) for _ in offsets]
+    if not (stride_phases and any(v > 1 for v in stride) and all_positive(xs)):
+        return [
+            st.emit(tensor.ExtractSliceOp(x, [0, 0, a, b], sizes, [1, 1, stride[0], stride[1]], rt)) for a, b in offsets
+        ]
+    n, c, hp, wp = cast(list[int], list(xs))
+    sh, sw = stride
+    hq, wq = -(-hp // sh), -(-wp // sw)
+    x, _ = pad(st, x, xs, [0, 0, 0, 0], [0, 0, hq * sh - hp, wq * sw - wp], 0, acc)
+    split = expand(st, x, [[0], [1], [2, 3], [4, 5]], [n, c, hq, sh, wq, sw], el)
+    phases = transpose(st, split, [0, 1, 3, 5, 2, 4], sized([n, c, sh, sw, hq, wq], acc))
+    phase_sizes = [sizes[0], sizes[1], 1, 1, sizes[2], sizes[3]]
+    return [
+        st.emit(tensor.ExtractSliceOp(phases, [0, 0, a % sh, b % sw, a // sh, b // sw], phase_sizes, [1] * 6, rt))
+        for a, b in offsets
+    ]
+
+
+class Window:
+    """A pooling window over the last `len(kernel)` dims (any leading dims): sizes, strides, padding."""
+
+    def __init__(
+        self, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+        ceil_mode: bool, xt: TensorType, out: TensorType,
+    ) -> None:  # fmt: skip
+        self.kernel, self.stride, self.padding, self.dilation = list(kernel), list(stride), list(padding), list(dilation)
+        self.ceil_mode = ceil_mode
+        self.nd = len(kernel)
+        self.lead = xt.rank - self.nd
+        self.in_sizes = list(xt.sizes[self.lead :])
+        self.out_sizes = list(out.sizes[self.lead :])
+
+    @classmethod
+    def of(cls, b: Bound, xt: TensorType, out: TensorType, nd: int = 2) -> Window:
+        """The window of an `nd`-D pooling op's arguments (an empty stride means the kernel size)."""
+        kernel = b.ints("kernel_size", nd)
+        stride = b.ints("stride", nd) if cast(Sequence[object], b["stride"]) else kernel
+        dilation = b.ints("dilation", nd) if "dilation" in b else [1] * nd
+        return cls(kernel, stride, b.ints("padding", nd), dilation, bool(b["ceil_mode"]), xt, out)
+
+    def padded(self, st: LoweringState, x: SSAValue, xt: TensorType, fill: float, dtype: DType) -> SSAValue:
+        """The input padded so that the windows of the output torch computed fit exactly."""
+        extents = [window_extent(self.out_sizes[i], self.kernel[i], self.stride[i], self.dilation[i]) for i in range(self.nd)]
+        # symbolic sizes: ceil_mode adds at most one window starting inside the input
+        high = [p + (s - 1 if self.ceil_mode else 0) for p, s in zip(self.padding, self.stride)]
+        lead = [0] * self.lead
+        low = [*lead, *self.padding]
+        return fit(st, x, xt.sizes, low, [*(None for _ in lead), *extents], [*lead, *high], fill, dtype)[0]
+
+    def maps(self) -> tuple[AffineMap, AffineMap, AffineMap]:
+        """Input, window and output maps over (*lead, *out, *window)."""
+        lead, nd = self.lead, self.nd
+        rank = lead + 2 * nd
+        outs = [_d(lead + i) for i in range(nd)]
+        taps = [_d(lead + nd + i) for i in range(nd)]
+        leading = tuple(_d(i) for i in range(lead))
+        reads = (o * s + k * d for o, k, s, d in zip(outs, taps, self.stride, self.dilation))
+        return (
+            AffineMap(rank, 0, (*leading, *reads)),
+            AffineMap(rank, 0, tuple(taps)),
+            AffineMap(rank, 0, (*leading, *outs)),
+        )
+
+    def iterators(self) -> list[str]:
+        return [PARALLEL] * (self.lead + self.nd) + [REDUCTION] * self.nd
+
+    def window_tensor(self, st: LoweringState, dtype: DType) -> SSAValue:
+        """The `kernel`-shaped operand that gives the window loops their bounds."""
+        return st.empty_of(self.kernel, dtype)
+
+
