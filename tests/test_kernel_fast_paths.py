@@ -431,3 +431,42 @@ builtin.module {{
     assert y.dtype == want.dtype and y.shape == want.shape
     np.testing.assert_array_equal(y, want)
     np.testing.assert_array_equal(np.signbit(y[~np.isnan(y)]), np.signbit(want[~np.isnan(want)]))
+
+
+BMM = """
+builtin.module {{
+  exir.program inputs [<user_input "a">, <user_input "b">] outputs [<user_output "c">] {{
+    exir.graph @forward(%a: {t}<[{n}, {m}, {k}], float32>, %b: {t}<[{n}, {k}, {p}], float32>) -> {t}<[{n}, {m}, {p}], float32> {{
+      %c = aten.bmm.default(%a, %b) : ({t}<[{n}, {m}, {k}], float32>, {t}<[{n}, {k}, {p}], float32>) -> {t}<[{n}, {m}, {p}], float32>
+      exir.output %c : {t}<[{n}, {m}, {p}], float32>
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "sizes", [(3, 2, 4, 5), (4, 50, 64, 50), (0, 3, 4, 5)], ids=["small-bmm", "attention", "empty"]
+)
+def test_bmm_in_a_compiled_graph(sizes: tuple[int, int, int, int]) -> None:
+    """The graph compiler's bmm calls the kernel's own product: values as torch's (NaN,
+    infinities and -0.0 included), a transposed operand, and ATen's small-bmm rounding,
+    where `-inf + 1e30 * 1e30` is NaN as torch's loop sums it (a fused multiply-add keeps
+    -inf)."""
+    from pass_harness import parse
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+
+    n, m, k, p = sizes
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((n, m, k)).astype(np.float32)
+    b = rng.standard_normal((n, p, k)).astype(np.float32).transpose(0, 2, 1)  # strided, as k.transpose(-2, -1)
+    if n:
+        a[0, 0, :2] = [np.nan, -0.0]
+        a[-1, -1, 0], a[-1, -1, 1], b[-1, 1, -1] = -np.inf, 1e30, 1e30
+        b[0, 2, 0] = np.inf
+    (c,) = ProgramRunner(parse(BMM.format(t="!exir.tensor", n=n, m=m, k=k, p=p))).run([a, b])
+    want = torch.bmm(torch.from_numpy(a), torch.from_numpy(np.ascontiguousarray(b))).numpy()
+    assert c.dtype == want.dtype and c.shape == want.shape
+    np.testing.assert_array_equal(np.isnan(c), np.isnan(want))
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)

@@ -53,7 +53,7 @@ from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.kernels.conv_pool import conv_forward
 from xdsl_exir.semantics.kernels.core import softmax_rows
-from xdsl_exir.semantics.kernels.matmul import RowMajorWeight
+from xdsl_exir.semantics.kernels.matmul import RowMajorWeight, product
 from xdsl_exir.semantics.kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.dtypes import LOW_PRECISION, to_float32
@@ -185,12 +185,15 @@ _SCALAR_OVERLOADS = {
 """The `.Scalar` overloads compute what their `.Tensor` overloads do with a number operand
 (torch wraps it as a 0-d tensor), so they take the same fast path."""
 _DENSE_TARGETS = frozenset(
-    {"aten.linear.default", "aten.addmm.default", "aten.mm.default", "aten._softmax.default", "aten.softmax.int"}
-)
+    {
+        "aten.linear.default", "aten.addmm.default", "aten.mm.default", "aten.bmm.default", "aten._softmax.default",
+        "aten.softmax.int",
+    }
+)  # fmt: skip
 
 
 def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
-    """linear / addmm / mm / softmax on one float dtype: BLAS and ufuncs, no promotion logic."""
+    """linear / addmm / mm / bmm / softmax on one float dtype: BLAS and ufuncs, no promotion logic."""
     if kwargs and target != "aten.addmm.default":
         return None
     if target == "aten.linear.default" and len(args) in (2, 3) and all(isinstance(a, OperandRef) for a in args):
@@ -224,6 +227,18 @@ def _fast_dense(op: Operation, target: str, args: list[object], kwargs: dict[str
         ia, ib2 = (cast(OperandRef, a).index for a in args)
         weight = RowMajorWeight()
         return lambda *ops: (weight.matmul(ops[ia], ops[ib2]),)
+    if target == "aten.bmm.default" and len(args) == 2 and all(isinstance(a, OperandRef) for a in args):
+        # attention's products: the kernel's own `product` (ATen's small-bmm rounding
+        # included), without its per-call promotion and shape checks, which the IR types
+        # settle here: two 3-d operands with one static batch size (numpy's matmul would
+        # broadcast a batch of 1, which torch's bmm refuses)
+        ia, ib2 = (cast(OperandRef, a).index for a in args)
+        ta, tb = (op.operands[i].type for i in (ia, ib2))
+        if not (isinstance(ta, TensorType) and isinstance(tb, TensorType) and ta.rank == 3 and tb.rank == 3):
+            return None
+        if type(ta.sizes[0]) is not int or ta.sizes[0] != tb.sizes[0]:
+            return None
+        return lambda *ops: (product(ops[ia], ops[ib2], small_bmm=True),)
     if target in ("aten._softmax.default", "aten.softmax.int") and isinstance(args[0], OperandRef) and len(args) >= 2:
         if len(args) == 3 and args[2] not in (False, None):
             return None
