@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from iree_compiles import ProgramBatch
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
@@ -63,6 +64,21 @@ def _call(case: Case, tensors: Sequence[Any]) -> tuple[Any, ...]:
     if mask is not None:  # a result output_mask leaves out is undefined (eager's CPU kernel may still compute it)
         results = [r for r, m in zip(results, mask) if m]
     return tuple(r for r in results if r is not None)
+
+
+_EXPORTED: dict[tuple[str, str], tuple[ModuleOp, list[np.ndarray], list[np.ndarray]]] = {}
+
+
+def _exported(case: Case) -> tuple[ModuleOp, list[np.ndarray], list[np.ndarray]]:
+    """
+    `_export` of the case's inputs, once per process: the interpreter, lowering and
+    IREE tests of a case check the same program. Every user copies before it changes
+    anything (`to_core` clones the module; the runs get copies of the inputs).
+    """
+    key = (case.op, case.id)
+    if key not in _EXPORTED:
+        _EXPORTED[key] = _export(case, _inputs(case))
+    return _EXPORTED[key]
 
 
 def _export(case: Case, tensors: list[Any]) -> tuple[ModuleOp, list[np.ndarray], list[np.ndarray]]:
@@ -340,7 +356,7 @@ def _inputs(case: Case) -> list[Any]:
 @pytest.mark.parametrize("case", CASES)
 def test_rule_in_the_interpreter(case: Case) -> None:
     """After to-core-aten, with the operator rewritten by its rule, the interpreter matches eager."""
-    module, inputs, want = _export(case, _inputs(case))
+    module, inputs, want = _exported(case)
     core = _decomposed(module, f"aten.{case.op}.default")
     _same(ProgramRunner(core).run([np.copy(x) for x in inputs]), want)
 
@@ -348,9 +364,9 @@ def test_rule_in_the_interpreter(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_lowered(case: Case) -> None:
     """`to-core-aten,convert-exir-to-linalg` (the lowering decomposes the operator) in xDSL's interpreter."""
-    module, inputs, want = _export(case, _inputs(case))
+    module, inputs, want = _exported(case)
     lowered = lower_to_upstream(to_core(module))
-    _same(run_lowered(lowered, inputs), want)
+    _same(run_lowered(lowered, [np.copy(x) for x in inputs]), want)
 
 
 SWEEP = os.environ.get("EXIR_TORCH_COMPILE_SWEEP") == "1"
@@ -361,15 +377,21 @@ IREE_CASES = [p for p in CASES if SWEEP or p.id in {
     "avgpool-ceil-exclude", "lnb-two-dims-weight-only", "emb-scale-by-freq", "gnb-affine",
     "adaptive-uneven-overlapping",
 }]
-"""One IREE compile each: the corners (all of them with EXIR_TORCH_COMPILE_SWEEP=1)."""
+"""The corners compiled by IREE (all of them with EXIR_TORCH_COMPILE_SWEEP=1)."""
+
+IREE = ProgramBatch(core=True)
+"""Each corner's program, lowered as `compile_program` lowers it, compiled with the others (`tests/iree_compiles.py`)."""
+for _p in IREE_CASES:
+    IREE.add(str(_p.id), lambda case=_p.values[0]: _exported(case)[0])
 
 
 @needs_iree
 @pytest.mark.parametrize("case", IREE_CASES)
-def test_iree(case: Case) -> None:
-    module, inputs, want = _export(case, _inputs(case))
-    got = compile_program(module, IreeOptions(threads=1, use_cache=False))(*inputs)
-    _same(list(got) if isinstance(got, list | tuple) else [got], want)
+def test_iree(case: Case, request: pytest.FixtureRequest) -> None:
+    _, inputs, want = _exported(case)
+    name = request.node.callspec.id
+    native = ProgramRunner(IREE.program(name), executor=IREE.executor(name))
+    _same(native.run([np.copy(x) for x in inputs]), want)
 
 
 # -- the generic multi-result form in decompose -------------------------------------------------
