@@ -119,6 +119,66 @@ def runtime_version() -> str:
         return "unknown"
 
 
+def cpu_workers(threads: int | None) -> int:
+    """
+    The threads a CPU program runs on: `threads`, or with None every core this
+    process may run on (its CPU affinity, which a container's CPU set narrows;
+    `os.cpu_count()` where the platform has no affinity). 1 is the calling
+    thread (`local-sync`), more are `local-task` workers (`task_device_flags`).
+    """
+    if threads is not None:
+        return threads
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def task_device_flags(workers: int) -> tuple[str, ...]:
+    """
+    IREE's runtime flags for a `local-task` device of `workers` worker threads
+    (2 or more; one thread is `local-sync`, on the caller): the worker count
+    and nothing else.
+
+    What else was tried at 2 threads on a 2-core machine that other work
+    loaded (benchmarks/compile.py's docstring has the figures), and lost:
+    workers spinning for more work between dispatches (`--task_worker_spin_us`
+    50 or 500: SqueezeNet 1.6 -> 2.5 and 4.6 ms, median wall time), a spinning
+    worker taking the core the working one or another process needs; workers
+    pinned to the cores (`--task_topology_cpu_ids=0,1`), left waiting for a
+    core another process holds; one worker (`--task_topology_group_count=1`),
+    at twice the CPU time of `local-sync` (2.9 against 1.3 ms): the task
+    system costs about 11 us of CPU time per dispatch, and the caller only
+    waits. No flag makes the caller work beside the workers.
+    """
+    return (f"--task_topology_group_count={workers}",)
+
+
+_TASK_DEVICES: dict[tuple[str, tuple[str, ...]], Any] = {}
+"""`local-task` devices by driver and runtime flags, each with its own workers (`_task_device`)."""
+_TASK_DEVICES_LOCK = threading.Lock()
+
+
+def _task_device(runtime: Any, driver: str, flags: tuple[str, ...]) -> Any:
+    """
+    A `local-task` device whose executor was started with `flags`, one per set
+    of flags in this process. IREE reads the task flags when it creates a
+    driver, and `iree.runtime.Config(name)` returns the first device of that
+    name created in the process, whatever the flags then: a program opened
+    for 4 threads after one for 2 would run on 2. So each set of flags gets a
+    driver of its own, created just after its flags are parsed, and the
+    device is kept for the next program opened with the same flags.
+    """
+    key = (driver, flags)
+    with _TASK_DEVICES_LOCK:
+        device = _TASK_DEVICES.get(key)
+        if device is None:
+            runtime.flags.parse_flags(*flags)
+            # iree.runtime's public get_driver is the cached one, created with the flags of its first use
+            device = runtime._binding.create_hal_driver(driver).create_default_device()
+            _TASK_DEVICES[key] = device
+    return device
+
+
 def open_module(
     module: bytes | str,
     driver: str,
@@ -132,17 +192,16 @@ def open_module(
     `parameters` (a `ParameterIndex`) serves the named parameters the module reads,
     through an `io_parameters` module registered before it. On the CPU, `threads`
     <= 1 runs on the calling thread (`local-sync`), else on that many workers
-    (`local-task`; None: every core). The one way both the compiler side
-    (`targets/iree.py`) and `load` start a module.
+    (`local-task` with `task_device_flags`; None: every core, `cpu_workers`). The
+    one way both the compiler side (`targets/iree.py`) and `load` start a module.
     """
     runtime = iree_runtime()
-    if driver == "local-task":
-        count = threads if threads is not None else (os.cpu_count() or 1)
-        if count <= 1:
-            driver = "local-sync"
-        else:
-            runtime.flags.parse_flags(f"--task_topology_group_count={count}")
-    config = runtime.Config(driver)
+    if driver == "local-task" and cpu_workers(threads) <= 1:
+        config = runtime.Config("local-sync")
+    elif driver == "local-task":
+        config = runtime.Config(device=_task_device(runtime, driver, task_device_flags(cpu_workers(threads))))
+    else:
+        config = runtime.Config(driver)
     ctx = runtime.SystemContext(config=config)
     if parameters is not None and len(parameters):
         provider = parameters.create_provider(scope=PARAMETER_SCOPE)
