@@ -9,9 +9,12 @@ xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
 groups (a depthwise multiplier too), stride, padding, dilation, bias or none,
 odd and non-square sizes, strides of 2 and 3 and along one dim only, a channels-last input, a batch of two, and special
 values (NaN, +-inf, -0.0) in the input. All cases are one program, so IREE
-compiles once per form. Last, which of IREE's data-tiling paths a program with a
+compiles once per form. Then which of IREE's data-tiling paths a program with a
 convolution (a named one or a marked im2col product) and one of matrix products
-alone take, and the latter's numerics.
+alone take, and the latter's numerics. Last, max pooling whose indices nothing
+reads, as the elementwise maximum of its window taps or the named op, bit for
+bit against eager with NaN, +-inf and zeros of both signs (ceil mode, padding,
+dilation, strides of 1 to 3, an uneven kernel, an empty batch).
 """
 
 from __future__ import annotations
@@ -241,3 +244,102 @@ def test_iree_global_data_tiling_equals_eager(tmp_path: pathlib.Path) -> None:
     got = np.asarray(compiled(x.numpy())[0])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
     assert np.isnan(got[:4]).any() and np.array_equal(np.isnan(got), np.isnan(want))
+
+
+# -- max pooling ---------------------------------------------------------------------
+
+# (kernel, stride, padding, dilation, ceil_mode, input [N, C, H, W])
+POOLS: list[tuple[Any, Any, Any, int, bool, tuple[int, ...]]] = [
+    (3, 2, 0, 1, True, (1, 4, 31, 31)),  # SqueezeNet's: ceil mode over odd sizes
+    (3, 2, 1, 1, False, (2, 3, 16, 16)),  # ResNet's: padded, a batch of two
+    (2, 2, 0, 1, False, (1, 3, 6, 7)),  # 2x2/2, the odd last column read by no window
+    (3, 1, 1, 1, False, (1, 2, 5, 6)),  # stride 1: plain slices
+    (3, (2, 1), (1, 0), 2, True, (1, 2, 9, 8)),  # dilated, strided along the height only
+    (3, 3, 1, 1, True, (1, 2, 10, 11)),  # stride 3: nine phases
+    ((2, 3), (1, 2), (1, 1), 1, False, (1, 3, 5, 7)),  # uneven kernel
+    (3, 2, 1, 1, False, (0, 3, 8, 8)),  # an empty batch: the named op
+]
+
+
+class Pools(nn.Module):
+    """One max pooling per case of `POOLS`, each on its own input."""
+
+    def forward(self, *xs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return tuple(nn.functional.max_pool2d(x, k, s, p, d, ceil_mode=c) for (k, s, p, d, c, _), x in zip(POOLS, xs))
+
+
+def _pool_inputs(seed: int) -> list[torch.Tensor]:
+    """Random inputs with NaN, +-inf, a window of zeros whose first is -0.0 (torch keeps the first of
+    equal values), one of +0.0 before a -0.0, and a window of -inf alone."""
+    gen = torch.Generator().manual_seed(seed)
+    xs = [torch.randn(c[-1], generator=gen) for c in POOLS]
+    for x in xs:
+        if x.numel() == 0:
+            continue
+        x[0, 0, :3, :3] = 0.0
+        x[0, 0, 0, 0] = -0.0
+        x[0, 1, :3, :3] = 0.0
+        x[0, 1, 1, 1] = -0.0
+        x[0, 2 % x.shape[1], 3:, 3:] = float("-inf")
+        x[0, 1, 3, 4] = float("nan")
+        x[0, 0, 4, 3] = float("inf")
+        x[-1, -1, -1, -1] = float("nan")
+    return xs
+
+
+def _compare_pools(got: list[Any], xs: list[torch.Tensor], what: str) -> None:
+    """Equal to eager, NaN where eager has NaN and each zero of the sign eager gives it."""
+    with torch.inference_mode():
+        want = [w.numpy() for w in Pools()(*xs)]
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want)):
+        g = np.asarray(g)
+        assert g.shape == w.shape, f"{what} pool {i}: {g.shape} vs {w.shape}"
+        np.testing.assert_array_equal(g, w, err_msg=f"{what} pool {i} {POOLS[i]}")
+        assert np.array_equal(np.signbit(g), np.signbit(w)), f"{what} pool {i} {POOLS[i]}: the sign of a zero differs"
+
+
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ep = torch.export.export(Pools(), tuple(_pool_inputs(0))).run_decompositions()
+    path = pathlib.Path(tmp_path_factory.mktemp("pool")) / "pools.pt2"
+    torch.export.save(ep, path)
+    return load_pt2(path.read_bytes(), path.name)
+
+
+@pytest.mark.parametrize("taps", [True, False], ids=["max-of-taps", "named"])
+def test_lowered_max_pools_equal_eager(pools: Any, taps: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Max pooling whose indices nothing reads, as the elementwise maximum of its window taps
+    (`_MAX_POOL_TAPS`) or the named op, in xDSL's interpreter; the taps bit for bit, zeros' signs
+    included (the named op's `arith.maximumf` orders -0.0 below +0.0, where torch keeps the first)."""
+    monkeypatch.setattr(conv_pool, "_MAX_POOL_TAPS", taps)
+    lowered = lower_to_upstream(to_core(pools))
+    text = print_mlir(lowered)
+    named = len(re.findall(r"linalg.pooling_nchw_max", text))
+    assert named == (1 if taps else len(POOLS))  # the empty batch keeps the named op
+    # SqueezeNet's pool reads its 4x31x31 input (padded to 32x32) from its 2x2 stride phases
+    assert ("tensor<1x4x2x2x16x16xf32>" in text) == taps
+    xs = _pool_inputs(1)
+    got = run_lowered(lowered, [x.numpy() for x in xs])
+    if taps:
+        _compare_pools(got, xs, "upstream interpreter")
+    else:
+        with torch.inference_mode():
+            want = [w.numpy() for w in Pools()(*xs)]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_iree_max_pools_equal_eager(pools: Any) -> None:
+    """The default form natively, bit for bit against eager, zeros' signs included."""
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    from xdsl_exir.targets.iree import IreeOptions, compile_program
+
+    compiled = compile_program(pools, IreeOptions(threads=1, use_cache=False))
+    assert compiled.text.count("linalg.pooling_nchw_max") == 1
+    for seed in (1, 2):
+        xs = _pool_inputs(seed)
+        _compare_pools(compiled(*[x.numpy() for x in xs]), xs, f"IREE seed {seed}")

@@ -1,7 +1,7 @@
 // Convolution, pooling and reductions lowered to linalg on tensors. A conv with
 // bias pads its input with tensor.pad, starts its accumulator from the bias
 // broadcast along the channels and is the named linalg.conv_2d_nchw_fchw; max
-// pooling whose indices nothing uses is linalg.pooling_nchw_max over -inf
+// pooling of a symbolic batch whose indices nothing uses is linalg.pooling_nchw_max over -inf
 // padding; a mean is a reduction generic then a division by the count; softmax
 // subtracts the row maximum. Grouped convolutions are im2col columns and a
 // batched contraction generic, depthwise ones are a generic
