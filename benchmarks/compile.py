@@ -275,6 +275,41 @@ of the product) SqueezeNet took 1.71 -> 1.96 ms and the fire module 0.115 ->
 0.124 (25 samples): not kept. ResNet-18's time is now mostly its last two stages' products, more than
 half of it: `512x4x4608` (vector tiles `[8, 4]`, 4 of 16 lanes) and
 `256x16x2304` (`[8, 16]`).
+
+Max pooling and the narrow products, per dispatch (`iree-benchmark-module
+--device_profiling_mode=host-execution`, `iree-profile dispatch`: the least
+time of each dispatch over some 400 calls, one thread, the Xeon, load 3-7).
+`linalg.pooling_nchw_max` is vectorized 8 channels by 5 output columns, the
+columns read with a stride: SqueezeNet's three pools took 76.5, 40.6 and 21.3
+us (138 of its 727). As the elementwise maximum of the window taps read from
+the input's stride phases (`conv_pool._MAX_POOL_TAPS`, now on) the first pool,
+compiled alone, took 23 us (its -inf pad 8, the phases' transpose 6.5, the
+maximum 8.5) against 44.6 as the named op; with it SqueezeNet went 1.84 -> 1.55 and 1.57 -> 1.23 ms in two interleaved
+runs (CPU time), ResNet-18 11.2 -> 10.5 and 10.6 -> 10.5, ShuffleNetV2 1.61 ->
+1.59, DenseNet-121 11.4 -> 12.6 and 12.7 -> 12.3 (named -> taps; its pool 47.7
+us named, 45.2 as taps: noise), the lone pool 0.096 -> 0.099 ms. Not kept:
+`linalg.pooling_nhwc_max` between transposes (IREE fused all three into one
+dispatch, 119 us), the columns of the window gathered first and the rows taken
+as strided slices (51 us), the taps as strided slices of the input (107 us).
+
+The narrow products under dispatch data tiling are `mmt4d` with 16x16 tiles:
+`matmul_1000x9x512`, SqueezeNet's classifier, pads its 9 output positions to
+16. Computing the product transposed, `[P, K] x [K, F]` with the weight a
+transposed constant (folded at compile time, or hoisted to load time for a
+parameter) and the result transposed back, or as a contraction over the
+reduction dim of both operands, one `linalg.matmul` of each form by hand with
+the weight a constant (least CPU time of `iree-benchmark-module` runs, us,
+stored / transposed / both K-major): 1000x9x512 157-170 / 159-160 / 156-171;
+512x4x4608 469-560 / 492-515 / 461-485; 256x9x576 65 / 49; 64x225x144 92 /
+74; 128x49x288 48 / 56; 256x16x2304 196 / 194; 192x9x432 29 / 28: no form
+wins across shapes or runs, so the product keeps its form.
+
+ViT-tiny at 64x64 (17 tokens), per dispatch: 94% in the linear layers'
+products (`matmul_17x768x192` with the erf GELU fused, 163 us a layer against
+77 for the product alone; `17x192x768` 136; `17x576x192` 99); 17 rows pad to
+32 in the 16-row tiles. `attn @ v` (`matmul_like_17x3x64x17`, the batch
+contraction of `matmul.py`'s bmm) is 4.8 us a layer, 1% of the model: it is
+not where ViT loses to onnxruntime.
 """
 
 from __future__ import annotations
