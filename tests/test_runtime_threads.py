@@ -57,11 +57,12 @@ def test_worker_count_and_flags() -> None:
 
 def test_one_thread_is_the_callers(vmfb: pathlib.Path) -> None:
     """threads=1 opens the module on `local-sync`, with no device of workers kept for it."""
-    before = dict(runtime._TASK_DEVICES)  # pyright: ignore[reportPrivateUsage] - the devices kept are what is under test
+    kept = runtime._TASK_DEVICES  # pyright: ignore[reportPrivateUsage] - the devices kept are what is under test
+    before = dict(kept)
     ctx, fn = runtime.open_module(str(vmfb), "local-task", 1)
     x = np.arange(64, dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(fn(x)), 2 * x)
-    assert runtime._TASK_DEVICES == before  # pyright: ignore[reportPrivateUsage] - as above
+    assert kept == before
     assert all(ctx.config.device is not d for d in before.values())
 
 
