@@ -53,7 +53,30 @@ as fresh subprocesses. `--text` times reading `.mlir` text of a pointwise chain
 of 1k, 10k and 50k ops through exir-opt's frontend, in microseconds per op.
 
 The machine is shared, so figures are noisy: ratios are between runners of the
-same interleaved run, and nothing here asserts a time.
+same interleaved run, and nothing here asserts a time. A kernel change is best
+judged in one process too: two runners of the same program, one with the change
+switched off (a module constant, or a fast path left out when the graph compiles),
+interleaved with eager.
+
+What the remaining gap is made of, and what was measured against it (one thread,
+CPU time, kernels against torch on the models' own shapes):
+
+- Products: numpy's OpenBLAS takes 1.1-1.35x the time of torch's MKL on the
+  models' GEMMs (most at 64 to 512 rows); BERT spends 85% of its call there.
+  Computing `W @ x.T` (the weight as stored) instead of `x @ W.T` is 5-13% faster
+  for 64 to 128 rows by 768 x 768 and larger, but not once its result is laid out
+  row-major again (a transposing copy), so it was not kept.
+- GELU (erf form) is 18 numpy passes over cache-sized blocks, 4-7x torch's single
+  fused loop; the polynomial in x^2 inside its tanh cannot drop a degree (degree 5
+  is 17 ulp off where torch is 5).
+- Layer norm and softmax are at the fewest whole-array passes numpy allows (six
+  and five); what is left is about 20-30 us of small calls per layer norm.
+- Depthwise 3x3 on 256 x 28 x 28 (MaxViT): the channels-last `einsum` is 0.6 ms,
+  its two transposes 0.55 ms more; a multiply-add per tap with preallocated
+  buffers took 0.9-1.2 ms (blocked or not), on a flat NCHW buffer 3.9 ms, and an
+  `einsum` writing NCHW directly 2.4 ms.
+- Swin's shifted-window softmax makes subnormal probabilities (exp of -100), which
+  slow both sides' products alike.
 """
 
 from __future__ import annotations
