@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tool_calls import exir_opt, exir_run
 
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
@@ -168,22 +169,20 @@ def test_runtime_needs_only_numpy_and_iree_runtime(tmp_path: pathlib.Path, cache
     assert z == pytest.approx(float(expected[2]["z"].sum()))
 
 
-def _tool(name: str, *args: str, cache: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, **({"EXIR_IREE_CACHE": cache} if cache else {}))
-    return subprocess.run([str(BIN / name), *args], capture_output=True, text=True, timeout=600, env=env)
-
-
 def test_exir_opt_writes_and_exir_run_runs(tmp_path: pathlib.Path, cache: str) -> None:
+    """The console scripts: `exir-opt` writes the artifact as a process does; the other
+    calls of this file run the tools in this process (`tests/tool_calls.py`)."""
     out = tmp_path / "b"
     (out).mkdir()  # an empty directory may be written into
-    done = _tool(
-        "exir-opt", str(ZOO / "cnn_bn.core.pt2"), "--emit", "iree-bundle{parameters-from-bytes=0}", "-o", str(out),
-        cache=cache,
+    done = subprocess.run(
+        [str(BIN / "exir-opt"), str(ZOO / "cnn_bn.core.pt2"), "--emit", "iree-bundle{parameters-from-bytes=0}",
+         "-o", str(out)],
+        capture_output=True, text=True, timeout=600, env=dict(os.environ, EXIR_IREE_CACHE=cache),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["parameters"]["keys"]  # the weights by reference
-    run = _tool("exir-run", str(out), "--inputs", str(ZOO / "cnn_bn.inputs.npz"), "-o", str(tmp_path / "o.npz"), "--threads", "1")
+    run = exir_run(str(out), "--inputs", str(ZOO / "cnn_bn.inputs.npz"), "-o", str(tmp_path / "o.npz"), "--threads", "1")
     assert run.returncode == 0, run.stderr
     with np.load(tmp_path / "o.npz") as got, np.load(ZOO / "cnn_bn.expected.npz") as expected:
         for k in expected.files:
@@ -229,7 +228,7 @@ def test_bfloat16_weights_by_reference_are_read_in_place(tmp_path: pathlib.Path,
     with torch.no_grad():
         eager = model(torch.from_numpy(x).to(torch.bfloat16)).float().numpy()
     np.testing.assert_allclose(want.astype(np.float32), eager, rtol=2e-2, atol=2e-2)
-    run = _tool("exir-run", str(tmp_path / "b"), "--inputs", str(tmp_path / "in.npz"), "-o", str(tmp_path / "o.npz"))
+    run = exir_run(str(tmp_path / "b"), "--inputs", str(tmp_path / "in.npz"), "-o", str(tmp_path / "o.npz"))
     assert run.returncode == 0, run.stderr
     with np.load(tmp_path / "o.npz") as got:
         assert got["out0"].dtype == np.float32
@@ -239,7 +238,7 @@ def test_bfloat16_weights_by_reference_are_read_in_place(tmp_path: pathlib.Path,
 def test_exir_opt_refuses_bad_destinations(tmp_path: pathlib.Path) -> None:
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "a.txt").write_text("mine")
-    busy = _tool("exir-opt", str(ZOO / "mlp.core.pt2"), "--emit", "iree-bundle", "-o", str(tmp_path / "notes"))
+    busy = exir_opt(str(ZOO / "mlp.core.pt2"), "--emit", "iree-bundle", "-o", str(tmp_path / "notes"))
     assert busy.returncode == 1 and "is not a compiled artifact" in busy.stderr, busy.stderr
     assert (tmp_path / "notes" / "a.txt").read_text() == "mine"
     with pytest.raises(IreeError, match="is not a compiled artifact"):
@@ -250,10 +249,10 @@ def test_exir_opt_refuses_bad_destinations(tmp_path: pathlib.Path) -> None:
 
 def test_cross_compiled_artifacts(tmp_path: pathlib.Path, cache: str) -> None:
     """A generic x86-64 module runs here; an arm64 one is written, and refused here by name."""
-    arm = _tool(
-        "exir-opt", str(ZOO / "mlp.core.pt2"), "--emit",
+    arm = exir_opt(
+        str(ZOO / "mlp.core.pt2"), "--emit",
         "iree-bundle{target-cpu=generic target-triple=aarch64-unknown-linux-gnu}", "-o", str(tmp_path / "arm"),
-        cache=cache,
+        env={"EXIR_IREE_CACHE": cache},
     )  # fmt: skip
     assert arm.returncode == 0, arm.stderr
     write_bundle(
@@ -321,7 +320,7 @@ def test_bad_artifacts_are_refused(how: str, tmp_path: pathlib.Path, cache: str,
         runtime.load(bundle)
     assert str(bundle) in str(e.value) and "\n" not in str(e.value)
     if how == "truncated":  # the tool says the same, in one paragraph, exit 1
-        run = _tool("exir-run", str(bundle), "--random-inputs", "0")
+        run = exir_run(str(bundle), "--random-inputs", "0")
         assert run.returncode == 1 and run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
         assert "Traceback" not in run.stderr
 

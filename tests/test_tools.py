@@ -2,44 +2,27 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import pathlib
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
 
 import pytest
+from tool_calls import exir_opt, exir_run
 
-from xdsl_exir.tools import exir_run as exir_run_tool
 from xdsl_exir.tools.exir_opt import detect_frontend, run
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "mlp.mlir"
 
 
-def in_process(tool: Callable[[Sequence[str]], int], args: Sequence[str]) -> subprocess.CompletedProcess[str]:
-    """
-    A tool's `run(argv)` in this process, its standard streams captured: the exit
-    code and text a subprocess would give, without an interpreter's start (1-2 s of
-    CPU each). The console scripts themselves are started as processes below
-    (`test_truncated_archive_is_a_diagnostic`, `test_pt2_on_stdin_is_detected`, xdsl-opt).
-    """
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = tool(list(args))
-        except SystemExit as e:  # as the interpreter maps it
-            code = e.code if isinstance(e.code, int) else int(e.code is not None)
-    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
-
-
-def exir_opt(*args: str) -> subprocess.CompletedProcess[str]:
-    return in_process(run, args)
-
-
 def exir_opt_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """
+    The tool as a process, where the process is the subject: the exit status on a
+    truncated archive, a `.pt2` on stdin, xdsl-opt's entry points, what `--help`
+    imports. The other cases call it in this process (`tests/tool_calls.py`).
+    """
     return subprocess.run(
         [sys.executable, "-m", "xdsl_exir.tools.exir_opt", *args],
         capture_output=True,
@@ -116,10 +99,6 @@ def test_stock_xdsl_opt_sees_dialect_and_pass() -> None:
 # -- the tools as a compiler engineer uses them (issue 15) ---------------------------------
 
 ZOO = ROOT / "tests" / "zoo"
-
-
-def exir_run(*args: str) -> subprocess.CompletedProcess[str]:
-    return in_process(exir_run_tool.run, args)
 
 
 def test_exir_run_help_loads_no_heavy_module() -> None:
