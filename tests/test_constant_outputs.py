@@ -8,13 +8,12 @@ the FX and Python targets and lowered to 0-d tensor constants.
 from __future__ import annotations
 
 import pathlib
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
 import pass_harness as ph
 import pytest
+from tool_calls import exir_run
 
 from xdsl_exir.dialects.exir import ConstantOp
 from xdsl_exir.interpreters.program import ProgramRunner
@@ -66,11 +65,7 @@ def test_exir_run_writes_0d_arrays(tmp_path: pathlib.Path) -> None:
     pt2 = tmp_path / "c.pt2"
     torch.export.save(ep, str(pt2))
     np.savez(tmp_path / "in.npz", arg0=np.arange(3, dtype=np.float32), arg1=np.asarray(4))
-    run = subprocess.run(
-        [sys.executable, "-m", "xdsl_exir.tools.exir_run", str(pt2), "--inputs", str(tmp_path / "in.npz"),
-         "-o", str(tmp_path / "out.npz")],
-        capture_output=True, text=True,
-    )
+    run = exir_run(str(pt2), "--inputs", str(tmp_path / "in.npz"), "-o", str(tmp_path / "out.npz"))
     assert run.returncode == 0, run.stderr
     with np.load(tmp_path / "out.npz", allow_pickle=False) as out:
         got = {k: out[k] for k in out.files}

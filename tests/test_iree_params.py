@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tool_calls import exir_run
 from xdsl.dialects.builtin import Builtin, ModuleOp
 
 from xdsl_exir.frontends.pt2 import load_pt2
@@ -146,14 +147,8 @@ def test_a_lowered_module_with_parameters_is_refused(cache: str) -> None:
 
 
 def test_exir_run_refuses_a_lowered_module_with_parameters(tmp_path: pathlib.Path) -> None:
-    import subprocess
-    import sys
-
     path = tmp_path / "m.linalg.mlir"
     path.write_text(_text(_lowered("mlp", 1024)))
-    done = subprocess.run(
-        [str(pathlib.Path(sys.executable).parent / "exir-run"), str(path), "--random-inputs", "0"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    done = exir_run(str(path), "--random-inputs", "0")
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert "reads 3 weights as IREE named parameters (fc1.weight, fc2.weight, fc3.weight)" in done.stderr

@@ -8,13 +8,12 @@ float32. Golden tests against torch.
 from __future__ import annotations
 
 import pathlib
-import subprocess
-import sys
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
+from tool_calls import exir_run
 
 from xdsl_exir.dialects.exir import DType, StateOp, array_from_blob
 from xdsl_exir.interpreters.program import ProgramRunner
@@ -173,9 +172,7 @@ def test_npz_carries_bf16_as_float32_and_round_trips(tmp_path: pathlib.Path) -> 
     torch.export.save(ep, str(pt2))
     x = torch.randn(3, 8).bfloat16()
     np.savez(tmp_path / "in.npz", arg0=npz_array(x.float().numpy().astype(ml_dtypes.bfloat16)))
-    run = [sys.executable, "-m", "xdsl_exir.tools.exir_run", str(pt2)]
-    first = subprocess.run([*run, "--inputs", str(tmp_path / "in.npz"), "-o", str(tmp_path / "out.npz")],
-                           capture_output=True, text=True)  # fmt: skip
+    first = exir_run(str(pt2), "--inputs", str(tmp_path / "in.npz"), "-o", str(tmp_path / "out.npz"))
     assert first.returncode == 0, first.stderr
     with np.load(tmp_path / "out.npz", allow_pickle=False) as out:
         y = out["out0"]

@@ -7,11 +7,10 @@ is read as no arrays, and `exir-run` runs a zero-input program from it.
 from __future__ import annotations
 
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from tool_calls import exir_run
 
 from xdsl_exir.utils.npz import NpzError, read_npz
 
@@ -36,11 +35,6 @@ def test_exir_run_zero_input_program_from_empty_npz(tmp_path: pathlib.Path) -> N
     src.write_text("def f() -> int:\n    return 6 * 7\n")
     inputs = tmp_path / "empty.npz"
     np.savez(inputs)
-    result = subprocess.run(
-        [sys.executable, "-m", "xdsl_exir.tools.exir_run", str(src), "--from", "script", "--inputs", str(inputs)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = exir_run(str(src), "--from", "script", "--inputs", str(inputs))
     assert result.returncode == 0, result.stderr
     assert "42" in result.stdout

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from call_counting import assert_linear
+from tool_calls import exir_opt
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, CallSiteLoc, FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
@@ -1208,12 +1209,7 @@ def test_refusal_from_the_command_line(tmp_path: pathlib.Path) -> None:
     src = tmp_path / "bad.pt2"
     src.write_bytes(archive(extra=[("m/../../evil", b"x")]))
     out = tmp_path / "out.mlir"
-    result = subprocess.run(
-        [sys.executable, "-m", "xdsl_exir.tools.exir_opt", str(src), "-o", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = exir_opt(str(src), "-o", str(out))
     assert result.returncode == 1
     assert result.stderr.startswith("exir-opt: error: ")
     assert "has a '..' component" in result.stderr

@@ -33,6 +33,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 from pass_harness import register_zoo_kernels
+from tool_calls import exir_opt
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -341,10 +342,7 @@ exir.program inputs [<user_input "x">] outputs [<user_output "r">] {
     exir.output %r : !exir.tensor<[2], float32>
   }
 }""")
-    result = subprocess.run(
-        [sys.executable, "-m", "xdsl_exir.tools.exir_opt", str(src), "--emit", "python"],
-        capture_output=True, text=True, check=False,
-    )
+    result = exir_opt(str(src), "--emit", "python")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"{src}:4:" in result.stderr and "no numpy kernel for 'mylib.frobnicate.default'" in result.stderr
