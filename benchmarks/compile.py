@@ -5,7 +5,7 @@ interpreter, all on the same number of threads (one by default).
 Usage:
     env -u OPENBLAS_CORETYPE .venv/bin/python benchmarks/compile.py [--reps N] [--models a,b] [--quick]
         [--threads N] [--iree-flags "--flag1 --flag2"] [--lowering NAME=0|1] [--no-tuned]
-        [--variant="--flag MODULE.ATTR=V data_tiling=0|1" ...] [--clock wall|cpu]
+        [--variant="--flag MODULE.ATTR=V data_tiling=0|1 threads=N" ...] [--clock wall|cpu]
         [--no-cold] [--no-numpy]
 
 Each `--variant` adds an IREE column compiled with those iree-compile flags,
@@ -310,6 +310,61 @@ products (`matmul_17x768x192` with the erf GELU fused, 163 us a layer against
 32 in the 16-row tiles. `attn @ v` (`matmul_like_17x3x64x17`, the batch
 contraction of `matmul.py`'s bmm) is 4.8 us a layer, 1% of the model: it is
 not where ViT loses to onnxruntime.
+
+Two threads (`--threads 2`: torch and onnxruntime on 2 intra-op threads, IREE
+on `local-task` with 2 workers; the Xeon's 2 cores, which other work loaded
+to 2-7 throughout). IREE on 2 workers against IREE on the calling thread in
+the same run (`--variant="threads=1"`: `local-sync`; wall time, 15 samples,
+load 7 -> 2 over the run, ms):
+
+| model        | 2 workers | caller | eager | ORT  | 2 workers/ORT | caller/ORT |
+|--------------|-----------|--------|-------|------|---------------|------------|
+| RegNet-X     | 20.2      | 3.65   | 375   | 14.6 | 1.39          | 0.25       |
+| EfficientNet | 15.2      | 11.0   | 105   | 15.6 | 0.97          | 0.70       |
+| MobileNetV3  | 5.78      | 2.30   | 743   | 1.95 | 2.96          | 1.18       |
+| SqueezeNet   | 13.3      | 5.70   | 127   | 1.31 | 10.2          | 4.34       |
+| ShuffleNetV2 | 7.78      | 1.61   | 2442  | 7.25 | 1.07          | 0.22       |
+| ResNet-18    | 41.9      | 39.1   | 1065  | 24.8 | 1.69          | 1.58       |
+| DenseNet-121 | 46.1      | 47.6   | 691   | 41.0 | 1.12          | 1.16       |
+| ViT-tiny     | 28.7      | 23.2   | 157   | 20.8 | 1.38          | 1.12       |
+| encoder      | 228       | 287    | 2130  | 302  | 0.75          | 0.95       |
+| LLaMA block  | 23.1      | 22.4   | 335   | 23.9 | 0.97          | 0.94       |
+
+Geometric means IREE/ORT 1.56 on 2 workers, 0.90 on the calling thread; only
+the encoder gains from the second worker. (Eager at 2 threads on a loaded
+machine is 10-100x its one-thread time: its OpenMP threads meet at every op.
+Left as a user would run it; runs without eager in the rotation moved IREE
+within its run-to-run spread.) Why the workers lose, measured per hypothesis
+(`iree-benchmark-module` on the module `compile_program` builds, weights
+embedded, variants interleaved; SqueezeNet, 144 dispatches a call, most under
+50 us at one thread):
+
+- the task system's cost per dispatch: one worker (`local-task
+  --task_topology_group_count=1`) took 2.88 ms of CPU time a call against
+  1.29 on the calling thread (`local-sync`), about 11 us a dispatch; two
+  workers 1.7 (`iree-benchmark-module`) to 5.4 ms (called from Python) of
+  CPU time against 1.2-2.0. The caller only waits (no flag makes it work
+  beside the workers), and on a loaded machine a dispatch ends only when both
+  workers have had a core: called from Python, median wall time 1.4-3.8 ms on
+  the caller against 2.5-13.9 on 2 workers (ten runs), best decile 1.7-1.9
+  against 1.8-5.6 (four runs);
+- workers spinning between dispatches instead of parking
+  (`--task_worker_spin_us`): median 1.61 ms at 0 us, 2.49 at 50, 4.63 at 500
+  (CPU time 1.74, 2.37, 3.38); 20 us within noise in the Python runs: off;
+- workers pinned to the two cores (`--task_topology_cpu_ids=0,1`): 3.4-3.8
+  ms against 1.3-2.7 unpinned: off;
+- the compiler told of 2 threads instead of its default 8
+  (`--iree-llvmcpu-number-of-threads=2`, fewer and larger workgroups): 14
+  paired medians over five runs, 0.52-1.92x, geometric mean 0.96: noise, not
+  kept; `--iree-dispatch-creation-enable-aggressive-fusion` leaves the count
+  of dispatches as it is (SqueezeNet 144, MobileNetV3 112).
+
+So `local-task` stays the runtime for 2 threads or more (`runtime.task_device_flags`:
+the worker count only); a caller on a machine whose cores other work holds
+gets a faster call from `threads=1`. Each worker count in a process now gets
+its own device (`runtime._task_device`): IREE reads the task flags once per
+driver and `iree.runtime.Config` hands out the first device of a name, so a
+column for another thread count used to run on the first one's workers.
 """
 
 from __future__ import annotations
@@ -374,8 +429,9 @@ NUMPY_LIMIT_S = 5.0
 TUNED_FLAGS: tuple[str, ...] = ()
 """IREE flags of a second column ("IREE* ms"), none by default: the defaults are the tuned set."""
 
-OPTION_FIELDS = ("data_tiling",)
-"""`IreeOptions` fields a `--variant` may set (`data_tiling=0`)."""
+OPTION_FIELDS = ("data_tiling", "threads")
+"""`IreeOptions` fields a `--variant` may set (`data_tiling=0`; `threads=1`: that column on the
+calling thread in a run of `--threads 2`, interleaved with the others, each count its own device)."""
 
 
 @dataclass(frozen=True)
@@ -397,7 +453,7 @@ class Alternative:
     @staticmethod
     def parse(text: str) -> Alternative:
         """`--variant`'s words: `--flag`s for iree-compile, `MODULE.ATTR=V` lowering
-        switches, `data_tiling=0|1` for that `IreeOptions` field."""
+        switches, `data_tiling=0|1` or `threads=N` for those `IreeOptions` fields."""
         flags: list[str] = []
         lowering: list[tuple[str, int]] = []
         options: list[tuple[str, int]] = []
@@ -419,7 +475,7 @@ class Alternative:
         """`base` with this column's flags and option fields."""
         options = dataclasses.replace(base, extra_flags=(*base.extra_flags, *self.flags))
         for key, value in self.options:
-            options = dataclasses.replace(options, **{key: bool(value)})
+            options = dataclasses.replace(options, **{key: value if key == "threads" else bool(value)})
         return options
 
     @contextlib.contextmanager
@@ -904,7 +960,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--no-tuned", action="store_true", help="no IREE* column")
     parser.add_argument(
         "--variant", action="append", default=[], metavar="WORDS",
-        help="another IREE column (repeatable): --flags for iree-compile, MODULE.ATTR=V lowering switches, data_tiling=0|1",
+        help="another IREE column (repeatable): --flags for iree-compile, MODULE.ATTR=V lowering switches, data_tiling=0|1, threads=N",
     )  # fmt: skip
     parser.add_argument("--no-cold", action="store_true", help="no cold-start figures (saves two compiles a model)")
     parser.add_argument("--no-numpy", action="store_true", help="leave the numpy interpreter out")
