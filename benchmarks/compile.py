@@ -291,6 +291,13 @@ us named, 45.2 as taps: noise), the lone pool 0.096 -> 0.099 ms. Not kept:
 `linalg.pooling_nhwc_max` between transposes (IREE fused all three into one
 dispatch, 119 us), the columns of the window gathered first and the rows taken
 as strided slices (51 us), the taps as strided slices of the input (107 us).
+The ten models in one run, taps against the named op (`--variant
+"conv_pool._MAX_POOL_TAPS=0"`, one thread, CPU time, load 3.7-6.8; ms):
+SqueezeNet 1.10 / 1.46 (ORT 0.615), ResNet-18 8.45 / 8.87, ShuffleNetV2 1.31 /
+1.16, DenseNet-121 13.5 / 13.1, ViT-tiny (no pool) 6.19 / 6.67; the models
+without a pool, the same program compiled twice, spread up to 17% (RegNet-X
+3.72 / 3.19); IREE/ORT geometric mean 1.39 / 1.40. ShuffleNetV2's pool alone,
+per dispatch: 32.6 us named, 16.1 as taps.
 
 The narrow products under dispatch data tiling are `mmt4d` with 16x16 tiles:
 `matmul_1000x9x512`, SqueezeNet's classifier, pads its 9 output positions to
