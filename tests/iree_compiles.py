@@ -105,6 +105,16 @@ class ProgramBatch:
         assert entry.program is not None and entry.vmfb is not None
         return IreeExecutor(entry.program, entry.vmfb, self.options, parameters=entry.parameters, function=entry.function)
 
+    def compiled(self, name: str) -> CompiledProgram:
+        """
+        Program `name` as `compile_program` returns it (with `core`): its runner on
+        this executor and the call prepared at load time, on the batch's module.
+        """
+        entry = self._entry(name)
+        assert entry.program is not None and entry.vmfb is not None
+        runner = ProgramRunner(entry.program, executor=self.executor(name))
+        return CompiledProgram(runner, entry.text, CompileResult(entry.vmfb, False, ""), self.options, entry.parameters)
+
     def _entry(self, name: str) -> _Program:
         if self._programs is None:
             self._programs = self._compile_all()

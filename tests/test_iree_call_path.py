@@ -19,6 +19,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
+from iree_compiles import ProgramBatch  # noqa: E402 - after importorskip
+
 from xdsl_exir.frontends.torch_live import import_exported_program  # noqa: E402 - after importorskip
 from xdsl_exir.runtime import DirectCall  # noqa: E402 - after importorskip
 from xdsl_exir.targets.iree import CompiledProgram, IreeOptions, compile_program  # noqa: E402 - after importorskip
@@ -40,7 +42,10 @@ class _Fn(torch.nn.Module):
 
 def _compile(fn: Any, args: tuple[Any, ...], cache: str) -> CompiledProgram:
     exported = torch.export.export(_Fn(fn), args)
-    program = compile_program(import_exported_program(exported), IreeOptions(threads=1, cache_dir=cache))
+    return _prepared(compile_program(import_exported_program(exported), IreeOptions(threads=1, cache_dir=cache)))
+
+
+def _prepared(program: CompiledProgram) -> CompiledProgram:
     plan = program.fast_plan
     assert plan is not None and plan.direct is not None, "the prepared direct call does not apply"
     return program
@@ -349,29 +354,42 @@ _EDGES: dict[str, list[Any]] = {
 }
 
 
+def _kept(x: Any) -> Any:
+    return x, x.flip(0)
+
+
+def _values(dtype: str) -> np.ndarray:
+    return np.array(_EDGES[dtype] * 2, dtype=np.dtype(dtype))
+
+
+KEPT = ProgramBatch(core=True)
+"""Per dtype, `_kept` on 3 values and a 0-d clone: 18 programs compiled together (`tests/iree_compiles.py`)."""
+for _dtype in _EDGES:
+    KEPT.add(f"{_dtype}-kept", lambda d=_dtype: import_exported_program(
+        torch.export.export(_Fn(_kept), (torch.from_numpy(_values(d)[:3].copy()),))))  # fmt: skip
+    KEPT.add(f"{_dtype}-0d", lambda d=_dtype: import_exported_program(
+        torch.export.export(_Fn(lambda s: s.clone()), (torch.from_numpy(_values(d)[1:2].reshape(())),))))  # fmt: skip
+
+
 @pytest.mark.parametrize("dtype", list(_EDGES))
-def test_one_input_through_the_kept_buffer_in_every_dtype(dtype: str, cache: str) -> None:
+def test_one_input_through_the_kept_buffer_in_every_dtype(dtype: str) -> None:
     """
     A program of one input writes it into the buffer kept for it: every dtype, its
     edge values, 0-d and strided inputs; the input returned as it is (IREE gives the
     kept buffer back) is a copy that later calls leave alone.
     """
-
-    def f(x: Any) -> Any:
-        return x, x.flip(0)
-
-    values = np.array(_EDGES[dtype] * 2, dtype=np.dtype(dtype))
-    program = _compile(f, (torch.from_numpy(values[:3].copy()),), cache)
+    values = _values(dtype)
+    program = _prepared(KEPT.compiled(f"{dtype}-kept"))
     direct = program.fast_plan.direct if program.fast_plan is not None else None
     assert direct is not None and direct.call.__name__ == "call_staged", "the call does not keep its input buffer"
     first = program(values[:3])
-    _same(first, f(torch.from_numpy(values[:3].copy())))
+    _same(first, _kept(torch.from_numpy(values[:3].copy())))
     strided = values[::2]
-    _same(program(strided), f(torch.from_numpy(strided.copy())))
-    _same(first, f(torch.from_numpy(values[:3].copy())))  # not overwritten by the call after it
+    _same(program(strided), _kept(torch.from_numpy(strided.copy())))
+    _same(first, _kept(torch.from_numpy(values[:3].copy())))  # not overwritten by the call after it
     _assert_direct(program)
 
-    scalar = _compile(lambda s: s.clone(), (torch.from_numpy(values[1:2].reshape(())),), cache)
+    scalar = _prepared(KEPT.compiled(f"{dtype}-0d"))
     for v in values[:3]:
         zero_d = np.array(v)
         _same(scalar(zero_d), torch.from_numpy(zero_d.copy()))
