@@ -676,6 +676,58 @@ _edges(
 )
 
 
+def _erf_sweep() -> list[np.ndarray]:
+    """[-6, 6] densely, the ends of the lowering's two erf polynomials (`pointwise._ERF_SPLIT`,
+    `_ERF_ONE`) with their neighbours, and the edge values; a multiple of 64 long."""
+    ends = np.array([1.05, 3.8325071, 3.925], np.float32)
+    near = np.concatenate([ends, np.nextafter(ends, np.float32(0)), np.nextafter(ends, np.float32(np.inf))])
+    x = np.concatenate([np.linspace(-6, 6, 12001, dtype=np.float32), near, -near, np.array(UNARY + [1e-38, 1e-45, -3e38], np.float32)])
+    return [np.resize(x, -(-x.size // 64) * 64)]
+
+
+def _gelu_bounds() -> list[np.ndarray]:
+    """GELU where its erf argument meets the polynomials' ends, and the edge values; 64 long
+    (torch's vectorized loop, no scalar tail)."""
+    ends = np.array([1.05, 3.8325071], np.float32) * np.float32(np.sqrt(2.0))
+    near = np.concatenate([ends, np.nextafter(ends, np.float32(0)), np.nextafter(ends, np.float32(np.inf))])
+    x = np.concatenate([near, -near, np.array(UNARY + [-5.3, -10.0, 1e-38, 3e38, -3e38], np.float32)])
+    return [np.resize(x, 64)]
+
+
+def test_float32_erf_sweep_and_gelu_at_the_polynomials_ends() -> None:
+    """
+    float32 erf (`pointwise.erf_f32`, two polynomials) within 2.4e-7 of torch's float32 erf
+    on a dense sweep and on both sides of each polynomial's end; GELU there and on the edge
+    values (NaN, +-inf, -0.0, subnormals, 3e38) equal to torch's or within 2.4e-7 of |x|:
+    for negative x, `1 + erf` cancels, in torch's float32 GELU too (at -5.3 torch gives
+    -3.2e-7 where the exact value is -4.7e-7).
+    """
+    _check("float32_erf_sweep")
+    x = _gelu_bounds()[0]
+    want = torch.nn.functional.gelu(torch.from_numpy(x.copy())).numpy()
+    module = EDGES["float32_gelu_bounds"].module()
+    runs = {"interpreter": run_lowered(lower_to_upstream(module), [x.copy()])}
+    if iree_available():
+        runs["IREE"] = IREE.executor("float32_gelu_bounds")(x.copy())
+    for backend, results in runs.items():
+        g = np.asarray(results[0])
+        with np.errstate(invalid="ignore"):  # inf - inf: those compare equal
+            ok = _same(g, want, 0.0) | (np.abs(g.astype(np.float64) - want) <= 2.4e-7 * np.abs(x.astype(np.float64)))
+        if backend == "IREE":  # IREE's CPU code may flush subnormal results to zero
+            ok |= _same(g, np.where(np.abs(want) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), want), want), 0.0)
+        assert ok.all(), (backend, list(zip(x[~ok][:5], g[~ok][:5], want[~ok][:5])))
+
+
+_edges("float32_erf_sweep", "float32", F32, _erf_sweep, lambda: {"erf": (lambda x: build("aten.erf.default", x), torch.erf, 2.4e-7)})
+_edges(
+    "float32_gelu_bounds",
+    "float32",
+    F32,
+    _gelu_bounds,
+    lambda: {"gelu": (lambda x: build("aten.gelu.default", x), lambda x: torch.nn.functional.gelu(x), 2.4e-7)},
+)
+
+
 def test_float32_clamp_hardtanh_gelu_follow_torch_on_signed_zeros_and_inf() -> None:
     """
     Equal zeros of either sign: `maximum`, `minimum` and `clamp` keep the second
