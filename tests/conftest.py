@@ -27,6 +27,9 @@ second per test.
 from __future__ import annotations
 
 import fnmatch
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -71,8 +74,38 @@ def pytest_configure(config: pytest.Config) -> None:
         missing = sorted(name for name in QUICK_FILES if not (here / name).is_file())
         if missing:
             raise pytest.UsageError(f"tests/conftest.py: QUICK_FILES names files that do not exist: {missing}")
-    if not hasattr(config, "workerinput") and config.getoption("dist", "no") != "no":
-        _rewrite_ahead(config)
+    if not hasattr(config, "workerinput"):
+        _session_iree_cache(config)
+        if config.getoption("dist", "no") != "no":
+            _rewrite_ahead(config)
+
+
+_IREE_CACHE_ENV = "EXIR_IREE_CACHE"
+
+
+def _session_iree_cache(config: pytest.Config) -> None:
+    """
+    IREE's compile cache for this run alone: a temporary folder named by
+    `$EXIR_IREE_CACHE` (removed at the end), which pytest-xdist's workers inherit.
+
+    Tests that compile without naming a cache folder use the default one, the
+    user's `~/.cache/xdsl-exir/iree`: the suite would write into it, and a run
+    would find modules an earlier run compiled, so a second run on the same
+    machine skipped compiles that a fresh machine (CI, a new contributor) pays
+    for. One folder for the run keeps it hermetic and still shares, between
+    test files and both workers, a module that several files compile from the
+    same text. A `$EXIR_IREE_CACHE` set by the caller is kept as it is.
+    """
+    if os.environ.get(_IREE_CACHE_ENV):
+        return
+    folder = tempfile.mkdtemp(prefix="exir-iree-cache-")
+    os.environ[_IREE_CACHE_ENV] = folder
+
+    def remove() -> None:
+        os.environ.pop(_IREE_CACHE_ENV, None)
+        shutil.rmtree(folder, ignore_errors=True)
+
+    config.add_cleanup(remove)
 
 
 def _rewrite_ahead(config: pytest.Config) -> None:
