@@ -72,6 +72,7 @@ from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
 from xdsl_exir.transforms.registry import get_all_passes
+from xdsl_exir.universe import multiverse
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError, did_you_mean, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 from xdsl_exir.utils.mlir_parser import ResourceParser
@@ -627,8 +628,18 @@ class ExirOptMain(xDSLOptMain):
         if spec:
             self.pipeline = build_pipeline(self.available_passes, spec, self.pipeline.callback)
 
+    def register_all_dialects(self) -> None:
+        # xDSL's own three register from `Universe.get_multiverse()`, each reading the entry points again
+        for name, factory in multiverse().all_dialects.items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        for name, factory in multiverse().all_passes.items():
+            self.register_pass(name, factory)
+
     def register_all_targets(self) -> None:
-        super().register_all_targets()
+        for name, factory in multiverse().all_targets.items():
+            self.available_targets.setdefault(name, factory)
         self.available_targets.update(get_all_targets())
         self.available_targets["mlir"] = get_mlir_target  # weights one a line, elision of large ones
 
