@@ -192,10 +192,73 @@ dispatches in an initializer, `iree-compile --compile-to=stream`), which
 `tests/test_bundle.py` rules out, unless const-expr hoisting is off
 (`--iree-opt-const-expr-hoisting=false`): then they are packed on each call,
 at no measured cost (encoder 40.5 -> 40.9 ms, LLaMA 2.62 -> 2.65, against 59.2
-and 4.52 without data tiling). So the default turns data tiling on for a
+and 4.52 without data tiling). So the default turned data tiling on for a
 program with a convolution or a matrix product of 64 rows or more; with it,
 against `--variant="data_tiling=0"` in the same run: encoder 62.5 -> 55.6 ms,
-LLaMA 4.32 -> 2.87, the zoo's mlp and attention (fewer rows) unchanged.
+LLaMA 4.32 -> 2.87, the zoo's mlp and attention (fewer rows) unchanged. The
+rule by rows alone is now one by rows and weight size, measured below.
+
+Data tiling for narrow products (`--models lin<rows>_<in>x<out>,llama1,llama17,...`:
+one `nn.Linear` on that many rows, `NARROW_ROWS` x `NARROW_WEIGHTS`, and the
+LLaMA block at 1 and 17 tokens, width 256 and, `w`, 1024 with 2816 hidden; one
+thread, `--clock cpu`, 11 interleaved samples, load 2.8-3.6 on 2 cores, ms).
+Columns: none (`data_tiling=0`), the global path with its weights packed on each
+call (`data_tiling=1`, the one a program of products takes), the dispatch path
+(`data_tiling=0 --iree-opt-data-tiling`) and the global path with const-expr
+hoisting (`data_tiling=0 --iree-global-opt-data-tiling
+--iree-llvmcpu-enable-ukernels=mmt4d`); the last two pack each weight once, into
+a copy at load time (`iree-compile --compile-to=stream` on a 4096x4096
+parameter: the dispatch path's `_encoding_0_encode_4096x4096xf32` and the
+hoisted global path's `pack` dispatch sit in a `util.initializer`; with
+`--iree-opt-const-expr-hoisting=false` both move into `forward`, on every call).
+
+| product                  | none  | global, per call | dispatch, load time | global, load time | eager | ORT   |
+|--------------------------|-------|------------------|---------------------|-------------------|-------|-------|
+| 192x768, 1 row           | 0.031 | 0.068            | 0.026               | 0.026             | 0.033 | 0.021 |
+| 192x768, 17 rows         | 0.416 | 0.212            | 0.141               | 0.150             | 0.100 | 0.069 |
+| 192x768, 32 rows         | 0.196 | 0.218            | 0.147               | 0.156             | 0.145 | 0.113 |
+| 768x768, 1 row           | 0.165 | 0.535            | 0.150               | 0.163             | 0.184 | 0.159 |
+| 768x768, 17 rows         | 1.14  | 0.832            | 0.430               | 0.442             | 0.374 | 0.202 |
+| 768x768, 63 rows         | 1.56  | 1.65             | 1.17                | 1.23              | 0.987 | 0.926 |
+| 768x3072, 1 row          | 0.651 | 2.39             | 0.629               | 0.660             | 0.609 | 0.561 |
+| 768x3072, 17 rows        | 4.57  | 3.59             | 1.93                | 1.85              | 1.46  | 0.767 |
+| 768x3072, 32 rows        | 2.60  | 3.40             | 1.82                | 1.78              | 1.96  | 1.38  |
+| 4096x4096, 1 row         | 6.01  | 31.0             | 7.86                | 7.37              | 5.48  | 6.07  |
+| 4096x4096, 8 rows        | 6.60  | 62.9             | 10.5                | 11.1              | 14.9  | 7.62  |
+| 4096x4096, 17 rows       | 41.8  | 78.6             | 25.2                | 26.8              | 14.0  | 9.08  |
+| 4096x4096, 63 rows       | 35.8  | 91.2             | 46.7                | 46.4              | 23.3  | 19.3  |
+| LLaMA d256, 1 token      | 0.281 | 0.540            | 0.230               | 0.240             | 0.754 | 0.304 |
+| LLaMA d256, 17 tokens    | 2.27  | 1.30             | 1.04                | 0.969             | 1.38  | 0.530 |
+| LLaMA d1024, 1 token     | 3.79  | 15.3             | 6.11                | 5.71              | 5.03  | 4.35  |
+| LLaMA d1024, 17 tokens   | 26.3  | 24.9             | 15.3                | 13.1              | 11.1  | 6.20  |
+
+At one to eight rows a product is bound by reading its weight and the packing
+on each call is a second pass (2-10x slower); the hoisted paths are even at
+1-8 rows on the small weights and slower on the large one (4096x4096 on 8 rows
+10.5 against 6.6). Where data tiling gains, it is IREE's tiling of the untiled
+product: its vector tile takes the rows' largest divisor up to 8
+(`--iree-hal-dump-executable-configurations-to`: `[1, 16]` for 17 and 31 rows,
+`[3, 16]` for 33, `[7, 16]` for 63, `[8, 16]` for 32, 64 and 128), so 17 rows
+read the weight 17 times, 32 rows 4 times; 32 rows take less time than 17.
+In a second sweep on 768x768 (none / global per call): 9 rows 0.45 / 0.45,
+16 0.40 / 0.41, 24 0.50-0.59 / 0.50, 31 2.25 / 0.89, 33 1.51 / 1.53, 48 1.01 /
+1.06, 56 1.26 / 1.30, 96 1.84 / 1.46-1.66, 128 2.94 / 2.67-2.77, 256 4.87 /
+3.86; 768x3072 at 128 rows 11.8 / 10.8-12.7, 4096x4096 at 128 rows 71.9 / 138-151.
+So `IreeOptions.auto_data_tiling` takes data tiling where the untiled product
+reads its weight 12 times or more (`targets.iree.weight_passes`: 17 or 31
+rows, 96, 128 and up; not 32, 63 or 64) and no product's weight has more than
+1024x2816 elements. The same run as a check (default / none / global per call):
+ViT's fc1 + GELU 0.144 / 0.285 / 0.136, 768x768 on 17 rows 1.01 / 1.41 / 1.10,
+on 31 rows 1.12 / 2.21 / 0.818, on 64 rows (off) 1.33 / 1.28 / 1.27, on 96
+2.49 / 2.38 / 2.17 (12 passes, on: even here), 4096x4096 on 17 rows (off) 42.2 /
+42.2 / 78.2 and on 128 86.2 / 87.7 / 179, the LLaMA block at 17 tokens 1.30 /
+2.14 / 1.22, at 128 4.55 / 5.38 / 4.08, the encoder 63.8 / 79.2 / 61.6, the
+zoo's mlp 0.015 / 0.014 / 0.017. Not done: the load-time paths, faster on 17
+to 128 rows (4096x4096 on 17 rows 25 ms against 42), copy every packed weight,
+which the weights read by reference rule out; a product of a large weight on
+17 rows stays 3x eager (42 against 14 ms) until its rows are tiled by more
+than one (a lowering that pads such rows to a multiple of 8 would read the
+weight 3 times instead of 17; not tried).
 
 Dense convolutions (one group, batch of one, kernel above 1x1), measured on the
 Xeon (one thread, `--clock cpu`, load 6-12 on 2 cores). Per dispatch
@@ -323,7 +386,8 @@ ViT-tiny's fc1 and its erf GELU (`--models fc1gelu`: `Linear(192, 768)` and
 `GELU()` on 1x17x192; alone it is a program of one 17-row product, which takes
 no data tiling, 0.40 ms against 0.15-0.17 with `--iree-opt-data-tiling`, the
 path ViT takes for its patch convolution: so the layer is measured with that
-flag). In IREE's dispatch (`--iree-hal-dump-executable-files-to`) the bias and
+flag; it now takes the global path by default, 17 rows being 17 passes over
+the weight untiled, see above). In IREE's dispatch (`--iree-hal-dump-executable-files-to`) the bias and
 the GELU are the epilogue of the `mmt4d` product, on its 16x16 tiles, so on 32
 padded rows (24576 values for 13056); the product stays `mmt4d` (data tiling is
 not stopped) and the epilogue is vectorized (16 lanes): IREE's expansion of
@@ -616,6 +680,12 @@ def _layer(make: Callable[[], nn.Module]) -> Callable[[torch.Generator], nn.Modu
     return lambda g: arch.randomize_bns(make(), g)
 
 
+NARROW_ROWS = (1, 4, 8, 17, 31, 32, 63, 64, 96, 128)
+NARROW_WEIGHTS = ((192, 768), (768, 768), (768, 3072), (4096, 4096))
+"""The narrow matrix products of `LAYERS` (`lin<rows>_<in>x<out>`: one `nn.Linear` on that many rows), a
+decoder's one token to ViT-tiny's 17 and past the data-tiling threshold, with weights from ViT-tiny's to a
+large language model's (64 MiB)."""
+
 LAYERS: tuple[tuple[str, str, Callable[[torch.Generator], nn.Module], tuple[int, ...]], ...] = (
     ("dw3", "depthwise 3x3 + BN + SiLU, 144 channels at 16x16", _layer(lambda: arch.conv_bn(144, 144, 3, 1, 144, nn.SiLU)), (1, 144, 16, 16)),
     ("dw3s2", "depthwise 3x3/2 + BN + SiLU, 96 channels at 32x32", _layer(lambda: arch.conv_bn(96, 96, 3, 2, 96, nn.SiLU)), (1, 96, 32, 32)),
@@ -627,6 +697,17 @@ LAYERS: tuple[tuple[str, str, Callable[[torch.Generator], nn.Module], tuple[int,
     ("fire", "SqueezeNet fire module 128 -> 16 -> 64 + 64 at 15x15", lambda g: arch.Fire(128, 16, 64, 64), (1, 128, 15, 15)),
     ("maxpool", "max pooling 3x3/2 (ceil mode), 64 channels at 31x31", lambda g: nn.MaxPool2d(3, 2, ceil_mode=True), (1, 64, 31, 31)),
     ("fc1gelu", "ViT-tiny fc1 + GELU (erf), 192->768 on 17 tokens", lambda g: nn.Sequential(nn.Linear(192, 768), nn.GELU()), (1, 17, 192)),
+    *(
+        (f"lin{rows}_{k}x{n}", f"Linear({k}, {n}) on {rows} rows", lambda g, k=k, n=n: nn.Linear(k, n), (1, rows, k))
+        for k, n in NARROW_WEIGHTS
+        for rows in NARROW_ROWS
+    ),
+    *(
+        (f"llama{t}{tag}", f"LLaMA block d{d} ({h} hidden) at {t} tokens",
+         lambda g, d=d, h=h: gen_zoo.LlamaBlock(g, dim=d, heads=4, hidden=h, max_seq=128), (1, t, d))
+        for tag, d, h in (("", 256, 768), ("w", 1024, 2816))
+        for t in (1, 17)
+    ),  # fmt: skip
 )
 """Single layers of EfficientNet-B0, SqueezeNet and ViT-tiny, the heaviest dispatches of their IREE profiles
 (name, label, factory, input shape): lowering forms are compared on these, run only when named."""

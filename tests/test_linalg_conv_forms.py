@@ -204,8 +204,9 @@ class _Head(nn.Module):
 def test_data_tiling_paths() -> None:
     """Programs with a named convolution take IREE's dispatch-creation data tiling by default;
     programs of matrix products alone the global path with the mmt4d microkernel, without
-    hoisting (the weights packed on each call, not copied at load time), when a product has
-    64 rows or more or when asked (`IreeOptions.data_tiling_flags`)."""
+    hoisting (the weights packed on each call, not copied at load time), where
+    `IreeOptions.auto_data_tiling` finds it pays (128 rows here) or when asked
+    (`IreeOptions.data_tiling_flags`)."""
     from xdsl_exir.targets.iree import DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG, IreeOptions
 
     conv = "%3 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>} ins(%0, %1 : ...)"
@@ -214,7 +215,7 @@ def test_data_tiling_paths() -> None:
     assert DATA_TILING_FLAG in default.compile_flags(conv + "\n" + matmul)
     assert GLOBAL_DATA_TILING_FLAG not in default.compile_flags(conv + "\n" + matmul)
     assert not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(default.compile_flags(matmul))
-    wide = matmul.replace("tensor<4x8xf32>", "tensor<64x8xf32>").replace("tensor<4x2xf32>", "tensor<64x2xf32>")
+    wide = matmul.replace("tensor<4x8xf32>", "tensor<128x8xf32>").replace("tensor<4x2xf32>", "tensor<128x2xf32>")
     assert default.compile_flags(wide) == asked.compile_flags(matmul)
     flags = asked.compile_flags(matmul)
     assert GLOBAL_DATA_TILING_FLAG in flags and "--iree-llvmcpu-enable-ukernels=mmt4d" in flags
@@ -223,6 +224,36 @@ def test_data_tiling_paths() -> None:
     # a dense convolution's im2col product (`conv_pool.IM2COL_MARK`) counts as a convolution, not as rows
     im2col = wide.replace("linalg.matmul ins", "linalg.matmul {exir.im2col} ins")
     assert default.compile_flags(im2col) == default.compile_flags(conv)
+
+
+def test_data_tiling_rule_by_weight_passes_and_size() -> None:
+    """Without a convolution, data tiling is on where a product's rows make IREE read its weight
+    12 times or more untiled (17 rows: one at a time; 64: eight at a time, 8 passes) and no
+    product's weight is larger than 1024x2816 (packed on each call, `IreeOptions.auto_data_tiling`)."""
+    from xdsl_exir.targets.iree import IreeOptions, weight_passes
+
+    def product(rows: int, k: int, n: int, attrs: str = "") -> str:
+        return (
+            f"%3 = linalg.matmul{attrs} ins(%0, %1 : tensor<{rows}x{k}xf32>, tensor<{k}x{n}xf32>) "
+            f"outs(%2 : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>"
+        )
+
+    assert [weight_passes(r) for r in (0, 1, 8, 9, 17, 31, 32, 63, 64, 96, 128)] == [0, 1, 1, 3, 17, 31, 4, 9, 8, 12, 16]
+    auto = IreeOptions().auto_data_tiling
+    on = [(17, 192, 768), (31, 768, 768), (17, 768, 3072), (17, 1024, 2816), (96, 768, 768), (128, 256, 768)]
+    on += [(512, 256, 1024)]
+    off = [(1, 4096, 4096), (8, 768, 3072), (32, 768, 3072), (63, 768, 768), (64, 768, 768), (17, 4096, 4096)]
+    off += [(128, 4096, 4096), (17, 1024, 2817), (4, 16, 32)]
+    assert [auto(product(*p)) for p in on] == [True] * len(on)
+    assert [auto(product(*p)) for p in off] == [False] * len(off)
+    # one large weight keeps the program off: data tiling would pack it on each call too
+    assert not auto(product(128, 256, 768) + "\n" + product(1, 4096, 4096))
+    assert auto(product(4, 16, 32) + "\n" + product(17, 192, 768))
+    # dynamic rows are not counted; a marked im2col product is a convolution, whatever its weight
+    assert not auto(product(17, 192, 768).replace("tensor<17x", "tensor<?x"))
+    assert auto(product(1, 4096, 4096, " {exir.im2col}"))
+    assert IreeOptions(data_tiling=True).auto_data_tiling(product(1, 4096, 4096))
+    assert not IreeOptions(data_tiling=False).auto_data_tiling(product(17, 192, 768))
 
 
 def test_iree_global_data_tiling_equals_eager(tmp_path: pathlib.Path) -> None:

@@ -113,8 +113,9 @@ class IreeOptions:
     threads: int | None = None
     """Worker threads (CPU); None uses every core, as eager PyTorch does."""
     data_tiling: bool | None = None
-    """IREE's data tiling; None turns it on for programs with a convolution or a matrix product of
-    64 rows or more (`auto_data_tiling`; `data_tiling_flags` says which of IREE's two paths)."""
+    """IREE's data tiling; None turns it on for programs with a convolution, or with a matrix product
+    whose rows IREE would otherwise tile narrowly and no large weight (`auto_data_tiling`;
+    `data_tiling_flags` says which of IREE's two paths)."""
     extra_flags: tuple[str, ...] = ()
     cache_dir: str | None = None
     use_cache: bool = True
@@ -158,17 +159,51 @@ class IreeOptions:
         """
         Whether data tiling is on for `text`: the option or, when unset, whether
         the lowered program has a convolution (a named one, or the marked
-        product of a dense one's im2col columns), or a matrix product of at
-        least `_DATA_TILING_ROWS` rows (`data_tiling_flags` gives the measured
-        reasons). Narrower products (a decoder's one token) are left alone
-        without a measurement: the path taken for them packs each weight on
-        every call, a second pass over weights that such a product reads once.
+        product of a dense one's im2col columns), or else a `linalg.matmul` that
+        reads its right operand at least `_DATA_TILING_PASSES` times without
+        data tiling (`weight_passes`) and no `linalg.matmul` whose right operand
+        has more than `_DATA_TILING_MAX_WEIGHT` elements.
+
+        Such programs take the global path, which packs every weight on each
+        call (`data_tiling_flags`): one more pass over each weight, paid back
+        only where the product without data tiling makes many. IREE 3.13 tiles
+        an untiled product's rows by their largest divisor up to 8 (17 rows: 1
+        at a time, 17 passes; 64: 8 at a time, 8 passes), against 16-row tiles
+        on rows padded to 16 with data tiling. Measured with
+        benchmarks/compile.py (`lin<rows>_<in>x<out>`, one thread, CPU time,
+        interleaved, ms; none / global path):
+
+        - 1 to 8 rows lose 2-10x (the packing costs more than the product:
+          Linear(768, 3072) on 1 row 0.65 / 2.39, Linear(4096, 4096) 6.0 / 31);
+        - 17 and 31 rows (17, 31 passes) gain 1.3-2.5x: Linear(192, 768) on 17
+          rows 0.42 / 0.21, Linear(768, 768) 1.14 / 0.83, on 31 rows 2.25 /
+          0.89, Linear(768, 3072) on 17 rows 4.57 / 3.59; the LLaMA block at 17
+          tokens 2.27 / 1.30;
+        - 32, 33, 48, 56, 63 and 64 rows (4-11 passes) are even or lose up to
+          30% (Linear(768, 3072) on 32 rows 2.60 / 3.40); 96 (12 passes) gains
+          10-20%, 128 and 256 rows 6-21% on Linear(768, 768);
+        - the packing outgrows the gain with the weight: Linear(4096, 4096) (64
+          MiB) loses 2-3x at every row count measured (17 rows 42 / 78-79, 128
+          rows 72-88 / 138-179), Linear(768, 3072) is even at 128 rows (11.8-12.3
+          / 10.8-12.7), the LLaMA block of width 1024 (1024x2816 weights, 11 MiB)
+          gains 5-11% at 17 tokens (26.3 / 24.9, 25.6 / 22.8) and is 4x slower at
+          1 (3.8 / 15.3).
+
+        The dispatch-creation path (or the global path with const-expr
+        hoisting) was faster still on 17-128 rows (Linear(4096, 4096) on 17 rows
+        25 ms) and near even on 1-8, but only because it packs each weight once
+        into a copy at load time (`iree-compile --compile-to=stream`: the
+        weight's encoding dispatch in an initializer), which the weights read by
+        reference rule out (`data_tiling_flags`).
         """
         if self.data_tiling is not None:
             return self.data_tiling
         if _CONVOLUTION.search(text) is not None:
             return True
-        return any(int(rows) >= _DATA_TILING_ROWS for rows in _MATMUL_ROWS.findall(text))
+        products = [(int(rows), int(k) * int(n)) for rows, k, n in _MATMUL_SHAPES.findall(text)]
+        if any(weight > _DATA_TILING_MAX_WEIGHT for _, weight in products):
+            return False
+        return any(weight_passes(rows) >= _DATA_TILING_PASSES for rows, _ in products)
 
     @staticmethod
     def data_tiling_flags(text: str) -> list[str]:
@@ -209,9 +244,24 @@ GLOBAL_DATA_TILING_FLAG = "--iree-global-opt-data-tiling"
 _CONVOLUTION = re.compile(rf"\blinalg\.conv_\d|\{{{re.escape(IM2COL_MARK)}\}}")
 """A named convolution in the lowered text, or the marked matrix product of a dense one's im2col
 columns (`conv_pool.IM2COL_MARK`; the depthwise and grouped forms are generics)."""
-_MATMUL_ROWS = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x")
-"""The (static) row count of each `linalg.matmul`'s left operand in the lowered text."""
-_DATA_TILING_ROWS = 64
+_MATMUL_SHAPES = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x\d+x\w+>, tensor<(\d+)x(\d+)x\w+>")
+"""The (static) rows of each `linalg.matmul`'s left operand and the dims of its right operand (the
+weight, for a linear layer) in the lowered text; a product of dynamic shape is not counted."""
+_DATA_TILING_PASSES = 12
+"""The passes over a product's weight (`weight_passes`) from which its packing on each call paid."""
+_DATA_TILING_MAX_WEIGHT = 1024 * 2816
+"""The most elements of a product's right operand at which the packing on each call was measured
+not to lose (a LLaMA block of width 1024; `IreeOptions.auto_data_tiling`)."""
+
+
+def weight_passes(rows: int) -> int:
+    """
+    How many times IREE 3.13 reads a matrix product's right operand without data
+    tiling: it tiles the `rows` by their largest divisor up to 8
+    (`--iree-hal-dump-executable-configurations-to`: `vector_common_parallel`
+    [1, 16] for 17 rows, [7, 16] for 63, [8, 16] for 64 and 128).
+    """
+    return rows // max(d for d in range(1, 9) if rows % d == 0) if rows > 0 else 0
 
 
 def default_cache_dir() -> pathlib.Path:
