@@ -253,7 +253,11 @@ on 31 rows 1.12 / 2.21 / 0.818, on 64 rows (off) 1.33 / 1.28 / 1.27, on 96
 2.49 / 2.38 / 2.17 (12 passes, on: even here), 4096x4096 on 17 rows (off) 42.2 /
 42.2 / 78.2 and on 128 86.2 / 87.7 / 179, the LLaMA block at 17 tokens 1.30 /
 2.14 / 1.22, at 128 4.55 / 5.38 / 4.08, the encoder 63.8 / 79.2 / 61.6, the
-zoo's mlp 0.015 / 0.014 / 0.017. Not done: the load-time paths, faster on 17
+zoo's mlp 0.015 / 0.014 / 0.017. Rows between, in a third run (default / none
+/ global per call): 768x768 on 13 rows 0.80 / 1.15 / 0.74, on 19 1.11 / 1.50 /
+0.95, on 25 (5 passes, off) 0.60 / 0.61 / 0.76, on 104 (13 passes) 2.24 / 2.51
+/ 2.20; 192x768 on 13 rows 0.151 / 0.282 / 0.140; 768x3072 on 23 rows 4.43 /
+6.95 / 3.67. Not done: the load-time paths, faster on 17
 to 128 rows (4096x4096 on 17 rows 25 ms against 42), copy every packed weight,
 which the weights read by reference rule out; a product of a large weight on
 17 rows stays 3x eager (42 against 14 ms) until its rows are tiled by more

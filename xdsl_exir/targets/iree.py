@@ -175,13 +175,14 @@ class IreeOptions:
 
         - 1 to 8 rows lose 2-10x (the packing costs more than the product:
           Linear(768, 3072) on 1 row 0.65 / 2.39, Linear(4096, 4096) 6.0 / 31);
-        - 17 and 31 rows (17, 31 passes) gain 1.3-2.5x: Linear(192, 768) on 17
-          rows 0.42 / 0.21, Linear(768, 768) 1.14 / 0.83, on 31 rows 2.25 /
-          0.89, Linear(768, 3072) on 17 rows 4.57 / 3.59; the LLaMA block at 17
-          tokens 2.27 / 1.30;
-        - 32, 33, 48, 56, 63 and 64 rows (4-11 passes) are even or lose up to
-          30% (Linear(768, 3072) on 32 rows 2.60 / 3.40); 96 (12 passes) gains
-          10-20%, 128 and 256 rows 6-21% on Linear(768, 768);
+        - 13, 17, 19, 23 and 31 rows (as many passes) gain 1.3-2.5x: Linear(768,
+          768) on 13 rows 1.15 / 0.74, on 17 1.14 / 0.83, on 31 2.25 / 0.89,
+          Linear(192, 768) on 17 rows 0.42 / 0.21, Linear(768, 3072) on 17 rows
+          4.57 / 3.59; the LLaMA block at 17 tokens 2.27 / 1.30;
+        - 25, 32, 33, 48, 56, 63 and 64 rows (4-11 passes) are even or lose up
+          to 30% (Linear(768, 3072) on 32 rows 2.60 / 3.40, Linear(768, 768) on
+          25 rows 0.61 / 0.76); 96 and 104 (12, 13 passes) gain 10-20%, 128 and
+          256 rows 6-21% on Linear(768, 768);
         - the packing outgrows the gain with the weight: Linear(4096, 4096) (64
           MiB) loses 2-3x at every row count measured (17 rows 42 / 78-79, 128
           rows 72-88 / 138-179), Linear(768, 3072) is even at 128 rows (11.8-12.3
