@@ -233,7 +233,12 @@ class IreeOptions:
         - programs with a convolution keep the dispatch-creation path (ResNet-18
           1.2x, MobileNet 1.2x faster than no data tiling); the global path was
           within noise on ResNet-18, RegNet-X, EfficientNet-B0, MobileNetV3
-          and SqueezeNet, and ShuffleNetV2 1.11 -> 1.42 ms.
+          and SqueezeNet, and ShuffleNetV2 1.11 -> 1.42 ms. With const-expr
+          hoisting on, as here, that path too packs each weight read by
+          reference into a copy at load time (`--compile-to=stream` on a 3x3
+          512->512 convolution: its 512x4608 parameter's `_encode_` dispatch
+          sits in the initializer, after the parameter load); with hoisting
+          off it would pack them on each call (see `auto_data_tiling`).
         """
         if _CONVOLUTION.search(text) is not None:
             return [DATA_TILING_FLAG]
