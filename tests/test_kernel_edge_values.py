@@ -174,6 +174,13 @@ def test_pad_with_negative_pads_as_eager(mode: str, n: int) -> None:
     x = torch.tensor([NAN, -0.0, INF, 2.5, -INF][:n]).reshape(1, 1, n)
     for lo in range(-n - 2, n + 3):
         for hi in range(-n - 2, n + 3):
+            kept = n - max(-lo, 0) - max(-hi, 0)
+            if mode == "circular" and n + lo + hi > 0 and (kept < 1 or max(lo, hi) > kept):
+                # eager refuses, or copies memory it never wrote: whatever was there, which two calls
+                # can reproduce by chance (the freed tensor of the call before), so not an oracle
+                with pytest.raises(ValueError, match=f"pad: {mode} padding of dimension 2"):
+                    K.run_kernel("aten.pad.default", [x.numpy(), [lo, hi], mode], {"value": -7.5})
+                continue
             want = _torch_pad(x, (lo, hi), mode)
             if want is None:
                 if mode == "circular" and n + lo + hi == 0:
