@@ -200,10 +200,11 @@ def open_module(
     one way both the compiler side (`targets/iree.py`) and `load` start a module.
     """
     runtime = iree_runtime()
-    if driver == "local-task" and cpu_workers(threads) <= 1:
+    workers = cpu_workers(threads) if driver == "local-task" else 0
+    if driver == "local-task" and workers <= 1:
         config = runtime.Config("local-sync")
     elif driver == "local-task":
-        config = runtime.Config(device=_task_device(runtime, driver, task_device_flags(cpu_workers(threads))))
+        config = runtime.Config(device=_task_device(runtime, driver, task_device_flags(workers)))
     else:
         config = runtime.Config(driver)
     ctx = runtime.SystemContext(config=config)

@@ -200,12 +200,11 @@ _COS_TERMS = tuple((-1) ** n / pymath.factorial(2 * n) for n in range(2, 10))
 """cos(r) = 1 - r**2 / 2 + r**4 * Q(r**2): Taylor to r**18; the first omitted term is below 2**-67."""
 
 
-def _horner(st: LoweringState, z: SSAValue, coefficients: Sequence[float]) -> SSAValue:
-    """c0 + z * (c1 + z * (...)) in float64."""
-    f64 = DType.float64
-    p = st.constant(coefficients[-1], f64)
+def horner(st: LoweringState, z: SSAValue, coefficients: Sequence[float], dt: DType = DType.float64) -> SSAValue:
+    """c0 + z * (c1 + z * (...)) in `dt` (float64 here; `pointwise.erf_f32`'s polynomials in float32)."""
+    p = st.constant(coefficients[-1], dt)
     for c in reversed(coefficients[:-1]):
-        p = st.emit(arith.AddfOp(st.emit(arith.MulfOp(p, z)), st.constant(c, f64)))
+        p = st.emit(arith.AddfOp(st.emit(arith.MulfOp(p, z)), st.constant(c, dt)))
     return p
 
 
@@ -231,12 +230,12 @@ def _sin_cos_kernel(st: LoweringState, r: SSAValue) -> tuple[SSAValue, SSAValue]
     """sin(r) and cos(r) on |r| <= pi/4; cos as `w + ((1 - w) - h) + r**4 Q` with `w = 1 - r**2/2`, keeping the bits `w` rounds off."""
     f64 = DType.float64
     z = st.emit(arith.MulfOp(r, r))
-    sin_r = st.emit(arith.AddfOp(r, st.emit(arith.MulfOp(st.emit(arith.MulfOp(r, z)), _horner(st, z, _SIN_TERMS)))))
+    sin_r = st.emit(arith.AddfOp(r, st.emit(arith.MulfOp(st.emit(arith.MulfOp(r, z)), horner(st, z, _SIN_TERMS)))))
     sin_r = select(st, st.emit(arith.CmpfOp(r, st.constant(0.0, f64), "oeq")), r, sin_r)  # -0.0 + 0.0 would be +0.0
     one = st.constant(1.0, f64)
     h = st.emit(arith.MulfOp(z, st.constant(0.5, f64)))
     w = st.emit(arith.SubfOp(one, h))
-    tail = st.emit(arith.AddfOp(st.emit(arith.SubfOp(st.emit(arith.SubfOp(one, w)), h)), st.emit(arith.MulfOp(st.emit(arith.MulfOp(z, z)), _horner(st, z, _COS_TERMS)))))
+    tail = st.emit(arith.AddfOp(st.emit(arith.SubfOp(st.emit(arith.SubfOp(one, w)), h)), st.emit(arith.MulfOp(st.emit(arith.MulfOp(z, z)), horner(st, z, _COS_TERMS)))))
     return sin_r, st.emit(arith.AddfOp(w, tail))
 
 

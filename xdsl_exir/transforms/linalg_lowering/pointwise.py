@@ -52,6 +52,7 @@ from xdsl_exir.transforms.linalg_lowering.float64_math import (
     erf_f64,
     exp2_f64,
     expm1_f64,
+    horner,
     log1p_f64,
     log2_f64,
     sin_f64,
@@ -119,13 +120,6 @@ _ERF_AWAY = (
 """erf(|x|) as a polynomial in |x| - `_ERF_MIDDLE` on [`_ERF_SPLIT`, `_ERF_ONE`)."""
 
 
-def _horner(st: LoweringState, coefficients: Sequence[float], v: SSAValue, dt: DType) -> SSAValue:
-    acc = st.constant(coefficients[-1], dt)
-    for c in reversed(coefficients[:-1]):
-        acc = st.emit(arith.AddfOp(st.emit(arith.MulfOp(acc, v)), st.constant(c, dt)))
-    return acc
-
-
 def erf_f32(st: LoweringState, x: SSAValue) -> SSAValue:
     """
     float32 erf in arithmetic: two polynomials, both evaluated and one selected (19
@@ -140,11 +134,11 @@ def erf_f32(st: LoweringState, x: SSAValue) -> SSAValue:
     -0.0 gives -0.0 (x times the first polynomial).
     """
     dt = DType.float32
-    near = st.emit(arith.MulfOp(x, _horner(st, _ERF_NEAR_ZERO, st.emit(arith.MulfOp(x, x)), dt)))
+    near = st.emit(arith.MulfOp(x, horner(st, st.emit(arith.MulfOp(x, x)), _ERF_NEAR_ZERO, dt)))
     ax = st.emit(math.AbsFOp(x))
     bound = st.constant(_ERF_ONE, dt)
     u = st.emit(arith.SubfOp(st.emit(arith.MinimumfOp(ax, bound)), st.constant(_ERF_MIDDLE, dt)))
-    away = st.emit(arith.MinimumfOp(_horner(st, _ERF_AWAY, u, dt), st.constant(1.0, dt)))
+    away = st.emit(arith.MinimumfOp(horner(st, u, _ERF_AWAY, dt), st.constant(1.0, dt)))
     # `ult`: NaN keeps the polynomial's NaN
     away = select(st, st.emit(arith.CmpfOp(ax, bound, "ult")), away, st.constant(1.0, dt))
     away = st.emit(math.CopySignOp(away, x))
