@@ -684,7 +684,7 @@ def _layer(make: Callable[[], nn.Module]) -> Callable[[torch.Generator], nn.Modu
     return lambda g: arch.randomize_bns(make(), g)
 
 
-NARROW_ROWS = (1, 4, 8, 17, 31, 32, 63, 64, 96, 128)
+NARROW_ROWS = (1, 4, 8, 9, 13, 17, 25, 31, 32, 33, 63, 64, 96, 100, 128, 197)
 NARROW_WEIGHTS = ((192, 768), (768, 768), (768, 3072), (4096, 4096))
 """The narrow matrix products of `LAYERS` (`lin<rows>_<in>x<out>`: one `nn.Linear` on that many rows), a
 decoder's one token to ViT-tiny's 17 and past the data-tiling threshold, with weights from ViT-tiny's to a
