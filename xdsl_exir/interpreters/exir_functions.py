@@ -307,6 +307,64 @@ def _fast_expand(op: Operation, args: list[object], kwargs: dict[str, object]) -
     return expand
 
 
+_INDEX_VIEWS = frozenset({"aten.slice.Tensor", "aten.select.int", "aten.squeeze.dims", "aten.unsqueeze.default"})
+
+
+def _fast_index_view(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
+    """
+    `slice.Tensor` (a positive step), `select.int`, `squeeze.dims` and `unsqueeze` with
+    constant arguments: the kernel's own numpy index, built once here (attention's q/k/v
+    split is three slices and three squeezes per layer, each a few microseconds through
+    the kernel's argument handling). numpy reads negative and out-of-range slice bounds
+    and negative indices as the kernel does; a `squeeze` needs the sizes of the dims it
+    names in the IR type (only those of size 1 go). Anything else is left to the kernel.
+    """
+    if kwargs or not args or not isinstance(args[0], OperandRef):
+        return None
+    t = op.operands[args[0].index].type
+    if not isinstance(t, TensorType):
+        return None
+    rank = t.rank
+    if target == "aten.squeeze.dims":
+        dims = args[1] if len(args) == 2 else None
+        if not rank or not isinstance(dims, list):
+            return None
+        if not all(type(v) is int and -rank <= v < rank for v in cast(list[object], dims)):
+            return None
+        named = [t.sizes[v % rank] for v in cast(list[int], dims)]
+        if not all(type(s) is int for s in named):
+            return None
+        axes = tuple(sorted({v % rank for v, s in zip(cast(list[int], dims), named) if s == 1}))
+        if not axes:
+            return lambda x: (x.view(),)
+        return lambda x: (x.squeeze(axes),)
+    ints = args[1:]
+    if not all(v is None or type(v) is int for v in ints):
+        return None
+    index: tuple[Any, ...]
+    if target == "aten.slice.Tensor":
+        if len(ints) > 4:
+            return None
+        dim, start, end, step = cast(list[int | None], [*ints, *(0, None, None, 1)[len(ints) :]])
+        if not rank or dim is None or not -rank <= dim < rank or step is None or step < 1:
+            return None
+        index = (slice(None),) * (dim % rank) + (slice(start, end, step),)
+    elif target == "aten.select.int":
+        if not rank or len(ints) != 2 or None in ints:
+            return None
+        dim, i = cast(list[int], ints)
+        if not -rank <= dim < rank:
+            return None
+        index = (slice(None),) * (dim % rank) + (i, Ellipsis)  # (Ellipsis: a 0-d result stays an array)
+    else:  # unsqueeze: a reshape, as `np.expand_dims` (the strides of the new dim alike)
+        first = ints[0] if len(ints) == 1 else None
+        if not isinstance(first, int) or not -(rank + 1) <= first <= rank:
+            return None
+        d = first % (rank + 1)
+        return lambda x: (x.reshape(x.shape[:d] + (1,) + x.shape[d:]),)
+    return lambda x: (x[index],)
+
+
 def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict[str, object]) -> Prepared | None:
     """A direct ufunc call when the IR proves every tensor has one float dtype."""
     if (reshape := _fast_reshape(target, args, kwargs)) is not None:
@@ -315,6 +373,8 @@ def _fast_pointwise(op: Operation, target: str, args: list[object], kwargs: dict
         return permute
     if target == "aten.expand.default" and (expand := _fast_expand(op, args, kwargs)) is not None:
         return expand
+    if target in _INDEX_VIEWS and (view := _fast_index_view(op, target, args, kwargs)) is not None:
+        return view
     if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType):
         return None
     dtype = rt.element_dtype
