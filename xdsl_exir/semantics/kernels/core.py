@@ -124,7 +124,7 @@ def _depthwise_channels_last(
         )  # N, *out[:-1], *k, (last out x C)
         wt = np.tile(w.reshape(C, *k).transpose(*range(1, 1 + n), 0), (1,) * n + (out[-1],))  # *k, (last out x C)
         res = np.einsum(f"z{o[:-1]}{kd}m,{kd}m->z{o[:-1]}m", rows, wt).reshape(N, *out, C)
-        return np.ascontiguousarray(res.transpose(0, n + 1, *range(1, n + 1)))
+        return channels_first(res)
     ext = [(kk_ - 1) * d + 1 for kk_, d in zip(k, dilation)]
     win = sliding_window_view(xp, ext, axis=tuple(range(1, 1 + n)))  # N, *positions, C, *ext
     win = win[(slice(None), *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)), slice(None),
@@ -135,7 +135,32 @@ def _depthwise_channels_last(
         res = np.einsum(f"z{o}{kd}c,{kd}c->z{o}c", view, np.ascontiguousarray(wl[..., 0]))
     else:
         res = np.einsum(f"z{o}{kd}c,{kd}cm->z{o}cm", view, np.ascontiguousarray(wl)).reshape(N, *out, C * m)
-    return np.ascontiguousarray(res.transpose(0, n + 1, *range(1, n + 1)))
+    return channels_first(res)
+
+
+_TRANSPOSE_BLOCK = 32
+"""Positions per block of `channels_first`'s copy."""
+
+
+def channels_first(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous (N, C, *spatial) copy of a C-contiguous channels-last (N, *spatial, C)
+    array. numpy copies a transposed view element by element along the destination's
+    rows, reading the source `C` elements apart: from about 128 channels on, the lines
+    it reads stop fitting in the L1 cache, so blocks of 32 positions are copied one
+    after another instead (measured, one thread: 256 channels of 28 x 28 0.29 -> 0.14
+    ms, of 14 x 14 74 -> 33 us; with fewer channels or positions the plain copy is as
+    fast or faster: 96 x 16 x 16 14 us against 29)."""
+    n = a.ndim - 2
+    N, C = a.shape[0], a.shape[-1]
+    spatial = a.shape[1:-1]
+    p = math.prod(spatial)
+    if C < 128 or p < 2 * _TRANSPOSE_BLOCK:
+        return np.ascontiguousarray(a.transpose(0, n + 1, *range(1, n + 1)))
+    src = a.reshape(N, p, C)
+    out = np.empty((N, C, p), a.dtype)
+    for s in range(0, p, _TRANSPOSE_BLOCK):
+        out[:, :, s : s + _TRANSPOSE_BLOCK] = src[:, s : s + _TRANSPOSE_BLOCK].transpose(0, 2, 1)
+    return out.reshape(N, C, *spatial)
 
 
 def conv_nd(
