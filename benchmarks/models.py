@@ -77,6 +77,42 @@ CPU time, kernels against torch on the models' own shapes):
   `einsum` writing NCHW directly 2.4 ms.
 - Swin's shifted-window softmax makes subnormal probabilities (exp of -100), which
   slow both sides' products alike.
+
+Measured later against the same gaps (one thread, CPU time, each alternative a column of
+one interleaved run, load 4-7 on the 2 cores), kept:
+
+- the depthwise result's way back from channels-last to NCHW, in blocks of 32
+  positions from 128 channels on (`kernels.core.channels_first`): MaxViT's
+  256 x 28 x 28, 0.29 -> 0.14 ms (14 x 14: 74 -> 33 us); below 128 channels the plain
+  copy is as fast or faster (96 x 16 x 16: 14 against 29 us);
+- `slice`, `select`, `squeeze.dims` and `unsqueeze` as a numpy index built at compile
+  time: 0.25 us a call against 1.3-3.4 through the kernel (72 calls a run in ViT).
+
+Measured and not kept:
+
+- GELU as x / (1 + exp(-2u)) (the -2 folded exactly into the polynomial) instead of
+  x/2 (1 + tanh(u)): one pass fewer but slower, exp and a division costing more than
+  tanh and two multiplies (256 x 28 x 28: 672 against 630 us; torch 117);
+- GELU from tables indexed by the top 16 bits of x (Taylor terms of Phi per bucket,
+  about 14 passes): `np.take` costs 2.2 ns an element (145 us per 64k), several passes'
+  worth each, so it was not built;
+- GELU's polynomial as one BLAS product of a matrix of powers of x: the powers take as
+  many multiplies as Horner's rule and the matrix-vector product as long as 3.5 of them;
+- depthwise 3x3 as one `einsum` over the flat padded NCHW buffer (the output over whole
+  padded rows, two junk columns each, then cropped): 5x slower than the channels-last
+  `einsum` (256 x 28 x 28: 5.1 against 1.0 ms); the padded channels-last copy of the
+  input by blocks of channels or of rows: 125-155 against 145 us, no gain;
+- products cut into column blocks (256, 512), row blocks (16, 32) or reduction blocks
+  (256) of the same BLAS call: none faster across BERT's, the encoder's and the LLaMA
+  block's shapes (within 5%, row blocks up to 2x slower); at 128 rows (the decoder
+  blocks) numpy's products are as fast as torch's or faster;
+- layer norm: the kernel's argument handling is about 6 us of 35 at 50 x 192 (a call
+  path without it: 29 us, torch 8); the rest is its six passes and small calls, so no
+  fast path was built;
+- softmax without its shift on rows whose maxima lie in [0, 80] (exp(x) neither
+  overflows nor loses precision torch keeps there): it saves one of five passes, but
+  a causal mask's first row holds one score, negative half the time, so the decoders
+  would not take it; not built.
 """
 
 from __future__ import annotations
@@ -830,7 +866,10 @@ def op_times(case: Case, tmp: pathlib.Path, top: int, calls: int = 10) -> None:
     """Where a run's time goes, by operator: each compiled step timed in place (a `wrap_op`
     around it), so every kernel meets the caches a real run leaves it, unlike a kernel
     timed alone. cProfile (`--profile`) charges its own overhead to each Python call,
-    which inflates the many small ones."""
+    which inflates the many small ones. Beside it, torch's own time for the same
+    operators: the exported graph run node by node by `torch.fx.Interpreter`, each
+    call timed the same way (a few microseconds of the interpreter's own per node, so
+    views and other cheap ops read high on that side)."""
     from xdsl_exir.interpreters.exir_functions import target_of
 
     model, args, module = build(case, tmp)
@@ -856,15 +895,45 @@ def op_times(case: Case, tmp: pathlib.Path, top: int, calls: int = 10) -> None:
     count.clear()
     for _ in range(calls):
         timed_runner.run(np_args)
+    torch_spent = _eager_op_times(model, args, calls)
 
     def eager() -> Any:
         with torch.inference_mode():
             return model(*args)
 
     ms = {k: v * 1e3 for k, v in interleave({"eager": eager, "ours": lambda: plain.run(np_args)}, 5, 0.05).items()}
-    print(f"{case.name}: eager {fmt_ms(ms['eager'])} ms, ours {fmt_ms(ms['ours'])} ms a call; ours by operator, timed in place:")
+    print(f"{case.name}: eager {fmt_ms(ms['eager'])} ms, ours {fmt_ms(ms['ours'])} ms a call; by operator, timed in place:")
+    print(f"  {'operator':50s} {'calls':>5s} {'ours ms':>9s} {'torch ms':>9s} {'ours/torch':>10s}")
     for name, total in sorted(spent.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"  {name:50s} {count[name] // calls:5d} calls {total / calls * 1e3:9.3f} ms")
+        theirs = torch_spent.get(name)
+        ratio = f"{total / theirs:10.2f}" if theirs else f"{'-':>10s}"
+        theirs_ms = f"{theirs / calls * 1e3:9.3f}" if theirs is not None else f"{'-':>9s}"
+        print(f"  {name:50s} {count[name] // calls:5d} {total / calls * 1e3:9.3f} {theirs_ms} {ratio}")
+
+
+def _eager_op_times(model: nn.Module, args: tuple[torch.Tensor, ...], calls: int) -> dict[str, float]:
+    """Seconds torch spends in each operator of the exported core-ATen graph over `calls` runs."""
+    import torch.fx
+
+    gm = torch.export.export(model, args).run_decompositions().module()
+    spent: dict[str, float] = {}
+
+    class Timed(torch.fx.Interpreter):
+        def run_node(self, n: torch.fx.Node) -> Any:
+            if n.op != "call_function":
+                return super().run_node(n)
+            t = CLOCK()
+            out = super().run_node(n)
+            key = str(n.target)
+            spent[key] = spent.get(key, 0.0) + CLOCK() - t
+            return out
+
+    with torch.inference_mode():
+        Timed(gm).run(*args)
+        spent.clear()
+        for _ in range(calls):
+            Timed(gm).run(*args)
+    return spent
 
 
 def main(argv: Sequence[str] | None = None) -> None:
