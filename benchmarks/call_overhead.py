@@ -4,7 +4,7 @@ adds around IREE's own function call, and how that compares with torch eager
 and onnxruntime on the same small models.
 
 Usage:
-    .venv/bin/python benchmarks/call_overhead.py [--reps N] [--wall]
+    .venv/bin/python benchmarks/call_overhead.py [--reps N] [--wall] [--split]
 
 Programs: a trivial one (`x + 1` on four floats, where everything but the call
 is overhead) and the zoo's `mlp` (`tests/zoo/mlp.core.pt2`, 4x16 input).
@@ -28,6 +28,13 @@ time of this process (`--wall`: wall clock), one thread each:
 - `eager`: the exported program's module in torch eager;
 - `ort`: onnxruntime (when installed) on the same module.
 
+`--split` adds, for the zoo `mlp`, the pieces of one prepared call
+(`runtime.DirectCall` on a kept input buffer) timed one by one, best of 7
+batches of CPU time: the argument test, the lock, writing the input into the
+kept buffer, IREE's invoke (with the result list it fills), reading a result
+out of that list, mapping it and wrapping it as a numpy array, and the alias
+test against the kept buffer.
+
 Nothing here asserts a time: the machine may be shared.
 """
 
@@ -44,7 +51,9 @@ import pathlib
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import timeit
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -186,10 +195,49 @@ def runners(
     return fns
 
 
+def split(program: Any, x: np.ndarray) -> list[tuple[str, float]]:
+    """Microseconds of CPU time of each piece of one prepared call of `program` on `x` (best of 7 batches)."""
+    executor: Any = program.runner.graph
+    runtime, device = executor._runtime, executor._device
+    element_type = runtime.array_interop.map_dtype_to_element_type(x.dtype)
+    view = device.allocator.allocate_buffer_copy(
+        runtime.MemoryType.DEVICE_LOCAL, runtime.BufferUsage.DEFAULT, device, x, element_type
+    )
+    staging = np.ndarray(x.shape, x.dtype, buffer=view.map())
+    args = runtime.VmVariantList(1)
+    args.push_ref(view)
+    out = runtime.VmVariantList(1)
+    context, function = executor._ctx.vm_context, executor._fn.vm_function
+    context.invoke(function, args, out)
+    view_type, result = runtime.HalBufferView, out.get_as_object(0, runtime.HalBufferView)
+    mapped = result.map()
+    lock = threading.Lock()
+    shape, dtype = x.shape, x.dtype
+    array = np.ndarray(tuple(result.shape), np.float32, buffer=mapped)
+    pieces: dict[str, Callable[[], Any]] = {
+        "whole call": lambda: program(x),
+        "argument test": lambda: type(x) is np.ndarray and x.shape == shape and x.dtype is dtype,
+        "lock": lambda: lock.acquire(False) and lock.release(),
+        "input into kept buffer": lambda: staging.__setitem__(Ellipsis, x),
+        "IREE invoke": lambda: context.invoke(function, args, out),
+        "result from the list": lambda: out.get_as_object(0, view_type),
+        "map": lambda: result.map(),
+        "numpy array over it": lambda: np.ndarray(array.shape, np.float32, buffer=mapped),
+        "alias test": lambda: np.may_share_memory(array, staging),
+        "(empty lambda)": lambda: None,
+    }
+    n = 20000
+    return [
+        (name, min(timeit.repeat(fn, number=n, repeat=7, timer=time.process_time)) / n * 1e6)
+        for name, fn in pieces.items()
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--wall", action="store_true", help="wall clock instead of this process's CPU time")
+    p.add_argument("--split", action="store_true", help="also time the pieces of one prepared call of the mlp")
     a = p.parse_args(argv)
     clock = time.perf_counter if a.wall else time.process_time
     x = torch.randn(4)
@@ -223,6 +271,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, t in rows:
         cells = "".join(f"{statistics.median(t[c]) * 1e6:>11.1f}" if c in t else f"{'-':>11}" for c in cols)
         print(f"{name:<20}{cells}" + "".join(f"{f(t) * 1e6:>14.1f}" for f in extra.values()))
+    if a.split:
+        print("pieces of one prepared call of the mlp, us of CPU time (each with a lambda's call around it):")
+        for piece, us in split(compile_program(str(ZOO / "mlp.core.pt2"), threads=1), mlp_input.numpy()):
+            print(f"  {piece:<24}{us:>7.2f}")
     sys.stdout.flush()
 
 
