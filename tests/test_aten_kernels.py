@@ -563,6 +563,15 @@ for _op in ("aten.softmax.int", "aten.log_softmax.int"):
     ]
 for _op in ("aten._softmax.default", "aten._log_softmax.default"):
     CASES += [C(_op, t(*RED_SHAPE), 2, False, dtypes=FLOATS)]  # half_to_float=True is CUDA-only
+# softmax along a contiguous last dim skips the shift on rows whose maximum lies in [0, 64]: 20 rows with
+# NaN, +inf and -inf in the first (it takes the shift, the rest not); rows of 2 or 3 values, some of whose
+# maxima are negative (too many rows for the mix: all shifted); scores far above and below the range
+CASES += [
+    C("aten._softmax.default", t(20, 7, dist="special"), 1, False, dtypes=(F32, F64)),
+    C("aten._softmax.default", t(6, 2, 3), -1, False, dtypes=(F32, F64)),
+    C("aten._softmax.default", V((70.0, 69.0, 1.0, -100.0, -90.0, -95.0, 3.0, -88.0, 0.5), F32), 0, False),
+    C("aten._safe_softmax.default", t(20, 7, dist="special"), -1, dtypes=(F32,)),
+]
 
 # sort / topk (distinct values: tie order is unspecified for the unstable variants)
 CASES += [

@@ -450,20 +450,67 @@ def row_fmax(x: np.ndarray) -> np.ndarray:
     return np.fmax.reduceat(x.reshape(-1), np.arange(0, x.size, n)).reshape(x.shape[:-1] + (1,))
 
 
+_EXP_SHIFT_FREE = (0.0, 64.0)
+"""Rows whose largest value lies in this range need no shift before `exp`: exp(x) cannot
+overflow (nor their sum, up to 10^10 elements a row), and where it underflows torch's
+exp(x - max) underflows too."""
+
+
+def _unshifted_exp(x: np.ndarray, shift: np.ndarray) -> np.ndarray | None:
+    """exp(x) of a C-contiguous array, its rows that need the shift (largest value outside
+    `_EXP_SHIFT_FREE`, NaN, infinite) as exp(x - shift); None when more than an eighth of
+    the rows need it. The probabilities come out as torch's: the shift only scales a
+    row's exponentials and their sum alike, and without it exp(x) carries no rounding
+    of x - max. It saves a pass over the array (attention's scores, where a row's
+    largest score is rarely negative; a causal mask's first rows hold a few scores)."""
+    lo, hi = _EXP_SHIFT_FREE
+    flat = shift.reshape(-1)
+    good = (flat >= lo) & (flat <= hi)
+    bad = np.flatnonzero(~good) if not good.all() else None
+    if bad is not None and 8 * bad.size > flat.size:
+        return None
+    e = np.exp(x)
+    if bad is not None:
+        n = x.shape[-1]
+        e2, x2 = e.reshape(-1, n), x.reshape(-1, n)
+        e2[bad] = np.exp(x2[bad] - flat[bad, None])
+    return e
+
+
 def softmax_rows(x: np.ndarray, dim: int, log: bool = False, safe: bool = False) -> np.ndarray:
     """(log-)softmax of a float array along a wrapped `dim`, in its own dtype: one new
     array written in place (log adds one temporary for the exponentials).
 
     Rows holding NaN, +inf or only -inf come out NaN, as in torch. The shift is
     `fmax`, faster than `max` (no NaN propagation to check) and alike here: a NaN
-    in a row makes its exponentials' sum NaN all the same. `safe` is
+    in a row makes its exponentials' sum NaN all the same. Along a contiguous last
+    dim, rows whose largest value lies in [0, 64] skip it (`_unshifted_exp`). `safe` is
     `_safe_softmax` (attention's): rows of only -inf come out 0 instead; only rows
     whose `fmax` is -inf (no finite value) are looked at again.
     """
     if x.size == 0:
         return x.copy()
-    shift = row_fmax(x) if dim == x.ndim - 1 and x.flags.c_contiguous else np.fmax.reduce(x, axis=dim, keepdims=True)
-    e = np.subtract(x, shift)
+    rows = dim == x.ndim - 1 and x.flags.c_contiguous
+    shift = row_fmax(x) if rows else np.fmax.reduce(x, axis=dim, keepdims=True)
+    if log:
+        e = np.subtract(x, shift)
+        lse = sum_keepdims(np.exp(e), dim)
+        np.log(lse, out=lse)
+        return np.subtract(e, lse, out=e)
+    e = _unshifted_exp(x, shift) if rows else None
+    if e is None:
+        e = np.subtract(x, shift)
+        np.exp(e, out=e)
+    total = sum_keepdims(e, dim)
+    if dim == x.ndim - 1:
+        # torch's last-dim kernel multiplies by the sum's reciprocal, one division per row
+        # (and a multiply is cheaper than a division per element)
+        np.multiply(e, np.true_divide(1, total, out=total), out=e)
+    else:
+        np.divide(e, total, out=e)
+    if safe and bool(np.any(shift == -np.inf)):
+        np.copyto(e, 0, where=np.all(x == -np.inf, axis=dim, keepdims=True))
+    return e
     if log:
         lse = sum_keepdims(np.exp(e), dim)
         np.log(lse, out=lse)
