@@ -259,10 +259,62 @@ zoo's mlp 0.015 / 0.014 / 0.017. Rows between, in a third run (default / none
 / 2.20; 192x768 on 13 rows 0.151 / 0.282 / 0.140; 768x3072 on 23 rows 4.43 /
 6.95 / 3.67. Not done: the load-time paths, faster on 17
 to 128 rows (4096x4096 on 17 rows 25 ms against 42), copy every packed weight,
-which the weights read by reference rule out; a product of a large weight on
-17 rows stays 3x eager (42 against 14 ms) until its rows are tiled by more
-than one (a lowering that pads such rows to a multiple of 8 would read the
-weight 3 times instead of 17; not tried).
+which the weights read by reference rule out. A product of a large weight on
+17 rows took 3x eager (42 against 14 ms) while its rows were tiled one at a
+time: the lowering now cuts such rows into bands (below).
+
+Narrow products cut into row bands (`matmul.row_bands`: `mm`/`addmm` on 11-62
+static rows whose weight passes the bands at least halve, cut at the largest
+multiple of 8, 17 = 16 + 1, each band a `linalg.matmul` with its rows' bias,
+inserted into one result; `--variant "matmul._SPLIT_ROWS=0"` keeps them whole,
+`=16` cuts at multiples of 16). One thread, `--clock cpu`, interleaved, ms
+(split / whole / cut at 16 where it differs / eager / ORT):
+
+| product (load)                     | split | whole | at 16 | eager | ORT   |
+|------------------------------------|-------|-------|-------|-------|-------|
+| 4096x4096, 17 rows (2.3-3.4)       | 12.5  | 27.8  |       | 12.0  | 7.04  |
+| 4096x4096, 31 rows (4.6-4.7)       | 18.4  | 51.4  | 20.3  | 15.6  | 11.1  |
+| 768x3072, 17 rows (4.6-4.7)        | 1.64  | 3.79  |       | 1.38  | 0.719 |
+| 768x768, 13 rows (4.6-4.7)         | 0.324 | 0.590 | 0.563 | 0.415 | 0.193 |
+| 768x768, 17 rows (2.3-3.4)         | 0.435 | 0.715 |       | 0.387 | 0.176 |
+| 768x768, 31 rows (2.3-3.4)         | 0.730 | 0.756 | 0.698 | 0.497 | 0.308 |
+| 768x768, 33 rows (4.6-4.7)         | 0.709 | 0.911 |       | 0.521 | 0.309 |
+| 192x768, 13 / 17 / 23 rows (6.5-6.9) | 0.087 / 0.122 / 0.145 | 0.123 / 0.196 / 0.209 | | 0.083 / 0.098 / 0.112 | 0.056 / 0.068 / 0.084 |
+| 192x768, 29 / 31 / 33 / 39 rows (6.5-6.9) | 0.157 / 0.156 / 0.179 / 0.183 | 0.143 / 0.150 / 0.241 / 0.185 | | 0.10-0.12 | 0.073-0.097 |
+| fc1 + GELU, 17 rows (2.3-3.4)      | 0.114 | 0.143 |       | 0.097 | 0.053 |
+| LLaMA block, 17 tokens (2.3-3.4)   | 0.653 | 0.816 |       | 0.864 | 0.340 |
+| ViT-tiny (3.3-4.7)                 | 6.18  | 7.53  |       | 12.7  | 5.02  |
+
+Whole, these products (but 4096x4096's) took the global data-tiling path, 17
+rows padded to 32; split, every band reads the weight 8 times or fewer and
+data tiling stays off (`auto_data_tiling`), which is right for them: the
+bands data-tiled (`data_tiling=1`, each band packing the weight on each call)
+took 0.670 ms on 768x768 at 17 rows, 50.3 on 4096x4096, 0.683 on the LLaMA
+block, and 0.108 on fc1 + GELU (even). ViT-tiny, whose patch convolution keeps the dispatch data
+tiling path on (weights packed at load time), gains with it on (6.18 against
+7.20 split without data tiling). In a second run (load 6-8, split / padded /
+whole): ViT-tiny 6.96 / 8.53 / 8.73, fc1 + GELU 0.150 / 0.179 / 0.202, the
+LLaMA block at 17 tokens 0.924 / 1.22 / 1.47. Split, the GELU after fc1 is a
+dispatch of its own (the bands are written into one result by
+`flow.tensor.update`, then the elementwise dispatch reads it), which still
+wins. Where the bands save less than half the passes the split is even or
+loses a few percent, so those rows stay whole: 768x768 on 9 rows (8 + 1, 3
+passes against 2) 0.372 split / 0.352 whole, 25 rows (24 + 1) 0.666 / 0.670,
+63 rows (56 + 7) 1.16 / 1.12. From 64 rows on, whole: data tiling takes 96
+rows and more, and split bands each pack the weight (192x768 on 197 rows as
+192 + 5 1.14 against 0.75 whole, 768x768 on 100 rows 1.84 / 1.78 and on 197
+4.75 / 4.78), and 4096x4096 on 100 rows (no data tiling, 25 passes against 13)
+gained nothing (80.0 split / 76.5 whole). Not kept: padding the rows to a
+multiple of 8 with zero rows (one product on 24 rows for 17, sliced back):
+even with the split on 13, 23, 29, 31 and 39 rows of 768x768 (0.48-0.95 ms
+both), behind it on 17 rows (0.554 / 0.506) and on 192x768 (13 rows 0.101 /
+0.087, 17 rows 0.149 / 0.122, 33 rows 0.214 / 0.179), on ViT-tiny (above) and
+the LLaMA block. Cutting at multiples of 16 instead of 8 differs from it only
+where the rest is above 8 rows (31 as 16 + 15: within noise). The ten models,
+split / whole (`--variant "matmul._SPLIT_ROWS=0"`, 7 samples, load 5.0-7.8):
+ViT-tiny 5.33 / 6.35 ms (ORT 4.73, IREE/ORT 1.13 / 1.34); the nine others
+have no product cut (the same program twice: spread up to 15%, SqueezeNet 1.93
+/ 1.68, DenseNet-121 10.5 / 9.40); IREE/ORT geometric mean 1.31 / 1.29.
 
 Dense convolutions (one group, batch of one, kernel above 1x1), measured on the
 Xeon (one thread, `--clock cpu`, load 6-12 on 2 cores). Per dispatch
@@ -384,7 +436,9 @@ products (`matmul_17x768x192` with the erf GELU fused, 163 us a layer against
 77 for the product alone; `17x192x768` 136; `17x576x192` 99); 17 rows pad to
 32 in the 16-row tiles. `attn @ v` (`matmul_like_17x3x64x17`, the batch
 contraction of `matmul.py`'s bmm) is 4.8 us a layer, 1% of the model: it is
-not where ViT loses to onnxruntime.
+not where ViT loses to onnxruntime, and it is left as a batch contraction (not
+cut into row bands). The products now run as 16 + 1 rows (`matmul.row_bands`,
+above): ViT-tiny 7.53 -> 6.18 ms and 8.73 -> 6.96 in two runs.
 
 ViT-tiny's fc1 and its erf GELU (`--models fc1gelu`: `Linear(192, 768)` and
 `GELU()` on 1x17x192; alone it is a program of one 17-row product, which takes
@@ -684,7 +738,7 @@ def _layer(make: Callable[[], nn.Module]) -> Callable[[torch.Generator], nn.Modu
     return lambda g: arch.randomize_bns(make(), g)
 
 
-NARROW_ROWS = (1, 4, 8, 9, 13, 17, 25, 31, 32, 33, 63, 64, 96, 100, 128, 197)
+NARROW_ROWS = (1, 4, 8, 9, 13, 17, 23, 25, 29, 31, 32, 33, 39, 47, 63, 64, 96, 100, 128, 197)
 NARROW_WEIGHTS = ((192, 768), (768, 768), (768, 3072), (4096, 4096))
 """The narrow matrix products of `LAYERS` (`lin<rows>_<in>x<out>`: one `nn.Linear` on that many rows), a
 decoder's one token to ViT-tiny's 17 and past the data-tiling threshold, with weights from ViT-tiny's to a
