@@ -438,7 +438,13 @@ products (`matmul_17x768x192` with the erf GELU fused, 163 us a layer against
 contraction of `matmul.py`'s bmm) is 4.8 us a layer, 1% of the model: it is
 not where ViT loses to onnxruntime, and it is left as a batch contraction (not
 cut into row bands). The products now run as 16 + 1 rows (`matmul.row_bands`,
-above): ViT-tiny 7.53 -> 6.18 ms and 8.73 -> 6.96 in two runs.
+above): ViT-tiny 7.53 -> 6.18 ms and 8.73 -> 6.96 in two runs. Per dispatch
+(`iree-benchmark-module --device_profiling_mode=host-execution`, `iree-profile
+dispatch`, least time, weights embedded, one thread, load 7-8; us a layer,
+whole / split 16 + 1): fc1 with its GELU 134 / 78.0 + 10.4 + 6.1 (the GELU now
+a dispatch of its own), fc2 117 / 79.4 + 11.9, qkv 83.8 / 57.8 + 7.5, the
+output projection 28.1 / 19.5 + 2.5; the whole call's dispatches 4.89 /
+3.83 ms. The 1-row bands are 9% of the split model.
 
 ViT-tiny's fc1 and its erf GELU (`--models fc1gelu`: `Linear(192, 768)` and
 `GELU()` on 1x17x192; alone it is a program of one 17-row product, which takes
