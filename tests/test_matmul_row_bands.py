@@ -32,7 +32,6 @@ from xdsl_exir.transforms.linalg_lowering import matmul
 
 torch = pytest.importorskip("torch")
 
-F32 = DType.float32
 CASES = [(rows, 24, 20) for rows in (1, 8, 9, 13, 16, 17, 31, 33)] + [(17, 0, 20), (17, 24, 0)]
 """(rows, K, N) of each program: rows cut and kept whole, an empty contraction and an empty result on 17 rows."""
 
@@ -43,7 +42,7 @@ def _name(rows: int, k: int, n: int) -> str:
     return f"products_{rows}x{k}x{n}"
 
 
-def _products(rows: int, k: int, n: int) -> ModuleOp:
+def _products(rows: int, k: int, n: int, dtype: str = "float32") -> ModuleOp:
     """
     Inputs x [rows, k], w [n, k] (stored as a Linear's weight), b [n], c [rows, n]
     and xt [k, rows]; outputs x @ w.T, addmm(b, x, w.T) and addmm(c, xt.T, w.T,
@@ -60,41 +59,41 @@ def _products(rows: int, k: int, n: int) -> ModuleOp:
         return [
             op(build("aten.mm.default", x, wt)),
             op(build("aten.addmm.default", b, x, wt)),
-            op(build("aten.addmm.default", c, lhs, wt, beta=2.0, alpha=3.0)),
+            op(build("aten.addmm.default", c, lhs, wt, beta=2, alpha=3)),
         ]
 
     types = [[rows, k], [n, k], [n], [rows, n], [k, rows]]
-    return program([TensorType(t, F32) for t in types], body)
+    return program([TensorType(t, DType[dtype]) for t in types], body)
 
 
 for _case in CASES:
     IREE.add(_name(*_case), lambda case=_case: _products(*case))
 
 
-def _inputs(rows: int, k: int, n: int, seed: int) -> list[np.ndarray]:
+def _inputs(rows: int, k: int, n: int, seed: int, dtype: str = "float32") -> list[np.ndarray]:
     """Small integers; NaN, +inf, -inf and a row of -0.0 beside each cut (xt a transposed, non-contiguous view)."""
     rng = np.random.default_rng(seed)
 
     def ints(*shape: int) -> np.ndarray:
-        return rng.integers(-3, 4, shape).astype(np.float32)
+        return rng.integers(-3, 4, shape).astype(dtype)
 
     x, w, b, c, x2 = ints(rows, k), ints(n, k), ints(n), ints(rows, n), ints(rows, k)
     bands = matmul.row_bands(rows) or [(0, rows)]
     cut = bands[-1][0]
-    if k:
+    if k and dtype != "int64":
         for m in (x, x2):
             m[max(cut - 1, 0), 0] = np.nan
             m[cut % rows, k // 2] = np.inf
             m[0, k - 1] = -np.inf
             m[rows - 1] = -0.0
-    c[rows - 1] = -0.0
+    c[rows - 1] = -0.0 if dtype != "int64" else 0
     return [x, w, b, c, x2.T]
 
 
 def _eager(inputs: list[np.ndarray]) -> list[np.ndarray]:
     x, w, b, c, xt = (torch.from_numpy(np.ascontiguousarray(a)) for a in inputs)
     with torch.no_grad():
-        out = [torch.mm(x, w.T), torch.addmm(b, x, w.T), torch.addmm(c, xt.T, w.T, beta=2.0, alpha=3.0)]
+        out = [torch.mm(x, w.T), torch.addmm(b, x, w.T), torch.addmm(c, xt.T, w.T, beta=2, alpha=3)]
     return [o.numpy() for o in out]
 
 
@@ -120,11 +119,15 @@ def test_row_bands() -> None:
     assert matmul.row_bands(None) is None
 
 
-@pytest.mark.parametrize(("rows", "k", "n"), CASES)
-def test_lowered_split_equals_whole_and_eager(rows: int, k: int, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+LOWERED = [(*case, "float32") for case in CASES] + [(17, 24, 20, "float64"), (17, 24, 20, "float16"), (13, 24, 20, "int64")]
+"""The cases run on xDSL's interpreter, with float64, float16 (accumulated in float32) and int64 products."""
+
+
+@pytest.mark.parametrize(("rows", "k", "n", "dtype"), LOWERED)
+def test_lowered_split_equals_whole_and_eager(rows: int, k: int, n: int, dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Before the lowering, split and whole (`_SPLIT_ROWS=0`) on xDSL's interpreter: all equal eager, bit for bit."""
-    module = _products(rows, k, n)
-    inputs = _inputs(rows, k, n, rows + k + n)
+    module = _products(rows, k, n, dtype)
+    inputs = _inputs(rows, k, n, rows + k + n, dtype)
     want = _eager(inputs)
     # The exir interpreter's addmm gives +0.0 for beta * -0.0 over an empty contraction (eager -0.0).
     before = ProgramRunner(find_program(module)).run([a.copy() for a in inputs])
