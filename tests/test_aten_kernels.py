@@ -679,11 +679,11 @@ CASES += [
       dtypes=(F32, F64), tol=CONV_TOL),
     C("aten.convolution.default", t(2, 3, 1, 9), t(3, 1, 1, 4), None, [1, 1], [0, 1], [1, 1], False, [0, 0], 3,
       dtypes=(F32,), tol=CONV_TOL),
-    # depthwise with 128 or more channels on 64 or more positions: the result goes back to NCHW in blocks of
-    # positions (81 and 100 positions: a last, partial block); NaN and infinities included
-    C("aten.convolution.default", t(1, 128, 9, 9, dist="special"), t(128, 1, 3, 3), t(128), [1, 1], [1, 1], [1, 1],
+    # depthwise with 128 or more channels and 32k or more elements a sample: the result goes back to NCHW in
+    # blocks of positions (289 and 272 positions: a last, partial block); NaN and infinities included
+    C("aten.convolution.default", t(1, 128, 17, 17, dist="special"), t(128, 1, 3, 3), t(128), [1, 1], [1, 1], [1, 1],
       False, [0, 0], 128, dtypes=(F32, F64), tol=CONV_TOL),
-    C("aten.convolution.default", t(2, 128, 10, 10), t(256, 1, 3, 3), None, [1, 1], [1, 1], [1, 1], False, [0, 0],
+    C("aten.convolution.default", t(1, 128, 16, 17), t(256, 1, 3, 3), None, [1, 1], [1, 1], [1, 1], False, [0, 0],
       128, dtypes=(F32,), tol=CONV_TOL),
     # depthwise with stride 2 on a large plane: the grouped GEMM
     C("aten.convolution.default", t(1, 4, 12, 12), t(4, 1, 3, 3), t(4), [2, 2], [1, 1], [1, 1], False, [0, 0], 4,
