@@ -82,9 +82,10 @@ Measured later against the same gaps (one thread, CPU time, each alternative a c
 one interleaved run, load 4-7 on the 2 cores), kept:
 
 - the depthwise result's way back from channels-last to NCHW, in blocks of 32
-  positions from 128 channels on (`kernels.core.channels_first`): MaxViT's
-  256 x 28 x 28, 0.29 -> 0.14 ms (14 x 14: 74 -> 33 us); below 128 channels the plain
-  copy is as fast or faster (96 x 16 x 16: 14 against 29 us);
+  positions from 128 channels and 32k elements a sample on (`kernels.core.channels_first`):
+  MaxViT's 256 x 28 x 28, 0.29-0.33 -> 0.14-0.26 ms over four runs (the gain shrinks
+  when the core's other hyperthread is busy); on smaller arrays the plain copy is
+  faster (192 x 8 x 8: 8.6 against 16 us, 96 x 16 x 16: 14 against 29);
 - `slice`, `select`, `squeeze.dims` and `unsqueeze` as a numpy index built at compile
   time: 0.25 us a call against 1.3-3.4 through the kernel (72 calls a run in ViT).
 - softmax without its shift on the rows whose maximum lies in [0, 64]
