@@ -98,3 +98,16 @@ def test_squeeze_dims_matches_kernel() -> None:
         _run("aten.squeeze.dims", x, [dims], True)
         _run("aten.squeeze.dims", x.astype(ml_dtypes.bfloat16), [dims], True)
     _run("aten.squeeze.dims", np.zeros((1, 0, 1), np.float32), [[0, 1, 2]], True)
+
+
+def test_squeeze_naming_a_dim_twice_is_left_to_the_kernel() -> None:
+    """torch refuses a dim named twice; the kernel does too, so the index is not built."""
+    from xdsl.dialects.test import TestOp
+
+    from xdsl_exir.dialects import aten
+    from xdsl_exir.dialects.exir import DType, TensorType
+    from xdsl_exir.interpreters.exir_functions import _fast_index_view, decode_call_args
+
+    src = TestOp(result_types=[TensorType([1, 3, 1], DType.float32)])
+    op = aten.build("aten.squeeze.dims", src.results[0], [0, -3])
+    assert _fast_index_view(op, "aten.squeeze.dims", *decode_call_args(op)) is None

@@ -331,6 +331,8 @@ def _fast_index_view(op: Operation, target: str, args: list[object], kwargs: dic
             return None
         if not all(type(v) is int and -rank <= v < rank for v in cast(list[object], dims)):
             return None
+        if len({v % rank for v in cast(list[int], dims)}) != len(dims):
+            return None  # a dim named twice: the kernel's error, as torch's
         named = [t.sizes[v % rank] for v in cast(list[int], dims)]
         if not all(type(s) is int for s in named):
             return None
