@@ -153,6 +153,17 @@ def task_device_flags(workers: int) -> tuple[str, ...]:
     geometric mean), the encoder alone gaining from them (228 against 287 ms);
     `threads` >= 2 still gets its workers, as asked: where other work holds
     the cores, `threads=1` is the faster call.
+
+    Measured again at load 5-8 (eleven models, wall time, caller, 2 workers
+    and 2 spinning 10, 20, 50 and 200 us, interleaved; two runs): which of the
+    caller and the workers wins a model changes from one run to the next
+    (SqueezeNet 8.4 against 10.8 ms, then 11.2 against 4.0), and so do the
+    geometric means (caller/workers 0.54, then 1.04; spinning 20 us/not 0.63,
+    then 1.01; 50 us 0.96). Spinning keeps its cost on a one-input call (the
+    zoo mlp: 35 us without, 0.17-0.46 ms with 10-50 us in the quieter run).
+    No spin, then, and no choice made per program from such timings: a
+    choice measured on a program's first calls would keep what one minute of
+    load decided (benchmarks/compile.py's docstring has the tables).
     """
     return (f"--task_topology_group_count={workers}",)
 
@@ -379,9 +390,10 @@ class DirectCall:
         into its buffer's numpy view (numpy's assignment reads any strides, so no
         C-order copy either) and IREE's invoke writing its results over the last
         call's in the kept result list, which saves all of a call's IREE calls but
-        the invoke and the results' reading: 0.8 us of the zoo mlp's call (the old and
-        this prepared call interleaved in one process, CPU time, median of the paired
-        differences, load 6.8; a result list made per call is 0.5 us). The buffers and
+        the invoke and the results' reading: 0.45-0.8 us of the zoo mlp's call (a
+        result list made per call) and 2.7 us of a three-input one's (13.1 -> 10.3 us;
+        the old and this prepared call interleaved in one process, CPU time, median
+        of the paired differences, load 5.7-6.8). The buffers and
         lists are one per program, so a lock guards them from the first write to
         the last result read: a call finding it taken (another thread's call) takes
         `fresh`, never waits. A result sharing a kept buffer's memory (IREE returned
