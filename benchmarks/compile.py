@@ -264,7 +264,8 @@ which the weights read by reference rule out. A product of a large weight on
 time: the lowering now cuts such rows into bands (below).
 
 Narrow products cut into row bands (`matmul.row_bands`: `mm`/`addmm` on 11-62
-static rows whose weight passes the bands at least halve, cut at the largest
+static rows, or more with a weight too large for data tiling, whose weight
+passes the bands at least halve, cut at the largest
 multiple of 8, 17 = 16 + 1, each band a `linalg.matmul` with its rows' bias,
 inserted into one result; `--variant "matmul._SPLIT_ROWS=0"` keeps them whole,
 `=16` cuts at multiples of 16). One thread, `--clock cpu`, interleaved, ms
@@ -303,8 +304,12 @@ passes against 2) 0.372 split / 0.352 whole, 25 rows (24 + 1) 0.666 / 0.670,
 63 rows (56 + 7) 1.16 / 1.12. From 64 rows on, whole: data tiling takes 96
 rows and more, and split bands each pack the weight (192x768 on 197 rows as
 192 + 5 1.14 against 0.75 whole, 768x768 on 100 rows 1.84 / 1.78 and on 197
-4.75 / 4.78), and 4096x4096 on 100 rows (no data tiling, 25 passes against 13)
-gained nothing (80.0 split / 76.5 whole). Not kept: padding the rows to a
+4.75 / 4.78, on 97 rows 1.52 / 1.59), and 4096x4096 on 100 rows (no data
+tiling, 25 passes against 13) gained nothing (80.0 split / 76.5 whole); but a
+weight too large for data tiling (`matmul.DATA_TILING_MAX_WEIGHT`) is cut at
+any row count where its passes halve: 4096x4096 on 97 rows 236 whole / 66.8
+as 96 + 1, on 197 rows 491 / 147 as 192 + 5 (eager 34.9 and 63.7, ORT 34.5
+and 69.4; load 5.3-5.6). Not kept: padding the rows to a
 multiple of 8 with zero rows (one product on 24 rows for 17, sliced back):
 even with the split on 13, 23, 29, 31 and 39 rows of 768x768 (0.48-0.95 ms
 both), behind it on 17 rows (0.554 / 0.506) and on 192x768 (13 rows 0.101 /
@@ -744,7 +749,7 @@ def _layer(make: Callable[[], nn.Module]) -> Callable[[torch.Generator], nn.Modu
     return lambda g: arch.randomize_bns(make(), g)
 
 
-NARROW_ROWS = (1, 4, 8, 9, 13, 17, 23, 25, 29, 31, 32, 33, 39, 47, 63, 64, 96, 100, 128, 197)
+NARROW_ROWS = (1, 4, 8, 9, 13, 17, 23, 25, 29, 31, 32, 33, 39, 47, 63, 64, 96, 97, 100, 128, 197)
 NARROW_WEIGHTS = ((192, 768), (768, 768), (768, 3072), (4096, 4096))
 """The narrow matrix products of `LAYERS` (`lin<rows>_<in>x<out>`: one `nn.Linear` on that many rows), a
 decoder's one token to ViT-tiny's 17 and past the data-tiling threshold, with weights from ViT-tiny's to a

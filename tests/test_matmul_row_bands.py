@@ -5,9 +5,10 @@ each with its rows' accumulator, inserted into one result. Each row's dot
 product is the one the whole product computes, so the split must give exactly
 what the whole product gives, and what torch eager gives.
 
-The operands are small integers in float32, so every sum is exact whatever the
-summation order, and the results equal eager's bit for bit (IREE's included);
-NaN, +-inf and a row of -0.0 sit in the rows on both sides of each cut. Each
+The operands are small integers (in float32; on the interpreter also in
+float64, float16 and int64), so every sum is exact whatever the summation
+order, and the results equal eager's bit for bit (IREE's included); NaN,
++-inf and a row of -0.0 sit in the rows on both sides of each cut. Each
 program is run by the exir interpreter (before the lowering) and by xDSL's
 interpreter on the lowered module split and whole, and natively by IREE.
 """
@@ -110,13 +111,18 @@ def _equal(got: list[Any], want: list[np.ndarray], what: str, *, zero_signs: boo
 
 
 def test_row_bands() -> None:
-    """Cut where the whole product would read its weight at least twice as often as the two bands, below 64 rows."""
+    """Cut where the whole product would read its weight at least twice as often as the two bands, below 64 rows
+    or with a weight too large for data tiling."""
     bands = {rows: matmul.row_bands(rows) for rows in (1, 8, 9, 13, 16, 17, 25, 31, 32, 33, 63, 64, 100, 197)}
     assert bands == {
         1: None, 8: None, 9: None, 13: [(0, 8), (8, 5)], 16: None, 17: [(0, 16), (16, 1)], 25: None,
         31: [(0, 24), (24, 7)], 32: None, 33: [(0, 32), (32, 1)], 63: None, 64: None, 100: None, 197: None,
     }  # fmt: skip
     assert matmul.row_bands(None) is None
+    # from 64 rows only a weight too large for data tiling is cut (its product is never data-tiled)
+    big = matmul.DATA_TILING_MAX_WEIGHT + 1
+    assert [matmul.row_bands(rows, big) for rows in (64, 97, 100, 197)] == [None, [(0, 96), (96, 1)], None, [(0, 192), (192, 5)]]
+    assert matmul.row_bands(97, matmul.DATA_TILING_MAX_WEIGHT) is None
 
 
 LOWERED = [(*case, "float32") for case in CASES] + [(17, 24, 20, "float64"), (17, 24, 20, "float16"), (13, 24, 20, "int64")]

@@ -75,7 +75,7 @@ from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.transforms.linalg_lowering.conv_pool import IM2COL_MARK
-from xdsl_exir.transforms.linalg_lowering.matmul import weight_passes
+from xdsl_exir.transforms.linalg_lowering.matmul import DATA_TILING_MAX_WEIGHT, weight_passes
 from xdsl_exir.utils.diagnostics import locate
 from xdsl_exir.utils.dtypes import is_low_precision
 from xdsl_exir.utils.limits import check_tensor_bytes, tensor_bytes_limit
@@ -163,7 +163,7 @@ class IreeOptions:
         product of a dense one's im2col columns), or else a `linalg.matmul` that
         reads its right operand at least `_DATA_TILING_PASSES` times without
         data tiling (`weight_passes`) and no `linalg.matmul` whose right operand
-        has more than `_DATA_TILING_MAX_WEIGHT` elements.
+        has more than `DATA_TILING_MAX_WEIGHT` elements.
 
         Such programs take the global path, which packs every weight on each
         call (`data_tiling_flags`): one more pass over each weight, paid back
@@ -209,7 +209,7 @@ class IreeOptions:
         if _CONVOLUTION.search(text) is not None:
             return True
         products = [(int(rows), int(k) * int(n)) for rows, k, n in _MATMUL_SHAPES.findall(text)]
-        if any(weight > _DATA_TILING_MAX_WEIGHT for _, weight in products):
+        if any(weight > DATA_TILING_MAX_WEIGHT for _, weight in products):
             return False
         return any(weight_passes(rows) >= _DATA_TILING_PASSES for rows, _ in products)
 
@@ -262,9 +262,6 @@ _MATMUL_SHAPES = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\
 weight, for a linear layer) in the lowered text; a product of dynamic shape is not counted."""
 _DATA_TILING_PASSES = 12
 """The passes over a product's weight (`weight_passes`) from which its packing on each call paid."""
-_DATA_TILING_MAX_WEIGHT = 1024 * 2816
-"""The most elements of a product's right operand at which the packing on each call was measured
-not to lose (a LLaMA block of width 1024; `IreeOptions.auto_data_tiling`)."""
 
 
 def default_cache_dir() -> pathlib.Path:

@@ -153,7 +153,8 @@ def _matmul(st: LoweringState, op: AtenOp, a: object, b: object, bias: object | 
     if _t(a).sizes[-1] == 0:
         return [_finish(st, _init(st, out, acc, bias, beta), out, acc)]
     static = all(isinstance(s, int) and s > 0 for s in (*_t(a).sizes, *_t(b).sizes))
-    bands = row_bands(_t(a).sizes[0]) if static else None
+    k, n = _t(b).sizes
+    bands = row_bands(_t(a).sizes[0], cast(int, k) * cast(int, n)) if static else None
     if bands is not None and st.splat(st.tensor(a)) is None and st.splat(st.tensor(b)) is None:
         return [_finish(st, _banded(st, out, acc, a, b, bias, beta, alpha, bands), out, acc)]
     init = _init(st, out, acc, bias, beta)
@@ -197,11 +198,18 @@ A multiple of 16, the rows of a data-tiled tile, measured no better: 31 rows as
 
 _SPLIT_BELOW = 64
 """
-Products of this many rows or more stay whole: from 96 rows (12 passes) data
-tiling takes them, and split bands then each pack the weight on each call
-(Linear(192, 768) on 197 rows 0.75 -> 1.14 ms as 192 + 5); untiled, 100 rows of
-Linear(4096, 4096) as 96 + 4 (13 passes instead of 25) gained nothing (76 -> 80 ms).
+Products of this many rows or more stay whole unless their weight has more
+than `DATA_TILING_MAX_WEIGHT` elements: from 96 rows (12 passes) data tiling
+takes a product of a smaller weight, and split bands then each pack the weight
+on each call (Linear(192, 768) on 197 rows 0.75 -> 1.14 ms as 192 + 5; Linear(768,
+768) on 97 rows within noise, 1.59 -> 1.52 as 96 + 1). A larger weight is never data-tiled,
+and its bands gain as below: Linear(4096, 4096) on 97 rows 236 -> 66.8 ms as 96
++ 1, on 197 rows 491 -> 147 as 192 + 5.
 """
+
+DATA_TILING_MAX_WEIGHT = 1024 * 2816
+"""The most elements of a product's right operand at which IREE's data tiling packing it on each
+call was measured not to lose (a LLaMA block of width 1024; `targets.iree.IreeOptions.auto_data_tiling`)."""
 
 
 def weight_passes(rows: int) -> int:
@@ -214,13 +222,14 @@ def weight_passes(rows: int) -> int:
     return rows // max(d for d in range(1, 9) if rows % d == 0) if rows > 0 else 0
 
 
-def row_bands(rows: object) -> list[tuple[int, int]] | None:
+def row_bands(rows: object, weight: int = 0) -> list[tuple[int, int]] | None:
     """
-    (start, count) of each band a product of `rows` rows is split into, or None
-    to keep it whole: the largest multiple of `_SPLIT_ROWS` and the rest, where
-    the whole product would read its weight at least twice as often as the two
-    bands together (`weight_passes`: 17 rows read it 17 times, 16 + 1 rows 2 +
-    1), below `_SPLIT_BELOW` rows.
+    (start, count) of each band a product of `rows` rows and a right operand
+    of `weight` elements is split into, or None to keep it whole: the largest
+    multiple of `_SPLIT_ROWS` and the rest, where the whole product would read
+    its weight at least twice as often as the two bands together
+    (`weight_passes`: 17 rows read it 17 times, 16 + 1 rows 2 + 1), below
+    `_SPLIT_BELOW` rows or with a weight too large for data tiling.
 
     IREE 3.13 tiles an untiled product's rows by their largest divisor up to 8,
     and pads them to 16 when data tiling: 17 rows are 17 passes over the weight,
@@ -234,7 +243,9 @@ def row_bands(rows: object) -> list[tuple[int, int]] | None:
     9 rows as 8 + 1 (3 passes against 2) 0.35 / 0.37, 25 as 24 + 1 0.67 / 0.67,
     63 as 56 + 7 1.12 / 1.16.
     """
-    if not _SPLIT_ROWS or not isinstance(rows, int) or not _SPLIT_ROWS < rows < _SPLIT_BELOW:
+    if not _SPLIT_ROWS or not isinstance(rows, int) or rows <= _SPLIT_ROWS:
+        return None
+    if rows >= _SPLIT_BELOW and weight <= DATA_TILING_MAX_WEIGHT:
         return None
     cut = rows - rows % _SPLIT_ROWS
     if cut == rows or 2 * (weight_passes(cut) + weight_passes(rows - cut)) > weight_passes(rows):
