@@ -55,6 +55,8 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (3, 8, (3, 3), 2, 1, 1, 1, True, (1, 3, 11, 10)),  # one group, a batch of one, strided: a stem
     (5, 6, (3, 2), 1, (1, 0), 2, 1, False, (1, 5, 8, 9)),  # one group, a batch of one, dilated, uneven kernel
     (3, 4, (8, 8), 8, 0, 1, 1, True, (1, 3, 16, 24)),  # patches of 64 taps: the named op, not a copy per tap
+    (128, 24, (3, 3), 1, 1, 1, 1, True, (1, 128, 2, 2)),  # 4 positions, 24 filters, 1152 deep: a product left untiled
+    (1024, 40, (1, 1), 1, 0, 1, 1, False, (1, 1024, 3, 3)),  # 1x1, 9 positions, 40 filters, 1024 deep: likewise
 ]
 
 
@@ -88,6 +90,16 @@ def _inputs(seed: int) -> list[torch.Tensor]:
         xs[i][0, 0, 2, 2] = float("inf")
         xs[i][0, 1, 1, 1] = float("-inf")
         xs[i][0, 1, 0, 0] = -0.0
+    # the narrow products: a non-contiguous input with zeros of both signs, and a 1x1 whose
+    # positions (0, 0), (1, 1) and (2, 2) read a NaN, an inf and a -inf
+    xs[19] = torch.randn(1, 128, 2, 4, generator=gen)[..., ::2]
+    xs[19][0, :, 0, 0] = -0.0
+    xs[19][0, :, 1, 1] = 0.0
+    xs[20] = xs[20].clone()
+    xs[20][0, 0, 0, 0] = float("nan")
+    xs[20][0, 1, 1, 1] = float("inf")
+    xs[20][0, 2, 2, 2] = float("-inf")
+    xs[20][0, 3, 0, 1] = -0.0
     return xs
 
 
@@ -150,7 +162,7 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     # the im2col product of the dense 3x3 stem (3 -> 8 channels at 6x5) reads the weight as stored, marked
     im2col = re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<8x27xf32>, tensor<27x30xf32>\)", text)
     assert (im2col is not None) == switches["_DENSE_TAPS_IM2COL"]
-    assert (conv_pool.IM2COL_MARK in text) == switches["_DENSE_TAPS_IM2COL"]
+    assert (conv_pool.IM2COL_MARK in text) == (switches["_DENSE_TAPS_IM2COL"] or pointwise)
     patches = re.search(r"linalg.conv_2d_nchw_fchw [^\n]*tensor<4x3x8x8xf32>", text)
     assert (patches is not None) != channels_last
     assert "linalg.conv_2d_ngchw_gfchw" not in text
@@ -175,12 +187,26 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypa
     columns and a matrix product or as the named op (`_DENSE_TAPS_IM2COL`)."""
     pytest.importorskip("iree.compiler")
     pytest.importorskip("iree.runtime")
-    from xdsl_exir.targets.iree import IreeOptions, compile_program
+    from xdsl_exir.targets.iree import (
+        DATA_TILING_FLAG,
+        DATA_TILING_HINT,
+        IreeOptions,
+        compile_program,
+        data_tiling_hints,
+    )
 
     monkeypatch.setattr(conv_pool, "_DENSE_TAPS_IM2COL", taps)
     model, module = program
     compiled = compile_program(module, IreeOptions(threads=1, use_cache=False))
-    assert (conv_pool.IM2COL_MARK in compiled.text) == taps
+    marked = taps or conv_pool._POINTWISE_MATMUL
+    assert (conv_pool.IM2COL_MARK in compiled.text) == marked
+    # the narrow deep products (4 positions for 24 filters, 9 for 40) run untiled, the others data-tiled
+    hinted = data_tiling_hints(compiled.text)
+    assert DATA_TILING_FLAG in compiled.options.compile_flags(compiled.text)
+    assert (DATA_TILING_HINT in hinted) == marked
+    if taps:
+        assert re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x1152xf32>, tensor<1152x4xf32>\)", hinted)
+        assert re.search(r"linalg.matmul \{exir.im2col, iree.opt.data_tiling\} ins\(%\w+, %\w+ : tensor<8x27xf32>", hinted)
     for seed in (1, 2):
         xs = _inputs(seed)
         _compare(compiled(*[x.numpy() for x in xs]), model, xs, f"IREE seed {seed}")
@@ -254,6 +280,34 @@ def test_data_tiling_rule_by_weight_passes_and_size() -> None:
     assert auto(product(1, 4096, 4096, " {exir.im2col}"))
     assert IreeOptions(data_tiling=True).auto_data_tiling(product(1, 4096, 4096))
     assert not IreeOptions(data_tiling=False).auto_data_tiling(product(17, 192, 768))
+
+
+def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
+    """On the dispatch-creation path a program with a convolution's product of at most 16 output
+    positions, more filters than positions and a reduction of 1024 or more gets IREE's hint on
+    every other static product, so that IREE data-tiles those alone
+    (`targets.iree.data_tiling_hints`); a program without one is left as it is, and the hinted
+    mark still reads as a convolution."""
+    from xdsl_exir.targets.iree import DATA_TILING_FLAG, DATA_TILING_HINT, IreeOptions, data_tiling_hints
+
+    def product(rows: int, k: int, n: int, attrs: str = "") -> str:
+        return (
+            f"%3 = linalg.matmul{attrs} ins(%0, %1 : tensor<{rows}x{k}xf32>, tensor<{k}x{n}xf32>) "
+            f"outs(%2 : tensor<{rows}x{n}xf32>) -> tensor<{rows}x{n}xf32>"
+        )
+
+    mark = " {exir.im2col}"
+    deep, mid, stem, fc = product(512, 4608, 4, mark), product(256, 2304, 16, mark), product(64, 147, 1024, mark), product(1, 512, 1000)
+    text = "\n".join([stem, mid, deep, fc])
+    hinted = data_tiling_hints(text).splitlines()
+    assert hinted[0] == stem.replace(mark, " {exir.im2col, iree.opt.data_tiling}")
+    assert hinted[1:3] == [mid, deep]  # 16 and 4 positions: untiled
+    assert hinted[3] == fc.replace("linalg.matmul ins", f"linalg.matmul {{{DATA_TILING_HINT}}} ins")
+    # wider products, fewer filters than positions, a shorter reduction or an unmarked product: no hint
+    for other in (product(64, 4608, 17, mark), product(8, 4608, 16, mark), product(512, 1023, 4, mark), product(512, 4608, 4)):
+        assert data_tiling_hints("\n".join([stem, other, fc])) == "\n".join([stem, other, fc])
+    # the hinted text still takes the flags of a program with a convolution
+    assert DATA_TILING_FLAG in IreeOptions().compile_flags("\n".join(hinted))
 
 
 def test_iree_global_data_tiling_equals_eager(tmp_path: pathlib.Path) -> None:

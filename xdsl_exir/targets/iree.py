@@ -254,9 +254,71 @@ class IreeOptions:
 
 DATA_TILING_FLAG = "--iree-opt-data-tiling"
 GLOBAL_DATA_TILING_FLAG = "--iree-global-opt-data-tiling"
-_CONVOLUTION = re.compile(rf"\blinalg\.conv_\d|\{{{re.escape(IM2COL_MARK)}\}}")
+_CONVOLUTION = re.compile(rf"\blinalg\.conv_\d|[{{ ]{re.escape(IM2COL_MARK)}[,}}]")
 """A named convolution in the lowered text, or the marked matrix product of a dense one's im2col
 columns (`conv_pool.IM2COL_MARK`; the depthwise and grouped forms are generics)."""
+DATA_TILING_HINT = "iree.opt.data_tiling"
+"""IREE's mark of an op to data-tile on the dispatch-creation path: in a program where some op
+carries it, IREE 3.13 data-tiles those ops alone (its `iree-dispatch-creation-annotate-data-tiling-hints`
+pass, which marks every matrix product, leaves such a program as it is)."""
+_UNTILED_COLUMNS = 16
+"""The most result columns of a convolution's product (its output positions) at which IREE ran it
+faster untiled than data-tiled (`data_tiling_hints`; 0 hints nothing)."""
+_UNTILED_DEPTH = 1024
+"""The least reduction size (channels x taps) of such a product that ran faster untiled: below it
+the weight is small and the tiles win (`data_tiling_hints`)."""
+_PRODUCT = re.compile(r"linalg\.matmul(?: \{([^}\n]*)\})? ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x(\d+)x\w+>, tensor<\d+x(\d+)x\w+>\)")
+"""A static `linalg.matmul` in the lowered text: its attributes, rows, reduction size and columns."""
+
+
+def data_tiling_hints(text: str) -> str:
+    """
+    `text` for the dispatch-creation data-tiling path (programs with a
+    convolution) with IREE's hint (`DATA_TILING_HINT`) on every static
+    `linalg.matmul` but the convolutions' products (`conv_pool.IM2COL_MARK`)
+    of at most `_UNTILED_COLUMNS` output positions, more filters than
+    positions and a reduction of at least `_UNTILED_DEPTH`, so that these run
+    untiled; `text` as it is when it has none.
+
+    Data-tiled, IREE 3.13 computes such a product (ResNet-18's last stage,
+    `512x4x4608`: 512 filters, 4 positions, 4608 = 512 channels x 9 taps) as
+    `mmt4d` on 4x16 tiles, one 16-filter tile of the packed weight streamed at
+    a time with four accumulators; untiled, on 8x4 tiles reading eight weight
+    rows at once. Per dispatch in the whole model (`iree-benchmark-module
+    --device_profiling_mode=host-execution`, `iree-profile dispatch`, least
+    time, one thread, the Xeon, load 3-5; us, tiled / untiled / onnxruntime's
+    node): `512x4x4608` 885-924 / 570-615 / 410-415, `512x4x2304` 446 / 296-325
+    / 229, `256x16x2304` 286-325 / 157-188 / 184-188, DenseNet-121's
+    `512x16x1024` 277 / 165-172 / 170 and `32x16x1152` 19 / 12-13; wider
+    products gain from the tiles (the classifier `1x1000x512` 131-135 / 234-256,
+    the stem `64x1024x147` 128-135 / 154-156, `64x256x576` 141-147 / 152-156),
+    and so do narrow ones of a short reduction, whose weight is small
+    (EfficientNet-B0's 1x1 `1152x4x192` 53 / 80, `1280x4x320` 98 / 136,
+    ResNet's `512x4x256` 49-53 / 60-62; even from 1152 deep: `192x4x1152` 53 /
+    52).
+    Whole ResNet-18 (`benchmarks/compile.py`, one thread, CPU time,
+    interleaved, load 5.6-6.6; ms): 8.51 -> 6.95 and 8.32 -> 5.87 (onnxruntime
+    5.49 and 5.05). The hint also keeps the weights of the untiled products
+    where they are read by reference, not packed into a copy at load time.
+    What the hint cannot reach stays untiled in such a program: named
+    convolutions (IREE's own im2col drops the attribute) and contraction
+    generics.
+    """
+    narrow = False
+
+    def hint(m: re.Match[str]) -> str:
+        nonlocal narrow
+        attrs, rows, depth, cols = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
+        if attrs is not None and IM2COL_MARK in attrs.split(", ") and rows > cols and cols <= _UNTILED_COLUMNS and depth >= _UNTILED_DEPTH:
+            narrow = True
+            return m.group(0)
+        marks = f"{{{attrs}, {DATA_TILING_HINT}}}" if attrs else f"{{{DATA_TILING_HINT}}}"
+        return f"linalg.matmul {marks} ins(" + m.group(0).split(" ins(", 1)[1]
+
+    out = _PRODUCT.sub(hint, text)
+    return out if narrow else text
+
+
 _MATMUL_SHAPES = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x\d+x\w+>, tensor<(\d+)x(\d+)x\w+>")
 """The (static) rows of each `linalg.matmul`'s left operand and the dims of its right operand (the
 weight, for a linear layer) in the lowered text; a product of dynamic shape is not counted."""
@@ -468,6 +530,8 @@ def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResu
     """
     compiler, _ = _import_iree()
     flags = options.compile_flags(text)
+    if DATA_TILING_FLAG in flags:
+        text = data_tiling_hints(text)
     key = cache_key(text, flags, _compiler_version(compiler))
     cache = pathlib.Path(options.cache_dir) if options.cache_dir else default_cache_dir()
     path = cache / f"{key}.vmfb"

@@ -126,14 +126,19 @@ as fast as or faster than splitting the convolution into one per group, with one
 op whatever the group count (interleaved in one process, one thread).
 """
 
-_POINTWISE_MATMUL = False
+_POINTWISE_MATMUL = True
 """
-Lower 1x1 convolutions of one group to a matrix product (`_pointwise`). Off:
-one convolution at a time (32-512 channels, 4x4 to 16x16, one thread), IREE
-3.13 ran `linalg.matmul` no faster than the named convolution, which
-`--iree-global-opt-use-im2col-for-convs` already turns into a matrix product;
-`benchmarks/compile.py --lowering conv_pool._POINTWISE_MATMUL=1` compares the
-two on whole models.
+Lower 1x1 convolutions of one group to a matrix product (`_pointwise`), for a
+batch of one marked as a convolution's product (`IM2COL_MARK`). One
+convolution at a time (32-512 channels, 4x4 to 16x16, one thread), IREE 3.13
+ran `linalg.matmul` no faster than the named convolution, which
+`--iree-global-opt-use-im2col-for-convs` turns into a matrix product; but
+IREE's own im2col drops the data-tiling hint (`targets.iree.data_tiling_hints`),
+so in a program whose narrow products run untiled the named 1x1 convolutions
+would lose their data tiling too, where the marked products keep it or not by
+the same rule as the others: SqueezeNet 1.1, one thread, interleaved, 1.89 ->
+1.68 ms (named / marked, both hinted). `benchmarks/compile.py --lowering
+conv_pool._POINTWISE_MATMUL=0` compares the two on whole models.
 """
 
 _CHANNELS_LAST = False
@@ -183,9 +188,11 @@ DenseNet-121 15.5 -> 12.1 ms, SqueezeNet 1.80 -> 1.41, ResNet-18 9.55 -> 9.38.
 """
 
 IM2COL_MARK = "exir.im2col"
-"""A unit attribute on the product of `_taps_im2col`, which IREE ignores: `IreeOptions` gives
-such a program the flags of one with a convolution; counted as a wide matrix product it took
-the data tiling that packs the weight on each call (3x3 512->512 at 2x2 0.98 -> 4.4 ms)."""
+"""A unit attribute on the product of `_taps_im2col` and of a 1x1 convolution of a batch of one
+(`_pointwise`), which IREE ignores: `IreeOptions` gives such a program the flags of one with a
+convolution (counted as a wide matrix product it took the data tiling that packs the weight on
+each call: 3x3 512->512 at 2x2 0.98 -> 4.4 ms), and leaves such products of few output positions
+untiled (`targets.iree.data_tiling_hints`)."""
 
 _GROUPED_TAPS = True
 """
@@ -504,7 +511,9 @@ def _pointwise(
     if n == 1:
         x = collapse(st, lx, [[0, 1], [2, 3]], [c, oh * ow], el)
         acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
-        prod = st.emit(linalg.MatmulOp((w, x), (acc0,)))
+        matmul = linalg.MatmulOp((w, x), (acc0,))
+        matmul.attributes[IM2COL_MARK] = UnitAttr()
+        prod = st.emit(matmul)
         return expand(st, prod, [[0, 1], [2, 3]], os, el)
     x = collapse(st, lx, [[0], [1], [2, 3]], [n, c, oh * ow], el)
     acc0 = collapse(st, init, [[0], [1], [2, 3]], [n, f, oh * ow], el)
