@@ -9,9 +9,11 @@ xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
 groups (a depthwise multiplier too), stride, padding, dilation, bias or none,
 odd and non-square sizes, strides of 2 and 3 and along one dim only, a channels-last input, a batch of two, and special
 values (NaN, +-inf, -0.0) in the input. All cases are one program, so IREE
-compiles once per form. Then which of IREE's data-tiling paths a program with a
-convolution (a named one or a marked im2col product) and one of matrix products
-alone take, and the latter's numerics. Last, max pooling whose indices nothing
+compiles once per form; its products over few positions and a long reduction run
+untiled, the others data-tiled (IREE's hint). Then which of IREE's data-tiling
+paths a program with a convolution (a named one or a marked im2col product) and
+one of matrix products alone take, which products the hint leaves untiled, and
+the latter's numerics. Last, max pooling whose indices nothing
 reads, as the elementwise maximum of its window taps or the named op, bit for
 bit against eager with NaN, +-inf and zeros of both signs (ceil mode, padding,
 dilation, strides of 1 to 3, an uneven kernel, an empty batch).

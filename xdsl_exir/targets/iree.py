@@ -245,7 +245,10 @@ class IreeOptions:
           reference into a copy at load time (`--compile-to=stream` on a 3x3
           512->512 convolution: its 512x4608 parameter's `_encode_` dispatch
           sits in the initializer, after the parameter load); with hoisting
-          off it would pack them on each call (see `auto_data_tiling`).
+          off it would pack them on each call (see `auto_data_tiling`). Their
+          products over few output positions and a long reduction run untiled
+          (`data_tiling_hints`, applied by `compile_text`), and so read their
+          weights in place.
         """
         if _CONVOLUTION.search(text) is not None:
             return [DATA_TILING_FLAG]
