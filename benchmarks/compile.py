@@ -298,7 +298,12 @@ whole): ViT-tiny 6.96 / 8.53 / 8.73, fc1 + GELU 0.150 / 0.179 / 0.202, the
 LLaMA block at 17 tokens 0.924 / 1.22 / 1.47. Split, the GELU after fc1 is a
 dispatch of its own (the bands are written into one result by
 `flow.tensor.update`, then the elementwise dispatch reads it), which still
-wins. Where the bands save less than half the passes the split is even or
+wins. A third run (11 samples, load 5.5-8.0, split / whole / ORT): ViT-tiny
+5.22 / 6.28 / 4.39, the LLaMA block at 17 tokens 0.924 / 1.24 / 0.595 and at
+width 1024 (`llama17w`, 1024x2816 weights, data-tiled whole) 10.3 / 22.1 /
+6.51, 768x768 on 17 rows 0.553 / 1.01 / 0.275, 4096x4096 15.1 / 32.6 / 9.18,
+fc1 + GELU 0.162 / 0.150 / 0.055; fc1 + GELU again (31 samples, load 7.8-8.0)
+0.132 / 0.191 / 0.064 (split and data-tiled 0.130). Where the bands save less than half the passes the split is even or
 loses a few percent, so those rows stay whole: 768x768 on 9 rows (8 + 1, 3
 passes against 2) 0.372 split / 0.352 whole, 25 rows (24 + 1) 0.666 / 0.670,
 63 rows (56 + 7) 1.16 / 1.12. From 64 rows on, whole: data tiling takes 96
