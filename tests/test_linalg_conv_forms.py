@@ -203,7 +203,7 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypa
     marked = taps or conv_pool._POINTWISE_MATMUL
     assert (conv_pool.IM2COL_MARK in compiled.text) == marked
     # the narrow deep products (4 positions for 24 filters, 9 for 40) run untiled, the others data-tiled
-    hinted = data_tiling_hints(compiled.text)
+    hinted = data_tiling_hints(compiled.text) or ""
     assert DATA_TILING_FLAG in compiled.options.compile_flags(compiled.text)
     assert (DATA_TILING_HINT in hinted) == marked
     if taps:
@@ -301,15 +301,38 @@ def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     mark = " {exir.im2col}"
     deep, mid, stem, fc = product(512, 4608, 4, mark), product(256, 2304, 16, mark), product(64, 147, 1024, mark), product(1, 512, 1000)
     text = "\n".join([stem, mid, deep, fc])
-    hinted = data_tiling_hints(text).splitlines()
+    hinted = (data_tiling_hints(text) or "").splitlines()
     assert hinted[0] == stem.replace(mark, " {exir.im2col, iree.opt.data_tiling}")
     assert hinted[1:3] == [mid, deep]  # 16 and 4 positions: untiled
     assert hinted[3] == fc.replace("linalg.matmul ins", f"linalg.matmul {{{DATA_TILING_HINT}}} ins")
     # wider products, fewer filters than positions, a shorter reduction or an unmarked product: no hint
     for other in (product(64, 4608, 17, mark), product(8, 4608, 16, mark), product(512, 1023, 4, mark), product(512, 4608, 4)):
         assert data_tiling_hints("\n".join([stem, other, fc])) == "\n".join([stem, other, fc])
+    # narrow products alone: nothing to hint, so no data tiling (IREE would tile every product)
+    assert data_tiling_hints("\n".join([mid, deep])) is None
     # the hinted text still takes the flags of a program with a convolution
     assert DATA_TILING_FLAG in IreeOptions().compile_flags("\n".join(hinted))
+
+
+def test_iree_lone_narrow_convolution_equals_eager(tmp_path: pathlib.Path) -> None:
+    """A program whose only product is a narrow deep one (3x3, 128 -> 24 channels at 2x2) has
+    nothing to hint, so it compiles without data tiling (`compile_text`), and agrees with eager."""
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    from xdsl_exir.targets.iree import IreeOptions, compile_program, data_tiling_hints
+
+    gen = torch.Generator().manual_seed(5)
+    conv = nn.Conv2d(128, 24, 3, 1, 1).eval()
+    x = torch.randn(1, 128, 2, 2, generator=gen)
+    path = tmp_path / "narrow.pt2"
+    torch.export.save(torch.export.export(conv, (x,)).run_decompositions(), path)
+    compiled = compile_program(path, IreeOptions(threads=1, use_cache=False))
+    assert data_tiling_hints(compiled.text) is None
+    # every output reads every input element here, so a NaN would make all of it NaN: zeros instead
+    x[0, :64, 0, 0], x[0, 64:, 1, 1] = -0.0, 0.0
+    with torch.inference_mode():
+        want = conv(x).numpy()
+    np.testing.assert_allclose(np.asarray(compiled(x.numpy())[0]), want, rtol=1e-4, atol=1e-4)
 
 
 def test_iree_global_data_tiling_equals_eager(tmp_path: pathlib.Path) -> None:

@@ -274,14 +274,16 @@ _PRODUCT = re.compile(r"linalg\.matmul(?: \{([^}\n]*)\})? ins\(%[\w.]+, %[\w.]+ 
 """A static `linalg.matmul` in the lowered text: its attributes, rows, reduction size and columns."""
 
 
-def data_tiling_hints(text: str) -> str:
+def data_tiling_hints(text: str) -> str | None:
     """
     `text` for the dispatch-creation data-tiling path (programs with a
     convolution) with IREE's hint (`DATA_TILING_HINT`) on every static
     `linalg.matmul` but the convolutions' products (`conv_pool.IM2COL_MARK`)
     of at most `_UNTILED_COLUMNS` output positions, more filters than
     positions and a reduction of at least `_UNTILED_DEPTH`, so that these run
-    untiled; `text` as it is when it has none.
+    untiled; `text` as it is when it has none, and None when it has no other
+    product (a program IREE would data-tile whole for want of a hint: compile
+    it without data tiling).
 
     Data-tiled, IREE 3.13 computes such a product (ResNet-18's last stage,
     `512x4x4608`: 512 filters, 4 positions, 4608 = 512 channels x 9 taps) as
@@ -307,19 +309,22 @@ def data_tiling_hints(text: str) -> str:
     convolutions (IREE's own im2col drops the attribute) and contraction
     generics.
     """
-    narrow = False
+    narrow = hinted = False
 
     def hint(m: re.Match[str]) -> str:
-        nonlocal narrow
+        nonlocal narrow, hinted
         attrs, rows, depth, cols = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
         if attrs is not None and IM2COL_MARK in attrs.split(", ") and rows > cols and cols <= _UNTILED_COLUMNS and depth >= _UNTILED_DEPTH:
             narrow = True
             return m.group(0)
+        hinted = True
         marks = f"{{{attrs}, {DATA_TILING_HINT}}}" if attrs else f"{{{DATA_TILING_HINT}}}"
         return f"linalg.matmul {marks} ins(" + m.group(0).split(" ins(", 1)[1]
 
     out = _PRODUCT.sub(hint, text)
-    return out if narrow else text
+    if not narrow:
+        return text
+    return out if hinted else None
 
 
 _MATMUL_SHAPES = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x\d+x\w+>, tensor<(\d+)x(\d+)x\w+>")
@@ -534,7 +539,11 @@ def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResu
     compiler, _ = _import_iree()
     flags = options.compile_flags(text)
     if DATA_TILING_FLAG in flags:
-        text = data_tiling_hints(text)
+        hinted = data_tiling_hints(text)
+        if hinted is None:
+            flags.remove(DATA_TILING_FLAG)
+        else:
+            text = hinted
     key = cache_key(text, flags, _compiler_version(compiler))
     cache = pathlib.Path(options.cache_dir) if options.cache_dir else default_cache_dir()
     path = cache / f"{key}.vmfb"
