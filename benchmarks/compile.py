@@ -551,6 +551,85 @@ gets a faster call from `threads=1`. Each worker count in a process now gets
 its own device (`runtime._task_device`): IREE reads the task flags once per
 driver and `iree.runtime.Config` hands out the first device of a name, so a
 column for another thread count used to run on the first one's workers.
+
+The runtime's work per dispatch, from the compiler's side: `--variant`
+columns of one interleaved run each, five models. One thread, CPU time, 9
+samples, load 2.7 -> 5.2 (ms):
+
+| model        | default | memoization | indirect | both | favor=debug | favor=max-concurrency | eager | ORT  |
+|--------------|---------|-------------|----------|------|-------------|-----------------------|-------|------|
+| LLaMA block  | 2.70    | 2.73        | 2.54     | 2.68 | 2.51        | 2.88                  | 3.17  | 2.35 |
+| MobileNetV3  | 1.00    | 1.02        | 1.05     | 1.06 | 1.01        | 1.03                  | 7.77  | 1.00 |
+| SqueezeNet   | 1.35    | 1.38        | 1.66     | 1.57 | 1.29        | 1.31                  | 4.58  | 0.729|
+| ShuffleNetV2 | 1.55    | 1.85        | 1.71     | 1.55 | 1.55        | 1.59                  | 14.4  | 1.93 |
+| mlp (us)     | 9.8     | 9.5         | 10.0     | 9.5  | 9.2         | 9.3                   | 39.3  | 9.8  |
+| geo. mean/default | 1  | 1.04        | 1.06     | 1.04 | 0.97        | 1.01                  |       |      |
+
+IREE 3.13 already memoizes each function's command buffer (recorded once in
+`__forward_memoize_apply`, replayed by `hal.device.queue.execute.indirect`
+with the call's buffers bound to it; `--compile-to=vm` shows both), so
+`--iree-hal-memoization` and `--iree-hal-indirect-command-buffers` give
+byte-identical modules: those columns are the default's own spread, 0.97-1.06.
+The other execution models do not run here: `async-external` gives `forward`
+a wait and a signal fence to take (another calling convention), `host-only`
+refuses the program's constants, and `inline-static`/`inline-dynamic` need
+the `hal_loader`/`hal_inline` modules, which IREE's Python runtime does not
+register. `--iree-scheduling-optimize-bindings`: within noise on the mlp.
+
+Two threads, wall time, 9 samples, load 5.3 -> 8.3 (ms; the caller is
+`threads=1` in the same run, `local-sync`):
+
+| model        | 2 workers | caller | memoization off | favor=debug | favor=max-concurrency | eager | ORT  |
+|--------------|-----------|--------|-----------------|-------------|-----------------------|-------|------|
+| LLaMA block  | 17.2      | 6.11   | 13.9            | 13.0        | 10.2                  | 266   | 2.96 |
+| MobileNetV3  | 3.28      | 2.46   | 4.15            | 1.74        | 2.00                  | 49.0  | 3.10 |
+| SqueezeNet   | 8.07      | 6.69   | 8.45            | 12.0        | 16.0                  | 617   | 4.07 |
+| ShuffleNetV2 | 5.58      | 2.51   | 3.09            | 2.49        | 2.32                  | 370   | 1.81 |
+| mlp (us)     | 53.8      | 13.4   | 61.4            | 49.4        | 50.1                  | 50.6  | 16.0 |
+| geo. mean/2 workers | 1  | 0.48   | 0.93            | 0.75        | 0.77                  |       |      |
+
+Repeated (11 samples, load 5.7 -> 8.0; LLaMA block, MobileNetV3, SqueezeNet,
+ShuffleNetV2): 2 workers 15.7, 11.1, 20.3, 15.9; favor=debug 20.0, 11.1,
+8.09, 4.99; favor=max-concurrency 12.0, 7.99, 2.57, 9.45 (geometric means
+0.63 and 0.45 of the default). Both opposite favors beating the default in
+both runs points at the rotation rather than the flags: the default column
+is the one that follows onnxruntime's (wrapping round), and onnxruntime's
+and torch's 2-thread pools spin-wait after their work, holding the cores
+the next column needs. With IREE columns only (11 samples, load 6-7):
+SqueezeNet 2 workers 3.43, favor=debug 2.66, max-concurrency 2.80, caller
+1.75; ShuffleNetV2 1.48, 1.49, 4.01, 1.11; MobileNetV3 5.45, 3.72, 2.36,
+1.25: no favor wins throughout, and the caller wins all three. Not kept.
+
+Worker spin (`--task_worker_spin_us`) measured again, with the caller and
+onnxruntime (2 intra-op threads) in the same rotation; eleven models, 11
+samples each, wall time, load 5-8 through both runs (ms):
+
+| model        | caller | 2 workers | spin 20 | spin 200 | ORT  | caller | 2 workers | spin 10 | spin 20 | spin 50 | ORT  |
+|--------------|--------|-----------|---------|----------|------|--------|-----------|---------|---------|---------|------|
+| mlp          | 0.0593 | 2.74      | 0.252   | 1.8      | 0.0388 | 0.0254 | 0.035   | 0.167   | 0.208   | 0.457   | 0.0119 |
+| SqueezeNet   | 8.4    | 10.8      | 12      | 12.2     | 3.26 | 11.2   | 4.03      | 3.19    | 2.57    | 4       | 3.36 |
+| MobileNetV3  | 6.21   | 4.25      | 4.76    | 3.84     | 2.63 | 3.52   | 4.62      | 4.21    | 2.41    | 2       | 3.24 |
+| ShuffleNetV2 | 2.96   | 7.27      | 3.71    | 5.73     | 2.57 | 6.85   | 11        | 11.4    | 8.47    | 6.67    | 12.3 |
+| LLaMA block  | 3.38   | 15.5      | 12.9    | 14.6     | 9.43 | 12.8   | 11.7      | 12.1    | 14.5    | 12.8    | 4.18 |
+| ResNet-18    | 33.2   | 36.9      | 28.7    | 31.9     | 18.2 | 32.5   | 25.5      | 28.2    | 25.9    | 26.6    | 20.5 |
+| RegNet-X     | 8.52   | 10.8      | 3.94    | 11.4     | 6.63 | 11.3   | 16.2      | 8.55    | 10.9    | 11.3    | 2.7  |
+| EfficientNet | 16.1   | 15.6      | 17.7    | 17.1     | 12   | 15     | 17.3      | 20.3    | 14.1    | 13.7    | 16.7 |
+| DenseNet-121 | 29.1   | 38.4      | 25.7    | 27.9     | 15.3 | 33.5   | 42.1      | 39      | 28      | 24.1    | 19.6 |
+| ViT-tiny     | 17.8   | 23.8      | 16.7    | 20.4     | 18.3 | 23.5   | 15.1      | 10.5    | 23.8    | 8.45    | 17   |
+| encoder      | 151    | 123       | 109     | 99.1     | 149  | 233    | 153       | 157     | 148     | 144     | 229  |
+| geo. mean/2 workers | 0.54 | 1     | 0.63    | 0.88     | 0.41 | 1.04   | 1         | 1.05    | 1.01    | 0.96    | 0.65 |
+
+Every column gave the caller's outputs bit for bit (same executables, same
+workgroups). At this load the figures do not repeat: which of the caller and
+the workers wins a model changes between the two runs (SqueezeNet, the
+LLaMA block, ViT, MobileNetV3), and so do the geometric means (caller/workers
+0.54, then 1.04; spinning 20 us 0.63, then 1.01). So nothing changed: no
+spin, no compiler flag. A choice per program between the workers and the
+caller was not built either: from work per dispatch it would be a threshold
+fitted to this load, and measured on a program's first calls it would keep
+what one minute of load decided, as the run-to-run swings above show;
+`threads=2` still means 2 workers, and `threads=1` is the faster call where
+other work holds the cores.
 """
 
 from __future__ import annotations

@@ -231,6 +231,16 @@ def test_small_inputs_of_any_layout_are_copied_with_their_values(cache: str) -> 
     s = np.array(-0.0, np.float32)
     _same(program(x, y, s), two(*(torch.from_numpy(np.ascontiguousarray(a)) for a in (x, y, s))))
     _assert_direct(program)
+    # a second or third argument the kept buffers do not take goes the general way, which refuses it, located
+    from xdsl_exir.interpreters.compiler import InterpreterError
+
+    for bad in ((x, y.astype(np.float64), s), (x, y[:4], s), (x, y, np.zeros(1, np.float32)), (x, y, [0.0])):
+        with pytest.raises(InterpreterError) as direct:
+            program(*bad)
+        with pytest.raises(InterpreterError) as general:
+            program.runner.run(list(bad))
+        assert str(direct.value) == str(general.value)
+    _same(program(x, y, s), two(*(torch.from_numpy(np.ascontiguousarray(a)) for a in (x, y, s))))
 
     program = _compile(one, (torch.zeros(0, 3),), cache)
     empty = np.zeros((3, 0), np.float32).T
