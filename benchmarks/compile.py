@@ -602,7 +602,8 @@ SqueezeNet 2 workers 3.43, favor=debug 2.66, max-concurrency 2.80, caller
 
 Worker spin (`--task_worker_spin_us`) measured again, with the caller and
 onnxruntime (2 intra-op threads) in the same rotation; eleven models, 11
-samples each, wall time, load 5-8 through both runs (ms):
+samples each, wall time, load 5-8 through both runs (ms; the first run is the
+first five columns, the second the last six):
 
 | model        | caller | 2 workers | spin 20 | spin 200 | ORT  | caller | 2 workers | spin 10 | spin 20 | spin 50 | ORT  |
 |--------------|--------|-----------|---------|----------|------|--------|-----------|---------|---------|---------|------|
