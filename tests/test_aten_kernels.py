@@ -1420,6 +1420,26 @@ def test_out_dtype_matmuls() -> None:
         _compare(K.run_kernel(op, args, {}), want, F32, 1.0, op)
 
 
+def test_empty_contraction_is_the_scaled_bias() -> None:
+    """Over an empty contraction torch's addmm, baddbmm and linear give beta * self without adding
+    the (zero) product: a -0.0 bias keeps its sign and alpha, even NaN, is not read."""
+    bias = torch.tensor([-0.0, 1.0, float("nan"), float("-inf")])
+    cases = [
+        ("aten.addmm.default", [bias, torch.empty(3, 0), torch.empty(0, 4)], {}),
+        ("aten.addmm.default", [bias, torch.empty(3, 0), torch.empty(0, 4)], {"beta": 0.5, "alpha": float("nan")}),
+        ("aten.addmm.default", [bias, torch.empty(3, 0), torch.empty(0, 4)], {"beta": 0}),
+        ("aten.addmm.default", [bias.expand(3, 4), torch.empty(3, 0), torch.empty(0, 4)], {"beta": 2}),
+        ("aten.baddbmm.default", [bias, torch.empty(2, 3, 0), torch.empty(2, 0, 4)], {"beta": -1.0}),
+        ("aten.linear.default", [torch.empty(2, 3, 0), torch.empty(4, 0), bias], {}),
+        ("aten.linear.default", [torch.empty(2, 0, dtype=torch.float64), torch.empty(4, 0, dtype=torch.float64)], {}),
+    ]
+    for op, args, kwargs in cases:
+        want = getattr(torch.ops.aten, op.split(".")[1]).default(*args, **kwargs).numpy()
+        got = np.asarray(K.run_kernel(op, [a.numpy() for a in args], kwargs))
+        assert got.dtype == want.dtype and got.shape == want.shape, op
+        assert got.tobytes() == want.tobytes(), f"{op} {kwargs}: {got} != {want}"
+
+
 def test_torchscript_only_overloads() -> None:
     """Overloads torch only exposes to TorchScript (not callable from Python eager)."""
     a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)

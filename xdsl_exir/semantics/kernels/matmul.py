@@ -210,12 +210,16 @@ def _outer(self: np.ndarray, vec2: np.ndarray) -> np.ndarray:
     return run_pointwise(np.multiply.outer, self, vec2)
 
 
-def _add_scaled(acc: np.ndarray, self: object, beta: object, alpha: object, dt: np.dtype[Any]) -> np.ndarray:
+def _add_scaled(acc: np.ndarray, self: object, beta: object, alpha: object, dt: np.dtype[Any], reduced: int) -> np.ndarray:
     """alpha * acc + beta * self; `acc` is the product just computed, so it is updated in
-    place when the sum keeps its shape (the bias of addmm/linear broadcasts into it)."""
+    place when the sum keeps its shape (the bias of addmm/linear broadcasts into it).
+    Over an empty contraction (`reduced` 0) the result is beta * self alone, as in torch:
+    the product is not added, so a -0.0 bias keeps its sign and alpha is not read."""
     cdt = compute_dtype(dt)
     acc = np.asarray(acc).astype(cdt, copy=False)
-    if alpha != 1:
+    if reduced == 0:
+        acc = np.zeros_like(acc)
+    elif alpha != 1:
         acc = acc * np.asarray(alpha).astype(cdt)
     if beta != 0:
         s = cast_to(self, cdt)
@@ -226,7 +230,9 @@ def _add_scaled(acc: np.ndarray, self: object, beta: object, alpha: object, dt: 
         except ValueError:
             raise ValueError(f"the added tensor of shape {list(s.shape)} does not broadcast with the "
                              f"product's shape {list(acc.shape)}") from None
-        if acc.ndim and shape == acc.shape:
+        if reduced == 0:
+            acc = np.broadcast_to(s, shape).copy()
+        elif acc.ndim and shape == acc.shape:
             np.add(acc, s, out=acc)
         else:
             acc = acc + s
@@ -240,7 +246,7 @@ def _addmm(
 ) -> np.ndarray:  # fmt: skip
     dt = result_type(mat1, mat2)
     prod = product(cast_to(mat1, compute_dtype(dt)), cast_to(mat2, compute_dtype(dt)), small_bmm)
-    return _add_scaled(prod, self, beta, alpha, numpy_dtype_or_none(out_dtype) or dt)
+    return _add_scaled(prod, self, beta, alpha, numpy_dtype_or_none(out_dtype) or dt, np.shape(mat1)[-1])
 
 
 @register("aten.baddbmm.default", "aten.baddbmm.dtype")
@@ -253,7 +259,7 @@ def _linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = Non
     dt = result_type(input, weight)
     w = np.asarray(weight)
     prod = product(cast_to(input, compute_dtype(dt)), cast_to(w.T if w.ndim == 2 else w, compute_dtype(dt)))
-    return _add_scaled(prod, bias, 0 if bias is None else 1, 1, dt)
+    return _add_scaled(prod, bias, 0 if bias is None else 1, 1, dt, np.shape(input)[-1])
 
 
 @register("aten.einsum.default")
