@@ -152,6 +152,11 @@ class IreeOptions:
                 data_tiling = self.auto_data_tiling(text)
             if data_tiling:
                 flags.extend(self.data_tiling_flags(text))
+        # Nothing set for the runtime's work per dispatch: IREE 3.13 already records each
+        # function's command buffer once and replays it with the call's buffers bound
+        # (--iree-hal-memoization and --iree-hal-indirect-command-buffers are its defaults),
+        # and neither partitioning favor nor another execution model won or loads here
+        # (benchmarks/compile.py, "Two threads").
         # float64 programs stay float64 (IREE demotes them to float32 by default).
         flags.append("--iree-input-demote-f64-to-f32=false")
         return flags + list(self.extra_flags)
