@@ -57,8 +57,8 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (3, 8, (3, 3), 2, 1, 1, 1, True, (1, 3, 11, 10)),  # one group, a batch of one, strided: a stem
     (5, 6, (3, 2), 1, (1, 0), 2, 1, False, (1, 5, 8, 9)),  # one group, a batch of one, dilated, uneven kernel
     (3, 4, (8, 8), 8, 0, 1, 1, True, (1, 3, 16, 24)),  # patches of 64 taps: the named op, not a copy per tap
-    (128, 24, (3, 3), 1, 1, 1, 1, True, (1, 128, 2, 2)),  # 4 positions, 24 filters, 1152 deep: a product left untiled
-    (1024, 40, (1, 1), 1, 0, 1, 1, False, (1, 1024, 3, 3)),  # 1x1, 9 positions, 40 filters, 1024 deep: likewise
+    (256, 24, (3, 3), 1, 1, 1, 1, True, (1, 256, 2, 2)),  # 4 positions, 24 filters, 2304 deep: a product left untiled
+    (2048, 40, (1, 1), 1, 0, 1, 1, False, (1, 2048, 3, 3)),  # 1x1, 9 positions, 40 filters, 2048 deep: likewise
 ]
 
 
@@ -94,7 +94,7 @@ def _inputs(seed: int) -> list[torch.Tensor]:
         xs[i][0, 1, 0, 0] = -0.0
     # the narrow products: a non-contiguous input with zeros of both signs, and a 1x1 whose
     # positions (0, 0), (1, 1) and (2, 2) read a NaN, an inf and a -inf
-    xs[19] = torch.randn(1, 128, 2, 4, generator=gen)[..., ::2]
+    xs[19] = torch.randn(1, 256, 2, 4, generator=gen)[..., ::2]
     xs[19][0, :, 0, 0] = -0.0
     xs[19][0, :, 1, 1] = 0.0
     xs[20] = xs[20].clone()
@@ -207,7 +207,7 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypa
     assert DATA_TILING_FLAG in compiled.options.compile_flags(compiled.text)
     assert (DATA_TILING_HINT in hinted) == marked
     if taps:
-        assert re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x1152xf32>, tensor<1152x4xf32>\)", hinted)
+        assert re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x2304xf32>, tensor<2304x4xf32>\)", hinted)
         assert re.search(r"linalg.matmul \{exir.im2col, iree.opt.data_tiling\} ins\(%\w+, %\w+ : tensor<8x27xf32>", hinted)
     for seed in (1, 2):
         xs = _inputs(seed)
@@ -286,7 +286,7 @@ def test_data_tiling_rule_by_weight_passes_and_size() -> None:
 
 def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     """On the dispatch-creation path a program with a convolution's product of at most 16 output
-    positions, more filters than positions and a reduction of 1024 or more gets IREE's hint on
+    positions, more filters than positions and a reduction of 2048 or more gets IREE's hint on
     every other static product, so that IREE data-tiles those alone
     (`targets.iree.data_tiling_hints`); a program without one is left as it is, and the hinted
     mark still reads as a convolution."""
@@ -306,7 +306,7 @@ def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     assert hinted[1:3] == [mid, deep]  # 16 and 4 positions: untiled
     assert hinted[3] == fc.replace("linalg.matmul ins", f"linalg.matmul {{{DATA_TILING_HINT}}} ins")
     # wider products, fewer filters than positions, a shorter reduction or an unmarked product: no hint
-    for other in (product(64, 4608, 17, mark), product(8, 4608, 16, mark), product(512, 1023, 4, mark), product(512, 4608, 4)):
+    for other in (product(64, 4608, 17, mark), product(8, 4608, 16, mark), product(512, 2047, 4, mark), product(512, 4608, 4)):
         assert data_tiling_hints("\n".join([stem, other, fc])) == "\n".join([stem, other, fc])
     # narrow products alone: nothing to hint, so no data tiling (IREE would tile every product)
     assert data_tiling_hints("\n".join([mid, deep])) is None
@@ -315,21 +315,21 @@ def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
 
 
 def test_iree_lone_narrow_convolution_equals_eager(tmp_path: pathlib.Path) -> None:
-    """A program whose only product is a narrow deep one (3x3, 128 -> 24 channels at 2x2) has
+    """A program whose only product is a narrow deep one (3x3, 256 -> 24 channels at 2x2) has
     nothing to hint, so it compiles without data tiling (`compile_text`), and agrees with eager."""
     pytest.importorskip("iree.compiler")
     pytest.importorskip("iree.runtime")
     from xdsl_exir.targets.iree import IreeOptions, compile_program, data_tiling_hints
 
     gen = torch.Generator().manual_seed(5)
-    conv = nn.Conv2d(128, 24, 3, 1, 1).eval()
-    x = torch.randn(1, 128, 2, 2, generator=gen)
+    conv = nn.Conv2d(256, 24, 3, 1, 1).eval()
+    x = torch.randn(1, 256, 2, 2, generator=gen)
     path = tmp_path / "narrow.pt2"
     torch.export.save(torch.export.export(conv, (x,)).run_decompositions(), path)
     compiled = compile_program(path, IreeOptions(threads=1, use_cache=False))
     assert data_tiling_hints(compiled.text) is None
     # every output reads every input element here, so a NaN would make all of it NaN: zeros instead
-    x[0, :64, 0, 0], x[0, 64:, 1, 1] = -0.0, 0.0
+    x[0, :128, 0, 0], x[0, 128:, 1, 1] = -0.0, 0.0
     with torch.inference_mode():
         want = conv(x).numpy()
     np.testing.assert_allclose(np.asarray(compiled(x.numpy())[0]), want, rtol=1e-4, atol=1e-4)

@@ -272,9 +272,11 @@ pass, which marks every matrix product, leaves such a program as it is)."""
 _UNTILED_COLUMNS = 16
 """The most result columns of a convolution's product (its output positions) at which IREE ran it
 faster untiled than data-tiled (`data_tiling_hints`; 0 hints nothing)."""
-_UNTILED_DEPTH = 1024
-"""The least reduction size (channels x taps) of such a product that ran faster untiled: below it
-the weight is small and the tiles win (`data_tiling_hints`)."""
+_UNTILED_DEPTH = 2048
+"""The least reduction size (channels x taps) of such a product left untiled (`data_tiling_hints`):
+below it the weight is small and the tiles win or are even, and an untiled product recomputes an
+elementwise producer IREE fuses into it once per row tile (EfficientNet-B0's 1x1 `320x4x1152`
+after its squeeze-excitation gate, a sigmoid per element: 86 us tiled, 487 untiled)."""
 _PRODUCT = re.compile(r"linalg\.matmul(?: \{([^}\n]*)\})? ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x(\d+)x\w+>, tensor<\d+x(\d+)x\w+>\)")
 """A static `linalg.matmul` in the lowered text: its attributes, rows, reduction size and columns."""
 
@@ -299,13 +301,14 @@ def data_tiling_hints(text: str) -> str | None:
     time, one thread, the Xeon, load 3-5; us, tiled / untiled / onnxruntime's
     node): `512x4x4608` 885-924 / 570-615 / 410-415, `512x4x2304` 446 / 296-325
     / 229, `256x16x2304` 286-325 / 157-188 / 184-188, DenseNet-121's
-    `512x16x1024` 277 / 165-172 / 170 and `32x16x1152` 19 / 12-13; wider
+    `512x16x1024` 277 / 165-172 / 170 and `32x16x1152` 19 / 12-13 (left tiled:
+    shorter than `_UNTILED_DEPTH`); wider
     products gain from the tiles (the classifier `1x1000x512` 131-135 / 234-256,
     the stem `64x1024x147` 128-135 / 154-156, `64x256x576` 141-147 / 152-156),
     and so do narrow ones of a short reduction, whose weight is small
-    (EfficientNet-B0's 1x1 `1152x4x192` 53 / 80, `1280x4x320` 98 / 136,
-    ResNet's `512x4x256` 49-53 / 60-62; even from 1152 deep: `192x4x1152` 53 /
-    52).
+    (EfficientNet-B0's 1x1 `1152x4x192` 49-53 / 80-85, `1280x4x320` 88-98 /
+    136-179, ResNet's `512x4x256` 49-53 / 60-62), and those whose input is an
+    elementwise chain IREE fuses into the untiled product (`_UNTILED_DEPTH`).
     Whole ResNet-18 (`benchmarks/compile.py`, one thread, CPU time,
     interleaved, load 5.6-6.6; ms): 8.51 -> 6.95 and 8.32 -> 5.87 (onnxruntime
     5.49 and 5.05). The hint also keeps the weights of the untiled products
