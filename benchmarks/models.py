@@ -45,8 +45,9 @@ thread that is their run time, without the waits for a core that other work on
 a shared machine adds.
 
 `--ops MODEL` times each compiled step of one model in place and prints the
-interpreter's time by operator, beside the whole call's against eager;
-`--profile MODEL` is cProfile of the same calls.
+interpreter's time by operator beside torch's for the same operators (the exported
+graph run node by node) and the whole call's against eager; `--profile MODEL` is
+cProfile of the same calls.
 
 `--startup` times `exir-run --help` and `exir-run small.pt2` (the zoo's `mlp`)
 as fresh subprocesses. `--text` times reading `.mlir` text of a pointwise chain
