@@ -631,6 +631,15 @@ fitted to this load, and measured on a program's first calls it would keep
 what one minute of load decided, as the run-to-run swings above show;
 `threads=2` still means 2 workers, and `threads=1` is the faster call where
 other work holds the cores.
+
+The spread itself, measured: each IREE column twice under two names, with
+onnxruntime in the rotation (11 samples, wall time, load 3.9 -> 5.4, ms;
+2 workers, caller, 2 workers again, caller again, ORT): SqueezeNet 5.40,
+1.18, 3.41, 2.33, 1.98; ShuffleNetV2 5.46, 2.42, 5.09, 2.75, 3.64;
+MobileNetV3 9.95, 1.60, 8.01, 3.44, 3.72; LLaMA block 7.07, 3.06, 7.98,
+4.17, 6.70. One program's two columns differ by up to 2.2x at this load, so
+differences under that are not findings here; the caller beat the workers
+in all eight pairs.
 """
 
 from __future__ import annotations
