@@ -137,6 +137,18 @@ def _native_layer_norm(
     if x.size == 0:
         nan = np.full(stat_shape, np.nan, x.dtype)
         return finish(x.copy(), dt), finish(nan, dt), finish(nan.copy(), dt)
+    w = cast_to(weight, x.dtype) if weight is not None else None
+    y, mean, rstd = layer_norm_rows(x, rows, count, w, cast_to(bias, x.dtype) if bias is not None else None, eps)
+    return finish(y.reshape(a.shape), dt), finish(mean.reshape(stat_shape), dt), finish(rstd.reshape(stat_shape), dt)
+
+
+def layer_norm_rows(
+    x: np.ndarray, rows: int, count: int, weight: np.ndarray | None, bias: np.ndarray | None, eps: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Layer norm of a non-empty float array `x` seen as `rows` rows of `count`, weight and
+    bias (if any) in `x`'s dtype: the normalized rows as a new (rows, count) array, and
+    the rows' means and reciprocal standard deviations. The kernel calls it, and the
+    graph compiler, which has settled the argument checks when it compiled the graph."""
     # a dense input is read in place; any other is copied once and centred in place
     d = x.reshape(rows, count) if x.flags.c_contiguous else np.array(x, order="C", copy=True).reshape(rows, count)
     fast = _plain_moments(d, count)
@@ -145,12 +157,11 @@ def _native_layer_norm(
     np.sqrt(var, out=var)
     rstd = np.divide(1, var, out=var)
     np.multiply(d, rstd[:, None], out=d)
-    y = d.reshape(a.shape)
     if weight is not None:
-        np.multiply(y, cast_to(weight, x.dtype), out=y)
+        np.multiply(d, weight.reshape(-1), out=d)
     # torch adds the bias, or 0 without one: a -0.0 (a row with rstd 0) comes out +0.0
-    np.add(y, cast_to(bias, x.dtype) if bias is not None else x.dtype.type(0), out=y)
-    return finish(y, dt), finish(mean.reshape(stat_shape), dt), finish(rstd.reshape(stat_shape), dt)
+    np.add(d, bias.reshape(-1) if bias is not None else x.dtype.type(0), out=d)
+    return d, mean, rstd
 
 
 _SAFE_LIMIT: dict[tuple[np.dtype[Any], int], float] = {}
