@@ -89,6 +89,9 @@ one interleaved run, load 4-7 on the 2 cores), kept:
   faster (192 x 8 x 8: 8.6 against 16 us, 96 x 16 x 16: 14 against 29);
 - `slice`, `select`, `squeeze.dims` and `unsqueeze` as a numpy index built at compile
   time: 0.25 us a call against 1.3-3.4 through the kernel (72 calls a run in ViT).
+- layer norm's argument handling done when the graph compiles (`exir_functions.
+  _fast_layer_norm`, the kernel's `layer_norm_rows` per call): 50 x 192 52 -> 42 us,
+  64 x 768 100 -> 87 (torch 8 and 26: the rest is its six passes);
 - softmax without its shift on the rows whose maximum lies in [0, 64]
   (`kernels.core.softmax_rows`; exp(x) cannot overflow there and underflows only where
   torch's exp(x - max) does too), the other rows shifted as before, or all rows when
@@ -114,9 +117,10 @@ Measured and not kept:
   (256) of the same BLAS call: none faster across BERT's, the encoder's and the LLaMA
   block's shapes (within 5%, row blocks up to 2x slower); at 128 rows (the decoder
   blocks) numpy's products are as fast as torch's or faster;
-- layer norm: the kernel's argument handling is about 6 us of 35 at 50 x 192 (a call
-  path without it: 29 us, torch 8); the rest is its six passes and small calls, so no
-  fast path was built;
+- layer norm with fewer passes: the variance from the sum of squares skips the centring
+  pass but needs x * rstd and a per-row shift after it, as many passes again (and it
+  cancels where |mean| >> std); the scale and shift as one `einsum` ("ij,i,j->ij"),
+  55 against 53 us for the three passes it replaces at 784 x 64;
 - GELU's products of three as one `np.einsum` ("i,i,i->i", or with a scalar): einsum's
   loops for more than two operands are scalar, 53 us per 64k elements against 12.5 for
   a `np.multiply` (and the polynomial has only complex roots, so no product form);
