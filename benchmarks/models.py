@@ -117,10 +117,10 @@ Measured and not kept:
   (256) of the same BLAS call: none faster across BERT's, the encoder's and the LLaMA
   block's shapes (within 5%, row blocks up to 2x slower); at 128 rows (the decoder
   blocks) numpy's products are as fast as torch's or faster;
-- layer norm with fewer passes: the variance from the sum of squares skips the centring
-  pass but needs x * rstd and a per-row shift after it, as many passes again (and it
-  cancels where |mean| >> std); the scale and shift as one `einsum` ("ij,i,j->ij"),
-  55 against 53 us for the three passes it replaces at 784 x 64;
+- layer norm's scale and shift as one `einsum` ("ij,i,j->ij") and an add: 55 against
+  53 us for the three passes it replaces at 784 x 64 (counted, not built: the variance
+  from the sum of squares skips the centring pass but needs x * rstd and a per-row
+  shift after it, as many passes again, and cancels where |mean| >> std);
 - GELU's products of three as one `np.einsum` ("i,i,i->i", or with a scalar): einsum's
   loops for more than two operands are scalar, 53 us per 64k elements against 12.5 for
   a `np.multiply` (and the polynomial has only complex roots, so no product form);
