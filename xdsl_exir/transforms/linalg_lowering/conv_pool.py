@@ -126,19 +126,19 @@ as fast as or faster than splitting the convolution into one per group, with one
 op whatever the group count (interleaved in one process, one thread).
 """
 
-_POINTWISE_MATMUL = True
+_POINTWISE_MATMUL = False
 """
 Lower 1x1 convolutions of one group to a matrix product (`_pointwise`), for a
-batch of one marked as a convolution's product (`IM2COL_MARK`). One
-convolution at a time (32-512 channels, 4x4 to 16x16, one thread), IREE 3.13
-ran `linalg.matmul` no faster than the named convolution, which
-`--iree-global-opt-use-im2col-for-convs` turns into a matrix product; but
-IREE's own im2col drops the data-tiling hint (`targets.iree.data_tiling_hints`),
-so in a program whose narrow products run untiled the named 1x1 convolutions
-would lose their data tiling too, where the marked products keep it or not by
-the same rule as the others: SqueezeNet 1.1, one thread, interleaved, 1.89 ->
-1.68 ms (named / marked, both hinted). `benchmarks/compile.py --lowering
-conv_pool._POINTWISE_MATMUL=0` compares the two on whole models.
+batch of one marked as a convolution's product (`IM2COL_MARK`), which IREE's
+data-tiling hint then reaches (`targets.iree.data_tiling_hints`; IREE's own
+im2col of the named op drops it). Off: one convolution at a time (32-512
+channels, 4x4 to 16x16, one thread), IREE 3.13 ran `linalg.matmul` no faster
+than the named convolution, which `--iree-global-opt-use-im2col-for-convs`
+turns into a matrix product; on whole models (one thread, CPU time,
+interleaved, load 4-6, with the hint) MobileNetV3-small 0.84 -> 1.21 ms and
+DenseNet-121 10.0 -> 11.6 in one run, MobileNetV3-small 1.64 -> 1.34 in
+another, the rest within noise. `benchmarks/compile.py --lowering
+conv_pool._POINTWISE_MATMUL=1` compares the two on whole models.
 """
 
 _CHANNELS_LAST = False
