@@ -157,6 +157,46 @@ DenseNet-121 18.8 -> 14.2, but ResNet-18 and SqueezeNet unchanged and a lone
 columns copied tap by tap (`conv_pool._GROUPED_TAPS`): RegNet-X 4.37 -> 3.98
 ms, on.
 
+RegNet-X-400MF's 22 grouped 3x3 convolutions (16 channels a group), per
+dispatch (`iree-benchmark-module --device_profiling_mode=host-execution`,
+`iree-profile dispatch`, the module `compile_program` builds with the weights
+embedded, least time of each dispatch over some 2,600 calls, one thread, load
+3.6-5.7; onnxruntime: `SessionOptions.enable_profiling`, least time of each
+node over 300 runs). They are not where RegNet-X loses: about 335 us a call in
+IREE (products 209, the packing of their columns 47, the copies into the
+columns about 80, ten `slow_memcpy` dispatches a convolution) against
+382 in onnxruntime's 22 nodes (its convolutions carry the batch norm and ReLU
+too); 14.9 us against 16 for each of the twelve at 2x2. IREE's products are
+`batch_mmt4d` with vector tiles of 4 positions by 16 filters at 2x2
+(`25x16x4x144`, 10.7 us) and 16 by 16 above (`--iree-hal-dump-executable-configurations-to`),
+IREE itself putting the positions on the narrow side; the weights' reordering and
+packing run once, in the module's initializer (`iree-compile --compile-to=stream`:
+`encode_25x16x144` under `util.initializer`, weights as parameters). The whole
+call's dispatches sum to 1.33 ms (onnxruntime's nodes 1.46), its matrix products
+(the 1x1 convolutions, the stem, the classifier) 0.91, `400x4x400` 0.63 of it
+(onnxruntime's 1x1 convolutions 0.94); but a call
+took 2.05 ms of CPU time (`iree-benchmark-module`, median) over 378 dispatches,
+about 200 of them the grouped convolutions' copies, and onnxruntime's 74 nodes
+1.84 ms at least (its profile's `model_run`, wall time). Forms tried to remove those copies or speed the products, none kept
+(whole models one thread, `--clock cpu`, interleaved against the default):
+
+- the columns as one elementwise generic choosing among the nine taps by the tap
+  index (378 -> 180 dispatches a call): IREE fuses it into the packing, but
+  vectorizes along the output row (2 wide at 2x2) and writes through a
+  `map_store` scatter: 19.5 us a convolution at 2x2 where the copies and the
+  packing took about 4. RegNet-X 3.78 -> 3.98 and 3.00 -> 3.97 ms, convgroup 0.407 ->
+  0.469 and 0.237 -> 0.284 (load 3.0-4.2);
+- the same columns laid out `[N, G, OH, OW, taps, C]`, positions as the
+  product's rows (vectors along the 16 channels): 12.6 us at 2x2; RegNet-X 3.82
+  against 3.78, convgroup 0.820 against 0.407;
+- nine batched products, one per tap, each on its tap slice and accumulating
+  onto the previous (no columns): RegNet-X 3.82 against 3.00, convgroup 0.294
+  against 0.237;
+- the products untiled: `25x16x4x144` 15.6 us against 10.7 + 1.5 of packing;
+  `--iree-llvmcpu-enable-ukernels=mmt4d`: the same per-dispatch times;
+- `linalg.batch_matmul`: xDSL 0.74 has no such op, and IREE already data-tiles the
+  contraction generic as `batch_mmt4d` with the positions as rows.
+
 Data tiling, measured again on the Xeon (one thread, `--clock cpu`, load 2-10 on
 2 cores, ms per call; `--variant="data_tiling=0 --iree-global-opt-data-tiling"`
 and the like). IREE 3.13 has two data-tiling paths: `--iree-opt-data-tiling`
