@@ -80,7 +80,10 @@ CPU time, kernels against torch on the models' own shapes):
   slow both sides' products alike.
 
 Measured later against the same gaps (one thread, CPU time, each alternative a column of
-one interleaved run, load 4-7 on the 2 cores), kept:
+one interleaved run, load 4-7 on the 2 cores), kept; together, over seven rounds of the
+whole table alternating with the code before them (load 3-8), ours/eager's geometric
+mean of per-model medians went 1.24 -> 1.21 and MaxViT's 1.66 -> 1.58, while a single
+model's ratio moved by up to 0.3 between rounds on this shared machine:
 
 - the depthwise result's way back from channels-last to NCHW, in blocks of 32
   positions from 128 channels and 32k elements a sample on (`kernels.core.channels_first`):
