@@ -59,7 +59,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.ir import Attribute, Operation
-from xdsl.universe import Universe
 from xdsl.utils.exceptions import ParseError
 
 from xdsl_exir.dialects.exir import DType, InputKind, OutputKind, ProgramOp, SymIntType, TensorType, blob_data, is_blob
@@ -80,6 +79,7 @@ from xdsl_exir.utils.diagnostics import locate
 from xdsl_exir.utils.dtypes import is_low_precision
 from xdsl_exir.utils.limits import check_tensor_bytes, tensor_bytes_limit
 from xdsl_exir.utils.mlir_parser import ResourceParser, print_module
+from xdsl_exir.utils.multiverse import multiverse
 from xdsl_exir.utils.symbolic import sympy
 from xdsl_exir.utils.tensor_data import TensorDataError, storage_dtype
 
@@ -373,7 +373,7 @@ def lowering_context() -> Context:
     ctx = Context()
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
-    for name, factory in Universe.get_multiverse().all_dialects.items():
+    for name, factory in multiverse().all_dialects.items():
         if name not in ctx.registered_dialect_names:
             ctx.register_dialect(name, factory)
     return ctx

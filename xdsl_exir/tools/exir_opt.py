@@ -72,10 +72,10 @@ from xdsl_exir.tools.pass_timer import PassTimer
 from xdsl_exir.tools.progress import progress
 from xdsl_exir.tools.verify_diagnostics import Diagnostic, check, parse_expectations, split_location
 from xdsl_exir.transforms.registry import get_all_passes
-from xdsl_exir.universe import multiverse
 from xdsl_exir.utils.diagnostics import ExirDiagnostic, InterpreterError, did_you_mean, locate
 from xdsl_exir.utils.limits import DEFAULT_MAX_TENSOR_BYTES, format_bytes, max_tensor_bytes, parse_byte_size
 from xdsl_exir.utils.mlir_parser import ResourceParser
+from xdsl_exir.utils.multiverse import multiverse
 from xdsl_exir.utils.safe_zip import is_pickle
 from xdsl_exir.utils.tensor_data import TensorDataError
 
