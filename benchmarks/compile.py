@@ -481,6 +481,102 @@ stored / transposed / both K-major): 1000x9x512 157-170 / 159-160 / 156-171;
 74; 128x49x288 48 / 56; 256x16x2304 196 / 194; 192x9x432 29 / 28: no form
 wins across shapes or runs, so the product keeps its form.
 
+The CNNs' products against onnxruntime, layer by layer (ResNet-18 and
+DenseNet-121 at 1x3x64x64, one thread; IREE: `iree-benchmark-module
+--device_profiling_mode=host-execution` and `iree-profile dispatch` on the
+module `compile_program` builds, weights embedded, least time of each dispatch
+over 200-300 calls; onnxruntime: `SessionOptions.enable_profiling`, one
+intra-op thread, least time of each node over 300 runs; the Xeon, load 3-5.6;
+us). IREE's tiled column is dispatch data tiling as it was for convolution
+programs, untiled is the same product without data tiling:
+
+| product (filters x positions x reduction), layer         | tiled    | untiled | ORT node |
+|----------------------------------------------------------|----------|---------|----------|
+| ResNet `512x4x4608` x3, layer4 3x3 512->512 at 2x2       | 882-939  | 570-615 | 410-415  |
+| ResNet `512x4x2304`, layer4.0 conv1 (stride 2)           | 446-452  | 296-325 | 229      |
+| ResNet `256x16x2304` x3, layer3 3x3 at 4x4               | 286-332  | 157-188 | 184-188  |
+| ResNet `128x64x1152` x3, layer2 3x3 at 8x8               | 173-187  | 167-174 | 126-127  |
+| ResNet `256x16x1152`, layer3.0 conv1                      | 134-168  | 88-112  | 94       |
+| ResNet `64x256x576` x4, layer1 3x3 at 16x16              | 141-147  | 151-156 | 117-118  |
+| ResNet classifier `1x1000x512`                           | 130-136  | 234-257 | 86       |
+| ResNet stem `64x1024x147` (7x7/2)                        | 127-135  | 154-156 | 128      |
+| ResNet `512x4x256`, layer4 downsample (named 1x1)        | 49-53    | 60-62   | 32       |
+| DenseNet `32x256x1152` x6, block 1 3x3 at 16x16          | 155-160  | 157-206 | 140-142  |
+| DenseNet `32x64x1152` x12, block 2 3x3 at 8x8            | 45-48    | 41-43   | 42-45    |
+| DenseNet `32x16x1152` x24, block 3 3x3 at 4x4            | 19-23    | 12-17   | 21-23    |
+| DenseNet `32x4x1152` x16, block 4 3x3 at 2x2             | 13-16    | 11-15   | 13-14    |
+| DenseNet `512x16x1024`, transition 3 (named 1x1)         | 277-343  | 165-235 | 170      |
+| DenseNet classifier `1x1000x1024`                        | 270-367  | 433-545 | 200      |
+
+Summed over a call: ResNet-18 5.7-6.2 ms of dispatches tiled, 4.6-4.7
+untiled, onnxruntime's nodes 3.3; DenseNet-121 7.2 / 6.4 / 5.7 (its 631
+copies, the im2col taps and the concatenations as `slow_memcpy` dispatches of
+about 1 us, take 0.6 ms, and the per-call
+packing of the tiled products' columns, 60 `encode` dispatches, 0.6 ms). So a
+product over few positions is neither at memory bandwidth nor padded (512x4x4608
+reads 9.4 MB: 10 GB/s tiled, 15.7 untiled, onnxruntime 22.7): IREE's narrow
+encoding already takes 4x16 tiles for 4 positions
+(`--iree-hal-dump-executable-configurations-to`: `mmt4d` of `1x4608x4x1` by
+`32x4608x16x1`, `vector_common_parallel = [1, 1, 0, 4, 16, 0]`), whose loop
+streams one 16-filter tile of the packed weight at a time with four
+accumulators (the assembly: one 64-byte load and four broadcast FMAs a
+step), where the untiled product (`[8, 4]` vector tiles, 16 of the reduction
+at a time) reads eight weight rows at once; the 512x4x256 product, whose
+weight fits in L2, runs at the same 10 GB/s tiled. The mmt4d microkernel
+(`--iree-llvmcpu-enable-ukernels=mmt4d`) changed nothing (882-904 us).
+IREE's data-tiling hint (`targets.iree.data_tiling_hints`) now leaves a
+convolution's product of at most 16 positions (and more filters than
+positions) untiled and keeps the others tiled; a split of the reduction into
+two dims (`[F, C, taps] x [C, taps, P]`) does not escape data tiling, IREE
+collapses it first. Whole models, one thread, CPU time, interleaved (9-15
+samples, medians, ms):
+
+- no data tiling at all in convolution programs (`--variant="data_tiling=0"`):
+  ResNet-18 8.68 -> 5.82, SqueezeNet 1.34 -> 1.08, DenseNet-121 9.55 -> 8.43
+  (load 5), but MobileNet-v1 2.14 -> 2.65, RegNet-X 3.66 -> 4.44,
+  EfficientNet-B0 4.03 -> 4.49, MobileNetV3 1.51 -> 1.79, ShuffleNetV2 1.45
+  -> 1.84, ViT-tiny 6.26 -> 6.54 (load 4.5-5.6): not kept;
+- the hint on every product of at most 16 positions, whatever its depth,
+  against tiling as before (load 6.4-7.3): ResNet-18 8.51 -> 6.95 and 8.32 ->
+  5.87, SqueezeNet 1.27 -> 1.20 and 1.75 -> 1.89, DenseNet-121 9.42 -> 10.1;
+  with the 1x1 convolutions marked (`conv_pool._POINTWISE_MATMUL=1`) too:
+  ResNet-18 6.75 and 5.99, SqueezeNet 0.93 and 1.68, DenseNet-121 10.7,
+  EfficientNet-B0 3.30 -> 4.15 (per dispatch, its 1x1 products over 4
+  positions and a short reduction lost untiled: `1152x4x192` 49-53 -> 80-85
+  us, `1280x4x320` 88-98 -> 136-179, and at 1152 deep the squeeze-excitation
+  gate fused into `320x4x1152` made it 86 -> 487): so the hint leaves tiled
+  what is under 2048 deep (`targets.iree._UNTILED_DEPTH`);
+- the rule kept (at most 16 positions, more filters than positions, 2048
+  deep or more: in these models only ResNet-18's last two stages) with the 1x1
+  convolutions marked, against tiling as before (`--variant
+  "xdsl_exir.targets.iree._UNTILED_COLUMNS=0 conv_pool._POINTWISE_MATMUL=0"`,
+  load 4-6): ResNet-18 9.52 -> 7.13 (onnxruntime 5.94), the others, whose
+  programs the hint leaves alone, differing only by the marked 1x1 products:
+  RegNet-X 3.00 -> 3.10, EfficientNet-B0 3.36 -> 3.39, MobileNetV3 0.843 ->
+  1.21, SqueezeNet 0.942 -> 0.952, ShuffleNetV2 1.27 -> 1.35, DenseNet-121
+  10.0 -> 11.6, ViT-tiny 5.14 -> 4.93, the encoder and the LLaMA block (the
+  same program twice) 55.6 -> 50.0 and 2.70 -> 2.66; in an earlier run (the
+  rule at 1024 deep) MobileNetV3 1.64 -> 1.34. The marked 1x1 products are
+  not kept (`conv_pool._POINTWISE_MATMUL`);
+- the rule kept, 1x1 convolutions named, against tiling as before and against
+  the marked 1x1 products (load 4-6): ResNet-18 8.14 -> 6.18, marked 5.77
+  (onnxruntime 5.20); MobileNetV3 0.868 -> 0.854, marked 0.880; DenseNet-121
+  12.6 -> 12.7, marked 12.3 (the same programs but for the marked products:
+  the noise, which the run before shows at up to 1.4x on MobileNetV3);
+- single layers (`conv3x3deep`, `conv3x3mid`: programs whose only product is
+  such a one, compiled without data tiling, `targets.iree.compile_text`), in
+  three runs (load 0.7-1.6): 3x3 512->512 at 2x2 0.985 -> 0.980, 0.957 ->
+  1.26, 0.869 -> 0.988 (onnxruntime 0.66-0.75), 3x3 256->256 at 4x4 0.297 ->
+  0.237, 0.470 -> 0.445, 0.360 -> 0.333 (onnxruntime 0.25-0.39): alone, the
+  deep layer's weight stays in the cache between calls, where the tiled form
+  streams well; in the whole model it does not.
+
+What is left of ResNet-18's gap, per dispatch untiled against onnxruntime's
+nodes: the three `512x4x4608` (570-615 against 410-415 us: IREE reads the
+weight at 15.7 GB/s, onnxruntime at 22.7), `512x4x2304` (296-325 / 229), the
+classifier (130-136 / 86), `128x64x1152` x3 (167-187 / 126-127) and
+`64x256x576` x4 (141-147 / 117-118).
+
 ViT-tiny at 64x64 (17 tokens), per dispatch: 94% in the linear layers'
 products (`matmul_17x768x192` with the erf GELU fused, 163 us a layer against
 77 for the product alone; `17x192x768` 136; `17x576x192` 99); 17 rows pad to
@@ -753,7 +849,8 @@ calling thread in a run of `--threads 2`, interleaved with the others, each coun
 class Alternative:
     """What an extra IREE column ("IREE*", or "IREE*1", "IREE*2"... with several) changes:
     extra flags, lowering switches (`conv_pool._GROUPED_IM2COL=0`: a module attribute of
-    `transforms.linalg_lowering`) and `IreeOptions` fields (`data_tiling=0`)."""
+    `transforms.linalg_lowering`, or of any module named in full, `xdsl_exir.targets.iree._UNTILED_COLUMNS=0`)
+    and `IreeOptions` fields (`data_tiling=0`)."""
 
     flags: tuple[str, ...] = ()
     lowering: tuple[tuple[str, int], ...] = ()
@@ -800,7 +897,8 @@ class Alternative:
         try:
             for name, value in self.lowering:
                 mod_name, attr = name.rsplit(".", 1)
-                mod = importlib.import_module(f"xdsl_exir.transforms.linalg_lowering.{mod_name}")
+                full = mod_name if mod_name.startswith("xdsl_exir.") else f"xdsl_exir.transforms.linalg_lowering.{mod_name}"
+                mod = importlib.import_module(full)
                 if not hasattr(mod, attr):
                     raise SystemExit(f"--lowering: {mod.__name__} has no {attr}")
                 saved.append((mod, attr, getattr(mod, attr)))

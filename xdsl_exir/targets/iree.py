@@ -310,8 +310,8 @@ def data_tiling_hints(text: str) -> str | None:
     136-179, ResNet's `512x4x256` 49-53 / 60-62), and those whose input is an
     elementwise chain IREE fuses into the untiled product (`_UNTILED_DEPTH`).
     Whole ResNet-18 (`benchmarks/compile.py`, one thread, CPU time,
-    interleaved, load 5.6-6.6; ms): 8.51 -> 6.95 and 8.32 -> 5.87 (onnxruntime
-    5.49 and 5.05). The hint also keeps the weights of the untiled products
+    interleaved, load 4-6; ms): 9.52 -> 7.13 and 8.14 -> 6.18 (onnxruntime
+    5.94 and 5.20); the other CNNs there have no such product. The hint also keeps the weights of the untiled products
     where they are read by reference, not packed into a copy at load time.
     What the hint cannot reach stays untiled in such a program: named
     convolutions (IREE's own im2col drops the attribute) and contraction
