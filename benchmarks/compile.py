@@ -569,7 +569,16 @@ samples, medians, ms):
   1.26, 0.869 -> 0.988 (onnxruntime 0.66-0.75), 3x3 256->256 at 4x4 0.297 ->
   0.237, 0.470 -> 0.445, 0.360 -> 0.333 (onnxruntime 0.25-0.39): alone, the
   deep layer's weight stays in the cache between calls, where the tiled form
-  streams well; in the whole model it does not.
+  streams well; in the whole model it does not;
+- the ten models, the rule as kept against none (`--variant
+  "xdsl_exir.targets.iree._UNTILED_COLUMNS=0"`, 9 samples, load 0.3-1.7, ms,
+  IREE/onnxruntime in brackets): ResNet-18 10.7 -> 8.75 (1.47 -> 1.20); the
+  other nine are the same program twice (no product 2048 deep over at most
+  16 positions): RegNet-X 4.56 / 4.75, EfficientNet-B0 5.13 / 5.13,
+  MobileNetV3 1.27 / 1.22, SqueezeNet 1.48 / 1.47, ShuffleNetV2 1.07 / 1.08,
+  DenseNet-121 10.7 / 10.1, ViT-tiny 6.25 / 6.45, LLaMA block 4.40 / 4.60 and
+  the encoder 46.0 / 65.3 (the noise of this run); geometric means IREE/ORT
+  1.26 / 1.28, that noise included.
 
 What is left of ResNet-18's gap, per dispatch untiled against onnxruntime's
 nodes: the three `512x4x4608` (570-615 against 410-415 us: IREE reads the
