@@ -55,7 +55,7 @@ saved to a temporary `.pt2`. Then, per model:
 - Steady state: the runners -- IREE, torch eager (`model(*args)` under
   `torch.inference_mode()`), onnxruntime's CPU provider on the legacy
   `torch.onnx.export(..., dynamo=False)` graph, and `ProgramRunner` on
-  `load_pt2` -- interleaved round-robin (the starting runner rotates), each
+  `load_pt2` -- interleaved, each round in a new (seeded) order, each
   sample a batch of calls of at least a few milliseconds, median per call.
   The interpreter is left out of the steady state for a model whose first call
   takes more than 5 s; its one-call time is shown with a `*`.
@@ -814,6 +814,7 @@ import gc
 import importlib
 import math
 import pathlib
+import random
 import statistics
 import tempfile
 import time
@@ -1150,8 +1151,11 @@ CLOCK = "wall"
 
 
 def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) -> dict[str, float]:
-    """Median seconds per call of each function, round-robin with a rotating start;
-    each sample is as many calls as fill `sample_s` (at least one), timed by `CLOCK`."""
+    """Median seconds per call of each function, each round in a new order (seeded, so
+    runs repeat): with a rotating start alone the order stayed fixed, so at two threads
+    the same runner always followed onnxruntime, whose idle threads spin for a while
+    after a call. Each sample is as many calls as fill `sample_s` (at least one), timed
+    by `CLOCK`."""
     clock = CLOCKS[CLOCK]
     number: dict[str, int] = {}
     for name, fn in fns.items():
@@ -1161,8 +1165,9 @@ def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) ->
     names = list(fns)
     times: dict[str, list[float]] = {n: [] for n in names}
     gc.collect()
-    for rep in range(reps):
-        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+    order = random.Random(len(names) * 1000 + reps)
+    for _ in range(reps):
+        for name in order.sample(names, len(names)):
             fn, k = fns[name], number[name]
             t = clock()
             for _ in range(k):
