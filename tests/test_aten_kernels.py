@@ -1420,6 +1420,17 @@ def test_out_dtype_matmuls() -> None:
         _compare(K.run_kernel(op, args, {}), want, F32, 1.0, op)
 
 
+def test_softmax_rows_in_half_precision_keeps_the_shift() -> None:
+    """`softmax_rows` computes in its input's dtype; float16's exp overflows from 11.1, so rows whose
+    maximum the float32 rule lets go unshifted ([0, 64]) must still be shifted there."""
+    from xdsl_exir.semantics.kernels.core import softmax_rows
+
+    x = torch.tensor([[0.0, 20.0, 30.0], [1.0, 2.0, 3.0], [60.0, 63.0, 0.5]], dtype=torch.float16)
+    got = softmax_rows(x.numpy(), 1)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), torch.softmax(x.float(), 1).numpy(), rtol=2e-3, atol=1e-4)
+
+
 def test_empty_contraction_is_the_scaled_bias() -> None:
     """Over an empty contraction torch's addmm, baddbmm and linear give beta * self without adding
     the (zero) product: a -0.0 bias keeps its sign and alpha, even NaN, is not read."""

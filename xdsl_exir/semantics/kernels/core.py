@@ -452,9 +452,10 @@ def row_fmax(x: np.ndarray) -> np.ndarray:
 
 
 _EXP_SHIFT_FREE = (0.0, 64.0)
-"""Rows whose largest value lies in this range need no shift before `exp`: exp(x) cannot
-overflow (nor their sum, up to 10^10 elements a row), and where it underflows torch's
-exp(x - max) underflows too."""
+"""Rows of float32 or float64 whose largest value lies in this range need no shift before
+`exp`: exp(x) cannot overflow (nor their sum, up to 10^10 elements a row), and where it
+underflows torch's exp(x - max) underflows too. Narrower floats always take the shift
+(float16's exp overflows from 11.1)."""
 
 
 def _unshifted_exp(x: np.ndarray, shift: np.ndarray) -> np.ndarray | None:
@@ -464,6 +465,8 @@ def _unshifted_exp(x: np.ndarray, shift: np.ndarray) -> np.ndarray | None:
     row's exponentials and their sum alike, and without it exp(x) carries no rounding
     of x - max. It saves a pass over the array (attention's scores, where a row's
     largest score is rarely negative; a causal mask's first rows hold a few scores)."""
+    if x.dtype not in (np.float32, np.float64):
+        return None
     lo, hi = _EXP_SHIFT_FREE
     flat = shift.reshape(-1)
     good = (flat >= lo) & (flat <= hi)
