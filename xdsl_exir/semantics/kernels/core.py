@@ -515,18 +515,3 @@ def softmax_rows(x: np.ndarray, dim: int, log: bool = False, safe: bool = False)
     if safe and bool(np.any(shift == -np.inf)):
         np.copyto(e, 0, where=np.all(x == -np.inf, axis=dim, keepdims=True))
     return e
-    if log:
-        lse = sum_keepdims(np.exp(e), dim)
-        np.log(lse, out=lse)
-        return np.subtract(e, lse, out=e)
-    np.exp(e, out=e)
-    total = sum_keepdims(e, dim)
-    if dim == x.ndim - 1:
-        # torch's last-dim kernel multiplies by the sum's reciprocal, one division per row
-        # (and a multiply is cheaper than a division per element)
-        np.multiply(e, np.true_divide(1, total, out=total), out=e)
-    else:
-        np.divide(e, total, out=e)
-    if safe and bool(np.any(shift == -np.inf)):
-        np.copyto(e, 0, where=np.all(x == -np.inf, axis=dim, keepdims=True))
-    return e
