@@ -213,7 +213,8 @@ class IreeOptions:
             return self.data_tiling
         if _CONVOLUTION.search(text) is not None:
             return True
-        products = [(int(rows), int(k) * int(n)) for rows, k, n in _MATMUL_SHAPES.findall(text)]
+        # a marked product is a convolution's, which returned above
+        products = [(int(rows), int(k) * int(n)) for _, rows, k, n in _PRODUCT.findall(text)]
         if any(weight > DATA_TILING_MAX_WEIGHT for _, weight in products):
             return False
         return any(weight_passes(rows) >= _DATA_TILING_PASSES for rows, _ in products)
@@ -278,7 +279,9 @@ below it the weight is small and the tiles win or are even, and an untiled produ
 elementwise producer IREE fuses into it once per row tile (EfficientNet-B0's 1x1 `320x4x1152`
 after its squeeze-excitation gate, a sigmoid per element: 86 us tiled, 487 untiled)."""
 _PRODUCT = re.compile(r"linalg\.matmul(?: \{([^}\n]*)\})? ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x(\d+)x\w+>, tensor<\d+x(\d+)x\w+>\)")
-"""A static `linalg.matmul` in the lowered text: its attributes, rows, reduction size and columns."""
+"""A static `linalg.matmul` in the lowered text: its attributes, rows, reduction size and columns
+(the weight of a linear layer is reduction size x columns); a product of dynamic shape is not
+matched."""
 
 
 def data_tiling_hints(text: str) -> str | None:
@@ -335,9 +338,6 @@ def data_tiling_hints(text: str) -> str | None:
     return out if hinted else None
 
 
-_MATMUL_SHAPES = re.compile(r"= linalg\.matmul ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x\d+x\w+>, tensor<(\d+)x(\d+)x\w+>")
-"""The (static) rows of each `linalg.matmul`'s left operand and the dims of its right operand (the
-weight, for a linear layer) in the lowered text; a product of dynamic shape is not counted."""
 _DATA_TILING_PASSES = 12
 """The passes over a product's weight (`weight_passes`) from which its packing on each call paid."""
 
