@@ -183,6 +183,69 @@ builtin.module {{
         RowMajorWeight().matmul(np.zeros((64, 47), np.float32), constant.T)
 
 
+@pytest.mark.parametrize("k, size", [(3, 9), (7, 5)])
+def test_depthwise_weight_tiled_once(k: int, size: int) -> None:
+    """A depthwise convolution's weight that nothing can write (a parameter) is tiled on
+    the first call and the tiled form reused; a weight that can change between calls
+    (writable, or a read-only view of writable memory) is tiled anew each time, and
+    another weight, or another row width, replaces the kept form. Values as torch's,
+    edge values and a non-contiguous input included."""
+    from pass_harness import parse
+
+    from xdsl_exir.interpreters.program import ProgramRunner
+    from xdsl_exir.semantics.kernels.core import DepthwiseTaps
+
+    t = "!exir.tensor"
+    c, p = 8, k // 2
+    text = f"""
+builtin.module {{
+  exir.program inputs [<user_input "x">, <user_input "w">] outputs [<user_output "y">] {{
+    exir.graph @forward(%x: {t}<[1, {c}, {size}, {size}], float32>, %w: {t}<[{c}, 1, {k}, {k}], float32>) -> ({t}<[1, {c}, {size}, {size}], float32>) {{
+      %y = exir.call_function "aten.convolution.default"(%x, %w, none, [1, 1], [{p}, {p}], [1, 1], false, [0, 0], {c}) : ({t}<[1, {c}, {size}, {size}], float32>, {t}<[{c}, 1, {k}, {k}], float32>) -> {t}<[1, {c}, {size}, {size}], float32>
+      exir.output %y : {t}<[1, {c}, {size}, {size}], float32>
+    }}
+  }}
+}}
+"""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, size, size, c)).astype(np.float32).transpose(0, 3, 1, 2)  # non-contiguous
+    x[0, 1, 2, 3], x[0, 2, 0, 0], x[0, 3, 4, 4] = np.inf, np.nan, -0.0
+    w0 = rng.standard_normal((c, 1, k, k)).astype(np.float32)
+    # (finite weights: torch's depthwise kernel leaves the padding out of its sums, so an
+    # infinite weight over the padding gives NaN in its dense kernel and here, not in it)
+    w0[4, 0, 0, 1], w0[5, 0, 1, 1] = -1e38, -0.0  # (x 3 stays finite)
+    runner = ProgramRunner(parse(text))
+
+    def check(w: np.ndarray) -> None:
+        want = torch.nn.functional.conv2d(torch.from_numpy(x.copy()), torch.from_numpy(w.copy()), None, 1, p, 1, c)
+        (y,) = runner.run([x, w])
+        np.testing.assert_array_equal(np.isnan(y), np.isnan(want.numpy()))
+        np.testing.assert_allclose(y, want.numpy(), rtol=1e-5, atol=1e-5)
+
+    constant = np.frombuffer(w0.tobytes(), np.float32).reshape(w0.shape)
+    check(constant)
+    check(constant)  # the tiled form reused
+    check(np.frombuffer((2 * w0).tobytes(), np.float32).reshape(w0.shape))  # another constant replaces it
+    writable = w0.copy()
+    check(writable)
+    writable *= 3  # in place: the next call reads the new values
+    check(writable)
+    view = writable[:]
+    view.flags.writeable = False  # read-only, but its memory is not
+    check(view)
+    writable += 1
+    check(view)
+    # the object alone: nothing kept of memory that can change; a kept form is read-only
+    taps = DepthwiseTaps()
+    taps.tiled(view, (k, k), size)
+    assert taps.entry is None
+    tiled = taps.tiled(constant, (k, k), size)
+    assert taps.entry is not None and not tiled.flags.writeable and tiled.shape == (k, k, size * c)
+    assert taps.tiled(constant, (k, k), size) is tiled
+    assert taps.tiled(constant, (k, k), size + 1).shape == (k, k, (size + 1) * c)  # another width replaces it
+    np.testing.assert_array_equal(tiled.reshape(k, k, size, c)[:, :, 3], w0[:, 0].transpose(1, 2, 0))
+
+
 @pytest.mark.parametrize("pick", ["none", "all", "mixed", "empty"])
 def test_where_when_the_condition_picks_one_side(pick: str) -> None:
     """A condition true nowhere or everywhere is a copy of one side, broadcast and promoted

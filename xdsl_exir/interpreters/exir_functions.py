@@ -52,7 +52,7 @@ from xdsl_exir.interpreters.compiler import (
 from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.kernels.conv_pool import conv_forward
-from xdsl_exir.semantics.kernels.core import softmax_rows
+from xdsl_exir.semantics.kernels.core import DepthwiseTaps, softmax_rows
 from xdsl_exir.semantics.kernels.matmul import RowMajorWeight, product
 from xdsl_exir.semantics.kernels.norms import layer_norm_rows
 from xdsl_exir.semantics.kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
@@ -490,9 +490,10 @@ def _fast_convolution(op: Operation, bound: dict[str, object]) -> Prepared | Non
         return None
     stride, padding, dilation = params
     ix, iw, ib = x.index, w.index, None if b is None else b.index
+    taps = DepthwiseTaps()
     if ib is None:
-        return lambda *ops: (conv_forward(ops[ix], ops[iw], None, stride, padding, padding, dilation, groups),)
-    return lambda *ops: (conv_forward(ops[ix], ops[iw], ops[ib], stride, padding, padding, dilation, groups),)
+        return lambda *ops: (conv_forward(ops[ix], ops[iw], None, stride, padding, padding, dilation, groups, taps),)
+    return lambda *ops: (conv_forward(ops[ix], ops[iw], ops[ib], stride, padding, padding, dilation, groups, taps),)
 
 
 _BN_INFERENCE = "aten._native_batch_norm_legit_no_training.default"

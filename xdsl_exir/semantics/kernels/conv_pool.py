@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from xdsl_exir.semantics.kernels.core import (
+    DepthwiseTaps,
     adaptive_avg,
     avg_divisors,
     conv_nd,
@@ -53,13 +54,14 @@ def _offset_slices(
 
 def conv_forward(
     x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: Sequence[int], pad_lo: Sequence[int],
-    pad_hi: Sequence[int], dilation: Sequence[int], groups: int,
+    pad_hi: Sequence[int], dilation: Sequence[int], groups: int, taps: DepthwiseTaps | None = None,
 ) -> np.ndarray:
     """Batched convolution plus bias, everything already in one compute dtype and every
     parameter expanded to one value per spatial axis: what `aten.convolution` does once
     its arguments are normalized, so a caller that normalized them once (the graph
-    compiler, for a float32 program) runs only this per call."""
-    res = conv_nd(x, w, stride, pad_lo, pad_hi, dilation, groups)
+    compiler, for a float32 program) runs only this per call, with its own `taps` to keep
+    a depthwise weight's tiled form between calls."""
+    res = conv_nd(x, w, stride, pad_lo, pad_hi, dilation, groups, taps)
     if bias is not None:  # `res` is a fresh array of the compute dtype
         res += bias.reshape((1, -1) + (1,) * (w.ndim - 2))
     return res

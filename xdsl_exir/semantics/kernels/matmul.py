@@ -10,13 +10,12 @@ dropout of ``random``, as torch's math reference implementation composes them.
 from __future__ import annotations
 
 import math
-import mmap
 from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
 
-from xdsl_exir.semantics.kernels.core import run_pointwise, softmax_rows
+from xdsl_exir.semantics.kernels.core import immutable_root, run_pointwise, softmax_rows
 from xdsl_exir.semantics.kernels.dtypes import (
     BOOL,
     cast_to,
@@ -44,25 +43,6 @@ _ROW_MAJOR_MAX_BYTES = 32 << 20
 copy doubles the weight's memory, which a language model's vocabulary head is not worth."""
 
 
-def _immutable_root(a: np.ndarray) -> object | None:
-    """The object holding `a`'s memory when nothing can write that memory: every array on
-    the way read-only, ending in `bytes`, in a view of a read-only memory map, or in a
-    read-only array owning its data (the program's parameters: read-only views of their
-    blobs, in memory or mapped from the archive); otherwise None."""
-    o: object = a
-    while isinstance(o, np.ndarray):
-        if o.flags.writeable:
-            return None
-        if o.base is None:
-            return o
-        o = o.base
-    if isinstance(o, bytes):
-        return o
-    if isinstance(o, memoryview) and isinstance(o.obj, mmap.mmap) and memoryview(o.obj).readonly:
-        return o  # (a read-only view of a writable map is not enough: the map itself is asked)
-    return None
-
-
 class RowMajorWeight:
     """
     One product's row-major copy of a constant right operand that reaches it column-major
@@ -71,7 +51,7 @@ class RowMajorWeight:
     one thread: 128x256 by 256x768 0.77 ms against 0.67 ms, 64x768 by 768x3072 5.4 ms
     against 3.8 ms; torch's `linear` 0.47 and 3.1 ms), so the copy is made on the first
     call and reused while the operand is the same memory, which nothing can write
-    (`_immutable_root`); any other operand takes `matmul` as it is.
+    (`immutable_root`); any other operand takes `matmul` as it is.
     """
 
     __slots__ = ("entry",)
@@ -96,7 +76,7 @@ class RowMajorWeight:
             and a.dtype == b.dtype
             and a.dtype.kind == "f"
             and b.nbytes <= _ROW_MAJOR_MAX_BYTES
-            and (root := _immutable_root(b)) is not None
+            and (root := immutable_root(b)) is not None
         ):
             ptr = b.ctypes.data
             entry = self.entry
