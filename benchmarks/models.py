@@ -130,6 +130,50 @@ Measured and not kept:
 - GELU's polynomial as a rational function of x^2 (`scripts/fit_erf.py`'s fit): degrees
   (3, 2) take one pass fewer than the degree-6 polynomial but reach 5.4e-8 against
   2.9e-8, (3, 1) and (2, 2) 1.5e-6 and 6.3e-7; none both cheaper and as accurate.
+
+Against MaxViT's convolutions and norms later (one thread, CPU time, load 3.5-6.5 on the
+2 cores, so single kernels were compared as columns of one interleaved run, and the
+choices that survived that were run again with the calls alternating one by one, as
+they do in a model):
+
+- kept: a depthwise weight's form tiled along the output row (`kernels.core.
+  DepthwiseTaps`) is made once per program for a weight nothing can write, as
+  `RowMajorWeight` keeps a product's weight: the tiling was 20-36 us a call (256 x 3x3
+  over rows of 28, 96 x 7x7 over rows of 16); MobileNetV3-small 0.96x in two in-process
+  runs with the cache on and off, ConvNeXt and MaxViT within those runs' noise
+  (0.91-1.04). Whole models, ours/eager, three rounds alternating the code before it
+  and after it (load 5.4-7.0): MobileNetV3-small 0.75, 0.88, 0.83 -> 0.93, 0.79, 0.77;
+  ConvNeXt 1.10, 1.22, 1.28 -> 1.15, 1.22, 1.13; MaxViT 1.53, 1.75, 1.66 -> 1.55, 1.60,
+  1.81: at that load a round moves a model by up to 0.2, more than the change;
+- not kept: the 1x1 convolutions are already one GEMM on the flat NCHW buffer without a
+  copy, at torch's time (MaxViT's 256 -> 64 on 28 x 28: 314 against 273 us; 64 -> 256:
+  255 against 256); as `(X.T @ W.T).T` they take 420 and 586 us (the transposing copy);
+- not kept: depthwise 3x3 (256 x 28 x 28) as nine multiply-adds on shifted views of a
+  padded NCHW buffer, blocked by 8, 32 or all 256 channels: 2.0-3.0 ms over whole padded
+  rows (inner loops of 840), 2.6-3.9 ms on 3-d views, against 1.07 ms for the whole
+  channels-last path; on the channels-last rows the per-tap form is 1.08-1.32 ms against
+  the `einsum`'s 0.43-0.56; the `einsum` with the untiled (kh, kw, C) weight on a 6-d view
+  697 against 601 us, one output row at a time 744;
+- not kept: inference batch norm's per-channel multiply as `einsum("ncp,c->ncp")`
+  (numpy's broadcast multiply by a per-row factor runs about 3x slower per element than by
+  one scalar): 20-35% faster in blocks of repeated calls over 196 to 3136 positions (256 x
+  784: 122 -> 83 us), but 5-30% slower with the calls alternating; and `einsum` adds each
+  product to a zero, so a -0.0 product comes out +0.0 (the batch norm's result then
+  differs from torch's where the shift is -0.0). Channel blocks of the multiply and add
+  (8 to 64 channels, in cache) were slower still (256 x 784: 262-480 against 237 us);
+- not kept: products as `W @ x.T` with the bias added in the copy back to row-major
+  (`np.add(r.T, b, out=...)`) at 48 to 128 rows: within +-15% of the row-major product
+  either way, no consistent winner (48 x 768 x 768 0.83, 64 x 768 x 768 1.02, 128 x 256 x
+  1024 1.40);
+- not built: kernels handing on channels-last results (a depthwise result as a
+  transposed view, pointwise ops keeping the layout) would save both of its transposes
+  (about 0.25 ms a MaxViT block), but a tensor's element order is observable in this
+  interpreter: `storage_of` takes a view's root buffer, row-major, as its storage, as
+  torch's `as_strided` reads it, so a fresh result laid out NHWC would make
+  `as_strided` of it (or of its views) read other elements than torch does;
+- measuring: a depthwise call timed alone faults about 650 fresh pages (its 0.9 MB
+  padded buffer and outputs) and takes 2-3x its time inside a model, where no call
+  faults (the heap stays grown): single-kernel figures overstate allocation.
 """
 
 from __future__ import annotations
