@@ -244,6 +244,9 @@ builtin.module {{
     assert taps.tiled(constant, (k, k), size) is tiled
     assert taps.tiled(constant, (k, k), size + 1).shape == (k, k, (size + 1) * c)  # another width replaces it
     np.testing.assert_array_equal(tiled.reshape(k, k, size, c)[:, :, 3], w0[:, 0].transpose(1, 2, 0))
+    wide = (32 << 20) // (k * k * c * 4) + 1  # a tiled form over 32 MiB is not kept
+    assert taps.tiled(constant, (k, k), wide).shape == (k, k, wide * c) and taps.entry[3] is not None
+    assert taps.entry[2][3] == size + 1
 
 
 @pytest.mark.parametrize("pick", ["none", "all", "mixed", "empty"])

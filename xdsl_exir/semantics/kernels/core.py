@@ -117,14 +117,21 @@ def _row_tiled_taps(w: np.ndarray, k: Sequence[int], width: int) -> np.ndarray:
     return np.tile(w.reshape(w.shape[0], *k).transpose(*range(1, 1 + n), 0), (1,) * n + (width,))
 
 
+_TAPS_MAX_BYTES = 32 << 20
+"""The largest tiled weight `DepthwiseTaps` keeps (the tiling grows with the output row:
+a 1-d depthwise convolution over a long sequence would otherwise hold its kernel size
+times the sequence's activations for the program's life)."""
+
+
 class DepthwiseTaps:
     """
     One depthwise convolution's weight tiled along an output row (the form
     `_depthwise_channels_last` multiplies by), made on the first call and reused while
     the weight is the same memory, which nothing can write (`immutable_root`: the
-    program's parameters); any other weight is tiled per call. The tiling is a pass over
-    the whole row of weights, about a tenth of the convolution's own time (measured, one
-    thread: 256 channels of 3x3 over rows of 28, 20 us; 96 of 7x7 over rows of 16, 36 us).
+    program's parameters), up to `_TAPS_MAX_BYTES`; any other weight is tiled per call.
+    The tiling is a pass over the whole row of weights, about a tenth of the
+    convolution's own time (measured, one thread: 256 channels of 3x3 over rows of 28,
+    20 us; 96 of 7x7 over rows of 16, 36 us).
     """
 
     __slots__ = ("entry",)
@@ -137,7 +144,7 @@ class DepthwiseTaps:
 
     def tiled(self, w: np.ndarray, k: Sequence[int], width: int) -> np.ndarray:
         root = immutable_root(w)
-        if root is None:
+        if root is None or math.prod(k) * width * w.shape[0] * w.itemsize > _TAPS_MAX_BYTES:
             return _row_tiled_taps(w, k, width)
         ptr = w.__array_interface__["data"][0]
         key = (w.shape, w.strides, w.dtype, width)
