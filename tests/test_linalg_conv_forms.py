@@ -59,6 +59,7 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (3, 4, (8, 8), 8, 0, 1, 1, True, (1, 3, 16, 24)),  # patches of 64 taps: the named op, not a copy per tap
     (256, 24, (3, 3), 1, 1, 1, 1, True, (1, 256, 2, 2)),  # 4 positions, 24 filters, 2304 deep: a product left untiled
     (2048, 40, (1, 1), 1, 0, 1, 1, False, (1, 2048, 3, 3)),  # 1x1, 9 positions, 40 filters, 2048 deep: likewise
+    (128, 24, (3, 3), 1, 1, 1, 1, False, (1, 128, 5, 4)),  # 24 filters, 1152 deep, 20 positions: untiled
 ]
 
 
@@ -85,8 +86,8 @@ def _inputs(seed: int) -> list[torch.Tensor]:
     gen = torch.Generator().manual_seed(seed)
     xs = [torch.randn(c[-1], generator=gen) for c in CASES]
     xs[2] = xs[2].contiguous(memory_format=torch.channels_last)
-    # special values: NaN, infinities and a negative zero in a grouped, two depthwise and a dense input
-    for i in (2, 6, 13, 16):
+    # special values: NaN, infinities and a negative zero in a grouped, two depthwise and two dense inputs
+    for i in (2, 6, 13, 16, 21):
         xs[i] = xs[i].clone()  # keeps the memory format
         xs[i][0, 0, 0, 0] = float("nan")
         xs[i][0, 0, 2, 2] = float("inf")
@@ -208,6 +209,7 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypa
     assert (DATA_TILING_HINT in hinted) == marked
     if taps:
         assert re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x2304xf32>, tensor<2304x4xf32>\)", hinted)
+        assert re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x1152xf32>, tensor<1152x20xf32>\)", hinted)
         assert re.search(r"linalg.matmul \{exir.im2col, iree.opt.data_tiling\} ins\(%\w+, %\w+ : tensor<8x27xf32>", hinted)
     for seed in (1, 2):
         xs = _inputs(seed)
@@ -286,7 +288,8 @@ def test_data_tiling_rule_by_weight_passes_and_size() -> None:
 
 def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     """On the dispatch-creation path a program with a convolution's product of at most 16 output
-    positions, more filters than positions and a reduction of 2048 or more gets IREE's hint on
+    positions, more filters than positions and a reduction of 2048 or more, or of at most 32
+    filters, gets IREE's hint on
     every other static product, so that IREE data-tiles those alone
     (`targets.iree.data_tiling_hints`); a program without one is left as it is, and the hinted
     mark still reads as a convolution."""
@@ -305,9 +308,17 @@ def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     assert hinted[0] == stem.replace(mark, " {exir.im2col, iree.opt.data_tiling}")
     assert hinted[1:3] == [mid, deep]  # 16 and 4 positions: untiled
     assert hinted[3] == fc.replace("linalg.matmul ins", f"linalg.matmul {{{DATA_TILING_HINT}}} ins")
-    # wider products, fewer filters than positions, a shorter reduction or an unmarked product: no hint
-    for other in (product(64, 4608, 17, mark), product(8, 4608, 16, mark), product(512, 2047, 4, mark), product(512, 4608, 4)):
+    # wider products, a shorter reduction or an unmarked product: no hint
+    for other in (product(64, 4608, 17, mark), product(512, 2047, 4, mark), product(512, 4608, 4)):
         assert data_tiling_hints("\n".join([stem, other, fc])) == "\n".join([stem, other, fc])
+    # products of at most 32 filters and 1024 deep or more (DenseNet's 3x3s: 32 over 256
+    # positions, 1152 deep) are untiled whatever their positions; 33 filters, or a stem's 27
+    # deep, are tiled
+    for few in (product(32, 1152, 256, mark), product(8, 4608, 16, mark), product(1, 1024, 4096, mark)):
+        assert (data_tiling_hints("\n".join([stem, few, fc])) or "").splitlines() == [hinted[0], few, hinted[3]]
+    for tiled in (product(33, 1152, 256, mark), product(32, 1023, 256, mark), product(16, 27, 1024, mark)):
+        assert (data_tiling_hints("\n".join([deep, tiled])) or "").splitlines() == [deep, tiled.replace(mark, " {exir.im2col, iree.opt.data_tiling}")]
+    assert data_tiling_hints(product(32, 1152, 256, mark)) is None
     # narrow products alone: nothing to hint, so no data tiling (IREE would tile every product)
     assert data_tiling_hints("\n".join([mid, deep])) is None
     # the hinted text still takes the flags of a program with a convolution

@@ -278,6 +278,20 @@ _UNTILED_DEPTH = 2048
 below it the weight is small and the tiles win or are even, and an untiled product recomputes an
 elementwise producer IREE fuses into it once per row tile (EfficientNet-B0's 1x1 `320x4x1152`
 after its squeeze-excitation gate, a sigmoid per element: 86 us tiled, 487 untiled)."""
+_UNTILED_FILTERS = 32
+"""The most filters (rows) of a convolution's product of a reduction of at least
+`_UNTILED_FILTERS_DEPTH` left untiled whatever its positions (`data_tiling_hints`; 0: none for
+this reason): data-tiled, its columns (reduction x positions, larger than its weight) are packed
+on every call, a dispatch of its own that costs a third to a half of the product (DenseNet-121's
+3x3 products, 32 filters, 1152 = 128 channels x 9 taps deep: `32x256x1152` 155 us with 66-76 of
+packing)."""
+_UNTILED_FILTERS_DEPTH = 1024
+"""The least reduction of the few-filter products left untiled (`_UNTILED_FILTERS`): the stems of
+few filters (27 deep: RegNet-X's, EfficientNet-B0's, MobileNetV3's and ShuffleNetV2's, 16-32
+filters) stay tiled, since once one product is left untiled every named convolution of the
+program runs untiled too (IREE's im2col drops the hint), and those models' 1x1 convolutions lost
+by it (one thread, CPU time, interleaved, load 4-6; ms, the rule at any depth / none): RegNet-X
+5.83 / 5.10, EfficientNet-B0 5.45 / 4.94, MobileNetV3-small 1.55 / 1.17."""
 _PRODUCT = re.compile(r"linalg\.matmul(?: \{([^}\n]*)\})? ins\(%[\w.]+, %[\w.]+ : tensor<(\d+)x(\d+)x\w+>, tensor<\d+x(\d+)x\w+>\)")
 """A static `linalg.matmul` in the lowered text: its attributes, rows, reduction size and columns
 (the weight of a linear layer is reduction size x columns); a product of dynamic shape is not
@@ -290,7 +304,9 @@ def data_tiling_hints(text: str) -> str | None:
     convolution) with IREE's hint (`DATA_TILING_HINT`) on every static
     `linalg.matmul` but the convolutions' products (`conv_pool.IM2COL_MARK`)
     of at most `_UNTILED_COLUMNS` output positions, more filters than
-    positions and a reduction of at least `_UNTILED_DEPTH`, so that these run
+    positions and a reduction of at least `_UNTILED_DEPTH`, and those of at
+    most `_UNTILED_FILTERS` filters and a reduction of at least
+    `_UNTILED_FILTERS_DEPTH` (DenseNet-121's 3x3 products), so that these run
     untiled; `text` as it is when it has none, and None when it has no other
     product (a program IREE would data-tile whole for want of a hint: compile
     it without data tiling).
@@ -325,7 +341,8 @@ def data_tiling_hints(text: str) -> str | None:
     def hint(m: re.Match[str]) -> str:
         nonlocal narrow, hinted
         attrs, rows, depth, cols = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
-        if attrs is not None and IM2COL_MARK in attrs.split(", ") and rows > cols and cols <= _UNTILED_COLUMNS and depth >= _UNTILED_DEPTH:
+        conv = attrs is not None and IM2COL_MARK in attrs.split(", ")
+        if conv and ((rows > cols and cols <= _UNTILED_COLUMNS and depth >= _UNTILED_DEPTH) or (rows <= _UNTILED_FILTERS and depth >= _UNTILED_FILTERS_DEPTH)):
             narrow = True
             return m.group(0)
         hinted = True
