@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from xdsl_exir.semantics.kernels.core import row_sums
-from xdsl_exir.semantics.kernels.dtypes import F16, F32, cast_to, compute_dtype, finish
+from xdsl_exir.semantics.kernels.dtypes import F32, cast_to, compute_dtype, finish
 from xdsl_exir.semantics.kernels.registry import register, wrap_dim
 
 _CHUNK = 16
@@ -260,17 +260,35 @@ def _group_norm(
     return _native_group_norm(a, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
+def _batch_norm_stat_dtype(dt: np.dtype[Any], params: Sequence[np.ndarray | None]) -> np.dtype[Any]:
+    """The dtype of batch norm's saved statistics for an input of dtype `dt` and these
+    parameters (weight, bias, running mean and variance, each maybe absent)."""
+    given = {np.asarray(p).dtype for p in params if p is not None}
+    if not given or given == {dt}:
+        return dt
+    if compute_dtype(dt) != dt and given == {F32}:
+        return F32
+    raise ValueError(
+        f"batch_norm: a {dt} input with parameters of dtypes {sorted(str(g) for g in given)}: torch takes "
+        f"parameters of the input's dtype, or all float32 for a float16 or bfloat16 input; cast them"
+    )
+
+
 def _batch_norm_core(
     input: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, running_mean: np.ndarray | None,
     running_var: np.ndarray | None, training: bool, momentum: float, eps: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Shared batch norm; training updates the running stats in place like torch."""
+    """Shared batch norm; training updates the running stats in place like torch.
+    The saved statistics (empty outside training) have the parameters' dtype: the
+    input's, or float32 for a float16 or bfloat16 input with float32 parameters
+    (torch's mixed-dtype CPU batch norm); other mixes are refused, as torch does."""
     a = np.asarray(input)
     channels = a.shape[1] if a.ndim > 1 else 0
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and np.shape(t) != (channels,):  # numpy would broadcast one element over the channels
             raise ValueError(f"batch_norm: {name} of sizes {list(np.shape(t))} for {channels} channels")
     dt = a.dtype
+    stat_dt = _batch_norm_stat_dtype(dt, (weight, bias, running_mean, running_var))
     x = cast_to(a, compute_dtype(dt))
     axes = tuple(i for i in range(a.ndim) if i != 1)
     shape = [1] * a.ndim
@@ -298,14 +316,12 @@ def _batch_norm_core(
         shift = np.subtract(0, mean * scale) if bias is None else cast_to(bias, x.dtype) - mean * scale
         y = x * scale.reshape(shape)
         y += shift.reshape(shape)
-        stat_dt = dt if dt != F16 else F32
         return finish(y, dt), finish(save_mean, stat_dt), finish(save_invstd, stat_dt)
     y = (x - mean.reshape(shape)) * invstd.reshape(shape)
     if weight is not None:
         y = y * cast_to(weight, x.dtype).reshape(shape)
     if bias is not None:
         y = y + cast_to(bias, x.dtype).reshape(shape)
-    stat_dt = dt if dt != F16 else F32
     return finish(y, dt), finish(save_mean, stat_dt), finish(save_invstd, stat_dt)
 
 
