@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, OpResult
 
 from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import (
@@ -52,10 +52,11 @@ from xdsl_exir.interpreters.compiler import (
 from xdsl_exir.interpreters.fx_functions import compile_python_call
 from xdsl_exir.semantics import kernels as aten_kernels
 from xdsl_exir.semantics.kernels.conv_pool import conv_forward
-from xdsl_exir.semantics.kernels.core import DepthwiseTaps, softmax_rows
+from xdsl_exir.semantics.kernels.core import DepthwiseTaps, dense_in_order, softmax_rows, storage_root
 from xdsl_exir.semantics.kernels.matmul import RowMajorWeight, product
 from xdsl_exir.semantics.kernels.norms import layer_norm_rows
 from xdsl_exir.semantics.kernels.pointwise import clamp_scalar_bounds, dense_broadcast_operands
+from xdsl_exir.semantics.kernels.views import with_dim_order
 from xdsl_exir.utils import op_registry
 from xdsl_exir.utils.dtypes import LOW_PRECISION, to_float32
 from xdsl_exir.utils.schema_binding import SchemaBindError, bind
@@ -820,6 +821,8 @@ def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
         if cheaper is not None and len(op.results) == 2 and not op.results[1].uses:
             values = _compile_kernel(op, cheaper, args, kwargs, n_results=1)
             return lambda *ops: (*values(*ops), None)
+        if target in _STORAGE_READERS:
+            return _with_torch_storage(op, target, _compile_kernel(op, target, args, kwargs))
         return _compile_kernel(op, target, args, kwargs)
     custom = op_registry.custom_operator(target)
     if custom is not None:
@@ -827,6 +830,59 @@ def compile_call(op: Operation, ctx: CompileContext) -> Prepared:
     if not target.startswith("aten."):
         return compile_python_call(op, ctx)
     raise InterpreterError(f"the interpreter has no implementation of the operator '{target}'", op)
+
+
+_STORAGE_READERS = frozenset({"aten.as_strided.default", "aten.as_strided_scatter.default"})
+"""Operators that address their first operand's storage, not its elements."""
+
+
+def _with_torch_storage(op: Operation, target: str, inner: Prepared) -> Prepared:
+    """
+    `inner` (an operator reading its first operand's storage) given that storage laid
+    out as torch lays it. The tensor owning the storage is the value the operand is a
+    chain of views of; its type records torch's dim order. numpy lays a pointwise
+    result out by its own rules, which differ from torch's when operands of different
+    layouts meet (`x.t() + y` is row-major in numpy, column-major in torch), so before
+    the call the array owning the memory is compared with that order: an operand that
+    is itself the owner is copied into torch's layout when they differ; a view of a
+    differently laid owner is refused, naming the operator (its storage as torch
+    holds it is not in the interpreter's memory). A graph input or state is taken as
+    laid out: the caller's array, or the state as loaded, is the storage.
+    """
+    value = op.operands[0]
+    chained = False
+    while isinstance(value, OpResult) and isinstance(value.op, AtenOp):
+        base = value.op.aliased_operand(value.index)
+        if base is None:
+            break
+        value, chained = base, True
+    t = value.type
+    if not isinstance(value, OpResult) or not isinstance(t, TensorType) or not t.is_static():
+        return inner
+    shape = tuple(int(s) for s in t.sizes)
+    order = list(t.get_dim_order())
+    maker = target_of(value.op)
+
+    def call(*ops: Any) -> tuple[Any, ...]:
+        x = ops[0]
+        if not isinstance(x, np.ndarray):
+            return inner(*ops)
+        root = storage_root(x)
+        if root.shape == shape and dense_in_order(root, order):
+            return inner(*ops)
+        if root.shape != shape and root.size == math.prod(shape) and root.flags.c_contiguous:
+            return inner(*ops)  # a view the interpreter had to copy (a reshape): a fresh row-major tensor, as torch's copy is
+        if root is x and not chained:
+            laid = with_dim_order(x, order)
+            return inner(np.ascontiguousarray(x) if laid is x else laid, *ops[1:])
+        raise InterpreterError(
+            f"{target}: the storage it reads is that of the result of {maker}, which torch lays out in dim order "
+            f"{order} and the interpreter does not (its memory order follows numpy's rules), so the elements it "
+            f"would read are not torch's; make the tensor contiguous (`.contiguous()`) before {target}",
+            op,
+        )
+
+    return call
 
 
 def _compile_custom(

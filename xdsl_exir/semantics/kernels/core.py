@@ -36,6 +36,7 @@ __all__ = [
     "conv_nd",
     "conv_transpose_nd",
     "DepthwiseTaps",
+    "dense_in_order",
     "expand_param",
     "immutable_root",
     "new_shape",
@@ -45,6 +46,7 @@ __all__ = [
     "run_pointwise",
     "softmax_rows",
     "storage_of",
+    "storage_root",
     "sum_keepdims",
     "unbatch",
     "window_scatter",
@@ -53,11 +55,38 @@ __all__ = [
 
 
 def storage_of(a: np.ndarray) -> tuple[np.ndarray, int]:
-    """The flat buffer `a` is a view of and `a`'s offset in it, in elements: torch's
-    storage and storage offset. numpy views keep their base (through `as_strided`'s
-    wrapper too), so the root is the array that owns the memory, as the tensor that
-    owns a torch storage is. A root numpy cannot flatten without a copy (another
-    dtype's view, a non-contiguous owner) makes `a` its own storage."""
+    """The flat buffer `a` is a view of and `a`'s offset in it, in elements of `a`'s
+    dtype: torch's storage and storage offset. numpy views keep their base (through
+    `as_strided`'s wrapper too), so the root is the array that owns the memory, as the
+    tensor that owns a torch storage is; its memory is read in ADDRESS order, not as
+    its row-major copy: a pointwise result of a transposed input is laid out
+    permuted (by numpy as by torch's TensorIterator, which both follow a lone
+    operand's layout), and torch's `as_strided` of it reads that memory. A root of
+    another dtype (`view(dtype)`, `view_as_real`) is read as bytes of `a`'s dtype,
+    as torch's untyped storage is. A root whose memory is not one dense block
+    (not one numpy creates) is refused rather than guessed."""
+    root = storage_root(a)
+    if root is a and a.flags.c_contiguous:
+        return a.reshape(-1), 0
+    memory = _dense_memory(root)
+    if memory is None or memory.nbytes % a.itemsize:
+        raise ValueError(
+            f"the storage of a {a.dtype} tensor of shape {list(a.shape)} is not known: the array it views "
+            f"(shape {list(root.shape)}, byte strides {list(root.strides)}) is not one dense block of "
+            f"{a.dtype} elements; copy the tensor (clone) before addressing its storage"
+        )
+    flat = memory if memory.dtype == a.dtype else memory.view(np.uint8).view(a.dtype)
+    delta = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if delta % a.itemsize:
+        raise ValueError(
+            f"the storage offset of a {a.dtype} tensor is {delta} bytes, not a whole number of elements"
+        )
+    return flat, delta // a.itemsize
+
+
+def storage_root(a: np.ndarray) -> np.ndarray:
+    """The array owning the memory `a` views (`a` itself when it owns its memory): the
+    end of its chain of numpy bases, through `as_strided`'s wrapper too."""
     root = a
     while True:
         base = root.base
@@ -66,12 +95,30 @@ def storage_of(a: np.ndarray) -> tuple[np.ndarray, int]:
         elif base is not None and isinstance(getattr(base, "base", None), np.ndarray):
             root = base.base  # numpy's as_strided wraps its base in a DummyArray
         else:
-            break
-    if root is a or root.dtype != a.dtype or not root.flags.c_contiguous:
-        flat = a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
-        return flat, 0
-    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    return root.reshape(-1), offset // a.itemsize
+            return root
+
+
+def dense_in_order(a: np.ndarray, dim_order: Sequence[int]) -> bool:
+    """Whether `a`'s elements fill one block of memory laid out in `dim_order`, outermost
+    dim first, as a dense torch tensor of that dim order is (size-1 dims anywhere)."""
+    running = a.itemsize
+    for d in reversed(dim_order):
+        if a.shape[d] != 1 and a.strides[d] != running:
+            return a.size == 0
+        running *= a.shape[d]
+    return True
+
+
+def _dense_memory(root: np.ndarray) -> np.ndarray | None:
+    """`root`'s elements in address order as a flat view of its memory, when they fill
+    one block with no gap, overlap or negative stride; otherwise None."""
+    if root.flags.c_contiguous or root.size == 0:
+        return root.reshape(-1)
+    order = sorted(range(root.ndim), key=lambda d: -root.strides[d])
+    if not dense_in_order(root, order):
+        return None
+    flat = root.transpose(order).reshape(-1)  # C-contiguous once transposed: a view
+    return flat if flat.__array_interface__["data"][0] == root.__array_interface__["data"][0] else None
 
 
 def immutable_root(a: np.ndarray) -> object | None:
@@ -208,6 +255,62 @@ def _depthwise_channels_last(
     return channels_first(res)
 
 
+def _padding_left_out(k: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int], dilation: Sequence[int]) -> bool:
+    """Whether torch's CPU leaves the padding out of a float32 depthwise convolution with
+    a non-finite weight (see `_depthwise_without_padding`), as measured on torch 2.13 over
+    1-3 spatial axes, kernels of 1-4, paddings of 1-4, dilations and strides of 1-3: in
+    1 and 2 dims a padding as wide as the dilated kernel multiplies it in, a narrower one
+    leaves it out when there is no dilation, and with dilation it depends on the stride
+    and sizes in a way not modelled (refused, rather than guessed); in 3 dims it is left
+    out without dilation and multiplied in with it."""
+    dilated = any(d != 1 for d in dilation)
+    if len(k) == 3:
+        return not dilated
+    if any(max(lo, hi) >= (kk - 1) * d + 1 for kk, lo, hi, d in zip(k, pad_lo, pad_hi, dilation)):
+        return False
+    if dilated:
+        raise ValueError(
+            "convolution: a float32 depthwise convolution with an infinite or NaN weight, padding and dilation: "
+            "whether torch's CPU kernel multiplies the padding in (giving NaN) depends on its choice of oneDNN "
+            "kernel, which the interpreter does not model; pad the input explicitly (constant_pad_nd) or run in float64"
+        )
+    return True
+
+
+def _depthwise_without_padding(
+    x: np.ndarray, w: np.ndarray, stride: Sequence[int], pad_lo: Sequence[int], dilation: Sequence[int],
+    out: Sequence[int],
+) -> np.ndarray:
+    """A float32 depthwise convolution (one output per channel) as torch's CPU takes it
+    (oneDNN's depthwise kernel): each kernel offset adds its weight times the input
+    positions it meets, the padding left out of the sum, where a padded input
+    multiplies it in. The two differ only when a weight is infinite or NaN (0 x inf is
+    NaN), so `conv_nd` comes here only then; a float64 one and one with other groups
+    go to torch's im2col kernel, which multiplies the padding in, as `conv_nd` does.
+    A one-element kernel is multiplied in too: measured, torch 2.13."""
+    n = len(out)
+    N, C = x.shape[:2]
+    spatial = x.shape[2:]
+    k = w.shape[2:]
+    res = np.zeros((N, C, *out), dtype=x.dtype)
+    for pos in np.ndindex(*k):
+        dst: list[slice] = []
+        src: list[slice] = []
+        for i in range(n):
+            shift = pos[i] * dilation[i] - pad_lo[i]  # input index = o * stride + shift
+            first = max(0, -(shift // stride[i]))  # ceil(-shift / stride), at least 0
+            last = min(out[i] - 1, (spatial[i] - 1 - shift) // stride[i])
+            if last < first:
+                break
+            dst.append(slice(first, last + 1))
+            begin = first * stride[i] + shift
+            src.append(slice(begin, begin + (last - first) * stride[i] + 1, stride[i]))
+        else:
+            tap = w[(slice(None), 0, *pos)].reshape((1, C) + (1,) * n)
+            res[(slice(None), slice(None), *dst)] += x[(slice(None), slice(None), *src)] * tap
+    return res
+
+
 _TRANSPOSE_BLOCK = 32
 """Positions per block of `channels_first`'s copy."""
 
@@ -257,6 +360,9 @@ def conv_nd(
     if min(out, default=1) <= 0 or N == 0 or C == 0 or oc == 0:
         return np.zeros((N, oc, *[max(o, 0) for o in out]), dtype=result_type(x, w))
     p = math.prod(out)
+    if (groups == C and groups > 1 and oc == C and w.shape[1] == 1 and x.dtype == np.float32
+            and (any(pad_lo) or any(pad_hi)) and not np.isfinite(w).all() and _padding_left_out(k, pad_lo, pad_hi, dilation)):
+        return _depthwise_without_padding(x, w, stride, pad_lo, dilation, out)
     if groups == C and groups > 1 and w.shape[1] == 1 and (N * p <= 4 * C or (oc == C and stride[-1] == 1)):
         return _depthwise_channels_last(x, w, stride, pad_lo, pad_hi, dilation, out, taps)
     cg, ocg = C // groups, oc // groups
