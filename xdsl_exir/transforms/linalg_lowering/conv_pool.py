@@ -59,6 +59,7 @@ from xdsl_exir.dialects.aten import AtenOp
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
+from xdsl_exir.transforms.linalg_lowering.columns import conv_columns
 from xdsl_exir.transforms.linalg_lowering.core import (
     accumulator,
     better,
@@ -193,6 +194,18 @@ IM2COL_MARK = "exir.im2col"
 convolution (counted as a wide matrix product it took the data tiling that packs the weight on
 each call: 3x3 512->512 at 2x2 0.98 -> 4.4 ms), and leaves such products of few output positions
 untiled (`targets.iree.data_tiling_hints`)."""
+
+_WINDOW_COLUMNS = True
+"""
+Build the im2col columns of `_taps_im2col` and `_grouped_im2col` as one generic
+(`columns.conv_columns`: a contiguous read per output row, the padding of the
+rows above and below folded in as a mask) where the stride along the width is 1
+and some padding row is read, not one copy per tap, which IREE 3.13 made one
+dispatch each:
+DenseNet-121 878 -> 414 dispatches a call at equal work (the copies 736 us,
+the generics and the narrower pads 775; one thread). Whole models: see
+`benchmarks/compile.py` (`--variant "conv_pool._WINDOW_COLUMNS=0"`).
+"""
 
 _GROUPED_TAPS = True
 """
@@ -469,12 +482,16 @@ def _taps_im2col(
     el = element_type(acc)
     f, c, kh, kw = cast(list[int], list(ws))
     oh, ow = cast(int, os[2]), cast(int, os[3])
-    taps = tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc, _STRIDE_PHASES)
-    cols = st.empty_of([c, len(taps), oh, ow], acc)
-    for t, tap in enumerate(taps):
-        tap = expand(st, collapse(st, tap, [[0, 1], [2], [3]], [c, oh, ow], el), [[0, 1], [2], [3]], [c, 1, oh, ow], el)
-        cols = st.insert_slice(tap, cols, [0, t, 0, 0], [c, 1, oh, ow])
-    cols = collapse(st, cols, [[0, 1], [2, 3]], [c * len(taps), oh * ow], el)
+    cols = conv_columns(st, lx, xs, [kh, kw], os, stride, dilation, 1, acc) if _WINDOW_COLUMNS else None
+    if cols is not None:
+        cols = collapse(st, cols, [[0, 1, 2, 3, 4], [5, 6]], [c * kh * kw, oh * ow], el)
+    else:
+        taps = tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc, _STRIDE_PHASES)
+        cols = st.empty_of([c, len(taps), oh, ow], acc)
+        for t, tap in enumerate(taps):
+            tap = expand(st, collapse(st, tap, [[0, 1], [2], [3]], [c, oh, ow], el), [[0, 1], [2], [3]], [c, 1, oh, ow], el)
+            cols = st.insert_slice(tap, cols, [0, t, 0, 0], [c, 1, oh, ow])
+        cols = collapse(st, cols, [[0, 1], [2, 3]], [c * len(taps), oh * ow], el)
     w = collapse(st, lw, [[0], [1, 2, 3]], [f, c * kh * kw], el)
     acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
     matmul = linalg.MatmulOp((w, cols), (acc0,))
@@ -552,7 +569,12 @@ def _grouped_im2col(
     c, f = cast(int, xs[1]) // groups, cast(int, ws[0]) // groups
     kh, kw, oh, ow = (cast(int, v) for v in (*ws[2:], *os[2:]))
     k, p = c * kh * kw, oh * ow
-    if _GROUPED_TAPS and all_positive([*xs, *os]):
+    window = conv_columns(st, lx, xs, [kh, kw], os, stride, dilation, groups, acc, True) if _WINDOW_COLUMNS else None
+    if window is not None:
+        cols = collapse(st, window, [[0], [1], [2, 3, 4], [5, 6]], [n, groups, k, p], el)
+        w = transpose(st, lw, [0, 2, 3, 1], sized([groups * f, kh, kw, c], acc))
+        gw = expand(st, collapse(st, w, [[0], [1, 2, 3]], [groups * f, k], el), [[0, 1], [2]], [groups, f, k], el)
+    elif _GROUPED_TAPS and all_positive([*xs, *os]):
         # the columns [N, G, kh*kw, C, OH, OW] copied tap by tap (`tap_slices`), the weight to [G, F, kh, kw, C]
         taps = tap_slices(st, lx, xs, [kh, kw], os, stride, dilation, acc, _STRIDE_PHASES)
         cols = st.empty_of([n, groups, kh * kw, c, oh, ow], acc)
