@@ -436,6 +436,7 @@ def test_lowered_max_pools_equal_eager(pools: Any, taps: bool, monkeypatch: pyte
     (`_MAX_POOL_TAPS`) or the named op, in xDSL's interpreter; the taps bit for bit, zeros' signs
     included (the named op's `arith.maximumf` orders -0.0 below +0.0, where torch keeps the first)."""
     monkeypatch.setattr(conv_pool, "_MAX_POOL_TAPS", taps)
+    monkeypatch.setattr(conv_pool, "_MAX_POOL_CHANNELS_LAST", False)  # its own tests: test_linalg_max_pool_forms.py
     lowered = lower_to_upstream(to_core(pools))
     text = print_mlir(lowered)
     named = len(re.findall(r"linalg.pooling_nchw_max", text))

@@ -99,6 +99,7 @@ from xdsl_exir.transforms.linalg_lowering.windows import (
     Window,
     all_positive,
     fit,
+    max_of_channels_last_taps,
     pair,
     plus,
     tap_slices,
@@ -230,6 +231,24 @@ ResNet-18, ShuffleNetV2 and DenseNet-121 within noise (DenseNet's pool, 64
 channels at 32x32 padded by one, 47.7 us as the named op, 45.2 as its phases'
 transpose, into which IREE fuses the stem's batch norm, and the taps'
 maximum); the lone SqueezeNet pool 0.096 -> 0.099 ms.
+"""
+
+_MAX_POOL_CHANNELS_LAST = True
+"""
+Take those taps (`_MAX_POOL_TAPS`) as slices strided along the rows and columns
+of the input moved channels-last (`windows.max_of_channels_last_taps`), the
+maximum vectorized along the channels, not as unit-stride slices of the NCHW
+input's stride phases: no -inf pad that rounds the input up to the stride (a
+copy dispatch and a fill, where no window reaches past the input) and no phase
+transpose, while IREE fuses the one transpose into the input's producer where it
+can. The phase form's maximum ran on 15-, 7- and 3-wide rows, one workgroup per
+channel, with the next product's operand packing fused in. SqueezeNet 1.1's three
+pools, per dispatch (least times, one thread): 77 -> 27 us (onnxruntime's nodes
+24), 150 -> 146 dispatches a call. Whole models, one thread, CPU time,
+interleaved (channels-last / phases, ms, load 4-7): SqueezeNet 1.04 / 1.25,
+1.21 / 1.37, 2.44 / 2.76; the lone pool 0.064 / 0.095, 0.059 / 0.084;
+ShuffleNetV2 0.956 / 1.43; ResNet-18 6.74 / 6.90; DenseNet-121 10.6 / 11.0
+(`benchmarks/compile.py`).
 """
 
 _MAX_TAPS = 49
@@ -773,6 +792,8 @@ def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue
     need_indices = bool(op.results[1].uses)
     plain = not need_indices and nd == 2 and xt.rank == 4 and dt.is_floating_point
     if plain and _MAX_POOL_TAPS and all_positive([*xt.sizes, *out.sizes]) and _product(win.kernel) <= _MAX_TAPS:
+        if _MAX_POOL_CHANNELS_LAST:
+            return [max_of_channels_last_taps(st, win, st.tensor(x), xt, out), st.empty(idx_t)]
         return [_max_of_taps(st, win, st.tensor(x), xt, out), st.empty(idx_t)]
     xp = win.padded(st, st.tensor(x), xt, lowest(dt), dt)
     init = st.filled(out, lowest(dt))

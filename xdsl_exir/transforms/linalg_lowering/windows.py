@@ -4,7 +4,8 @@ padded with a constant (`pad`), or padded and cropped to exactly what the
 windows of a static output size read (`window_extent`, `fit`); the stride and
 dilation attributes of the named window ops (`pair`); the window taps of a 2-D
 window as slices the size of the output (`tap_slices`, from the input's stride
-phases when strided); and a pooling window over the trailing dims, whose taps
+phases when strided); 2-D max pooling over strided taps of the channels-last
+input (`max_of_channels_last_taps`); and a pooling window over the trailing dims, whose taps
 are reduction dimensions of a generic (`Window`).
 """
 
@@ -22,12 +23,14 @@ from xdsl.ir.affine import AffineMap
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering.core import dim_expr as _d
-from xdsl_exir.transforms.linalg_lowering.core import expand, transpose
+from xdsl_exir.transforms.linalg_lowering.core import expand, lowest, transpose
+from xdsl_exir.transforms.linalg_lowering.scalar import pointwise_maximum
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,
     LoweringState,
     element_type,
+    identity_map,
     sized,
     tensor_type,
 )
@@ -161,6 +164,44 @@ def tap_slices(
         st.emit(tensor.ExtractSliceOp(phases, [0, 0, a % sh, b % sw, a // sh, b // sw], phase_sizes, [1] * 6, rt))
         for a, b in offsets
     ]
+
+
+def max_of_channels_last_taps(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType) -> SSAValue:
+    """
+    2-D max pooling of the NCHW input `x` (static, positive sizes) as one
+    elementwise generic over its window taps read from the input moved
+    channels-last (`[N, H, W, C]`, one transpose): each tap is a slice strided
+    along the rows and columns and contiguous along the channels, so the
+    generic runs over `(n, oh, ow, c)`, is vectorized along the channels and
+    writes the NCHW result. The taps are compared in window order as torch's
+    CPU kernel does (`pointwise_maximum`: NaN wins, and of equal values the
+    first). The input is padded with -inf only where the windows reach past it
+    (`fit`: explicit padding, or a last window of `ceil_mode`), which IREE
+    copies in a dispatch of its own; the stride needs no rounding, as no phase
+    is taken. See `conv_pool._MAX_POOL_CHANNELS_LAST`.
+    """
+    dt = out.element_dtype
+    n, c, h, w = cast(list[int], list(xt.sizes))
+    oh, ow = cast(int, out.sizes[2]), cast(int, out.sizes[3])
+    (sh, sw), (dh, dw) = win.stride, win.dilation
+    last = transpose(st, x, [0, 2, 3, 1], sized([n, h, w, c], dt))
+    extents = [window_extent(o, k, s, d) for o, k, s, d in zip((oh, ow), win.kernel, win.stride, win.dilation)]
+    padded, _ = fit(st, last, [n, h, w, c], [0, *win.padding, 0], [None, *extents, None], [0, 0, 0, 0], lowest(dt), dt)
+    tap_type = tensor_type(sized([n, oh, ow, c], dt))
+    taps = [
+        st.emit(tensor.ExtractSliceOp(padded, [0, i * dh, j * dw, 0], [n, oh, ow, c], [1, sh, sw, 1], tap_type))
+        for i in range(win.kernel[0])
+        for j in range(win.kernel[1])
+    ]
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        best = a[0]
+        for tap in a[1 : len(taps)]:
+            best = pointwise_maximum(st, tap, best, dt)
+        return [best]
+
+    nchw = AffineMap(4, 0, (_d(0), _d(3), _d(1), _d(2)))
+    return st.generic([(t, identity_map(4)) for t in taps], [(st.empty(out), nchw)], [PARALLEL] * 4, body)[0]
 
 
 class Window:
