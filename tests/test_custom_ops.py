@@ -116,6 +116,19 @@ def test_kernel_of_wrong_shape_is_refused() -> None:
         op_registry.unregister_kernel("mytest::scale2")
 
 
+def test_kernel_result_of_a_symbolic_size_is_taken() -> None:
+    """A result typed with a symbolic size is not compared with the program's sizes
+    (they are not all integers); its rank and dtype still come from the IR."""
+    text = TEXT.replace("[2, 3]", "[s0, 3]")
+    xdsl_exir.register_kernel("mytest::scale2", lambda x, k=2.0: x * k, schema=SCHEMA)
+    try:
+        x = np.arange(12, dtype=np.float32).reshape(4, 3)
+        (got,) = ProgramRunner(ph.parse(text))(x)
+        np.testing.assert_array_equal(got, x * 6)
+    finally:
+        op_registry.unregister_kernel("mytest::scale2")
+
+
 def test_bad_registrations() -> None:
     with pytest.raises(op_registry.CustomOperatorError, match="operator of torch"):
         xdsl_exir.register_kernel("aten::add.Tensor", lambda a, b: a)

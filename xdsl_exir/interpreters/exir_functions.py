@@ -919,7 +919,7 @@ def _checked_result(value: Any, t: Attribute, name: str, op: Operation) -> Any:
         return value
     array = aten_kernels.apply_result_dtype(np.asarray(value), t.element_dtype)
     assert isinstance(array, np.ndarray)
-    if t.is_static and tuple(array.shape) != tuple(int(s) for s in t.sizes):
+    if t.is_static() and tuple(array.shape) != tuple(int(s) for s in t.sizes):
         raise InterpreterError(
             f"the kernel of {name} returned shape {list(array.shape)}, but the program says "
             f"{[int(s) for s in t.sizes]}",
