@@ -167,10 +167,10 @@ they do in a model):
   1024 1.40);
 - not built: kernels handing on channels-last results (a depthwise result as a
   transposed view, pointwise ops keeping the layout) would save both of its transposes
-  (about 0.25 ms a MaxViT block), but a tensor's element order is observable in this
-  interpreter: `storage_of` takes a view's root buffer, row-major, as its storage, as
-  torch's `as_strided` reads it, so a fresh result laid out NHWC would make
-  `as_strided` of it (or of its views) read other elements than torch does;
+  (about 0.25 ms a MaxViT block), but a tensor's element order is observable:
+  `as_strided` reads its storage in memory order, and a program checks that order
+  against the dim order its types record (relaying or refusing where numpy's differs),
+  so a result laid out NHWC where torch's is NCHW would be relaid or refused there;
 - measuring: a depthwise call timed alone faults about 650 fresh pages (its 0.9 MB
   padded buffer and outputs) and takes 2-3x its time inside a model, where no call
   faults (the heap stays grown): single-kernel figures overstate allocation.
