@@ -785,6 +785,86 @@ MobileNetV3 9.95, 1.60, 8.01, 3.44, 3.72; LLaMA block 7.07, 3.06, 7.98,
 4.17, 6.70. One program's two columns differ by up to 2.2x at this load, so
 differences under that are not findings here; the caller beat the workers
 in all eight pairs.
+
+DenseNet-121 against onnxruntime per dispatch (1x3x64x64, one thread; IREE:
+`iree-benchmark-module --device_profiling_mode=host-execution` and
+`iree-profile dispatch` on the module `compile_program` builds, weights
+embedded, the least time of each dispatch over 300 calls; onnxruntime:
+`SessionOptions.enable_profiling`, the least time of each node over 300 runs;
+the two taken one after the other, load 4.4-4.5; us a call, summed by kind):
+
+| kind                                          | IREE dispatches | IREE  | ORT nodes | ORT  |
+|-----------------------------------------------|-----------------|-------|-----------|------|
+| 1x1 bottleneck products (BN + ReLU epilogue)  | 58              | 2790  | 58        | 2283 |
+| 3x3 products                                  | 58              | 2194  | 58        | 2304 |
+| packing of the 3x3 products' columns          | 58              | 555   |           |      |
+| copies into the 3x3 columns (and their pads)  | 631             | 541   |           |      |
+| BN + ReLU over the concatenation (prologues)  | 61              | 190   | 62        | 614  |
+| transitions' 1x1 products                     | 3               | 598   | 3         | 418  |
+| transitions' average pooling                  | 3               | 81    | 3         | 18   |
+| concatenations                                | (57 copies)     |       | 58        | 311  |
+| classifier, stem, max pool, final mean        | 7               | 518   | 5         | 462  |
+| sum                                           | 879             | 7468  | 247       | 6410 |
+
+A call took 12.4 ms of CPU time in `iree-benchmark-module` (onnxruntime's
+least `model_run` 8.2): the kernels' least times differ by 1.06 ms, the rest is
+outside them (879 dispatches against 247 nodes, the copies and fills between
+them, kernels slower in a whole call than at their best). Each dense layer's
+batch norm and ReLU over the whole concatenation is one elementwise dispatch
+that also writes the packed operand of the 1x1 product after it (IREE fuses the
+data-tiling pack into it), 190 us for all against onnxruntime's 614 (it runs
+them as depthwise convolutions): not a loss. The concatenations are
+`flow.tensor.update`s: each layer's new features are written in place by the
+3x3 product, but the earlier ones are copied into the next concatenation
+(`iree-compile --compile-to=stream`: 57 `stream.cmd.copy`, 2.9 MB a call, the
+O(n^2) copies; not dispatches), about what onnxruntime's concat nodes cost
+(311 us); a concatenation written in place would need the block's buffer
+threaded through its layers (the earlier features read as a slice of it): not
+built. The 1x1 products are `mmt4d` on 16x16 tiles, 1.22x onnxruntime's
+nodes; their least times move by up to 2.5x between two profiles of the same
+module under load (`128x256x224` 280 and 111 us), so no form was tried on
+them. Two forms were built for the rest:
+
+- the 3x3 products (32 filters, 1152 deep) untiled: data-tiled, their columns
+  are packed on every call by a dispatch of their own (`32x256x1152`: 66-76
+  us of packing for a 155-167 us product); untiled they take about the same
+  time or less and the packing goes (`targets.iree._UNTILED_FILTERS`: products
+  of at most 32 filters and 1024 deep or more get no data-tiling hint). In the
+  same profile afterwards (load 6-7; us, tiled + packing / untiled): `32x256x1152`
+  x6 1004 + 436 / 960, `32x64x1152` x12 623 + 102 / 522, `32x16x1152` x24
+  578 + 44 / 368, `32x4x1152` x16 284 + 15 / 222. As IREE's im2col of the named
+  1x1 convolutions drops the hint, those run untiled in such a program too;
+  with them as marked, tiled products (`conv_pool._POINTWISE_MATMUL=1`) DenseNet
+  took 13.4 against 13.2 ms (load 3.4-6.6), so they stay named;
+- each transition's average pooling before its 1x1 convolution, both linear
+  (`conv_pool._POOL_BEFORE_POINTWISE`): the products on a quarter of the
+  positions, the pooling on twice the channels (us, before / after):
+  `128x256x256` 135 / `128x64x256` 52, `256x64x512` 188 / `256x16x512` 75,
+  `512x16x1024` 374 / `512x4x1024` 164, the three poolings 83 / 156.
+
+Whole models, one thread, CPU time, interleaved (15 samples; ms; both forms /
+neither / the untiled products alone):
+
+| run (load)   | DenseNet-121         | ORT  | others (same programs: the run's noise)             |
+|--------------|----------------------|------|-----------------------------------------------------|
+| 1 (3.4-6.6)  | 13.2 / 14.1 / 13.2   | 9.39 | (the pooled form not yet active in this run)         |
+| 2 (4-8)      | 8.77 / 10.2 / 8.88   | 7.77 | ResNet-18 8.28 / 8.73 / 8.16, SqueezeNet 1.23 / 1.58 / 1.71 |
+| 3 (4.4-7.3)  | 13.4 / 13.2 / 13.7   | 9.76 | ResNet-18 8.22 / 7.95 / 7.98, EfficientNet-B0 4.75 / 4.16 / 4.23, MobileNetV3 1.10 / 1.57 / 1.33 |
+
+The untiled products gained in runs 1 and 2 (IREE/onnxruntime 1.32 -> 1.14 in
+run 2) and lost 4% in run 3, where programs compiled twice differed by up to
+14% (EfficientNet-B0, MobileNetV3-small: the same text, checked); the pooled
+form gained 1-2% in runs 2 and 3, within that noise, and is kept for the
+transitions' products above (330 us of dispatches a call). Lost and changed:
+the untiled rule at any depth also took the stems of 16-32 filters (27 deep),
+and with them every named 1x1 convolution of those programs, untiled:
+RegNet-X 5.10 -> 5.83 ms, EfficientNet-B0 4.94 -> 5.45, MobileNetV3-small
+1.17 -> 1.55 (run 2), hence the depth of 1024
+(`targets.iree._UNTILED_FILTERS_DEPTH`), after which the six other models'
+programs are the ones they were (run 3). Not done: the concatenations in
+place (above), and average pooling in float32 (its sum is float64 for every
+float, `linalg_lowering.core.accumulator`: 81 us for three pools against
+onnxruntime's 18).
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
@@ -249,6 +249,18 @@ interleaved (channels-last / phases, ms, load 4-7): SqueezeNet 1.04 / 1.25,
 1.21 / 1.37, 2.44 / 2.76; the lone pool 0.064 / 0.095, 0.059 / 0.084;
 ShuffleNetV2 0.956 / 1.43; ResNet-18 6.74 / 6.90; DenseNet-121 10.6 / 11.0
 (`benchmarks/compile.py`).
+"""
+
+_POOL_BEFORE_POINTWISE = True
+"""
+Lower an average pooling of full windows over a 1x1 convolution nothing else
+reads (stride 1, no padding, float32 or float64) as that convolution of the
+pooled input (`_pooled_pointwise`): both are linear, so the product runs on a
+quarter of the positions for a 2x2 pool. DenseNet's transitions (batch norm,
+ReLU, a 1x1 convolution, 2x2 average pooling): their three products 697 -> 291
+us a call per dispatch, their poolings, over twice the channels, 83 -> 156
+(one thread; `benchmarks/compile.py`, which measures the whole model). The sums
+are reassociated: torch's result up to rounding, NaN and infinities alike.
 """
 
 _MAX_TAPS = 49
@@ -931,11 +943,60 @@ def _pool_1d(st: LoweringState, x: SSAValue, out: TensorType, pool: Callable[[SS
     return collapse(st, pool(x2, xt2, out2), _height_groups(out.rank), out.sizes, element_type(out.element_dtype))
 
 
+def _pooled_pointwise(st: LoweringState, op: AtenOp, b: Bound, win: Window) -> SSAValue | None:
+    """
+    The 2-D average pooling `op` of a 1x1 convolution as that convolution of
+    the pooled convolution input (`_POOL_BEFORE_POINTWISE`), or None when the
+    pooling or its input is not of that kind. The convolution, already lowered
+    for its one reader, is dropped from the lowered program.
+    """
+    x, out = b.value("self"), _out(op)
+    conv = x.owner if isinstance(x, OpResult) else None
+    if not _POOL_BEFORE_POINTWISE or not isinstance(conv, AtenOp) or conv.name != "aten.convolution.default" or not x.has_one_use():
+        return None
+    cb = conv.bound_arguments()
+    cx, w, bias = cb.value("input"), cb.value("weight"), cb.get("bias")
+    xt, wt = _t(cx), _t(w)
+    if cb["transposed"] or xt.rank != 4 or list(wt.sizes[2:]) != [1, 1] or cb.ints("stride", 2) != [1, 1] or cb.ints("padding", 2) != [0, 0]:
+        return None
+    types = [xt, wt, _t(x), out] + ([_t(bias)] if bias is not None else [])
+    if any(t.element_dtype not in (DType.float32, DType.float64) or t.element_dtype != out.element_dtype for t in types):
+        return None
+    if b.get("divisor_override") is not None or any(win.padding) or not _full_windows(win, False):
+        return None
+    pooled_t = sized([*xt.sizes[:2], *out.sizes[2:]], xt.element_dtype)
+    if not all_positive([*xt.sizes, *pooled_t.sizes]):
+        return None
+    lowered_conv = st.tensor(x)
+    pool = Window(win.kernel, win.stride, win.padding, win.dilation, win.ceil_mode, xt, pooled_t)
+    pooled = _avg(st, pool, st.tensor(cx), xt, pooled_t, False, None)
+    acc, os = out.element_dtype, list(out.sizes)
+    init = _channel_init(st, os, bias, acc)
+    res = _conv_2d(st, pooled, list(pooled_t.sizes), st.tensor(w), list(wt.sizes), init, os, cb.int("groups"), [1, 1], [1, 1], acc)
+    _drop_unused(lowered_conv)
+    return res
+
+
+def _drop_unused(value: SSAValue) -> None:
+    """Erase the linalg and tensor ops that computed `value` and that nothing reads any more."""
+    work = [value.owner] if isinstance(value, OpResult) else []
+    while work:
+        o = work.pop()
+        if not isinstance(o, Operation) or o.parent is None or any(r.first_use is not None for r in o.results) or o.name.split(".", 1)[0] not in ("linalg", "tensor"):
+            continue
+        feeds = [v.owner for v in o.operands if isinstance(v, OpResult)]
+        o.detach()
+        o.erase()
+        work.extend(feeds)
+
+
 @lowers("aten.avg_pool2d.default", note="integer inputs other than int64 refused, as torch refuses them")
 def _avg_pool2d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = b.value("self")
     xt, out = _t(x), _out(op)
     win = Window.of(b, xt, out)
+    if (pooled := _pooled_pointwise(st, op, b, win)) is not None:
+        return [pooled]
     return [_avg(st, win, st.tensor(x), xt, out, bool(b["count_include_pad"]), b.get("divisor_override"))]
 
 
