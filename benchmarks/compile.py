@@ -197,6 +197,61 @@ about 200 of them the grouped convolutions' copies, and onnxruntime's 74 nodes
 - `linalg.batch_matmul`: xDSL 0.74 has no such op, and IREE already data-tiles the
   contraction generic as `batch_mmt4d` with the positions as rows.
 
+The columns of a dense or grouped convolution as one generic
+(`conv_pool._WINDOW_COLUMNS`, `linalg_lowering.columns`), where the tap copies
+made ten `slow_memcpy` dispatches a convolution. Kept form: a generic over the
+columns `[N, G, C, kh, kw, OH, OW]` (the taps before the channels when
+grouped) reading the input with `tensor.extract` at `[n, g*C + c, clamped row,
+ow + j*e]`, which MLIR's vectorizer reads contiguously along `ow`, and an int8
+mask `[kh, OH]` (1 where the row is inside the input) selecting it or 0: the
+rows' padding folded in, the width's a `tensor.pad` of its own. Per dispatch
+(least time, us, one thread, load 4-6; copies / generic):
+
+| layer                               | tap copies (+ pad)  | generic (+ width pad) |
+|-------------------------------------|---------------------|-----------------------|
+| dense 3x3 64->64 at 32x32           | 9 x 12.4-14 (+ 14)  | 112 (+ 14)            |
+| dense 3x3 128->32 at 16x16          | 9 x 4.4-6.8 (+ 6)   | 62 (+ 6)              |
+| dense 3x3 128->32 at 8x8            | 9 x 0.9-1.1 (+ 1.3) | 11.7 (+ 1.3)          |
+| dense 3x3 128->32 at 4x4            | 9 x 0.3-0.5 (+ 0.3) | 5.9 (+ 0.5)           |
+| grouped 3x3 128 in 8 groups, 16x16  | 9 x 3.5-3.9 (+ 5)   | 30 (+ 5)              |
+
+Each convolution is 4 dispatches instead of 12 (pad, columns, packing,
+product): DenseNet-121 878 -> 414 a call, its copies 736 us against the
+generics' 677 and the width pads' 98. The generic's vectors are as wide as the
+output row (4 lanes at 4x4), hence its cost on small layers. Whole models,
+one thread, CPU time, interleaved (`--variant "conv_pool._WINDOW_COLUMNS=0"`,
+15 samples, ms, generic / copies):
+
+| model        | run 1 (load 5.5-6.2) | run 2 (load 5.9-7.5) | run 3 (load 4-6) |
+|--------------|----------------------|----------------------|------------------|
+| DenseNet-121 | 9.02 / 9.75          | 9.78 / 10.1          | 8.78 / 8.92      |
+| SqueezeNet   | 1.17 / 1.41          | 1.40 / 1.52          |                  |
+| RegNet-X     | 3.43 / 3.46          | 4.51 / 4.85          | 5.77 / 5.63      |
+| ResNet-18    | 10.8 / 10.8          | 8.35 / 8.29          |                  |
+
+At two threads (wall clock, load 4.8-6.4, eager itself thrashing): DenseNet-121
+15.3 / 16.2, SqueezeNet 6.40 / 7.45, RegNet-X 14.0 / 17.3, ResNet-18 30.8 /
+26.9. The other CNNs have no such convolution (strided stems, depthwise and
+1x1 ones), and the lone `conv3x3` / `convgroup` read 1.45 / 1.67 and 0.384 /
+0.375 ms. Measured and not kept:
+
+- the generic without the mask, over the padded input: IREE 3.13's dimension
+  collapsing merged its seven loops into one (with only the output's map every
+  loop is collapsible, linalg.index included), the last index became a
+  remainder and the read a gather: 1,047 us for the 64->64 layer at 32x32
+  against 116 for the copies; the loops permuted against the output's map
+  collapsed the same way;
+- that form with `--iree-llvmcpu-experimental-vectorize-to-transfer-gather`:
+  iree-compile failed (LLVM translation of an `unrealized_conversion_cast`);
+- the mask as i1: unpacked bit by bit into a vector mask each row, 27.8 us at
+  8x8 against 11.7 as int8 compared with 0;
+- the width's padding folded too: the vectorizer reads the last index
+  contiguously only when it is `linalg.index` plus invariant terms through
+  `arith.addi` (no clamp), and a read outside the tensor is undefined, so it
+  stays a pad;
+- the columns fused into the product's packing: IREE keeps the packing
+  (`encode`) its own dispatch after the generic, as after the copies.
+
 Data tiling, measured again on the Xeon (one thread, `--clock cpu`, load 2-10 on
 2 cores, ms per call; `--variant="data_tiling=0 --iree-global-opt-data-tiling"`
 and the like). IREE 3.13 has two data-tiling paths: `--iree-opt-data-tiling`
