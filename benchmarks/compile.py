@@ -922,6 +922,94 @@ programs are the ones they were (run 3). Not done: the concatenations in
 place (above), and average pooling in float32 (its sum is float64 for every
 float, `linalg_lowering.core.accumulator`: 81 us for three pools against
 onnxruntime's 18).
+
+SqueezeNet 1.1 against onnxruntime, per dispatch, with the 3x3 columns still
+copied tap by tap (before `conv_pool._WINDOW_COLUMNS`; 1x3x64x64, one thread;
+`iree-benchmark-module --device_profiling_mode=host-execution` and `iree-profile
+dispatch` on the module `compile_program` builds, weights embedded, least time
+of each dispatch over 400 calls, load 1.8; onnxruntime's nodes with
+`SessionOptions.enable_profiling`, least of 300 runs; us a call):
+
+| what                                            | IREE dispatches | IREE us | ORT nodes | ORT us |
+|-------------------------------------------------|-----------------|---------|-----------|--------|
+| convolution products (bias, ReLU fused)          | 26              | 550     | 26 Conv   | 642    |
+| im2col tap copies, the 3x3s' zero pads          | 90              | 37      |           |        |
+| packing of product operands (`encode`)          | 23              | 28      |           |        |
+| max pooling: -inf pads, phase transposes, maxima | 9 (+3 fills)    | 77      | 3 MaxPool | 24     |
+| fire concatenations                             | 0               | 0       | 8 Concat  | 59     |
+| mean over the classifier's 9 positions          | 1               | 7       | 1         | 18     |
+| stem's phase transpose                          | 1               | 1.3     |           |        |
+| sum                                             | 150             | 700     | 39        | 755    |
+
+The kernels are not where SqueezeNet loses: their least times sum to about
+onnxruntime's (whose nodes also pay its profiler), the classifier `1000x9x512`
+152 against 130. The call is: 0.95-1.0 ms of CPU time in
+`iree-benchmark-module` (the same from Python: the module's own call and
+`compile_program`'s read 1.39 / 1.43 ms against onnxruntime's 0.745 in one
+interleaved run, so the caller adds nothing), about 300 us of it beyond the
+dispatches' sum, 2 us each for 150 dispatches against onnxruntime's 39 nodes.
+Of the leads: the fire modules' concatenations cost nothing, IREE writes both
+expand products in place (`--compile-to=flow`: 16 `flow.tensor.update`,
+`--compile-to=stream`: no copy left); each 3x3's zero pad is a copy dispatch
+and a fill of its own, with the nine tap copies (the columns' work, not
+changed here); each pool was three dispatches: a -inf pad (a copy and a fill)
+that only rounds the input up to the stride for its phases (none of the
+three pools' windows reaches past its input: 31, 15 and 7 are exact ceil-mode
+extents), the phases' transpose, and the maximum, which took 28-35 us for
+the first pool, 9.6 without data tiling, because IREE fuses the packing of
+the next product's operand into it (an `iree_linalg_ext.map_store` over 15-wide
+rows, one workgroup per channel; 64, 128 and 256 workgroups for the three pools).
+Without data tiling (another profile, load 3.7) the products took 828 us and the
+pools' maxima 23: the whole call the same (1.48 / 1.59 ms, `iree-benchmark-module`).
+
+Max pooling from the input moved channels-last (`conv_pool._MAX_POOL_CHANNELS_LAST`,
+now on): one transpose to NHWC (which IREE fuses into the first pool's producer,
+the stem's product), the taps as slices strided along rows and columns, the
+maximum vectorized along the channels, no pad where no window reaches past the
+input. The three pools: 77 -> 27 us, 150 -> 146 dispatches, the whole call's
+dispatches 706 -> 648 us (same profile, load 6). Whole models, against the
+phase form (`--variant "conv_pool._MAX_POOL_CHANNELS_LAST=0"`, one thread, CPU
+time, 11 samples, ms; models without a max pool are the same program twice:
+the run's noise):
+
+| model (its max pools)                      | run 1 (load 5-7) | run 2 (load 4-6) | ORT (runs 1, 2) |
+|--------------------------------------------|------------------|------------------|-----------------|
+| SqueezeNet (three 3x3/2 ceil mode)         | 1.21 / 1.37      | 1.00 / 1.00      | 0.732, 0.593    |
+| ShuffleNetV2 (3x3/2, padded)               | 0.956 / 1.43     | 0.917 / 0.888    | 1.13, 1.04      |
+| ResNet-18 (3x3/2, padded)                  | 6.74 / 6.90      | 6.46 / 6.52      | 5.85, 5.28      |
+| DenseNet-121 (3x3/2, padded)               | 10.6 / 11.0      | 9.36 / 9.89      | 7.60, 6.75      |
+| RegNet-X (none: noise)                     | 4.46 / 4.20      | 4.03 / 3.97      |                 |
+| EfficientNet-B0 (none)                     | 3.68 / 3.40      | 4.80 / 4.83      |                 |
+| MobileNetV3-small (none)                   | 1.09 / 1.17      | 1.75 / 1.71      |                 |
+
+and in two runs of the single layers (load 4-7): SqueezeNet 1.04 / 1.25 and
+2.44 / 2.76, the lone pool (`maxpool`) 0.064 / 0.095 and 0.059 / 0.084, the
+fire module (no pool: noise) 0.154 / 0.152 and 0.142 / 0.127.
+
+Measured on SqueezeNet and not kept (least times per dispatch as above):
+
+- the phases gathered by one generic reading the unpadded input with clamped
+  indices (`tensor.extract`, no pad): 52 us against 17 for the pad and the
+  transpose;
+- the pad as a -inf fill and a `tensor.insert_slice`: the same copy dispatch
+  (IREE writes a strided region by a copy, not in place);
+- the maximum over flattened rows of the phases (taps as 1-D slices of
+  `[C, 2, 2, 17*16]`, one garbage column sliced off): 9 more dispatches;
+- the phases channels-last (`[N, 2, 2, H/2, W/2, C]`, the maxima vectorized along
+  the channels): the maxima 44 -> 21 us but the transposes 16 -> 21, the pads kept;
+- `--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops`:
+  the same 150 dispatches; `--iree-dispatch-creation-enable-fuse-padding-into-linalg-producer-ops`
+  and `--iree-flow-enable-pad-handling` are refused by iree-compile on this program;
+- `--iree-llvmcpu-number-of-threads=1` for programs run on one thread (IREE
+  distributes for 8 threads by default; with 1, most products are one
+  workgroup, 1158 -> 796 workgroups a call, and their least times per dispatch
+  5-30% lower in one profile): on whole models mixed, SqueezeNet 2.18 -> 1.88
+  (before the form above), 1.04 -> 1.51, 1.21 -> 0.952, 2.44 -> 2.42, 1.00 ->
+  0.864; the fire module 0.228 -> 0.193, 0.154 -> 0.155, 0.142 -> 0.110; the
+  other CNNs within 8% either way (EfficientNet-B0 3.68 -> 3.40 and 4.80 ->
+  4.55, RegNet-X 4.46 -> 4.27 and 4.03 -> 4.13). Not changed: one loss of 45%
+  in five SqueezeNet runs, and a module per thread count is a design question for
+  `targets.iree` (the modules are compiled once for every count today).
 """
 
 from __future__ import annotations

@@ -246,9 +246,9 @@ channel, with the next product's operand packing fused in. SqueezeNet 1.1's thre
 pools, per dispatch (least times, one thread): 77 -> 27 us (onnxruntime's nodes
 24), 150 -> 146 dispatches a call. Whole models, one thread, CPU time,
 interleaved (channels-last / phases, ms, load 4-7): SqueezeNet 1.04 / 1.25,
-1.21 / 1.37, 2.44 / 2.76; the lone pool 0.064 / 0.095, 0.059 / 0.084;
-ShuffleNetV2 0.956 / 1.43; ResNet-18 6.74 / 6.90; DenseNet-121 10.6 / 11.0
-(`benchmarks/compile.py`).
+1.21 / 1.37, 2.44 / 2.76, 1.00 / 1.00; the lone pool 0.064 / 0.095, 0.059 /
+0.084; ShuffleNetV2 0.956 / 1.43, 0.917 / 0.888; ResNet-18 6.74 / 6.90, 6.46 /
+6.52; DenseNet-121 10.6 / 11.0, 9.36 / 9.89 (`benchmarks/compile.py`).
 """
 
 _POOL_BEFORE_POINTWISE = True
