@@ -908,11 +908,15 @@ neither / the untiled products alone):
 | 2 (4-8)      | 8.77 / 10.2 / 8.88   | 7.77 | ResNet-18 8.28 / 8.73 / 8.16, SqueezeNet 1.23 / 1.58 / 1.71 |
 | 3 (4.4-7.3)  | 13.4 / 13.2 / 13.7   | 9.76 | ResNet-18 8.22 / 7.95 / 7.98, EfficientNet-B0 4.75 / 4.16 / 4.23, MobileNetV3 1.10 / 1.57 / 1.33 |
 
-The untiled products gained in runs 1 and 2 (IREE/onnxruntime 1.32 -> 1.14 in
-run 2) and lost 4% in run 3, where programs compiled twice differed by up to
-14% (EfficientNet-B0, MobileNetV3-small: the same text, checked); the pooled
-form gained 1-2% in runs 2 and 3, within that noise, and is kept for the
-transitions' products above (330 us of dispatches a call). Lost and changed:
+A fourth run, DenseNet-121 alone (21 samples, load 6 -> 1; both forms / the
+untiled products alone / the pooled form alone): 9.13 / 9.14 / 11.2, ORT 7.16.
+The untiled products gained in runs 1, 2 and 4 (IREE/onnxruntime 1.32 -> 1.14
+in run 2, 1.56 -> 1.28 in run 4) and lost 4% in run 3, where programs compiled
+twice differed by up to 14% (EfficientNet-B0, MobileNetV3-small: the same
+text, checked); the pooled form gained 1-2% in runs 2 and 3 and nothing in run
+4, within the noise: kept for the transitions' products above (330 us of
+dispatches a call), `--variant "conv_pool._POOL_BEFORE_POINTWISE=0"` to
+compare it again. Lost and changed:
 the untiled rule at any depth also took the stems of 16-32 filters (27 deep),
 and with them every named 1x1 convolution of those programs, untiled:
 RegNet-X 5.10 -> 5.83 ms, EfficientNet-B0 4.94 -> 5.45, MobileNetV3-small
