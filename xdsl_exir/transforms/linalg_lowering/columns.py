@@ -45,6 +45,7 @@ from xdsl_exir.transforms.linalg_lowering.core import dim_expr as _d
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     LoweringState,
+    drop_unused,
     element_type,
     identity_map,
 )
@@ -96,7 +97,7 @@ def conv_columns(
     cols = window_columns(
         st, wide, [n, c, h, w + left + right], top, kernel, [oh, ow], stride, dilation, groups, acc, taps_first
     )
-    _erase_unused(x)
+    drop_unused(x)
     return cols
 
 
@@ -183,10 +184,3 @@ def _padded_source(x: SSAValue) -> tuple[SSAValue, list[int]] | None:
     return op.source, list(op.static_low.get_values())
 
 
-def _erase_unused(x: SSAValue) -> None:
-    """Erase the pad (and its crop) that made `x` once nothing reads them."""
-    value: SSAValue = x
-    while not value.uses and isinstance(op := value.owner, tensor.ExtractSliceOp | tensor.PadOp):
-        value = op.source
-        op.detach()
-        op.erase()

@@ -52,7 +52,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import OpResult, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from xdsl_exir.dialects.aten import AtenOp
@@ -84,6 +84,7 @@ from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,
     LoweringState,
+    drop_unused,
     element_type,
     identity_map,
     sized,
@@ -973,21 +974,8 @@ def _pooled_pointwise(st: LoweringState, op: AtenOp, b: Bound, win: Window) -> S
     acc, os = out.element_dtype, list(out.sizes)
     init = _channel_init(st, os, bias, acc)
     res = _conv_2d(st, pooled, list(pooled_t.sizes), st.tensor(w), list(wt.sizes), init, os, cb.int("groups"), [1, 1], [1, 1], acc)
-    _drop_unused(lowered_conv)
+    drop_unused(lowered_conv)
     return res
-
-
-def _drop_unused(value: SSAValue) -> None:
-    """Erase the linalg and tensor ops that computed `value` and that nothing reads any more."""
-    work = [value.owner] if isinstance(value, OpResult) else []
-    while work:
-        o = work.pop()
-        if not isinstance(o, Operation) or o.parent is None or any(r.first_use is not None for r in o.results) or o.name.split(".", 1)[0] not in ("linalg", "tensor"):
-            continue
-        feeds = [v.owner for v in o.operands if isinstance(v, OpResult)]
-        o.detach()
-        o.erase()
-        work.extend(feeds)
 
 
 @lowers("aten.avg_pool2d.default", note="integer inputs other than int64 refused, as torch refuses them")

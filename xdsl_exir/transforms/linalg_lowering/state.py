@@ -50,7 +50,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
@@ -538,6 +538,26 @@ def _copied_from(op: Operation | Block) -> SSAValue | None:
         if body.first_op is last and isinstance(last, linalg.YieldOp) and list(last.operands) == [body.args[0]]:
             return op.inputs[0]
     return None
+
+
+def drop_unused(value: SSAValue) -> None:
+    """
+    Erase the linalg and tensor ops that computed `value` and that nothing reads
+    any more, following their operands: what a lowering emitted and then replaced
+    by another form (a convolution folded after its pooling, a pad the columns read
+    in part). Ops something still reads, and ops of other dialects, stay.
+    """
+    work = [value.owner] if isinstance(value, OpResult) else []
+    while work:
+        o = work.pop()
+        if not isinstance(o, Operation) or o.parent is None or any(r.first_use is not None for r in o.results):
+            continue
+        if o.name.split(".", 1)[0] not in ("linalg", "tensor"):
+            continue
+        feeds = [v.owner for v in o.operands if isinstance(v, OpResult)]
+        o.detach()
+        o.erase()
+        work.extend(feeds)
 
 
 def as_index(st: LoweringState, value: object) -> SSAValue:
