@@ -62,7 +62,8 @@ saved to a temporary `.pt2`. Then, per model:
 
 Everything runs on `--threads` threads (default 1): torch intra-op threads,
 onnxruntime intra-op threads (inter-op 1), IREE's `local-sync` driver for one
-thread, else `local-task` with that many workers, and the BLAS under numpy
+thread, else `local-task` with that many workers (but a program of fewer than
+`runtime.CALLER_BELOW_FLOPS` flops runs on the calling thread), and the BLAS under numpy
 (environment set before numpy loads). The report ends with the geometric means
 of IREE/eager and IREE/onnxruntime over the models both ran. The machine has 2 cores shared with other
 work, so figures are noisy; ratios are between runners measured in the same

@@ -34,9 +34,12 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xdsl_exir.api as exir
 from xdsl_exir import runtime
+from xdsl_exir.frontends.pt2 import load_pt2
+from xdsl_exir.interpreters.program import find_program
 from xdsl_exir.runtime import MANIFEST, MODULE, PARAMETERS, BundleError
-from xdsl_exir.targets.iree import IreeError, IreeOptions
+from xdsl_exir.targets.iree import IreeError, IreeOptions, to_core
 from xdsl_exir.targets.iree_bundle import IreeBundleTarget, write_bundle
+from xdsl_exir.transforms.flop_count import program_flops
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ZOO = ROOT / "tests" / "zoo"
@@ -259,9 +262,12 @@ def test_cross_compiled_artifacts(tmp_path: pathlib.Path, cache: str) -> None:
         ZOO / "mlp.core.pt2", tmp_path / "x86",
         IreeOptions(target_cpu="x86-64", target_triple="x86_64-unknown-linux-gnu", cache_dir=cache),
     )  # fmt: skip
+    mlp_flops = program_flops(find_program(to_core(load_pt2(str(ZOO / "mlp.core.pt2")))))
+    assert mlp_flops is not None and mlp_flops > 0
     for name, triple in (("arm", "aarch64-unknown-linux-gnu"), ("x86", "x86_64-unknown-linux-gnu")):
-        flags = json.loads((tmp_path / name / MANIFEST).read_text())["iree"]["flags"]
-        assert f"--iree-llvmcpu-target-triple={triple}" in flags
+        iree = json.loads((tmp_path / name / MANIFEST).read_text())["iree"]
+        assert f"--iree-llvmcpu-target-triple={triple}" in iree["flags"]
+        assert iree["flops"] == mlp_flops  # the loader sizes its threads by it
     if platform.machine() in ("x86_64", "AMD64"):
         out = runtime.load(tmp_path / "x86", threads=1).run_flat(_inputs("mlp"))
         with np.load(ZOO / "mlp.expected.npz") as expected:

@@ -110,3 +110,36 @@ def test_each_worker_count_its_own_device(vmfb: pathlib.Path) -> None:
     # two devices (the second program for 2 threads shares the first's); worker i of each
     # executor is named iree-worker-i: 0 and 1 twice, 2 to 4 once
     assert out.stdout.split("\n")[0] == "2 {0: 2, 1: 2, 2: 1, 3: 1, 4: 1}", out.stdout
+
+
+def test_small_program_runs_on_the_caller(vmfb: pathlib.Path) -> None:
+    """A program of fewer flops than `CALLER_BELOW_FLOPS` opens on `local-sync` whatever
+    the threads; one at the bound, or of an unknown count, gets its workers."""
+    kept = runtime._TASK_DEVICES  # pyright: ignore[reportPrivateUsage] - the devices kept are what is under test
+    x = np.arange(64, dtype=np.float32)
+    small, fn = runtime.open_module(str(vmfb), "local-task", 2, flops=runtime.CALLER_BELOW_FLOPS - 1)
+    np.testing.assert_array_equal(np.asarray(fn(x)), 2 * x)
+    assert all(small.config.device is not d for d in kept.values())
+    for flops in (runtime.CALLER_BELOW_FLOPS, None):
+        ctx, fn = runtime.open_module(str(vmfb), "local-task", 2, flops=flops)
+        np.testing.assert_array_equal(np.asarray(fn(x)), 2 * x)
+        assert any(ctx.config.device is d for d in kept.values())
+
+
+def test_program_flops_is_the_count_without_annotating() -> None:
+    """`program_flops` is flop-count's total for static sizes, None for symbolic ones, and
+    leaves the program as it was (the count a compiled program's threads are sized by)."""
+    from xdsl_exir.frontends.pt2 import load_pt2
+    from xdsl_exir.interpreters.program import find_program
+    from xdsl_exir.targets.iree import to_core
+    from xdsl_exir.transforms.flop_count import count_program, program_flops
+
+    zoo = ROOT / "tests" / "zoo"
+    prog = find_program(to_core(load_pt2(str(zoo / "cnn_bn.core.pt2"))))
+    before = str(prog)
+    flops = program_flops(prog)
+    assert str(prog) == before
+    total, _ = count_program(prog)
+    assert isinstance(flops, int) and flops == int(total) > 0
+    dynamic = find_program(to_core(load_pt2(str(zoo / "dynamic_batch.core.pt2"))))
+    assert program_flops(dynamic) is None

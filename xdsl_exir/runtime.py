@@ -16,7 +16,8 @@ The directory holds three files:
   named parameters (scope `model`, keyed by the state's name) and the initial
   values of the buffers the program writes;
 - `manifest.json`: the format and its version, the versions of xdsl-exir and
-  IREE, the target (device, CPU, flags), the calling convention (each argument
+  IREE, the target (device, CPU, flags), a call's floating-point operations
+  (`CALLER_BELOW_FLOPS`), the calling convention (each argument
   and result of `@forward` with its kind, name, dtype and sizes, symbolic ones
   by name), the pytree specs, the range constraints, the buffers, and the size
   and SHA-256 of each file.
@@ -161,11 +162,38 @@ def task_device_flags(workers: int) -> tuple[str, ...]:
     geometric means (caller/workers 0.54, then 1.04; spinning 20 us/not 0.63,
     then 1.01; 50 us 0.96). Spinning keeps its cost on a one-input call (the
     zoo mlp: 35 us without, 0.17-0.46 ms with 10-50 us in the quieter run).
-    No spin, then, and no choice made per program from such timings: a
-    choice measured on a program's first calls would keep what one minute of
-    load decided (benchmarks/compile.py's docstring has the tables).
+    On a quiet machine (load 0.9-1.4, nine models, wall time) spinning 20 us
+    took 0.96x the time of parking, mixed (ViT-tiny 6.91 -> 4.98 ms, ResNet-18
+    7.55 -> 8.19, the zoo's mlp 0.037 -> 0.056), and 50 us 1.16x. No spin,
+    then, and no choice made per program from timings: a choice measured on a
+    program's first calls would keep what one minute of load decided. The
+    choice that is made, small programs on the calling thread, reads the
+    program's size (`CALLER_BELOW_FLOPS`; benchmarks/compile.py's docstring has
+    the tables).
     """
     return (f"--task_topology_group_count={workers}",)
+
+
+CALLER_BELOW_FLOPS = 200_000_000
+"""
+A CPU program of fewer floating-point operations a call than this (torch's
+count, `transforms.flop_count.program_flops`) runs on the calling thread even
+where `threads` allows workers: the threads are the most a call may use, and
+for such a program IREE's task system costs more than the second core gains.
+
+Measured at two threads on a quiet 2-core machine (load 0.9-1.4; wall time,
+interleaved, ms; 2 workers against the calling thread, and onnxruntime on 2
+threads): MobileNetV3-small (13 MFLOP) 1.52 against 1.00 (ORT 0.95),
+ShuffleNetV2 (26) 1.85 / 0.95 (1.42), SqueezeNet (43) 1.50 / 1.16 (0.64),
+EfficientNet-B0 (66) 3.00 / 3.02 (2.54), RegNet-X-400MF (68) 4.61 / 2.60
+(1.33), ViT-tiny (188) 6.91 / 6.50 (4.24), the zoo's mlp 0.037 / 0.013
+(0.013); the workers won on the LLaMA block (235 MFLOP) 3.53 / 3.81 (2.32) and
+ResNet-18 (297) 7.55 / 8.67 (5.01), and win on the encoder (3.5 GFLOP). The
+task system costs about 11 us of CPU time a dispatch (`task_device_flags`), a
+fixed cost that a small program's short dispatches do not repay. The bound
+sits between ViT-tiny and the LLaMA block, where the two are within 8%; a
+program whose count is unknown (symbolic sizes) gets its workers.
+"""
 
 
 _TASK_DEVICES: dict[tuple[str, tuple[str, ...]], Any] = {}
@@ -200,6 +228,7 @@ def open_module(
     threads: int | None,
     parameters: Any = None,
     function: str = "forward",
+    flops: int | None = None,
 ) -> tuple[Any, Any]:
     """
     An IREE context holding a compiled module (its bytes, or a path to map), and its
@@ -207,12 +236,14 @@ def open_module(
     `parameters` (a `ParameterIndex`) serves the named parameters the module reads,
     through an `io_parameters` module registered before it. On the CPU, `threads`
     <= 1 runs on the calling thread (`local-sync`), else on that many workers
-    (`local-task` with `task_device_flags`; None: every core, `cpu_workers`). The
+    (`local-task` with `task_device_flags`; None: every core, `cpu_workers`), but
+    a program of fewer than `CALLER_BELOW_FLOPS` floating-point operations a call
+    (`flops`, when known) runs on the calling thread whatever `threads` allows. The
     one way both the compiler side (`targets/iree.py`) and `load` start a module.
     """
     runtime = iree_runtime()
     workers = cpu_workers(threads) if driver == "local-task" else 0
-    if driver == "local-task" and workers <= 1:
+    if driver == "local-task" and (workers <= 1 or (flops is not None and flops < CALLER_BELOW_FLOPS)):
         config = runtime.Config("local-sync")
     elif driver == "local-task":
         config = runtime.Config(device=_task_device(runtime, driver, task_device_flags(workers)))
@@ -705,7 +736,9 @@ class BundleProgram:
         self._index = index
         driver = str(cast(dict[str, Any], manifest["iree"]).get("driver", "local-task"))
         try:
-            self._ctx, self._fn = open_module(os.path.join(path, MODULE), driver, threads, index)
+            flops = cast(dict[str, Any], manifest["iree"]).get("flops")
+            flops = flops if isinstance(flops, int) and not isinstance(flops, bool) else None
+            self._ctx, self._fn = open_module(os.path.join(path, MODULE), driver, threads, index, flops=flops)
         except BundleError:
             raise
         except Exception as e:

@@ -73,6 +73,7 @@ from xdsl_exir.runtime import DirectCall, Spec, open_module
 from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
+from xdsl_exir.transforms.flop_count import program_flops
 from xdsl_exir.transforms.linalg_lowering.conv_pool import IM2COL_MARK
 from xdsl_exir.transforms.linalg_lowering.matmul import DATA_TILING_MAX_WEIGHT, weight_passes
 from xdsl_exir.utils.diagnostics import locate
@@ -112,7 +113,8 @@ class IreeOptions:
     target_triple: str | None = None
     """LLVM's target triple for the CPU (`aarch64-unknown-linux-gnu`); None: the host's. For saved artifacts."""
     threads: int | None = None
-    """Worker threads (CPU); None uses every core, as eager PyTorch does."""
+    """The most threads a call uses (CPU); None every core, as eager PyTorch does. A program
+    of fewer flops than `runtime.CALLER_BELOW_FLOPS` runs on the calling thread."""
     data_tiling: bool | None = None
     """IREE's data tiling; None turns it on for programs with a convolution, or with a matrix product
     whose rows IREE would otherwise tile narrowly and no large weight (`auto_data_tiling`;
@@ -643,7 +645,11 @@ class _Slot:
 
 
 def load_forward(
-    vmfb: bytes, options: IreeOptions, parameters: dict[str, Any] | None = None, function: str = "forward"
+    vmfb: bytes,
+    options: IreeOptions,
+    parameters: dict[str, Any] | None = None,
+    function: str = "forward",
+    flops: int | None = None,
 ) -> tuple[Any, Any]:
     """
     The IREE context holding a compiled module, and its `forward` function (or the
@@ -652,7 +658,8 @@ def load_forward(
     they are added to a `ParameterIndex` as they are (IREE imports a buffer
     aligned to 64 bytes, as a `.pt2`'s storages are, and copies any other
     once) and served by an `io_parameters` module (`runtime.open_module`, which
-    a saved artifact's loader uses too).
+    a saved artifact's loader uses too). `flops`, a call's count when known,
+    lets a small program run on the calling thread (`runtime.CALLER_BELOW_FLOPS`).
     """
     _, runtime = _import_iree()
     try:
@@ -662,7 +669,7 @@ def load_forward(
             for key, data in parameters.items():
                 index.add_buffer(key, data)
         threads = options.threads if options.device == "cpu" else None
-        return open_module(vmfb, RUNTIME_DRIVERS[options.device], threads, index, function)
+        return open_module(vmfb, RUNTIME_DRIVERS[options.device], threads, index, function, flops)
     except Exception as e:
         raise IreeError(f"IREE could not load the compiled module: {e}") from None
 
@@ -755,7 +762,9 @@ class IreeExecutor:
         self._out_types: list[Attribute] = list(entry.function_type.outputs.data)
         self._sizes = sizes if sizes is not None else _SizeCheck(program)
         self._parameters = parameters  # the weights IREE reads stay alive as long as the module
-        self._ctx, self._fn = load_forward(vmfb, options, parameters, function)
+        self.flops = program_flops(program)
+        """A call's floating-point operations (None: not static); a small program runs on the calling thread."""
+        self._ctx, self._fn = load_forward(vmfb, options, parameters, function, self.flops)
         self._runtime = runtime
         self._device = self._ctx.config.device
         self._device_name = options.device

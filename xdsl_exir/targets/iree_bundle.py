@@ -70,6 +70,7 @@ from xdsl_exir.targets.iree import (
     lower_for_iree,
 )
 from xdsl_exir.transforms.convert_exir_to_linalg import function_arguments
+from xdsl_exir.transforms.flop_count import program_flops
 from xdsl_exir.utils.symbolic import print_python_expr, sympy
 
 __all__ = ["IreeBundleTarget", "save_bundle", "write_bundle"]
@@ -137,6 +138,7 @@ def manifest_of(program: ProgramOp, options: IreeOptions, parameter_keys: list[s
             "target_triple": options.target_triple,
             "built_on": f"{platform.machine()} {platform.system()}",
             "flags": options.compile_flags(text),
+            "flops": program_flops(program),
         },
         "signature": {
             "arguments": arguments,

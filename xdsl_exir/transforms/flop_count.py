@@ -59,7 +59,7 @@ from xdsl_exir.utils.diagnostics import ExirDiagnostic
 from xdsl_exir.utils.op_registry import functional_variant, lookup
 from xdsl_exir.utils.symbolic import normalize, print_expr, sympy, to_sym
 
-__all__ = ["FlopCountPass", "count_program", "op_flops"]
+__all__ = ["FlopCountPass", "count_program", "op_flops", "program_flops"]
 
 if TYPE_CHECKING:
     Expr = sympy.Expr
@@ -350,8 +350,9 @@ def _other_flops(name: str, key: str, bound: Bound, out_numel: Expr) -> Expr:
 
 
 class _Counter:
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, annotate: bool = True) -> None:
         self.mode = mode
+        self.annotate = annotate
         self.by_kind: dict[str, Expr] = {}
 
     def block(self, block: Block) -> Expr:
@@ -369,7 +370,8 @@ class _Counter:
             flops = to_sym(lead) * self.block(op.body.block)
         elif isinstance(op, exir.WhileLoopOp):
             flops = self.block(op.cond_region.block) + self.block(op.body_region.block)
-            op.attributes["per_iteration"] = UnitAttr()
+            if self.annotate:
+                op.attributes["per_iteration"] = UnitAttr()
         elif op.regions:
             flops = _zero()
             for region in op.regions:
@@ -393,7 +395,7 @@ class _Counter:
             if flops != 0:
                 key = entry.op_name
                 self.by_kind[key] = self.by_kind.get(key, _zero()) + flops
-        if flops != 0:
+        if flops != 0 and self.annotate:
             op.attributes["exir.flops"] = _attr(flops)
         return cast(Expr, flops)  # sympy types Max and its numbers as Basic subclasses, not all Expr
 
@@ -412,6 +414,22 @@ def count_program(program: exir.ProgramOp, mode: str = "torch") -> tuple[Expr, d
     total = counter.block(entry.body.block)
     program.attributes["exir.flops"] = _attr(total)
     return total, counter.by_kind
+
+
+def program_flops(program: exir.ProgramOp) -> int | None:
+    """
+    The floating-point operations of one call of `program` (torch's count), when
+    its sizes are static and every operator's arguments bind; else None. Nothing
+    is annotated: a runtime sizing its threads to the work asks this.
+    """
+    entry = program.entry
+    if entry is None:
+        return None
+    try:
+        total = normalize(sympy.expand(_Counter("torch", annotate=False).block(entry.body.block)))
+    except ExirDiagnostic:
+        return None
+    return total if isinstance(total, int) else None
 
 
 def format_report(total: Expr, by_kind: dict[str, Expr], mode: str) -> str:
