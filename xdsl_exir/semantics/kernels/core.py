@@ -262,10 +262,12 @@ def _padding_left_out(k: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[
     1 and 2 dims a padding as wide as the dilated kernel multiplies it in, a narrower one
     leaves it out when there is no dilation, and with dilation it depends on the stride
     and sizes in a way not modelled (refused, rather than guessed); in 3 dims it is left
-    out without dilation and multiplied in with it."""
+    out without dilation and multiplied in with it. A one-element 3-d kernel torch 2.13
+    multiplies in on one thread and leaves out on more: multiplied in here, as the
+    convolution's definition and the single-threaded kernel have it."""
     dilated = any(d != 1 for d in dilation)
     if len(k) == 3:
-        return not dilated
+        return not dilated and any(kk != 1 for kk in k)
     if any(max(lo, hi) >= (kk - 1) * d + 1 for kk, lo, hi, d in zip(k, pad_lo, pad_hi, dilation)):
         return False
     if dilated:
