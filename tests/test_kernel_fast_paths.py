@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import mmap
 import pathlib
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -73,6 +74,29 @@ def test_skinny_products_with_a_transposed_weight(rows: int) -> None:
         got = np.asarray(run_kernel(op, args, {}))
         assert got.flags.c_contiguous and got.shape == (rows, 80), op
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5, err_msg=op)
+
+
+def _weights_kept_only_while_constant(
+    check: Callable[[np.ndarray], None], w0: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Call `check` on weights a kept form may and may not be reused for: a read-only
+    constant twice, another constant, a writable copy before and after it changes in
+    place, and a read-only view of writable memory before and after that changes; the
+    constant, the writable copy and the view are returned for the caller's own checks."""
+    constant = np.frombuffer(w0.tobytes(), w0.dtype).reshape(w0.shape)
+    check(constant)
+    check(constant)  # the kept form reused
+    check(np.frombuffer((2 * w0).tobytes(), w0.dtype).reshape(w0.shape))  # another constant replaces it
+    writable = w0.copy()
+    check(writable)
+    writable *= 3  # in place: the next call reads the new values
+    check(writable)
+    view = writable[:]
+    view.flags.writeable = False  # read-only, but its memory is not
+    check(view)
+    writable += 1
+    check(view)
+    return constant, writable, view
 
 
 def test_skinny_products_in_a_compiled_graph() -> None:
@@ -142,19 +166,7 @@ builtin.module {{
             np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
             assert got.flags.c_contiguous
 
-    constant = np.frombuffer(w0.tobytes(), np.float32).reshape(80, 48)
-    check(constant)
-    check(constant)  # the copy reused
-    check(np.frombuffer((2 * w0).tobytes(), np.float32).reshape(80, 48))  # another constant replaces it
-    writable = w0.copy()
-    check(writable)
-    writable *= 3  # in place: the next call reads the new values
-    check(writable)
-    view = writable[:]
-    view.flags.writeable = False  # read-only, but its memory is not
-    check(view)
-    writable += 1
-    check(view)
+    constant, writable, view = _weights_kept_only_while_constant(check, w0)
     # the object alone: an empty batch and a mismatch go to the plain product and its message
     weight = RowMajorWeight()
     x64 = np.ascontiguousarray(x[:64])
@@ -222,19 +234,7 @@ builtin.module {{
         np.testing.assert_array_equal(np.isnan(y), np.isnan(want.numpy()))
         np.testing.assert_allclose(y, want.numpy(), rtol=1e-5, atol=1e-5)
 
-    constant = np.frombuffer(w0.tobytes(), np.float32).reshape(w0.shape)
-    check(constant)
-    check(constant)  # the tiled form reused
-    check(np.frombuffer((2 * w0).tobytes(), np.float32).reshape(w0.shape))  # another constant replaces it
-    writable = w0.copy()
-    check(writable)
-    writable *= 3  # in place: the next call reads the new values
-    check(writable)
-    view = writable[:]
-    view.flags.writeable = False  # read-only, but its memory is not
-    check(view)
-    writable += 1
-    check(view)
+    constant, writable, view = _weights_kept_only_while_constant(check, w0)
     # the object alone: nothing kept of memory that can change; a kept form is read-only
     taps = DepthwiseTaps()
     taps.tiled(view, (k, k), size)

@@ -420,14 +420,19 @@ def _compare_pools(got: list[Any], xs: list[torch.Tensor], what: str) -> None:
         assert np.array_equal(np.signbit(g), np.signbit(w)), f"{what} pool {i} {POOLS[i]}: the sign of a zero differs"
 
 
-@pytest.fixture(scope="module")
-def pools(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def exported_pools(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """`Pools` exported, saved and read back (the max pool forms tests share it)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ep = torch.export.export(Pools(), tuple(_pool_inputs(0))).run_decompositions()
     path = pathlib.Path(tmp_path_factory.mktemp("pool")) / "pools.pt2"
     torch.export.save(ep, path)
     return load_pt2(path.read_bytes(), path.name)
+
+
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return exported_pools(tmp_path_factory)
 
 
 @pytest.mark.parametrize("taps", [True, False], ids=["max-of-taps", "named"])

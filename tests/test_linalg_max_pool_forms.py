@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from test_linalg_conv_forms import POOLS, Pools, _compare_pools, _pool_inputs
+from test_linalg_conv_forms import POOLS, _compare_pools, _pool_inputs, exported_pools
 
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.upstream import run_lowered
@@ -29,12 +29,7 @@ from xdsl_exir.transforms.linalg_lowering import conv_pool
 
 @pytest.fixture(scope="module")
 def pools(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ep = torch.export.export(Pools(), tuple(_pool_inputs(0))).run_decompositions()
-    path = pathlib.Path(tmp_path_factory.mktemp("pool")) / "pools.pt2"
-    torch.export.save(ep, path)
-    return load_pt2(path.read_bytes(), path.name)
+    return exported_pools(tmp_path_factory)
 
 
 def _strided(x: np.ndarray) -> np.ndarray:
