@@ -182,8 +182,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--threads",
         type=_positive_int,
         metavar="N",
-        help="threads of the backend: numpy's BLAS for the interpreter, the worker pool for IREE "
-        "(default: all cores, as eager PyTorch; 1 for steady timings on a shared machine)",
+        help="threads of the backend: numpy's BLAS for the interpreter, the most workers for IREE, "
+        "where a program under 2e8 flops runs on the calling thread (default: all cores, as eager "
+        "PyTorch; 1 for steady timings on a shared machine)",
     )
     parser.add_argument(
         "--iree-device", default="cpu", help="IREE: target device, cpu (default), cuda, rocm or vulkan"

@@ -19,7 +19,8 @@ Options (`torch.compile(..., options={...})`):
 
 - `backend`: `"iree"` (the default when IREE is installed) or `"interpreter"`;
 - `pipeline`: passes run on every imported graph before it runs or lowers;
-- `threads`: IREE's worker threads, or numpy's BLAS threads on the interpreter.
+- `threads`: the most IREE worker threads (a program under `runtime.CALLER_BELOW_FLOPS`
+  runs on the calling thread), or numpy's BLAS threads on the interpreter.
 
 Partitioning. An operator the chosen backend refuses (IREE: no lowering rule
 or decomposition; the interpreter: no kernel) runs in eager torch: torch's
