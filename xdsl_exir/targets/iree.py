@@ -69,7 +69,7 @@ from xdsl_exir.interpreters.compiler import InterpreterError
 from xdsl_exir.interpreters.program import ProgramRunner, find_program
 from xdsl_exir.interpreters.upstream.program import LoweredProgram
 from xdsl_exir.interpreters.upstream.values import UnsupportedTypeError, type_info
-from xdsl_exir.runtime import DirectCall, Spec, open_module
+from xdsl_exir.runtime import DirectCall, Spec, cpu_workers, open_module
 from xdsl_exir.semantics.kernels import numpy_dtype
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
@@ -762,9 +762,11 @@ class IreeExecutor:
         self._out_types: list[Attribute] = list(entry.function_type.outputs.data)
         self._sizes = sizes if sizes is not None else _SizeCheck(program)
         self._parameters = parameters  # the weights IREE reads stay alive as long as the module
-        self.flops = program_flops(program)
-        """A call's floating-point operations (None: not static); a small program runs on the calling thread."""
-        self._ctx, self._fn = load_forward(vmfb, options, parameters, function, self.flops)
+        # a call's flops decide between the calling thread and the workers, so they are
+        # counted only where there is that choice
+        workers = cpu_workers(options.threads) if options.device == "cpu" else 0
+        flops = program_flops(program) if workers > 1 else None
+        self._ctx, self._fn = load_forward(vmfb, options, parameters, function, flops)
         self._runtime = runtime
         self._device = self._ctx.config.device
         self._device_name = options.device
