@@ -6,7 +6,7 @@ Usage:
     env -u OPENBLAS_CORETYPE .venv/bin/python benchmarks/compile.py [--reps N] [--models a,b] [--quick]
         [--threads N] [--iree-flags "--flag1 --flag2"] [--lowering NAME=0|1] [--no-tuned]
         [--variant="--flag MODULE.ATTR=V data_tiling=0|1 threads=N" ...] [--clock wall|cpu]
-        [--no-cold] [--no-numpy]
+        [--no-cold] [--no-numpy] [--settle SHARE]
 
 Each `--variant` adds an IREE column compiled with those iree-compile flags,
 lowering switches and `IreeOptions` fields (`IREE*1`, `IREE*2`, ...; one is
@@ -56,7 +56,9 @@ saved to a temporary `.pt2`. Then, per model:
   `torch.inference_mode()`), onnxruntime's CPU provider on the legacy
   `torch.onnx.export(..., dynamo=False)` graph, and `ProgramRunner` on
   `load_pt2` -- interleaved, each round in a new (seeded) order, each
-  sample a batch of calls of at least a few milliseconds, median per call.
+  sample a batch of calls of at least a few milliseconds, median per call,
+  each sample after a quarter as many untimed calls of its runner (`--settle`:
+  the previous runner's spinning threads are done by then).
   The interpreter is left out of the steady state for a model whose first call
   takes more than 5 s; its one-call time is shown with a `*`.
 
@@ -1385,7 +1387,10 @@ def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) ->
     runs repeat): with a rotating start alone the order stayed fixed, so at two threads
     the same runner always followed onnxruntime, whose idle threads spin for a while
     after a call. Each sample is as many calls as fill `sample_s` (at least one), timed
-    by `CLOCK`."""
+    by `CLOCK`, after a quarter as many untimed calls of the same function (`SETTLE`):
+    those take the tail of the previous runner's work (torch's and onnxruntime's pools
+    spin-wait after a call and hold the cores) and leave each sample what the runner
+    does alone, as a program calling only it would see."""
     clock = CLOCKS[CLOCK]
     number: dict[str, int] = {}
     for name, fn in fns.items():
@@ -1399,11 +1404,17 @@ def interleave(fns: dict[str, Callable[[], Any]], reps: int, sample_s: float) ->
     for _ in range(reps):
         for name in order.sample(names, len(names)):
             fn, k = fns[name], number[name]
+            for _ in range(math.ceil(k * SETTLE)):
+                fn()
             t = clock()
             for _ in range(k):
                 fn()
             times[name].append((clock() - t) / k)
     return {n: statistics.median(ts) for n, ts in times.items()}
+
+
+SETTLE = 0.25
+"""Untimed calls before each sample, as a share of the sample's calls (`interleave`; `--settle`)."""
 
 
 class _Skipped(Exception):
@@ -1627,6 +1638,7 @@ def print_targets(rows: list[Row], col: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    global CLOCK, SETTLE
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip())
     parser.add_argument("--reps", type=int, default=None, help="interleaved samples per runner (default 15, --quick 3)")
     parser.add_argument("--models", default="", help=f"comma-separated subset of {','.join(c.name for c in CASES)}")
@@ -1639,6 +1651,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )  # fmt: skip
     parser.add_argument("--no-cold", action="store_true", help="no cold-start figures (saves two compiles a model)")
     parser.add_argument("--no-numpy", action="store_true", help="leave the numpy interpreter out")
+    parser.add_argument("--settle", type=float, default=SETTLE, help="untimed calls before each sample, as a share of its calls (0: none)")
     parser.add_argument("--threads", type=int, default=1, help="threads of every runner (read before numpy loads)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="steady-state clock (cpu: steadier on a loaded machine at one thread)")
     parser.add_argument(
@@ -1647,8 +1660,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )  # fmt: skip
     opts = parser.parse_args(argv)
     reps = opts.reps or (3 if opts.quick else 15)
-    global CLOCK
-    CLOCK = opts.clock
+    CLOCK, SETTLE = opts.clock, opts.settle
     sample_s = 0.002 if opts.quick else 0.02
     flags = () if opts.no_tuned else (tuple(opts.iree_flags.split()) if opts.iree_flags is not None else TUNED_FLAGS)
     lowering = tuple((k, int(v)) for k, v in (a.split("=", 1) for a in opts.lowering))
