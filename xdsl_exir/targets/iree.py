@@ -260,11 +260,26 @@ class IreeOptions:
         """
         if _CONVOLUTION.search(text) is not None:
             return [DATA_TILING_FLAG]
-        return [GLOBAL_DATA_TILING_FLAG, "--iree-llvmcpu-enable-ukernels=mmt4d", "--iree-opt-const-expr-hoisting=false"]
+        flags = [GLOBAL_DATA_TILING_FLAG, "--iree-llvmcpu-enable-ukernels=mmt4d", "--iree-opt-const-expr-hoisting=false"]
+        return flags if _PROPAGATE_TRANSPOSES else [*flags, KEEP_TRANSPOSES_FLAG]
 
 
 DATA_TILING_FLAG = "--iree-opt-data-tiling"
 GLOBAL_DATA_TILING_FLAG = "--iree-global-opt-data-tiling"
+KEEP_TRANSPOSES_FLAG = "--iree-global-opt-propagate-transposes=false"
+"""IREE's global transpose propagation off, on the global data-tiling path (`data_tiling_flags`).
+It folds the transpose after a batch contraction into the contraction's output map: an encoder's
+`(attn @ v).transpose(1, 2)` became one generic writing `[batch, tokens, heads, dims]`, which is
+no batch matmul to the global path, so it ran untiled (`matmul_like_4x128x4x64x128`, 732 us a
+layer against 285 as `batch_mmt4d` with the transpose a dispatch of its own; per dispatch,
+`iree-benchmark-module --device_profiling_mode=host-execution`, one thread). The encoder's
+dispatches summed 37.1 -> 35.1 ms a call; `benchmarks/compile.py`, one thread, CPU time, 11
+interleaved samples, off / on (ms): encoder 38.3 / 40.1 (onnxruntime 42.7), LLaMA block 2.67 /
+2.62, ViT-tiny 3.20 / 3.17 (a program with a convolution: unchanged), the zoo's attention 0.0085 /
+0.0084 (no data tiling: unchanged)."""
+_PROPAGATE_TRANSPOSES = False
+"""Whether the global data-tiling path leaves IREE's transpose propagation on (`KEEP_TRANSPOSES_FLAG`;
+`--variant "xdsl_exir.targets.iree._PROPAGATE_TRANSPOSES=1"` compares the two)."""
 _CONVOLUTION = re.compile(rf"\blinalg\.conv_\d|[{{ ]{re.escape(IM2COL_MARK)}[,}}]")
 """A named convolution in the lowered text, or the marked matrix product of a dense one's im2col
 columns (`conv_pool.IM2COL_MARK`; the depthwise and grouped forms are generics)."""
