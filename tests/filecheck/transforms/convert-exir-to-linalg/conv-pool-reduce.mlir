@@ -48,14 +48,20 @@ builtin.module {
 // CHECK-NEXT:      arith.truncf %{{.*}} : f64 to f32
 // CHECK:         %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[MEAN]] : tensor<?x4xf32>)
 // CHECK:           arith.maximumf
-// CHECK:         %[[DENOM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[MEAN]], %[[MAX]] : tensor<?x4xf32>, tensor<?xf32>)
+// The exponentials once, as torch's kernel: written, summed, scaled by the sum's reciprocal.
+// CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[MEAN]], %[[MAX]] : tensor<?x4xf32>, tensor<?xf32>)
 // CHECK:           arith.subf
 // CHECK-NEXT:      math.exp
-// CHECK-NEXT:      arith.extf
-// CHECK-NEXT:      arith.addf
-// CHECK:         %[[PROBS:.*]] = linalg.generic {{.*}} ins(%[[MEAN]], %[[MAX]], %[[DENOM]] : tensor<?x4xf32>, tensor<?xf32>, tensor<?xf64>)
-// CHECK:           math.exp
-// CHECK-NEXT:      arith.divf
+// CHECK-NEXT:      linalg.yield
+// CHECK:         %[[DENOM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<?x4xf32>)
+// CHECK-NEXT:    ^{{.*}}(%[[E:.*]]: f32, %[[ACC:.*]]: f64):
+// CHECK-NEXT:      %[[WIDE:.*]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT:      arith.addf %[[WIDE]], %[[ACC]] : f64
+// CHECK:         %[[PROBS:.*]] = linalg.generic {{.*}} ins(%[[EXP]], %[[DENOM]] : tensor<?x4xf32>, tensor<?xf64>)
+// CHECK-NOT:       math.exp
+// CHECK:           arith.truncf
+// CHECK:           %[[RECIPROCAL:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      arith.mulf %{{.*}}, %[[RECIPROCAL]] : f32
 // CHECK:         func.return %[[PROBS]] : tensor<?x4xf32>
 
 // -----
