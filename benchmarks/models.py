@@ -174,6 +174,52 @@ they do in a model):
 - measuring: a depthwise call timed alone faults about 650 fresh pages (its 0.9 MB
   padded buffer and outputs) and takes 2-3x its time inside a model, where no call
   faults (the heap stays grown): single-kernel figures overstate allocation.
+
+Measured again later (one thread, CPU time, `--reps 5`, load 5-6 from other work on the
+2 cores), the whole table three times; the target (<= 1.0x geometric mean, none above
+1.5x) was met in all three, narrowly:
+
+    round                            mean  MaxViT  ConvNeXt  ViT   Swin  encoder  whisper
+    1                                0.97  1.25    1.04      1.10  1.06  1.05     0.99
+    2                                0.95  1.35    1.02      1.06  1.05  1.09     1.05
+    3, glibc's heap never trimmed    1.00  1.24    1.28      1.05  1.05  1.05     1.05
+
+  (the decoder blocks 0.92-1.00, ResNet-18 0.57-0.66, MobileNetV3-small 0.64-0.82). What is
+  left is the numpy kernels' passes: by operator in place, MaxViT's GELU 3.38 against
+  torch's 1.48 ms a call (8 calls of 200k elements), its layer norms 0.77 against 0.50,
+  softmax 0.58 against 0.46, convolutions 2.95 against 2.55, products 3.89 against 4.10;
+  ConvNeXt's GELU 2.07 against 1.17 and layer norms 1.28 against 0.81, products equal.
+
+- Page faults, both sides: Swin's 1 x 56 x 56 x 384 arrays (4.8 MB) come from a heap
+  glibc trims and grows again, so in one process running a few models before it, a Swin
+  call faulted about 6,000 pages (ours 6,564, eager 5,873: 13-16 ms of system time in
+  calls of 44-49 ms). With `mallopt(M_MMAP_THRESHOLD, 64 MB)` and `mallopt(M_TRIM_THRESHOLD,
+  512 MB)` neither faults (Swin 32.0 against 32.3 ms) and the table (round 3 above) moves
+  by up to 0.25 a model: eager's ConvNeXt 33.0 -> 25.7 ms, ours 33.8 -> 32.8. Both sides
+  share the process's heap, so no ratio is biased by it, but a model's time depends on the
+  heap's history; the interpreter does not call `mallopt` (a process-wide setting of the C
+  library is the embedding program's choice).
+- GELU's pass costs, one 64k-element float32 block (of 110 us): the degree-6 polynomial
+  54 us (Horner: 6 multiplies by t at 5.4 us, 6 scalar adds at 3.4), `tanh` 25, x^2 7,
+  the three multiplies and add after `tanh` 18, the +inf/NaN check (`max`) 5. numpy's
+  float32 `tanh` and `exp` take 0.4-0.5 ns an element here, torch's whole GELU 0.6-0.9.
+- not kept: GELU's polynomial as three quadratic factors `(t - a)^2 + d` of its complex
+  roots (t scaled so that the product is monic; each factor a sum of positive terms):
+  9 scalar passes, 2 squares and 3 products in place of Horner's 12 passes, but no faster
+  (200k elements 400-480 against 380-465 us; 1.2M elements 2.9-3.7 against 2.6-2.8 ms,
+  the fourth block array leaving L2);
+- not kept: erf(x / sqrt 2) / x as a rational in x^2 evaluated in float32 (clipped at
+  5.75) instead of `tanh`: fits (`scripts/fit_erf.py`'s `fit`, absolute error of erf) of
+  degrees (3, 3), (4, 3), (4, 4), (5, 4) reach only 2.4e-5, 3.6e-6, 2.2e-6, 1.2e-6, where
+  torch's float32 GELU is a few ulp (about 1e-7) off, and the clip and the division
+  (10.7 and 7.4 us a block) take most of what `tanh` costs;
+- not kept: products of Swin's and MaxViT's shapes are no slower in numpy than in torch
+  alone (3136 x 96 by 96 x 384: 2.76-2.86 against 3.62 ms; 784 x 64 by 64 x 256 0.29
+  against 0.34), so nothing was changed there;
+- layer norm on short rows: a per-row broadcast (`d * rstd[:, None]`) costs 4-6x a
+  multiply by one scalar on 3136 x 96 (95-130 against 20-24 us), a multiply by the weight
+  3x (68-83 us); the weight tiled to 32 rows (inner loops of 3,072) took 55, too little to
+  build.
 """
 
 from __future__ import annotations
