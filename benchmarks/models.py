@@ -195,7 +195,7 @@ Measured again later (one thread, CPU time, `--reps 5`, load 5-6 from other work
   call faulted about 6,000 pages (ours 6,564, eager 5,873: 13-16 ms of system time in
   calls of 44-49 ms). With `mallopt(M_MMAP_THRESHOLD, 64 MB)` and `mallopt(M_TRIM_THRESHOLD,
   512 MB)` neither faults (Swin 32.0 against 32.3 ms) and the table (round 3 above) moves
-  by up to 0.25 a model: eager's ConvNeXt 33.0 -> 25.7 ms, ours 33.8 -> 32.8. Both sides
+  by up to 0.26 a model: eager's ConvNeXt 33.0 -> 25.7 ms, ours 33.8 -> 32.8. Both sides
   share the process's heap, so no ratio is biased by it, but a model's time depends on the
   heap's history; the interpreter does not call `mallopt` (a process-wide setting of the C
   library is the embedding program's choice).
