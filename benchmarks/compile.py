@@ -1018,6 +1018,51 @@ Measured on SqueezeNet and not kept (least times per dispatch as above):
   in five SqueezeNet runs, and a module per thread count is a design question for
   `targets.iree` (the modules are compiled once for every count today).
 
+EfficientNet-B0 against onnxruntime per dispatch (1x3x64x64, one thread;
+`iree-benchmark-module --device_profiling_mode=host-execution`, `iree-profile
+dispatch`, least times over 600-900 calls; onnxruntime's nodes with
+`SessionOptions.enable_profiling`, least of 300 runs; load 3-5; us a call): the
+kernels sum to 1,732 in 166 dispatches against 2,229 in 235 nodes; matrix
+products 1,064 (the classifier `1x1000x1280` 165, onnxruntime's Gemm 163)
+against about 1,150 of 1x1 convolutions; the depthwise convolutions with their
+batch norm and SiLU 505 against 218 of depthwise nodes and 245 of SiLU, the
+loss in the small ones: 5x5 at 2x2 (1152 channels) 46.6 x3 against 24, 5x5 at
+4x4 (672) 47.3 x2 against 14, 5x5 at 4x4 (480) 33.9 against 11, 5x5 at 8x8
+(240) 32 against 14, their generic vectorized along output rows 2 or 4 wide
+(`vector_common_parallel = [1, 1, 16]` on `[C, 4, 4]`). RegNet-X today:
+1,243 us in 230 dispatches, onnxruntime's 74 nodes 1,481 (`model_run` 1.80
+ms); whole models, interleaved: RegNet-X 1.87 ms / onnxruntime 2.25,
+EfficientNet-B0 2.42 / 2.41.
+
+A float32 depthwise kernel cropped to the taps that read some input element
+(`conv_pool._LIVE_TAPS`, now on): at 2x2 with a 5x5 kernel and padding 2, 16 of
+the 25 taps read padding alone; the three such convolutions of EfficientNet-B0
+46.9 -> 22.5 us each per dispatch, its depthwise dispatches 506 -> 431 us a
+call. Whole models, one thread, CPU time, interleaved (`--variant
+"conv_pool._LIVE_TAPS=0"`, 11-15 samples, ms, cropped / every tap):
+EfficientNet-B0 2.19 / 2.18, 2.38 / 2.29, 2.29 / 2.41 (onnxruntime 2.58, 2.63,
+2.49), MobileNetV3-small 0.565 / 0.597, 0.497 / 0.551, 0.390 / 0.414
+(onnxruntime 0.740, 0.547, 0.391). Measured and not kept:
+
+- the channels-last depthwise generic (`conv_pool._DEPTHWISE_NHWC`) on outputs
+  under 8 wide only: IREE fuses the transpose back to NCHW into the generic
+  and iterates in its order, 0.0616 -> 0.0999 ms on the 672-channel 5x5 at 4x4
+  (`dw5small`), and `--iree-opt-aggressively-propagate-transposes` (with the
+  conv and pad propagation flags) did not move it: EfficientNet-B0 2.26-2.53
+  -> 2.66-3.21 ms; with `util.optimization_barrier` after the generic (a mark
+  the IREE target turned into the barrier in the text) and the weight
+  transposed to `[kh, kw, C]` (IREE folds it; sliced `[C]` from the stored
+  weight each tap is a stride-25 gather, 226 us), the layer took 0.058 ->
+  0.045 ms (the generic 47 -> 18.5 us, plus 3 and 7 us of transposes) and the
+  per-dispatch sum of EfficientNet-B0's depthwise work 490 -> 382 us, but whole
+  models lost (`--variant "conv_pool._DEPTHWISE_NHWC_BELOW=0"`, 11 samples, ms,
+  channels-last / NCHW): EfficientNet-B0 2.50 / 2.31, MobileNetV3-small 0.518 /
+  0.453, ShuffleNetV2 0.529 / 0.484, MobileNet-v1 1.63 / 1.56 (20 more
+  dispatches in EfficientNet-B0);
+- the taps as 1-D windows of each channel's padded rows laid end to end (one
+  row of padding more, the garbage columns sliced off): each tap became a copy
+  dispatch and the generic still ran on `[C, 4, 4]`, `dw5small` 0.058 -> 0.20 ms.
+
 The transformers against onnxruntime per dispatch (one thread; IREE:
 `iree-benchmark-module --device_profiling_mode=host-execution`, `iree-profile
 dispatch`, the module `compile_program` builds with the weights embedded, least
