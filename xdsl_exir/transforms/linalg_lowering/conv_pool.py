@@ -34,8 +34,9 @@ torch computed (the result type) read, which is more than the padding in
 (the smallest integer), average pooling with 0 and then divides each window by
 the count torch uses: the whole window clipped to the padded input
 (`count_include_pad`), only the input elements in it (otherwise), or
-`divisor_override`; when every window is full that count is one constant.
-Adaptive average pooling with uneven (static) windows sums along one pooled
+`divisor_override`; when every window is full that count is one constant, and a
+static 2-D pooling without padding is one elementwise sum of its window taps
+(`_AVG_POOL_TAPS`). Adaptive average pooling with uneven (static) windows sums along one pooled
 dim at a time, a masked sum against a 0/1 window-membership matrix each, then
 divides by each box's element count (`_adaptive_avg_separable`).
 """
@@ -262,6 +263,25 @@ ReLU, a 1x1 convolution, 2x2 average pooling): their three products 697 -> 291
 us a call per dispatch, their poolings, over twice the channels, 83 -> 156
 (one thread; `benchmarks/compile.py`, which measures the whole model). The sums
 are reassociated: torch's result up to rounding, NaN and infinities alike.
+"""
+
+_AVG_POOL_TAPS = True
+"""
+Lower 2-D average pooling of static sizes without padding whose windows are all
+full to one elementwise generic over its window taps (`_mean_of_taps`: strided
+slices of the input), not a reduction over the window (`_window_sum`) and a
+division after it: the sum IREE computes for the reduction (float64 from 0, tap
+by tap in window order), so natively the same result bit for bit (xDSL's
+interpreter sums a window reduction in numpy's order: a float64 input's mean
+may differ in its last bit). DenseNet-121's transition pools (2x2, stride 2,
+after batch norm and ReLU), per dispatch with their batch-norm prologue (one
+thread, least times): 105 -> 71 us a call; the whole model (one thread, CPU
+time, interleaved, taps / reduction) 6.56 / 6.47 and 6.60 / 6.68 ms, within the
+runs' noise (ResNet-18, the same program twice, 4.74 / 4.62). Channels-last taps
+(as `_MAX_POOL_CHANNELS_LAST`) made the pools 14 us but their prologue, which
+then transposes, 92: 110 in all, not kept. torch's CPU kernel sums a float32
+window in float32 (1e8 + 1 - 1e8 averages to 0): summed so, the taps took 43 us,
+but the lowering's sums are float64 (`core.accumulator`).
 """
 
 _LIVE_TAPS = True
@@ -913,6 +933,27 @@ def _window_sum(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out
     )[0]  # fmt: skip
 
 
+def _mean_of_taps(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType, n: object) -> SSAValue:
+    """
+    2-D average pooling of the NCHW input `x` (static, positive sizes, no
+    padding, full windows) as one elementwise generic over its window taps
+    (`tap_slices`, strided slices): each added in window order to a sum in `acc`
+    started from 0, as `_window_sum` adds them, then divided by `n` and cast to
+    the result's dtype. See `_AVG_POOL_TAPS`.
+    """
+    dt = out.element_dtype
+    taps = tap_slices(st, x, xt.sizes, win.kernel, out.sizes, win.stride, win.dilation, dt, stride_phases=False)
+    zero, divisor = st.scalar(0, acc), st.scalar(n, acc)
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        total = zero
+        for tap in a[: len(taps)]:
+            total = add(st, st.cast(tap, dt, acc), total, acc)
+        return [st.cast(div(st, total, divisor, acc), acc, dt)]
+
+    return st.generic([(t, identity_map(4)) for t in taps], [(st.empty(out), identity_map(4))], [PARALLEL] * 4, body)[0]
+
+
 def _product(values: Sequence[int]) -> int:
     n = 1
     for v in values:
@@ -950,6 +991,11 @@ def _avg(
     def quotient(st: LoweringState, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         return div(st, a, b, dt) if dt.is_floating_point else trunc_divide(st, a, b, dt)
 
+    taps = _AVG_POOL_TAPS and win.nd == 2 and xt.rank == 4 and out.element_dtype.is_floating_point
+    if taps and all_positive([*xt.sizes, *out.sizes]) and not any(win.padding) and _full_windows(win, count_include_pad):
+        if _product(win.kernel) <= _MAX_TAPS:
+            n = divisor_override if divisor_override is not None else _product(win.kernel)
+            return _mean_of_taps(st, win, x, xt, out, acc, n)
     total = _window_sum(st, win, x, xt, out, acc)
     rank = out.rank
     if divisor_override is not None or _full_windows(win, count_include_pad):

@@ -1,6 +1,6 @@
 // Average pooling of full windows over a 1x1 convolution nothing else reads (DenseNet's
 // transition) is the convolution of the pooled input: the 2x2 mean of the 8x8 input first
-// (summed in float64, rounded once), then the named 1x1 convolution at 4x4; the convolution
+// (its window taps summed in float64, rounded once), then the named 1x1 convolution at 4x4; the convolution
 // at 8x8 is not left in the lowered program. A convolution read twice keeps its form.
 // RUN: exir-opt %s --split-input-file -p convert-exir-to-linalg | filecheck %s
 
@@ -16,10 +16,11 @@ builtin.module {
 
 // CHECK-LABEL: func.func @forward(%x: tensor<1x8x8x8xf32> {{.*}}, %weight: tensor<4x8x1x1xf32> {{.*}}) -> (tensor<1x4x4x4xf32> {{.*}})
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
-// CHECK:         %[[WIDE:.*]] = linalg.generic {{.*}} ins(%x : tensor<1x8x8x8xf32>) outs(%{{.*}} : tensor<1x8x8x8xf64>)
-// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[WIDE]], %{{.*}} : tensor<1x8x8x8xf64>, tensor<2x2xf64>) outs(%{{.*}} : tensor<1x8x4x4xf64>)
-// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x8x4x4xf64>) outs(%{{.*}} : tensor<1x8x4x4xf32>)
-// CHECK:           arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK:         %[[T0:.*]] = tensor.extract_slice %x[0, 0, 0, 0] [1, 8, 4, 4] [1, 1, 2, 2] : tensor<1x8x8x8xf32> to tensor<1x8x4x4xf32>
+// CHECK-COUNT-3: tensor.extract_slice %x
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[T0]], {{.*}} : {{.*}}) outs(%{{.*}} : tensor<1x8x4x4xf32>)
+// CHECK-COUNT-4:   arith.addf %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:      arith.divf %{{.*}}, %{{.*}} : f64
 // CHECK-NEXT:      arith.truncf %{{.*}} : f64 to f32
 // CHECK:         %[[INIT:.*]] = linalg.fill {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
 // CHECK-NEXT:    %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[MEAN]], %weight : tensor<1x8x4x4xf32>, tensor<4x8x1x1xf32>) outs(%[[INIT]] : tensor<1x4x4x4xf32>)
@@ -40,6 +41,6 @@ builtin.module {
 
 // CHECK-LABEL: func.func @forward
 // CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%x, %weight : tensor<1x8x8x8xf32>, tensor<4x8x1x1xf32>)
-// CHECK:         linalg.generic {{.*}} ins(%[[CONV]] : tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<1x4x8x8xf64>)
-// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf64>)
+// CHECK:         tensor.extract_slice %[[CONV]][0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
 // CHECK-NOT:     linalg.conv_2d_nchw_fchw
