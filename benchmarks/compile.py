@@ -1108,6 +1108,65 @@ not taken. Measured and not kept: the dispatch-creation data-tiling path for the
 LLaMA block (with the flags above: 2.80 / 2.66 against 2.70 / 2.58 ms); the
 softmax's sum in float32 (the encoder's sum-and-scale dispatch 261 -> 241 us: not
 worth torch's accuracy at any length, `linalg_lowering.core.accumulator`).
+
+SqueezeNet 1.1 against onnxruntime per layer today (1x3x64x64, one thread;
+IREE: least time of each dispatch over 1,400 calls of the module
+`compile_program` builds, weights embedded, `iree-profile dispatch`;
+onnxruntime: least time of each node over 300 runs, `enable_profiling`; us a
+call; on a quiet machine the call took 0.67 ms of CPU time in
+`iree-benchmark-module`, 0.69 from Python, onnxruntime's 0.448):
+
+| layers (3x3 expand product)             | IREE dispatches | IREE | ORT nodes | ORT |
+|-----------------------------------------|-----------------|------|-----------|-----|
+| stem 3x3/2 (`64x961x27`)                | 13              | 39   | 1         | 37  |
+| three max pools                         | 5               | 28   | 3         | 12  |
+| fires 3, 4 at 15x15 (`64x225x144`)      | 16              | 117  | 8         | 119 |
+| fires 6, 7 at 7x7 (`128x49x288`)        | 16              | 119  | 8         | 98  |
+| fires 9, 10 at 3x3 (`192x9x432`)        | 16              | 65   | 8         | 53  |
+| fires 11, 12 at 3x3 (`256x9x576`)       | 16              | 113  | 8         | 82  |
+| classifier 1x1 (`1000x9x512`)           | 1               | 142  | 1         | 85  |
+| mean (and onnxruntime's output reorder) | 1               | 5    | 2         | 11  |
+| sum                                     | 82              | 626  | 39        | 497 |
+
+The call's time outside its dispatches' least times is about 45 us, 0.5 us a
+dispatch: on one thread fewer dispatches would not close the gap. The gap is the
+products of 9 and 49 output positions: IREE's data tiling transposes a narrow
+N to a narrow M and rounds it up to a power of two for its tile (IREE's
+`chooseMatmulTile`: 9 -> 16, 49 -> 64 in 16-row tiles), so a 9-position product
+computes 16 and runs at 65 GFLOP/s where the 225-position ones run at 105 (the
+FMA peak; onnxruntime's even there), while onnxruntime's NCHWc kernels put the
+filters on the vector lanes and loop over any number of positions (the
+classifier 142 against 85 us, the 3x3 expands at 3x3 41 / 23 against 26 / 15).
+Tried on the lowered text, none kept (least times per dispatch):
+
+- the positions split 8 + 1, an 8-column product (IREE's 8x32 tile, full) and a
+  matrix-vector product: alone `1000x9x512` 141 -> 76 + 33 us, `256x9x576` 40 ->
+  26 + 11; in SqueezeNet the matrix-vector products took 155 us (classifier)
+  and 535-1,237 (fires) data-tiled, 166-182 and 17-23 untiled with every other
+  product hinted, the call 0.71 -> 0.78-5.0 ms; as a `math.fma` reduction
+  generic iree-compile failed (write affecting operations on global resources
+  outside a workgroup distributed context); 49 as 48 + 1 failed to compile (a
+  79,872-byte stack allocation in `matmul_128x48x288`);
+- `linalg.mmt4d` written with 9-row tiles (filters on 16 or 32 lanes): 4.8 ms
+  (scalar code); the same as a generic 159-163 us against 141; the positions as
+  3 batches of 3 (weight broadcast): collapsed back to 9 by IREE, or, batch
+  outermost, untiled, 264 us;
+- the product transposed, `[P, K] x [K, F]`, untiled: alone `49x128x288` 30.7
+  against 40.9 us, in SqueezeNet 39.7 (the 1x1s as hinted products,
+  `conv_pool._POINTWISE_MATMUL`); 9 rows 66-198 us;
+- the first max pool's result channels-last, the next squeeze a contraction of
+  the transposed operand: 13.4 -> 13.2 us (the dispatch is the next product's
+  packing, which IREE fuses into it as a `map_store` scatter).
+
+DenseNet-121's dense blocks with their concatenations in place (each block's
+buffer threaded through its layers, the earlier features read as a slice at
+offset 0, on the lowered text): `stream.cmd.copy` 57 -> 3 a call (2.9 MB), the
+call 6.69 / 7.29 ms of CPU time (least / median of 10 alternations,
+`iree-benchmark-module`, load 5) against 6.66 / 7.22: not measurable, not built.
+Its transition pools as taps: `conv_pool._AVG_POOL_TAPS`. Whole models the
+same hour (one thread, CPU time, 9 interleaved samples; IREE / ORT, ms):
+SqueezeNet 0.902 / 0.562 (1.60) at load 3-5 and 0.677 / 0.451 (1.50) at load
+1.5-3, DenseNet-121 7.20 / 6.87 and 6.56 / 6.38, ResNet-18 4.74 / 5.62.
 """
 
 from __future__ import annotations
