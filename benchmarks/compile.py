@@ -1063,6 +1063,16 @@ EfficientNet-B0 2.19 / 2.18, 2.38 / 2.29, 2.29 / 2.41 (onnxruntime 2.58, 2.63,
   row of padding more, the garbage columns sliced off): each tap became a copy
   dispatch and the generic still ran on `[C, 4, 4]`, `dw5small` 0.058 -> 0.20 ms.
 
+The strided depthwise convolutions still lose most against onnxruntime per
+dispatch (us, the pad's copy + the phases' transpose + the tap generic, against
+its node): 96 channels 3x3/2 at 32x32 8.2 + 31.9 + 14.7 against 11, 144
+channels 5x5/2 at 16x16 3.1 + 11.0 + 19.5 against 11; the transposes deinterleave
+an innermost dim of 2 (`transpose_96x17x2x17x2`). Their strided taps read
+directly instead (`--variant "conv_pool._STRIDE_PHASES=0"`, one thread, CPU
+time, 11 samples, load 2-4, ms, phases / direct): EfficientNet-B0 2.07 / 2.39,
+MobileNetV3-small 0.381 / 0.450, `dw3s2` 0.094 / 0.207, `dw5s2` 0.066 / 0.156
+(onnxruntime 2.23, 0.359, 0.038, 0.025): the phases stay.
+
 The transformers against onnxruntime per dispatch (one thread; IREE:
 `iree-benchmark-module --device_profiling_mode=host-execution`, `iree-profile
 dispatch`, the module `compile_program` builds with the weights embedded, least
