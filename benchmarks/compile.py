@@ -1180,6 +1180,32 @@ Its transition pools as taps: `conv_pool._AVG_POOL_TAPS`. Whole models the
 same hour (one thread, CPU time, 9 interleaved samples; IREE / ORT, ms):
 SqueezeNet 0.902 / 0.562 (1.60) at load 3-5 and 0.677 / 0.451 (1.50) at load
 1.5-3, DenseNet-121 7.20 / 6.87 and 6.56 / 6.38, ResNet-18 4.74 / 5.62.
+
+DenseNet-121's 1x1 convolutions as marked products (`conv_pool._POINTWISE_MATMUL=1`):
+named, they run untiled in its program, which has hints (IREE's im2col drops
+them), 26 GFLOP/s at 2x2. Per dispatch (least times, us): its 1x1 products at
+4 / 16 / 64 / 256 positions 627 / 862 / 707 / 571 -> 509 / 759 / 604 / 515, their
+batch-norm prologues 610 -> 728, the other small dispatches 146 -> 44, 355 -> 307
+dispatches, 5,927 -> 5,614 us in all; the call 7.09 -> 6.66 ms
+(`iree-benchmark-module`, one pair). Whole models, two runs (one thread, CPU
+time, 9 interleaved samples; named / marked, ms; the models with no 1x1
+convolution of one group, or with no hint, are near the same program twice):
+
+| model           | run 1 (load 2-3) | run 2 (load 2.3-3) | ORT (runs 1, 2) |
+|-----------------|------------------|--------------------|-----------------|
+| DenseNet-121    | 7.08 / 6.38      | 6.41 / 6.44        | 7.13, 6.85      |
+| RegNet-X        | 2.15 / 1.96      | 1.63 / 1.78        | 2.33, 1.68      |
+| EfficientNet-B0 | 1.85 / 1.79      | 2.16 / 2.47        | 1.95, 2.30      |
+| ResNet-18       | 4.81 / 4.65      | 5.13 / 5.16        | 5.93, 6.55      |
+| MobileNetV3     | 0.394 / 0.387    | 0.404 / 0.401      | 0.364, 0.386    |
+| SqueezeNet      | 0.694 / 0.692    | 0.684 / 0.677      | 0.466, 0.455    |
+| ShuffleNetV2    | 0.498 / 0.496    | 0.494 / 0.508      | 0.665, 0.686    |
+| ViT-tiny        |                  | 3.74 / 3.72        | 4.44            |
+
+Mixed, as before (the default's DenseNet moved 7.08 -> 6.41 between the runs,
+the marked form's not): not flipped; the per-dispatch gain is DenseNet's alone,
+and a form for hinted programs only would need the lowering to know the
+target's hints.
 """
 
 from __future__ import annotations
