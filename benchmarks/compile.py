@@ -646,6 +646,30 @@ weight at 15.7 GB/s, onnxruntime at 22.7), `512x4x2304` (296-325 / 229), the
 classifier (130-136 / 86), `128x64x1152` x3 (167-187 / 126-127) and
 `64x256x576` x4 (141-147 / 117-118).
 
+ResNet-18 again, on the AMD EPYC (Zen 4, one thread, load 1.5-5): its
+dispatches sum to 4.31 ms a call (least time of each, 150 dispatches), 4.00
+of it the 21 products; onnxruntime's nodes 5.3 ms in the same hour. The 3x3
+products of layers 1-3 run at 102-113 GFLOP/s (about the core's 16 FMAs a
+cycle), even with or faster than onnxruntime's nodes (`64x256x576` 167 / 168,
+`128x64x1152` 175 / 188, `256x16x2304` 183-188 / 284-288 us); the last stage
+reads its weights from memory (46 MB of weights against a 32 MB L3):
+`512x4x4608` 475-499 us (19.4 GB/s; numpy sums 48 MB at 26 GB/s on this core;
+onnxruntime 722-753), `512x4x2304` 260. Those of at most 4 positions now run
+transposed (`targets.iree._TRANSPOSED_COLUMNS`): 416-423 and 229 us, the
+whole model 4.76 -> 4.34 and 4.69 -> 4.44 ms in two interleaved runs
+(onnxruntime 5.69, 5.73; DenseNet-121 7.74 -> 7.31 and 6.51 / 6.53). What the
+rest costs: the columns generics 134 us (13), the packing of the tiled
+products' columns 87 (13), 94 copy dispatches of 44 (the stride-2
+convolutions' taps: the stem's 49, 9 for each 3x3/2), the max pool's
+transpose back 21 against onnxruntime's pool of 10, the layer-4 downsample
+with its two batch norms, residual add and ReLU fused, 66 against 32. Not
+kept: the strided convolutions' columns as one generic over the width's
+phases (stride phases split by strided slices: IREE folds a transpose into
+the generic's `tensor.extract`, which then gathers, 57.8 us for the stem's
+columns), 150 -> 82 dispatches a call and the dispatches' sum +16 us (with /
+without, one interleaved run):
+ResNet-18 4.74 / 4.73 ms, RegNet-X 1.54 / 1.38, DenseNet-121 6.48 / 6.60.
+
 ViT-tiny at 64x64 (17 tokens), per dispatch: 94% in the linear layers'
 products (`matmul_17x768x192` with the erf GELU fused, 163 us a layer against
 77 for the product alone; `17x192x768` 136; `17x576x192` 99); 17 rows pad to

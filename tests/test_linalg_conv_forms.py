@@ -98,6 +98,9 @@ def _inputs(seed: int) -> list[torch.Tensor]:
     xs[19] = torch.randn(1, 256, 2, 4, generator=gen)[..., ::2]
     xs[19][0, :, 0, 0] = -0.0
     xs[19][0, :, 1, 1] = 0.0
+    if seed == 2:  # read by every output of the 3x3: NaN and infinities through the transposed product
+        xs[19][0, 3, 0, 1] = float("nan")
+        xs[19][0, 5, 1, 0] = float("inf")
     xs[20] = xs[20].clone()
     xs[20][0, 0, 0, 0] = float("nan")
     xs[20][0, 1, 1, 1] = float("inf")
@@ -208,7 +211,10 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypa
     assert DATA_TILING_FLAG in compiled.options.compile_flags(compiled.text)
     assert (DATA_TILING_HINT in hinted) == marked
     if taps:
-        assert re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x2304xf32>, tensor<2304x4xf32>\)", hinted)
+        # 4 positions: computed transposed, columns^T [4, 2304] x weight^T (`targets.iree._TRANSPOSED_COLUMNS`)
+        assert not re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x2304xf32>", hinted)
+        transposed = r"linalg.generic .* ins\(%\w+, %\w+ : tensor<4x2304xf32>, tensor<24x2304xf32>\) outs\(%\w+ : tensor<4x24xf32>\) attrs = \{exir.im2col\}"
+        assert re.search(transposed, hinted)
         assert re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<24x1152xf32>, tensor<1152x20xf32>\)", hinted)
         assert re.search(r"linalg.matmul \{exir.im2col, iree.opt.data_tiling\} ins\(%\w+, %\w+ : tensor<8x27xf32>", hinted)
     for seed in (1, 2):
@@ -293,7 +299,14 @@ def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     every other static product, so that IREE data-tiles those alone
     (`targets.iree.data_tiling_hints`); a program without one is left as it is, and the hinted
     mark still reads as a convolution."""
-    from xdsl_exir.targets.iree import DATA_TILING_FLAG, DATA_TILING_HINT, IreeOptions, data_tiling_hints
+    from xdsl_exir.targets.iree import (
+        DATA_TILING_FLAG,
+        DATA_TILING_HINT,
+        KEEP_TRANSPOSES_FLAG,
+        IreeOptions,
+        data_tiling_hints,
+        hinted_text,
+    )
 
     def product(rows: int, k: int, n: int, attrs: str = "") -> str:
         return (
@@ -304,9 +317,12 @@ def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     mark = " {exir.im2col}"
     deep, mid, stem, fc = product(512, 4608, 4, mark), product(256, 2304, 16, mark), product(64, 147, 1024, mark), product(1, 512, 1000)
     text = "\n".join([stem, mid, deep, fc])
-    hinted = (data_tiling_hints(text) or "").splitlines()
+    lines = (data_tiling_hints(text) or "").splitlines()
+    # 16 and 4 positions: untiled, the 4 computed transposed (12 lines: `_transposed_product`)
+    hinted = [*lines[:2], "\n".join(lines[2:-1]), lines[-1]]
     assert hinted[0] == stem.replace(mark, " {exir.im2col, iree.opt.data_tiling}")
-    assert hinted[1:3] == [mid, deep]  # 16 and 4 positions: untiled
+    assert hinted[1] == mid
+    assert hinted[2] == _transposed(512, 4608, 4)
     assert hinted[3] == fc.replace("linalg.matmul ins", f"linalg.matmul {{{DATA_TILING_HINT}}} ins")
     # wider products, a shorter reduction or an unmarked product: no hint
     for other in (product(64, 4608, 17, mark), product(512, 2047, 4, mark), product(512, 4608, 4)):
@@ -317,12 +333,40 @@ def test_data_tiling_hints_leave_narrow_convolution_products_untiled() -> None:
     for few in (product(32, 1152, 256, mark), product(8, 4608, 16, mark), product(1, 1024, 4096, mark)):
         assert (data_tiling_hints("\n".join([stem, few, fc])) or "").splitlines() == [hinted[0], few, hinted[3]]
     for tiled in (product(33, 1152, 256, mark), product(32, 1023, 256, mark), product(16, 27, 1024, mark)):
-        assert (data_tiling_hints("\n".join([deep, tiled])) or "").splitlines() == [deep, tiled.replace(mark, " {exir.im2col, iree.opt.data_tiling}")]
+        assert data_tiling_hints("\n".join([deep, tiled])) == "\n".join([hinted[2], tiled.replace(mark, " {exir.im2col, iree.opt.data_tiling}")])
     assert data_tiling_hints(product(32, 1152, 256, mark)) is None
     # narrow products alone: nothing to hint, so no data tiling (IREE would tile every product)
     assert data_tiling_hints("\n".join([mid, deep])) is None
     # the hinted text still takes the flags of a program with a convolution
     assert DATA_TILING_FLAG in IreeOptions().compile_flags("\n".join(hinted))
+    # compiled with IREE's transpose propagation off, which folds the result's transpose back
+    assert hinted_text(text, [DATA_TILING_FLAG]) == ("\n".join(hinted), [DATA_TILING_FLAG, KEEP_TRANSPOSES_FLAG])
+    assert hinted_text("\n".join([stem, mid, fc]), [DATA_TILING_FLAG])[1] == [DATA_TILING_FLAG]
+    assert hinted_text("\n".join([mid, deep]), [DATA_TILING_FLAG]) == ("\n".join([mid, deep]), [])
+    # a product of fewer filters than positions is not transposed
+    assert data_tiling_hints("\n".join([stem, product(4, 4608, 4, mark)])) == "\n".join([hinted[0], product(4, 4608, 4, mark)])
+
+
+def _transposed(rows: int, k: int, n: int) -> str:
+    """`data_tiling_hints`'s transposed form of `%3 = linalg.matmul {exir.im2col} ins(%0, %1 ...) outs(%2 ...)`."""
+    maps = "affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>"
+    return "\n".join(
+        [
+            f"%exir_t3_c0 = tensor.empty() : tensor<{n}x{k}xf32>",
+            f"%exir_t3_c = linalg.transpose ins(%1 : tensor<{k}x{n}xf32>) outs(%exir_t3_c0 : tensor<{n}x{k}xf32>) permutation = [1, 0]",
+            f"%exir_t3_a0 = tensor.empty() : tensor<{n}x{rows}xf32>",
+            f"%exir_t3_a = linalg.transpose ins(%2 : tensor<{rows}x{n}xf32>) outs(%exir_t3_a0 : tensor<{n}x{rows}xf32>) permutation = [1, 0]",
+            f'%exir_t3_t = linalg.generic {{indexing_maps = [{maps}], iterator_types = ["parallel", "parallel", "reduction"]}} '
+            f"ins(%exir_t3_c, %0 : tensor<{n}x{k}xf32>, tensor<{rows}x{k}xf32>) outs(%exir_t3_a : tensor<{n}x{rows}xf32>) attrs = {{exir.im2col}} {{",
+            "^bb0(%exir_t3_x: f32, %exir_t3_y: f32, %exir_t3_z: f32):",
+            "  %exir_t3_m = arith.mulf %exir_t3_x, %exir_t3_y : f32",
+            "  %exir_t3_s = arith.addf %exir_t3_z, %exir_t3_m : f32",
+            "  linalg.yield %exir_t3_s : f32",
+            f"}} -> tensor<{n}x{rows}xf32>",
+            f"%exir_t3_r0 = tensor.empty() : tensor<{rows}x{n}xf32>",
+            f"%3 = linalg.transpose ins(%exir_t3_t : tensor<{n}x{rows}xf32>) outs(%exir_t3_r0 : tensor<{rows}x{n}xf32>) permutation = [1, 0]",
+        ]
+    )
 
 
 def test_iree_lone_narrow_convolution_equals_eager(tmp_path: pathlib.Path) -> None:

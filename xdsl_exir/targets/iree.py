@@ -351,7 +351,8 @@ def data_tiling_hints(text: str) -> str | None:
     where they are read by reference, not packed into a copy at load time.
     What the hint cannot reach stays untiled in such a program: named
     convolutions (IREE's own im2col drops the attribute) and contraction
-    generics.
+    generics. The untiled products of at most `_TRANSPOSED_COLUMNS` positions
+    are computed transposed (`_transposed_product`).
     """
     narrow = hinted = False
 
@@ -369,7 +370,66 @@ def data_tiling_hints(text: str) -> str | None:
     out = _PRODUCT.sub(hint, text)
     if not narrow:
         return text
-    return out if hinted else None
+    return _NARROW_PRODUCT.sub(_transposed_product, out) if hinted else None
+
+
+_TRANSPOSED_COLUMNS = 4
+"""The most output positions of an untiled convolution's product (`data_tiling_hints`) computed
+transposed (`_transposed_product`; 0: none). Per dispatch in ResNet-18 (`iree-benchmark-module
+--device_profiling_mode=host-execution`, least time, one thread, the AMD EPYC; us, as it was /
+transposed): `512x4x4608` 475-499 / 416-423, `512x4x2304` 260 / 229 (its weight read at 19.4 ->
+22.5 GB/s; numpy sums 48 MB at 26 GB/s on this core). The whole call (C harness, CPU time, three
+interleaved pairs, ms): 4.98 / 4.74, 5.22 / 4.61, 5.09 / 4.48; transposed at 16 positions too
+(`256x16x2304` x3) 5.08, 4.93, 4.67: so those stay as they are. `benchmarks/compile.py`, one thread,
+CPU time, 15 interleaved samples, two runs (`--variant "xdsl_exir.targets.iree._TRANSPOSED_COLUMNS=0"`,
+ms, transposed / as it was): ResNet-18 4.34 / 4.76 and 4.44 / 4.69 (onnxruntime 5.69, 5.73),
+DenseNet-121 (its block 4's `32x4x1152` x16) 7.31 / 7.74 and 6.53 / 6.51."""
+_NARROW_PRODUCT = re.compile(
+    rf"^(\s*)(%[\w.]+) = linalg\.matmul \{{{re.escape(IM2COL_MARK)}\}} ins\((%[\w.]+), (%[\w.]+) : "
+    r"tensor<(\d+)x(\d+)x(f\w+)>, tensor<\d+x(\d+)x\w+>\) outs\((%[\w.]+) : [^)\n]*\) -> [^\n]*$",
+    re.M,
+)
+"""A convolution's product the hint left untiled, as a whole line: its indent, result, weight,
+columns, rows, reduction size, float element type, columns' width and accumulator."""
+TRANSPOSED_PRODUCT = f"attrs = {{{IM2COL_MARK}}}"
+"""How `_transposed_product`'s contraction is marked (still read as a convolution, `_CONVOLUTION`);
+`compile_text` compiles a program with one with IREE's transpose propagation off."""
+
+
+def _transposed_product(m: re.Match[str]) -> str:
+    """
+    A narrow untiled product `W [F, K] x columns [K, P]` (`_TRANSPOSED_COLUMNS`) as
+    `columns^T [P, K] x W^T`, a contraction generic over `(p, f, k)` whose operands both run
+    along the reduction, between transposes of the columns, the accumulator and the result.
+    IREE 3.13 then streams the weight faster (`_TRANSPOSED_COLUMNS`), provided its transpose
+    propagation is off (`KEEP_TRANSPOSES_FLAG`): on, it folds the result's transpose into the
+    contraction's output map, which then ran 1.6-5.9x slower than the plain product. The
+    contraction is no `linalg.matmul`, so IREE's data tiling leaves it alone too.
+    """
+    ind, r, w, c, f, k, el, p, acc = m.groups()
+    if int(p) > _TRANSPOSED_COLUMNS or int(f) <= int(p):
+        return m.group(0)
+    n = "%exir_t" + r[1:].replace(".", "_")
+    fk, kp, fp, pf, pk = (f"tensor<{a}x{b}x{el}>" for a, b in ((f, k), (k, p), (f, p), (p, f), (p, k)))
+    maps = "affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>"
+    return "\n".join(
+        ind + line
+        for line in (
+            f"{n}_c0 = tensor.empty() : {pk}",
+            f"{n}_c = linalg.transpose ins({c} : {kp}) outs({n}_c0 : {pk}) permutation = [1, 0]",
+            f"{n}_a0 = tensor.empty() : {pf}",
+            f"{n}_a = linalg.transpose ins({acc} : {fp}) outs({n}_a0 : {pf}) permutation = [1, 0]",
+            f'{n}_t = linalg.generic {{indexing_maps = [{maps}], iterator_types = ["parallel", "parallel", "reduction"]}} '
+            f"ins({n}_c, {w} : {pk}, {fk}) outs({n}_a : {pf}) {TRANSPOSED_PRODUCT} {{",
+            f"^bb0({n}_x: {el}, {n}_y: {el}, {n}_z: {el}):",
+            f"  {n}_m = arith.mulf {n}_x, {n}_y : {el}",
+            f"  {n}_s = arith.addf {n}_z, {n}_m : {el}",
+            f"  linalg.yield {n}_s : {el}",
+            f"}} -> {pf}",
+            f"{n}_r0 = tensor.empty() : {fp}",
+            f"{r} = linalg.transpose ins({n}_t : {pf}) outs({n}_r0 : {fp}) permutation = [1, 0]",
+        )
+    )
 
 
 _DATA_TILING_PASSES = 12
@@ -569,6 +629,20 @@ def first_error(message: str) -> str:
     return rest[0] if rest else (lines[0] if lines else "iree-compile failed")
 
 
+def hinted_text(text: str, flags: list[str]) -> tuple[str, list[str]]:
+    """`text` and its compile `flags` with `data_tiling_hints` applied where `flags` data-tile on
+    the dispatch-creation path: no data tiling where there is nothing to hint, and IREE's
+    transpose propagation off where a product was transposed (`_transposed_product`)."""
+    if DATA_TILING_FLAG not in flags:
+        return text, flags
+    hinted = data_tiling_hints(text)
+    if hinted is None:
+        return text, [f for f in flags if f != DATA_TILING_FLAG]
+    if TRANSPOSED_PRODUCT in hinted and KEEP_TRANSPOSES_FLAG not in flags:
+        flags = [*flags, KEEP_TRANSPOSES_FLAG]
+    return hinted, flags
+
+
 def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResult:
     """
     Compile MLIR text to an IREE VM flatbuffer, through the on-disk cache.
@@ -579,13 +653,7 @@ def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResu
     key of the options asked for, so the next run does not fail again.
     """
     compiler, _ = _import_iree()
-    flags = options.compile_flags(text)
-    if DATA_TILING_FLAG in flags:
-        hinted = data_tiling_hints(text)
-        if hinted is None:
-            flags.remove(DATA_TILING_FLAG)
-        else:
-            text = hinted
+    text, flags = hinted_text(text, options.compile_flags(text))
     key = cache_key(text, flags, _compiler_version(compiler))
     cache = pathlib.Path(options.cache_dir) if options.cache_dir else default_cache_dir()
     path = cache / f"{key}.vmfb"
