@@ -473,7 +473,8 @@ def test_expand_to_its_own_sizes_is_the_operand() -> None:
 @pytest.mark.parametrize("exponent", ["2", "2.0", "3", "0.5"])
 def test_pow_by_a_number_in_a_compiled_graph(dtype: str, exponent: str) -> None:
     """`x ** 2` runs as the product x * x (RMSNorm's square), as torch's CPU pow computes it;
-    other exponents keep the kernel. Edge values and a strided operand, bit for bit."""
+    other exponents keep the kernel. Edge values and a strided operand, bit for bit (square
+    roots to the last bit: torch's own depends on the CPU)."""
     from pass_harness import parse
 
     from xdsl_exir.interpreters.program import ProgramRunner
@@ -495,7 +496,13 @@ builtin.module {{
     (y,) = ProgramRunner(parse(text)).run([x])
     want = torch.pow(torch.from_numpy(np.ascontiguousarray(x)), float(exponent)).numpy()
     assert y.dtype == want.dtype and y.shape == want.shape
-    np.testing.assert_array_equal(y, want)
+    if exponent == "0.5":
+        # torch's sqrt is MKL's vsSqrt/vdSqrt, whose last bit depends on the CPU: to the last bit
+        finite = np.isfinite(want)
+        np.testing.assert_array_equal(y[~finite], want[~finite])
+        np.testing.assert_array_max_ulp(y[finite], want[finite], maxulp=1)
+    else:
+        np.testing.assert_array_equal(y, want)
     np.testing.assert_array_equal(np.signbit(y[~np.isnan(y)]), np.signbit(want[~np.isnan(want)]))
 
 

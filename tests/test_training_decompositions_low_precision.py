@@ -63,17 +63,22 @@ def test_rule_in_the_interpreter_at_low_precision(case: Any, dtype: Any) -> None
         want = [w for w in _call(case, tensors)]
     except (RuntimeError, NotImplementedError) as e:
         pytest.skip(f"eager refuses it at {dtype}: {str(e).splitlines()[0]}")
+    opmath = [w.to(dtype) for w in _call(case, [t.float() if t.is_floating_point() else t for t in tensors])]
     if case.id in FLOAT32_REFERENCE:
-        want = [w.to(dtype) for w in _call(case, [t.float() if t.is_floating_point() else t for t in tensors])]
+        want = opmath
     module = _export(case, tensors)
     core = _decomposed(module, f"aten.{case.op}.default")
     got = ProgramRunner(core).run([np.copy(_numpy(t)) for t in tensors])
     rtol, atol = _TOL[dtype]
     assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
+    for g, w, o in zip(got, want, opmath, strict=True):
         g = np.asarray(g)
         assert g.shape == tuple(w.shape) and g.dtype == _numpy(w).dtype, f"{g.dtype}{g.shape} vs {w.dtype}{tuple(w.shape)}"
-        np.testing.assert_allclose(g.astype(np.float64), w.double().numpy(), rtol=rtol, atol=atol, equal_nan=True)
+        g64, w64, o64 = g.astype(np.float64), w.double().numpy(), o.double().numpy()
+        # where eager's low-precision kernel is not its float32 one rounded (on some CPUs its
+        # float16 convolution_backward is a few roundings off that), the rule's value is that
+        near_opmath = np.isclose(g64, o64, rtol=rtol, atol=atol, equal_nan=True) & ~np.isclose(w64, o64, rtol=rtol, atol=atol, equal_nan=True)
+        np.testing.assert_allclose(np.where(near_opmath, w64, g64), w64, rtol=rtol, atol=atol, equal_nan=True)
 
 
 LOWERED = ["lnb-two-dims-weight-only", "bn-train-4d-affine", "conv-depthwise-stride2"]
