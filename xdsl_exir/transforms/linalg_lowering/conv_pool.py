@@ -38,11 +38,12 @@ the count torch uses: the whole window clipped to the padded input
 static 2-D pooling without padding is one elementwise sum of its window taps
 (`_AVG_POOL_TAPS`). Adaptive average pooling with uneven (static) windows sums along one pooled
 dim at a time, a masked sum against a 0/1 window-membership matrix each, then
-divides by each box's element count (`_adaptive_avg_separable`).
+divides by each box's element count (`adaptive_avg_separable`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -99,13 +100,17 @@ from xdsl_exir.transforms.linalg_lowering.state import (
 )
 from xdsl_exir.transforms.linalg_lowering.windows import (
     Window,
+    adaptive_avg_separable,
     all_positive,
     fit,
+    full_windows,
     max_of_channels_last_taps,
+    mean_of_taps,
     pair,
     plus,
     tap_slices,
     window_extent,
+    window_sum,
 )
 from xdsl_exir.utils.symbolic import sympy
 
@@ -268,8 +273,8 @@ are reassociated: torch's result up to rounding, NaN and infinities alike.
 _AVG_POOL_TAPS = True
 """
 Lower 2-D average pooling of static sizes without padding whose windows are all
-full to one elementwise generic over its window taps (`_mean_of_taps`: strided
-slices of the input), not a reduction over the window (`_window_sum`) and a
+full to one elementwise generic over its window taps (`mean_of_taps`: strided
+slices of the input), not a reduction over the window (`window_sum`) and a
 division after it: the sum IREE computes for the reduction (float64 from 0, tap
 by tap in window order), so natively the same result bit for bit (xDSL's
 interpreter sums a window reduction in numpy's order: a float64 input's mean
@@ -878,7 +883,7 @@ def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue
     win = Window.of(b, xt, out, nd)
     need_indices = bool(op.results[1].uses)
     plain = not need_indices and nd == 2 and xt.rank == 4 and dt.is_floating_point
-    if plain and _MAX_POOL_TAPS and all_positive([*xt.sizes, *out.sizes]) and _product(win.kernel) <= _MAX_TAPS:
+    if plain and _MAX_POOL_TAPS and all_positive([*xt.sizes, *out.sizes]) and math.prod(win.kernel) <= _MAX_TAPS:
         if _MAX_POOL_CHANNELS_LAST:
             return [max_of_channels_last_taps(st, win, st.tensor(x), xt, out), st.empty(idx_t)]
         return [_max_of_taps(st, win, st.tensor(x), xt, out), st.empty(idx_t)]
@@ -923,59 +928,6 @@ def _max_pool(st: LoweringState, op: AtenOp, b: Bound, nd: int) -> list[SSAValue
     return [vals, idx]
 
 
-def _window_sum(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType) -> SSAValue:
-    xp = win.padded(st, st.convert(x, xt, acc), xt, 0, acc)
-    in_map, w_map, o_map = win.maps()
-    init = st.filled(out, 0, acc)
-    return st.generic(
-        [(xp, in_map), (win.window_tensor(st, acc), w_map)], [(init, o_map)], win.iterators(),
-        lambda a: [add(st, a[0], a[2], acc)],
-    )[0]  # fmt: skip
-
-
-def _mean_of_taps(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType, n: object) -> SSAValue:
-    """
-    2-D average pooling of the NCHW input `x` (static, positive sizes, no
-    padding, full windows) as one elementwise generic over its window taps
-    (`tap_slices`, strided slices): each added in window order to a sum in `acc`
-    started from 0, as `_window_sum` adds them, then divided by `n` and cast to
-    the result's dtype. See `_AVG_POOL_TAPS`.
-    """
-    dt = out.element_dtype
-    taps = tap_slices(st, x, xt.sizes, win.kernel, out.sizes, win.stride, win.dilation, dt, stride_phases=False)
-    zero, divisor = st.scalar(0, acc), st.scalar(n, acc)
-
-    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
-        total = zero
-        for tap in a[: len(taps)]:
-            total = add(st, st.cast(tap, dt, acc), total, acc)
-        return [st.cast(div(st, total, divisor, acc), acc, dt)]
-
-    return st.generic([(t, identity_map(4)) for t in taps], [(st.empty(out), identity_map(4))], [PARALLEL] * 4, body)[0]
-
-
-def _product(values: Sequence[int]) -> int:
-    n = 1
-    for v in values:
-        n *= v
-    return n
-
-
-def _full_windows(win: Window, count_include_pad: bool) -> bool:
-    """Whether every window counts the product of the kernel sizes (known statically)."""
-    for i in range(win.nd):
-        size, o, p, k, s = win.in_sizes[i], win.out_sizes[i], win.padding[i], win.kernel[i], win.stride[i]
-        if not isinstance(size, int) or not isinstance(o, int):
-            return False
-        last = (o - 1) * s - p
-        if count_include_pad:
-            if last + k > size + p:
-                return False
-        elif p != 0 or last + k > size:
-            return False
-    return True
-
-
 def _avg(
     st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, count_include_pad: bool, divisor_override: object
 ) -> SSAValue:
@@ -992,14 +944,14 @@ def _avg(
         return div(st, a, b, dt) if dt.is_floating_point else trunc_divide(st, a, b, dt)
 
     taps = _AVG_POOL_TAPS and win.nd == 2 and xt.rank == 4 and out.element_dtype.is_floating_point
-    if taps and all_positive([*xt.sizes, *out.sizes]) and not any(win.padding) and _full_windows(win, count_include_pad):
-        if _product(win.kernel) <= _MAX_TAPS:
-            n = divisor_override if divisor_override is not None else _product(win.kernel)
-            return _mean_of_taps(st, win, x, xt, out, acc, n)
-    total = _window_sum(st, win, x, xt, out, acc)
+    if taps and all_positive([*xt.sizes, *out.sizes]) and not any(win.padding) and full_windows(win, count_include_pad):
+        if math.prod(win.kernel) <= _MAX_TAPS:
+            n = divisor_override if divisor_override is not None else math.prod(win.kernel)
+            return mean_of_taps(st, win, x, xt, out, acc, n)
+    total = window_sum(st, win, x, xt, out, acc)
     rank = out.rank
-    if divisor_override is not None or _full_windows(win, count_include_pad):
-        n = divisor_override if divisor_override is not None else _product(win.kernel)
+    if divisor_override is not None or full_windows(win, count_include_pad):
+        n = divisor_override if divisor_override is not None else math.prod(win.kernel)
         divisor = st.scalar(n, acc)
         return st.generic(
             [(total, identity_map(rank))], [(st.empty(out), identity_map(rank))], [PARALLEL] * rank,
@@ -1063,7 +1015,7 @@ def _pooled_pointwise(st: LoweringState, op: AtenOp, b: Bound, win: Window) -> S
     types = [xt, wt, _t(x), out] + ([_t(bias)] if bias is not None else [])
     if any(t.element_dtype not in (DType.float32, DType.float64) or t.element_dtype != out.element_dtype for t in types):
         return None
-    if b.get("divisor_override") is not None or any(win.padding) or not _full_windows(win, False):
+    if b.get("divisor_override") is not None or any(win.padding) or not full_windows(win, False):
         return None
     pooled_t = sized([*xt.sizes[:2], *out.sizes[2:]], xt.element_dtype)
     if not all_positive([*xt.sizes, *pooled_t.sizes]):
@@ -1111,59 +1063,6 @@ def _avg_pool1d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     return [_pool_1d(st, x, out, pool)]
 
 
-def _adaptive_window(size: int, out: int, o: int) -> tuple[int, int]:
-    """torch's adaptive window `[floor(o * size / out), ceil((o + 1) * size / out))` along one dim."""
-    return o * size // out, -(-(o + 1) * size // out)
-
-
-def _adaptive_avg_separable(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorType, k: int, what: str) -> SSAValue:
-    """
-    Adaptive average pooling over the last `k` dims with any static windows: a
-    window is a box, so its sum is a sum along each pooled dim in turn, one
-    contraction with a constant 0/1 `[out, in]` window-membership matrix per
-    dim (an element outside a window is selected away, not multiplied by 0,
-    which would make an infinity NaN); each sum is then divided by its box's
-    element count (a constant over the pooled dims), as torch divides each
-    window's sum.
-    """
-    if not out.element_dtype.is_floating_point:
-        raise st.error(f"integer {what} has no linalg lowering")
-    acc = accumulator(out.element_dtype)
-    rank = xt.rank
-    if not all(isinstance(v, int) for v in (*xt.sizes[rank - k :], *out.sizes[rank - k :])):
-        shape = "x".join(str(v) for v in xt.sizes[rank - k :])
-        raise st.error(f"{what} over the symbolic sizes {shape}: only static windows are lowered")
-    ins, outs = cast(list[int], list(xt.sizes[rank - k :])), cast(list[int], list(out.sizes[rank - k :]))
-    value = st.convert(x, xt, acc)
-    sizes = list(xt.sizes)
-    lens: list[list[int]] = []
-    for j, (n, o) in enumerate(zip(ins, outs)):
-        dim = rank - k + j
-        windows = [_adaptive_window(n, o, i) for i in range(o)]
-        lens.append([hi - lo for lo, hi in windows])
-        if n == o:
-            continue
-        member = st.dense_constant([float(lo <= c < hi) for lo, hi in windows for c in range(n)], acc, [o, n])
-        sizes[dim] = o
-        r = _d(rank)
-        in_map = AffineMap(rank + 1, 0, tuple(r if i == dim else _d(i) for i in range(rank)))
-        value = st.generic(
-            [(value, in_map), (member, AffineMap(rank + 1, 0, (_d(dim), r)))],
-            [(st.filled(sized(sizes, acc), 0), AffineMap(rank + 1, 0, tuple(_d(i) for i in range(rank))))],
-            [PARALLEL] * rank + [REDUCTION],
-            lambda a: [add(st, select(st, st.cast(a[1], acc, DType.bool), a[0], st.constant(0.0, acc)), a[2], acc)],
-        )[0]  # fmt: skip
-    counts: list[float] = [1.0]
-    for per_dim in lens:
-        counts = [c * n for c in counts for n in per_dim]
-    divisor = st.dense_constant(counts, acc, outs)
-    return st.generic(
-        [(value, identity_map(rank)), (divisor, AffineMap(rank, 0, tuple(_d(i) for i in range(rank - k, rank))))],
-        [(st.empty(out), identity_map(rank))], [PARALLEL] * rank,
-        lambda a: [st.cast(div(st, a[0], a[1], acc), acc, out.element_dtype)],
-    )[0]  # fmt: skip
-
-
 def _adaptive_avg(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorType, what: str) -> SSAValue:
     """Adaptive average pooling over the last two dims."""
     acc = accumulator(out.element_dtype)
@@ -1177,7 +1076,7 @@ def _adaptive_avg(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorTyp
         n = count(st, xt.sizes, dims, acc)
         return finish(st, total, dims, True, acc, out, lambda v: div(st, v, n, acc))
     if not all(isinstance(s, int) for s in (oh, ow, h, w)) or cast(int, h) % cast(int, oh) or cast(int, w) % cast(int, ow):
-        return _adaptive_avg_separable(st, x, xt, out, 2, what)
+        return adaptive_avg_separable(st, x, xt, out, 2, what)
     kernel = [cast(int, h) // cast(int, oh), cast(int, w) // cast(int, ow)]
     win = Window(kernel, kernel, [0, 0], [1, 1], False, xt, out)
     return _avg(st, win, x, xt, out, True, None)
@@ -1189,7 +1088,7 @@ _ADAPTIVE = "symbolic pooled sizes refused unless the output size is 1"
 @lowers("aten._adaptive_avg_pool3d.default", note="symbolic pooled sizes refused; integer inputs refused")
 def _adaptive_avg_pool3d(st: LoweringState, op: AtenOp, b: Bound) -> list[SSAValue]:
     x = b.value("self")
-    return [_adaptive_avg_separable(st, st.tensor(x), _t(x), _out(op), 3, "adaptive_avg_pool3d")]
+    return [adaptive_avg_separable(st, st.tensor(x), _t(x), _out(op), 3, "adaptive_avg_pool3d")]
 
 
 @lowers("aten._adaptive_avg_pool2d.default", note=_ADAPTIVE)

@@ -5,8 +5,10 @@ windows of a static output size read (`window_extent`, `fit`); the stride and
 dilation attributes of the named window ops (`pair`); the window taps of a 2-D
 window as slices the size of the output (`tap_slices`, from the input's stride
 phases when strided); 2-D max pooling over strided taps of the channels-last
-input (`max_of_channels_last_taps`); and a pooling window over the trailing dims, whose taps
-are reduction dimensions of a generic (`Window`).
+input (`max_of_channels_last_taps`); a pooling window over the trailing dims, whose taps
+are reduction dimensions of a generic (`Window`), and the sums over windows that average
+pooling divides: a reduction over the taps (`window_sum`), one elementwise sum of the taps
+(`mean_of_taps`), and adaptive windows of any static sizes (`adaptive_avg_separable`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from xdsl.ir.affine import AffineMap
 
 from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
+from xdsl_exir.transforms.linalg_lowering.core import accumulator, expand, lowest, transpose
 from xdsl_exir.transforms.linalg_lowering.core import dim_expr as _d
-from xdsl_exir.transforms.linalg_lowering.core import expand, lowest, transpose
-from xdsl_exir.transforms.linalg_lowering.scalar import pointwise_maximum
+from xdsl_exir.transforms.linalg_lowering.scalar import add, div, pointwise_maximum, select
 from xdsl_exir.transforms.linalg_lowering.state import (
     PARALLEL,
     REDUCTION,
@@ -257,3 +259,101 @@ class Window:
         return st.empty_of(self.kernel, dtype)
 
 
+def window_sum(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType) -> SSAValue:
+    """The sum in `acc` of each window of `x` (padded with zeros), a reduction over the window's taps."""
+    xp = win.padded(st, st.convert(x, xt, acc), xt, 0, acc)
+    in_map, w_map, o_map = win.maps()
+    init = st.filled(out, 0, acc)
+    return st.generic(
+        [(xp, in_map), (win.window_tensor(st, acc), w_map)], [(init, o_map)], win.iterators(),
+        lambda a: [add(st, a[0], a[2], acc)],
+    )[0]  # fmt: skip
+
+
+def mean_of_taps(st: LoweringState, win: Window, x: SSAValue, xt: TensorType, out: TensorType, acc: DType, n: object) -> SSAValue:
+    """
+    2-D average pooling of the NCHW input `x` (static, positive sizes, no
+    padding, full windows) as one elementwise generic over its window taps
+    (`tap_slices`, strided slices): each added in window order to a sum in `acc`
+    started from 0, as `window_sum` adds them, then divided by `n` and cast to
+    the result's dtype. See `conv_pool._AVG_POOL_TAPS`.
+    """
+    dt = out.element_dtype
+    taps = tap_slices(st, x, xt.sizes, win.kernel, out.sizes, win.stride, win.dilation, dt, stride_phases=False)
+    zero, divisor = st.scalar(0, acc), st.scalar(n, acc)
+
+    def body(a: Sequence[SSAValue]) -> list[SSAValue]:
+        total = zero
+        for tap in a[: len(taps)]:
+            total = add(st, st.cast(tap, dt, acc), total, acc)
+        return [st.cast(div(st, total, divisor, acc), acc, dt)]
+
+    return st.generic([(t, identity_map(4)) for t in taps], [(st.empty(out), identity_map(4))], [PARALLEL] * 4, body)[0]
+
+
+def full_windows(win: Window, count_include_pad: bool) -> bool:
+    """Whether every window counts the product of the kernel sizes (known statically)."""
+    for i in range(win.nd):
+        size, o, p, k, s = win.in_sizes[i], win.out_sizes[i], win.padding[i], win.kernel[i], win.stride[i]
+        if not isinstance(size, int) or not isinstance(o, int):
+            return False
+        last = (o - 1) * s - p
+        if count_include_pad:
+            if last + k > size + p:
+                return False
+        elif p != 0 or last + k > size:
+            return False
+    return True
+
+
+def adaptive_window(size: int, out: int, o: int) -> tuple[int, int]:
+    """torch's adaptive window `[floor(o * size / out), ceil((o + 1) * size / out))` along one dim."""
+    return o * size // out, -(-(o + 1) * size // out)
+
+
+def adaptive_avg_separable(st: LoweringState, x: SSAValue, xt: TensorType, out: TensorType, k: int, what: str) -> SSAValue:
+    """
+    Adaptive average pooling over the last `k` dims with any static windows: a
+    window is a box, so its sum is a sum along each pooled dim in turn, one
+    contraction with a constant 0/1 `[out, in]` window-membership matrix per
+    dim (an element outside a window is selected away, not multiplied by 0,
+    which would make an infinity NaN); each sum is then divided by its box's
+    element count (a constant over the pooled dims), as torch divides each
+    window's sum.
+    """
+    if not out.element_dtype.is_floating_point:
+        raise st.error(f"integer {what} has no linalg lowering")
+    acc = accumulator(out.element_dtype)
+    rank = xt.rank
+    if not all(isinstance(v, int) for v in (*xt.sizes[rank - k :], *out.sizes[rank - k :])):
+        shape = "x".join(str(v) for v in xt.sizes[rank - k :])
+        raise st.error(f"{what} over the symbolic sizes {shape}: only static windows are lowered")
+    ins, outs = cast(list[int], list(xt.sizes[rank - k :])), cast(list[int], list(out.sizes[rank - k :]))
+    value = st.convert(x, xt, acc)
+    sizes = list(xt.sizes)
+    lens: list[list[int]] = []
+    for j, (n, o) in enumerate(zip(ins, outs)):
+        dim = rank - k + j
+        windows = [adaptive_window(n, o, i) for i in range(o)]
+        lens.append([hi - lo for lo, hi in windows])
+        if n == o:
+            continue
+        member = st.dense_constant([float(lo <= c < hi) for lo, hi in windows for c in range(n)], acc, [o, n])
+        sizes[dim] = o
+        r = _d(rank)
+        in_map = AffineMap(rank + 1, 0, tuple(r if i == dim else _d(i) for i in range(rank)))
+        value = st.generic(
+            [(value, in_map), (member, AffineMap(rank + 1, 0, (_d(dim), r)))],
+            [(st.filled(sized(sizes, acc), 0), AffineMap(rank + 1, 0, tuple(_d(i) for i in range(rank))))],
+            [PARALLEL] * rank + [REDUCTION],
+            lambda a: [add(st, select(st, st.cast(a[1], acc, DType.bool), a[0], st.constant(0.0, acc)), a[2], acc)],
+        )[0]  # fmt: skip
+    counts: list[float] = [1.0]
+    for per_dim in lens:
+        counts = [c * n for c in counts for n in per_dim]
+    divisor = st.dense_constant(counts, acc, outs)
+    return st.generic(
+        [(value, identity_map(rank)), (divisor, AffineMap(rank, 0, tuple(_d(i) for i in range(rank - k, rank))))],
+        [(st.empty(out), identity_map(rank))], [PARALLEL] * rank,
+        lambda a: [st.cast(div(st, a[0], a[1], acc), acc, out.element_dtype)],
+    )[0]  # fmt: skip
