@@ -40,7 +40,6 @@ from xdsl_exir.targets.iree import (
     DATA_TILING_FLAG,
     GLOBAL_DATA_TILING_FLAG,
     CompiledProgram,
-    CompileResult,
     IreeError,
     IreeExecutor,
     IreeOptions,
@@ -51,6 +50,7 @@ from xdsl_exir.targets.iree import (
     print_mlir,
     to_core,
 )
+from xdsl_exir.targets.iree_cache import CompileResult
 
 BATCH_OPTIONS = IreeOptions(threads=1, use_cache=False)
 """What the batched programs are compiled and run with: one thread, no on-disk cache."""

@@ -381,10 +381,10 @@ def test_damaged_cache_entries_are_recompiled(tmp_path: pathlib.Path) -> None:
     # Whole by its digest, but not a module IREE loads (another build of IREE, say): compiled again.
     import hashlib
 
-    from xdsl_exir.targets.iree import _CACHE_TAG  # pyright: ignore[reportPrivateUsage] - the cache's own format
+    from xdsl_exir.targets.iree_cache import CACHE_TAG
 
     junk = b"not a module"
-    entry.write_bytes(junk + _CACHE_TAG + hashlib.sha256(junk).digest())
+    entry.write_bytes(junk + CACHE_TAG + hashlib.sha256(junk).digest())
     again = compile_program(path, options)
     assert not again.compile.from_cache
     assert_matches(flatten(again(*x), []), want, 0, 0, "reloaded")

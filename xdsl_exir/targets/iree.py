@@ -40,15 +40,12 @@ imports it only when a program is compiled.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 import os
 import pathlib
-import platform
 import re
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -71,6 +68,14 @@ from xdsl_exir.interpreters.upstream.program import LoweredProgram
 from xdsl_exir.interpreters.upstream.values import UnsupportedTypeError, type_info
 from xdsl_exir.runtime import DirectCall, Spec, cpu_workers, open_module
 from xdsl_exir.semantics.kernels import numpy_dtype
+from xdsl_exir.targets.iree_cache import (
+    CompileResult,
+    cache_key,
+    default_cache_dir,
+    drop_cached,
+    read_cached,
+    write_cached,
+)
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.transforms.flop_count import program_flops
@@ -436,13 +441,6 @@ _DATA_TILING_PASSES = 12
 """The passes over a product's weight (`weight_passes`) from which its packing on each call paid."""
 
 
-def default_cache_dir() -> pathlib.Path:
-    if env := os.environ.get("EXIR_IREE_CACHE"):
-        return pathlib.Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "xdsl-exir" / "iree"
-
-
 def _import_iree() -> tuple[Any, Any]:
     try:
         import iree.compiler as compiler
@@ -518,29 +516,6 @@ def print_mlir(module: ModuleOp) -> str:
 # -- compiling, with the cache --------------------------------------------------
 
 
-def _host_id() -> str:
-    """What `-target-cpu=host` depends on: machine and CPU model and features."""
-    parts = [platform.machine(), platform.system()]
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(("model name", "flags", "Features")):
-                    parts.append(line.strip())
-                    if len(parts) >= 4:
-                        break
-    except OSError:
-        parts.append(platform.processor())
-    return "\n".join(parts)
-
-
-def cache_key(text: str, flags: Sequence[str], compiler_version: str) -> str:
-    h = hashlib.sha256()
-    for part in (compiler_version, "\0".join(flags), _host_id(), text):
-        h.update(part.encode())
-        h.update(b"\0\0")
-    return h.hexdigest()
-
-
 def iree_compiler_version() -> str:
     """The version of the installed IREE compiler (what a saved artifact's runtime must match)."""
     compiler, _ = _import_iree()
@@ -552,54 +527,6 @@ def _compiler_version(compiler: Any) -> str:
         return version("iree-base-compiler")
     except Exception:
         return str(getattr(compiler, "__version__", "unknown"))
-
-
-@dataclass
-class CompileResult:
-    vmfb: bytes
-    from_cache: bool
-    key: str
-
-
-_CACHE_TAG = b"exir-vmfb-sha256:"
-"""A cached module ends with this tag and the SHA-256 of the module before it."""
-
-
-def _read_cached(path: pathlib.Path) -> bytes | None:
-    """
-    A cached module if it is whole: its recorded digest matches. A truncated or
-    damaged file (a full disk, a killed writer, a stray edit) is deleted, so the
-    caller compiles again instead of failing on it at every later run.
-    """
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    cut = len(data) - len(_CACHE_TAG) - 32
-    if cut >= 0 and data[cut : cut + len(_CACHE_TAG)] == _CACHE_TAG:
-        vmfb = data[:cut]
-        if hashlib.sha256(vmfb).digest() == data[cut + len(_CACHE_TAG) :]:
-            return vmfb
-    _drop_cached(path)
-    return None
-
-
-def _drop_cached(path: pathlib.Path) -> None:
-    try:
-        path.unlink()
-    except OSError:
-        pass
-
-
-def _write_cached(cache: pathlib.Path, path: pathlib.Path, vmfb: bytes) -> None:
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache, prefix=".vmfb-")
-        with os.fdopen(fd, "wb") as f:
-            f.write(vmfb + _CACHE_TAG + hashlib.sha256(vmfb).digest())
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs a recompile next time
 
 
 _NOISE = ("Error invoking IREE compiler tool", "Error code:", "Diagnostics:", "Invoked with:", "Please report issues")
@@ -657,7 +584,7 @@ def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResu
     key = cache_key(text, flags, _compiler_version(compiler))
     cache = pathlib.Path(options.cache_dir) if options.cache_dir else default_cache_dir()
     path = cache / f"{key}.vmfb"
-    if options.use_cache and path.is_file() and (cached := _read_cached(path)) is not None:
+    if options.use_cache and path.is_file() and (cached := read_cached(path)) is not None:
         return CompileResult(cached, True, key)
     try:
         vmfb = _compile(compiler, text, flags)
@@ -671,7 +598,7 @@ def compile_text(text: str, options: IreeOptions = IreeOptions()) -> CompileResu
         )
         vmfb = _compile(compiler, text, options.compile_flags(text, data_tiling=False))
     if options.use_cache:
-        _write_cached(cache, path, vmfb)
+        write_cached(cache, path, vmfb)
     return CompileResult(vmfb, False, key)
 
 
@@ -1177,7 +1104,7 @@ def compile_program(
             raise
         # A cached module IREE cannot load (written by another build of IREE under the
         # same version string, say): compile it again rather than fail on it forever.
-        _drop_cached(cache_path(result.key, options))
+        drop_cached(cache_path(result.key, options))
         result = compile_text(text, options)
         executor = IreeExecutor(program, result.vmfb, options, sizes, parameters)
     return CompiledProgram(ProgramRunner(program, executor=executor), text, result, options, parameters)
@@ -1213,7 +1140,7 @@ def compile_lowered(module: ModuleOp, options: IreeOptions | None = None) -> Low
     except IreeError:
         if not result.from_cache:
             raise
-        _drop_cached(cache_path(result.key, options))
+        drop_cached(cache_path(result.key, options))
         result = compile_text(text, options)
         ctx, fn = load_forward(result.vmfb, options)
 
