@@ -193,6 +193,18 @@ task system costs about 11 us of CPU time a dispatch (`task_device_flags`), a
 fixed cost that a small program's short dispatches do not repay. The bound
 sits between ViT-tiny and the LLaMA block, where the two are within 8%; a
 program whose count is unknown (symbolic sizes) gets its workers.
+
+Measured again on another quiet 2-core machine (AMD EPYC, AVX-512), eager and
+onnxruntime in the rotation, each sample after untimed calls of its runner: the
+two are a coin flip from the LLaMA block to DenseNet-121 (465 MFLOP), and which
+wins changes with the run (ResNet-18 5.34 / 4.19 ms workers / caller, then 4.47
+/ 4.78; the LLaMA block 3.94 / 2.85, then 3.00 / 2.61; DenseNet-121 6.91 / 6.27,
+then 6.67 / 6.66); the workers win clearly on the encoder (29.8 / 39.1). In IREE's
+own harness (`iree-benchmark-module`, weights embedded) 2 workers took ResNet-18
+from 4.75 to 3.95 ms and the LLaMA block from 2.52 to 2.09, and SqueezeNet from
+0.69 to 1.20. One dispatch a call there, us on the caller / 1 worker / 2
+workers: a 3x3 convolution's pad copy 21 / 95 / 98, its im2col columns 186 /
+310 / 566, its product 2027 / - / 1158. The bound stays.
 """
 
 
