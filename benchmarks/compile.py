@@ -1193,7 +1193,13 @@ Tried on the lowered text, none kept (least times per dispatch):
   packing, which IREE fuses into it as a `map_store` scatter); a
   `util.optimization_barrier` after each pool, so that the packing is a dispatch
   of its own: the three pools with their packings 24.1 -> 19.6 us in 3 more
-  dispatches, the call 0.706 -> 0.701 ms (`iree-benchmark-module`).
+  dispatches, the call 0.706 -> 0.701 ms (`iree-benchmark-module`);
+- the 9-position products left untiled and computed transposed
+  (`targets.iree._UNTILED_DEPTH=512 _TRANSPOSED_COLUMNS=9`), and the
+  49-position ones too (`_UNTILED_COLUMNS=64 _TRANSPOSED_COLUMNS=64`), whole
+  models (one thread, CPU time, 9 interleaved samples, quiet; default / 9 / 49
+  too, ms): SqueezeNet 0.708 / 0.783 / 0.784 (onnxruntime 0.469), ResNet-18
+  4.57 / 4.42 / 5.11, DenseNet-121 6.18 / 6.16 / 6.24.
 
 DenseNet-121's dense blocks with their concatenations in place (each block's
 buffer threaded through its layers, the earlier features read as a slice at
