@@ -126,6 +126,8 @@ twice: 3.60 and 5.30). The lowering's own channels-last form
 4.25 -> 4.48, RegNet-X 4.58 -> 4.13 (within the control's spread). The defaults
 stay.
 
+(`benchmarks/dispatches.py MODEL` lists a model's time per dispatch in one command.)
+
 Where the time of the CNNs went, per dispatch (`iree-benchmark-module
 --print_device_statistics` on the module `compile_program` builds, weights
 embedded): in EfficientNet-B0, 53% in the depthwise convolutions' tap-wise
