@@ -34,6 +34,7 @@ import json
 import pathlib
 import subprocess
 import tempfile
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ def compiled_module(case: bench.Case, tmp: pathlib.Path, alt: bench.Alternative,
     return vmfb, inputs
 
 
-def profile(vmfb: pathlib.Path, inputs: list[pathlib.Path], calls: int, threads: int, tmp: pathlib.Path) -> tuple[str, list[dict[str, object]]]:
+def profile(vmfb: pathlib.Path, inputs: list[pathlib.Path], calls: int, threads: int, tmp: pathlib.Path) -> tuple[str, list[dict[str, Any]]]:
     """The harness's line for the whole call, and `iree-profile`'s group of each dispatch function."""
     device = ["--device=local-sync"] if threads <= 1 else ["--device=local-task", f"--task_topology_group_count={threads}"]
     prof = tmp / "run.ireeprof"
@@ -76,11 +77,11 @@ def profile(vmfb: pathlib.Path, inputs: list[pathlib.Path], calls: int, threads:
     return whole, [g for g in groups if g.get("type") == "host_dispatch_group"]
 
 
-def report(whole: str, groups: list[dict[str, object]], calls: int, top: int) -> None:
+def report(whole: str, groups: list[dict[str, Any]], calls: int, top: int) -> None:
     rows = []
     for g in groups:
-        count = float(g["count"]) / calls  # pyright: ignore[reportArgumentType] - iree-profile's JSON numbers
-        rows.append((count * float(g["avg_ns"]) / 1e3, count, float(g["min_ns"]) / 1e3, float(g["avg_ns"]) / 1e3, str(g["key"])))  # pyright: ignore[reportArgumentType]
+        count = float(g["count"]) / calls
+        rows.append((count * float(g["avg_ns"]) / 1e3, count, float(g["min_ns"]) / 1e3, float(g["avg_ns"]) / 1e3, str(g["key"])))
     rows.sort(reverse=True)
     total = sum(r[0] for r in rows)
     print(f"whole call in iree-benchmark-module ({calls} calls): {' '.join(whole.split()[1:5])}")
