@@ -459,7 +459,7 @@ IREE hoists it. A program whose only convolutions are dense ones must keep the
 flags of a program with a convolution: its product counted as a wide matrix
 product, it took the global data-tiling path, whose per-call packing of the
 weight made 512->512 at 2x2 4.4 ms and 256->256 at 4x4 1.37; so the product is
-marked, `conv_pool.IM2COL_MARK`.) Tried and
+marked, `conv_products.IM2COL_MARK`.) Tried and
 not kept, one layer at a time: `--iree-dispatch-creation-experimental-set-data-tiling-ops=convolution`
 (a 3x3 64->64 at 32x32 2.50 -> 3.37 ms, the deeper ones unchanged); the global
 data-tiling path with the mmt4d microkernel for convolution programs (the

@@ -521,12 +521,12 @@ STAR_PACKAGES: dict[str, frozenset[str]] = {
     f"{PACKAGE}.semantics.inference": frozenset({"core"}),
     f"{PACKAGE}.semantics.decompositions": frozenset({"core", "keep", "pattern"}),
     f"{PACKAGE}.semantics.kernels": frozenset({"core", "registry", "dtypes", "derived", "decomposed"}),
-    f"{PACKAGE}.transforms.linalg_lowering": frozenset({"core", "state", "scalar", "float64_math", "windows", "columns", "variants", "refusals"}),
+    f"{PACKAGE}.transforms.linalg_lowering": frozenset({"core", "state", "scalar", "float64_math", "windows", "columns", "conv_products", "variants", "refusals"}),
 }
 """Family packages -> the modules of it a family may import: its core (and data tables), never a sibling family.
 The kernel package's `derived` and `decomposed` build the table from every family's kernels (they import
 families, and no family imports them). The lowering package's infrastructure (`state`, `scalar`, `float64_math`,
-`windows`, `columns`, `variants`, `refusals`) imports no family either."""
+`windows`, `columns`, `conv_products`, `variants`, `refusals`) imports no family either."""
 
 
 def test_family_packages_are_star_shaped() -> None:

@@ -34,7 +34,7 @@ from torch import nn
 from xdsl_exir.frontends.pt2 import load_pt2
 from xdsl_exir.interpreters.upstream import run_lowered
 from xdsl_exir.targets.iree import lower_to_upstream, print_mlir, to_core
-from xdsl_exir.transforms.linalg_lowering import conv_pool
+from xdsl_exir.transforms.linalg_lowering import conv_pool, conv_products
 
 # (in, out, kernel, stride, padding, dilation, groups, bias, input [N, C, H, W])
 CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[int, int], int, int, bool, tuple[int, ...]]] = [
@@ -168,7 +168,7 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     # the im2col product of the dense 3x3 stem (3 -> 8 channels at 6x5) reads the weight as stored, marked
     im2col = re.search(r"linalg.matmul \{exir.im2col\} ins\(%\w+, %\w+ : tensor<8x27xf32>, tensor<27x30xf32>\)", text)
     assert (im2col is not None) == switches["_DENSE_TAPS_IM2COL"]
-    assert (conv_pool.IM2COL_MARK in text) == (switches["_DENSE_TAPS_IM2COL"] or pointwise)
+    assert (conv_products.IM2COL_MARK in text) == (switches["_DENSE_TAPS_IM2COL"] or pointwise)
     patches = re.search(r"linalg.conv_2d_nchw_fchw [^\n]*tensor<4x3x8x8xf32>", text)
     assert (patches is not None) != channels_last
     assert "linalg.conv_2d_ngchw_gfchw" not in text
@@ -205,7 +205,7 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypa
     model, module = program
     compiled = compile_program(module, IreeOptions(threads=1, use_cache=False))
     marked = taps or conv_pool._POINTWISE_MATMUL
-    assert (conv_pool.IM2COL_MARK in compiled.text) == marked
+    assert (conv_products.IM2COL_MARK in compiled.text) == marked
     # the narrow deep products (4 positions for 24 filters, 9 for 40) run untiled, the others data-tiled
     hinted = data_tiling_hints(compiled.text) or ""
     assert DATA_TILING_FLAG in compiled.options.compile_flags(compiled.text)
@@ -257,7 +257,7 @@ def test_data_tiling_paths() -> None:
     assert GLOBAL_DATA_TILING_FLAG in flags and "--iree-llvmcpu-enable-ukernels=mmt4d" in flags
     assert "--iree-opt-const-expr-hoisting=false" in flags and DATA_TILING_FLAG not in flags
     assert not {DATA_TILING_FLAG, GLOBAL_DATA_TILING_FLAG} & set(IreeOptions(data_tiling=False).compile_flags(conv))
-    # a dense convolution's im2col product (`conv_pool.IM2COL_MARK`) counts as a convolution, not as rows
+    # a dense convolution's im2col product (`conv_products.IM2COL_MARK`) counts as a convolution, not as rows
     im2col = wide.replace("linalg.matmul ins", "linalg.matmul {exir.im2col} ins")
     assert default.compile_flags(im2col) == default.compile_flags(conv)
 

@@ -28,7 +28,7 @@ INFRASTRUCTURE: dict[ModuleType, frozenset[str]] = {
     inference: frozenset({"core", "renames"}),
     kernels: frozenset({"core", "registry", "dtypes", "derived", "decomposed"}),
     decompositions: frozenset({"core", "renames", "keep", "pattern"}),
-    linalg_lowering: frozenset({"core", "state", "scalar", "float64_math", "windows", "columns", "variants", "refusals"}),
+    linalg_lowering: frozenset({"core", "state", "scalar", "float64_math", "windows", "columns", "conv_products", "variants", "refusals"}),
 }
 """Each tree's modules that are not families, as its `__init__` names them."""
 

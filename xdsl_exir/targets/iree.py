@@ -79,7 +79,7 @@ from xdsl_exir.targets.iree_cache import (
 from xdsl_exir.transforms.convert_exir_to_linalg import ConvertExirToLinalgPass, function_arguments
 from xdsl_exir.transforms.decompose import ToCoreAtenPass
 from xdsl_exir.transforms.flop_count import program_flops
-from xdsl_exir.transforms.linalg_lowering.conv_pool import IM2COL_MARK
+from xdsl_exir.transforms.linalg_lowering.conv_products import IM2COL_MARK
 from xdsl_exir.transforms.linalg_lowering.matmul import DATA_TILING_MAX_WEIGHT, weight_passes
 from xdsl_exir.utils.diagnostics import locate
 from xdsl_exir.utils.dtypes import is_low_precision
@@ -287,7 +287,7 @@ _PROPAGATE_TRANSPOSES = False
 `--variant "xdsl_exir.targets.iree._PROPAGATE_TRANSPOSES=1"` compares the two)."""
 _CONVOLUTION = re.compile(rf"\blinalg\.conv_\d|[{{ ]{re.escape(IM2COL_MARK)}[,}}]")
 """A named convolution in the lowered text, or the marked matrix product of a dense one's im2col
-columns (`conv_pool.IM2COL_MARK`; the depthwise and grouped forms are generics)."""
+columns (`conv_products.IM2COL_MARK`; the depthwise and grouped forms are generics)."""
 DATA_TILING_HINT = "iree.opt.data_tiling"
 """IREE's mark of an op to data-tile on the dispatch-creation path: in a program where some op
 carries it, IREE 3.13 data-tiles those ops alone (its `iree-dispatch-creation-annotate-data-tiling-hints`
@@ -324,7 +324,7 @@ def data_tiling_hints(text: str) -> str | None:
     """
     `text` for the dispatch-creation data-tiling path (programs with a
     convolution) with IREE's hint (`DATA_TILING_HINT`) on every static
-    `linalg.matmul` but the convolutions' products (`conv_pool.IM2COL_MARK`)
+    `linalg.matmul` but the convolutions' products (`conv_products.IM2COL_MARK`)
     of at most `_UNTILED_COLUMNS` output positions, more filters than
     positions and a reduction of at least `_UNTILED_DEPTH`, and those of at
     most `_UNTILED_FILTERS` filters and a reduction of at least

@@ -8,7 +8,8 @@ families of the inference, kernel and decomposition trees); the rest is
 infrastructure: `core` (the helpers families share: reshapes, gathers, reduction
 builders; no family imports another), `state` (the lowering state), `scalar`
 (scalar bodies), `float64_math`, `windows` (the sliding windows of convolution and
-pooling), `columns` (a convolution's im2col columns as one generic), `variants`
+pooling), `columns` (a convolution's im2col columns as one generic),
+`conv_products` (a convolution's matrix product over them), `variants`
 (switches between lowerings), and
 `refusals`, which documents the overloads refused on purpose. A rule receives the lowering state (`LoweringState`, in
 `state.py`), the op and its bound arguments, and returns the lowered values of

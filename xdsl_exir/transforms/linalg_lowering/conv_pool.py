@@ -50,7 +50,6 @@ from typing import cast
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DenseIntElementsAttr,
-    UnitAttr,
     i64,
 )
 from xdsl.dialects.linalg import ops as linalg
@@ -62,6 +61,7 @@ from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.columns import conv_columns
+from xdsl_exir.transforms.linalg_lowering.conv_products import marked_product
 from xdsl_exir.transforms.linalg_lowering.core import (
     accumulator,
     better,
@@ -138,7 +138,7 @@ op whatever the group count (interleaved in one process, one thread).
 _POINTWISE_MATMUL = False
 """
 Lower 1x1 convolutions of one group to a matrix product (`_pointwise`), for a
-batch of one marked as a convolution's product (`IM2COL_MARK`), which IREE's
+batch of one marked as a convolution's product (`conv_products.IM2COL_MARK`), which IREE's
 data-tiling hint then reaches (`targets.iree.data_tiling_hints`; IREE's own
 im2col of the named op drops it). Off: one convolution at a time (32-512
 channels, 4x4 to 16x16, one thread), IREE 3.13 ran `linalg.matmul` no faster
@@ -195,13 +195,6 @@ turns into an im2col gather IREE 3.13 does not vectorize (14% of ResNet-18's
 time). One thread, interleaved (`benchmarks/compile.py` has the table):
 DenseNet-121 15.5 -> 12.1 ms, SqueezeNet 1.80 -> 1.41, ResNet-18 9.55 -> 9.38.
 """
-
-IM2COL_MARK = "exir.im2col"
-"""A unit attribute on the product of `_taps_im2col` and of a 1x1 convolution of a batch of one
-(`_pointwise`), which IREE ignores: `IreeOptions` gives such a program the flags of one with a
-convolution (counted as a wide matrix product it took the data tiling that packs the weight on
-each call: 3x3 512->512 at 2x2 0.98 -> 4.4 ms), and leaves such products of few output positions
-untiled (`targets.iree.data_tiling_hints`)."""
 
 _WINDOW_COLUMNS = True
 """
@@ -551,7 +544,7 @@ def _taps_im2col(
     (`_DENSE_TAPS_IM2COL`): each tap (`tap_slices`) is copied into the columns `[C,
     kh*kw, OH, OW]`, rows in the order of the weight's `[F, C, kh, kw]`, which multiplies
     them as stored (a reordered weight is computed on each call, or copied at load time
-    when IREE hoists it). The product carries `IM2COL_MARK`. Static sizes only.
+    when IREE hoists it). The product carries `conv_products.IM2COL_MARK`. Static sizes only.
     """
     el = element_type(acc)
     f, c, kh, kw = cast(list[int], list(ws))
@@ -568,10 +561,7 @@ def _taps_im2col(
         cols = collapse(st, cols, [[0, 1], [2, 3]], [c * len(taps), oh * ow], el)
     w = collapse(st, lw, [[0], [1, 2, 3]], [f, c * kh * kw], el)
     acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
-    matmul = linalg.MatmulOp((w, cols), (acc0,))
-    matmul.attributes[IM2COL_MARK] = UnitAttr()
-    prod = st.emit(matmul)
-    return expand(st, prod, [[0, 1], [2, 3]], os, el)
+    return expand(st, marked_product(st, w, cols, acc0), [[0, 1], [2, 3]], os, el)
 
 
 def _pointwise(
@@ -602,10 +592,7 @@ def _pointwise(
     if n == 1:
         x = collapse(st, lx, [[0, 1], [2, 3]], [c, oh * ow], el)
         acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
-        matmul = linalg.MatmulOp((w, x), (acc0,))
-        matmul.attributes[IM2COL_MARK] = UnitAttr()
-        prod = st.emit(matmul)
-        return expand(st, prod, [[0, 1], [2, 3]], os, el)
+        return expand(st, marked_product(st, w, x, acc0), [[0, 1], [2, 3]], os, el)
     x = collapse(st, lx, [[0], [1], [2, 3]], [n, c, oh * ow], el)
     acc0 = collapse(st, init, [[0], [1], [2, 3]], [n, f, oh * ow], el)
     b, fo, q, r = (_d(v) for v in range(4))
