@@ -1173,6 +1173,18 @@ computes 16 and runs at 65 GFLOP/s where the 225-position ones run at 105 (the
 FMA peak; onnxruntime's even there), while onnxruntime's NCHWc kernels put the
 filters on the vector lanes and loop over any number of positions (the
 classifier 142 against 85 us, the 3x3 expands at 3x3 41 / 23 against 26 / 15).
+Kept since: the 9 positions split 8 + 1 (`conv_products._LAST_POSITION_APART`),
+an 8-column product and a matrix-vector generic from zeros, the bias added after
+it from the bias vector, and a 3x3 convolution's last column read as its window
+of the padded input. The first try below lost because IREE packed the
+accumulator's strided column into the matrix-vector dispatch (155 us for the
+classifier's against 34 from zeros) and fused the im2col columns' generic into
+the fires' (535-1,237 us against 5-9). Per dispatch (least times, us): the
+classifier 142 -> 85 + 34, the fires' `256x9x576` 40.7 -> 23.9 + 9.1 and
+`192x9x432` 22.9 -> 14.9 + 5.0; the call 0.677 -> 0.644 ms here (21
+interleaved samples, one thread, CPU time; `--variant
+"conv_products._LAST_POSITION_APART=0"`; onnxruntime 0.456).
+
 Tried on the lowered text, none kept (least times per dispatch):
 
 - the positions split 8 + 1, an 8-column product (IREE's 8x32 tile, full) and a
@@ -1182,7 +1194,7 @@ Tried on the lowered text, none kept (least times per dispatch):
   product hinted, the call 0.71 -> 0.78-5.0 ms; as a `math.fma` reduction
   generic iree-compile failed (write affecting operations on global resources
   outside a workgroup distributed context); 49 as 48 + 1 failed to compile (a
-  79,872-byte stack allocation in `matmul_128x48x288`);
+  79,872-byte stack allocation in `matmul_128x48x288`), again with the form kept;
 - `linalg.mmt4d` written with 9-row tiles (filters on 16 or 32 lanes): 4.8 ms
   (scalar code); the same as a generic 159-163 us against 141; the positions as
   3 batches of 3 (weight broadcast): collapsed back to 9 by IREE, or, batch

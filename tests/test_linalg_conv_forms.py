@@ -7,7 +7,8 @@ groups), checked against torch eager: the exported program is lowered, run in
 xDSL's Interpreter (`interpreters.upstream`, on every machine) and, when the
 `iree` extra is installed, compiled by IREE and run natively. The cases cover
 groups (a depthwise multiplier too), stride, padding, dilation, bias or none,
-odd and non-square sizes, strides of 2 and 3 and along one dim only, a channels-last input, a batch of two, and special
+odd and non-square sizes, strides of 2 and 3 and along one dim only, a channels-last input, a batch of two, 1x1 and 3x3
+products whose last output position is computed apart (`conv_products._LAST_POSITION_APART`), and special
 values (NaN, +-inf, -0.0) in the input. All cases are one program, so IREE
 compiles once per form; its products over few positions and a long reduction run
 untiled, the others data-tiled (IREE's hint). Then which of IREE's data-tiling
@@ -60,6 +61,10 @@ CASES: list[tuple[int, int, tuple[int, int], int | tuple[int, int], int | tuple[
     (256, 24, (3, 3), 1, 1, 1, 1, True, (1, 256, 2, 2)),  # 4 positions, 24 filters, 2304 deep: a product left untiled
     (2048, 40, (1, 1), 1, 0, 1, 1, False, (1, 2048, 3, 3)),  # 1x1, 9 positions, 40 filters, 2048 deep: likewise
     (128, 24, (3, 3), 1, 1, 1, 1, False, (1, 128, 5, 4)),  # 24 filters, 1152 deep, 20 positions: untiled
+    (256, 256, (1, 1), 1, 0, 1, 1, True, (1, 256, 3, 3)),  # 1x1, 9 positions: the last apart, its bias after
+    (64, 128, (3, 3), 1, 1, 1, 1, False, (1, 64, 3, 3)),  # 3x3 at 3x3: the last window read from the padded input
+    (32, 256, (3, 3), 2, 1, 1, 1, True, (1, 32, 6, 5)),  # strided: 3x3 positions, the last window at (4, 4)
+    (64, 128, (3, 3), 1, 2, 2, 1, True, (1, 64, 1, 5)),  # dilated, 5 positions in one row
 ]
 
 
@@ -106,6 +111,18 @@ def _inputs(seed: int) -> list[torch.Tensor]:
     xs[20][0, 1, 1, 1] = float("inf")
     xs[20][0, 2, 2, 2] = float("-inf")
     xs[20][0, 3, 0, 1] = -0.0
+    # the apart positions (the last of each output) read zeros of both signs, one case a
+    # non-contiguous input; with seed 2 NaN and infinities, which make every filter's last
+    # position NaN or infinite (seed 1 keeps them finite, so that the bias added after is checked)
+    xs[22] = torch.randn(1, 256, 3, 6, generator=gen)[..., ::2]
+    xs[22][0, 3:, 2, 2] = -0.0
+    xs[22][0, :3, 2, 1] = 0.0
+    xs[23] = xs[23].clone()
+    xs[23][0, 5, 2, 2] = -0.0
+    for i, where in ((22, (0, 0, 2, 2)), (23, (0, 6, 1, 2)), (24, (0, 0, 4, 4)), (25, (0, 7, 0, 4))):
+        if seed == 2:
+            xs[i] = xs[i].clone()
+            xs[i][where] = (float("nan"), float("inf"), float("-inf"), float("nan"))[i - 22]
     return xs
 
 
@@ -140,6 +157,7 @@ FORMS = {
     "dense-taps-im2col": {"_DENSE_TAPS_IM2COL": True},
     "grouped-taps": {"_GROUPED_TAPS": True},
     "grouped-gather": {"_GROUPED_TAPS": False},
+    "last-position-together": {"_LAST_POSITION_APART": False},
 }
 """Lowering switches of `conv_pool` per form (the others at their defaults): both forms of a 1x1
 convolution (`_POINTWISE_MATMUL`), whichever is the default, the channels-last form of one-group
@@ -148,16 +166,18 @@ its weight read at constant taps instead of one slice per tap (`_TAP_WEIGHT_SLIC
 taps read from the input directly instead of from its stride phases (`_STRIDE_PHASES`), and
 one-group convolutions of a batch of one as a matrix product over columns copied from their taps
 (`_DENSE_TAPS_IM2COL`), and grouped convolutions' columns copied tap by tap or gathered
-(`_GROUPED_TAPS`), whichever is the default."""
+(`_GROUPED_TAPS`), whichever is the default, and the last of 5 to 15 output positions computed with
+the others (`conv_products._LAST_POSITION_APART`, a switch of that module)."""
 
 
 @pytest.mark.parametrize("form", list(FORMS))
 def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     model, module = program
     switches = {"_POINTWISE_MATMUL": conv_pool._POINTWISE_MATMUL, "_CHANNELS_LAST": False, "_DEPTHWISE_NHWC": False,
-                "_TAP_WEIGHT_SLICES": True, "_STRIDE_PHASES": True, "_DENSE_TAPS_IM2COL": conv_pool._DENSE_TAPS_IM2COL, "_GROUPED_TAPS": conv_pool._GROUPED_TAPS, **FORMS[form]}  # fmt: skip
+                "_TAP_WEIGHT_SLICES": True, "_STRIDE_PHASES": True, "_DENSE_TAPS_IM2COL": conv_pool._DENSE_TAPS_IM2COL, "_GROUPED_TAPS": conv_pool._GROUPED_TAPS,
+                "_LAST_POSITION_APART": True, **FORMS[form]}  # fmt: skip
     for name, value in switches.items():
-        monkeypatch.setattr(conv_pool, name, value)
+        monkeypatch.setattr(conv_products if name == "_LAST_POSITION_APART" else conv_pool, name, value)
     lowered = lower_to_upstream(to_core(module))
     text = print_mlir(lowered)
     # every form is exercised
@@ -183,6 +203,17 @@ def test_lowered_forms_equal_eager(program: tuple[Convs, Any], form: str, monkey
     # the grouped 3x3/2 case's columns: [N, G, taps, C, OH, OW] copied tap by tap, or [N, G, C, kh, kw, OH, OW] gathered
     assert ("tensor<1x4x9x2x5x6xf32>" in text) == switches["_GROUPED_TAPS"]
     assert ("tensor<1x4x2x3x3x5x6xf32>" in text) != switches["_GROUPED_TAPS"]
+    # the last of 9 (or 5) positions apart: a product over 8 (or 4) and a matrix-vector generic
+    # (`conv_products._LAST_POSITION_APART`), for 1x1 and, over im2col columns, 3x3 kernels
+    apart, taps = switches["_LAST_POSITION_APART"], switches["_LAST_POSITION_APART"] and switches["_DENSE_TAPS_IM2COL"]
+    def head(operands: str) -> bool:
+        return re.search(rf"linalg.matmul \{{exir.im2col\}} ins\(%\w+, %\w+ : {operands}\)", text) is not None
+    assert head("tensor<256x256xf32>, tensor<256x8xf32>") == apart
+    assert head("tensor<128x576xf32>, tensor<576x8xf32>") == taps and head("tensor<128x576xf32>, tensor<576x4xf32>") == taps
+    assert head("tensor<256x288xf32>, tensor<288x8xf32>") == taps
+    # the window of the last position, read from the padded input (64 channels x 3 x 3)
+    assert ("tensor<64x3x3xf32>" in text) == taps
+    assert "tensor<40x2048xf32>, tensor<2048x8xf32>" not in text  # 2048 deep: left whole, and untiled by IREE
     xs = _inputs(1)
     _compare(run_lowered(lowered, [x.numpy() for x in xs]), model, xs, f"upstream interpreter, {form}")
 
@@ -205,7 +236,8 @@ def test_iree_forms_equal_eager(program: tuple[Convs, Any], taps: bool, monkeypa
     model, module = program
     compiled = compile_program(module, IreeOptions(threads=1, use_cache=False))
     marked = taps or conv_pool._POINTWISE_MATMUL
-    assert (conv_products.IM2COL_MARK in compiled.text) == marked
+    # the 1x1 case of 9 positions is a marked product whatever the form (`conv_products._LAST_POSITION_APART`)
+    assert (conv_products.IM2COL_MARK in compiled.text) == (marked or conv_products._LAST_POSITION_APART)
     # the narrow deep products (4 positions for 24 filters, 9 for 40) run untiled, the others data-tiled
     hinted = data_tiling_hints(compiled.text) or ""
     assert DATA_TILING_FLAG in compiled.options.compile_flags(compiled.text)

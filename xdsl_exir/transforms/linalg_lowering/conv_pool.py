@@ -61,7 +61,7 @@ from xdsl_exir.dialects.exir import DType, TensorType
 from xdsl_exir.semantics.inference import Bound
 from xdsl_exir.transforms.linalg_lowering import lowers
 from xdsl_exir.transforms.linalg_lowering.columns import conv_columns
-from xdsl_exir.transforms.linalg_lowering.conv_products import marked_product
+from xdsl_exir.transforms.linalg_lowering.conv_products import apart_start, marked_product
 from xdsl_exir.transforms.linalg_lowering.core import (
     accumulator,
     better,
@@ -147,7 +147,9 @@ turns into a matrix product; on whole models (one thread, CPU time,
 interleaved, load 4-6, with the hint) MobileNetV3-small 0.84 -> 1.21 ms and
 DenseNet-121 10.0 -> 11.6 in one run, MobileNetV3-small 1.64 -> 1.34 in
 another, the rest within noise. `benchmarks/compile.py --lowering
-conv_pool._POINTWISE_MATMUL=1` compares the two on whole models.
+conv_pool._POINTWISE_MATMUL=1` compares the two on whole models. (A 1x1 convolution
+whose last position is computed apart takes the product form whatever this
+says: `conv_products._LAST_POSITION_APART`.)
 """
 
 _CHANNELS_LAST = False
@@ -194,6 +196,8 @@ Lower a 2-D convolution of one group, a batch of one and a kernel larger than
 turns into an im2col gather IREE 3.13 does not vectorize (14% of ResNet-18's
 time). One thread, interleaved (`benchmarks/compile.py` has the table):
 DenseNet-121 15.5 -> 12.1 ms, SqueezeNet 1.80 -> 1.41, ResNet-18 9.55 -> 9.38.
+Over 5 to 15 positions the product may compute its last one apart
+(`conv_products._LAST_POSITION_APART`).
 """
 
 _WINDOW_COLUMNS = True
@@ -477,8 +481,9 @@ def _conv_2d(
 ) -> SSAValue:
     """A 2-D convolution of the padded input `lx`, accumulated onto `init`: a named op, or a depthwise generic."""
     strides, dilations = pair(stride), pair(dilation)
-    if groups == 1 and _POINTWISE_MATMUL and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
-        return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
+    if groups == 1 and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
+        if _POINTWISE_MATMUL or apart_start(init, xs, ws, os, acc) is not None:
+            return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
     dense_taps = groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and all_positive([*xs, *ws, *os])
     if dense_taps and cast(int, ws[2]) * cast(int, ws[3]) <= _MAX_TAPS:
         return _taps_im2col(st, lx, xs, lw, ws, init, os, stride, dilation, acc)
@@ -549,6 +554,13 @@ def _taps_im2col(
     el = element_type(acc)
     f, c, kh, kw = cast(list[int], list(ws))
     oh, ow = cast(int, os[2]), cast(int, os[3])
+    apart, last = apart_start(init, xs, ws, os, acc), None
+    if apart is not None:
+        # the last position's window, read from the padded input before the columns (which may erase its pad)
+        window = tensor.ExtractSliceOp(
+            lx, [0, 0, (oh - 1) * stride[0], (ow - 1) * stride[1]], [1, c, kh, kw], [1, 1, *dilation], tensor_type(sized([c, kh, kw], acc))
+        )
+        last = collapse(st, st.emit(window), [[0, 1, 2]], [c * kh * kw], el)
     cols = conv_columns(st, lx, xs, [kh, kw], os, stride, dilation, 1, acc) if _WINDOW_COLUMNS else None
     if cols is not None:
         cols = collapse(st, cols, [[0, 1, 2, 3, 4], [5, 6]], [c * kh * kw, oh * ow], el)
@@ -561,7 +573,7 @@ def _taps_im2col(
         cols = collapse(st, cols, [[0, 1], [2, 3]], [c * len(taps), oh * ow], el)
     w = collapse(st, lw, [[0], [1, 2, 3]], [f, c * kh * kw], el)
     acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
-    return expand(st, marked_product(st, w, cols, acc0), [[0, 1], [2, 3]], os, el)
+    return expand(st, marked_product(st, w, cols, acc0, apart, last), [[0, 1], [2, 3]], os, el)
 
 
 def _pointwise(
@@ -592,7 +604,7 @@ def _pointwise(
     if n == 1:
         x = collapse(st, lx, [[0, 1], [2, 3]], [c, oh * ow], el)
         acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
-        return expand(st, marked_product(st, w, x, acc0), [[0, 1], [2, 3]], os, el)
+        return expand(st, marked_product(st, w, x, acc0, apart_start(init, xs, ws, os, acc)), [[0, 1], [2, 3]], os, el)
     x = collapse(st, lx, [[0], [1], [2, 3]], [n, c, oh * ow], el)
     acc0 = collapse(st, init, [[0], [1], [2, 3]], [n, f, oh * ow], el)
     b, fo, q, r = (_d(v) for v in range(4))
