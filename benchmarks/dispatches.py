@@ -30,6 +30,7 @@ import compile as bench  # first: it reads --threads before numpy loads
 
 # isort: split
 import argparse
+import dataclasses
 import json
 import pathlib
 import subprocess
@@ -47,11 +48,17 @@ def _tool(name: str) -> str:
 
 
 def compiled_module(case: bench.Case, tmp: pathlib.Path, alt: bench.Alternative, threads: int) -> tuple[pathlib.Path, list[pathlib.Path]]:
-    """The model's module as `compile_program` builds it, weights embedded, and its inputs as .npy files."""
+    """
+    The model's module as `compile_program` builds it, weights embedded, and its inputs as .npy
+    files. Data tiling is fixed to what the options decide for the program, so that where
+    iree-compile refuses the module with it this fails, instead of profiling the module
+    `compile_text` retries without it (its note on stderr is easy to miss in a table).
+    """
     _, args, path = bench.build(case, tmp)
     options = alt.iree_options(IreeOptions(threads=threads, use_cache=False, parameters_from_bytes=-1))
     with alt.switched():
         text = lower_for_iree(path, options).text
+        options = dataclasses.replace(options, data_tiling=options.auto_data_tiling(text))
         vmfb = tmp / f"{case.name}.vmfb"
         vmfb.write_bytes(compile_text(text, options).vmfb)
     inputs = []
