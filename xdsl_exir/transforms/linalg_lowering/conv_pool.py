@@ -482,8 +482,9 @@ def _conv_2d(
     """A 2-D convolution of the padded input `lx`, accumulated onto `init`: a named op, or a depthwise generic."""
     strides, dilations = pair(stride), pair(dilation)
     if groups == 1 and ws[2:] == [1, 1] and all(isinstance(v, int) for v in (*xs[1:], *os[1:])):
-        if _POINTWISE_MATMUL or apart_start(init, xs, ws, os, acc) is not None:
-            return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc)
+        apart = apart_start(init, xs, ws, os, acc)
+        if _POINTWISE_MATMUL or apart is not None:
+            return _pointwise(st, lx, xs, lw, ws, init, os, stride, acc, apart)
     dense_taps = groups == 1 and _DENSE_TAPS_IM2COL and xs[0] == 1 and ws[2:] != [1, 1] and all_positive([*xs, *ws, *os])
     if dense_taps and cast(int, ws[2]) * cast(int, ws[3]) <= _MAX_TAPS:
         return _taps_im2col(st, lx, xs, lw, ws, init, os, stride, dilation, acc)
@@ -586,12 +587,14 @@ def _pointwise(
     os: Sequence[object],
     stride: Sequence[int],
     acc: DType,
+    apart: tuple[SSAValue | None] | None = None,
 ) -> SSAValue:
     """
     A 1x1 convolution of one group as a matrix product: the weight `[F, C]` times
     the input `[C, OH*OW]` (a strided slice first when the stride is not 1), a
-    `linalg.matmul` for a batch of one, else a contraction generic over the
-    batch (see `_POINTWISE_MATMUL`). Channel and spatial sizes are static.
+    `linalg.matmul` for a batch of one (its last position apart with `apart`,
+    `conv_products.apart_start`), else a contraction generic over the batch
+    (see `_POINTWISE_MATMUL`). Channel and spatial sizes are static.
     """
     el = element_type(acc)
     n, c, f = xs[0], cast(int, xs[1]), cast(int, ws[0])
@@ -604,7 +607,7 @@ def _pointwise(
     if n == 1:
         x = collapse(st, lx, [[0, 1], [2, 3]], [c, oh * ow], el)
         acc0 = collapse(st, init, [[0, 1], [2, 3]], [f, oh * ow], el)
-        return expand(st, marked_product(st, w, x, acc0, apart_start(init, xs, ws, os, acc)), [[0, 1], [2, 3]], os, el)
+        return expand(st, marked_product(st, w, x, acc0, apart), [[0, 1], [2, 3]], os, el)
     x = collapse(st, lx, [[0], [1], [2, 3]], [n, c, oh * ow], el)
     acc0 = collapse(st, init, [[0], [1], [2, 3]], [n, f, oh * ow], el)
     b, fo, q, r = (_d(v) for v in range(4))

@@ -143,7 +143,7 @@ def marked_product(
         return st.emit(matmul)
     f, k = cast(BuiltinTensorType, w.type).get_shape()
     p = cast(BuiltinTensorType, cols.type).get_shape()[1]
-    acc = DType.float32
+    acc = DType.float32  # `apart_start` splits float32 products only
     first = st.emit(tensor.ExtractSliceOp(cols, [0, 0], [k, p - 1], [1, 1], tensor_type(sized([k, p - 1], acc))))
     head = st.emit(tensor.ExtractSliceOp(acc0, [0, 0], [f, p - 1], [1, 1], tensor_type(sized([f, p - 1], acc))))
     main = marked_product(st, w, first, head)
